@@ -1,0 +1,336 @@
+"""Statistics for copybench results: pure functions over arrays, no I/O, no plotting.
+
+Follows the design's rules (Hoefler & Belli SC'15; Kalibera & Jones ISMM'13): medians with
+nonparametric (bootstrap) confidence intervals, ratios of medians with bootstrap CIs,
+Mann-Whitney U with Holm correction over a family, a declared practical threshold for "no
+difference", crossover sizes with a bootstrap CI, drift against run order, Tukey outlier
+counts (never removal), a normality check before any parametric test, and the CI width each
+cell achieved. ``scipy.stats`` and ``statsmodels`` do the work; this module adds only the
+glue they lack (ratio and crossover bootstraps, verdict rules).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal, Mapping, Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+CONFIDENCE = 0.95
+N_RESAMPLES = 2000
+#: Declared practical threshold: ratios within 1 +- 3 % count as "no practical difference".
+PRACTICAL_THRESHOLD = 0.03
+ALPHA = 0.05
+
+Direction = Literal["greater", "less", "equivalent", "inconclusive"]
+
+
+def _arr(x: ArrayLike) -> NDArray[np.float64]:
+    a = np.asarray(x, dtype=float).ravel()
+    return a[np.isfinite(a)]
+
+
+def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A point estimate with its confidence interval (``lo``/``hi`` NaN when n is too small)."""
+
+    value: float
+    lo: float
+    hi: float
+    n: int
+    confidence: float = CONFIDENCE
+
+    @property
+    def half_width_rel(self) -> float:
+        """Achieved CI half-width relative to the estimate (the design's adaptive target)."""
+        if not (math.isfinite(self.lo) and math.isfinite(self.hi)) or self.value == 0:
+            return math.nan
+        return (self.hi - self.lo) / 2.0 / abs(self.value)
+
+    def contains(self, x: float) -> bool:
+        return bool(self.lo <= x <= self.hi)
+
+
+def median_ci(x: ArrayLike, confidence: float = CONFIDENCE, n_resamples: int = N_RESAMPLES,
+              seed: int | np.random.Generator | None = 0) -> Estimate:
+    """Median with a percentile-bootstrap CI (``scipy.stats.bootstrap``).
+
+    With fewer than 2 finite values the CI is undefined (NaN): a single trial has no spread.
+    With identical values the CI collapses to the value.
+    """
+    a = _arr(x)
+    n = a.size
+    if n == 0:
+        return Estimate(math.nan, math.nan, math.nan, 0, confidence)
+    med = float(np.median(a))
+    if n < 2:
+        return Estimate(med, math.nan, math.nan, n, confidence)
+    if np.all(a == a[0]):
+        return Estimate(med, med, med, n, confidence)
+    res = stats.bootstrap((a,), np.median, confidence_level=confidence,
+                          n_resamples=n_resamples, method="percentile", vectorized=True,
+                          axis=-1, rng=_rng(seed))
+    return Estimate(med, float(res.confidence_interval.low),
+                    float(res.confidence_interval.high), n, confidence)
+
+
+def ratio_of_medians(a: ArrayLike, b: ArrayLike, confidence: float = CONFIDENCE,
+                     n_resamples: int = N_RESAMPLES,
+                     seed: int | np.random.Generator | None = 0) -> Estimate:
+    """median(a) / median(b) with a percentile-bootstrap CI; a and b resampled independently."""
+    x, y = _arr(a), _arr(b)
+    n = min(x.size, y.size)
+    if x.size == 0 or y.size == 0 or np.median(y) == 0:
+        return Estimate(math.nan, math.nan, math.nan, n, confidence)
+    value = float(np.median(x) / np.median(y))
+    if x.size < 2 or y.size < 2:
+        return Estimate(value, math.nan, math.nan, n, confidence)
+    if np.all(x == x[0]) and np.all(y == y[0]):
+        return Estimate(value, value, value, n, confidence)
+
+    def stat(u: NDArray[np.float64], v: NDArray[np.float64], axis: int = -1) -> NDArray[np.float64]:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.median(u, axis=axis) / np.median(v, axis=axis)
+
+    res = stats.bootstrap((x, y), stat, confidence_level=confidence, n_resamples=n_resamples,
+                          method="percentile", vectorized=True, axis=-1, paired=False,
+                          rng=_rng(seed))
+    return Estimate(value, float(res.confidence_interval.low),
+                    float(res.confidence_interval.high), n, confidence)
+
+
+def mann_whitney(a: ArrayLike, b: ArrayLike) -> float:
+    """Two-sided Mann-Whitney U p-value (NaN when a side has no data)."""
+    x, y = _arr(a), _arr(b)
+    if x.size == 0 or y.size == 0:
+        return math.nan
+    if np.all(x == x[0]) and np.all(y == y[0]) and x[0] == y[0]:
+        return 1.0
+    return float(stats.mannwhitneyu(x, y, alternative="two-sided").pvalue)
+
+
+def holm(pvalues: Sequence[float], alpha: float = ALPHA) -> NDArray[np.float64]:
+    """Holm-adjusted p-values over one family (``statsmodels`` multipletests); NaN kept NaN."""
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, math.nan)
+    ok = np.isfinite(p)
+    if ok.any():
+        out[ok] = multipletests(p[ok], alpha=alpha, method="holm")[1]
+    return out
+
+
+def classify_ratio(r: Estimate, threshold: float = PRACTICAL_THRESHOLD,
+                   p_adjusted: float | None = None, alpha: float = ALPHA) -> Direction:
+    """Decision on a ratio a/b with the practical threshold t:
+
+    - ``greater`` when the CI lies above 1 + t (and, if given, the adjusted p < alpha);
+    - ``less`` when the CI lies below 1 - t (same condition);
+    - ``equivalent`` when the CI lies within [1 - t, 1 + t];
+    - ``inconclusive`` otherwise (the CI spans a decision boundary, or no CI).
+    """
+    if not (math.isfinite(r.lo) and math.isfinite(r.hi)):
+        return "inconclusive"
+    significant = p_adjusted is None or (math.isfinite(p_adjusted) and p_adjusted < alpha)
+    if r.lo > 1 + threshold and significant:
+        return "greater"
+    if r.hi < 1 - threshold and significant:
+        return "less"
+    if r.lo >= 1 - threshold and r.hi <= 1 + threshold:
+        return "equivalent"
+    return "inconclusive"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    ratio: Estimate
+    p: float
+    p_holm: float
+    direction: Direction
+    normal_a: bool | None
+    normal_b: bool | None
+    welch_p: float | None  # only when neither sample rejects normality
+
+
+def compare_family(pairs: Sequence[tuple[ArrayLike, ArrayLike]],
+                   threshold: float = PRACTICAL_THRESHOLD, alpha: float = ALPHA,
+                   seed: int = 0) -> list[Comparison]:
+    """Compare each (a, b) of one family: ratio of medians a/b with CI, Mann-Whitney U,
+    Holm over the family, the practical-threshold decision; a Welch t-test only where the
+    Shapiro-Wilk check does not reject normality of both samples."""
+    ratios = [ratio_of_medians(a, b, seed=seed + i) for i, (a, b) in enumerate(pairs)]
+    ps = [mann_whitney(a, b) for a, b in pairs]
+    adj = holm(ps, alpha)
+    out: list[Comparison] = []
+    for (a, b), r, p, pa in zip(pairs, ratios, ps, adj):
+        na, nb = normality(a).normal, normality(b).normal
+        welch = None
+        if na and nb:
+            welch = float(stats.ttest_ind(_arr(a), _arr(b), equal_var=False).pvalue)
+        out.append(Comparison(r, p, float(pa), classify_ratio(r, threshold, float(pa), alpha),
+                              na, nb, welch))
+    return out
+
+
+@dataclass(frozen=True)
+class Normality:
+    p: float
+    normal: bool | None  # None: too few values to test (Shapiro-Wilk needs n >= 3)
+
+
+def normality(x: ArrayLike, alpha: float = ALPHA) -> Normality:
+    a = _arr(x)
+    if a.size < 3 or np.all(a == a[0]):
+        return Normality(math.nan, None)
+    p = float(stats.shapiro(a).pvalue)
+    return Normality(p, p >= alpha)
+
+
+@dataclass(frozen=True)
+class Outliers:
+    low: int
+    high: int
+    n: int
+
+    @property
+    def total(self) -> int:
+        return self.low + self.high
+
+
+def tukey_outliers(x: ArrayLike, k: float = 1.5) -> Outliers:
+    """Counts of values outside Tukey's fences [Q1 - k IQR, Q3 + k IQR]. Nothing is removed."""
+    a = _arr(x)
+    if a.size < 4:
+        return Outliers(0, 0, int(a.size))
+    q1, q3 = np.percentile(a, [25, 75])
+    iqr = q3 - q1
+    return Outliers(int(np.sum(a < q1 - k * iqr)), int(np.sum(a > q3 + k * iqr)), int(a.size))
+
+
+@dataclass(frozen=True)
+class Drift:
+    rho: float
+    p: float
+    n: int
+    detected: bool
+
+
+def drift(order_index: ArrayLike, values: ArrayLike, alpha: float = ALPHA) -> Drift:
+    """Spearman rank correlation of a (cell-normalised) value against run order.
+
+    Pass values normalised per cell (e.g. value / cell median) so that the mix of cells does
+    not masquerade as drift; with interleaved randomized order that mix is uncorrelated with
+    order anyway.
+    """
+    o, v = np.asarray(order_index, dtype=float), np.asarray(values, dtype=float)
+    ok = np.isfinite(o) & np.isfinite(v)
+    o, v = o[ok], v[ok]
+    if o.size < 3 or np.all(v == v[0]) or np.all(o == o[0]):
+        return Drift(math.nan, math.nan, int(o.size), False)
+    res = stats.spearmanr(o, v)
+    rho, p = float(res.statistic), float(res.pvalue)
+    return Drift(rho, p, int(o.size), bool(p < alpha))
+
+
+@dataclass(frozen=True)
+class Crossover:
+    """Where method a starts to beat method b as size grows.
+
+    ``size`` is the point estimate (NaN if the medians never cross in range); ``lo``/``hi``
+    the bootstrap percentile CI over resamples that do cross; ``p_none`` the bootstrap
+    probability that there is no crossover in the tested range; ``direction`` says whether
+    a overtakes b (``up``: a worse at small sizes, better at large) or the reverse.
+    """
+
+    size: float
+    lo: float
+    hi: float
+    p_none: float
+    sizes: tuple[float, ...]
+    n_resamples: int
+
+
+def _first_crossing(log_sizes: NDArray[np.float64], d: NDArray[np.float64]) -> float:
+    """First upward zero crossing of d (a/b log-ratio) along size, interpolated in log size.
+    Returns NaN when d does not go from < 0 to >= 0; -inf if a already wins at the smallest
+    size (no crossing from below in range)."""
+    if d[0] >= 0:
+        return math.nan
+    for i in range(1, d.size):
+        if d[i] >= 0 > d[i - 1]:
+            f = d[i - 1] / (d[i - 1] - d[i])
+            return float(np.exp(log_sizes[i - 1] + f * (log_sizes[i] - log_sizes[i - 1])))
+    return math.nan
+
+
+def crossover(samples_a: Mapping[float, ArrayLike], samples_b: Mapping[float, ArrayLike],
+              confidence: float = CONFIDENCE, n_resamples: int = N_RESAMPLES,
+              seed: int | np.random.Generator | None = 0) -> Crossover:
+    """Crossover size where higher-is-better metric a first reaches b (e.g. throughput of
+    zero-copy vs two-copy), by bootstrap: resample trials within each size, recompute the
+    log ratio of medians per size, find its first upward zero crossing by linear
+    interpolation in log size."""
+    sizes = sorted(set(samples_a) & set(samples_b))
+    sizes = [s for s in sizes if _arr(samples_a[s]).size and _arr(samples_b[s]).size]
+    if len(sizes) < 2:
+        return Crossover(math.nan, math.nan, math.nan, math.nan, tuple(sizes), 0)
+    ls = np.log(np.asarray(sizes, dtype=float))
+    xa = [_arr(samples_a[s]) for s in sizes]
+    xb = [_arr(samples_b[s]) for s in sizes]
+    d0 = np.array([math.log(np.median(a) / np.median(b)) for a, b in zip(xa, xb)])
+    point = _first_crossing(ls, d0)
+    rng = _rng(seed)
+    med_a = np.column_stack([np.median(rng.choice(a, (n_resamples, a.size)), axis=1) for a in xa])
+    med_b = np.column_stack([np.median(rng.choice(b, (n_resamples, b.size)), axis=1) for b in xb])
+    d = np.log(med_a / med_b)
+    xs = np.array([_first_crossing(ls, row) for row in d])
+    found = np.isfinite(xs)
+    p_none = float(1.0 - found.mean())
+    if found.sum() >= 2:
+        q = (1 - confidence) / 2
+        lo, hi = np.quantile(xs[found], [q, 1 - q])
+    else:
+        lo = hi = math.nan
+    return Crossover(point, float(lo), float(hi), p_none, tuple(float(s) for s in sizes),
+                     n_resamples)
+
+
+@dataclass(frozen=True)
+class CellSummary:
+    median: Estimate
+    outliers: Outliers
+    normality: Normality
+
+
+def summarize(x: ArrayLike, seed: int = 0) -> CellSummary:
+    """Median + CI (and its achieved relative half-width), Tukey counts, normality."""
+    return CellSummary(median_ci(x, seed=seed), tukey_outliers(x), normality(x))
+
+
+def approx_verdict(ci: Estimate, published: float, tolerance: float = 1.25) -> str:
+    """Verdict for a published "about R x" ratio: holds when the CI lies within
+    [R / tol, R * tol], refuted when the CI lies wholly outside it, inconclusive otherwise."""
+    if not (math.isfinite(ci.lo) and math.isfinite(ci.hi)):
+        return "inconclusive"
+    band_lo, band_hi = published / tolerance, published * tolerance
+    if band_lo <= ci.lo and ci.hi <= band_hi:
+        return "holds"
+    if ci.hi < band_lo or ci.lo > band_hi:
+        return "refuted"
+    return "inconclusive"
+
+
+def threshold_verdict(ci: Estimate, threshold: float, above: bool = True) -> str:
+    """Verdict for "ratio > threshold" (above=True) or "ratio < threshold" (above=False)."""
+    if not (math.isfinite(ci.lo) and math.isfinite(ci.hi)):
+        return "inconclusive"
+    if above:
+        return "holds" if ci.lo > threshold else "refuted" if ci.hi < threshold else "inconclusive"
+    return "holds" if ci.hi < threshold else "refuted" if ci.lo > threshold else "inconclusive"
