@@ -1,0 +1,264 @@
+"""Seal a run directory with a SHA-256 manifest, and verify a run against it.
+
+`seal(run_dir)` writes `SHA256SUMS` (the format `sha256sum -c` reads) over every regular
+file of the run. `verify(run_dir)` checks, without changing anything:
+
+* every file listed in `SHA256SUMS` exists and has its recorded hash, and no file of the run
+  is missing from the list (an added, edited or removed file is found);
+* `manifest.json` is JSON and valid under `runner/schema/manifest.schema.json`;
+* every line of `trials.jsonl` is a JSON object valid under `runner/schema/trial.schema.json`,
+  trial ids are unique, and every record's `run_id` is the run's (the manifest's `run_id`,
+  else the first record's).
+
+Command line (exit 0 ok, 1 the run does not verify, 2 bad usage)::
+
+    python -m runner.verify seal   data/raw/<run-id>
+    python -m runner.verify verify data/raw/<run-id>
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+SUMS_NAME = "SHA256SUMS"
+TRIALS_NAME = "trials.jsonl"
+MANIFEST_NAME = "manifest.json"
+SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
+TRIAL_SCHEMA = SCHEMA_DIR / "trial.schema.json"
+MANIFEST_SCHEMA = SCHEMA_DIR / "manifest.schema.json"
+MAX_PROBLEMS_PER_RECORD = 5
+_CHUNK = 1 << 20
+
+
+class UsageError(Exception):
+    """The run directory cannot be used at all (missing, not a directory)."""
+
+
+@dataclass
+class Report:
+    """What `verify` found. `ok` is true when no problem was found."""
+
+    run_dir: Path
+    files_checked: int = 0
+    records_checked: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> str:
+        state = "ok" if self.ok else f"FAILED ({len(self.problems)} problems)"
+        return (f"verify {self.run_dir}: {state}; {self.files_checked} files hashed, "
+                f"{self.records_checked} records checked")
+
+
+def _require_dir(run_dir: Path | str) -> Path:
+    path = Path(run_dir)
+    if not path.is_dir():
+        raise UsageError(f"run directory {str(path)!r} does not exist or is not a directory")
+    return path
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _run_files(run_dir: Path) -> Iterator[tuple[str, Path]]:
+    """(relative POSIX path, path) of every file under run_dir except SHA256SUMS, sorted."""
+    for path in sorted(run_dir.rglob("*")):
+        rel = path.relative_to(run_dir).as_posix()
+        if rel == SUMS_NAME or path.is_dir() and not path.is_symlink():
+            continue
+        yield rel, path
+
+
+def seal(run_dir: Path | str) -> Path:
+    """Write run_dir/SHA256SUMS over every file of the run; return its path.
+
+    Re-sealing replaces the list. Symbolic links are refused: a run holds its own bytes.
+    """
+    root = _require_dir(run_dir)
+    lines = []
+    for rel, path in _run_files(root):
+        if path.is_symlink() or not path.is_file():
+            raise UsageError(f"{rel}: not a regular file; a run directory holds only regular files")
+        if "\n" in rel or "\\" in rel:
+            raise UsageError(f"{rel!r}: file names with newlines or backslashes cannot be sealed")
+        lines.append(f"{sha256_file(path)}  {rel}\n")
+    target = root / SUMS_NAME
+    tmp = root / (SUMS_NAME + ".tmp")
+    tmp.write_text("".join(lines), encoding="utf-8")
+    tmp.replace(target)
+    return target
+
+
+def _parse_sums(text: str, problems: list[str]) -> dict[str, str]:
+    sums: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        digest, sep, rel = line.partition("  ")
+        if not sep or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+            problems.append(f"{SUMS_NAME}:{number}: not '<sha256>  <path>'")
+            continue
+        rel = rel.removeprefix("*")
+        if rel in sums:
+            problems.append(f"{SUMS_NAME}:{number}: {rel} listed twice")
+        sums[rel] = digest
+    return sums
+
+
+def load_schema(path: Path) -> dict[str, Any]:
+    with path.open(encoding="utf-8") as handle:
+        schema: dict[str, Any] = json.load(handle)
+    return schema
+
+
+def validator_for(schema: dict[str, Any]) -> Any:
+    """A validator for our schemas: Draft 2020-12 where jsonschema has it (4.x), else Draft 7.
+
+    The schemas use only keywords that mean the same in both drafts, so the answer is the same.
+    """
+    import jsonschema
+
+    cls = getattr(jsonschema, "Draft202012Validator", None) or jsonschema.Draft7Validator
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def _where(error: Any) -> str:
+    path = ".".join(str(p) for p in error.absolute_path)
+    return path or "(record)"
+
+
+def schema_problems(validator: Any, instance: Any, label: str) -> list[str]:
+    """Human-readable schema violations of one instance, deepest first, at most a few."""
+    errors = sorted(validator.iter_errors(instance), key=lambda e: (-len(e.absolute_path), _where(e)))
+    out = [f"{label}: {_where(e)}: {e.message}" for e in errors[:MAX_PROBLEMS_PER_RECORD]]
+    if len(errors) > MAX_PROBLEMS_PER_RECORD:
+        out.append(f"{label}: ... {len(errors) - MAX_PROBLEMS_PER_RECORD} more schema errors")
+    return out
+
+
+def _check_hashes(root: Path, report: Report) -> None:
+    sums_path = root / SUMS_NAME
+    if not sums_path.is_file():
+        report.problems.append(f"{SUMS_NAME} missing: seal the run first (make seal RUN={root})")
+        return
+    sums = _parse_sums(sums_path.read_text(encoding="utf-8"), report.problems)
+    present = {rel: path for rel, path in _run_files(root)}
+    for rel, digest in sums.items():
+        path = present.get(rel)
+        if path is None or not path.is_file():
+            report.problems.append(f"{rel}: listed in {SUMS_NAME} but missing")
+            continue
+        report.files_checked += 1
+        if sha256_file(path) != digest:
+            report.problems.append(f"{rel}: SHA-256 differs from {SUMS_NAME} (file changed)")
+    for rel in present:
+        if rel not in sums:
+            report.problems.append(f"{rel}: not listed in {SUMS_NAME} (file added after sealing)")
+
+
+def _check_manifest(root: Path, report: Report) -> str | None:
+    path = root / MANIFEST_NAME
+    if not path.is_file():
+        report.problems.append(f"{MANIFEST_NAME} missing")
+        return None
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        report.problems.append(f"{MANIFEST_NAME}: not JSON ({exc})")
+        return None
+    validator = validator_for(load_schema(MANIFEST_SCHEMA))
+    report.problems.extend(schema_problems(validator, manifest, MANIFEST_NAME))
+    run_id = manifest.get("run_id") if isinstance(manifest, dict) else None
+    return run_id if isinstance(run_id, str) else None
+
+
+def _check_trials(root: Path, run_id: str | None, report: Report) -> None:
+    path = root / TRIALS_NAME
+    if not path.is_file():
+        report.problems.append(f"{TRIALS_NAME} missing")
+        return
+    validator = validator_for(load_schema(TRIAL_SCHEMA))
+    seen: dict[str, int] = {}
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            label = f"{TRIALS_NAME}:{number}"
+            if not raw.endswith(b"\n"):
+                report.problems.append(f"{label}: last line has no newline (record cut short?)")
+            try:
+                record = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                report.problems.append(f"{label}: not a JSON record ({exc})")
+                continue
+            report.records_checked += 1
+            report.problems.extend(schema_problems(validator, record, label))
+            if not isinstance(record, dict):
+                continue
+            trial_id = record.get("trial_id")
+            if isinstance(trial_id, str):
+                if trial_id in seen:
+                    report.problems.append(
+                        f"{label}: trial_id {trial_id!r} already used on line {seen[trial_id]}")
+                seen.setdefault(trial_id, number)
+            rec_run = record.get("run_id")
+            if isinstance(rec_run, str):
+                if run_id is None:
+                    run_id = rec_run  # no run_id in the manifest: the first record's is the run's
+                elif rec_run != run_id:
+                    report.problems.append(f"{label}: run_id {rec_run!r} is not the run's {run_id!r}")
+    if report.records_checked == 0:
+        report.problems.append(f"{TRIALS_NAME}: no records")
+
+
+def verify(run_dir: Path | str) -> Report:
+    """Check run_dir against its SHA256SUMS and the record schemas; see the module doc."""
+    root = _require_dir(run_dir)
+    report = Report(run_dir=root)
+    _check_hashes(root, report)
+    run_id = _check_manifest(root, report)
+    _check_trials(root, run_id, report)
+    return report
+
+
+USAGE = "usage: python -m runner.verify {seal|verify} RUN_DIR"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2 or args[0] not in ("seal", "verify"):
+        print(f"runner.verify: expected a command (seal or verify) and one RUN_DIR; {USAGE}",
+              file=sys.stderr)
+        return 2
+    command, run_dir = args
+    try:
+        if command == "seal":
+            target = seal(run_dir)
+            count = len(target.read_text(encoding="utf-8").splitlines())
+            print(f"sealed {run_dir}: {count} files in {target.name}")
+            return 0
+        report = verify(run_dir)
+    except UsageError as exc:
+        print(f"runner.verify: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"runner.verify: {exc.filename or run_dir}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    for problem in report.problems:
+        print(problem)
+    print(report.summary())
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
