@@ -1,0 +1,41 @@
+# Packaging: run verification (seal/verify), the Nix/citation tests, and the hooks that let
+# `nix run .#reproduce` / `nix develop` drive the same targets with the flake's tools.
+
+.PHONY: verify seal test-packaging
+
+ifneq ($(filter verify seal,$(MAKECMDGOALS)),)
+ifeq ($(strip $(RUN)),)
+$(error RUN is required: make $(filter verify seal,$(MAKECMDGOALS)) RUN=data/raw/<run-id>)
+endif
+endif
+
+# make verify RUN=data/raw/<run-id>: hashes (SHA256SUMS) + schema of every record.
+verify: setup
+	@$(PY) -m runner.verify verify $(RUN)
+
+# make seal RUN=data/raw/<run-id>: write RUN/SHA256SUMS over every file of the run.
+seal: setup
+	@$(PY) -m runner.verify seal $(RUN)
+
+# Flake parse/lock/attribute checks (skipped with a printed reason where Nix is missing),
+# CITATION.cff validation, and runner.verify on generated runs.
+test-packaging: setup
+	$(PY) -m pytest -q -rs tests/test_packaging.py tests/test_verify.py
+
+test: test-packaging
+
+# Under Nix (flake.nix exports COPYBENCH_NIX=1): every tool comes from the flake, so `setup`
+# installs nothing and Python is the flake's. With COPYBENCH_BIN (nix run .#reproduce/.#book)
+# the program is the flake's build too, so `build` only checks it. Redefining the recipes
+# here (this file is read after the Makefile) makes make print "overriding recipe" warnings.
+ifeq ($(COPYBENCH_NIX),1)
+PY := python3
+setup:
+	@echo "setup: tools from Nix ($$(command -v $(PY))); no apt, no .venv"
+ifneq ($(COPYBENCH_BIN),)
+BIN := $(COPYBENCH_BIN)
+build:
+	@test -x "$(BIN)" || { echo "build: $(BIN) is not an executable (COPYBENCH_BIN)" >&2; exit 1; }
+	@echo "build: using $(BIN)"
+endif
+endif

@@ -1,0 +1,363 @@
+"""Packaging: flake.nix/flake.lock, the verified nixpkgs attribute list, CITATION.cff, LICENSE,
+README and the make hooks in mk/nix.mk.
+
+Nothing here builds with Nix or reaches a network: Nix's binary cache and GitHub are out of
+reach, so the flake is parsed, its lock read, and its outputs evaluated against a stub
+nixpkgs made from nix/attributes.txt. Tests that need the `nix` commands skip, saying why,
+where Nix is not installed (`.ci/run` installs Debian's nix-bin via scripts/setup).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FLAKE = ROOT / "flake.nix"
+LOCK = ROOT / "flake.lock"
+ATTRIBUTES = ROOT / "nix" / "attributes.txt"
+SYSTEMS = ("x86_64-linux", "aarch64-linux")
+
+# The nixos-25.11 lock entry given in DESIGN.md ("Nix").
+PIN = {
+    "type": "github", "owner": "NixOS", "repo": "nixpkgs",
+    "rev": "b6018f87da91d19d0ab4cf979885689b469cdd41",
+    "narHash": "sha256-twXPFqFsrrY5r28Zh7Homgcp2gUMBgQ6WDS98Q/3xFI=",
+    "lastModified": 1782847189,
+}
+BRANCH = "nixos-25.11"
+
+NIX_ENV = {
+    **os.environ,
+    "NIX_CONFIG": "experimental-features = nix-command flakes\nbuild-users-group =\n",
+}
+
+
+def design_md() -> Path | None:
+    for candidate in (ROOT.parent / "shared" / "DESIGN.md", Path("/work/shared/DESIGN.md")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def need(tool: str) -> str:
+    path = shutil.which(tool)
+    if path is None:
+        pytest.skip(f"{tool} not installed (Debian: apt-get install nix-bin); Nix checks skipped")
+    return path
+
+
+def run(cmd: list[str], cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, cwd=cwd, env=NIX_ENV, capture_output=True, text=True, timeout=300)
+
+
+# --- the verified attribute list --------------------------------------------------------
+
+def verified_attributes() -> dict[str, str]:
+    """attribute -> kind, from nix/attributes.txt."""
+    out: dict[str, str] = {}
+    for number, line in enumerate(ATTRIBUTES.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = line.split()
+        assert len(fields) >= 3, f"attributes.txt:{number}: want 'attribute kind evidence'"
+        attr, kind = fields[0], fields[1]
+        assert attr.split(".")[0] in ("pkgs", "ps", "tl"), f"attributes.txt:{number}: {attr}"
+        assert attr not in out, f"attributes.txt:{number}: {attr} listed twice"
+        out[attr] = kind
+    return out
+
+
+def flake_text_without_comments() -> str:
+    return "\n".join(line.split("#", 1)[0] for line in FLAKE.read_text(encoding="utf-8").splitlines())
+
+
+def attributes_used_in_flake() -> set[str]:
+    text = flake_text_without_comments()
+    return {m.group(0) for m in re.finditer(r"(?<![\w.-])(?:pkgs|ps|tl)(?:\.[A-Za-z_][\w'-]*)+", text)}
+
+
+def test_attribute_list_is_well_formed() -> None:
+    attrs = verified_attributes()
+    kinds = {"drv", "mkDerivation", "mkShell", "writeShellApplication", "runCommand", "withPackages"}
+    assert set(attrs.values()) <= kinds
+    for needed in ("pkgs.liburing", "pkgs.perf", "pkgs.iproute2", "pkgs.iperf3", "pkgs.sockperf",
+                   "pkgs.python3.withPackages", "pkgs.writeShellApplication",
+                   "ps.jupyter-book", "ps.myst-nb", "ps.papermill", "ps.sphinxcontrib-bibtex"):
+        assert needed in attrs, needed
+
+
+def test_flake_uses_only_verified_attributes() -> None:
+    """Static check (no Nix needed); the stub evaluation below is the thorough one."""
+    used = attributes_used_in_flake()
+    assert used, "no pkgs./ps./tl. attributes found in flake.nix"
+    unverified = sorted(used - set(verified_attributes()))
+    assert not unverified, f"flake.nix uses attributes not in nix/attributes.txt: {unverified}"
+
+
+def _normalize(requirement: str) -> str:
+    name = re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0]
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def test_flake_python_has_every_pyproject_dependency() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    wanted = {_normalize(r) for r in project["dependencies"]}
+    provided = {a.removeprefix("ps.") for a in attributes_used_in_flake() if a.startswith("ps.")}
+    missing = sorted(wanted - provided)
+    assert not missing, f"pyproject.toml dependencies missing from the flake's python3.withPackages: {missing}"
+
+
+# --- flake.nix and flake.lock -----------------------------------------------------------
+
+def test_lock_matches_design_entry() -> None:
+    lock = json.loads(LOCK.read_text(encoding="utf-8"))
+    assert lock["version"] == 7
+    root = lock["nodes"][lock["root"]]
+    assert root["inputs"] == {"nixpkgs": "nixpkgs"}, "nixpkgs must be the only input"
+    node = lock["nodes"]["nixpkgs"]
+    assert node["locked"] == PIN
+    assert node["original"] == {"type": "github", "owner": "NixOS", "repo": "nixpkgs", "ref": BRANCH}
+    assert set(lock["nodes"]) == {"root", "nixpkgs"}
+
+
+def test_pin_is_the_one_in_design_md() -> None:
+    path = design_md()
+    if path is None:
+        pytest.skip("shared/DESIGN.md not beside the checkout")
+    text = path.read_text(encoding="utf-8")
+    for key in ("rev", "narHash", "lastModified"):
+        match = re.search(rf"{key} `([^`]+)`", text)
+        assert match, f"DESIGN.md names no {key}"
+        assert match.group(1) == str(PIN[key]), key
+    assert f"`{BRANCH}`" in text
+
+
+def test_flake_input_is_the_branch_of_the_lock() -> None:
+    text = flake_text_without_comments()
+    urls = re.findall(r'url\s*=\s*"([^"]+)"', text)
+    assert urls == [f"github:NixOS/nixpkgs/{BRANCH}"], urls
+
+
+def test_flake_parses() -> None:
+    nix_instantiate = need("nix-instantiate")
+    done = run([nix_instantiate, "--parse", str(FLAKE)])
+    assert done.returncode == 0, done.stderr
+
+
+def test_flake_metadata_reads_the_lock(tmp_path: Path) -> None:
+    """`nix flake metadata` offline, on a copy of the flake in a throw-away store: the lock is
+    read and agrees with flake.nix (a disagreement would make Nix re-lock, i.e. fetch)."""
+    nix = need("nix")
+    flake = tmp_path / "flake"
+    flake.mkdir()
+    for name in ("flake.nix", "flake.lock", "pyproject.toml"):
+        shutil.copy2(ROOT / name, flake / name)
+    done = run([nix, "flake", "metadata", "--offline", "--no-write-lock-file", "--json",
+                "--store", str(tmp_path / "store"), f"path:{flake}"])
+    if done.returncode != 0 and "experimental" in done.stderr:
+        pytest.skip(f"this nix cannot enable flakes: {done.stderr.strip().splitlines()[-1]}")
+    assert done.returncode == 0, done.stderr
+    meta = json.loads(done.stdout)
+    assert meta["locks"]["nodes"]["nixpkgs"]["locked"] == PIN
+    assert meta["locks"]["nodes"]["nixpkgs"]["original"]["ref"] == BRANCH
+    assert "copybench" in meta["description"]
+
+
+# --- evaluating the outputs against a stub nixpkgs --------------------------------------
+
+STUB_BUILDERS = {
+    "mkDerivation": 'args: mkDrv (args.name or "${args.pname}-${args.version}") args',
+    "mkShell": 'args: mkDrv (args.name or "nix-shell") args',
+    "writeShellApplication": (
+        'args: assert builtins.isString args.text && builtins.isList (args.runtimeInputs or [ ]);'
+        ' mkDrv args.name args'),
+    "runCommand": "name: env: text: mkDrv name { inherit env text; }",
+}
+
+
+def _nix_attrs(tree: dict[str, Any], indent: str = "  ") -> str:
+    lines = ["{"]
+    for key, value in sorted(tree.items()):
+        rendered = _nix_attrs(value, indent + "  ") if isinstance(value, dict) else value
+        lines.append(f'{indent}"{key}" = {rendered};')
+    lines.append(indent[:-2] + "}")
+    return "\n".join(lines)
+
+
+def stub_nixpkgs(attrs: dict[str, str]) -> str:
+    """A Nix expression: legacyPackages.<system> holding exactly the listed attributes."""
+    sets: dict[str, dict[str, Any]] = {"pkgs": {}, "ps": {}, "tl": {}}
+    for attr, kind in attrs.items():
+        space, *path = attr.split(".")
+        node = sets[space]
+        for key in path[:-1]:
+            node = node.setdefault(key, {})
+        leaf = path[-1]
+        if kind == "drv":
+            node[leaf] = f'mkDrv "{leaf}" {{ }}'
+        elif kind == "withPackages":
+            member = "ps" if path[0] == "python3" else "tl"
+            node[leaf] = f'f: mkDrv "{path[0]}-env" {{ members = f {member}; }}'
+        else:
+            node[leaf] = STUB_BUILDERS[kind]
+    return f"""
+let
+  mkDrv = name: args: builtins.deepSeq args {{
+    type = "derivation"; inherit name;
+    outPath = "/nix/store/00000000000000000000000000000000-${{name}}";
+  }};
+  ps = {_nix_attrs(sets["ps"])};
+  tl = {_nix_attrs(sets["tl"])};
+  pkgs = {_nix_attrs(sets["pkgs"])};
+in {{ legacyPackages = {{ {" ".join(f'"{s}" = pkgs;' for s in SYSTEMS)} }}; }}
+"""
+
+
+def evaluate_flake(attrs: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    nix_instantiate = need("nix-instantiate")
+    expr = f"""
+let
+  flake = import {FLAKE};
+  outputs = flake.outputs {{
+    self = {{ outPath = "/nix/store/00000000000000000000000000000000-source"; }};
+    nixpkgs = {stub_nixpkgs(attrs)};
+  }};
+  show = v: if v ? type && v.type == "app" then {{ inherit (v) type program; }} else v.name;
+in builtins.mapAttrs (_: bySystem: builtins.mapAttrs (_: builtins.mapAttrs (_: show)) bySystem) outputs
+"""
+    return run([nix_instantiate, "--eval", "--strict", "--json", "--readonly-mode", "-E", expr])
+
+
+def test_flake_outputs_evaluate_with_only_verified_attributes() -> None:
+    done = evaluate_flake(verified_attributes())
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert set(out) == {"packages", "apps", "devShells", "checks"}
+    for system in SYSTEMS:
+        packages = out["packages"][system]
+        assert set(packages) == {"copybench", "default"}
+        assert packages["copybench"].startswith("copybench-")
+        assert packages["default"] == packages["copybench"]
+        apps = out["apps"][system]
+        assert {"reproduce", "book"} <= set(apps)
+        assert apps["reproduce"]["type"] == "app"
+        assert apps["reproduce"]["program"].endswith("/bin/copybench-reproduce")
+        assert apps["book"]["program"].endswith("/bin/copybench-book")
+        assert set(out["devShells"][system]) == {"default"}
+        assert {"copybench", "pytest"} <= set(out["checks"][system])
+
+
+def test_version_comes_from_pyproject() -> None:
+    done = evaluate_flake(verified_attributes())
+    assert done.returncode == 0, done.stderr
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert json.loads(done.stdout)["packages"]["x86_64-linux"]["copybench"] == f"copybench-{version}"
+
+
+@pytest.mark.parametrize("drop", ["pkgs.sockperf", "ps.jupyter-book", "tl.latexmk", "pkgs.liburing"])
+def test_stub_catches_an_unverified_attribute(drop: str) -> None:
+    """The stub is strict: without one listed attribute the evaluation fails on it."""
+    attrs = dict(verified_attributes())
+    del attrs[drop]
+    done = evaluate_flake(attrs)
+    assert done.returncode != 0
+    assert drop.split(".")[-1] in done.stderr
+
+
+def test_reproduce_app_runs_make_reproduce_with_the_same_options() -> None:
+    text = flake_text_without_comments()
+    assert re.search(r'makeApp "copybench-reproduce" "reproduce"', text)
+    assert 'exec make PY=${python}/bin/python BIN=${copybench}/bin/copybench ${target} "$@"' in text
+    for tool in ("copybench", "python", "tex", "pkgs.perf", "pkgs.iproute2", "pkgs.iperf3",
+                 "pkgs.sockperf"):
+        assert re.search(rf"runtimeTools = \[[^\]]*\b{re.escape(tool)}\b", text, re.S), tool
+
+
+# --- mk/nix.mk --------------------------------------------------------------------------
+
+def make(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["make", "--no-print-directory", *args], cwd=ROOT, capture_output=True,
+                          text=True, env={**os.environ, **(env or {})}, timeout=120)
+
+
+def test_make_verify_without_run_is_usage_error() -> None:
+    need("make")
+    done = make("verify")
+    assert done.returncode == 2
+    assert "RUN is required" in done.stderr
+
+
+def test_under_nix_setup_and_build_use_the_flake_tools() -> None:
+    need("make")
+    done = make("-n", "setup", "build", env={"COPYBENCH_NIX": "1", "COPYBENCH_BIN": "/nix/store/x-copybench/bin/copybench"})
+    assert done.returncode == 0, done.stderr
+    assert "scripts/setup" not in done.stdout
+    assert "tools from Nix" in done.stdout
+    assert 'test -x "/nix/store/x-copybench/bin/copybench"' in done.stdout
+    assert "make -C src" not in done.stdout
+
+
+def test_without_nix_setup_is_untouched() -> None:
+    need("make")
+    done = make("-n", "setup", env={"COPYBENCH_NIX": ""})
+    assert "scripts/setup" in done.stdout
+
+
+# --- CITATION.cff, LICENSE, README ------------------------------------------------------
+
+def test_citation_cff_validates() -> None:
+    from cffconvert.cli.create_citation import create_citation
+
+    citation = create_citation(str(ROOT / "CITATION.cff"), None)
+    citation.validate()  # raises on a schema violation (CFF 1.2.0 JSON schema)
+
+
+def test_citation_cff_fields() -> None:
+    from ruamel.yaml import YAML
+
+    cff = YAML(typ="safe").load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert cff["cff-version"] == "1.2.0"
+    for key in ("title", "authors", "version", "date-released", "license", "repository-code",
+                "preferred-citation", "message"):
+        assert cff.get(key), key
+    assert str(cff["version"]) == project["version"]
+    assert cff["license"] == "MIT"
+    assert cff["preferred-citation"]["title"] and cff["preferred-citation"]["authors"]
+
+
+def test_citation_is_rejected_when_broken(tmp_path: Path) -> None:
+    """The validation above can fail: a CFF with a bad cff-version does not validate."""
+    from cffconvert.cli.create_citation import create_citation
+
+    broken = tmp_path / "CITATION.cff"
+    broken.write_text((ROOT / "CITATION.cff").read_text(encoding="utf-8")
+                      .replace('cff-version: 1.2.0', 'cff-version: 1.2.0\nlicense-url: not a url'),
+                      encoding="utf-8")
+    with pytest.raises(Exception):
+        create_citation(str(broken), None).validate()
+
+
+def test_license_is_mit() -> None:
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License")
+    assert "2026 the copybench authors" in text
+    assert "WITHOUT WARRANTY OF ANY KIND" in text
+
+
+def test_readme_shows_the_commands() -> None:
+    lines = [line.strip() for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()]
+    for command in ("make reproduce", "make test", "nix run .#reproduce"):
+        assert command in lines, f"README.md has no line '{command}'"
+    text = "\n".join(lines)
+    for topic in ("CITATION.cff", "make verify RUN=", "book/_build/html"):
+        assert topic in text, topic
