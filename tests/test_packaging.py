@@ -177,9 +177,10 @@ def test_flake_metadata_reads_the_lock(tmp_path: Path) -> None:
 STUB_BUILDERS = {
     "mkDerivation": 'args: mkDrv (args.name or "${args.pname}-${args.version}") args',
     "mkShell": 'args: mkDrv (args.name or "nix-shell") args',
+    # The script text is traced (stderr) so tests can run it; see app_scripts().
     "writeShellApplication": (
         'args: assert builtins.isString args.text && builtins.isList (args.runtimeInputs or [ ]);'
-        ' mkDrv args.name args'),
+        ' builtins.trace "SCRIPT-BEGIN ${args.name}\n${args.text}\nSCRIPT-END" (mkDrv args.name args)'),
     "runCommand": "name: env: text: mkDrv name { inherit env text; }",
 }
 
@@ -222,13 +223,15 @@ in {{ legacyPackages = {{ {" ".join(f'"{s}" = pkgs;' for s in SYSTEMS)} }}; }}
 """
 
 
-def evaluate_flake(attrs: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def evaluate_flake(attrs: dict[str, str],
+                   self_path: str = "/nix/store/00000000000000000000000000000000-source",
+                   ) -> subprocess.CompletedProcess[str]:
     nix_instantiate = need("nix-instantiate")
     expr = f"""
 let
   flake = import {FLAKE};
   outputs = flake.outputs {{
-    self = {{ outPath = "/nix/store/00000000000000000000000000000000-source"; }};
+    self = {{ outPath = "{self_path}"; }};
     nixpkgs = {stub_nixpkgs(attrs)};
   }};
   show = v: if v ? type && v.type == "app" then {{ inherit (v) type program; }} else v.name;
@@ -273,13 +276,91 @@ def test_stub_catches_an_unverified_attribute(drop: str) -> None:
     assert drop.split(".")[-1] in done.stderr
 
 
-def test_reproduce_app_runs_make_reproduce_with_the_same_options() -> None:
+def test_reproduce_app_carries_every_tool() -> None:
     text = flake_text_without_comments()
     assert re.search(r'makeApp "copybench-reproduce" "reproduce"', text)
-    assert 'exec make PY=${python}/bin/python BIN=${copybench}/bin/copybench ${target} "$@"' in text
     for tool in ("copybench", "python", "tex", "pkgs.perf", "pkgs.iproute2", "pkgs.iperf3",
                  "pkgs.sockperf"):
         assert re.search(rf"runtimeTools = \[[^\]]*\b{re.escape(tool)}\b", text, re.S), tool
+
+
+def app_scripts(self_path: str) -> dict[str, str]:
+    """name -> shell text of every writeShellApplication in the flake (traced by the stub)."""
+    done = evaluate_flake(verified_attributes(), self_path)
+    assert done.returncode == 0, done.stderr
+    scripts = {}
+    for match in re.finditer(r"SCRIPT-BEGIN (\S+)\n(.*?)\nSCRIPT-END", done.stderr, re.S):
+        scripts[match.group(1)] = match.group(2)
+    return scripts
+
+
+def fake_make(tmp: Path) -> dict[str, str]:
+    """PATH with a `make` that prints its arguments and the Nix variables, for the app scripts."""
+    bindir = tmp / "bin"
+    bindir.mkdir()
+    (bindir / "make").write_text(
+        '#!/bin/sh\necho "cwd=$PWD"\necho "nix=$COPYBENCH_NIX bin=$COPYBENCH_BIN"\n'
+        'for a in "$@"; do echo "arg=$a"; done\n', encoding="utf-8")
+    (bindir / "make").chmod(0o755)
+    return {**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}"}
+
+
+def write_script(tmp: Path, text: str) -> Path:
+    # writeShellApplication's own prelude (bash, errexit, nounset, pipefail) around the text
+    script = tmp / "app.sh"
+    script.write_text("#!/usr/bin/env bash\nset -o errexit\nset -o nounset\nset -o pipefail\n"
+                      + text + "\n", encoding="utf-8")
+    script.chmod(0o755)
+    return script
+
+
+def make_checkout(path: Path) -> Path:
+    (path / "src").mkdir(parents=True)
+    (path / "runner").mkdir()
+    (path / "Makefile").write_text("reproduce:\n", encoding="utf-8")
+    (path / "src" / "README.md").write_text("copybench\n", encoding="utf-8")
+    return path
+
+
+def test_app_scripts_pass_shellcheck(tmp_path: Path) -> None:
+    scripts = app_scripts(str(tmp_path))
+    assert set(scripts) == {"copybench-reproduce", "copybench-book"}
+    for name, text in scripts.items():
+        script = write_script(tmp_path, text)
+        syntax = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+        assert syntax.returncode == 0, f"{name}: {syntax.stderr}"
+        if shutil.which("shellcheck"):  # what writeShellApplication's checkPhase runs
+            lint = subprocess.run(["shellcheck", str(script)], capture_output=True, text=True)
+            assert lint.returncode == 0, f"{name}: {lint.stdout}"
+
+
+def test_reproduce_app_runs_make_reproduce_with_the_same_options(tmp_path: Path) -> None:
+    checkout = make_checkout(tmp_path / "checkout")
+    text = app_scripts(str(tmp_path / "unused"))["copybench-reproduce"]
+    done = subprocess.run([str(write_script(tmp_path, text)), "PROFILE=quick", "-j1"],
+                          cwd=checkout, env=fake_make(tmp_path), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert f"cwd={checkout}" in lines
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert f"nix=1 bin=/nix/store/{'0' * 32}-copybench-{version}/bin/copybench" in lines
+    args = [line.removeprefix("arg=") for line in lines if line.startswith("arg=")]
+    assert args[-3:] == ["reproduce", "PROFILE=quick", "-j1"]
+    assert any(a.startswith("PY=/nix/store/") and a.endswith("/bin/python") for a in args)
+    assert any(a.startswith("BIN=/nix/store/") for a in args)
+
+
+def test_app_outside_a_checkout_copies_the_pinned_sources(tmp_path: Path) -> None:
+    source = make_checkout(tmp_path / "source")
+    text = app_scripts(str(source))["copybench-book"]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = subprocess.run([str(write_script(tmp_path, text)), "RUN=data/raw/x"], cwd=elsewhere,
+                          env=fake_make(tmp_path), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert f"cwd={elsewhere / 'copybench'}" in done.stdout.splitlines()
+    assert (elsewhere / "copybench" / "src" / "README.md").is_file()
+    assert done.stdout.splitlines()[-2:] == ["arg=book", "arg=RUN=data/raw/x"]
 
 
 # --- mk/nix.mk --------------------------------------------------------------------------
