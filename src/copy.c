@@ -1,0 +1,249 @@
+/* `copybench copy`: file -> file with one method, passes repeated over a measured window.
+ * The destination is a scratch file rewritten from offset 0 each pass and checked against
+ * the pattern at the end. */
+#include "args.h"
+#include "method.h"
+#include "record.h"
+#include "srcfile.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+struct copy_opts {
+	const struct method *m;
+	const char *src, *dst, *dir;
+	uint64_t size, seed;
+	bool size_set, verify_set;
+	int cache;
+	enum verify_mode verify;
+	struct cpulist cpus;
+	double duration, warmup;
+};
+
+/* No timer thread: the copying thread advances the phase itself from the clock. */
+struct copier {
+	_Atomic int phase;
+	uint64_t measure_at_ns, stop_at_ns;
+};
+
+static void copier_clock(struct copier *cp)
+{
+	uint64_t now = now_ns();
+
+	if (now >= cp->stop_at_ns)
+		atomic_store(&cp->phase, PHASE_STOP);
+	else if (now >= cp->measure_at_ns)
+		atomic_store(&cp->phase, PHASE_MEASURE);
+}
+
+static void copy_usage(FILE *f)
+{
+	fputs("usage: copybench copy --method M [--size BYTES | --src PATH] [options]\n"
+	      "  Copies a file to a file for a measured window; prints one JSON record on stdout.\n"
+	      "  --method M     read-write sendfile splice splice2 copy_file_range\n"
+	      "  --size BYTES   generate a pattern file of this size (default 1M; 1 to 1G)\n"
+	      "  --src PATH     copy this file instead (no verification possible)\n"
+	      "  --dst PATH     destination (default: a scratch file in --dir, removed at exit)\n"
+	      "  --dir DIR      where generated and scratch files go (default /var/tmp)\n"
+	      "  --cache C      warm | cold: source pages cached or dropped before each pass\n"
+	      "  --cpus LIST    pin the copying thread (splice2's second thread: next CPU)\n"
+	      "  --duration S   measured window (default 2)   --warmup S  (default 0.5)\n"
+	      "  --verify V     full | sample | off (default sample)   --seed N (default 1)\n", f);
+}
+
+static void parse(int argc, char **argv, struct copy_opts *o)
+{
+	static const struct option opts[] = {
+		{ "method", 1, 0, 'm' }, { "size", 1, 0, 's' }, { "src", 1, 0, 'S' }, { "dst", 1, 0, 'D' },
+		{ "dir", 1, 0, 'd' }, { "cache", 1, 0, 'C' }, { "cpus", 1, 0, 'c' }, { "duration", 1, 0, 'u' },
+		{ "warmup", 1, 0, 'w' }, { "verify", 1, 0, 'v' }, { "seed", 1, 0, 'e' }, { "help", 0, 0, 'h' }, { 0 },
+	};
+	static const char *const caches[] = { "warm", "cold", NULL };
+	const char *method = NULL;
+	int c;
+
+	*o = (struct copy_opts){ .size = 1u << 20, .seed = 1, .dir = "/var/tmp", .duration = 2,
+				 .warmup = 0.5, .verify = VERIFY_SAMPLE };
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm': method = optarg; break;
+		case 's': o->size = parse_size("--size", optarg, 1, MAX_SIZE); o->size_set = true; break;
+		case 'S': o->src = optarg; break;
+		case 'D': o->dst = optarg; break;
+		case 'd': o->dir = optarg; break;
+		case 'C': o->cache = parse_choice("--cache", optarg, caches); break;
+		case 'c': parse_cpulist("--cpus", optarg, &o->cpus); break;
+		case 'u': o->duration = parse_seconds("--duration", optarg, 0.01, 3600); break;
+		case 'w': o->warmup = parse_seconds("--warmup", optarg, 0, 600); break;
+		case 'v': o->verify = parse_choice("--verify", optarg, verify_names); o->verify_set = true; break;
+		case 'e': o->seed = parse_u64("--seed", optarg); break;
+		case 'h': copy_usage(stdout); exit(0);
+		default:
+			die_usage("copy: unknown or incomplete option '%s' (see copybench copy --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		die_usage("copy: unexpected argument '%s' (see copybench copy --help)", argv[optind]);
+	if (!method)
+		die_usage("copy: --method is required (read-write, sendfile, splice, splice2, copy_file_range)");
+	o->m = method_find(method);
+	if (!o->m || !(o->m->kinds & M_FILE_FILE))
+		die_usage("--method: '%s' cannot copy file to file (allowed: read-write, sendfile, splice, splice2, "
+			  "copy_file_range)", method);
+	if (o->src && o->size_set)
+		die_usage("--size: give either --src or --size, not both");
+	if (o->src && o->verify_set && o->verify != VERIFY_OFF)
+		die_usage("--verify: a --src of your own has no known pattern; only 'off' is allowed (or use --size)");
+	if (o->src)
+		o->verify = VERIFY_OFF;
+}
+
+static int copy_progress(struct pass *p, struct meter *m, uint64_t bytes)
+{
+	struct copier *cp = p->arg;
+
+	m->bytes += bytes;
+	copier_clock(cp);
+	return meter_tick(m, &cp->phase);
+}
+
+static int never_stop(struct pass *p, struct meter *m, uint64_t bytes)
+{
+	(void)p, (void)m, (void)bytes;
+	return 0;
+}
+
+/* Compare the destination with the pattern (sample: 1 MiB in 16). */
+static void verify_dst(int fd, uint64_t size, const struct pattern *pat, enum verify_mode mode,
+		       struct record *r, struct err *e)
+{
+	struct verifier v;
+	const size_t chunk = 1u << 20;
+	uint8_t *buf = malloc(chunk);
+
+	if (!buf) {
+		err_set(e, "out of memory");
+		return;
+	}
+	verifier_init(&v, pat, mode);
+	for (uint64_t off = 0; off < size;) {
+		ssize_t n = pread(fd, buf, chunk_at(off, size, chunk), (off_t)off);
+		if (n <= 0) {
+			err_set(e, "reading the destination back: %s", n ? strerror(errno) : "it is short");
+			break;
+		}
+		verify_stream(&v, buf, (size_t)n);
+		off += (uint64_t)n;
+	}
+	free(buf);
+	r->verify_known = true;
+	r->verify_checked = v.bytes_checked;
+	r->verify_mismatches = v.mismatches;
+	if (v.mismatches) {
+		static char first[200];
+		snprintf(first, sizeof(first), "%s", v.first);
+		r->first_mismatch = first;
+		err_set(e, "verification failed: %llu mismatches, first at %s", (unsigned long long)v.mismatches, first);
+	}
+}
+
+int cmd_copy(int argc, char **argv)
+{
+	static struct copy_opts o;
+	static struct copier cp;
+	static struct meter meter, helper;
+	static char dst_path[512];
+	struct srcfile src = { .fd = -1 };
+	struct pattern *pat = malloc(sizeof(*pat));
+	struct err e = { "" };
+	struct mctx c;
+	struct record r;
+	struct meter *meters[2] = { &meter, &helper };
+	struct pass p = { .progress = copy_progress, .arg = &cp, .meter = &meter };
+	bool opened = false;
+	int dst = -1;
+	uint64_t t;
+
+	parse(argc, argv, &o);
+	r = (struct record){ .command = "copy", .method = o.m->name, .mode = "stream", .protocol = NULL,
+			     .host = NULL, .size = 0, .fields = 0, .threads = 1, .cpus_sender = &o.cpus,
+			     .duration_s = o.duration, .warmup_s = o.warmup, .verify = verify_names[o.verify],
+			     .seed = o.seed, .cache = o.cache ? "cold" : "warm", .file = o.src, .family = NULL,
+			     .receiver_unavailable = "file to file: no receiver" };
+	if (!pat) {
+		err_set(&e, "out of memory");
+		goto done;
+	}
+	if (o.src) {
+		srcfile_open_user(&src, "--src", o.src);
+	} else {
+		pattern_init(pat, o.seed, o.size, false);
+		if (srcfile_generate(&src, o.dir, o.size, pat, &e))
+			goto done;
+	}
+	r.size = r.file_size = src.size;
+	if (o.dst) {
+		dst = open(o.dst, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (dst < 0) {
+			err_set(&e, "--dst: cannot open '%s': %s", o.dst, strerror(errno));
+			goto done;
+		}
+		snprintf(dst_path, sizeof(dst_path), "%s", o.dst);
+	} else if ((dst = scratch_file(o.dir, dst_path, sizeof(dst_path), &e)) < 0) {
+		goto done;
+	}
+	if (pin_to_cpu(&o.cpus, 0, &e))
+		goto done;
+	c = (struct mctx){ .fd = dst, .dst_file = true, .src_fd = src.fd, .file_size = src.size,
+			   .src_path = src.path, .pat = pat, .err = &e, .helper_meter = &helper,
+			   .phase = &cp.phase };
+	meter_open(&meter);
+	if (o.m->open && o.m->open(&c))
+		goto done;
+	opened = true;
+	if (!o.cache && warm_cache(src.fd, src.size, &e))
+		goto done;
+	t = now_ns();
+	cp.measure_at_ns = t + (uint64_t)(o.warmup * 1e9);
+	cp.stop_at_ns = cp.measure_at_ns + (uint64_t)(o.duration * 1e9);
+	for (copier_clock(&cp); !meter_tick(&meter, &cp.phase); copier_clock(&cp)) {
+		if (o.cache && drop_cache(src.fd, &e))
+			goto done;
+		if (lseek(dst, 0, SEEK_SET) < 0) {
+			err_sys(&e, "lseek destination");
+			goto done;
+		}
+		if (o.m->pass(&c, &p))
+			goto done;
+		if (meter.seen != PHASE_STOP)
+			meter.messages++; /* whole passes */
+	}
+	meter_transition(&meter, PHASE_STOP);
+	/* the window may end mid-pass: one whole pass, outside the window, before checking */
+	if (o.verify != VERIFY_OFF) {
+		struct pass whole = { .progress = never_stop, .meter = &meter };
+		if (lseek(dst, 0, SEEK_SET) < 0 || o.m->pass(&c, &whole))
+			goto done;
+	}
+done:
+	meter_transition(&meter, PHASE_STOP);
+	if (opened && o.m->close)
+		o.m->close(&c);
+	side_totals(&r.sender, meters, helper.have_end ? 2 : 1);
+	r.have_result = opened;
+	if (!e.msg[0] && o.verify != VERIFY_OFF)
+		verify_dst(dst, src.size, pat, o.verify, &r, &e);
+	r.error = e.msg[0] ? e.msg : NULL;
+	record_print(stdout, &r);
+	record_summary(stderr, &r);
+	meter_close(&meter);
+	if (dst >= 0)
+		close(dst);
+	if (src.fd >= 0)
+		close(src.fd);
+	free(pat);
+	return r.error ? 1 : 0;
+}

@@ -1,0 +1,48 @@
+/* copybench: what Linux data-movement primitives cost. A thin dispatcher; each subcommand
+ * lives in its own file. */
+#include "common.h"
+
+#include <signal.h>
+
+int cmd_methods(int argc, char **argv);
+int cmd_sink(int argc, char **argv);
+int cmd_send(int argc, char **argv);
+int cmd_copy(int argc, char **argv);
+int cmd_memcpy(int argc, char **argv);
+
+static void usage(FILE *f)
+{
+	fputs("usage: copybench COMMAND [options]   (copybench COMMAND --help for each)\n"
+	      "  methods   list every method and whether it can run here\n"
+	      "  sink      receive for `send` (run first)\n"
+	      "  send      message or file methods to a socket; prints one JSON record\n"
+	      "  copy      file to file; prints one JSON record\n"
+	      "  memcpy    memcpy bandwidth, the bound every figure draws\n"
+	      "  --version\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
+		{ "methods", cmd_methods }, { "sink", cmd_sink }, { "send", cmd_send },
+		{ "copy", cmd_copy }, { "memcpy", cmd_memcpy },
+	};
+
+	signal(SIGPIPE, SIG_IGN); /* a vanished peer is an error return, not a death */
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		puts("copybench " COPYBENCH_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	die_usage("unknown command '%s' (allowed: methods, sink, send, copy, memcpy)", argv[1]);
+}

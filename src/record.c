@@ -1,0 +1,152 @@
+/* Printing of the trial record and its one-line summary. */
+#include "record.h"
+
+static void print_config(struct json *j, const struct record *r)
+{
+	json_begin(j, "config");
+	json_str(j, "command", r->command);
+	json_str(j, "method", r->method);
+	json_str(j, "mode", r->mode);
+	json_str(j, "protocol", r->protocol);
+	json_str(j, "host", r->host);
+	if (r->port)
+		json_i64(j, "port", r->port);
+	else
+		json_null(j, "port");
+	json_str(j, "family", r->family);
+	json_u64(j, "size", r->size);
+	if (r->file_size)
+		json_u64(j, "file_size", r->file_size);
+	else
+		json_null(j, "file_size");
+	json_i64(j, "fields", r->fields);
+	json_i64(j, "threads", r->threads);
+	json_begin_array(j, "cpus_sender");
+	for (int i = 0; r->cpus_sender && i < r->cpus_sender->n; i++)
+		json_i64(j, NULL, r->cpus_sender->cpu[i]);
+	json_end_array(j);
+	json_double(j, "duration_s", r->duration_s);
+	json_double(j, "warmup_s", r->warmup_s);
+	json_str(j, "verify", r->verify);
+	json_u64(j, "seed", r->seed);
+	json_str(j, "cache", r->cache);
+	json_str(j, "file", r->file);
+	json_bool(j, "no_sink", r->no_sink);
+	json_end(j);
+}
+
+static void print_rtt(struct json *j, const struct histo *h)
+{
+	if (!h || !h->count) {
+		json_null(j, "rtt_ns");
+		return;
+	}
+	json_begin(j, "rtt_ns");
+	json_u64(j, "p50", histo_quantile(h, 0.50));
+	json_u64(j, "p90", histo_quantile(h, 0.90));
+	json_u64(j, "p99", histo_quantile(h, 0.99));
+	json_u64(j, "p999", histo_quantile(h, 0.999));
+	json_u64(j, "max", h->max);
+	json_double(j, "mean", (double)h->sum / (double)h->count);
+	json_u64(j, "count", h->count);
+	json_end(j);
+}
+
+static void print_result(struct json *j, const struct record *r)
+{
+	const struct side_totals *s = &r->sender;
+	double secs = (double)(s->t_last_ns - s->t_first_ns) / 1e9;
+
+	json_begin(j, "result");
+	json_u64(j, "bytes", s->bytes);
+	json_u64(j, "messages", s->messages);
+	json_double(j, "seconds", secs);
+	json_double(j, "gbit_per_s", secs > 0 ? (double)s->bytes * 8 / secs / 1e9 : 0.0 / 0.0);
+	json_double(j, "msgs_per_s", secs > 0 ? (double)s->messages / secs : 0.0 / 0.0);
+	print_rtt(j, r->rtt);
+	side_totals_json(j, "sender", s);
+	if (r->receiver_json)
+		json_raw(j, "receiver", r->receiver_json);
+	else {
+		json_null(j, "receiver");
+		json_str(j, "receiver_unavailable", r->receiver_unavailable);
+	}
+	if (r->zc_used) {
+		json_begin(j, "zerocopy");
+		json_u64(j, "sends", r->zc.sends);
+		json_u64(j, "completions", r->zc.completions);
+		json_u64(j, "copied", r->zc.copied);
+		json_u64(j, "enobufs", r->zc.enobufs);
+		json_double(j, "copied_fraction",
+			    r->zc.completions ? (double)r->zc.copied / (double)r->zc.completions : 0.0 / 0.0);
+		json_end(j);
+	} else {
+		json_null(j, "zerocopy");
+	}
+	if (r->udp) {
+		json_begin(j, "datagrams");
+		json_u64(j, "sent", r->datagrams_sent);
+		if (r->no_sink) {
+			json_null(j, "received");
+			json_null(j, "lost");
+		} else {
+			json_u64(j, "received", r->datagrams_received);
+			json_u64(j, "lost", r->datagrams_sent - r->datagrams_received);
+		}
+		json_end(j);
+	}
+	if (r->verify_known) {
+		json_begin(j, "verify");
+		json_u64(j, "bytes_checked", r->verify_checked);
+		json_u64(j, "mismatches", r->verify_mismatches);
+		json_str(j, "first_mismatch", r->first_mismatch && *r->first_mismatch ? r->first_mismatch : NULL);
+		json_end(j);
+	} else {
+		json_null(j, "verify");
+	}
+	json_end(j);
+}
+
+void record_print(FILE *f, const struct record *r)
+{
+	struct json j;
+
+	json_init(&j, f);
+	json_begin(&j, NULL);
+	json_i64(&j, "schema_version", SCHEMA_VERSION);
+	json_str(&j, "tool", "copybench");
+	json_str(&j, "tool_version", COPYBENCH_VERSION);
+	print_config(&j, r);
+	json_str(&j, "status", r->error ? "failed" : "ok");
+	json_str(&j, "error", r->error);
+	if (r->have_result)
+		print_result(&j, r);
+	else
+		json_null(&j, "result");
+	json_end(&j);
+	fputc('\n', f);
+	fflush(f);
+}
+
+void record_summary(FILE *f, const struct record *r)
+{
+	const struct side_totals *s = &r->sender;
+	double secs = (double)(s->t_last_ns - s->t_first_ns) / 1e9;
+
+	if (r->error) {
+		fprintf(f, "copybench %s %s: FAILED: %s\n", r->command, r->method, r->error);
+		return;
+	}
+	fprintf(f, "copybench %s %s %s size=%llu threads=%d: %.3f Gbit/s, %.0f msg/s over %.2f s",
+		r->command, r->method, r->mode ? r->mode : "", (unsigned long long)r->size, r->threads,
+		secs > 0 ? (double)s->bytes * 8 / secs / 1e9 : 0.0, secs > 0 ? (double)s->messages / secs : 0.0, secs);
+	if (r->rtt && r->rtt->count)
+		fprintf(f, ", rtt p50 %.1f us p99 %.1f us", histo_quantile(r->rtt, 0.5) / 1e3,
+			histo_quantile(r->rtt, 0.99) / 1e3);
+	if (r->zc_used)
+		fprintf(f, ", zerocopy %llu/%llu completions copied",
+			(unsigned long long)r->zc.copied, (unsigned long long)r->zc.completions);
+	if (r->verify_known)
+		fprintf(f, ", verified %llu bytes", (unsigned long long)r->verify_checked);
+	fputc('\n', f);
+}

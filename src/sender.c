@@ -1,0 +1,515 @@
+/* `copybench send`: N connections, each with its own sender thread, against a sink. The main
+ * thread only keeps time: warm-up, then the measured window, then stop; workers take their
+ * own counter snapshots at the first operation after each phase change. */
+#include "args.h"
+#include "control.h"
+#include "histo.h"
+#include "method.h"
+#include "record.h"
+#include "socket.h"
+#include "srcfile.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+struct send_opts {
+	const struct method *m;
+	const char *host, *file, *dir;
+	int port, fields, threads;
+	enum proto proto;
+	enum mode mode;
+	uint64_t size, seed;
+	bool size_set, verify_set, no_sink;
+	int cache; /* -1: not a file method, 0 warm, 1 cold */
+	enum verify_mode verify;
+	struct cpulist cpus;
+	double duration, warmup;
+};
+
+struct sender {
+	int index;
+	const struct send_opts *o;
+	const struct method *m;
+	struct mctx ctx;
+	struct meter meter, helper_meter;
+	struct histo rtt;
+	struct err err;
+	_Atomic int *phase;
+	_Atomic int *ready;
+	uint64_t recv_timeouts;   /* UDP pingpong replies that never came */
+	pthread_t tid;
+};
+
+static const char *const cache_names[] = { "warm", "cold", NULL };
+
+static void send_usage(FILE *f)
+{
+	fputs("usage: copybench send --method M --host ADDR [options]\n"
+	      "  Sends to a `copybench sink` and prints one JSON record of the trial on stdout.\n"
+	      "  --method M        message: send sendmsg zerocopy uring-zc vmsplice\n"
+	      "                    file:    read-write mmap-write sendfile splice splice2\n"
+	      "  --host ADDR       the sink's address (IPv4 or IPv6 literal, or a name)\n"
+	      "  --port N          the sink's control port (default 5201)\n"
+	      "  --transport P     tcp | udp (default tcp; udp: message methods but vmsplice)\n"
+	      "  --mode M          stream (throughput) | pingpong (round trip per message)\n"
+	      "  --size BYTES      message size, or generated file size (default 64K; 1 to 1G)\n"
+	      "  --fields N        separately allocated fields per message (default 8)\n"
+	      "  --threads N       connections, each with its own thread (default 1)\n"
+	      "  --cpus LIST       pin sender thread i to the (i mod n)-th CPU of LIST\n"
+	      "  --duration S      measured window in seconds (default 2)\n"
+	      "  --warmup S        warm-up before the window (default 0.5)\n"
+	      "  --verify V        full | sample | off: receiver checks every byte (default sample)\n"
+	      "  --seed N          pattern seed (default 1)\n"
+	      "  --file PATH       file methods: send this file (no verification possible)\n"
+	      "  --dir DIR         where a generated file goes (default /var/tmp)\n"
+	      "  --cache C         file methods: warm | cold page cache (default warm)\n"
+	      "  --no-sink         udp only: send to ADDR:PORT where nothing receives\n", f);
+}
+
+static void parse(int argc, char **argv, struct send_opts *o)
+{
+	static const struct option opts[] = {
+		{ "method", 1, 0, 'm' }, { "host", 1, 0, 'H' }, { "port", 1, 0, 'p' },
+		{ "transport", 1, 0, 't' }, { "mode", 1, 0, 'M' }, { "size", 1, 0, 's' },
+		{ "fields", 1, 0, 'f' }, { "threads", 1, 0, 'T' }, { "cpus", 1, 0, 'c' },
+		{ "duration", 1, 0, 'd' }, { "warmup", 1, 0, 'w' }, { "verify", 1, 0, 'v' },
+		{ "seed", 1, 0, 'S' }, { "file", 1, 0, 'F' }, { "dir", 1, 0, 'D' },
+		{ "cache", 1, 0, 'C' }, { "no-sink", 0, 0, 'n' }, { "help", 0, 0, 'h' }, { 0 },
+	};
+	const char *method = NULL;
+	int c, cache = -2;
+
+	*o = (struct send_opts){ .port = 5201, .fields = 8, .threads = 1, .size = 65536, .seed = 1,
+				 .duration = 2, .warmup = 0.5, .verify = VERIFY_SAMPLE, .dir = "/var/tmp",
+				 .cache = -1 };
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm': method = optarg; break;
+		case 'H': o->host = optarg; break;
+		case 'p': o->port = (int)parse_long("--port", optarg, 1, 65535); break;
+		case 't': o->proto = parse_choice("--transport", optarg, proto_names); break;
+		case 'M': o->mode = parse_choice("--mode", optarg, mode_names); break;
+		case 's': o->size = parse_size("--size", optarg, 1, MAX_SIZE); o->size_set = true; break;
+		case 'f': o->fields = (int)parse_long("--fields", optarg, 1, MAX_FIELDS); break;
+		case 'T': o->threads = (int)parse_long("--threads", optarg, 1, MAX_THREADS); break;
+		case 'c': parse_cpulist("--cpus", optarg, &o->cpus); break;
+		case 'd': o->duration = parse_seconds("--duration", optarg, 0.01, 3600); break;
+		case 'w': o->warmup = parse_seconds("--warmup", optarg, 0, 600); break;
+		case 'v': o->verify = parse_choice("--verify", optarg, verify_names); o->verify_set = true; break;
+		case 'S': o->seed = parse_u64("--seed", optarg); break;
+		case 'F': o->file = optarg; break;
+		case 'D': o->dir = optarg; break;
+		case 'C': cache = parse_choice("--cache", optarg, cache_names); break;
+		case 'n': o->no_sink = true; break;
+		case 'h': send_usage(stdout); exit(0);
+		default:
+			die_usage("send: unknown or incomplete option '%s' (see copybench send --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		die_usage("send: unexpected argument '%s' (see copybench send --help)", argv[optind]);
+	if (!method)
+		die_usage("send: --method is required (see copybench methods)");
+	o->m = method_find(method);
+	if (!o->m)
+		die_usage("--method: unknown method '%s' (allowed: send, sendmsg, zerocopy, uring-zc, vmsplice, "
+			  "read-write, mmap-write, sendfile, splice, splice2)", method);
+	if (!(o->m->kinds & (M_MSG | M_FILE_SOCK)))
+		die_usage("--method: %s copies file to file; use `copybench copy`", method);
+	if (!o->host)
+		die_usage("send: --host is required (the sink's address, e.g. 127.0.0.1)");
+	if (o->proto == PROTO_UDP && !(o->m->kinds & M_UDP))
+		die_usage("--transport: udp works with send, sendmsg, zerocopy, uring-zc (not %s)", method);
+	if (o->no_sink && o->proto != PROTO_UDP)
+		die_usage("--no-sink: only with --transport udp (TCP needs a receiver)");
+	if (o->no_sink && o->mode == MODE_PINGPONG)
+		die_usage("--no-sink: pingpong needs a sink to answer");
+	if (o->no_sink) {
+		if (o->verify_set && o->verify != VERIFY_OFF)
+			die_usage("--verify: nothing receives with --no-sink, so only 'off' is allowed");
+		o->verify = VERIFY_OFF;
+	}
+	if (o->m->kinds & M_FILE_SOCK) {
+		if (o->mode == MODE_PINGPONG)
+			die_usage("--mode: file methods stream a file; pingpong is for message methods");
+		o->cache = cache == -2 ? 0 : cache;
+		if (o->file && o->size_set)
+			die_usage("--size: give either --file or --size (the size of a generated file), not both");
+		if (o->file && o->verify_set && o->verify != VERIFY_OFF)
+			die_usage("--verify: a --file of your own has no known pattern; only 'off' is allowed (or use --size)");
+		if (o->file)
+			o->verify = VERIFY_OFF;
+	} else {
+		if (o->file)
+			die_usage("--file: only for file methods (read-write, mmap-write, sendfile, splice, splice2)");
+		if (cache != -2)
+			die_usage("--cache: only for file methods");
+	}
+	if (o->proto == PROTO_UDP && o->size > 65507)
+		die_usage("--size: a UDP datagram holds at most 65507 bytes (got %llu)", (unsigned long long)o->size);
+}
+
+static int file_progress(struct pass *p, struct meter *m, uint64_t bytes)
+{
+	const struct sender *s = p->arg;
+
+	m->bytes += bytes;
+	return meter_tick(m, s->phase);
+}
+
+static void *sender_main(void *arg)
+{
+	struct sender *s = arg;
+	const struct send_opts *o = s->o;
+	struct mctx *c = &s->ctx;
+	uint8_t *echo = NULL;
+	bool opened = false;
+
+	if (pin_to_cpu(&o->cpus, s->index, &s->err))
+		goto out;
+	meter_open(&s->meter);
+	if (s->m->open && s->m->open(c))
+		goto out;
+	opened = true;
+	if (o->mode == MODE_PINGPONG && !(echo = malloc(o->size + 1))) {
+		err_set(&s->err, "out of memory");
+		goto out;
+	}
+	atomic_fetch_add(s->ready, 1);
+	while (atomic_load(s->phase) == PHASE_WARMUP && atomic_load(s->ready) < o->threads + 1)
+		; /* everyone starts together: spin briefly while the main thread counts us in */
+
+	if (s->m->kinds & M_FILE_SOCK) {
+		struct pass p = { .progress = file_progress, .arg = s, .meter = &s->meter };
+		while (!meter_tick(&s->meter, s->phase)) {
+			if (o->cache == 1 && drop_cache(c->src_fd, &s->err))
+				goto out;
+			if (s->m->pass(c, &p))
+				goto out;
+			if (s->meter.seen != PHASE_STOP)
+				s->meter.messages++; /* whole passes over the file */
+		}
+	} else {
+		for (uint64_t i = 0; !meter_tick(&s->meter, s->phase); i++) {
+			uint64_t t0 = o->mode == MODE_PINGPONG ? now_ns() : 0;
+
+			if (s->m->send_msg(c, i))
+				goto out;
+			if (o->mode == MODE_PINGPONG) {
+				if (o->proto == PROTO_UDP) {
+					ssize_t n = recv(c->fd, echo, o->size + 1, 0);
+					if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+						s->recv_timeouts++; /* lost datagram: not a round trip */
+						continue;
+					}
+					if (n != (ssize_t)o->size) {
+						err_set(&s->err, "pingpong: reply of %zd bytes, expected %llu (%s)", n,
+							(unsigned long long)o->size, n < 0 ? strerror(errno) : "short");
+						goto out;
+					}
+				} else {
+					int rc = read_full(c->fd, echo, o->size, &s->err);
+					if (rc <= 0) {
+						if (rc == 0)
+							err_set(&s->err, "pingpong: the sink closed the connection");
+						goto out;
+					}
+				}
+				if (s->meter.seen == PHASE_MEASURE)
+					histo_add(&s->rtt, now_ns() - t0);
+			}
+			s->meter.bytes += o->size;
+			s->meter.messages++;
+		}
+	}
+	if (s->m->drain && s->m->drain(c, 10000))
+		goto out;
+out:
+	meter_transition(&s->meter, PHASE_STOP);
+	if (s->err.msg[0])
+		atomic_store(s->phase, PHASE_STOP); /* one failure ends the trial for all */
+	if (opened && s->m->close)
+		s->m->close(c);
+	if (o->proto == PROTO_TCP)
+		shutdown(c->fd, SHUT_WR); /* the sink reads to EOF, then reports */
+	if (!opened)
+		atomic_fetch_add(s->ready, 1);
+	free(echo);
+	meter_close(&s->meter);
+	return NULL;
+}
+
+/* Sleep until `until` (monotonic ns) or a worker failed. */
+static void sleep_until(uint64_t until, _Atomic int *phase)
+{
+	while (now_ns() < until && atomic_load(phase) != PHASE_STOP) {
+		uint64_t left = until - now_ns();
+		usleep(left > 10000000 ? 10000 : (useconds_t)(left / 1000 + 1));
+	}
+}
+
+/* Parse "OK port=P" or "OK ports=P1,P2,..." into ports[threads]. */
+static int parse_ok(const char *line, int *ports, int threads, struct err *e)
+{
+	const char *p;
+	char *end;
+
+	if (!strncmp(line, "ERR ", 4)) {
+		err_set(e, "sink refused the session: %s", line + 4);
+		return -1;
+	}
+	if (!strncmp(line, "OK port=", 8)) {
+		long v = strtol(line + 8, &end, 10);
+		if (*end || v < 1 || v > 65535)
+			goto bad;
+		for (int i = 0; i < threads; i++)
+			ports[i] = (int)v;
+		return 0;
+	}
+	if (strncmp(line, "OK ports=", 9))
+		goto bad;
+	p = line + 9;
+	for (int i = 0; i < threads; i++) {
+		long v = strtol(p, &end, 10);
+		if (end == p || v < 1 || v > 65535 || (*end != ',' && *end != 0))
+			goto bad;
+		ports[i] = (int)v;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+bad:
+	err_set(e, "control: the peer is not a copybench sink (it answered '%.60s')", line);
+	return -1;
+}
+
+/* Read RESULT / RECEIVER / END from the sink. */
+static int read_result(struct ctl *ctl, struct record *r, char *recv_json, size_t len,
+		       uint64_t *bytes_received, char *first, size_t first_len, struct err *e)
+{
+	char line[sizeof(ctl->buf)];
+	unsigned long long checked, mism, bytes, dgrams;
+	int off = 0;
+
+	for (;;) {
+		int rc = ctl_recv(ctl, line, sizeof(line), 60000, e);
+		if (rc <= 0) {
+			if (rc == 0)
+				err_set(e, "control: the sink closed the connection before its result");
+			return -1;
+		}
+		if (!strcmp(line, "END"))
+			return r->verify_known && recv_json[0] ? 0 : (err_set(e, "control: incomplete result"), -1);
+		if (sscanf(line, "RESULT checked=%llu mismatches=%llu bytes=%llu datagrams=%llu first=%n",
+			   &checked, &mism, &bytes, &dgrams, &off) == 4 && off) {
+			r->verify_known = true;
+			r->verify_checked = checked;
+			r->verify_mismatches = mism;
+			*bytes_received = bytes;
+			r->datagrams_received = dgrams;
+			snprintf(first, first_len, "%s", line + off);
+			r->first_mismatch = first;
+		} else if (!strncmp(line, "RECEIVER ", 9)) {
+			size_t l = strlen(line + 9);
+			if (l >= len) {
+				err_set(e, "control: receiver block of %zu bytes is too long", l);
+				return -1;
+			}
+			memcpy(recv_json, line + 9, l + 1);
+		} else if (!strncmp(line, "ERR ", 4)) {
+			err_set(e, "sink: %s", line + 4);
+			return -1;
+		} else {
+			err_set(e, "control: unexpected line from the sink '%.60s'", line);
+			return -1;
+		}
+	}
+}
+
+int cmd_send(int argc, char **argv)
+{
+	struct send_opts o;
+	struct srcfile src = { .fd = -1 };
+	struct pattern *pat = malloc(sizeof(*pat));
+	struct sender *snd = NULL;
+	struct ctl ctl;
+	struct err e = { "" };
+	struct record r;
+	struct meter *meters[2 * MAX_THREADS];
+	struct histo *rtt = calloc(1, sizeof(*rtt));
+	static char recv_json[8192], first[256];
+	char hello[512];
+	int ports[MAX_THREADS], nmeters = 0, ctlfd = -1;
+	_Atomic int phase = PHASE_WARMUP, ready = 0;
+	uint64_t t;
+	int started = 0;
+
+	parse(argc, argv, &o);
+	if (!pat || !rtt) {
+		fputs("copybench: out of memory\n", stderr);
+		return 1;
+	}
+	r = (struct record){ .command = "send", .method = o.m->name, .mode = mode_names[o.mode],
+			     .protocol = proto_names[o.proto], .host = o.host, .port = o.port,
+			     .size = o.size, .fields = o.fields, .threads = o.threads,
+			     .cpus_sender = &o.cpus, .duration_s = o.duration, .warmup_s = o.warmup,
+			     .verify = verify_names[o.verify], .seed = o.seed, .no_sink = o.no_sink,
+			     .cache = o.cache >= 0 ? cache_names[o.cache] : NULL, .file = o.file,
+			     .udp = o.proto == PROTO_UDP, .family = "unknown",
+			     .receiver_unavailable = o.no_sink ? "--no-sink: nothing receives" : "no result from the sink" };
+
+	if (o.m->probe) {
+		char why[200];
+		if (o.m->probe(why, sizeof(why))) {
+			err_set(&e, "method %s is not available here: %s", o.m->name, why);
+			goto done;
+		}
+	}
+	if (o.m->kinds & M_FILE_SOCK) {
+		if (o.file) {
+			srcfile_open_user(&src, "--file", o.file);
+		} else {
+			pattern_init(pat, o.seed, o.size, false);
+			if (srcfile_generate(&src, o.dir, o.size, pat, &e))
+				goto done;
+		}
+		r.file_size = src.size;
+		if (o.cache == 0 && warm_cache(src.fd, src.size, &e))
+			goto done;
+		pattern_init(pat, o.seed, src.size, false);
+	} else {
+		pattern_init(pat, o.seed, o.size, true);
+	}
+
+	if (o.no_sink) {
+		for (int i = 0; i < o.threads; i++)
+			ports[i] = o.port;
+	} else {
+		struct session ss = { .proto = o.proto, .mode = o.mode, .threads = o.threads, .size = o.size,
+				      .record = pat->record, .stamped = pat->stamped, .verify = o.verify,
+				      .seed = o.seed };
+		char line[256];
+		int rc;
+
+		ctlfd = tcp_connect_to(o.host, o.port, 3000, &e);
+		if (ctlfd < 0)
+			goto done;
+		r.family = sock_family_name(ctlfd);
+		ctl_init(&ctl, ctlfd);
+		session_format(&ss, hello, sizeof(hello));
+		if (ctl_send(&ctl, &e, "%s", hello))
+			goto done;
+		rc = ctl_recv(&ctl, line, sizeof(line), 5000, &e);
+		if (rc == 0)
+			err_set(&e, "control: the peer at %s port %d closed the connection (not a copybench sink?)",
+				o.host, o.port);
+		if (rc <= 0 || parse_ok(line, ports, o.threads, &e))
+			goto done;
+	}
+
+	snd = calloc(MAX_THREADS, sizeof(*snd));
+	if (!snd) {
+		err_set(&e, "out of memory");
+		goto done;
+	}
+	for (int i = 0; i < o.threads; i++) {
+		struct sender *s = &snd[i];
+		int one = 1;
+
+		*s = (struct sender){ .index = i, .o = &o, .m = o.m, .phase = &phase, .ready = &ready };
+		s->ctx = (struct mctx){ .fd = -1, .udp = o.proto == PROTO_UDP, .size = o.size, .fields = o.fields,
+					.pat = pat, .err = &s->err, .src_fd = src.fd, .file_size = src.size,
+					.src_path = src.path, .helper_meter = &s->helper_meter, .phase = &phase };
+		s->ctx.fd = o.proto == PROTO_UDP ? udp_connect_to(o.host, ports[i], &e)
+						 : tcp_connect_to(o.host, ports[i], 3000, &e);
+		if (s->ctx.fd < 0)
+			goto done;
+		if (o.no_sink)
+			r.family = sock_family_name(s->ctx.fd);
+		if (o.proto == PROTO_UDP && o.mode == MODE_PINGPONG)
+			set_timeout_ms(s->ctx.fd, SO_RCVTIMEO, 1000);
+		if (o.mode == MODE_PINGPONG && o.proto == PROTO_TCP) /* one message per round trip */
+			setsockopt(s->ctx.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	}
+	for (int i = 0; i < o.threads; i++) {
+		int rc = pthread_create(&snd[i].tid, NULL, sender_main, &snd[i]);
+		if (rc) {
+			err_set(&e, "pthread_create: %s", strerror(rc));
+			atomic_store(&phase, PHASE_STOP);
+			break;
+		}
+		started++;
+	}
+	while (atomic_load(&ready) < started && atomic_load(&phase) != PHASE_STOP)
+		usleep(1000);
+	atomic_fetch_add(&ready, 1); /* release the workers together */
+
+	t = now_ns();
+	sleep_until(t + (uint64_t)(o.warmup * 1e9), &phase);
+	if (ctlfd >= 0 && atomic_load(&phase) != PHASE_STOP)
+		ctl_send(&ctl, &e, "MEASURE");
+	if (atomic_load(&phase) != PHASE_STOP)
+		atomic_store(&phase, PHASE_MEASURE);
+	t = now_ns();
+	sleep_until(t + (uint64_t)(o.duration * 1e9), &phase);
+	atomic_store(&phase, PHASE_STOP);
+	if (ctlfd >= 0)
+		ctl_send(&ctl, &e, "STOP");
+	for (int i = 0; i < started; i++) {
+		pthread_join(snd[i].tid, NULL);
+		if (snd[i].err.msg[0])
+			err_set(&e, "thread %d: %s", i, snd[i].err.msg);
+		meters[nmeters++] = &snd[i].meter;
+		if (snd[i].helper_meter.opened || snd[i].helper_meter.have_end)
+			meters[nmeters++] = &snd[i].helper_meter;
+		histo_merge(rtt, &snd[i].rtt);
+		r.zc_used |= snd[i].ctx.zc_used;
+		r.zc.sends += snd[i].ctx.zc.sends;
+		r.zc.completions += snd[i].ctx.zc.completions;
+		r.zc.copied += snd[i].ctx.zc.copied;
+		r.zc.enobufs += snd[i].ctx.zc.enobufs;
+		r.datagrams_sent += snd[i].meter.messages;
+	}
+	side_totals(&r.sender, meters, nmeters);
+	r.have_result = started == o.threads;
+	r.rtt = o.mode == MODE_PINGPONG ? rtt : NULL;
+	if (ctlfd >= 0 && started) {
+		struct err ce = { "" };
+		uint64_t received = 0, sent = 0;
+
+		if (read_result(&ctl, &r, recv_json, sizeof(recv_json), &received, first, sizeof(first), &ce) == 0) {
+			r.receiver_json = recv_json;
+			for (int i = 0; i < started; i++)
+				sent += snd[i].meter.bytes;
+			/* every byte sent (warm-up included) must have arrived, once */
+			if (o.proto == PROTO_TCP && !e.msg[0] && received != sent)
+				err_set(&e, "the sink received %llu bytes but %llu were sent",
+					(unsigned long long)received, (unsigned long long)sent);
+			if (r.verify_mismatches)
+				err_set(&e, "verification failed: %llu mismatches, first at %s",
+					(unsigned long long)r.verify_mismatches, r.first_mismatch);
+		} else {
+			err_set(&e, "%s", ce.msg);
+		}
+	}
+done:
+	r.error = e.msg[0] ? e.msg : NULL;
+	record_print(stdout, &r);
+	record_summary(stderr, &r);
+	for (int i = 0; snd && i < o.threads; i++)
+		if (snd[i].ctx.fd >= 0)
+			close(snd[i].ctx.fd);
+	if (ctlfd >= 0)
+		close(ctlfd);
+	if (src.fd >= 0)
+		close(src.fd);
+	free(snd);
+	free(pat);
+	free(rtt);
+	return r.error ? 1 : 0;
+}

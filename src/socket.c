@@ -1,0 +1,213 @@
+/* Socket helpers (see socket.h). */
+#include "socket.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <unistd.h>
+
+int sock_resolve(const char *host, int port, int socktype, struct sockaddr_storage *ss,
+		 socklen_t *len, struct err *e)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = socktype }, *res;
+	char portstr[16];
+	int rc;
+
+	snprintf(portstr, sizeof(portstr), "%d", port);
+	rc = getaddrinfo(host, portstr, &hints, &res);
+	if (rc) {
+		err_set(e, "--host: cannot resolve '%s': %s", host, gai_strerror(rc));
+		return -1;
+	}
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+int sock_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return -1;
+	return ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port :
+						((struct sockaddr_in *)&ss)->sin_port);
+}
+
+const char *sock_family_name(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getpeername(fd, (struct sockaddr *)&ss, &len) && getsockname(fd, (struct sockaddr *)&ss, &len))
+		return "unknown";
+	if (ss.ss_family == AF_INET6) {
+		const struct in6_addr *a = &((struct sockaddr_in6 *)&ss)->sin6_addr;
+		return IN6_IS_ADDR_V4MAPPED(a) ? "ipv4" : "ipv6";
+	}
+	return "ipv4";
+}
+
+int tcp_listen_on(const char *bind_host, int port, struct err *e)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, one = 1, zero = 0;
+
+	if (sock_resolve(bind_host, port, SOCK_STREAM, &ss, &len, e))
+		return -1;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		err_sys(e, "socket");
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ss.ss_family == AF_INET6) /* "::" serves IPv4 too */
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	if (bind(fd, (struct sockaddr *)&ss, len)) {
+		err_set(e, "--port: cannot bind %s port %d: %s", bind_host, port, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (listen(fd, 128)) {
+		err_sys(e, "listen");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int listen_like(int ref, int socktype, int *port_out, struct err *e)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	int fd;
+
+	if (getsockname(ref, (struct sockaddr *)&ss, &len)) {
+		err_sys(e, "getsockname");
+		return -1;
+	}
+	if (ss.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&ss)->sin6_port = 0;
+	else
+		((struct sockaddr_in *)&ss)->sin_port = 0;
+	fd = socket(ss.ss_family, socktype | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		err_sys(e, "socket");
+		return -1;
+	}
+	if (bind(fd, (struct sockaddr *)&ss, len) || (socktype == SOCK_STREAM && listen(fd, MAX_THREADS))) {
+		err_sys(e, "bind/listen data socket");
+		close(fd);
+		return -1;
+	}
+	*port_out = sock_port(fd);
+	return fd;
+}
+
+int tcp_connect_to(const char *host, int port, int timeout_ms, struct err *e)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	struct pollfd pfd;
+	int fd, rc, soerr = 0;
+	socklen_t sl = sizeof(soerr);
+
+	if (sock_resolve(host, port, SOCK_STREAM, &ss, &len, e))
+		return -1;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		err_sys(e, "socket");
+		return -1;
+	}
+	rc = connect(fd, (struct sockaddr *)&ss, len);
+	if (rc && errno == EINPROGRESS) {
+		pfd = (struct pollfd){ .fd = fd, .events = POLLOUT };
+		rc = poll(&pfd, 1, timeout_ms);
+		if (rc == 0) {
+			err_set(e, "connect %s port %d: timed out after %d ms", host, port, timeout_ms);
+			close(fd);
+			return -1;
+		}
+		getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+		rc = soerr ? -1 : 0;
+		errno = soerr;
+	}
+	if (rc) {
+		err_set(e, "connect %s port %d: %s", host, port, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+int udp_connect_to(const char *host, int port, struct err *e)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd;
+
+	if (sock_resolve(host, port, SOCK_DGRAM, &ss, &len, e))
+		return -1;
+	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		err_sys(e, "socket");
+		return -1;
+	}
+	if (connect(fd, (struct sockaddr *)&ss, len)) {
+		err_set(e, "connect udp %s port %d: %s", host, port, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int set_timeout_ms(int fd, int which, int ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+
+	return setsockopt(fd, SOL_SOCKET, which, &tv, sizeof(tv));
+}
+
+int write_full(int fd, const void *buf, size_t len, struct err *e)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err_sys(e, "send");
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int read_full(int fd, void *buf, size_t len, struct err *e)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = recv(fd, p, len, 0);
+		if (n == 0)
+			return 0;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err_sys(e, "recv");
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 1;
+}

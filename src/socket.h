@@ -1,0 +1,23 @@
+/* Socket set-up and whole-buffer I/O. */
+#ifndef COPYBENCH_SOCKET_H
+#define COPYBENCH_SOCKET_H
+#include "common.h"
+
+#include <sys/socket.h>
+
+enum proto { PROTO_TCP, PROTO_UDP };
+
+int sock_resolve(const char *host, int port, int socktype, struct sockaddr_storage *ss,
+		 socklen_t *len, struct err *e);
+int tcp_listen_on(const char *bind_host, int port, struct err *e);
+/* listener on an ephemeral port at the local address of an existing socket */
+int listen_like(int fd, int socktype, int *port_out, struct err *e);
+int tcp_connect_to(const char *host, int port, int timeout_ms, struct err *e);
+int udp_connect_to(const char *host, int port, struct err *e);
+int sock_port(int fd);
+const char *sock_family_name(int fd); /* "ipv4" | "ipv6" */
+int set_timeout_ms(int fd, int which, int ms);   /* SO_RCVTIMEO / SO_SNDTIMEO */
+int write_full(int fd, const void *buf, size_t len, struct err *e);
+/* 1 = filled, 0 = EOF before len bytes, -1 = error */
+int read_full(int fd, void *buf, size_t len, struct err *e);
+#endif

@@ -1,0 +1,106 @@
+/* Source files for file methods (see srcfile.h). */
+#include "srcfile.h"
+#include "args.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void srcfile_open_user(struct srcfile *s, const char *arg, const char *path)
+{
+	struct stat st;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0)
+		die_usage("%s: cannot open '%s': %s (a readable regular file is required)", arg, path,
+			  strerror(errno));
+	if (fstat(s->fd, &st) || !S_ISREG(st.st_mode))
+		die_usage("%s: '%s' is not a regular file", arg, path);
+	if (st.st_size == 0 || (uint64_t)st.st_size > MAX_SIZE)
+		die_usage("%s: '%s' has %lld bytes (allowed: 1 byte to 1 GiB)", arg, path, (long long)st.st_size);
+	s->size = (uint64_t)st.st_size;
+	snprintf(s->path, sizeof(s->path), "%s", path);
+}
+
+int scratch_file(const char *dir, char *path, size_t len, struct err *e)
+{
+	int fd;
+
+	snprintf(path, len, "%s/copybench-XXXXXX", dir);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0) {
+		err_set(e, "--dir: cannot create a file in '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	unlink(path); /* gone when we exit, whatever happens */
+	return fd;
+}
+
+int srcfile_generate(struct srcfile *s, const char *dir, uint64_t size, const struct pattern *p,
+		     struct err *e)
+{
+	uint8_t *buf;
+	const size_t chunk = 1u << 20;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = scratch_file(dir, s->path, sizeof(s->path), e);
+	if (s->fd < 0)
+		return -1;
+	buf = malloc(chunk);
+	if (!buf) {
+		err_set(e, "out of memory");
+		return -1;
+	}
+	for (uint64_t off = 0; off < size;) {
+		size_t n = size - off < chunk ? (size_t)(size - off) : chunk;
+		pattern_fill(p, off, buf, n);
+		if (pwrite(s->fd, buf, n, (off_t)off) != (ssize_t)n) {
+			err_set(e, "write %s: %s", s->path, strerror(errno));
+			free(buf);
+			return -1;
+		}
+		off += n;
+	}
+	free(buf);
+	/* clean pages can be dropped for cold-cache passes */
+	if (fsync(s->fd)) {
+		err_set(e, "fsync %s: %s", s->path, strerror(errno));
+		return -1;
+	}
+	s->size = size;
+	s->generated = true;
+	return 0;
+}
+
+int drop_cache(int fd, struct err *e)
+{
+	int rc;
+
+	if (fdatasync(fd) && errno != EINVAL) {
+		err_sys(e, "fdatasync");
+		return -1;
+	}
+	rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (rc) {
+		err_set(e, "posix_fadvise(DONTNEED): %s", strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+int warm_cache(int fd, uint64_t size, struct err *e)
+{
+	char buf[1 << 16];
+
+	for (uint64_t off = 0; off < size;) {
+		ssize_t n = pread(fd, buf, sizeof(buf), (off_t)off);
+		if (n <= 0) {
+			err_set(e, "read while warming the cache: %s", n ? strerror(errno) : "short file");
+			return -1;
+		}
+		off += (uint64_t)n;
+	}
+	return 0;
+}
