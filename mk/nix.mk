@@ -20,7 +20,7 @@ seal: setup
 # Flake parse/lock/attribute checks (skipped with a printed reason where Nix is missing),
 # CITATION.cff validation, and runner.verify on generated runs.
 test-packaging: setup
-	$(PY) -m pytest -q -rs tests/test_packaging.py tests/test_verify.py
+	$(PY) -m pytest -q -rs $(wildcard tests/test_packaging*.py tests/test_verify*.py)
 
 test: test-packaging
 
