@@ -1,0 +1,206 @@
+"""``python -m runner {sweep,plan,env}``.
+
+Exit codes: 0 ok (a completed sweep, even with failed trials, which are recorded); 1 a
+runtime failure of the runner; 2 bad usage (one line naming the file/key/argument and what
+is allowed; nothing else printed, nothing created); 130/143 interrupted by SIGINT/SIGTERM
+(the run directory can be resumed with ``--resume``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from runner import plan as plan_mod
+from runner import profile as profile_mod
+from runner.errors import RunnerError, UsageError
+from runner.progress import fmt_duration, summary_table
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2
+        print(f"{self.prog}: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m runner",
+                description="Sweep copybench over a profile's design into data/raw/<run-id>/.")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    names = ", ".join(profile_mod.available())
+
+    s = sub.add_parser("sweep", help="run a profile's plan (or resume a run)",
+                       description="Run every planned trial of a profile and append the "
+                       "records to <run-dir>/trials.jsonl.")
+    s.add_argument("--profile", metavar="NAME|PATH",
+                   help=f"profile name ({names}) or path to a .toml file")
+    s.add_argument("--run-dir", type=Path, metavar="DIR",
+                   help="run directory (default: data/raw/<run-id>)")
+    s.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run in --run-dir (default: the latest run)")
+    s.add_argument("--seed", type=int, metavar="N", help="override the profile's seed")
+    s.add_argument("--no-progress", action="store_true", help="no progress output")
+
+    pl = sub.add_parser("plan", help="print the plan and its estimated time; run nothing",
+                        description="Expand a profile into its valid cells and rounds and "
+                        "print them with the estimated wall time.")
+    pl.add_argument("--profile", required=True, metavar="NAME|PATH",
+                    help=f"profile name ({names}) or path to a .toml file")
+    pl.add_argument("--seed", type=int, metavar="N", help="override the profile's seed")
+    pl.add_argument("--json", action="store_true", help="print plan.json as it would be written")
+    pl.add_argument("--cells", action="store_true", help="list every cell")
+
+    e = sub.add_parser("env", help="print the environment manifest (JSON)",
+                       description="Print the manifest.json a sweep would write.")
+    e.add_argument("--no-memcpy", action="store_true", help="skip the memcpy bandwidth test")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.cmd == "sweep":
+            return cmd_sweep(args)
+        if args.cmd == "plan":
+            return cmd_plan(args)
+        return cmd_env(args)
+    except UsageError as e:
+        print(f"runner: {e}", file=sys.stderr)
+        return 2
+    except RunnerError as e:
+        print(f"runner: {e}", file=sys.stderr)
+        return 1
+
+
+def _caps() -> plan_mod.Capabilities:
+    from runner.sweep import binary_methods, find_binary
+    return plan_mod.Capabilities.detect(binary_methods(find_binary()))
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    prof = profile_mod.load(args.profile)
+    plan = plan_mod.make(prof, _caps(), args.seed)
+    if args.json:
+        print(json.dumps(plan.to_json(), indent=1))
+        return 0
+    est = plan_mod.estimate(plan)
+    out = Console(soft_wrap=True)
+    out.print(f"profile {prof.name} ({prof.path}): {prof.description}", markup=False,
+              highlight=False)
+    out.print(f"seed {plan.seed}; repetitions {plan.rep_min}..{plan.rep_max}, stop at "
+              f"±{prof.repetitions.target_rel_ci:.1%} ({prof.repetitions.confidence:.0%} "
+              f"bootstrap CI of the median)", markup=False, highlight=False)
+    for n in plan.notes:
+        out.print(f"  {n}", markup=False, highlight=False)
+    from rich.table import Table
+    t = Table(title="cells per experiment")
+    for c in ("experiment [kind]", "cells", "s per repetition"):
+        t.add_column(c, justify="left" if c.startswith("exp") else "right")
+    for name, n, secs in plan_mod.summary_rows(plan):
+        t.add_row(escape(name), str(n), f"{secs:.0f}")
+    out.print(t)
+    if args.cells:
+        for cid, c in sorted(plan.cells.items(), key=lambda kv: kv[1].label()):
+            out.print(f"  {cid}  {c.label()}{'  [perf]' if c.perf else ''}", markup=False,
+                      highlight=False)
+    out.print(f"{len(plan.cells)} cells; {est.trials_min} to {est.trials_max} trials; "
+              f"estimated time {fmt_duration(est.seconds_expected)} "
+              f"(min {fmt_duration(est.seconds_min)}, max {fmt_duration(est.seconds_max)})",
+              markup=False, highlight=False)
+    if prof.budget_s and est.seconds_expected > prof.budget_s:
+        out.print(f"warning: the estimate exceeds the profile's budget_s = {prof.budget_s:g}",
+                  markup=False, highlight=False)
+    return 0
+
+
+def cmd_env(args: argparse.Namespace) -> int:
+    from runner.manifest import collect
+    from runner.sweep import find_binary, repo_root
+    print(json.dumps(collect(repo_root(), find_binary(), measure=not args.no_memcpy),
+                     indent=1))
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from runner import sweep as sw
+    if args.resume:
+        run_dir = args.run_dir
+        if run_dir is None:
+            name = profile_mod.load(args.profile).name if args.profile else None
+            run_dir = sw.latest_run(name)
+        prof, plan, run_id = sw.prepare_resume(run_dir, args.profile)
+        if args.seed is not None and args.seed != plan.seed:
+            raise UsageError(f"--seed {args.seed}: the run in {run_dir} was planned with "
+                             f"seed {plan.seed}")
+        binary = sw.find_binary()
+        if binary is None:
+            raise RunnerError("copybench not found: build it (make -C src) or set COPYBENCH_BIN")
+    else:
+        if not args.profile:
+            raise UsageError("sweep: --profile is required (or --resume with --run-dir; "
+                             f"profiles: {', '.join(profile_mod.available())})")
+        prof = profile_mod.load(args.profile)
+        binary = sw.find_binary()
+        if binary is None:
+            raise RunnerError("copybench not found: build it (make -C src) or set COPYBENCH_BIN")
+        run_dir, run_id, plan = sw.prepare_new(prof, args.run_dir, args.seed, binary)
+    for n in plan.notes:
+        print(f"runner: {n}", file=sys.stderr)
+    s = sw.Sweep(prof, plan, run_dir, run_id, binary, progress=not args.no_progress)
+    s.load_records()
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    sessions_before = _sessions(run_dir)
+    if not (run_dir / sw.MANIFEST).exists() or sessions_before:
+        sw.write_manifest(run_dir, run_id, binary, sessions_before)
+    est = plan_mod.estimate(plan)
+    print(f"runner: run {run_id} in {run_dir}: {len(plan.cells)} cells, "
+          f"{est.trials_min}..{est.trials_max} trials, estimated "
+          f"{fmt_duration(est.seconds_expected)}"
+          + (f"; resuming with {len(s.done)} trials already recorded" if args.resume else ""),
+          file=sys.stderr, flush=True)
+    outcome = s.run()
+    sw.record_session(run_dir, {
+        "started_at": started,
+        "ended_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "wall_s": round(outcome.wall_s, 1), "pid": os.getpid(),
+        "trials": dict(outcome.counts), "complete": outcome.complete,
+        "interrupted": outcome.interrupted})
+    from runner import records
+    recs = list(records.read(run_dir / records.TRIALS))
+    if outcome.complete:
+        if not args.no_progress:
+            con = Console(stderr=True)
+            if not con.is_terminal:
+                con = Console(stderr=True, width=140)
+            con.print(summary_table(plan.cells, recs))
+        try:
+            from runner.verify import seal
+            seal(run_dir)
+        except ImportError:
+            pass
+    total = _status_counts(recs)
+    print(f"runner: {'done' if outcome.complete else 'interrupted (' + str(outcome.interrupted) + ')'}"
+          f" in {fmt_duration(outcome.wall_s)}: {total}; {run_dir}", file=sys.stderr)
+    if not outcome.complete:
+        print(f"runner: resume with: python -m runner sweep --resume --run-dir {run_dir}",
+              file=sys.stderr)
+        return 143 if outcome.interrupted == "SIGTERM" else 130
+    return 0
+
+
+def _sessions(run_dir: Path) -> int:
+    p = run_dir / "sessions.json"
+    return len(json.loads(p.read_text())) if p.exists() else 0
+
+
+def _status_counts(recs: list[dict]) -> str:
+    from collections import Counter
+    c = Counter(r.get("status") for r in recs)
+    return ", ".join(f"{c[k]} {k}" for k in ("ok", "failed", "timeout") if c[k]) or "no trials"

@@ -1,0 +1,272 @@
+"""The environment manifest (``manifest.json``): everything about the machine a reader needs.
+
+Every probe is best effort: a value that cannot be read is ``null`` and, where useful, a
+sibling ``*_unavailable`` says why. Nothing here changes the machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from runner import __version__
+from runner.perfprof import available as perf_available
+
+SYSCTLS = (
+    "net.core.optmem_max", "net.core.rmem_max", "net.core.wmem_max", "net.core.rmem_default",
+    "net.core.wmem_default", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem",
+    "net.ipv4.tcp_congestion_control", "kernel.perf_event_paranoid",
+    "kernel.kptr_restrict", "vm.dirty_ratio", "vm.dirty_background_ratio",
+)
+PACKAGES = ("rich", "numpy", "scipy", "pandas", "statsmodels", "seaborn", "matplotlib",
+            "papermill", "jupyter-book", "sphinx", "myst-nb", "pytest", "hypothesis",
+            "jsonschema")
+
+
+def _read(path: str) -> str | None:
+    try:
+        return Path(path).read_text(errors="replace").strip()
+    except OSError:
+        return None
+
+
+def _run(argv: list[str], timeout: float = 30) -> str | None:
+    if shutil.which(argv[0]) is None and not os.path.isabs(argv[0]):
+        return None
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    out = (r.stdout or r.stderr).strip()
+    return out if r.returncode == 0 and out else (out or None)
+
+
+def sysctl(name: str) -> str | None:
+    v = _read("/proc/sys/" + name.replace(".", "/"))
+    return " ".join(v.split()) if v is not None else None
+
+
+def os_release() -> dict[str, str]:
+    text = _read("/etc/os-release") or ""
+    out = {}
+    for line in text.splitlines():
+        k, _, v = line.partition("=")
+        if k in ("PRETTY_NAME", "ID", "VERSION_ID"):
+            out[k.lower()] = v.strip('"')
+    return out
+
+
+def cpu() -> dict[str, Any]:
+    info = _read("/proc/cpuinfo") or ""
+    model = re.search(r"^model name\s*:\s*(.+)$", info, re.M)
+    flags = re.search(r"^flags\s*:\s*(.+)$", info, re.M)
+    flagset = set(flags.group(1).split()) if flags else set()
+    return {
+        "model": model.group(1).strip() if model else platform.processor() or None,
+        "count": os.cpu_count(),
+        "online": _read("/sys/devices/system/cpu/online"),
+        "affinity": sorted(os.sched_getaffinity(0)),
+        "flags_of_interest": sorted(flagset & {"erms", "fsrm", "avx2", "avx512f", "rep_good",
+                                               "hypervisor", "constant_tsc"}),
+        "governor": _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+        "turbo": _turbo(),
+        "smt": _read("/sys/devices/system/cpu/smt/active"),
+    }
+
+
+def _turbo() -> str | None:
+    no_turbo = _read("/sys/devices/system/cpu/intel_pstate/no_turbo")
+    if no_turbo is not None:
+        return "off" if no_turbo == "1" else "on"
+    boost = _read("/sys/devices/system/cpu/cpufreq/boost")
+    if boost is not None:
+        return "on" if boost == "1" else "off"
+    return None
+
+
+def memory() -> dict[str, Any]:
+    info = _read("/proc/meminfo") or ""
+    m = re.search(r"^MemTotal:\s*(\d+) kB", info, re.M)
+    return {"total_bytes": int(m.group(1)) * 1024 if m else None,
+            "transparent_hugepage": _read("/sys/kernel/mm/transparent_hugepage/enabled")}
+
+
+KERNEL_PARAMS = ("mitigations", "isolcpus", "nohz", "nohz_full", "rcu_nocbs", "intel_pstate",
+                 "idle", "processor.max_cstate", "intel_idle.max_cstate",
+                 "transparent_hugepage", "preempt", "spectre_v2", "pti", "nosmt")
+
+
+def kernel_params() -> dict[str, str]:
+    """Only the boot parameters that can change a measurement."""
+    out = {}
+    for tok in (_read("/proc/cmdline") or "").split():
+        if tok == "--":
+            break
+        k, _, v = tok.partition("=")
+        if k in KERNEL_PARAMS:
+            out[k] = v
+    return out
+
+
+def virtualization() -> dict[str, Any]:
+    info = _read("/proc/cpuinfo") or ""
+    return {
+        "detect_virt": _run(["systemd-detect-virt"]),
+        "hypervisor_flag": bool(re.search(r"^flags\s*:.*\bhypervisor\b", info, re.M)),
+        "dmi_product": _read("/sys/class/dmi/id/product_name"),
+        "dmi_vendor": _read("/sys/class/dmi/id/sys_vendor"),
+    }
+
+
+def mitigations() -> dict[str, str]:
+    d = Path("/sys/devices/system/cpu/vulnerabilities")
+    out = {}
+    if d.is_dir():
+        for f in sorted(d.iterdir()):
+            v = _read(str(f))
+            if v is not None:
+                out[f.name] = v
+    return out
+
+
+def pmu() -> dict[str, Any]:
+    """Are hardware counters there? Ask perf (``perf stat -e cycles``), not assumptions."""
+    devices = sorted(os.listdir("/sys/bus/event_source/devices")) \
+        if os.path.isdir("/sys/bus/event_source/devices") else []
+    hw = any(d in ("cpu", "cpu_core", "cpu_atom", "armv8_pmuv3") or d.startswith("armv")
+             for d in devices)
+    out: dict[str, Any] = {"event_sources": devices, "hardware_pmu_device": hw}
+    if shutil.which("perf"):
+        r = subprocess.run(["perf", "stat", "-x,", "-e", "cycles,instructions", "--", "true"],
+                           capture_output=True, text=True, check=False, timeout=30)
+        lines = [ln for ln in r.stderr.splitlines() if ",cycles" in ln or ",instructions" in ln]
+        ok = bool(lines) and all("<not supported>" not in ln and "<not counted>" not in ln
+                                 for ln in lines)
+        out["cycles_countable"] = ok
+        out["perf_stat"] = lines
+    else:
+        out["cycles_countable"] = None
+        out["perf_stat"] = "perf not installed"
+    rec_ok, why = perf_available()
+    out["perf_record_cpu_clock"] = rec_ok
+    if not rec_ok:
+        out["perf_record_unavailable"] = why
+    out["available"] = bool(out.get("cycles_countable"))
+    return out
+
+
+def git_info(root: Path) -> dict[str, Any]:
+    if shutil.which("git") is None or not (root / ".git").exists():
+        return {"commit": None, "dirty": None}
+    commit = _run(["git", "-C", str(root), "rev-parse", "HEAD"])
+    status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "src",
+                             "runner"], capture_output=True, text=True, check=False).stdout
+    return {"commit": commit, "dirty": bool(status.strip())}
+
+
+def packages() -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for p in PACKAGES:
+        try:
+            out[p] = metadata.version(p)
+        except metadata.PackageNotFoundError:
+            out[p] = None
+    return out
+
+
+def compiler(root: Path) -> dict[str, Any]:
+    cc = os.environ.get("CC", "cc")
+    version = _run([cc, "--version"])
+    flags = None
+    mk = root / "src" / "Makefile"
+    if mk.is_file():
+        r = subprocess.run(["make", "-s", "-n", "-p", "-C", str(root / "src"), "-f", "Makefile",
+                            "--no-print-directory", "__copybench_no_such_target__"],
+                           capture_output=True, text=True, check=False, timeout=30)
+        m = re.search(r"^CFLAGS\s*:?=\s*(.*)$", r.stdout, re.M)
+        flags = m.group(1).strip() if m else None
+    return {"cc": cc, "version": version.splitlines()[0] if version else None,
+            "cflags": flags}
+
+
+def tools(binary: Path | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, argv in (("perf", ["perf", "--version"]), ("iperf3", ["iperf3", "--version"]),
+                       ("sockperf", ["sockperf", "--version"]), ("ip", ["ip", "-V"])):
+        v = _run(argv)
+        out[name] = v.splitlines()[0] if v else None
+        out[f"{name}_path"] = shutil.which(name)
+    out["liburing"] = _run(["pkg-config", "--modversion", "liburing"])
+    return out
+
+
+def copybench_info(binary: Path | None) -> dict[str, Any]:
+    if binary is None:
+        return {"path": None, "unavailable": "copybench not built (make -C src)"}
+    methods = _run([str(binary), "methods", "--json"])
+    try:
+        parsed = json.loads(methods) if methods else None
+    except json.JSONDecodeError:
+        parsed = methods
+    real = str(Path(binary).resolve())
+    return {"path": str(binary), "realpath": real, "methods": parsed,
+            "nix_store_path": real if real.startswith("/nix/store/") else None}
+
+
+def memcpy_bandwidth(binary: Path | None, cpus: str | None = "0") -> dict[str, Any]:
+    if binary is None:
+        return {"memcpy_gbit_per_s": None, "unavailable": "copybench not built"}
+    argv = [str(binary), "memcpy"] + (["--cpus", cpus] if cpus else [])
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return {"memcpy_gbit_per_s": None, "unavailable": str(e)}
+    try:
+        d = json.loads(r.stdout.strip().splitlines()[-1])
+    except (json.JSONDecodeError, IndexError):
+        return {"memcpy_gbit_per_s": None,
+                "unavailable": f"exit {r.returncode}: {r.stderr.strip()[-300:]}"}
+    d["argv"] = argv
+    return d
+
+
+def collect(root: Path, binary: Path | None, measure: bool = True) -> dict[str, Any]:
+    uname = os.uname()
+    nix = os.environ.get("NIX_STORE") or (sys.prefix if sys.prefix.startswith("/nix/store/")
+                                           else None)
+    return {
+        "schema_version": 1,
+        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "runner_version": __version__,
+        "kernel": {"release": uname.release, "version": uname.version,
+                   "machine": uname.machine, "cmdline_relevant": kernel_params()},
+        "distribution": os_release(),
+        "cpu": cpu(),
+        "memory": memory(),
+        "virtualization": virtualization(),
+        "mitigations": mitigations(),
+        "sysctls": {k: sysctl(k) for k in SYSCTLS},
+        "perf_event_paranoid": sysctl("kernel.perf_event_paranoid"),
+        "pmu": pmu(),
+        "clocksource": _read(
+            "/sys/devices/system/clocksource/clocksource0/current_clocksource"),
+        "compiler": compiler(root),
+        "git": git_info(root),
+        "python": {"version": platform.python_version(), "executable": sys.executable,
+                   "packages": packages()},
+        "nix_store_path": nix,
+        "tools": tools(binary),
+        "copybench": copybench_info(binary),
+        "memcpy": memcpy_bandwidth(binary) if measure else None,
+        "euid": os.geteuid(),
+        "loadavg": list(os.getloadavg()),
+    }

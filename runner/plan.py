@@ -1,0 +1,360 @@
+"""The plan: the factorial design of a profile, filtered to valid cells, in shuffled rounds.
+
+A *cell* is one configuration (method, size, threads, placement, transport, mode, cache,
+kind, ...); its id is a stable hash of the factors that affect the measurement. Every cell
+is repeated: round *r* holds the *r*-th repetition of every cell still running, shuffled
+with ``random.Random(f"{seed}:{r}")``. Rounds 1..min are fixed and stored in ``plan.json``;
+later rounds (up to max) hold only the cells whose bootstrap CI is still wider than the
+target (``runner.adaptive``), so they are derived, deterministically, from the records.
+Cells marked for CPU profiles get one extra *profiled* trial (repetition 0, under
+``perf record``) in round 1; it is never used for statistics.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import shutil
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable
+
+from runner.profile import (
+    FILE_SEND_METHODS, MESSAGE_METHODS, UDP_METHODS, Experiment, Profile, format_size,
+)
+
+NAMESPACE_TRANSPORTS = ("veth", "udp-forward")
+UDP_HEADERS = 28  # IPv4 (20) + UDP (8)
+SOCKPERF_MAX = 65000  # sockperf's largest message
+
+
+@dataclass(frozen=True)
+class Cell:
+    kind: str  # copybench | peer:iperf3 | peer:sockperf
+    command: str  # send | copy
+    method: str
+    transport: str | None  # loopback | veth | udp-forward; None for file->file copy
+    placement: str
+    mode: str | None  # stream | pingpong; None for copy
+    size: int
+    threads: int
+    cache: str | None
+    duration_s: float
+    warmup_s: float
+    verify: str
+    fields: int
+    mtu: int | None
+    # not part of the identity:
+    experiment: str = field(default="", compare=False)
+    timeout_s: float | None = field(default=None, compare=False)
+    dir: str | None = field(default=None, compare=False)
+    perf: bool = field(default=False, compare=False)
+
+    def factors(self) -> dict[str, Any]:
+        d = asdict(self)
+        for k in ("experiment", "timeout_s", "dir", "perf"):
+            d.pop(k)
+        return d
+
+    @property
+    def id(self) -> str:
+        blob = json.dumps(self.factors(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+    @property
+    def protocol(self) -> str:
+        return "udp" if self.transport == "udp-forward" else "tcp"
+
+    @property
+    def needs_namespaces(self) -> bool:
+        return self.transport in NAMESPACE_TRANSPORTS
+
+    @property
+    def has_sink(self) -> bool:
+        return self.command == "send" and self.transport != "udp-forward"
+
+    def label(self) -> str:
+        parts = [self.method if self.kind == "copybench" else self.kind, format_size(self.size)]
+        if self.command == "send":
+            parts += [self.transport, self.mode]
+        else:
+            parts.append("copy")
+        parts.append(self.placement)
+        if self.threads != 1:
+            parts.append(f"{self.threads}t")
+        if self.cache:
+            parts.append(self.cache)
+        return " ".join(parts)
+
+    def timeout(self) -> float:
+        if self.timeout_s:
+            return self.timeout_s
+        return 30.0 + 2 * (self.duration_s + self.warmup_s) + self.size / 50e6
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "Cell":
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class Trial:
+    cell: str
+    repetition: int  # 1..max; 0 = the profiled (perf record) trial
+
+    @property
+    def id(self) -> str:
+        return f"{self.cell}-{'p' if self.repetition == 0 else self.repetition}"
+
+    @staticmethod
+    def parse(trial_id: str) -> "Trial":
+        cell, rep = trial_id.rsplit("-", 1)
+        return Trial(cell, 0 if rep == "p" else int(rep))
+
+
+@dataclass
+class Capabilities:
+    """What the machine offers; decides which cells are valid."""
+
+    methods: tuple[str, ...] | None = None  # from `copybench methods --json`; None = all
+    root: bool = True
+    cpus: int = 2
+    peers: dict[str, bool] = field(default_factory=dict)
+
+    @classmethod
+    def detect(cls, methods: tuple[str, ...] | None) -> "Capabilities":
+        import os
+
+        from runner.placement import online_cpus
+        return cls(methods=methods, root=os.geteuid() == 0, cpus=len(online_cpus()),
+                   peers={p: shutil.which(p) is not None for p in ("iperf3", "sockperf")})
+
+
+@dataclass
+class Plan:
+    profile: str
+    seed: int
+    cells: dict[str, Cell]
+    skipped: dict[str, int]  # reason -> number of cells
+    notes: list[str]
+    rounds: list[list[str]]  # fixed rounds (1..min), trial ids in run order
+    rep_min: int
+    rep_max: int
+
+    @property
+    def fixed_trials(self) -> int:
+        return sum(len(r) for r in self.rounds)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "profile": self.profile,
+            "seed": self.seed,
+            "repetitions": {"min": self.rep_min, "max": self.rep_max},
+            "cells": {cid: c.to_json() for cid, c in self.cells.items()},
+            "skipped": self.skipped,
+            "notes": self.notes,
+            "rounds": self.rounds,
+            "order": "round r = shuffle(sorted ids, random.Random(f'{seed}:{r}')); rounds "
+                     "after min hold only cells whose CI half-width is above the target",
+        }
+
+
+def _skip(skipped: Counter[str], reason: str) -> None:
+    skipped[reason] += 1
+
+
+def expand(profile: Profile, caps: Capabilities) -> tuple[dict[str, Cell], Counter[str]]:
+    """Every experiment's factorial, filtered to valid cells (deduplicated by id)."""
+    cells: dict[str, Cell] = {}
+    skipped: Counter[str] = Counter()
+    for exp in profile.experiments:
+        for cell in _expand_experiment(profile, exp, caps, skipped):
+            old = cells.get(cell.id)
+            if old is None:
+                cells[cell.id] = cell
+            elif cell.perf and not old.perf:
+                cells[cell.id] = Cell(**{**asdict(old), "perf": True})
+    return cells, skipped
+
+
+def _expand_experiment(profile: Profile, exp: Experiment, caps: Capabilities,
+                       skipped: Counter[str]) -> Iterable[Cell]:
+    udp_max = profile.topology.udp_mtu - UDP_HEADERS
+    peer_keys: set[tuple[Any, ...]] = set()
+    for transport in exp.transports:
+        if transport in NAMESPACE_TRANSPORTS and not caps.root:
+            n = (len(exp.methods) * len(exp.sizes) * len(exp.threads) * len(exp.placements)
+                 * len(exp.modes) * len(exp.caches))
+            skipped[f"{transport}: needs root to create network namespaces"] += n
+            continue
+        for method in exp.methods:
+            is_file = exp.command == "copy" or method in FILE_SEND_METHODS
+            for mode in exp.modes:
+                for size in exp.sizes:
+                    for threads in exp.threads:
+                        for placement in exp.placements:
+                            for cache in (exp.caches if is_file else (None,)):
+                                reason = _invalid(exp, transport, method, mode, size, threads,
+                                                  placement, is_file, caps, udp_max)
+                                if reason:
+                                    _skip(skipped, reason)
+                                    continue
+                                mtu = (profile.topology.veth_mtu if transport == "veth" else
+                                       profile.topology.udp_mtu if transport == "udp-forward"
+                                       else None)
+                                cell = Cell(
+                                    kind="copybench", command=exp.command, method=method,
+                                    transport=None if exp.command == "copy" else transport,
+                                    placement=placement,
+                                    mode=mode if exp.command == "send" else None,
+                                    size=size, threads=threads, cache=cache,
+                                    duration_s=exp.duration_s, warmup_s=exp.warmup_s,
+                                    verify=exp.verify if transport != "udp-forward" else "off",
+                                    fields=exp.fields, mtu=mtu, experiment=exp.name,
+                                    timeout_s=exp.timeout_s, dir=exp.dir, perf=exp.perf)
+                                yield cell
+                                if exp.peers and exp.command == "send" and not is_file:
+                                    key = (transport, placement, mode, size, threads, mtu)
+                                    if key not in peer_keys:
+                                        peer_keys.add(key)
+                                        yield from _peer_cells(cell, caps, skipped)
+
+
+def _invalid(exp: Experiment, transport: str, method: str, mode: str, size: int, threads: int,
+             placement: str, is_file: bool, caps: Capabilities, udp_max: int) -> str | None:
+    if caps.methods is not None and method not in caps.methods:
+        return f"{method}: not built into this copybench (see `copybench methods`)"
+    if placement == "cross-core" and caps.cpus < 2:
+        return "cross-core: the machine has one CPU"
+    if exp.command == "copy":
+        return None
+    if is_file and mode == "pingpong":
+        return "pingpong: message methods only"
+    if is_file and transport == "udp-forward":
+        return "udp-forward: message methods only (file methods are TCP)"
+    if transport == "udp-forward":
+        if method not in UDP_METHODS:
+            return f"udp-forward: {method} is TCP only (UDP methods: {', '.join(UDP_METHODS)})"
+        if mode == "pingpong":
+            return "udp-forward: stream only (nothing answers a pingpong)"
+        if placement == "cross-core":
+            return "udp-forward: no receiver, so cross-core is the same as same-core"
+        if size > udp_max:
+            return (f"udp-forward: sizes above {udp_max} B would be fragmented at MTU "
+                    f"{udp_max + UDP_HEADERS} (fragmentation copies)")
+        if threads != 1:
+            return "udp-forward: one sender thread"
+    if method in MESSAGE_METHODS and mode == "pingpong" and threads != 1:
+        return "pingpong: one connection"
+    return None
+
+
+def _peer_cells(cell: Cell, caps: Capabilities, skipped: Counter[str]) -> Iterable[Cell]:
+    base = {**asdict(cell), "method": "", "perf": False, "cache": None,
+            "experiment": f"{cell.experiment}:peers", "verify": "off", "fields": 1}
+    if cell.transport == "udp-forward":
+        _skip(skipped, "peers: not run on udp-forward (no receiver)")
+        return
+    if cell.mode == "stream":
+        if not caps.peers.get("iperf3"):
+            _skip(skipped, "peer:iperf3: iperf3 is not installed")
+            return
+        yield Cell(**{**base, "kind": "peer:iperf3", "method": "iperf3"})
+    else:
+        if not caps.peers.get("sockperf"):
+            _skip(skipped, "peer:sockperf: sockperf is not installed")
+            return
+        if cell.size > SOCKPERF_MAX or cell.size < 14:
+            _skip(skipped, f"peer:sockperf: message sizes 14 to {SOCKPERF_MAX} B only")
+            return
+        yield Cell(**{**base, "kind": "peer:sockperf", "method": "sockperf"})
+
+
+def round_order(ids: Iterable[str], seed: int, round_no: int) -> list[str]:
+    order = sorted(ids)
+    random.Random(f"{seed}:{round_no}").shuffle(order)
+    return order
+
+
+def make(profile: Profile, caps: Capabilities, seed: int | None = None) -> Plan:
+    seed = profile.seed if seed is None else seed
+    cells, skipped = expand(profile, caps)
+    notes = []
+    if not caps.root:
+        notes.append("not root: veth and udp-forward topologies skipped (network namespaces "
+                     "need CAP_SYS_ADMIN); loopback only")
+    for reason, n in sorted(skipped.items()):
+        notes.append(f"skipped {n} cell(s): {reason}")
+    rounds = []
+    for r in range(1, profile.repetitions.min + 1):
+        ids = [Trial(cid, r).id for cid in cells]
+        if r == 1:
+            ids += [Trial(cid, 0).id for cid, c in cells.items() if c.perf]
+        rounds.append(round_order(ids, seed, r))
+    return Plan(profile=profile.name, seed=seed, cells=cells, skipped=dict(skipped),
+                notes=notes, rounds=rounds, rep_min=profile.repetitions.min,
+                rep_max=profile.repetitions.max)
+
+
+def from_json(d: dict[str, Any]) -> Plan:
+    return Plan(profile=d["profile"], seed=d["seed"],
+                cells={k: Cell.from_json(v) for k, v in d["cells"].items()},
+                skipped=d["skipped"], notes=d["notes"], rounds=d["rounds"],
+                rep_min=d["repetitions"]["min"], rep_max=d["repetitions"]["max"])
+
+
+# --- time estimate -------------------------------------------------------------------
+
+# measured on the 2-CPU reference VM: process start, sink ready, teardown
+OVERHEAD_S = {"copybench": 0.12, "peer:iperf3": 0.1, "peer:sockperf": 2.3}
+PERF_EXTRA_S = 2.0  # perf record start-up, perf report
+FILE_WRITE_BPS = 1.0e9  # generating the source file
+COLD_READ_BPS = 1.0e9  # re-reading a dropped file
+
+
+def trial_seconds(cell: Cell, profiled: bool = False) -> float:
+    t = OVERHEAD_S[cell.kind]
+    if cell.kind == "peer:iperf3":
+        import math
+        t += max(1, math.ceil(cell.duration_s)) + math.ceil(cell.warmup_s)
+    elif cell.kind == "peer:sockperf":
+        import math
+        t += max(1, math.ceil(cell.duration_s + cell.warmup_s))
+    else:
+        t += cell.duration_s + cell.warmup_s
+    if cell.cache is not None:
+        t += cell.size / FILE_WRITE_BPS
+    if profiled:
+        t += PERF_EXTRA_S
+    return t
+
+
+@dataclass(frozen=True)
+class Estimate:
+    trials_min: int
+    trials_max: int
+    seconds_min: float
+    seconds_max: float
+    seconds_expected: float  # min reps plus a quarter of the adaptive headroom
+
+
+def estimate(plan: Plan, setup_s: float = 0.0) -> Estimate:
+    per_rep = sum(trial_seconds(c) for c in plan.cells.values())
+    perf = sum(trial_seconds(c, profiled=True) for c in plan.cells.values() if c.perf)
+    n = len(plan.cells)
+    n_perf = sum(1 for c in plan.cells.values() if c.perf)
+    lo = per_rep * plan.rep_min + perf + setup_s
+    hi = per_rep * plan.rep_max + perf + setup_s
+    return Estimate(trials_min=n * plan.rep_min + n_perf, trials_max=n * plan.rep_max + n_perf,
+                    seconds_min=lo, seconds_max=hi, seconds_expected=lo + 0.25 * (hi - lo))
+
+
+def summary_rows(plan: Plan) -> list[tuple[str, int, float]]:
+    """(experiment/kind, cells, seconds per repetition) for the plan printout."""
+    groups: dict[str, list[Cell]] = {}
+    for c in plan.cells.values():
+        groups.setdefault(f"{c.experiment} [{c.kind}]", []).append(c)
+    return [(k, len(v), sum(trial_seconds(c) for c in v)) for k, v in sorted(groups.items())]

@@ -1,0 +1,144 @@
+"""Child processes of a sweep: own process group, killed with the sweep, never left behind.
+
+Every trial process starts in a new session (its own process group, so a timeout kills the
+whole tree: ``ip netns exec`` -> ``perf`` -> ``copybench``), gets ``PR_SET_PDEATHSIG``
+(SIGKILL when the sweep dies), and is registered with the reaper (``runner.reaper``), which
+removes whatever is still registered when the sweep's pipe to it closes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO, Sequence
+
+PR_SET_PDEATHSIG = 1
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _pdeathsig() -> None:
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+class Janitor:
+    """The sweep's side of the reaper pipe."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self._proc: subprocess.Popen[bytes] | None = None
+        if enabled:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "runner.reaper"], stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                cwd=str(Path(__file__).resolve().parent.parent))
+
+    def note(self, line: str) -> None:
+        if self._proc and self._proc.stdin:
+            try:
+                self._proc.stdin.write((line + "\n").encode())
+                self._proc.stdin.flush()
+            except (BrokenPipeError, ValueError):
+                pass
+
+    def close(self, wait: float = 10.0) -> None:
+        if self._proc is None:
+            return
+        if self._proc.stdin:
+            try:
+                self._proc.stdin.close()
+            except BrokenPipeError:
+                pass
+        try:
+            self._proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        self._proc = None
+
+
+def spawn(argv: Sequence[str], janitor: Janitor | None, stdout: IO[bytes] | int | None,
+          stderr: IO[bytes] | int | None) -> subprocess.Popen[bytes]:
+    p = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+                         start_new_session=True, preexec_fn=_pdeathsig)
+    if janitor:
+        janitor.note(f"+pg {p.pid}")
+    return p
+
+
+def stop(p: subprocess.Popen[bytes], janitor: Janitor | None, grace: float = 2.0) -> int:
+    """Wait ``grace`` s for ``p`` to exit, then SIGTERM, then SIGKILL its process group.
+
+    The group is always killed at the end so no grandchild survives."""
+    rc: int | None = None
+    try:
+        rc = p.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        _signal_group(p.pid, signal.SIGTERM)
+        try:
+            rc = p.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            _signal_group(p.pid, signal.SIGKILL)
+            rc = p.wait()
+    _signal_group(p.pid, signal.SIGKILL)
+    if janitor:
+        janitor.note(f"-pg {p.pid}")
+    return rc
+
+
+def kill(p: subprocess.Popen[bytes], janitor: Janitor | None) -> int:
+    _signal_group(p.pid, signal.SIGKILL)
+    rc = p.wait()
+    if janitor:
+        janitor.note(f"-pg {p.pid}")
+    return rc
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def wait_for_line(path: Path, p: subprocess.Popen[bytes], predicate, timeout: float
+                  ) -> tuple[str | None, str]:
+    """Poll a file that ``p`` writes until a line satisfies ``predicate``.
+
+    Returns (line, "") or (None, why)."""
+    deadline = time.monotonic() + timeout
+    seen = 0
+    buf = ""
+    while True:
+        try:
+            with open(path, "rb") as f:
+                f.seek(seen)
+                raw = f.read()
+        except FileNotFoundError:
+            raw = b""
+        if raw:
+            seen += len(raw)
+            buf += raw.decode(errors="replace")
+            *lines, buf = buf.split("\n")
+            for line in lines:
+                if predicate(line):
+                    return line, ""
+        if p.poll() is not None:
+            if buf and predicate(buf):
+                return buf, ""
+            return None, f"exited with status {p.returncode} before it was ready"
+        if time.monotonic() > deadline:
+            return None, f"not ready after {timeout:.0f} s"
+        time.sleep(0.01)
+
+
+def tail(path: Path, lines: int = 20, chars: int = 2000) -> str:
+    try:
+        text = path.read_text(errors="replace")
+    except FileNotFoundError:
+        return ""
+    out = "\n".join(text.rstrip().splitlines()[-lines:])
+    return out[-chars:]

@@ -1,0 +1,76 @@
+"""A watchdog that removes what a sweep created if the sweep dies without cleaning up.
+
+The sweep starts ``python -m runner.reaper`` in its own session with a pipe on stdin and
+tells it, one line at a time, what it creates and removes::
+
+    +ns NAME   -ns NAME     network namespaces
+    +pg PGID   -pg PGID     process groups (trial processes)
+
+When the pipe closes (the sweep exited, however: normally, by a signal, even SIGKILL), the
+reaper kills the process groups still registered, kills every process left in each
+registered namespace, and deletes the namespaces (their veth links go with them). After a
+normal exit nothing is registered and it just ends.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+
+def kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def netns_pids(name: str) -> list[int]:
+    out = subprocess.run(["ip", "netns", "pids", name], capture_output=True, text=True,
+                         check=False).stdout
+    return [int(x) for x in out.split() if x.isdigit()]
+
+
+def remove_netns(name: str) -> None:
+    """Kill every process in the namespace, then delete it (retrying briefly)."""
+    for _ in range(50):
+        pids = netns_pids(name)
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if not pids:
+            break
+        time.sleep(0.02)
+    if os.path.exists(f"/run/netns/{name}"):
+        subprocess.run(["ip", "netns", "delete", name], capture_output=True, check=False)
+
+
+def main() -> int:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    namespaces: list[str] = []
+    groups: set[int] = set()
+    for line in sys.stdin:
+        op, _, arg = line.strip().partition(" ")
+        if op == "+ns":
+            namespaces.append(arg)
+        elif op == "-ns" and arg in namespaces:
+            namespaces.remove(arg)
+        elif op == "+pg":
+            groups.add(int(arg))
+        elif op == "-pg":
+            groups.discard(int(arg))
+    for pg in groups:
+        kill_group(pg)
+    for ns in namespaces:
+        remove_netns(ns)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,339 @@
+"""A sweep: plan -> run directory -> trials, round by round, resumable.
+
+Run directory (``data/raw/<run-id>/``)::
+
+    plan.json        the cells, the seed, the fixed rounds (1..min) in run order, the skips
+    profiles/*.toml  the profile as run (a copy)
+    manifest.json    the environment (runner.manifest), written before the first trial
+    trials.jsonl     one record per trial, appended and fsync'd as each ends
+    perf/*.json      reduced CPU profiles of the profiled trials
+    sessions.json    start/end/outcome of each invocation (a run may take several)
+    SHA256SUMS       written when the sweep completes (runner.verify.seal)
+
+Resume: the records already in ``trials.jsonl`` are skipped; the rest of the plan runs in the
+same order. Adaptive rounds are re-derived from the records, so an interrupted run resumed
+to completion has exactly the trials an uninterrupted one would have had.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from runner import manifest as manifest_mod
+from runner import plan as plan_mod
+from runner import records
+from runner.adaptive import decide, metric
+from runner.errors import RunnerError, UsageError
+from runner.execute import Context, run_trial
+from runner.plan import Cell, Plan, Trial
+from runner.proc import Janitor
+from runner.profile import Profile
+from runner.progress import Reporter, fmt_duration, summary_table
+from runner.topology import Topology, TopologyError
+
+PLAN = "plan.json"
+MANIFEST = "manifest.json"
+SESSIONS = "sessions.json"
+
+
+class Interrupted(Exception):
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(signal.Signals(signum).name)
+
+
+def repo_root() -> Path:
+    here = Path(__file__).resolve().parent.parent
+    if (here / "src").is_dir() and (here / "runner").is_dir():
+        return here
+    return Path.cwd()
+
+
+def find_binary() -> Path | None:
+    env = os.environ.get("COPYBENCH_BIN")
+    if env:
+        return Path(env)
+    for root in (Path.cwd(), repo_root()):
+        p = root / "src" / "build" / "copybench"
+        if p.is_file() and os.access(p, os.X_OK):
+            return p
+    which = shutil.which("copybench")
+    return Path(which) if which else None
+
+
+def binary_methods(binary: Path | None) -> tuple[str, ...] | None:
+    if binary is None:
+        return None
+    import subprocess
+    try:
+        r = subprocess.run([str(binary), "methods", "--json"], capture_output=True, text=True,
+                           timeout=30, check=False)
+        d = json.loads(r.stdout)
+    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError):
+        return None
+    names: list[str] = []
+    items = d.get("methods", d) if isinstance(d, dict) else d
+    if isinstance(items, list):
+        for m in items:
+            if isinstance(m, str):
+                names.append(m)
+            elif isinstance(m, dict) and isinstance(m.get("name"), str):
+                if m.get("available", True):
+                    names.append(m["name"])
+    return tuple(names) or None
+
+
+def new_run_id(profile: str) -> str:
+    now = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return f"{now}-{profile}-{secrets.token_hex(2)}"
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(obj, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+@dataclass
+class Outcome:
+    run_dir: Path
+    complete: bool
+    counts: Counter[str]
+    wall_s: float
+    interrupted: str | None = None
+
+
+class Sweep:
+    def __init__(self, profile: Profile, plan: Plan, run_dir: Path, run_id: str,
+                 binary: Path, progress: bool = True) -> None:
+        self.profile = profile
+        self.plan = plan
+        self.run_dir = run_dir
+        self.run_id = run_id
+        self.binary = binary
+        self.progress = progress
+        self.topologies: dict[str, Topology] = {}
+        self.topo_errors: dict[str, str] = {}
+        self.janitor: Janitor | None = None
+        self.by_cell: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        self.done: set[str] = set()
+        self.order_index = 0
+        self.counts: Counter[str] = Counter()
+
+    # --- state from existing records -----------------------------------------------------
+    def load_records(self) -> None:
+        path = self.run_dir / records.TRIALS
+        cut = records.repair(path)
+        if cut:
+            print(f"runner: resume: dropped a torn last line ({cut} bytes) of {path}",
+                  file=sys.stderr)
+        for r in records.read(path):
+            tid = r.get("trial_id")
+            if tid in self.done:
+                raise RunnerError(f"{path}: trial {tid} recorded twice")
+            self.done.add(tid)
+            self.by_cell[r["cell"]].append(r)
+            self.order_index = max(self.order_index, int(r.get("order_index", -1)) + 1)
+
+    def _values(self, cid: str, before: int) -> tuple[int, list[float]]:
+        recs = [r for r in self.by_cell.get(cid, []) if 1 <= r["repetition"] < before]
+        vals = [v for v in (metric(r) for r in recs) if v is not None]
+        return len(recs), vals
+
+    def round_ids(self, r: int) -> list[str]:
+        if r <= self.plan.rep_min:
+            return self.plan.rounds[r - 1]
+        if r > self.plan.rep_max:
+            return []
+        active = []
+        for cid in self.plan.cells:
+            attempts, vals = self._values(cid, r)
+            if attempts < r - 1:
+                continue  # stopped earlier
+            if decide(attempts, vals, self.profile.repetitions, cid).more:
+                active.append(Trial(cid, r).id)
+        return plan_mod.round_order(active, self.plan.seed, r)
+
+    # --- topologies ----------------------------------------------------------------------
+    def topology(self, cell: Cell) -> tuple[Topology | None, str | None]:
+        t = cell.transport or "loopback"  # copy runs locally
+        if t in self.topo_errors:
+            return None, self.topo_errors[t]
+        topo = self.topologies.get(t)
+        if topo is None:
+            topo = Topology(t, cell.mtu, self.janitor)
+            try:
+                topo.setup()
+            except TopologyError as e:
+                self.topo_errors[t] = str(e)
+                self.note(f"runner: {e}; its trials are recorded as failed")
+                return None, str(e)
+            self.topologies[t] = topo
+        return topo, None
+
+    def teardown(self) -> None:
+        for topo in self.topologies.values():
+            topo.teardown()
+        self.topologies.clear()
+
+    def note(self, line: str) -> None:
+        if self.reporter:
+            self.reporter.note(line)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
+    # --- the loop ------------------------------------------------------------------------
+    def run(self) -> Outcome:
+        t0 = time.monotonic()
+        self.reporter: Reporter | None = None
+        ctx = Context(binary=self.binary, run_dir=self.run_dir, run_id=self.run_id,
+                      seed=self.plan.seed, janitor=None)
+        remaining_fixed = [tid for rnd in self.plan.rounds for tid in rnd if tid not in self.done]
+        est = sum(plan_mod.trial_seconds(self.plan.cells[Trial.parse(t).cell],
+                                         Trial.parse(t).repetition == 0)
+                  for t in remaining_fixed)
+        self.reporter = Reporter(len(remaining_fixed), est, enabled=self.progress)
+        interrupted: str | None = None
+        old = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+
+        def _raise(signum: int, frame: object) -> None:
+            raise Interrupted(signum)
+
+        for s in old:
+            signal.signal(s, _raise)
+        writer = records.Writer(self.run_dir / records.TRIALS)
+        complete = False
+        try:
+            self.janitor = Janitor()
+            ctx.janitor = self.janitor
+            r = 1
+            while True:
+                ids = self.round_ids(r)
+                if not ids:
+                    break
+                if r > self.plan.rep_min:
+                    todo = [t for t in ids if t not in self.done]
+                    self.reporter.add(len(todo), sum(
+                        plan_mod.trial_seconds(self.plan.cells[Trial.parse(t).cell])
+                        for t in todo))
+                for tid in ids:
+                    if tid in self.done:
+                        continue
+                    trial = Trial.parse(tid)
+                    cell = self.plan.cells[trial.cell]
+                    self.reporter.start(f"{cell.label()} #{trial.repetition or 'perf'}")
+                    topo, err = self.topology(cell)
+                    rec = run_trial(ctx, cell, trial, topo, self.order_index, err)
+                    writer.append(rec)
+                    self.done.add(tid)
+                    self.by_cell[cell.id].append(rec)
+                    self.order_index += 1
+                    self.counts[rec["status"]] += 1
+                    self.reporter.finish_trial(plan_mod.trial_seconds(cell, trial.repetition == 0),
+                                               cell.label(), rec["status"])
+                r += 1
+            complete = True
+        except KeyboardInterrupt:
+            interrupted = "SIGINT"
+        except Interrupted as e:
+            interrupted = str(e)
+        finally:
+            writer.close()
+            self.reporter.close()
+            # cleanup must not be cut short by a second signal
+            for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                signal.signal(s, signal.SIG_IGN)
+            try:
+                self.teardown()
+                if self.janitor:
+                    self.janitor.close()
+            finally:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+                for s, h in old.items():
+                    signal.signal(s, h)
+        return Outcome(self.run_dir, complete, self.counts, time.monotonic() - t0, interrupted)
+
+
+# --- entry points ------------------------------------------------------------------------
+
+def prepare_new(profile: Profile, run_dir: Path | None, seed: int | None,
+                binary: Path) -> tuple[Path, str, Plan]:
+    caps = plan_mod.Capabilities.detect(binary_methods(binary))
+    plan = plan_mod.make(profile, caps, seed)
+    if not plan.cells:
+        raise UsageError(f"profile {profile.path}: no valid cell on this machine"
+                         f" ({'; '.join(plan.notes) or 'empty design'})")
+    run_id = new_run_id(profile.name)
+    if run_dir is None:
+        run_dir = Path.cwd() / "data" / "raw" / run_id
+    else:
+        run_id = run_dir.name
+    if run_dir.exists() and any(run_dir.iterdir()):
+        raise UsageError(f"--run-dir {run_dir}: exists and is not empty (use --resume to "
+                         "continue it, or another directory)")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "profiles").mkdir(exist_ok=True)
+    (run_dir / "profiles" / f"{profile.name}.toml").write_text(profile.text, encoding="utf-8")
+    doc = {"run_id": run_id, "created_at": datetime.now(timezone.utc).isoformat(
+        timespec="seconds"), "profile_path": profile.path, **plan.to_json()}
+    est = plan_mod.estimate(plan)
+    doc["estimate_s"] = {"min": round(est.seconds_min), "expected": round(est.seconds_expected),
+                         "max": round(est.seconds_max)}
+    _write_json(run_dir / PLAN, doc)
+    return run_dir, run_id, plan
+
+
+def prepare_resume(run_dir: Path, profile_arg: str | None) -> tuple[Profile, Plan, str]:
+    from runner import profile as profile_mod
+    pj = run_dir / PLAN
+    if not pj.is_file():
+        raise UsageError(f"--resume: {run_dir} has no {PLAN} (not a run directory)")
+    doc = json.loads(pj.read_text(encoding="utf-8"))
+    plan = plan_mod.from_json(doc)
+    copies = sorted((run_dir / "profiles").glob("*.toml"))
+    if not copies:
+        raise UsageError(f"--resume: {run_dir}/profiles/ has no profile copy")
+    prof = profile_mod.parse(copies[0].read_text(encoding="utf-8"), str(copies[0]))
+    if profile_arg is not None:
+        given = profile_mod.load(profile_arg)
+        if given.name != prof.name:
+            raise UsageError(f"--profile {profile_arg}: the run in {run_dir} was made with "
+                             f"profile {prof.name!r}")
+    return prof, plan, doc["run_id"]
+
+
+def write_manifest(run_dir: Path, run_id: str, binary: Path, resumed: int) -> None:
+    name = MANIFEST if resumed == 0 else f"manifest.resume-{resumed}.json"
+    m = manifest_mod.collect(repo_root(), binary)
+    m = {"schema_version": m.pop("schema_version"), "run_id": run_id,
+         "git_commit": m["git"]["commit"], "python_packages": m["python"]["packages"], **m}
+    _write_json(run_dir / name, m)
+
+
+def record_session(run_dir: Path, entry: dict[str, Any]) -> int:
+    path = run_dir / SESSIONS
+    sessions = json.loads(path.read_text()) if path.exists() else []
+    sessions.append(entry)
+    _write_json(path, sessions)
+    return len(sessions)
+
+
+def latest_run(profile: str | None) -> Path:
+    root = Path.cwd() / "data" / "raw"
+    cands = sorted((p for p in root.glob("*") if (p / PLAN).is_file()),
+                   key=lambda p: p.stat().st_mtime, reverse=True)
+    for p in cands:
+        if profile is None or json.loads((p / PLAN).read_text()).get("profile") == profile:
+            return p
+    raise UsageError("--resume: no run directory found under data/raw (give --run-dir)")
