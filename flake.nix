@@ -83,7 +83,8 @@
                 dest=''${COPYBENCH_CHECKOUT:-$PWD/copybench}
                 if [ ! -d "$dest" ]; then
                   echo "${name}: not in a copybench checkout; copying the pinned sources to $dest" >&2
-                  cp -R --no-preserve=mode ${self} "$dest"
+                  cp -R ${self} "$dest"
+                  chmod -R u+w "$dest"
                 fi
                 cd "$dest"
               fi
@@ -102,7 +103,8 @@
           pytest = pkgs.runCommand "copybench-pytest-${version}" {
             nativeBuildInputs = [ python copybench pkgs.gnumake pkgs.coreutils ];
           } ''
-            cp -R --no-preserve=mode ${self} source
+            cp -R ${self} source
+            chmod -R u+w source
             cd source
             mkdir -p src/build
             ln -s ${copybench}/bin/copybench src/build/copybench
