@@ -5,7 +5,8 @@ file of the run. `verify(run_dir)` checks, without changing anything:
 
 * every file listed in `SHA256SUMS` exists and has its recorded hash, and no file of the run
   is missing from the list (an added, edited or removed file is found);
-* `manifest.json` is JSON and valid under `runner/schema/manifest.schema.json`;
+* `manifest.json` (and any `manifest.resume-N.json`) is JSON and valid under
+  `runner/schema/manifest.schema.json`;
 * every line of `trials.jsonl` is a JSON object valid under `runner/schema/trial.schema.json`,
   trial ids are unique, and every record's `run_id` is the run's (the manifest's `run_id`,
   else the first record's).
@@ -169,19 +170,22 @@ def _check_hashes(root: Path, report: Report) -> None:
 
 
 def _check_manifest(root: Path, report: Report) -> str | None:
-    path = root / MANIFEST_NAME
-    if not path.is_file():
+    """Validate manifest.json (required) and any manifest.resume-N.json; return the run_id."""
+    if not (root / MANIFEST_NAME).is_file():
         report.problems.append(f"{MANIFEST_NAME} missing")
-        return None
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        report.problems.append(f"{MANIFEST_NAME}: not JSON ({exc})")
-        return None
     validator = validator_for(load_schema(MANIFEST_SCHEMA))
-    report.problems.extend(schema_problems(validator, manifest, MANIFEST_NAME))
-    run_id = manifest.get("run_id") if isinstance(manifest, dict) else None
-    return run_id if isinstance(run_id, str) else None
+    run_id: str | None = None
+    for path in sorted(root.glob("manifest*.json")):
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            report.problems.append(f"{path.name}: not JSON ({exc})")
+            continue
+        report.problems.extend(schema_problems(validator, manifest, path.name))
+        if path.name == MANIFEST_NAME and isinstance(manifest, dict):
+            value = manifest.get("run_id")
+            run_id = value if isinstance(value, str) else None
+    return run_id
 
 
 def _check_trials(root: Path, run_id: str | None, report: Report) -> None:

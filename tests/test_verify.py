@@ -376,10 +376,20 @@ def test_peer_result_needs_throughput_or_rtt() -> None:
 
 def test_manifest_schema_is_loose_but_typed() -> None:
     validator = v.validator_for(v.load_schema(v.MANIFEST_SCHEMA))
-    assert v.schema_problems(validator, {"anything": {"goes": 1}}, "m") == []
-    assert v.schema_problems(validator, {}, "m")
+    minimal = {"schema_version": 1, "run_id": "r"}
+    assert v.schema_problems(validator, {**minimal, "anything": {"goes": 1}}, "m") == []
+    assert v.schema_problems(validator, {"run_id": "r"}, "m")
     assert v.schema_problems(validator, [], "m")
-    assert v.schema_problems(validator, {"run_id": 7}, "m")
+    assert v.schema_problems(validator, {**minimal, "run_id": 7}, "m")
+    assert v.schema_problems(validator, {**minimal, "cpu": "fast"}, "m")
+
+
+def test_resume_manifests_are_checked_too(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    (run / "manifest.resume-1.json").write_text('{"schema_version": 1}', encoding="utf-8")
+    v.seal(run)
+    problems = v.verify(run).problems
+    assert any(p.startswith("manifest.resume-1.json:") and "run_id" in p for p in problems)
 
 
 def test_smoke_run_if_present() -> None:
