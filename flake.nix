@@ -87,6 +87,10 @@
                   chmod -R u+w "$dest"
                 fi
                 cd "$dest"
+                if [ ! -f Makefile ] || [ ! -d runner ]; then
+                  echo "${name}: $dest exists but is not a copybench checkout" >&2
+                  exit 2
+                fi
               fi
               export COPYBENCH_NIX=1
               export COPYBENCH_BIN=${copybench}/bin/copybench

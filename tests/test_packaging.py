@@ -350,6 +350,17 @@ def test_reproduce_app_runs_make_reproduce_with_the_same_options(tmp_path: Path)
     assert any(a.startswith("BIN=/nix/store/") for a in args)
 
 
+def test_app_refuses_a_destination_that_is_not_a_checkout(tmp_path: Path) -> None:
+    text = app_scripts(str(tmp_path / "unused"))["copybench-reproduce"]
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "copybench").mkdir(parents=True)
+    done = subprocess.run([str(write_script(tmp_path, text))], cwd=elsewhere,
+                          env=fake_make(tmp_path), capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "is not a copybench checkout" in done.stderr
+    assert "arg=" not in done.stdout
+
+
 def test_app_outside_a_checkout_copies_the_pinned_sources(tmp_path: Path) -> None:
     source = make_checkout(tmp_path / "source")
     text = app_scripts(str(source))["copybench-book"]
