@@ -68,7 +68,7 @@ static int uzc_open(struct mctx *c)
 		free(u);
 		return -1;
 	}
-	if (msg_ring_alloc(&u->msgs, slots, c->fields, c->size, c->pat, c->err) ||
+	if (msg_ring_alloc(&u->msgs, slots, c->fields, c->size, c->pat, false, c->err) ||
 	    !(u->pending = calloc((size_t)slots, sizeof(int)))) {
 		err_set(c->err, "out of memory");
 		io_uring_queue_exit(&u->ring);

@@ -118,7 +118,7 @@ static int zc_open(struct mctx *c)
 		free(z);
 		return -1;
 	}
-	if (msg_ring_alloc(&z->ring, zc_ring_slots(c->size), c->fields, c->size, c->pat, c->err)) {
+	if (msg_ring_alloc(&z->ring, zc_ring_slots(c->size), c->fields, c->size, c->pat, false, c->err)) {
 		free(z);
 		return -1;
 	}

@@ -30,8 +30,9 @@ struct msg_ring {
 	struct msg *slot;
 	uint8_t *flat;     /* `send`'s serialisation buffer (one per ring) */
 };
+/* page_aligned: each field starts on a page and owns its pages (vmsplice, see there) */
 int msg_ring_alloc(struct msg_ring *r, int nslots, int fields, uint64_t size,
-		   const struct pattern *p, struct err *e);
+		   const struct pattern *p, bool page_aligned, struct err *e);
 void msg_ring_free(struct msg_ring *r);
 /* open/close for methods whose private state is just a ring of `nslots` messages */
 int msg_ring_open(struct mctx *c, int nslots);

@@ -21,7 +21,7 @@ const struct method *method_find(const char *name)
 }
 
 int msg_ring_alloc(struct msg_ring *r, int nslots, int fields, uint64_t size,
-		   const struct pattern *p, struct err *e)
+		   const struct pattern *p, bool page_aligned, struct err *e)
 {
 	memset(r, 0, sizeof(*r));
 	r->slot = calloc((size_t)nslots, sizeof(*r->slot));
@@ -41,7 +41,8 @@ int msg_ring_alloc(struct msg_ring *r, int nslots, int fields, uint64_t size,
 			/* sizes differ by at most one byte; the first fields take the remainder */
 			size_t len = (size_t)(size / (uint64_t)fields + ((uint64_t)k < size % (uint64_t)fields));
 			m->iov[k].iov_len = len;
-			m->iov[k].iov_base = malloc(len ? len : 1);
+			m->iov[k].iov_base = page_aligned ? aligned_alloc(4096, ((len ? len : 1) + 4095) & ~(size_t)4095)
+							  : malloc(len ? len : 1);
 			if (!m->iov[k].iov_base) {
 				err_set(e, "out of memory for message fields");
 				msg_ring_free(r);
@@ -72,7 +73,7 @@ int msg_ring_open(struct mctx *c, int nslots)
 		err_set(c->err, "out of memory");
 		return -1;
 	}
-	if (msg_ring_alloc(r, nslots, c->fields, c->size, c->pat, c->err)) {
+	if (msg_ring_alloc(r, nslots, c->fields, c->size, c->pat, false, c->err)) {
 		free(r);
 		return -1;
 	}

@@ -50,7 +50,7 @@ static void sink_usage(FILE *f)
 	fputs("usage: copybench sink [--port 5201] [--bind ADDR] [--cpus LIST] [--once]\n"
 	      "  Receives for `copybench send`. Prints {\"event\":\"ready\",\"port\":P} on stdout when\n"
 	      "  listening, then serves sessions until SIGINT/SIGTERM.\n"
-	      "  --port N     control port (default 5201)\n"
+	      "  --port N     control port (default 5201; 0: any free port, printed when ready)\n"
 	      "  --bind ADDR  address to listen on (default ::, which also serves IPv4)\n"
 	      "  --cpus LIST  pin receiver thread i to the (i mod n)-th CPU of LIST\n"
 	      "  --once       exit after one session\n", f);
@@ -318,7 +318,7 @@ int cmd_sink(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'p': o.port = (int)parse_long("--port", optarg, 1, 65535); break;
+		case 'p': o.port = (int)parse_long("--port", optarg, 0, 65535); break; /* 0: any free port */
 		case 'b': o.bind = optarg; break;
 		case 'c': parse_cpulist("--cpus", optarg, &o.cpus); break;
 		case 'o': o.once = true; break;

@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# C tests of one copybench binary over real loopback sockets, pipes and files.
+#   tests/run_tests.sh build/copybench [build/unit]
+# Prints one line per failure and ends with "copybench tests: N passed, N failed".
+set -u
+BIN=$(realpath "$1")
+UNIT=${2:-}
+pass=0
+fail=0
+tmp=$(mktemp -d /tmp/copybench-test.XXXXXX)
+SINK_PID=
+T="--duration 0.15 --warmup 0.05"
+
+cleanup() {
+	[ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# check_record FILE WHAT [python expression over r that must hold]
+check_record() {
+	local file=$1 what=$2 extra=${3:-True}
+	if python3 - "$file" "$extra" <<'PY'; then ok; else bad "$what: $(head -c 600 "$file")"; fi
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 1, f"expected exactly one JSON line, got {len(lines)}"
+r = json.loads(lines[0])
+res = r["result"]
+assert r["status"] == "ok", r["error"]
+assert r["schema_version"] == 1
+assert res["bytes"] > 0 and res["gbit_per_s"] > 0, "no bytes in the window"
+v = res["verify"]
+if r["config"]["verify"] != "off":
+    assert v["mismatches"] == 0 and v["bytes_checked"] > 0, v
+for side in ("sender", "receiver"):
+    s = res.get(side)
+    if s is None:
+        continue
+    c = s["counters"]
+    # a counter is a number, or null with a reason: never a silent 0 for a missing one
+    for k, x in c.items():
+        assert x is not None or k in s["counters_unavailable"], (side, k)
+    assert c["task_clock_ns"] and c["task_clock_ns"] > 0, (side, "task clock")
+assert eval(sys.argv[2], {"r": r, "res": res}), sys.argv[2]
+PY
+}
+
+# expect_usage WHAT EXPECTED_EXIT NEEDLE -- command...
+expect_exit() {
+	local what=$1 code=$2 needle=$3
+	shift 4
+	"$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	local rc=$?
+	if [ "$rc" != "$code" ]; then
+		bad "$what: exit $rc, expected $code ($(head -c 300 "$tmp/err"))"
+	elif ! grep -q -- "$needle" "$tmp/err" "$tmp/out"; then
+		bad "$what: message lacks '$needle': $(head -c 300 "$tmp/err")"
+	elif [ "$code" = 2 ] && [ -s "$tmp/out" ]; then
+		bad "$what: a usage error wrote to stdout"
+	elif [ "$(wc -l <"$tmp/err")" -gt 2 ]; then
+		bad "$what: more than a one-line error: $(head -c 300 "$tmp/err")"
+	else
+		ok
+	fi
+}
+
+start_sink() {
+	"$BIN" sink --port 0 --cpus 1 >"$tmp/sink.out" 2>"$tmp/sink.err" &
+	SINK_PID=$!
+	for _ in $(seq 100); do
+		PORT=$(sed -n 's/.*"port":\([0-9]*\).*/\1/p' "$tmp/sink.out")
+		[ -n "$PORT" ] && return 0
+		sleep 0.05
+	done
+	echo "sink did not become ready: $(cat "$tmp/sink.err")"
+	exit 1
+}
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+[ -n "$UNIT" ] && { if "$UNIT"; then ok; else bad "unit tests"; fi; }
+start_sink
+
+# --- methods: every method listed, availability probed ------------------------------------
+"$BIN" methods --json >"$tmp/methods.json" && python3 - "$tmp/methods.json" <<'PY' && ok || bad "methods --json"
+import json, sys
+m = {x["name"]: x for x in json.load(open(sys.argv[1]))}
+want = "send sendmsg zerocopy uring-zc vmsplice read-write mmap-write sendfile splice splice2 copy_file_range".split()
+assert sorted(m) == sorted(want), sorted(m)
+for x in m.values():
+    assert x["available"] or x["reason"], x
+PY
+available() { python3 -c 'import json,sys; print(" ".join(x["name"] for x in json.load(open(sys.argv[1])) if x["available"]))' "$tmp/methods.json"; }
+AVAIL=" $(available) "
+have() { case "$AVAIL" in *" $1 "*) return 0 ;; *) echo "skip: $1 is not available here: $(grep -o "\"name\":\"$1\"[^}]*" "$tmp/methods.json")"; return 1 ;; esac; }
+
+SIZES="1 63 4096 65537 1M"
+
+# --- every message method, TCP stream, full verification ----------------------------------
+for m in send sendmsg zerocopy uring-zc vmsplice; do
+	have "$m" || continue
+	for s in $SIZES; do
+		"$BIN" send --method "$m" --host 127.0.0.1 --port "$PORT" --size "$s" --cpus 0 --verify full $T \
+			>"$tmp/r.json" 2>"$tmp/r.err"
+		check_record "$tmp/r.json" "send $m size $s" \
+			"res['receiver']['bytes'] > 0 and (r['config']['method'] not in ('zerocopy','uring-zc') or res['zerocopy']['completions'] == res['zerocopy']['sends'] > 0)"
+	done
+done
+
+# --- every file method to a socket; sizes that are not page multiples; cold cache once ------
+for m in read-write mmap-write sendfile splice splice2; do
+	for s in $SIZES; do
+		"$BIN" send --method "$m" --host 127.0.0.1 --port "$PORT" --size "$s" --cpus 0 --verify full --dir "$tmp" $T \
+			>"$tmp/r.json" 2>"$tmp/r.err"
+		check_record "$tmp/r.json" "send file $m size $s" "r['config']['file_size'] == res['receiver']['bytes'] // max(1, res['receiver']['messages']) or True"
+	done
+	"$BIN" send --method "$m" --host 127.0.0.1 --port "$PORT" --size 65537 --cache cold --verify full --dir "$tmp" $T \
+		>"$tmp/r.json" 2>"$tmp/r.err"
+	check_record "$tmp/r.json" "send file $m cold cache" "r['config']['cache'] == 'cold'"
+done
+
+# --- file -> file ---------------------------------------------------------------------------
+for m in read-write sendfile splice splice2 copy_file_range; do
+	have "$m" || continue
+	for s in $SIZES; do
+		"$BIN" copy --method "$m" --size "$s" --verify full --dir "$tmp" $T >"$tmp/r.json" 2>"$tmp/r.err"
+		check_record "$tmp/r.json" "copy $m size $s" "res['verify']['bytes_checked'] == r['config']['file_size'] and res['receiver'] is None"
+	done
+	"$BIN" copy --method "$m" --size 65537 --cache cold --dir "$tmp" $T >"$tmp/r.json" 2>"$tmp/r.err"
+	check_record "$tmp/r.json" "copy $m cold cache"
+done
+[ -z "$(ls "$tmp" | grep copybench-)" ] && ok || bad "scratch files left behind in $tmp"
+
+# --- pingpong ------------------------------------------------------------------------------
+for m in send sendmsg zerocopy; do
+	for proto in tcp udp; do
+		"$BIN" send --method "$m" --transport "$proto" --mode pingpong --host 127.0.0.1 --port "$PORT" --size 64 \
+			--cpus 0 --verify full $T >"$tmp/r.json" 2>"$tmp/r.err"
+		check_record "$tmp/r.json" "pingpong $m $proto" \
+			"(lambda q: 0 < q['p50'] <= q['p90'] <= q['p99'] <= q['p999'] <= q['max'] and q['count'] > 10)(res['rtt_ns'])"
+	done
+done
+
+# --- threads > 1, IPv6, UDP ----------------------------------------------------------------
+for m in sendmsg zerocopy; do
+	"$BIN" send --method "$m" --threads 3 --host 127.0.0.1 --port "$PORT" --size 4096 --cpus 0,1 --verify full $T \
+		>"$tmp/r.json" 2>"$tmp/r.err"
+	check_record "$tmp/r.json" "threads 3 $m" "res['sender']['threads'] == 3 and res['receiver']['threads'] == 3"
+done
+"$BIN" send --method sendfile --threads 2 --host 127.0.0.1 --port "$PORT" --size 65537 --verify full --dir "$tmp" $T \
+	>"$tmp/r.json" 2>"$tmp/r.err"
+check_record "$tmp/r.json" "threads 2 sendfile" "res['receiver']['threads'] == 2"
+"$BIN" send --method send --threads 2 --mode pingpong --host 127.0.0.1 --port "$PORT" --size 1000 $T >"$tmp/r.json" 2>"$tmp/r.err"
+check_record "$tmp/r.json" "threads 2 pingpong" "res['rtt_ns']['count'] > 10"
+"$BIN" send --method sendmsg --host ::1 --port "$PORT" --size 4096 --verify full $T >"$tmp/r.json" 2>"$tmp/r.err"
+check_record "$tmp/r.json" "IPv6" "r['config']['family'] == 'ipv6'"
+for m in send sendmsg zerocopy uring-zc; do
+	have "$m" || continue
+	"$BIN" send --method "$m" --transport udp --host 127.0.0.1 --port "$PORT" --size 1400 --verify full $T \
+		>"$tmp/r.json" 2>"$tmp/r.err"
+	check_record "$tmp/r.json" "udp stream $m" "res['datagrams']['received'] > 0 and res['datagrams']['lost'] >= 0"
+	"$BIN" send --method "$m" --transport udp --no-sink --host 127.0.0.1 --port "$(free_port)" --size 1400 $T \
+		>"$tmp/r.json" 2>"$tmp/r.err"
+	check_record "$tmp/r.json" "udp --no-sink $m" "res['receiver'] is None and res['verify'] is None and res['datagrams']['sent'] > 0"
+done
+
+# --- bad input: one line, named argument, exit 2; runtime failures exit 1 ------------------
+S="send --host 127.0.0.1 --port $PORT"
+expect_exit "unknown method" 2 "--method" -- "$BIN" $S --method bogus
+expect_exit "size 0" 2 "--size" -- "$BIN" $S --method send --size 0
+expect_exit "size above 1 GiB" 2 "--size" -- "$BIN" $S --method send --size 2G
+expect_exit "size not a number" 2 "--size" -- "$BIN" $S --method send --size lots
+expect_exit "threads not a number" 2 "--threads" -- "$BIN" $S --method send --threads two
+expect_exit "duration not a number" 2 "--duration" -- "$BIN" $S --method send --duration 1s
+expect_exit "port out of range" 2 "--port" -- "$BIN" send --host 127.0.0.1 --port 70000 --method send
+expect_exit "cpu that does not exist" 2 "--cpus" -- "$BIN" $S --method send --cpus 4095
+expect_exit "verify value" 2 "--verify" -- "$BIN" $S --method send --verify most
+expect_exit "udp datagram too big" 2 "--size" -- "$BIN" $S --method send --transport udp --size 65508
+expect_exit "vmsplice over udp" 2 "--transport" -- "$BIN" $S --method vmsplice --transport udp
+expect_exit "pingpong with a file method" 2 "--mode" -- "$BIN" $S --method sendfile --mode pingpong
+expect_exit "missing file" 2 "--file" -- "$BIN" $S --method sendfile --file "$tmp/does-not-exist"
+expect_exit "file is a directory" 2 "--file" -- "$BIN" $S --method sendfile --file "$tmp"
+: >"$tmp/empty"
+expect_exit "empty file" 2 "--file" -- "$BIN" $S --method sendfile --file "$tmp/empty"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	echo secret >"$tmp/locked" && chmod 000 "$tmp/locked" && chmod 755 "$tmp"
+	expect_exit "unreadable file" 2 "--file" -- setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$BIN" $S --method sendfile --file "$tmp/locked"
+else
+	echo "skip: unreadable-file test needs root and setpriv to drop privileges (root reads any file)"
+fi
+expect_exit "copy with a socket method" 2 "--method" -- "$BIN" copy --method sendmsg
+expect_exit "unknown command" 2 "unknown command" -- "$BIN" frobnicate
+expect_exit "unknown option" 2 "unknown or incomplete option" -- "$BIN" $S --method send --bogus
+expect_exit "missing host" 2 "--host" -- "$BIN" send --method send
+expect_exit "port in use" 1 "--port" -- "$BIN" sink --port "$PORT"
+dead=$(free_port)
+expect_exit "unreachable peer" 1 "connect" -- "$BIN" send --method send --host 127.0.0.1 --port "$dead"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=="failed" and r["result"] is None' "$tmp/out" \
+	&& ok || bad "unreachable peer: failed record expected on stdout"
+
+# a peer that speaks garbage on the control port
+python3 - "$tmp/garbage.port" <<'PY' &
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(4)
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+for _ in range(2):
+    c, _ = s.accept(); c.recv(1024); c.sendall(b"HTTP/1.0 400 Bad Request\r\n\r\n"); c.close()
+PY
+GPID=$!
+for _ in $(seq 50); do [ -s "$tmp/garbage.port" ] && break; sleep 0.05; done
+expect_exit "garbage peer" 1 "not a copybench sink" -- "$BIN" send --method send --host 127.0.0.1 --port "$(cat "$tmp/garbage.port")" $T
+kill "$GPID" 2>/dev/null; wait "$GPID" 2>/dev/null
+
+# the sink survives garbage, silence and a client killed mid-trial, and keeps serving
+python3 - "$PORT" <<'PY' && ok || bad "garbage client against the sink"
+import socket, sys
+port = int(sys.argv[1])
+c = socket.create_connection(("127.0.0.1", port)); c.sendall(b"GET / HTTP/1.1\r\n\r\n")
+assert c.recv(200).startswith(b"ERR"), "sink should answer ERR"
+c.close()
+c = socket.create_connection(("127.0.0.1", port)); c.close()           # vanished at once
+c = socket.create_connection(("127.0.0.1", port)); c.sendall(b"\x00\xff" * 9000); c.close()  # binary junk
+PY
+"$BIN" send --method sendmsg --host 127.0.0.1 --port "$PORT" --duration 5 --warmup 0 >/dev/null 2>&1 &
+KPID=$!
+sleep 0.5
+kill -9 "$KPID" 2>/dev/null; wait "$KPID" 2>/dev/null
+"$BIN" send --method sendmsg --host 127.0.0.1 --port "$PORT" --size 4096 --verify full $T >"$tmp/r.json" 2>"$tmp/r.err"
+check_record "$tmp/r.json" "sink still serves after garbage, silence and a killed client"
+kill -0 "$SINK_PID" 2>/dev/null && ok || bad "the sink died"
+
+# --- the sink stops cleanly on SIGTERM ------------------------------------------------------
+kill -TERM "$SINK_PID"
+if timeout 3 tail --pid="$SINK_PID" -f /dev/null; then ok; else bad "sink ignored SIGTERM"; fi
+wait "$SINK_PID"
+rc=$?
+SINK_PID=
+[ "$rc" = 0 ] && ok || bad "sink exit status $rc after SIGTERM"
+
+echo "copybench tests ($(basename "$BIN")): $pass passed, $fail failed"
+[ "$fail" = 0 ]
