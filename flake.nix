@@ -18,12 +18,30 @@
         let
           pkgs = nixpkgs.legacyPackages.${system};
 
-          # Every Python dependency of pyproject.toml (runner, notebooks, book, tests).
+          # Every Python dependency of pyproject.toml (runner, notebooks, book, tests), and the
+          # Sphinx extensions book/_config.yml loads.
           python = pkgs.python3.withPackages (ps: [
             ps.papermill ps.jupyter-book ps.myst-nb ps.sphinx ps.sphinxcontrib-bibtex
             ps.pandas ps.seaborn ps.matplotlib ps.scipy ps.statsmodels ps.ipykernel
             ps.rich ps.jsonschema ps.pytest ps.hypothesis ps.cffconvert
+            (sphinx-mathjax-offline ps)
           ]);
+
+          # MathJax served from the book itself (no CDN): not in nixpkgs, so built here from
+          # the PyPI sdist of the version requirements.lock pins.
+          sphinx-mathjax-offline = ps: ps.buildPythonPackage {
+            pname = "sphinx-mathjax-offline";
+            version = "0.0.2";
+            pyproject = true;
+            src = pkgs.fetchPypi {
+              pname = "sphinx-mathjax-offline";
+              version = "0.0.2";
+              hash = "sha256-ffvL1txg79jY8arAcY8O5ZE6XOoDyw4D/6d/8N+/5b0=";
+            };
+            build-system = [ ps.setuptools ];
+            dependencies = [ ps.sphinx ];
+            doCheck = false; # no tests; its package directory has a '-', so no import check
+          };
 
           # pdflatex + latexmk for the PDF: the TeX Live counterpart of Debian's
           # texlive-latex-recommended, texlive-latex-extra, texlive-fonts-recommended, latexmk.

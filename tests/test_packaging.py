@@ -87,7 +87,7 @@ def attributes_used_in_flake() -> set[str]:
 
 def test_attribute_list_is_well_formed() -> None:
     attrs = verified_attributes()
-    kinds = {"drv", "mkDerivation", "mkShell", "writeShellApplication", "runCommand", "withPackages"}
+    kinds = {"drv", "withPackages", *STUB_BUILDERS}
     assert set(attrs.values()) <= kinds
     for needed in ("pkgs.liburing", "pkgs.perf", "pkgs.iproute2", "pkgs.iperf3", "pkgs.sockperf",
                    "pkgs.python3.withPackages", "pkgs.writeShellApplication",
@@ -114,6 +114,21 @@ def test_flake_python_has_every_pyproject_dependency() -> None:
     provided = {a.removeprefix("ps.") for a in attributes_used_in_flake() if a.startswith("ps.")}
     missing = sorted(wanted - provided)
     assert not missing, f"pyproject.toml dependencies missing from the flake's python3.withPackages: {missing}"
+
+
+def test_flake_python_has_every_sphinx_extension_of_the_book() -> None:
+    from ruamel.yaml import YAML
+
+    config = YAML(typ="safe").load((ROOT / "book" / "_config.yml").read_text(encoding="utf-8"))
+    extensions = (config.get("sphinx") or {}).get("extra_extensions") or []
+    text = flake_text_without_comments()
+    for extension in extensions:
+        name = re.sub(r"[._]+", "-", extension.split(".")[0] if extension.startswith("sphinx.ext")
+                      else extension).lower()
+        if name == "sphinx":
+            continue  # sphinx.ext.* ships with Sphinx
+        assert f"ps.{name}" in text or f'pname = "{name}"' in text, (
+            f"book/_config.yml loads {extension}; the flake's Python has no {name}")
 
 
 # --- flake.nix and flake.lock -----------------------------------------------------------
@@ -182,6 +197,8 @@ STUB_BUILDERS = {
         'args: assert builtins.isString args.text && builtins.isList (args.runtimeInputs or [ ]);'
         ' builtins.trace "SCRIPT-BEGIN ${args.name}\n${args.text}\nSCRIPT-END" (mkDrv args.name args)'),
     "runCommand": "name: env: text: mkDrv name { inherit env text; }",
+    "fetchPypi": 'args: assert args ? hash; mkDrv "${args.pname}-${args.version}-src" args',
+    "buildPythonPackage": 'args: mkDrv "${args.pname}-${args.version}" args',
 }
 
 
