@@ -11,11 +11,11 @@ endif
 
 # make verify RUN=data/raw/<run-id>: hashes (SHA256SUMS) + schema of every record.
 verify: setup
-	@$(PY) -m runner.verify verify $(RUN)
+	@$(PY) -m runner.verify verify "$(RUN)"
 
 # make seal RUN=data/raw/<run-id>: write RUN/SHA256SUMS over every file of the run.
 seal: setup
-	@$(PY) -m runner.verify seal $(RUN)
+	@$(PY) -m runner.verify seal "$(RUN)"
 
 # Flake parse/lock/attribute checks (skipped with a printed reason where Nix is missing),
 # CITATION.cff validation, and runner.verify on generated runs.
