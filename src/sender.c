@@ -342,7 +342,7 @@ int cmd_send(int argc, char **argv)
 	struct record r;
 	struct meter *meters[2 * MAX_THREADS];
 	struct histo *rtt = calloc(1, sizeof(*rtt));
-	static char recv_json[8192], first[256];
+	static char recv_json[8192], first[512];
 	char hello[512];
 	int ports[MAX_THREADS], nmeters = 0, ctlfd = -1;
 	_Atomic int phase = PHASE_WARMUP, ready = 0;

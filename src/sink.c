@@ -244,7 +244,7 @@ static void serve(int cfd, const struct sink_opts *o)
 		struct meter *ms[MAX_THREADS];
 		struct side_totals t;
 		struct json j;
-		char *json = NULL, first[220] = "", cpus[MAX_CPUS * 5 + 4];
+		char *json = NULL, first[400] = "", cpus[MAX_CPUS * 5 + 4];
 		size_t jlen = 0;
 		uint64_t checked = 0, mism = 0, bytes = 0, dgrams = 0;
 		FILE *f;
