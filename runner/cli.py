@@ -14,6 +14,7 @@ import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import NoReturn
 
 from rich.console import Console
 from rich.markup import escape
@@ -25,7 +26,7 @@ from runner.progress import fmt_duration, summary_table
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2
+    def error(self, message: str) -> NoReturn:  # one line, exit 2
         print(f"{self.prog}: {message}", file=sys.stderr)
         sys.exit(2)
 
@@ -80,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _caps() -> plan_mod.Capabilities:
-    from runner.sweep import binary_methods, find_binary
+    from runner.binary import binary_methods, find_binary
     return plan_mod.Capabilities.detect(binary_methods(find_binary()))
 
 
@@ -101,10 +102,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
         out.print(f"  {n}", markup=False, highlight=False)
     from rich.table import Table
     t = Table(title="cells per experiment")
-    for c in ("experiment [kind]", "cells", "s per repetition"):
-        t.add_column(c, justify="left" if c.startswith("exp") else "right")
-    for name, n, secs in plan_mod.summary_rows(plan):
-        t.add_row(escape(name), str(n), f"{secs:.0f}")
+    for col in ("experiment [kind]", "cells", "s per repetition"):
+        t.add_column(col, justify="left" if col.startswith("exp") else "right")
+    for name, ncells, secs in plan_mod.summary_rows(plan):
+        t.add_row(escape(name), str(ncells), f"{secs:.0f}")
     out.print(t)
     if args.cells:
         for cid, c in sorted(plan.cells.items(), key=lambda kv: kv[1].label()):
@@ -122,13 +123,18 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 def cmd_env(args: argparse.Namespace) -> int:
     from runner.manifest import collect
-    from runner.sweep import find_binary, repo_root
+    from runner.binary import find_binary, repo_root
     print(json.dumps(collect(repo_root(), find_binary(), measure=not args.no_memcpy),
                      indent=1))
     return 0
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    if not args.resume:  # a bad profile is rejected before anything heavy is imported
+        if not args.profile:
+            raise UsageError("sweep: --profile is required (or --resume with --run-dir; "
+                             f"profiles: {', '.join(profile_mod.available())})")
+        profile_mod.load(args.profile)
     from runner import sweep as sw
     if args.resume:
         run_dir = args.run_dir
@@ -143,9 +149,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if binary is None:
             raise RunnerError("copybench not found: build it (make -C src) or set COPYBENCH_BIN")
     else:
-        if not args.profile:
-            raise UsageError("sweep: --profile is required (or --resume with --run-dir; "
-                             f"profiles: {', '.join(profile_mod.available())})")
         prof = profile_mod.load(args.profile)
         binary = sw.find_binary()
         if binary is None:
@@ -175,11 +178,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from runner import records
     recs = list(records.read(run_dir / records.TRIALS))
     if outcome.complete:
-        if not args.no_progress:
-            con = Console(stderr=True)
-            if not con.is_terminal:
-                con = Console(stderr=True, width=140)
-            con.print(summary_table(plan.cells, recs))
+        con = Console(stderr=True)  # the summary is printed even with --no-progress
+        if not con.is_terminal:
+            con = Console(stderr=True, width=140)
+        con.print(summary_table(plan.cells, recs))
         try:
             from runner.verify import seal
             seal(run_dir)

@@ -133,9 +133,9 @@ def run_pair(sink: list[str] | None, ready: Callable[[str], bool] | None,
                 line, why = wait_for_line(sink_log, sink_p, ready or (lambda s: True),
                                           min(SINK_READY_S, timeout))
                 if line is None:
-                    rc = kill(sink_p, janitor)
+                    sink_rc0 = kill(sink_p, janitor)
                     sink_p = None
-                    return PairResult("failed", "", None, rc, "", tail(sink_log),
+                    return PairResult("failed", "", None, sink_rc0, "", tail(sink_log),
                                       f"sink {why}", time.monotonic() - t0)
             remaining = max(1.0, timeout - (time.monotonic() - t0))
             with open(send_out, "wb") as so, open(send_err, "wb") as se:
@@ -144,7 +144,7 @@ def run_pair(sink: list[str] | None, ready: Callable[[str], bool] | None,
             problem = None
             try:
                 p.wait(timeout=remaining)
-                rc: int | None = stop(p, janitor, grace=0)
+                rc = stop(p, janitor, grace=0)
             except subprocess.TimeoutExpired:
                 rc = kill(p, janitor)
                 status = "timeout"

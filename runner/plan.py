@@ -77,7 +77,7 @@ class Cell:
     def label(self) -> str:
         parts = [self.method if self.kind == "copybench" else self.kind, format_size(self.size)]
         if self.command == "send":
-            parts += [self.transport, self.mode]
+            parts += [self.transport or "", self.mode or ""]
         else:
             parts.append("copy")
         parts.append(self.placement)

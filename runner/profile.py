@@ -325,11 +325,11 @@ def parse(text: str, path: str) -> Profile:
         raise c.fail("experiment", "missing: at least one [[experiment]] table is required")
     exps = []
     names: set[str] = set()
-    for i, e in enumerate(exps_t):
+    for i, table in enumerate(exps_t):
         where = f"experiment[{i}]"
-        if not isinstance(e, dict):
+        if not isinstance(table, dict):
             raise c.fail(where, "must be a table")
-        exp = _experiment(c, e, where, defaults)
+        exp = _experiment(c, table, where, defaults)
         if exp.name in names:
             raise c.fail(f"{where}.name", f"duplicate experiment name {exp.name!r}")
         names.add(exp.name)
@@ -341,14 +341,15 @@ def parse(text: str, path: str) -> Profile:
 
 def _experiment(c: _Checker, e: dict[str, Any], where: str,
                 defaults: dict[str, Any]) -> Experiment:
-    c.unknown(e, _EXP_KEYS, where)
     name = c.string(e, "name", where, None)
     if name is None:
         raise c.fail(f"{where}.name", "missing (required)")
     where = f"experiment[{name}]"
+    c.unknown(e, _EXP_KEYS, where)
     command = c.string(e, "command", where, None, COMMANDS)
     if command is None:
         raise c.fail(f"{where}.command", f"missing (required; allowed: {', '.join(COMMANDS)})")
+    allowed_methods: tuple[str, ...]
     if command == "send":
         allowed_methods = MESSAGE_METHODS + FILE_SEND_METHODS
     else:

@@ -17,7 +17,6 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
-from runner.adaptive import median_ci, metric
 from runner.plan import Cell
 from runner.profile import format_size
 
@@ -101,6 +100,7 @@ class Reporter:
 
 
 def summary_table(cells: dict[str, Cell], records: Iterable[dict[str, Any]]) -> Table:
+    from runner.adaptive import median_ci, metric  # scipy: only when needed
     by_cell: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         if r.get("repetition", 0) >= 1:

@@ -18,9 +18,7 @@ to completion has exactly the trials an uninterrupted one would have had.
 from __future__ import annotations
 
 import json
-import os
 import secrets
-import shutil
 import signal
 import sys
 import time
@@ -39,7 +37,8 @@ from runner.execute import Context, run_trial
 from runner.plan import Cell, Plan, Trial
 from runner.proc import Janitor
 from runner.profile import Profile
-from runner.progress import Reporter, fmt_duration, summary_table
+from runner.progress import Reporter
+from runner.binary import binary_methods, find_binary, repo_root  # noqa: F401
 from runner.topology import Topology, TopologyError
 
 PLAN = "plan.json"
@@ -51,47 +50,6 @@ class Interrupted(Exception):
     def __init__(self, signum: int) -> None:
         self.signum = signum
         super().__init__(signal.Signals(signum).name)
-
-
-def repo_root() -> Path:
-    here = Path(__file__).resolve().parent.parent
-    if (here / "src").is_dir() and (here / "runner").is_dir():
-        return here
-    return Path.cwd()
-
-
-def find_binary() -> Path | None:
-    env = os.environ.get("COPYBENCH_BIN")
-    if env:
-        return Path(env)
-    for root in (Path.cwd(), repo_root()):
-        p = root / "src" / "build" / "copybench"
-        if p.is_file() and os.access(p, os.X_OK):
-            return p
-    which = shutil.which("copybench")
-    return Path(which) if which else None
-
-
-def binary_methods(binary: Path | None) -> tuple[str, ...] | None:
-    if binary is None:
-        return None
-    import subprocess
-    try:
-        r = subprocess.run([str(binary), "methods", "--json"], capture_output=True, text=True,
-                           timeout=30, check=False)
-        d = json.loads(r.stdout)
-    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError):
-        return None
-    names: list[str] = []
-    items = d.get("methods", d) if isinstance(d, dict) else d
-    if isinstance(items, list):
-        for m in items:
-            if isinstance(m, str):
-                names.append(m)
-            elif isinstance(m, dict) and isinstance(m.get("name"), str):
-                if m.get("available", True):
-                    names.append(m["name"])
-    return tuple(names) or None
 
 
 def new_run_id(profile: str) -> str:
@@ -139,7 +97,7 @@ class Sweep:
             print(f"runner: resume: dropped a torn last line ({cut} bytes) of {path}",
                   file=sys.stderr)
         for r in records.read(path):
-            tid = r.get("trial_id")
+            tid = str(r.get("trial_id"))
             if tid in self.done:
                 raise RunnerError(f"{path}: trial {tid} recorded twice")
             self.done.add(tid)

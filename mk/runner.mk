@@ -1,0 +1,16 @@
+# Runner: sweep profiles -> data/raw/<run-id>/ (python -m runner). Tests need root for the
+# namespace topologies and perf (they skip, saying why, when not root).
+
+.PHONY: test-runner smoke-run
+
+# pytest on the runner's tests: profiles, plan, topologies, perf reduction, end-to-end sweeps
+test-runner: build
+	$(PY) -m pytest -q -rs tests/test_runner_profile.py tests/test_runner_plan.py \
+	  tests/test_runner_system.py tests/test_runner_sweep.py
+
+test: test-runner
+
+# a fresh smoke run at build/smoke-run for the book's tests (re-created each time)
+smoke-run: build
+	rm -rf build/smoke-run
+	$(PY) -m runner sweep --profile smoke --run-dir build/smoke-run --no-progress

@@ -1,0 +1,342 @@
+"""End-to-end sweeps with the real copybench: the smoke profile on loopback and veth, an
+interrupted sweep resumed to completion, a run killed mid-trial leaving nothing behind, and
+failing trials recorded while the sweep goes on."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import (ROOT, run_runner, runner_cmd, runner_env, runner_namespaces,
+                      runner_root_links, runner_tagged_pids)
+
+pytestmark = pytest.mark.slow
+
+
+def _records(run_dir: Path) -> list[dict[str, Any]]:
+    path = run_dir / "trials.jsonl"
+    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+
+
+def _verify(run_dir: Path) -> None:
+    try:
+        from runner.verify import verify
+    except ImportError:
+        return
+    report = verify(run_dir)
+    assert report.ok, report.problems[:10]
+
+
+def _expect_complete(run_dir: Path) -> list[dict[str, Any]]:
+    """Every planned trial exactly once; adaptive rounds contiguous; order_index 0..n-1."""
+    plan = json.loads((run_dir / "plan.json").read_text())
+    recs = _records(run_dir)
+    ids = [r["trial_id"] for r in recs]
+    dup = [k for k, v in Counter(ids).items() if v > 1]
+    assert not dup, f"duplicated trials: {dup}"
+    fixed = {t for rnd in plan["rounds"] for t in rnd}
+    assert fixed <= set(ids), f"missing: {sorted(fixed - set(ids))[:5]}"
+    reps_by_cell: dict[str, list[int]] = {}
+    for r in recs:
+        if r["repetition"] >= 1:
+            reps_by_cell.setdefault(r["cell"], []).append(r["repetition"])
+    lo, hi = plan["repetitions"]["min"], plan["repetitions"]["max"]
+    assert set(reps_by_cell) == set(plan["cells"])
+    for cell, reps in reps_by_cell.items():
+        assert sorted(reps) == list(range(1, len(reps) + 1)), (cell, reps)
+        assert lo <= len(reps) <= hi
+    assert sorted(r["order_index"] for r in recs) == list(range(len(recs)))
+    return recs
+
+
+def _no_leftovers(tag: str | None = None, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not runner_namespaces() and not (tag and runner_tagged_pids(tag)):
+            break
+        time.sleep(0.1)
+    assert not runner_namespaces(), f"namespaces left: {runner_namespaces()}"
+    assert not runner_root_links(), f"links left: {runner_root_links()}"
+    if tag:
+        assert not runner_tagged_pids(tag), "processes left behind"
+
+
+def _profile(tmp_path: Path, body: str, name: str = "t", reps: str = "min = 1\nmax = 1",
+             duration: float = 0.2) -> Path:
+    p = tmp_path / f"{name}.toml"
+    p.write_text(f'[profile]\nname = "{name}"\nseed = 42\nduration_s = {duration}\n'
+                 f'warmup_s = 0.05\n\n[repetitions]\n{reps}\n\n{body}')
+    return p
+
+
+# --- the smoke profile ---------------------------------------------------------------------
+
+@pytest.mark.root
+def test_smoke_end_to_end_loopback_and_veth(runner_copybench: Path, runner_root: None,
+                                            tmp_path: Path) -> None:
+    run_dir = tmp_path / "smoke"
+    t0 = time.monotonic()
+    r = run_runner("sweep", "--profile", "smoke", "--run-dir", str(run_dir), timeout=240)
+    wall = time.monotonic() - t0
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert wall < 90, f"smoke took {wall:.0f} s"
+    for f in ("plan.json", "manifest.json", "trials.jsonl", "sessions.json",
+              "profiles/smoke.toml"):
+        assert (run_dir / f).is_file(), f
+    recs = _expect_complete(run_dir)
+    by = Counter((r["config"]["kind"], r["config"]["transport"]) for r in recs
+                 if r["status"] == "ok")
+    assert by[("copybench", "loopback")] >= 4
+    assert by[("copybench", "veth")] >= 4
+    assert by[("copybench", "udp-forward")] >= 2
+    assert by[("copybench", None)] >= 2  # file -> file copy
+    assert by[("peer:iperf3", "loopback")] >= 2 and by[("peer:iperf3", "veth")] >= 2
+    assert by[("peer:sockperf", "loopback")] >= 2
+    bad = [(r["trial_id"], r["error"]) for r in recs if r["status"] != "ok"]
+    assert not bad, bad
+    for rec in recs:
+        for key in ("run_id", "trial_id", "cell", "order_index", "repetition", "started_at",
+                    "loadavg", "config", "status", "error", "result"):
+            assert key in rec
+        c = rec["config"]
+        for key in ("kind", "transport", "placement", "cache"):
+            assert key in c
+        assert rec["run_id"] == run_dir.name and len(rec["loadavg"]) == 3
+        if c["kind"] == "copybench":
+            assert rec["tool"] == "copybench"
+            assert rec["result"]["gbit_per_s"] > 0
+    # placement applied: cross-core sender on CPU 0, sink on CPU 1
+    cc = [r for r in recs if r["config"]["kind"] == "copybench"
+          and r["config"]["placement"] == "cross-core" and r["config"]["transport"] == "veth"]
+    assert cc and all("--cpus" in r["invocation"]["sender"] for r in cc)
+    assert all(r["invocation"]["sink"][-2:] == ["--cpus", "1"] for r in cc)
+    # zerocopy on udp-forward: real zero copy (nothing copied)
+    udp = [r for r in recs if r["config"]["transport"] == "udp-forward"]
+    assert all(r["result"]["zerocopy"]["copied"] == 0 for r in udp)
+    assert all(r["result"]["zerocopy"]["completions"] > 0 for r in udp)
+    # the profiled trial: a reduced perf profile stored next to the trials
+    prof = [r for r in recs if r["repetition"] == 0]
+    assert len(prof) == 1 and prof[0]["config"]["profiled"] is True
+    pp = prof[0]["perf_profile"]
+    assert "error" not in pp, pp
+    reduced = json.loads((run_dir / pp["path"]).read_text())
+    assert reduced["samples"] > 0 and "copy" in reduced["groups"]
+    assert not list(run_dir.rglob("*.perf.data"))
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["run_id"] == run_dir.name
+    assert manifest["memcpy"]["memcpy_gbit_per_s"] > 0
+    assert isinstance(manifest["pmu"]["available"], bool)
+    assert json.loads((run_dir / "plan.json").read_text())["seed"] == 1
+    assert "sweep summary" in r.stderr
+    assert (run_dir / "SHA256SUMS").is_file()
+    _verify(run_dir)
+    _no_leftovers()
+
+
+# --- interrupted and resumed ---------------------------------------------------------------
+
+RESUME_BODY = """
+[[experiment]]
+name = "m"
+command = "send"
+methods = ["send", "sendmsg"]
+sizes = ["1K", "16K"]
+transports = ["loopback", "veth"]
+placements = ["cross-core"]
+"""
+
+
+@pytest.mark.root
+def test_sigint_mid_run_then_resume_completes_exactly_once(
+        runner_copybench: Path, runner_root: None, tmp_path: Path) -> None:
+    # target 0.0001: every cell takes all max = 3 repetitions, so adaptive rounds run too
+    prof = _profile(tmp_path, RESUME_BODY, reps="min = 2\nmax = 3\ntarget_rel_ci = 0.0001")
+    run_dir = tmp_path / "run"
+    tag = uuid.uuid4().hex
+    log = open(tmp_path / "first.log", "w")
+    p = subprocess.Popen(runner_cmd("sweep", "--profile", str(prof), "--run-dir",
+                                    str(run_dir)), stdout=log, stderr=subprocess.STDOUT,
+                         cwd=str(ROOT), env=runner_env(RUNNER_TEST_TAG=tag))
+    trials = run_dir / "trials.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if trials.exists() and len(trials.read_text().splitlines()) >= 5:
+            break
+        time.sleep(0.05)
+    time.sleep(0.15)  # most likely mid-trial now
+    p.send_signal(signal.SIGINT)
+    rc = p.wait(timeout=60)
+    log.close()
+    assert rc == 130, (tmp_path / "first.log").read_text()[-2000:]
+    first = _records(run_dir)
+    assert 5 <= len(first) < 24
+    assert "--resume" in (tmp_path / "first.log").read_text()
+    _no_leftovers(tag)
+    r = run_runner("sweep", "--resume", "--run-dir", str(run_dir), timeout=240)
+    assert r.returncode == 0, r.stderr[-3000:]
+    recs = _expect_complete(run_dir)
+    assert len(recs) == 8 * 3
+    assert [x["trial_id"] for x in recs[:len(first)]] == [x["trial_id"] for x in first]
+    assert all(x["status"] == "ok" for x in recs), [x["error"] for x in recs if x["error"]]
+    sessions = json.loads((run_dir / "sessions.json").read_text())
+    assert [s["complete"] for s in sessions] == [False, True]
+    assert sessions[0]["interrupted"] == "SIGINT"
+    assert (run_dir / "manifest.json").is_file()
+    _verify(run_dir)
+    # a second resume of a complete run runs nothing more
+    r = run_runner("sweep", "--resume", "--run-dir", str(run_dir), timeout=120)
+    assert r.returncode == 0
+    assert len(_records(run_dir)) == 24
+
+
+def test_resume_of_a_torn_record(runner_copybench: Path, tmp_path: Path) -> None:
+    body = RESUME_BODY.replace('["loopback", "veth"]', '["loopback"]')
+    prof = _profile(tmp_path, body, reps="min = 2\nmax = 2")
+    run_dir = tmp_path / "run"
+    r = run_runner("sweep", "--profile", str(prof), "--run-dir", str(run_dir), timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = (run_dir / "trials.jsonl").read_text().splitlines(keepends=True)
+    # simulate a crash while writing the last record, and one whole record never written
+    (run_dir / "trials.jsonl").write_text("".join(lines[:-2]) + lines[-2][:40])
+    r = run_runner("sweep", "--resume", "--run-dir", str(run_dir), timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "torn" in r.stderr
+    assert len(_expect_complete(run_dir)) == 8
+
+
+def test_run_dir_not_reused_without_resume(runner_copybench: Path, tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "x").write_text("")
+    r = run_runner("sweep", "--profile", "smoke", "--run-dir", str(run_dir), timeout=60)
+    assert r.returncode == 2 and "--resume" in r.stderr
+    r = run_runner("sweep", "--resume", "--run-dir", str(tmp_path / "nope"), timeout=60)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+
+
+# --- killed mid-trial ----------------------------------------------------------------------
+
+KILL_BODY = """
+[[experiment]]
+name = "veth"
+command = "send"
+methods = ["sendmsg"]
+sizes = ["16K"]
+transports = ["veth"]
+placements = ["cross-core"]
+
+[[experiment]]
+name = "udp"
+command = "send"
+methods = ["zerocopy"]
+sizes = ["16K"]
+transports = ["udp-forward"]
+placements = ["same-core"]
+"""
+
+
+@pytest.mark.root
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_killed_mid_trial_leaves_nothing(runner_copybench: Path, runner_root: None,
+                                         tmp_path: Path, sig: int) -> None:
+    prof = _profile(tmp_path, KILL_BODY, reps="min = 2\nmax = 2", duration=5.0)
+    run_dir = tmp_path / "run"
+    tag = uuid.uuid4().hex
+    p = subprocess.Popen(runner_cmd("sweep", "--profile", str(prof), "--run-dir",
+                                    str(run_dir), "--no-progress"),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(ROOT),
+                         env=runner_env(RUNNER_TEST_TAG=tag))
+    # wait until a copybench sender runs inside one of the sweep's namespaces
+    deadline = time.monotonic() + 30
+    running = False
+    while time.monotonic() < deadline and not running:
+        for ns in runner_namespaces(f"cb{p.pid}-"):
+            out = subprocess.run(["ip", "netns", "pids", ns], capture_output=True,
+                                 text=True).stdout.split()
+            cmdlines = []
+            for pid in out:
+                try:
+                    cmdlines.append(Path(f"/proc/{pid}/cmdline").read_bytes())
+                except OSError:
+                    pass
+            if any(b"copybench\0send" in c for c in cmdlines):
+                running = True
+        time.sleep(0.05)
+    assert running, "no trial started"
+    p.send_signal(sig)
+    p.wait(timeout=30)
+    _no_leftovers(tag)
+    if sig == signal.SIGTERM:
+        assert p.returncode == 143
+        assert p.stderr is not None and "resume" in p.stderr.read().decode()
+
+
+# --- failing trials -------------------------------------------------------------------------
+
+FAIL_BODY = """
+[[experiment]]
+name = "good"
+command = "send"
+methods = ["sendmsg"]
+sizes = ["1K"]
+transports = ["loopback"]
+placements = ["cross-core"]
+
+[[experiment]]
+name = "bad-dir"
+command = "send"
+methods = ["sendfile"]
+sizes = ["1M"]
+transports = ["loopback"]
+placements = ["cross-core"]
+dir = "/nonexistent/copybench-test-dir"
+
+[[experiment]]
+name = "too-slow"
+command = "send"
+methods = ["send"]
+sizes = ["1K"]
+transports = ["loopback"]
+placements = ["same-core"]
+duration_s = 30
+timeout_s = 1.5
+"""
+
+
+def test_failing_trials_recorded_and_sweep_goes_on(runner_copybench: Path,
+                                                   tmp_path: Path) -> None:
+    prof = _profile(tmp_path, FAIL_BODY, reps="min = 2\nmax = 2")
+    run_dir = tmp_path / "run"
+    tag = uuid.uuid4().hex
+    r = run_runner("sweep", "--profile", str(prof), "--run-dir", str(run_dir), timeout=180,
+                   RUNNER_TEST_TAG=tag)
+    assert r.returncode == 0, r.stderr[-2000:]
+    recs = _expect_complete(run_dir)
+    assert len(recs) == 6
+    by = {}
+    for rec in recs:
+        by.setdefault(rec["config"]["experiment"], []).append(rec)
+    assert all(x["status"] == "ok" and x["error"] is None for x in by["good"])
+    for x in by["bad-dir"]:
+        assert x["status"] == "failed"
+        assert "/nonexistent/copybench-test-dir" in x["error"]
+        assert "stderr" in x["error"]
+    for x in by["too-slow"]:
+        assert x["status"] == "timeout"
+        assert "timed out" in x["error"]
+        assert x["invocation"]["wall_s"] < 10
+    # the good trials ran after a failure too (the sweep went on)
+    order = sorted(recs, key=lambda x: x["order_index"])
+    first_bad = next(i for i, x in enumerate(order) if x["status"] != "ok")
+    assert any(x["status"] == "ok" for x in order[first_bad + 1:])
+    _verify(run_dir)
+    _no_leftovers(tag)
