@@ -9,6 +9,8 @@
 #include "socket.h"
 
 #include <getopt.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -192,8 +194,12 @@ static void serve(int cfd, const struct sink_opts *o)
 		int fds[MAX_THREADS];
 		if (accept_data(lfd, fds, ss.threads, &e))
 			goto fail;
-		for (int i = 0; i < ss.threads; i++)
+		for (int i = 0; i < ss.threads; i++) {
+			int one = 1;
 			rcv[i].fd = fds[i];
+			if (ss.mode == MODE_PINGPONG) /* echo at once: no Nagle wait behind the last reply */
+				setsockopt(fds[i], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		}
 	} else {
 		size_t len = 0;
 		for (int i = 0; i < ss.threads; i++) {
