@@ -334,3 +334,51 @@ def threshold_verdict(ci: Estimate, threshold: float, above: bool = True) -> str
     if above:
         return "holds" if ci.lo > threshold else "refuted" if ci.hi < threshold else "inconclusive"
     return "holds" if ci.hi < threshold else "refuted" if ci.lo > threshold else "inconclusive"
+
+
+def ratio_of_ratios(a1: ArrayLike, b1: ArrayLike, a2: ArrayLike, b2: ArrayLike,
+                    confidence: float = CONFIDENCE, n_resamples: int = N_RESAMPLES,
+                    seed: int | np.random.Generator | None = 0) -> Estimate:
+    """(median(a1)/median(b1)) / (median(a2)/median(b2)) with a percentile-bootstrap CI,
+    the four samples resampled independently: an interaction, e.g. how much a factor
+    (placement) changes the ranking of two methods."""
+    xs = [_arr(v) for v in (a1, b1, a2, b2)]
+    n = min(x.size for x in xs)
+    if n == 0 or any(np.median(x) == 0 for x in xs):
+        return Estimate(math.nan, math.nan, math.nan, n, confidence)
+    m = [float(np.median(x)) for x in xs]
+    value = (m[0] / m[1]) / (m[2] / m[3])
+    if n < 2:
+        return Estimate(value, math.nan, math.nan, n, confidence)
+
+    def stat(u: NDArray[np.float64], v: NDArray[np.float64], w: NDArray[np.float64],
+             z: NDArray[np.float64], axis: int = -1) -> NDArray[np.float64]:
+        med = np.median
+        return (med(u, axis=axis) / med(v, axis=axis)) / (med(w, axis=axis) / med(z, axis=axis))
+
+    res = stats.bootstrap(tuple(xs), stat, confidence_level=confidence,
+                          n_resamples=n_resamples, method="percentile", vectorized=True,
+                          axis=-1, paired=False, rng=_rng(seed))
+    lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    if not (math.isfinite(lo) and math.isfinite(hi)):  # degenerate (all-equal) resamples
+        lo = hi = value
+    return Estimate(value, lo, hi, n, confidence)
+
+
+def crossover_verdict(c: Crossover, band_lo: float, band_hi: float,
+                      p_none_refute: float = 0.95) -> tuple[str, str]:
+    """Verdict for "a overtakes b between band_lo and band_hi" from a :class:`Crossover`.
+    Returns (verdict, reason)."""
+    if len(c.sizes) < 2:
+        return "not testable here", "fewer than two common sizes"
+    covers = min(c.sizes) <= band_lo and max(c.sizes) >= band_hi
+    if c.p_none >= p_none_refute:
+        if covers:
+            return "refuted", f"no crossover in range (bootstrap probability {c.p_none:.2f})"
+        return "inconclusive", "no crossover in the sizes tested, which do not span the claim"
+    if math.isfinite(c.lo) and math.isfinite(c.hi):
+        if band_lo <= c.lo and c.hi <= band_hi:
+            return "holds", "crossover CI inside the claimed range"
+        if c.hi < band_lo or c.lo > band_hi:
+            return "refuted", "crossover CI outside the claimed range"
+    return "inconclusive", "crossover CI overlaps the claimed range's edge"

@@ -1,0 +1,85 @@
+# Book: papermill notebooks (parameter run_dir) -> book/_generated/*.ipynb -> Jupyter Book
+# 1.x (execute_notebooks: off) -> book/_build/html (and `make pdf`). Everything is a file
+# target, so a rebuild with unchanged raw data, notebooks and book sources does nothing.
+#
+#   make book [RUN=data/raw/<run-id>]   default: the committed reference run under data/raw/
+#   make pdf  [RUN=...]                 the same book as a PDF (pdflatex)
+#   make reproduce                      setup, build, quick sweep into a new run, book
+#   make test-stats test-book           statistics tests; notebooks + book on a smoke run
+
+.PHONY: book pdf reproduce test-stats test-book notebooks book-check-run _book-force
+
+BOOK_NOTEBOOKS := testbed message latency cpu_cost zerocopy files fidelity copies claims
+BOOK_GEN       := book/_generated
+BOOK_HTML      := book/_build/html
+BOOK_STAMP     := book/_build/.stamp-html
+BOOK_PDF       := book/_build/latex/copybench.pdf
+BOOK_SOURCES   := $(wildcard book/*.md) book/_config.yml book/_toc.yml book/references.bib
+ANALYSIS_PY    := runner/stats.py $(wildcard runner/analysis*.py)
+JB             := .venv/bin/jupyter-book
+
+# The committed reference run: the newest data/raw/<id>/ whose trials.jsonl is tracked by git.
+REFERENCE_RUN := $(patsubst %/trials.jsonl,%,$(lastword $(sort $(shell git ls-files \
+                   'data/raw/*/trials.jsonl' 2>/dev/null))))
+RUN ?= $(REFERENCE_RUN)
+RUN_ABS := $(abspath $(RUN))
+
+book-check-run:
+	@if [ -z "$(RUN)" ]; then \
+	  echo "make book: no committed reference run under data/raw/; pass one: make book RUN=data/raw/<run-id> (or RUN=build/smoke-run after make smoke-run)" >&2; exit 2; fi
+	@if [ ! -f "$(RUN)/trials.jsonl" ]; then \
+	  echo "make book: RUN=$(RUN) has no trials.jsonl (expected a run directory data/raw/<run-id>/)" >&2; exit 2; fi
+
+# Which run the generated notebooks came from: rewritten only when RUN changes.
+$(BOOK_GEN)/.run: _book-force
+	@mkdir -p $(BOOK_GEN)
+	@echo "$(RUN_ABS)" | cmp -s - $@ || echo "$(RUN_ABS)" > $@
+
+RUN_FILES := $(wildcard $(RUN)/trials.jsonl $(RUN)/manifest.json $(RUN)/plan.json \
+               $(RUN)/perf/*.json)
+
+# papermill writes to a temporary file first: a failed notebook leaves no up-to-date target.
+$(BOOK_GEN)/%.ipynb: notebooks/%.ipynb $(BOOK_GEN)/.run $(RUN_FILES) $(ANALYSIS_PY) | book-check-run
+	@echo "papermill $< (run_dir=$(RUN))"
+	@$(PY) -m papermill "$<" "$(BOOK_GEN)/$*.tmp.ipynb" -p run_dir "$(RUN_ABS)" \
+	  --cwd "$(CURDIR)" -k python3 --no-progress-bar --log-level WARNING \
+	  && mv "$(BOOK_GEN)/$*.tmp.ipynb" "$@" \
+	  || { rm -f "$(BOOK_GEN)/$*.tmp.ipynb"; echo "notebook $< failed on $(RUN)" >&2; exit 1; }
+
+notebooks: book-check-run $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb)
+
+# -W: every warning (a missing glue key, a broken reference, a bad citation) fails the build.
+$(BOOK_STAMP): $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb) $(BOOK_SOURCES)
+	$(JB) build book --builder html -W -n --keep-going
+	@touch $@
+
+book: setup book-check-run $(BOOK_STAMP)
+	@echo "book (run $(RUN)): $(CURDIR)/$(BOOK_HTML)/index.html"
+
+$(BOOK_PDF): $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb) $(BOOK_SOURCES)
+	@command -v pdflatex >/dev/null && command -v latexmk >/dev/null || { \
+	  echo "make pdf: pdflatex/latexmk missing; install texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended latexmk (scripts/setup does as root)" >&2; exit 1; }
+	$(JB) build book --builder pdflatex -W -n --keep-going
+	@test -s $@
+
+pdf: setup book-check-run $(BOOK_PDF)
+	@echo "pdf (run $(RUN)): $(CURDIR)/$(BOOK_PDF)"
+
+# setup, build, a quick sweep into a new run directory, then notebooks and book
+REPRO_RUN = data/raw/$(shell date -u +%Y%m%dT%H%M%SZ)-quick
+reproduce: setup build
+	@run="$(REPRO_RUN)"; \
+	$(PY) -m runner sweep --profile quick --run-dir "$$run" && \
+	$(MAKE) --no-print-directory book RUN="$$run" && \
+	echo "reproduce: run $$run; book at $(CURDIR)/$(BOOK_HTML)/index.html"
+
+test-stats: setup
+	$(PY) -m pytest -q tests/test_stats.py
+
+# Every notebook through papermill on the smoke run, the book built with -W, then the HTML
+# checked for every chapter, every figure and a verdict row for each claim C1-C15.
+test-book: setup smoke-run
+	$(MAKE) --no-print-directory book RUN=build/smoke-run
+	COPYBENCH_BOOK_RUN=build/smoke-run $(PY) -m pytest -q tests/test_book.py
+
+test: test-stats test-book

@@ -1,0 +1,89 @@
+# %% [markdown]
+# # Replication of the published claims
+#
+# Each claim of the five sources (C1–C15) gets an operational test, a statistic with its
+# 95 % CI, the configuration it was tested at, and a verdict computed from this run:
+# **holds**, **refuted**, **inconclusive** (the CI spans the decision boundary) or
+# **not testable here** (the run lacks the cells or the hardware the test needs — the
+# reason is stated). The decision rule of each claim is in its row.
+
+# %% tags=["parameters"]
+run_dir = "../build/smoke-run"
+
+# %% tags=["remove-input"]
+import math
+
+import pandas as pd
+
+from runner import analysis as A
+from runner import analysis_claims as C
+from runner import analysis_plots as P
+from runner import stats as S
+from runner.analysis import fmt_size, glue_text
+
+P.setup()
+run = A.load_run(run_dir)
+results = C.evaluate(run)
+table = C.verdict_table(results)
+for r in results:
+    glue_text(f"verdict_{r.claim}", r.verdict)
+    glue_text(f"stat_{r.claim}", f"{r.statistic}: {r.ci_text()}" if math.isfinite(r.value)
+              else r.reason)
+counts = table["verdict"].value_counts()
+for v in (C.HOLDS, C.REFUTED, C.INCONCLUSIVE, C.NOT_TESTABLE):
+    glue_text(f"n_{v.replace(' ', '_')}", str(int(counts.get(v, 0))))
+
+# %% [markdown]
+# ## Verdicts
+
+# %% tags=["remove-input"]
+A.show_table(table[["claim", "source", "statement", "verdict", "estimate [95% CI]",
+                    "statistic", "configuration", "reason"]])
+
+# %% [markdown]
+# ## Per-size detail of the family claims (C4, C8, C9)
+
+# %% tags=["remove-input"]
+rows = [dict(claim=r.claim, **d) for r in results if r.claim in ("C4", "C8", "C9")
+        for d in r.details]
+if rows:
+    det = pd.DataFrame(rows)
+    det["size"] = det["size"].map(fmt_size)
+    A.show_table(det)
+else:
+    A.note("No family claim was testable in this run.")
+
+# %% [markdown]
+# ## Does CPU placement explain why the PA02 reports disagree?
+#
+# S2 finds one-copy and zero-copy ahead of two-copy (C4, C5); S3 finds two-copy ahead
+# (C8, C9). If sender and receiver sharing a CPU changes the ranking, the two reports can
+# both be right, each for its placement. For every size and thread count measured under
+# both same-core and cross-core placement: the ranking under each, and the ratio of
+# ratios (same-core / cross-core) with its bootstrap CI.
+
+# %% tags=["remove-input"]
+p1, ptab = C.placement_hypothesis(run)
+glue_text("verdict_P1", p1.verdict)
+glue_text("stat_P1", f"{p1.statistic}: {p1.ci_text()}; {p1.reason}"
+          if math.isfinite(p1.value) else p1.reason)
+A.show_table(C.verdict_table([p1])[["claim", "verdict", "estimate [95% CI]", "statistic",
+                                    "configuration", "reason"]])
+if len(ptab):
+    show = ptab.copy()
+    show["size"] = show["size"].map(fmt_size)
+    A.show_table(show)
+    by_pl = []
+    for pl in ("same-core", "cross-core"):
+        by_pl += [dict(placement=pl, claim=r.claim, verdict=r.verdict, estimate=r.ci_text(),
+                       configuration=r.configuration)
+                  for r in (C.c8(run, placements=(pl,)), C.c9(run, placements=(pl,)))]
+    A.show_table(pd.DataFrame(by_pl))
+    plot = ptab.assign(size=ptab["size"].astype(float))
+    g = P.lines(plot, "size", "ratio_of_ratios", "pair", "message size (bytes, log scale)",
+                "ratio same-core / cross-core (1)", col="threads", logy=True)
+    for ax in g.axes.flat:
+        ax.axhline(1.0, color="0.3", linewidth=1)
+    P.show(g)
+else:
+    A.note(p1.reason)

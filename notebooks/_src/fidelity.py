@@ -1,0 +1,79 @@
+# %% [markdown]
+# # Harness fidelity
+#
+# Does copybench measure what established tools measure? In the same run and the same
+# topology, `iperf3` (TCP stream throughput) and `sockperf` (ping-pong latency) run beside
+# copybench's closest equivalents: `send` streams of the same size, and `send` ping-pong.
+# A ratio near 1 says the harness adds no artefact of its own.
+
+# %% tags=["parameters"]
+run_dir = "../build/smoke-run"
+
+# %% tags=["remove-input"]
+import pandas as pd
+
+from runner import analysis as A
+from runner import analysis_plots as P
+from runner import stats as S
+from runner.analysis import fmt_size, glue_text
+
+P.setup()
+run = A.load_run(run_dir)
+m = run.measured
+peers = m[m["scenario"] == "peer"]
+cb = m[(m["scenario"] == "message") & (m["method"] == "send")]
+if peers.empty:
+    A.note("This run has no peer-tool (iperf3, sockperf) trials.")
+
+# %% tags=["remove-input"]
+rows = []
+keys = ["transport", "placement", "size", "threads"]
+for kind, metric, mode, unit in (("peer:iperf3", "gbit_per_s", "stream", "Gbit/s"),
+                                 ("peer:sockperf", "rtt_p50_us", "pingpong", "µs")):
+    pk = peers[peers["kind"] == kind]
+    for key, g in pk.groupby(keys):
+        f = dict(zip(keys, key))
+        mine = A.select(cb, mode=mode, **f)
+        a, b = A.values(mine, metric), A.values(g, metric)
+        if b.size == 0:
+            continue
+        e = S.ratio_of_medians(a, b)
+        pe, ce = S.median_ci(b), S.median_ci(a)
+        rows.append({"peer": kind.split(":")[1], "transport": f["transport"],
+                     "placement": f["placement"], "size": fmt_size(f["size"]),
+                     "threads": f["threads"], "metric": f"{metric} ({unit})",
+                     "peer median": pe.value, "copybench median": ce.value,
+                     "copybench / peer": e.value, "CI low": e.lo, "CI high": e.hi,
+                     "decision (±3 %)": S.classify_ratio(e) if a.size else "no copybench cell"})
+fid = pd.DataFrame(rows)
+A.show_table(fid)
+for peer, what in (("iperf3", "throughput"), ("sockperf", "latency")):
+    r = fid[(fid["peer"] == peer) & fid["copybench / peer"].notna()] if len(fid) else fid
+    if len(r):
+        x = r.iloc[0]
+        glue_text(f"fid_{peer}", f"copybench/{peer} {what} ratio "
+                  + A.fmt_est(S.Estimate(x["copybench / peer"], x["CI low"], x["CI high"],
+                                         0)).replace(", n=0", "")
+                  + f" ({x['transport']}, {x['placement']}, {x['size']})")
+    else:
+        glue_text(f"fid_{peer}", f"not measured ({peer} trials with a matching copybench "
+                  "cell are absent from this run)")
+
+# %% tags=["remove-input"]
+if len(peers):
+    both = pd.concat([
+        peers.assign(tool=peers["kind"].str.split(":").str[1]),
+        cb[cb["cell"].isin(cb["cell"])].assign(tool="copybench send"),
+    ])
+    st = both[both["gbit_per_s"].notna() & (both["mode"] == "stream")
+              & both["size"].isin(peers.loc[peers["kind"] == "peer:iperf3", "size"])]
+    if len(st):
+        g = P.bars(st, "transport", "gbit_per_s", "tool", "transport", "throughput (Gbit/s)",
+                   bound=A.memcpy_gbit(run.manifest), title="stream: copybench vs iperf3")
+        P.show(g)
+    lt = both[both["rtt_p50_us"].notna()
+              & both["size"].isin(peers.loc[peers["kind"] == "peer:sockperf", "size"])]
+    if len(lt):
+        g = P.bars(lt, "transport", "rtt_p50_us", "tool", "transport",
+                   "median round-trip time (µs)", title="ping-pong: copybench vs sockperf")
+        P.show(g)

@@ -1,0 +1,93 @@
+# %% [markdown]
+# # File methods
+#
+# Moving a file: to a socket (`read-write`, `mmap-write`, `sendfile`, `splice`, `splice2`)
+# and to another file (`read-write`, `sendfile`, `splice`, `splice2`, `copy_file_range`),
+# with the source in the page cache (*warm*) or dropped from it before every pass
+# (*cold*, `posix_fadvise(POSIX_FADV_DONTNEED)`). Bars are medians with 95 % bootstrap CIs.
+
+# %% tags=["parameters"]
+run_dir = "../build/smoke-run"
+
+# %% tags=["remove-input"]
+import pandas as pd
+
+from runner import analysis as A
+from runner import analysis_plots as P
+from runner import stats as S
+from runner.analysis import fmt_size, glue_text
+
+P.setup()
+run = A.load_run(run_dir)
+m = run.measured
+bw = A.memcpy_gbit(run.manifest)
+fm = m[m["scenario"].isin(["file→socket", "file→file"])].copy()
+fm["file size"] = fm["size"].map(fmt_size)
+fm["cache"] = fm["cache"].fillna("n/a")
+if fm.empty:
+    A.note("This run has no file-method cells.")
+
+# %% [markdown]
+# ## File → socket
+
+# %% tags=["remove-input"]
+fs = fm[fm["scenario"] == "file→socket"]
+if len(fs):
+    t_ref, p_ref = A.reference(fs, transports=("loopback", "veth"))
+    d = fs[(fs["transport"] == t_ref) & (fs["placement"] == p_ref)]
+    g = P.bars(d, "method", "gbit_per_s", "cache", "method", "throughput (Gbit/s)",
+               col="file size", order=A.method_order(d), bound=bw,
+               title=f"file → socket ({t_ref}, {p_ref})")
+    P.show(g)
+else:
+    A.note("No file → socket cells in this run.")
+
+# %% [markdown]
+# ## File → file
+
+# %% tags=["remove-input"]
+ff = fm[fm["scenario"] == "file→file"]
+if len(ff):
+    g = P.bars(ff, "method", "gbit_per_s", "cache", "method", "throughput (Gbit/s)",
+               col="file size", order=A.method_order(ff), bound=bw, title="file → file")
+    P.show(g)
+else:
+    A.note("No file → file cells in this run.")
+
+# %% [markdown]
+# ## Each method against `read-write` (Holm family per path, size and cache state)
+
+# %% tags=["remove-input"]
+rows = []
+for (scen, size, cache), g in fm.groupby(["scenario", "size", "cache"]):
+    base = A.values(A.select(g, method="read-write"), "gbit_per_s")
+    meths = [x for x in A.method_order(g) if x != "read-write"]
+    pairs = [(A.values(A.select(g, method=x), "gbit_per_s"), base) for x in meths]
+    keep = [(x, p) for x, p in zip(meths, pairs) if p[0].size >= 2 and base.size >= 2]
+    for (x, _), c in zip(keep, S.compare_family([p for _, p in keep])):
+        rows.append({"path": scen, "file size": fmt_size(size), "cache": cache, "method": x,
+                     "ratio vs read-write": c.ratio.value, "CI low": c.ratio.lo,
+                     "CI high": c.ratio.hi, "p (Holm)": c.p_holm, "decision": c.direction})
+cmp_tab = pd.DataFrame(rows)
+A.show_table(cmp_tab)
+
+# %% tags=["remove-input"]
+def best_text(d: pd.DataFrame) -> str:
+    if d.empty:
+        return "n/a (not in this run)"
+    d = d[(d["cache"] == "warm") | (d["cache"] == "n/a")] if (d["cache"] == "warm").any() else d
+    s = d["size"].max()
+    tab = A.summarize_cells(A.select(d, size=s), "gbit_per_s", ["method"]).sort_values(
+        "median", ascending=False)
+    top = tab.iloc[0]
+    return (f"`{top['method']}` ({fmt_size(s)}, warm): "
+            + A.fmt_est(S.Estimate(top["median"], top["lo"], top["hi"], int(top["n"])), "Gbit/s"))
+
+glue_text("file_best_socket", best_text(fs))
+glue_text("file_best_file", best_text(ff))
+if len(fm) and (fm["cache"] == "cold").any() and (fm["cache"] == "warm").any():
+    e = S.ratio_of_medians(A.values(fm[fm["cache"] == "cold"], "gbit_per_s"),
+                           A.values(fm[fm["cache"] == "warm"], "gbit_per_s"))
+    glue_text("file_cold_vs_warm", A.fmt_est(e))
+else:
+    glue_text("file_cold_vs_warm", "n/a (warm and cold not both in this run)")

@@ -1,0 +1,77 @@
+# %% [markdown]
+# # Latency
+#
+# Ping-pong round-trip time (RTT) per method and message size: one message out, one back,
+# on one connection. Each trial reports percentiles of its RTT histogram; the figures show
+# the median over trials of each per-trial percentile with its 95 % bootstrap CI.
+
+# %% tags=["parameters"]
+run_dir = "../build/smoke-run"
+
+# %% tags=["remove-input"]
+import pandas as pd
+
+from runner import analysis as A
+from runner import analysis_plots as P
+from runner import stats as S
+from runner.analysis import fmt_size, glue_text
+
+P.setup()
+run = A.load_run(run_dir)
+m = run.measured
+pp = m[(m["scenario"] == "message") & (m["mode"] == "pingpong") & m["rtt_p50_us"].notna()]
+t_ref, p_ref = A.reference(pp)
+glue_text("lat_ref_config", f"{t_ref}, {p_ref}" if t_ref else "none")
+if pp.empty:
+    A.note("This run has no ping-pong (latency) cells.")
+
+# %% [markdown]
+# ## RTT percentiles against size
+
+# %% tags=["remove-input"]
+if len(pp):
+    d = pp[(pp["transport"] == t_ref) & (pp["placement"] == p_ref)]
+    long = d.melt(id_vars=["method", "size", "cell"],
+                  value_vars=["rtt_p50_us", "rtt_p99_us", "rtt_p999_us"],
+                  var_name="percentile", value_name="rtt_us")
+    long["percentile"] = long["percentile"].map(
+        {"rtt_p50_us": "p50", "rtt_p99_us": "p99", "rtt_p999_us": "p99.9"})
+    long = long.dropna(subset=["rtt_us"])
+    g = P.lines(long, "size", "rtt_us", "method", "message size (bytes, log scale)",
+                "round-trip time (µs, log scale)", col="percentile", logy=True,
+                title=f"{t_ref}, {p_ref}, 1 connection")
+    P.show(g)
+
+# %% [markdown]
+# ## By placement and transport (median RTT)
+
+# %% tags=["remove-input"]
+if len(pp) and (pp["placement"].nunique() > 1 or pp["transport"].nunique() > 1):
+    g = P.lines(pp, "size", "rtt_p50_us", "method", "message size (bytes, log scale)",
+                "median round-trip time (µs, log scale)", col="placement", row="transport",
+                logy=True)
+    P.show(g)
+elif len(pp):
+    A.note("Only one placement and transport with ping-pong cells in this run.")
+
+# %% tags=["remove-input"]
+tab = A.summarize_cells(pp, "rtt_p50_us", ["transport", "placement", "method", "size"])
+if len(tab):
+    tab["size"] = tab["size"].map(fmt_size)
+    A.show_table(tab.rename(columns={"median": "p50 RTT µs (median)", "lo": "CI low",
+                                     "hi": "CI high"}).drop(columns=["shapiro_p"]))
+    d = pp[(pp["transport"] == t_ref) & (pp["placement"] == p_ref)]
+    s0 = d["size"].min()
+    rows = A.summarize_cells(A.select(d, size=s0), "rtt_p50_us", ["method"])
+    lo = rows.sort_values("median").iloc[0]
+    glue_text("lat_fastest", f"`{lo['method']}` at {fmt_size(s0)}: "
+              + A.fmt_est(S.Estimate(lo["median"], lo["lo"], lo["hi"], int(lo["n"])), "µs"))
+    if {"zerocopy", "send"} <= set(A.select(d, size=s0)["method"]):
+        e = S.ratio_of_medians(A.values(A.select(d, size=s0, method="zerocopy"), "rtt_p50_us"),
+                               A.values(A.select(d, size=s0, method="send"), "rtt_p50_us"))
+        glue_text("lat_zc_vs_send", f"{A.fmt_est(e)} at {fmt_size(s0)}")
+    else:
+        glue_text("lat_zc_vs_send", "n/a (zero-copy or two-copy missing)")
+else:
+    glue_text("lat_fastest", "n/a (no ping-pong cells)")
+    glue_text("lat_zc_vs_send", "n/a (no ping-pong cells)")

@@ -1,0 +1,142 @@
+# %% [markdown]
+# # Message methods: throughput
+#
+# Stream throughput of the five message methods (`send` = "two-copy", `sendmsg` =
+# "one-copy", `zerocopy` = `MSG_ZEROCOPY`, `uring-zc`, `vmsplice`) against message size, by
+# threads, CPU placement and transport. Lines are medians over trials with their 95 %
+# bootstrap CI as a band; the dashed line is the memcpy bandwidth measured at the start of
+# the run, the bound every copy-based method runs into.
+
+# %% tags=["parameters"]
+run_dir = "../build/smoke-run"
+
+# %% tags=["remove-input"]
+import math
+
+import numpy as np
+import pandas as pd
+
+from runner import analysis as A
+from runner import analysis_plots as P
+from runner import stats as S
+from runner.analysis import fmt_size, glue_text
+
+P.setup()
+run = A.load_run(run_dir)
+m = run.measured
+st = m[(m["scenario"] == "message") & (m["mode"] == "stream")].copy()
+st["method"] = pd.Categorical(st["method"], A.method_order(st)) if len(st) else st["method"]
+bw = A.memcpy_gbit(run.manifest)
+tcp = st[st["protocol"] != "udp"]
+t_ref, p_ref = A.reference(tcp)
+glue_text("msg_ref_config", f"{t_ref}, {p_ref}" if t_ref else "none (no stream cells)")
+glue_text("msg_methods", ", ".join(f"`{x}`" for x in A.method_order(st)) or "none")
+glue_text("msg_sizes", ", ".join(fmt_size(s) for s in sorted(st["size"].dropna().unique()))
+          or "none")
+glue_text("msg_threads", ", ".join(str(int(t)) for t in sorted(st["threads"].dropna().unique()))
+          or "none")
+if tcp.empty:
+    A.note("This run has no message stream cells.")
+
+# %% [markdown]
+# ## Throughput against size, by placement
+
+# %% tags=["remove-input"]
+if len(tcp):
+    th0 = int(tcp["threads"].min())
+    d = tcp[(tcp["transport"] == t_ref) & (tcp["threads"] == th0)]
+    g = P.lines(d, "size", "gbit_per_s", "method", "message size (bytes, log scale)",
+                "throughput (Gbit/s)", col="placement", bound=bw,
+                title=f"{t_ref}, {th0} thread(s)")
+    P.show(g)
+
+# %% [markdown]
+# ## Thread scaling
+
+# %% tags=["remove-input"]
+d = tcp[(tcp["transport"] == t_ref) & (tcp["placement"] == p_ref)] if len(tcp) else tcp
+if len(d) and d["threads"].nunique() > 1:
+    sizes = sorted(d["size"].unique())
+    pick = sorted({sizes[0], sizes[len(sizes) // 2], sizes[-1]})
+    dd = d[d["size"].isin(pick)].assign(size_label=lambda x: x["size"].map(fmt_size))
+    g = P.lines(dd, "threads", "gbit_per_s", "method", "threads (connections)",
+                "throughput (Gbit/s)", col="size_label", bound=bw, logx=False,
+                title=f"{t_ref}, {p_ref}")
+    P.show(g)
+else:
+    A.note("Only one thread count in this run: no thread-scaling figure.")
+
+# %% [markdown]
+# ## Transports
+
+# %% tags=["remove-input"]
+if len(tcp) and tcp["transport"].nunique() > 1:
+    th0 = int(tcp["threads"].min())
+    d = tcp[(tcp["placement"] == p_ref) & (tcp["threads"] == th0)]
+    g = P.lines(d, "size", "gbit_per_s", "method", "message size (bytes, log scale)",
+                "throughput (Gbit/s)", col="transport", bound=bw,
+                title=f"{p_ref}, {th0} thread(s)")
+    P.show(g)
+else:
+    A.note("Only one TCP transport in this run: no transport comparison.")
+
+# %% [markdown]
+# ## Medians with 95 % CIs (reference transport and placement)
+
+# %% tags=["remove-input"]
+d = tcp[(tcp["transport"] == t_ref) & (tcp["placement"] == p_ref)] if len(tcp) else tcp
+tab = A.summarize_cells(d, "gbit_per_s", ["method", "threads", "size"])
+if len(tab):
+    tab["size"] = tab["size"].map(fmt_size)
+    tab = tab.rename(columns={"median": "Gbit/s (median)", "lo": "CI low", "hi": "CI high",
+                              "ci_half_width_rel": "CI half-width (rel.)"})
+    A.show_table(tab.drop(columns=["shapiro_p"]))
+
+# %% [markdown]
+# ## Each method against two-copy `send`
+#
+# Ratio of median throughputs with a bootstrap 95 % CI, Mann-Whitney U p-values
+# Holm-adjusted within each method's family of sizes, and the decision with the ±3 %
+# practical threshold: *greater* / *less* (CI beyond the threshold and adjusted p < 0.05),
+# *equivalent* (CI within ±3 %), otherwise *inconclusive*.
+
+# %% tags=["remove-input"]
+rows = []
+if len(d):
+    for th in sorted(d["threads"].unique()):
+        for meth in [x for x in A.method_order(d) if x != "send"]:
+            sizes, pairs = [], []
+            for s in sorted(d["size"].unique()):
+                a = A.values(A.select(d, method=meth, size=s, threads=th), "gbit_per_s")
+                b = A.values(A.select(d, method="send", size=s, threads=th), "gbit_per_s")
+                if a.size >= 2 and b.size >= 2:
+                    sizes.append(s)
+                    pairs.append((a, b))
+            for s, c in zip(sizes, S.compare_family(pairs)):
+                rows.append({"method": meth, "threads": int(th), "size": fmt_size(s),
+                             "ratio vs send": c.ratio.value, "CI low": c.ratio.lo,
+                             "CI high": c.ratio.hi, "p (Holm)": c.p_holm,
+                             "decision": c.direction})
+cmp_tab = pd.DataFrame(rows)
+A.show_table(cmp_tab)
+if len(cmp_tab):
+    counts = cmp_tab["decision"].value_counts()
+    glue_text("msg_cmp_summary", ", ".join(f"{v} {k}" for k, v in counts.items())
+              + f" (of {len(cmp_tab)} comparisons)")
+else:
+    glue_text("msg_cmp_summary", "no comparison possible in this run")
+
+# %% tags=["remove-input"]
+if len(d):
+    s_max = d["size"].max()
+    th0 = int(d["threads"].min())
+    best = (A.summarize_cells(A.select(d, size=s_max, threads=th0), "gbit_per_s", ["method"])
+            .sort_values("median", ascending=False))
+    top = best.iloc[0]
+    e = S.Estimate(top["median"], top["lo"], top["hi"], int(top["n"]))
+    glue_text("msg_best", f"`{top['method']}` at {fmt_size(s_max)} ({th0} thread(s)): "
+              + A.fmt_est(e, "Gbit/s"))
+    glue_text("msg_best_vs_memcpy", A.fmt_pct(top["median"] / bw) if bw else "n/a")
+else:
+    glue_text("msg_best", "n/a (no stream cells)")
+    glue_text("msg_best_vs_memcpy", "n/a")

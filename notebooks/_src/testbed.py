@@ -1,0 +1,181 @@
+# %% [markdown]
+# # Testbed and run quality
+#
+# The environment of the run this book is built from (from its `manifest.json`), the memcpy
+# bandwidth every throughput figure draws as its upper bound, whether hardware performance
+# counters exist, and how well the run met the statistics rules of the method chapter
+# (drift against run order, outliers, normality, CI widths achieved).
+
+# %% tags=["parameters"]
+run_dir = "../build/smoke-run"
+
+# %% tags=["remove-input"]
+import math
+
+import pandas as pd
+
+from runner import analysis as A
+from runner import analysis_plots as P
+from runner import stats as S
+from runner.analysis import glue_text
+
+P.setup()
+run = A.load_run(run_dir)
+man = run.manifest
+trials, m = run.trials, run.measured
+glue_text("run_id", run.run_id)
+glue_text("synthetic_note", "This run is SYNTHETIC test data, not a measurement."
+          if man.get("synthetic") else "This run is a measurement on the testbed below.")
+glue_text("n_trials", f"{len(trials):,}")
+glue_text("n_measured", f"{len(m):,}")
+glue_text("n_cells", f"{m['cell'].nunique():,}")
+failed = trials[trials["status"] != "ok"]
+glue_text("n_failed", f"{len(failed):,}")
+profiled = trials[(trials["repetition"] == 0)]
+glue_text("n_profiled", f"{len(profiled):,}")
+warm = m["warmup_s"].dropna()
+glue_text("warmup", (f"{warm.min():g} s" if warm.min() == warm.max() else
+                     f"{warm.min():g}–{warm.max():g} s") if len(warm) else "n/a")
+ts = pd.to_datetime(trials["started_at"], utc=True, errors="coerce").dropna()
+if len(ts) > 1:
+    span = (ts.max() - ts.min()).total_seconds() + float(trials["duration_s"].fillna(0).iloc[-1])
+    glue_text("run_wall", f"{span / 60:.0f} min" if span >= 60 else f"{span:.0f} s")
+else:
+    glue_text("run_wall", "unknown")
+glue_text("n_transports", ", ".join(A.distinct(m, "transport")) or "none")
+glue_text("n_placements", ", ".join(A.distinct(m, "placement")) or "none")
+dur = m["duration_s"].dropna()
+glue_text("duration", (f"{dur.min():g} s" if dur.min() == dur.max() else
+                       f"{dur.min():g}–{dur.max():g} s") if len(dur) else "n/a")
+
+# %% [markdown]
+# ## Environment
+
+# %% tags=["remove-input"]
+keys = ["kernel", "distribution", "cpu", "cpu_model", "cpu_count", "memory", "memory_bytes",
+        "virtualization", "governor", "turbo", "mitigations", "pmu", "perf_event_paranoid",
+        "compiler", "cflags", "git_commit", "nix_store_path", "sysctls", "memcpy", "seed",
+        "profile", "started_at", "finished_at"]
+ordered = {k: man[k] for k in keys if k in man}
+ordered.update({k: v for k, v in man.items() if k not in ordered and k not in
+                ("python_packages", "run_id")})
+env = pd.DataFrame(A.flatten(ordered), columns=["property", "value"])
+A.show_table(env)
+pkgs = man.get("python_packages") or {}
+if isinstance(pkgs, dict) and pkgs:
+    glue_text("python_packages", ", ".join(f"{k} {v}" for k, v in sorted(pkgs.items())[:12])
+              + (" …" if len(pkgs) > 12 else ""))
+else:
+    glue_text("python_packages", "not recorded")
+
+# %% [markdown]
+# ## The memcpy bound and hardware counters
+
+# %% tags=["remove-input"]
+bw = A.memcpy_gbit(man)
+glue_text("memcpy_gbit", f"{bw:.1f} Gbit/s" if bw else "not measured")
+ok, why = A.pmu_status(run)
+glue_text("pmu_status", "available" if ok else "not available")
+glue_text("pmu_reason", why)
+kernel = man.get("kernel")
+glue_text("kernel", kernel if isinstance(kernel, str) else
+          (kernel or {}).get("release", "unknown") if isinstance(kernel, dict) else "unknown")
+cpu = man.get("cpu")
+cpu_text = (cpu.get("model") if isinstance(cpu, dict) else None) or man.get("cpu_model") or "unknown"
+ncpu = (cpu.get("count") if isinstance(cpu, dict) else None) or man.get("cpu_count")
+glue_text("cpu", f"{cpu_text}" + (f" ({ncpu} CPUs)" if ncpu else ""))
+A.show_table(pd.DataFrame([
+    {"quantity": "memcpy bandwidth (bound drawn in every throughput figure)",
+     "value": f"{bw:.1f} Gbit/s" if bw else "not measured"},
+    {"quantity": "hardware PMU counters", "value": ("available: " if ok else "absent: ") + why},
+]))
+
+# %% [markdown]
+# ## Run quality
+#
+# Every trial is kept. Warm-up is excluded from every number (each trial measures only
+# after its warm-up), profiled trials (`perf record`, repetition 0) are excluded from the
+# statistics, failed trials are counted here and nowhere else.
+
+# %% tags=["remove-input"]
+counts = (trials.assign(kind=lambda d: d["scenario"])
+          .groupby(["scenario", "status"]).size().rename("trials").reset_index())
+A.show_table(counts)
+if len(failed):
+    A.show_table(failed[["trial_id", "method", "size", "status", "error"]].head(20))
+
+# %% [markdown]
+# ### Drift against run order
+#
+# Each trial's throughput divided by its cell's median, rank-correlated (Spearman) with its
+# position in the run. Randomized, interleaved order makes a real drift show up here
+# rather than as a difference between methods.
+
+# %% tags=["remove-input"]
+metric = "gbit_per_s"
+dr = A.drift_by_scenario(run, metric)
+A.show_table(dr)
+det = dr[dr["drift"] == "detected"] if len(dr) else dr
+glue_text("drift_summary", "no scenario shows drift against run order (Spearman, α = 0.05)"
+          if len(dr) and det.empty else
+          ("drift detected in: " + ", ".join(f"{r.scenario} (ρ = {r.spearman_rho:.3f}, "
+                                             f"p = {r.p:.3g})" for r in det.itertuples()))
+          if len(dr) else "too few trials to test drift")
+if len(m):
+    mm = m[m[metric].notna() & (m[metric] > 0)].copy()
+    mm["relative throughput"] = A.normalised_by_cell(mm, metric)
+    g = P.sns.relplot(data=mm, x="order_index", y="relative throughput", hue="scenario",
+                      kind="scatter", s=12, alpha=0.6, height=3.2, aspect=2.2)
+    g.set_axis_labels("run order (trial index)", "throughput / cell median (1)")
+    P.show(g)
+
+# %% [markdown]
+# ### Outliers, normality and the CI width each cell achieved
+
+# %% tags=["remove-input"]
+cells = A.summarize_cells(m[m[metric].notna()], metric, ["scenario", "cell"])
+if len(cells):
+    n_out = int((cells["outliers_low"] + cells["outliers_high"]).sum())
+    glue_text("outliers", f"{n_out} of {int(cells['n'].sum())} trials "
+              f"({n_out / cells['n'].sum():.1%}) lie outside Tukey's fences; none is removed")
+    w = cells["ci_half_width_rel"].dropna()
+    glue_text("ci_width_median", A.fmt_pct(w.median()) if len(w) else "n/a")
+    glue_text("ci_width_p90", A.fmt_pct(w.quantile(0.9)) if len(w) else "n/a")
+    tested = cells["shapiro_p"].dropna()
+    glue_text("normal_share", f"{(tested >= S.ALPHA).mean():.0%} of {len(tested)} cells"
+              if len(tested) else "no cell (too few trials per cell)")
+    glue_text("reps_median", f"{cells['n'].median():.0f}")
+    summ = (cells.groupby("scenario")
+            .agg(cells=("n", "size"), trials=("n", "sum"), median_n=("n", "median"),
+                 median_ci_half_width=("ci_half_width_rel", "median"),
+                 outliers=("outliers_low", "sum"))
+            .reset_index())
+    summ["outliers"] += cells.groupby("scenario")["outliers_high"].sum().values
+    A.show_table(summ)
+    if w.size:
+        g = P.sns.displot(cells.dropna(subset=["ci_half_width_rel"]).assign(
+            pct=lambda d: 100 * d["ci_half_width_rel"]), x="pct", hue="scenario",
+            bins=30, height=3.0, aspect=2.0)
+        g.set_axis_labels("achieved 95% CI half-width of the median (% of median)",
+                          "cells (count)")
+        P.show(g)
+else:
+    for k in ("outliers", "ci_width_median", "ci_width_p90", "normal_share", "reps_median"):
+        glue_text(k, "n/a (no measured trials)")
+    A.note("no measured trials in this run")
+
+# %% tags=["remove-input"]
+# Declared time budgets of the sweep profiles (for the artifact appendix), read from the
+# profile files themselves.
+import tomllib
+from pathlib import Path
+
+prof_dir = Path(A.__file__).resolve().parent / "profiles"
+for name in ("smoke", "quick", "paper"):
+    f = prof_dir / f"{name}.toml"
+    if f.is_file():
+        b = tomllib.loads(f.read_text()).get("profile", {}).get("budget_s")
+        glue_text(f"budget_{name}", (f"{b / 3600:g} h" if b >= 3600 else f"{b / 60:g} min")
+                  if isinstance(b, (int, float)) else "not declared")
+    else:
+        glue_text(f"budget_{name}", "not declared (profile file missing)")

@@ -1,0 +1,84 @@
+# %% [markdown]
+# # Zero-copy: what is really not copied
+#
+# `MSG_ZEROCOPY` reports, per completion, whether the kernel had to copy the data after all
+# (`SO_EE_CODE_ZEROCOPY_COPIED`). Over loopback and veth the data is delivered to a local
+# socket and is copied; in the `udp-forward` topology the datagrams are forwarded to a
+# blackhole route, nothing is delivered locally, and the pages need not be copied. The
+# copied fraction decides how any zero-copy number must be read.
+
+# %% tags=["parameters"]
+run_dir = "../build/smoke-run"
+
+# %% tags=["remove-input"]
+import numpy as np
+import pandas as pd
+
+from runner import analysis as A
+from runner import analysis_plots as P
+from runner import stats as S
+from runner.analysis import fmt_size, glue_text
+
+P.setup()
+run = A.load_run(run_dir)
+m = run.measured
+zc = m[m["method"].isin(["zerocopy", "uring-zc"]) & m["zc_completions"].fillna(0).gt(0)]
+
+# %% [markdown]
+# ## Copied fraction of completions, per transport
+
+# %% tags=["remove-input"]
+rows = []
+for (t, meth), g in zc.groupby(["transport", "method"]):
+    e = S.median_ci(A.values(g, "zc_copied_fraction"))
+    rows.append({"transport": t, "method": meth, "trials": len(g),
+                 "completions": int(g["zc_completions"].sum()),
+                 "copied": int(g["zc_copied"].sum()),
+                 "copied fraction (pooled)": g["zc_copied"].sum() / g["zc_completions"].sum(),
+                 "median per trial": e.value, "CI low": e.lo, "CI high": e.hi,
+                 "ENOBUFS": int(g["zc_enobufs"].fillna(0).sum())})
+frac = pd.DataFrame(rows)
+A.show_table(frac)
+if len(frac):
+    g = P.bars(zc, "transport", "zc_copied_fraction", "method", "transport",
+               "copied fraction of completions (0–1)")
+    P.show(g)
+    for t in ("loopback", "veth", "udp-forward"):
+        r = frac[(frac["transport"] == t) & (frac["method"] == "zerocopy")]
+        glue_text(f"zc_copied_{t.replace('-', '_')}",
+                  f"{r['copied fraction (pooled)'].iloc[0]:.3f} ({int(r['copied'].iloc[0])} of "
+                  f"{int(r['completions'].iloc[0])} completions)" if len(r) else
+                  f"not measured ({t} has no zero-copy cells in this run)")
+else:
+    A.note("No zero-copy completions recorded in this run.")
+    for t in ("loopback", "veth", "udp_forward"):
+        glue_text(f"zc_copied_{t}", "not measured (no zero-copy cells in this run)")
+
+# %% [markdown]
+# ## udp-forward: the sender-side saving when nothing is copied
+#
+# UDP datagrams forwarded to a blackhole route. There is no receiver, so only sender
+# throughput and sender CPU per byte are meaningful.
+
+# %% tags=["remove-input"]
+uf = m[(m["transport"] == "udp-forward") & (m["scenario"] == "message")]
+if len(uf):
+    bw = A.memcpy_gbit(run.manifest)
+    g = P.lines(uf, "size", "gbit_per_s", "method", "datagram size (bytes, log scale)",
+                "sender throughput (Gbit/s)", bound=bw, title="udp-forward (nothing delivered)")
+    P.show(g)
+    g = P.lines(uf, "size", "sender_cpu_s_per_gb", "method", "datagram size (bytes, log scale)",
+                "sender CPU time per GB (CPU-s/GB, log scale)", logy=True,
+                title="udp-forward: sender CPU cost")
+    P.show(g)
+    s_max = uf["size"].max()
+    a = A.values(A.select(uf, method="zerocopy", size=s_max), "sender_cpu_s_per_gb")
+    b = A.values(A.select(uf, method="send", size=s_max), "sender_cpu_s_per_gb")
+    if a.size >= 2 and b.size >= 2:
+        e = S.ratio_of_medians(a, b)
+        glue_text("zc_udp_cpu_ratio", f"{A.fmt_est(e)} at {fmt_size(s_max)}")
+    else:
+        glue_text("zc_udp_cpu_ratio", "n/a (zero-copy or send missing in udp-forward)")
+else:
+    A.note("This run has no udp-forward cells.")
+    glue_text("zc_udp_cpu_ratio", "n/a (no udp-forward cells in this run)")

@@ -1,0 +1,471 @@
+"""Load a run directory (``trials.jsonl``, ``manifest.json``, ``plan.json``, CPU profile
+reductions) into tidy pandas tables for the notebooks. I/O and tidying only: the
+statistics live in :mod:`runner.stats`, figures in :mod:`runner.analysis_plots`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from runner import stats as S
+
+MESSAGE_METHODS = ("send", "sendmsg", "zerocopy", "uring-zc", "vmsplice")
+FILE_METHODS = ("read-write", "mmap-write", "sendfile", "splice", "splice2", "copy_file_range")
+#: The PA02 reports' names for the message methods.
+REPORT_NAMES = {"send": "two-copy", "sendmsg": "one-copy", "zerocopy": "zero-copy"}
+COUNTERS = ("task_clock_ns", "context_switches", "cpu_migrations", "page_faults", "cycles",
+            "instructions", "cache_references", "cache_misses", "l1d_load_misses",
+            "llc_load_misses")
+HW_COUNTERS = ("cycles", "instructions", "cache_references", "cache_misses",
+               "l1d_load_misses", "llc_load_misses")
+FACTORS = ("kind", "scenario", "command", "method", "mode", "protocol", "transport",
+           "placement", "size", "threads", "cache")
+
+
+def glue_text(name: str, text: str) -> None:
+    """``myst_nb.glue`` a string for the book's prose (without displaying it here).
+
+    Its ``text/plain`` form is the string's repr; myst-nb's ``{glue:text}`` evaluates that
+    literal back to the exact string (so "5,705" stays text, not a tuple). Reference it from
+    another page as ``{glue:text}`path/to/notebook.ipynb::key:s```."""
+    from myst_nb import glue
+
+    glue(name, str(text), display=False)
+
+
+# ---------------------------------------------------------------------------- formatting
+
+def fmt_size(n: float | int | None) -> str:
+    if n is None or (isinstance(n, float) and not math.isfinite(n)):
+        return "n/a"
+    n = float(n)
+    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= f:
+            v = n / f
+            return f"{v:.0f} {unit}" if abs(v - round(v)) < 0.05 else f"{v:.1f} {unit}"
+    return f"{n:.0f} B"
+
+
+def fmt_num(x: float | None, digits: int = 3) -> str:
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    if x == 0:
+        return "0"
+    mag = math.floor(math.log10(abs(x)))
+    decimals = max(0, digits - 1 - mag)
+    return f"{x:,.{decimals}f}"
+
+
+def fmt_est(e: S.Estimate, unit: str = "", digits: int = 3) -> str:
+    """``12.3 Gbit/s (95% CI 11.9-12.8, n=5)``."""
+    u = f" {unit}" if unit else ""
+    if not math.isfinite(e.value):
+        return "n/a"
+    if not (math.isfinite(e.lo) and math.isfinite(e.hi)):
+        return f"{fmt_num(e.value, digits)}{u} (no CI, n={e.n})"
+    return (f"{fmt_num(e.value, digits)}{u} (95% CI {fmt_num(e.lo, digits)}–"
+            f"{fmt_num(e.hi, digits)}, n={e.n})")
+
+
+def fmt_pct(x: float | None, digits: int = 1) -> str:
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    return f"{100 * x:.{digits}f} %"
+
+
+# ---------------------------------------------------------------------------- loading
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    with path.open() as fh:
+        for i, line in enumerate(fh, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError as exc:  # a torn last line of an interrupted run
+                raise ValueError(f"{path}:{i}: not JSON ({exc.msg})") from exc
+    return out
+
+
+def _scenario(cfg: dict[str, Any]) -> str:
+    kind = cfg.get("kind") or "copybench"
+    if kind != "copybench":
+        return "peer"
+    if cfg.get("command") == "copy":
+        return "file→file"
+    if cfg.get("method") in MESSAGE_METHODS:
+        return "message"
+    return "file→socket"
+
+
+def _side(prefix: str, side: dict[str, Any] | None) -> dict[str, Any]:
+    row: dict[str, Any] = {}
+    side = side or {}
+    ut, st = side.get("utime_s"), side.get("stime_s")
+    row[f"{prefix}_utime_s"] = ut
+    row[f"{prefix}_stime_s"] = st
+    row[f"{prefix}_cpu_s"] = (ut + st) if ut is not None and st is not None else None
+    for k in ("syscalls", "vol_ctx_switches", "invol_ctx_switches", "minor_faults", "bytes"):
+        row[f"{prefix}_{k}"] = side.get(k)
+    counters = side.get("counters") or {}
+    for c in COUNTERS:
+        row[f"{prefix}_{c}"] = counters.get(c)
+    unavailable = side.get("counters_unavailable") or {}
+    row[f"{prefix}_unavailable"] = "; ".join(f"{k}: {v}" for k, v in sorted(unavailable.items()))
+    return row
+
+
+def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
+    """One flat row per trial record."""
+    cfg = rec.get("config") or {}
+    res = rec.get("result") or {}
+    row: dict[str, Any] = {k: rec.get(k) for k in (
+        "run_id", "trial_id", "cell", "order_index", "repetition", "started_at", "status",
+        "error", "tool")}
+    row["kind"] = cfg.get("kind") or "copybench"
+    row["scenario"] = _scenario(cfg)
+    for k in ("command", "method", "mode", "protocol", "transport", "placement", "size",
+              "threads", "cache", "fields", "duration_s", "warmup_s", "verify", "no_sink"):
+        row[k] = cfg.get(k)
+    if row["threads"] is None:
+        row["threads"] = 1
+    for k in ("bytes", "messages", "seconds", "gbit_per_s", "msgs_per_s"):
+        row[k] = res.get(k)
+    rtt = res.get("rtt_ns") or {}
+    for p in ("p50", "p90", "p99", "p999", "max", "mean"):
+        v = rtt.get(p)
+        row[f"rtt_{p}_us"] = v / 1000.0 if v is not None else None
+    row.update(_side("sender", res.get("sender")))
+    row.update(_side("receiver", res.get("receiver")))
+    row["receiver_unavailable_reason"] = res.get("receiver_unavailable")
+    zc = res.get("zerocopy") or {}
+    for k in ("completions", "copied", "enobufs"):
+        row[f"zc_{k}"] = zc.get(k)
+    comp, cop = zc.get("completions"), zc.get("copied")
+    row["zc_copied_fraction"] = (cop / comp) if comp else None
+    ver = res.get("verify") or {}
+    row["verify_bytes_checked"] = ver.get("bytes_checked")
+    row["verify_mismatches"] = ver.get("mismatches")
+    return row
+
+
+def _derive(df: pd.DataFrame) -> pd.DataFrame:
+    gb = df["bytes"].astype(float) / 1e9
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for side in ("sender", "receiver"):
+            df[f"{side}_cpu_s_per_gb"] = df[f"{side}_cpu_s"].astype(float) / gb
+            df[f"{side}_cycles_per_byte"] = df[f"{side}_cycles"].astype(float) / (gb * 1e9)
+            for c in ("llc_load_misses", "l1d_load_misses", "cache_misses"):
+                df[f"{side}_{c}_per_kib"] = df[f"{side}_{c}"].astype(float) / (gb * 1e9 / 1024)
+            df[f"{side}_syscalls_per_mib"] = (df[f"{side}_syscalls"].astype(float)
+                                              / (gb * 1e9 / (1 << 20)))
+    df["mib_per_s"] = df["bytes"].astype(float) / (1 << 20) / df["seconds"].astype(float)
+    return df
+
+
+@dataclass
+class Run:
+    """A run directory in tidy form. ``trials`` has every record (profiled trials and
+    failures included); :attr:`measured` is what the statistics use."""
+
+    path: Path
+    trials: pd.DataFrame
+    manifest: dict[str, Any]
+    plan: dict[str, Any] | None
+    profiles: Profiles
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def measured(self) -> pd.DataFrame:
+        """Successful trials excluding the profiled (perf record, repetition 0) ones."""
+        t = self.trials
+        return t[(t["status"] == "ok") & (t["repetition"].fillna(1) >= 1)]
+
+    @property
+    def run_id(self) -> str:
+        return str(self.manifest.get("run_id") or self.path.name)
+
+
+def load_run(run_dir: str | Path) -> Run:
+    path = Path(run_dir).expanduser().resolve()
+    trials_file = path / "trials.jsonl"
+    if not trials_file.is_file():
+        raise FileNotFoundError(f"{trials_file}: no trials.jsonl in run directory {path}")
+    records = _read_jsonl(trials_file)
+    rows = [tidy_record(r) for r in records]
+    df = pd.DataFrame(rows)
+    if df.empty:
+        df = pd.DataFrame(columns=list(tidy_record({}).keys()))
+    df = _derive(df)
+    manifest = _read_json(path / "manifest.json") or {}
+    plan = _read_json(path / "plan.json")
+    notes: list[str] = []
+    if not manifest:
+        notes.append("manifest.json missing or empty")
+    return Run(path, df, manifest, plan, load_profiles(path, df), notes)
+
+
+def _read_json(p: Path) -> Any:
+    if not p.is_file():
+        return None
+    return json.loads(p.read_text() or "null")
+
+
+# ---------------------------------------------------------------------------- profiles
+
+#: Fallback classification of copy routines when runner.perfprof is not importable.
+COPY_ROUTINE_PATTERNS = (
+    r"copy_user", r"copy_to_user", r"copy_from_user", r"rep_movs", r"_copy_(to|from)_iter",
+    r"skb_copy_datagram_iter", r"copyin", r"copyout", r"memcpy", r"memmove", r"copy_page",
+    r"copy_mc_",
+)
+
+
+def _is_copy_routine(symbol: str, kernel: bool = True) -> bool:
+    try:
+        from runner.perfprof import group_of
+    except ImportError:  # the analysis also works on a checkout without the runner
+        import re
+
+        return any(re.search(p, symbol or "") for p in COPY_ROUTINE_PATTERNS)
+    return group_of(symbol or "", kernel) in ("copy", "user_copy")
+
+
+def _perf_frequency() -> float:
+    try:
+        from runner.perfprof import PERF_RECORD
+
+        return float(PERF_RECORD[PERF_RECORD.index("-F") + 1])
+    except (ImportError, ValueError, IndexError):
+        return math.nan
+
+
+@dataclass
+class Profiles:
+    """CPU profiles of the profiled trials (``perf record -a -e cpu-clock``, reduced by the
+    runner to symbol shares of *all* samples, idle included): ``summary`` has one row per
+    profiled trial, ``symbols`` one row per (trial, symbol)."""
+
+    summary: pd.DataFrame
+    symbols: pd.DataFrame
+
+    @property
+    def empty(self) -> bool:
+        return self.summary.empty
+
+
+def load_profiles(path: Path, trials: pd.DataFrame) -> Profiles:
+    """Reads ``perf/<trial_id>.json`` (the runner's reductions); the trial id maps the
+    profile to its cell through ``trials.jsonl``."""
+    sum_rows: list[dict[str, Any]] = []
+    sym_rows: list[dict[str, Any]] = []
+    cell_of = dict(zip(trials["trial_id"], trials["cell"])) if not trials.empty else {}
+    d = path / "perf"
+    for f in sorted(d.glob("*.json")) if d.is_dir() else []:
+        o = _read_json(f)
+        if not isinstance(o, dict) or "symbols" not in o:
+            continue
+        tid = f.stem
+        cell = o.get("cell") or cell_of.get(tid) or tid.rsplit("-", 1)[0]
+        groups = o.get("groups") or {}
+        copy = float(groups.get("copy") or 0.0) + float(o.get("user_copy_share") or 0.0)
+        idle = float(groups.get("idle") or 0.0)
+        sum_rows.append({"cell": cell, "trial_id": tid, "samples": o.get("samples"),
+                         "kernel_share": o.get("kernel_share"), "copy_share": copy,
+                         "kernel_copy_share": float(groups.get("copy") or 0.0),
+                         "user_copy_share": float(o.get("user_copy_share") or 0.0),
+                         "idle_share": idle,
+                         "copy_share_of_busy": copy / (1 - idle) if idle < 1 else math.nan,
+                         **{f"group_{k}": v for k, v in groups.items()}})
+        for sym in o.get("symbols") or []:
+            kernel = bool(sym.get("kernel", True))
+            sym_rows.append({"cell": cell, "trial_id": tid, "symbol": sym.get("symbol"),
+                             "kernel": kernel, "share": float(sym.get("share") or 0.0),
+                             "copy_routine": _is_copy_routine(str(sym.get("symbol")), kernel)})
+    summary = pd.DataFrame(sum_rows, columns=None if sum_rows else
+                           ["cell", "trial_id", "samples", "copy_share", "idle_share",
+                            "copy_share_of_busy"])
+    symbols = pd.DataFrame(sym_rows, columns=None if sym_rows else
+                           ["cell", "trial_id", "symbol", "kernel", "share", "copy_routine"])
+    return Profiles(summary, symbols)
+
+
+# ---------------------------------------------------------------------------- manifest
+
+def memcpy_gbit(manifest: dict[str, Any]) -> float | None:
+    m = manifest.get("memcpy")
+    if isinstance(m, (int, float)):
+        return float(m)
+    if isinstance(m, dict):
+        for k in ("memcpy_gbit_per_s", "gbit_per_s"):
+            if isinstance(m.get(k), (int, float)):
+                return float(m[k])
+    v = manifest.get("memcpy_gbit_per_s")
+    return float(v) if isinstance(v, (int, float)) else None
+
+
+def pmu_status(run: Run) -> tuple[bool, str]:
+    """Whether hardware counters were measured in this run, and if not, why."""
+    m = run.measured
+    hw = [f"{s}_{c}" for s in ("sender", "receiver") for c in HW_COUNTERS]
+    present = [c for c in hw if c in m and m[c].notna().any()]
+    if present:
+        return True, "hardware counters present (" + ", ".join(sorted(
+            {c.split("_", 1)[1] for c in present})) + ")"
+    reasons = set()
+    for col in ("sender_unavailable", "receiver_unavailable"):
+        if col in m:
+            for v in m[col].dropna():
+                for part in str(v).split("; "):
+                    if part.startswith("cycles:"):
+                        reasons.add(part.split(": ", 1)[1])
+    pmu = run.manifest.get("pmu")
+    if isinstance(pmu, dict):
+        for k in ("reason", "why", "error"):
+            if pmu.get(k):
+                reasons.add(str(pmu[k]))
+    if not reasons:
+        reasons.add("no trial in this run recorded hardware counters")
+    return False, "; ".join(sorted(reasons))
+
+
+def flatten(d: Any, prefix: str = "") -> list[tuple[str, str]]:
+    """Nested manifest → (key, value) rows; long lists are summarised."""
+    out: list[tuple[str, str]] = []
+    if isinstance(d, dict):
+        for k, v in d.items():
+            key = f"{prefix}.{k}" if prefix else str(k)
+            if isinstance(v, dict) and v:
+                out += flatten(v, key)
+            else:
+                out += flatten(v, key) if isinstance(v, dict) else [(key, _short(v))]
+    else:
+        out.append((prefix, _short(d)))
+    return out
+
+
+def _short(v: Any, limit: int = 160) -> str:
+    s = json.dumps(v) if isinstance(v, (list, dict)) else ("—" if v is None else str(v))
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+# ---------------------------------------------------------------------------- selection
+
+def select(df: pd.DataFrame, **factors: Any) -> pd.DataFrame:
+    """Rows matching every given factor (a value, or a list/tuple of allowed values)."""
+    mask = pd.Series(True, index=df.index)
+    for k, v in factors.items():
+        if v is None:
+            continue
+        if isinstance(v, (list, tuple, set)):
+            mask &= df[k].isin(list(v))
+        else:
+            mask &= df[k] == v
+    return df[mask]
+
+
+def values(df: pd.DataFrame, metric: str) -> np.ndarray:
+    return df[metric].astype(float).dropna().to_numpy()
+
+
+def summarize_cells(df: pd.DataFrame, metric: str, by: Sequence[str]) -> pd.DataFrame:
+    """Per cell (the ``by`` factors): median with bootstrap CI, n, achieved relative CI
+    half-width, Tukey outlier counts, Shapiro-Wilk p."""
+    rows = []
+    if df.empty:
+        return pd.DataFrame(columns=[*by, "median", "lo", "hi", "n", "ci_half_width_rel",
+                                     "outliers_low", "outliers_high", "shapiro_p"])
+    for i, (key, g) in enumerate(df.groupby(list(by), dropna=False, sort=True)):
+        x = values(g, metric)
+        if x.size == 0:
+            continue
+        s = S.summarize(x, seed=i)
+        key = key if isinstance(key, tuple) else (key,)
+        rows.append({**dict(zip(by, key)), "median": s.median.value, "lo": s.median.lo,
+                     "hi": s.median.hi, "n": s.median.n,
+                     "ci_half_width_rel": s.median.half_width_rel,
+                     "outliers_low": s.outliers.low, "outliers_high": s.outliers.high,
+                     "shapiro_p": s.normality.p})
+    return pd.DataFrame(rows)
+
+
+def normalised_by_cell(df: pd.DataFrame, metric: str) -> pd.Series:
+    """Each value divided by its cell's median (for drift tests across cells)."""
+    med = df.groupby("cell")[metric].transform("median")
+    return df[metric].astype(float) / med.astype(float)
+
+
+def drift_by_scenario(run: Run, metric: str = "gbit_per_s") -> pd.DataFrame:
+    m = run.measured
+    rows = []
+    for scen, g in m.groupby("scenario"):
+        g = g[g[metric].notna() & (g[metric].astype(float) > 0)]
+        if g.empty:
+            continue
+        d = S.drift(g["order_index"], normalised_by_cell(g, metric))
+        rows.append({"scenario": scen, "trials": d.n, "spearman_rho": d.rho, "p": d.p,
+                     "drift": "detected" if d.detected else "not detected"})
+    return pd.DataFrame(rows)
+
+
+def distinct(df: pd.DataFrame, col: str) -> list[Any]:
+    return sorted(v for v in df[col].dropna().unique())
+
+
+def present_levels(df: pd.DataFrame, factors: Iterable[str]) -> dict[str, list[Any]]:
+    return {f: distinct(df, f) for f in factors if f in df}
+
+
+# ---------------------------------------------------------------------------- display
+
+def note(text: str) -> None:
+    """A visible remark in a notebook (e.g. why a figure is absent from this run)."""
+    from IPython.display import Markdown, display
+
+    display(Markdown(f"> **Note.** {text}"))
+
+
+def show_table(df: pd.DataFrame, floatfmt: str = "{:.3g}") -> None:
+    """Display a table without its index, floats in a compact format."""
+    from IPython.display import display
+
+    if df.empty:
+        note("no rows for this table in this run")
+        return
+    fmt = {c: floatfmt for c in df.columns if pd.api.types.is_float_dtype(df[c])}
+    display(df.style.hide(axis="index").format(fmt, na_rep="—"))
+
+
+def reference(df: pd.DataFrame, transports: Sequence[str] = ("veth", "loopback"),
+              placements: Sequence[str] = ("cross-core", "unpinned", "same-core")
+              ) -> tuple[str | None, str | None]:
+    """The (transport, placement) the figures single out: the most-populated pair, ties
+    broken by preference (veth as in the PA02 reports; cross-core)."""
+    if df.empty:
+        return None, None
+    best: tuple[int, int, str | None, str | None] = (-1, 0, None, None)
+    for i, t in enumerate(transports):
+        for j, p in enumerate(placements):
+            n = int(((df["transport"] == t) & (df["placement"] == p)).sum())
+            key = (n, -(i * 10 + j))
+            if n and key > best[:2]:
+                best = (n, -(i * 10 + j), t, p)
+    if best[2] is None:
+        row = df.iloc[0]
+        return row["transport"], row["placement"]
+    return best[2], best[3]
+
+
+def method_order(df: pd.DataFrame) -> list[str]:
+    present = set(df["method"].dropna())
+    return [m for m in (*MESSAGE_METHODS, *FILE_METHODS) if m in present] + sorted(
+        present - set(MESSAGE_METHODS) - set(FILE_METHODS))

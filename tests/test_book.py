@@ -1,0 +1,127 @@
+"""The book as built by `make book` (run by `make test-book` on the smoke run): every
+chapter, every figure, a verdict row per claim, offline assets, no notebook errors. The
+HTML checks skip unless COPYBENCH_BOOK_RUN names the run the book was built from (the
+make target sets it); the notebook-source checks always run."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book"
+HTML = BOOK / "_build" / "html"
+GEN = BOOK / "_generated"
+NOTEBOOKS = ["testbed", "message", "latency", "cpu_cost", "zerocopy", "files", "fidelity",
+             "copies", "claims"]
+CHAPTERS = ["intro", "background", "method", "results", "copies", "replication", "threats",
+            "artifact", "references"]
+CLAIMS = [f"C{i}" for i in range(1, 16)]
+VERDICTS = ("holds", "refuted", "inconclusive", "not testable here")
+RUN = os.environ.get("COPYBENCH_BOOK_RUN")
+built = pytest.mark.skipif(not RUN, reason="set by `make test-book` after building the book")
+
+
+def test_notebook_sources_in_sync_and_without_outputs() -> None:
+    r = subprocess.run([sys.executable, str(ROOT / "notebooks" / "py2nb.py"), "--check"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    for name in NOTEBOOKS:
+        nb = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4)
+        tags = [c.metadata.get("tags", []) for c in nb.cells]
+        assert any("parameters" in t for t in tags), f"{name}: no cell tagged parameters"
+        params = next(c for c, t in zip(nb.cells, tags) if "parameters" in t)
+        assert "run_dir" in params.source
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), name
+
+
+def test_toc_lists_every_chapter_and_notebook() -> None:
+    toc = (BOOK / "_toc.yml").read_text()
+    for ch in CHAPTERS[1:]:
+        assert f"file: {ch}" in toc
+    for nb in NOTEBOOKS:
+        assert f"_generated/{nb}" in toc
+
+
+@built
+def test_generated_notebooks_ran_on_the_run_without_errors() -> None:
+    assert (GEN / ".run").read_text().strip() == str((ROOT / RUN).resolve())
+    for name in NOTEBOOKS:
+        nb = nbformat.read(GEN / f"{name}.ipynb", as_version=4)
+        assert nb.metadata["papermill"]["parameters"]["run_dir"] == str((ROOT / RUN).resolve())
+        for c in nb.cells:
+            for o in c.get("outputs", []):
+                assert o.get("output_type") != "error", f"{name}: {o.get('ename')}"
+                assert o.get("name") != "stderr" or "Traceback" not in o.get("text", "")
+
+
+@built
+def test_every_chapter_is_in_the_html() -> None:
+    for ch in CHAPTERS:
+        assert (HTML / f"{ch}.html").is_file(), ch
+    for nb in NOTEBOOKS:
+        assert (HTML / "_generated" / f"{nb}.html").is_file(), nb
+    index = (HTML / "intro.html").read_text()
+    for ch in CHAPTERS[1:]:
+        assert f'href="{ch}.html"' in index, f"{ch} missing from the navigation"
+
+
+def _png_outputs(name: str) -> int:
+    nb = nbformat.read(GEN / f"{name}.ipynb", as_version=4)
+    return sum("image/png" in o.get("data", {}) for c in nb.cells
+               for o in c.get("outputs", []))
+
+
+@built
+def test_every_figure_is_in_the_html() -> None:
+    total = 0
+    for name in NOTEBOOKS:
+        html = (HTML / "_generated" / f"{name}.html").read_text()
+        imgs = re.findall(r'<img[^>]+src="([^"]+\.png)"', html)
+        n = _png_outputs(name)
+        total += n
+        assert len(imgs) >= n, f"{name}: {n} figures in the notebook, {len(imgs)} in the HTML"
+        for src in imgs:
+            assert (HTML / "_generated" / src).resolve().is_file(), src
+    assert total >= 1, "the book has no figure at all"
+
+
+@built
+def test_a_verdict_row_for_every_claim() -> None:
+    for page in ("replication.html", "_generated/claims.html"):
+        html = (HTML / page).read_text()
+        text = re.sub(r"<[^>]+>", " ", html)
+        text = re.sub(r"\s+", " ", text)
+        for c in CLAIMS:
+            m = re.search(rf"\b{c}\b .{{0,400}}?({'|'.join(VERDICTS)})", text)
+            assert m, f"{page}: no verdict row for {c}"
+    claims = nbformat.read(GEN / "claims.ipynb", as_version=4)
+    glued = json.dumps([o for c in claims.cells for o in c.get("outputs", [])])
+    for c in CLAIMS:
+        assert f"verdict_{c}" in glued
+
+
+@built
+def test_glue_pasted_and_no_placeholders() -> None:
+    for ch in ("intro", "method", "results", "replication", "threats", "artifact"):
+        html = (HTML / f"{ch}.html").read_text()
+        assert "pasted-text" in html or ch == "background", ch
+        assert "TODO" not in html and "XXX" not in html and "{glue" not in html
+
+
+@built
+def test_offline_assets() -> None:
+    for page in HTML.rglob("*.html"):
+        html = page.read_text()
+        ext = re.findall(r'<(?:script|link)[^>]+(?:src|href)="(https?://[^"]+)"', html)
+        assert not ext, f"{page.name} loads {ext}"
+    mj = HTML / "_static" / "mathjax" / "tex-chtml.js"
+    assert mj.is_file()
+    assert 'src="_static/mathjax/tex-chtml.js"' in (HTML / "method.html").read_text()
