@@ -39,10 +39,11 @@ RUN_FILES := $(wildcard $(RUN)/trials.jsonl $(RUN)/manifest.json $(RUN)/plan.jso
                $(RUN)/perf/*.json)
 
 # papermill writes to a temporary file first: a failed notebook leaves no up-to-date target.
-$(BOOK_GEN)/%.ipynb: notebooks/%.ipynb $(BOOK_GEN)/.run $(RUN_FILES) $(ANALYSIS_PY) | book-check-run
+$(BOOK_GEN)/%.ipynb: notebooks/%.ipynb notebooks/finalize.py $(BOOK_GEN)/.run $(RUN_FILES) $(ANALYSIS_PY) | setup book-check-run
 	@echo "papermill $< (run_dir=$(RUN))"
 	@$(PY) -m papermill "$<" "$(BOOK_GEN)/$*.tmp.ipynb" -p run_dir "$(RUN_ABS)" \
 	  --cwd "$(CURDIR)" -k python3 --no-progress-bar --log-level WARNING \
+	  && $(PY) notebooks/finalize.py "$(BOOK_GEN)/$*.tmp.ipynb" \
 	  && mv "$(BOOK_GEN)/$*.tmp.ipynb" "$@" \
 	  || { rm -f "$(BOOK_GEN)/$*.tmp.ipynb"; echo "notebook $< failed on $(RUN)" >&2; exit 1; }
 
@@ -70,7 +71,7 @@ REPRO_RUN = data/raw/$(shell date -u +%Y%m%dT%H%M%SZ)-quick
 reproduce: setup build
 	@run="$(REPRO_RUN)"; \
 	$(PY) -m runner sweep --profile quick --run-dir "$$run" && \
-	$(MAKE) --no-print-directory book RUN="$$run" && \
+	$(MAKE) -j2 --no-print-directory book RUN="$$run" && \
 	echo "reproduce: run $$run; book at $(CURDIR)/$(BOOK_HTML)/index.html"
 
 test-stats: setup
@@ -79,7 +80,7 @@ test-stats: setup
 # Every notebook through papermill on the smoke run, the book built with -W, then the HTML
 # checked for every chapter, every figure and a verdict row for each claim C1-C15.
 test-book: setup smoke-run
-	$(MAKE) --no-print-directory book RUN=build/smoke-run
+	$(MAKE) -j2 --no-print-directory book RUN=build/smoke-run
 	COPYBENCH_BOOK_RUN=build/smoke-run $(PY) -m pytest -q tests/test_book.py
 
 test: test-stats test-book

@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Replication of the published claims
+# # Claims: tests and verdicts
 #
 # Each claim of the five sources (C1–C15) gets an operational test, a statistic with its
 # 95 % CI, the configuration it was tested at, and a verdict computed from this run:

@@ -21,7 +21,7 @@ P.setup()
 run = A.load_run(run_dir)
 m = run.measured
 peers = m[m["scenario"] == "peer"]
-cb = m[(m["scenario"] == "message") & (m["method"] == "send")]
+cb_all = m[(m["scenario"] == "message") & m["method"].isin(["send", "sendmsg"])]
 if peers.empty:
     A.note("This run has no peer-tool (iperf3, sockperf) trials.")
 
@@ -33,13 +33,17 @@ for kind, metric, mode, unit in (("peer:iperf3", "gbit_per_s", "stream", "Gbit/s
     pk = peers[peers["kind"] == kind]
     for key, g in pk.groupby(keys):
         f = dict(zip(keys, key))
-        mine = A.select(cb, mode=mode, **f)
+        # copybench's closest equivalent: send, else sendmsg, same topology and size
+        cand = A.select(cb_all, mode=mode, **f)
+        meth = next((x for x in ("send", "sendmsg") if (cand["method"] == x).any()), None)
+        mine = cand[cand["method"] == meth]
         a, b = A.values(mine, metric), A.values(g, metric)
         if b.size == 0:
             continue
         e = S.ratio_of_medians(a, b)
         pe, ce = S.median_ci(b), S.median_ci(a)
-        rows.append({"peer": kind.split(":")[1], "transport": f["transport"],
+        rows.append({"peer": kind.split(":")[1], "copybench method": meth or "—",
+                     "transport": f["transport"],
                      "placement": f["placement"], "size": fmt_size(f["size"]),
                      "threads": f["threads"], "metric": f"{metric} ({unit})",
                      "peer median": pe.value, "copybench median": ce.value,
@@ -54,7 +58,8 @@ for peer, what in (("iperf3", "throughput"), ("sockperf", "latency")):
         glue_text(f"fid_{peer}", f"copybench/{peer} {what} ratio "
                   + A.fmt_est(S.Estimate(x["copybench / peer"], x["CI low"], x["CI high"],
                                          0)).replace(", n=0", "")
-                  + f" ({x['transport']}, {x['placement']}, {x['size']})")
+                  + f" ({x['transport']}, {x['placement']}, {x['size']}, copybench "
+                  f"`{x['copybench method']}`)")
     else:
         glue_text(f"fid_{peer}", f"not measured ({peer} trials with a matching copybench "
                   "cell are absent from this run)")
@@ -63,7 +68,7 @@ for peer, what in (("iperf3", "throughput"), ("sockperf", "latency")):
 if len(peers):
     both = pd.concat([
         peers.assign(tool=peers["kind"].str.split(":").str[1]),
-        cb[cb["cell"].isin(cb["cell"])].assign(tool="copybench send"),
+        cb_all.assign(tool="copybench " + cb_all["method"]),
     ])
     st = both[both["gbit_per_s"].notna() & (both["mode"] == "stream")
               & both["size"].isin(peers.loc[peers["kind"] == "peer:iperf3", "size"])]

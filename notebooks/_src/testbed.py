@@ -33,7 +33,8 @@ failed = trials[trials["status"] != "ok"]
 glue_text("n_failed", f"{len(failed):,}")
 profiled = trials[(trials["repetition"] == 0)]
 glue_text("n_profiled", f"{len(profiled):,}")
-warm = m["warmup_s"].dropna()
+cbm = m[m["kind"] == "copybench"]
+warm = cbm["warmup_s"].dropna()
 glue_text("warmup", (f"{warm.min():g} s" if warm.min() == warm.max() else
                      f"{warm.min():g}–{warm.max():g} s") if len(warm) else "n/a")
 ts = pd.to_datetime(trials["started_at"], utc=True, errors="coerce").dropna()
@@ -44,7 +45,7 @@ else:
     glue_text("run_wall", "unknown")
 glue_text("n_transports", ", ".join(A.distinct(m, "transport")) or "none")
 glue_text("n_placements", ", ".join(A.distinct(m, "placement")) or "none")
-dur = m["duration_s"].dropna()
+dur = cbm["duration_s"].dropna()
 glue_text("duration", (f"{dur.min():g} s" if dur.min() == dur.max() else
                        f"{dur.min():g}–{dur.max():g} s") if len(dur) else "n/a")
 
