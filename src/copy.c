@@ -118,7 +118,7 @@ static int never_stop(struct pass *p, struct meter *m, uint64_t bytes)
 
 /* Compare the destination with the pattern (sample: 1 MiB in 16). */
 static void verify_dst(int fd, uint64_t size, const struct pattern *pat, enum verify_mode mode,
-		       struct record *r, struct err *e)
+		       struct record *r, char *first, size_t first_len, struct err *e)
 {
 	struct verifier v;
 	const size_t chunk = 1u << 20;
@@ -143,8 +143,7 @@ static void verify_dst(int fd, uint64_t size, const struct pattern *pat, enum ve
 	r->verify_checked = v.bytes_checked;
 	r->verify_mismatches = v.mismatches;
 	if (v.mismatches) {
-		static char first[200];
-		snprintf(first, sizeof(first), "%s", v.first);
+		snprintf(first, first_len, "%s", v.first);
 		r->first_mismatch = first;
 		err_set(e, "verification failed: %llu mismatches, first at %s", (unsigned long long)v.mismatches, first);
 	}
@@ -152,10 +151,10 @@ static void verify_dst(int fd, uint64_t size, const struct pattern *pat, enum ve
 
 int cmd_copy(int argc, char **argv)
 {
-	static struct copy_opts o;
-	static struct copier cp;
-	static struct meter meter, helper;
-	static char dst_path[512];
+	struct copy_opts o;
+	struct copier cp = { .phase = PHASE_WARMUP };
+	struct meter meter = { 0 }, helper = { 0 };
+	char dst_path[512], first[200] = "";
 	struct srcfile src = { .fd = -1 };
 	struct pattern *pat = malloc(sizeof(*pat));
 	struct err e = { "" };
@@ -235,7 +234,7 @@ done:
 	side_totals(&r.sender, meters, helper.have_end ? 2 : 1);
 	r.have_result = opened;
 	if (!e.msg[0] && o.verify != VERIFY_OFF)
-		verify_dst(dst, src.size, pat, o.verify, &r, &e);
+		verify_dst(dst, src.size, pat, o.verify, &r, first, sizeof(first), &e);
 	r.error = e.msg[0] ? e.msg : NULL;
 	record_print(stdout, &r);
 	record_summary(stderr, &r);

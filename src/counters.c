@@ -143,6 +143,10 @@ static void snapshot(struct meter *m, struct snap *s)
 
 void meter_transition(struct meter *m, int phase)
 {
+	if (!m->opened) { /* never measured (failed before meter_open): nothing to snapshot */
+		m->seen = phase;
+		return;
+	}
 	if (phase >= PHASE_MEASURE && !m->have_start) {
 		snapshot(m, &m->start);
 		m->have_start = true;

@@ -93,6 +93,8 @@ static void print_result(struct json *j, const struct record *r)
 			json_u64(j, "received", r->datagrams_received);
 			json_u64(j, "lost", r->datagrams_sent - r->datagrams_received);
 		}
+		if (r->rtt)
+			json_u64(j, "reply_timeouts", r->reply_timeouts);
 		json_end(j);
 	}
 	if (r->verify_known) {

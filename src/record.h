@@ -29,7 +29,7 @@ struct record {
 	const char *first_mismatch;
 	const struct histo *rtt;      /* pingpong */
 	bool udp;
-	uint64_t datagrams_sent, datagrams_received;
+	uint64_t datagrams_sent, datagrams_received, reply_timeouts;
 };
 void record_print(FILE *f, const struct record *r);
 void record_summary(FILE *f, const struct record *r);

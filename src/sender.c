@@ -40,10 +40,39 @@ struct sender {
 	struct histo rtt;
 	struct err err;
 	_Atomic int *phase;
-	_Atomic int *ready;
-	uint64_t recv_timeouts;   /* UDP pingpong replies that never came */
+	struct gate *gate;
+	uint64_t reply_timeouts;  /* UDP pingpong: replies that never came (lost datagrams) */
 	pthread_t tid;
 };
+
+/* Workers set up (pin, counters, buffers), then wait here so all start sending together. */
+struct gate {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int ready;
+	bool open;
+};
+
+static void gate_arrive(struct gate *g, bool wait)
+{
+	pthread_mutex_lock(&g->mu);
+	g->ready++;
+	pthread_cond_broadcast(&g->cv);
+	while (wait && !g->open)
+		pthread_cond_wait(&g->cv, &g->mu);
+	pthread_mutex_unlock(&g->mu);
+}
+
+/* main: wait for n arrivals, then let everyone go */
+static void gate_open(struct gate *g, int n)
+{
+	pthread_mutex_lock(&g->mu);
+	while (g->ready < n)
+		pthread_cond_wait(&g->cv, &g->mu);
+	g->open = true;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+}
 
 static const char *const cache_names[] = { "warm", "cold", NULL };
 
@@ -181,9 +210,7 @@ static void *sender_main(void *arg)
 		err_set(&s->err, "out of memory");
 		goto out;
 	}
-	atomic_fetch_add(s->ready, 1);
-	while (atomic_load(s->phase) == PHASE_WARMUP && atomic_load(s->ready) < o->threads + 1)
-		; /* everyone starts together: spin briefly while the main thread counts us in */
+	gate_arrive(s->gate, true);
 
 	if (s->m->kinds & M_FILE_SOCK) {
 		struct pass p = { .progress = file_progress, .arg = s, .meter = &s->meter };
@@ -205,7 +232,7 @@ static void *sender_main(void *arg)
 				if (o->proto == PROTO_UDP) {
 					ssize_t n = recv(c->fd, echo, o->size + 1, 0);
 					if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-						s->recv_timeouts++; /* lost datagram: not a round trip */
+						s->reply_timeouts++; /* lost datagram: not a round trip */
 						continue;
 					}
 					if (n != (ssize_t)o->size) {
@@ -239,7 +266,7 @@ out:
 	if (o->proto == PROTO_TCP)
 		shutdown(c->fd, SHUT_WR); /* the sink reads to EOF, then reports */
 	if (!opened)
-		atomic_fetch_add(s->ready, 1);
+		gate_arrive(s->gate, false); /* failed before the gate: don't keep main waiting */
 	free(echo);
 	meter_close(&s->meter);
 	return NULL;
@@ -342,10 +369,11 @@ int cmd_send(int argc, char **argv)
 	struct record r;
 	struct meter *meters[2 * MAX_THREADS];
 	struct histo *rtt = calloc(1, sizeof(*rtt));
-	static char recv_json[8192], first[512];
+	char recv_json[8192], first[512];
 	char hello[512];
 	int ports[MAX_THREADS], nmeters = 0, ctlfd = -1;
-	_Atomic int phase = PHASE_WARMUP, ready = 0;
+	_Atomic int phase = PHASE_WARMUP;
+	struct gate gate = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 	uint64_t t;
 	int started = 0;
 
@@ -421,7 +449,7 @@ int cmd_send(int argc, char **argv)
 		struct sender *s = &snd[i];
 		int one = 1;
 
-		*s = (struct sender){ .index = i, .o = &o, .m = o.m, .phase = &phase, .ready = &ready };
+		*s = (struct sender){ .index = i, .o = &o, .m = o.m, .phase = &phase, .gate = &gate };
 		s->ctx = (struct mctx){ .fd = -1, .udp = o.proto == PROTO_UDP, .size = o.size, .fields = o.fields,
 					.pat = pat, .err = &s->err, .src_fd = src.fd, .file_size = src.size,
 					.src_path = src.path, .helper_meter = &s->helper_meter, .phase = &phase };
@@ -445,9 +473,7 @@ int cmd_send(int argc, char **argv)
 		}
 		started++;
 	}
-	while (atomic_load(&ready) < started && atomic_load(&phase) != PHASE_STOP)
-		usleep(1000);
-	atomic_fetch_add(&ready, 1); /* release the workers together */
+	gate_open(&gate, started);
 
 	t = now_ns();
 	sleep_until(t + (uint64_t)(o.warmup * 1e9), &phase);
@@ -474,6 +500,7 @@ int cmd_send(int argc, char **argv)
 		r.zc.copied += snd[i].ctx.zc.copied;
 		r.zc.enobufs += snd[i].ctx.zc.enobufs;
 		r.datagrams_sent += snd[i].meter.messages;
+		r.reply_timeouts += snd[i].reply_timeouts;
 	}
 	side_totals(&r.sender, meters, nmeters);
 	r.have_result = started == o.threads;
