@@ -20,6 +20,7 @@ from typing import Any
 
 from runner import __version__
 from runner.perfprof import available as perf_available
+from runner.topology import can_create_netns
 
 SYSCTLS = (
     "net.core.optmem_max", "net.core.rmem_max", "net.core.wmem_max", "net.core.rmem_default",
@@ -184,18 +185,21 @@ def packages() -> dict[str, str | None]:
 
 
 def compiler(root: Path) -> dict[str, Any]:
+    """The compiler and the exact flags `make -C src` uses (a dry run, nothing built)."""
     cc = os.environ.get("CC", "cc")
     version = _run([cc, "--version"])
-    flags = None
-    mk = root / "src" / "Makefile"
-    if mk.is_file():
-        r = subprocess.run(["make", "-s", "-n", "-p", "-C", str(root / "src"), "-f", "Makefile",
-                            "--no-print-directory", "__copybench_no_such_target__"],
-                           capture_output=True, text=True, check=False, timeout=30)
-        m = re.search(r"^CFLAGS\s*:?=\s*(.*)$", r.stdout, re.M)
-        flags = m.group(1).strip() if m else None
+    flags = command = None
+    if (root / "src" / "Makefile").is_file() and shutil.which("make"):
+        r = subprocess.run(["make", "-s", "-n", "-B", "-C", str(root / "src"),
+                            "build/copybench"], capture_output=True, text=True, check=False,
+                           timeout=60)
+        for line in r.stdout.splitlines():
+            if "-o build/copybench" in line:
+                command = line.strip()
+                flags = " ".join(t for t in command.split()[1:] if not t.endswith(".c")
+                                 and t not in ("-o", "build/copybench"))
     return {"cc": cc, "version": version.splitlines()[0] if version else None,
-            "cflags": flags}
+            "flags": flags, "build_command": command}
 
 
 def tools(binary: Path | None) -> dict[str, Any]:
@@ -268,5 +272,6 @@ def collect(root: Path, binary: Path | None, measure: bool = True) -> dict[str, 
         "copybench": copybench_info(binary),
         "memcpy": memcpy_bandwidth(binary) if measure else None,
         "euid": os.geteuid(),
+        "can_create_netns": can_create_netns(),
         "loadavg": list(os.getloadavg()),
     }

@@ -27,6 +27,7 @@ from runner.profile import (
 NAMESPACE_TRANSPORTS = ("veth", "udp-forward")
 UDP_HEADERS = 28  # IPv4 (20) + UDP (8)
 SOCKPERF_MAX = 65000  # sockperf's largest message
+ROOT_REASON = "network namespaces need root (CAP_SYS_ADMIN)"
 
 
 @dataclass(frozen=True)
@@ -126,10 +127,9 @@ class Capabilities:
 
     @classmethod
     def detect(cls, methods: tuple[str, ...] | None) -> "Capabilities":
-        import os
-
         from runner.placement import online_cpus
-        return cls(methods=methods, root=os.geteuid() == 0, cpus=len(online_cpus()),
+        from runner.topology import can_create_netns
+        return cls(methods=methods, root=can_create_netns(), cpus=len(online_cpus()),
                    peers={p: shutil.which(p) is not None for p in ("iperf3", "sockperf")})
 
 
@@ -188,7 +188,7 @@ def _expand_experiment(profile: Profile, exp: Experiment, caps: Capabilities,
         if transport in NAMESPACE_TRANSPORTS and not caps.root:
             n = (len(exp.methods) * len(exp.sizes) * len(exp.threads) * len(exp.placements)
                  * len(exp.modes) * len(exp.caches))
-            skipped[f"{transport}: needs root to create network namespaces"] += n
+            skipped[f"{transport}: {ROOT_REASON}"] += n
             continue
         for method in exp.methods:
             is_file = exp.command == "copy" or method in FILE_SEND_METHODS
@@ -283,11 +283,14 @@ def make(profile: Profile, caps: Capabilities, seed: int | None = None) -> Plan:
     seed = profile.seed if seed is None else seed
     cells, skipped = expand(profile, caps)
     notes = []
-    if not caps.root:
-        notes.append("not root: veth and udp-forward topologies skipped (network namespaces "
-                     "need CAP_SYS_ADMIN); loopback only")
+    root_skips = {r.split(":")[0]: n for r, n in skipped.items() if r.endswith(ROOT_REASON)}
+    if root_skips:
+        what = " and ".join(f"{n} {t}" for t, n in sorted(root_skips.items()))
+        notes.append(f"not root: skipping {what} cell(s): {ROOT_REASON} (run as root to "
+                     "include them); loopback and file cells run")
     for reason, n in sorted(skipped.items()):
-        notes.append(f"skipped {n} cell(s): {reason}")
+        if not reason.endswith(ROOT_REASON):
+            notes.append(f"skipped {n} cell(s): {reason}")
     rounds = []
     for r in range(1, profile.repetitions.min + 1):
         ids = [Trial(cid, r).id for cid in cells]
@@ -309,8 +312,10 @@ def from_json(d: dict[str, Any]) -> Plan:
 # --- time estimate -------------------------------------------------------------------
 
 # measured on the 2-CPU reference VM: process start, sink ready, teardown
-OVERHEAD_S = {"copybench": 0.12, "peer:iperf3": 0.1, "peer:sockperf": 2.3}
-PERF_EXTRA_S = 2.0  # perf record start-up, perf report
+OVERHEAD_S = {"copybench": 0.15, "peer:iperf3": 0.1, "peer:sockperf": 2.4}
+PERF_EXTRA_S = 1.5  # perf record start-up, perf report
+# measured: a vmsplice sender needs ~3 s after its window to finish (copybench 0.1.0)
+METHOD_EXTRA_S = {"vmsplice": 3.0}
 FILE_WRITE_BPS = 1.0e9  # generating the source file
 COLD_READ_BPS = 1.0e9  # re-reading a dropped file
 
@@ -324,7 +329,7 @@ def trial_seconds(cell: Cell, profiled: bool = False) -> float:
         import math
         t += max(1, math.ceil(cell.duration_s + cell.warmup_s))
     else:
-        t += cell.duration_s + cell.warmup_s
+        t += cell.duration_s + cell.warmup_s + METHOD_EXTRA_S.get(cell.method, 0.0)
     if cell.cache is not None:
         t += cell.size / FILE_WRITE_BPS
     if profiled:
@@ -338,7 +343,7 @@ class Estimate:
     trials_max: int
     seconds_min: float
     seconds_max: float
-    seconds_expected: float  # min reps plus a quarter of the adaptive headroom
+    seconds_expected: float  # min reps plus half of the adaptive headroom
 
 
 def estimate(plan: Plan, setup_s: float = 0.0) -> Estimate:
@@ -349,7 +354,7 @@ def estimate(plan: Plan, setup_s: float = 0.0) -> Estimate:
     lo = per_rep * plan.rep_min + perf + setup_s
     hi = per_rep * plan.rep_max + perf + setup_s
     return Estimate(trials_min=n * plan.rep_min + n_perf, trials_max=n * plan.rep_max + n_perf,
-                    seconds_min=lo, seconds_max=hi, seconds_expected=lo + 0.25 * (hi - lo))
+                    seconds_min=lo, seconds_max=hi, seconds_expected=lo + 0.5 * (hi - lo))
 
 
 def summary_rows(plan: Plan) -> list[tuple[str, int, float]]:

@@ -46,6 +46,22 @@ def needs_root(transport: str) -> bool:
     return transport in ("veth", "udp-forward")
 
 
+CAP_SYS_ADMIN = 21
+
+
+def can_create_netns() -> bool:
+    """Whether this process may create network namespaces (CAP_SYS_ADMIN in effect), which
+    is what "root" means here: uid 0 without the capability cannot."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("CapEff:"):
+                    return bool(int(line.split()[1], 16) >> CAP_SYS_ADMIN & 1)
+    except OSError:
+        pass
+    return os.geteuid() == 0
+
+
 def _ip(args: Sequence[str]) -> None:
     r = subprocess.run(["ip", *args], capture_output=True, text=True, check=False, timeout=30)
     if r.returncode != 0:
@@ -101,7 +117,7 @@ class Topology:
         if self.transport == "loopback":
             self.up = True
             return
-        if os.geteuid() != 0:
+        if not can_create_netns():
             raise TopologyError(f"{self.transport} needs root (network namespaces)")
         n = next(_serial)
         tag = f"{NS_PREFIX}{os.getpid()}-{n}"

@@ -57,11 +57,33 @@ def test_cell_ids_stable_and_distinct() -> None:
         assert plan_mod.Cell.from_json(json.loads(json.dumps(c.to_json()))).id == cid
 
 
+UDP_BIG = """
+[profile]
+name = "u"
+[[experiment]]
+name = "udp"
+command = "send"
+methods = ["send", "zerocopy", "vmsplice"]
+sizes = ["32K", 65493, 65494, "64K"]
+transports = ["udp-forward"]
+placements = ["same-core", "cross-core"]
+modes = ["stream", "pingpong"]
+"""
+
+
+def test_udp_forward_filter_says_why() -> None:
+    pl = plan_mod.make(prof.parse(UDP_BIG, "u.toml"), CAPS)
+    text = "\n".join(pl.notes)
+    assert "65493" in text and "fragment" in text  # 65494 and 64K filtered out
+    assert "TCP only" in text and "stream only" in text and "cross-core" in text
+    assert sorted({c.size for c in pl.cells.values()}) == [32768, 65493]
+    assert {c.method for c in pl.cells.values()} == {"send", "zerocopy"}
+    assert {(c.mode, c.placement) for c in pl.cells.values()} == {("stream", "same-core")}
+
+
 def test_filters_say_why() -> None:
     p = prof.load("paper")
     pl = plan_mod.make(p, CAPS)
-    text = "\n".join(pl.notes)
-    assert "65493" in text and "fragment" in text  # udp-forward 64K filtered out
     for c in pl.cells.values():
         if c.transport == "udp-forward":
             assert c.size <= 65521 - 28
@@ -113,8 +135,10 @@ def test_without_root_namespace_topologies_are_skipped_with_a_reason() -> None:
     caps = Capabilities(methods=None, root=False, cpus=2, peers={})
     pl = plan_mod.make(prof.load("smoke"), caps)
     assert all(c.transport in ("loopback", None) for c in pl.cells.values())
-    assert any("needs root" in n for n in pl.notes)
-    assert any(n.startswith("not root:") for n in pl.notes)
+    root_notes = [n for n in pl.notes if "root" in n]
+    assert len(root_notes) == 1, pl.notes
+    assert root_notes[0].startswith("not root:") and "veth" in root_notes[0]
+    assert "udp-forward" in root_notes[0]
 
 
 def test_methods_missing_from_the_build_are_filtered() -> None:
