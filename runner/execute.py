@@ -129,7 +129,12 @@ def run_pair(sink: list[str] | None, ready: Callable[[str], bool] | None,
         try:
             if sink is not None:
                 with open(sink_log, "wb") as so:
-                    sink_p = spawn(sink, janitor, so, subprocess.STDOUT)
+                    try:
+                        sink_p = spawn(sink, janitor, so, subprocess.STDOUT)
+                    except OSError as e:
+                        return PairResult("failed", "", None, None, "", "",
+                                          f"cannot start the sink ({sink[0]}): {e}",
+                                          time.monotonic() - t0)
                 line, why = wait_for_line(sink_log, sink_p, ready or (lambda s: True),
                                           min(SINK_READY_S, timeout))
                 if line is None:
@@ -139,7 +144,12 @@ def run_pair(sink: list[str] | None, ready: Callable[[str], bool] | None,
                                       f"sink {why}", time.monotonic() - t0)
             remaining = max(1.0, timeout - (time.monotonic() - t0))
             with open(send_out, "wb") as so, open(send_err, "wb") as se:
-                p = spawn(sender, janitor, so, se)
+                try:
+                    p = spawn(sender, janitor, so, se)
+                except OSError as e:
+                    return PairResult("failed", "", None, None, "", tail(sink_log),
+                                      f"cannot start the sender ({sender[0]}): {e}",
+                                      time.monotonic() - t0)
             status = "ok"
             problem = None
             try:

@@ -151,13 +151,14 @@ def available() -> tuple[bool, str]:
     if shutil.which("perf") is None:
         return False, "perf is not installed"
     try:
-        r = subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-o", "/dev/null",
-                            "--", "true"], capture_output=True, text=True, timeout=30,
-                           check=False)
+        r = subprocess.run(["perf", "record", "-q", "-a", "-e", "cpu-clock", "-o",
+                            "/dev/null", "--", "true"], capture_output=True, text=True,
+                           timeout=30, check=False)
     except (OSError, subprocess.TimeoutExpired) as e:
         return False, f"perf record: {e}"
     if r.returncode != 0:
-        return False, f"perf record: {r.stderr.strip().splitlines()[-1:]}"
+        last = (r.stderr.strip().splitlines() or [f"exit status {r.returncode}"])[-1]
+        return False, f"perf record -a -e cpu-clock fails: {last.strip()}"
     return True, ""
 
 

@@ -124,13 +124,18 @@ class Capabilities:
     root: bool = True
     cpus: int = 2
     peers: dict[str, bool] = field(default_factory=dict)
+    perf: bool = True
+    perf_why: str = ""
 
     @classmethod
     def detect(cls, methods: tuple[str, ...] | None) -> "Capabilities":
+        from runner.perfprof import available
         from runner.placement import online_cpus
         from runner.topology import can_create_netns
+        perf, why = available()
         return cls(methods=methods, root=can_create_netns(), cpus=len(online_cpus()),
-                   peers={p: shutil.which(p) is not None for p in ("iperf3", "sockperf")})
+                   peers={p: shutil.which(p) is not None for p in ("iperf3", "sockperf")},
+                   perf=perf, perf_why=why)
 
 
 @dataclass
@@ -291,6 +296,9 @@ def make(profile: Profile, caps: Capabilities, seed: int | None = None) -> Plan:
     for reason, n in sorted(skipped.items()):
         if not reason.endswith(ROOT_REASON):
             notes.append(f"skipped {n} cell(s): {reason}")
+    if not caps.perf and any(c.perf for c in cells.values()):
+        notes.append(f"CPU profiles skipped ({caps.perf_why})")
+        cells = {cid: Cell(**{**asdict(c), "perf": False}) for cid, c in cells.items()}
     rounds = []
     for r in range(1, profile.repetitions.min + 1):
         ids = [Trial(cid, r).id for cid in cells]

@@ -14,7 +14,7 @@ from runner.adaptive import decide, median_ci, metric
 from runner.plan import Capabilities, Trial
 from runner.profile import Repetitions
 
-CAPS = Capabilities(methods=None, root=True, cpus=2,
+CAPS = Capabilities(methods=None, root=True, cpus=2, perf=True,
                     peers={"iperf3": True, "sockperf": True})
 
 
@@ -27,7 +27,7 @@ def test_randomization_reproducible_from_seed() -> None:
     assert a.rounds != c.rounds
     assert a.seed == 7 and c.seed == 8
     # each round is a permutation of the same trials, and rounds differ from each other
-    for r_a, r_c in zip(a.rounds, c.rounds):
+    for r_a, r_c in zip(a.rounds, c.rounds, strict=True):
         assert sorted(r_a) == sorted(r_c)
     assert a.rounds[0] != a.rounds[1]
     # the order is not the sorted order (it really is shuffled)
@@ -103,7 +103,7 @@ def test_paper_covers_the_required_factors() -> None:
     msg = [c for c in cells if c.kind == "copybench" and c.method in prof.MESSAGE_METHODS]
     sizes = sorted({c.size for c in msg})
     assert sizes[0] == 64 and sizes[-1] == 1 << 20
-    assert all(b <= 4 * a for a, b in zip(sizes, sizes[1:]))
+    assert all(b <= 4 * a for a, b in zip(sizes, sizes[1:], strict=False))
     assert {c.threads for c in msg} >= {1, 2, 4, 8}
     assert {c.placement for c in msg} == {"same-core", "cross-core", "unpinned"}
     assert {c.transport for c in msg} == {"loopback", "veth", "udp-forward"}
@@ -200,3 +200,12 @@ def test_plan_json_roundtrip(tmp_path: Path) -> None:
     path.write_text(json.dumps(pl.to_json()))
     back = plan_mod.from_json(json.loads(path.read_text()))
     assert back.rounds == pl.rounds and set(back.cells) == set(pl.cells)
+
+
+def test_without_perf_cpu_profiles_are_skipped_with_a_reason() -> None:
+    caps = Capabilities(methods=None, root=True, cpus=2, peers={}, perf=False,
+                        perf_why="perf is not installed")
+    pl = plan_mod.make(prof.load("smoke"), caps)
+    assert not any(c.perf for c in pl.cells.values())
+    assert not any(Trial.parse(t).repetition == 0 for t in pl.rounds[0])
+    assert any("CPU profiles skipped (perf is not installed)" in n for n in pl.notes)
