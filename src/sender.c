@@ -511,8 +511,8 @@ int cmd_send(int argc, char **argv)
 
 		if (read_result(&ctl, &r, recv_json, sizeof(recv_json), &received, first, sizeof(first), &ce) == 0) {
 			r.receiver_json = recv_json;
-			for (int i = 0; i < started; i++)
-				sent += snd[i].meter.bytes;
+			for (int i = 0; i < started; i++) /* splice2's second thread counts its own */
+				sent += snd[i].meter.bytes + snd[i].helper_meter.bytes;
 			/* every byte sent (warm-up included) must have arrived, once */
 			if (o.proto == PROTO_TCP && !e.msg[0] && received != sent)
 				err_set(&e, "the sink received %llu bytes but %llu were sent",
