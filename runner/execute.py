@@ -378,7 +378,8 @@ def _run_peer(ctx: Context, cell: Cell, topo: Topology, cpus: Cpus, rec: dict[st
     config = {**intended_config(cell), "protocol": "tcp", "verify": "off", **timing,
               **rconf, "host": topo.host, "port": port,
               "cpus_sender": cpu_list(cpus.sender), "cpus_receiver": cpu_list(cpus.sink)}
-    rec.update(tool=cell.method, tool_version=None, config=config, status=status,
+    rec.update(tool=cell.method, tool_version=peers.tool_version(cell.method), config=config,
+               status=status,
                error=None if status == "ok" else _error_text(pr.problem or perr, None, pr),
                result=result,
                invocation={"sender": sender, "sink": sink, "sender_exit": pr.sender_rc,

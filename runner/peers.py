@@ -7,12 +7,26 @@ book can draw copybench and its peers on one axis.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
+import subprocess
 from typing import Any
 
 from runner.placement import Cpus
+
+
+@functools.lru_cache(maxsize=None)
+def tool_version(name: str) -> str | None:
+    """First line of ``NAME --version`` (iperf3 and sockperf both answer it)."""
+    try:
+        r = subprocess.run([name, "--version"], capture_output=True, text=True, timeout=10,
+                           check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = (r.stdout or r.stderr).strip().splitlines()
+    return _ANSI.sub("", lines[0]).strip() if lines else None
 
 
 def iperf3_times(duration_s: float, warmup_s: float) -> tuple[int, int]:
