@@ -193,6 +193,11 @@ class Sweep:
                     self.reporter.start(f"{cell.label()} #{trial.repetition or 'perf'}")
                     topo, err = self.topology(cell)
                     rec = run_trial(ctx, cell, trial, topo, self.order_index, err)
+                    if rec["status"] != "ok" and topo is not None and topo.namespaces():
+                        # a failed trial may leave something behind in its namespaces:
+                        # remove them; the next trial gets fresh ones
+                        topo.teardown()
+                        self.topologies.pop(topo.transport, None)
                     writer.append(rec)
                     self.done.add(tid)
                     self.by_cell[cell.id].append(rec)

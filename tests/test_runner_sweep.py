@@ -400,3 +400,44 @@ def test_without_root_namespaces_skipped_with_one_line(runner_copybench: Path,
         assert recs[0]["status"] == "ok", recs[0]["error"]
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.mark.root
+def test_failed_trial_on_veth_gets_fresh_namespaces(runner_copybench: Path, runner_root: None,
+                                                    tmp_path: Path) -> None:
+    body = """
+[[experiment]]
+name = "slow"
+command = "send"
+methods = ["sendmsg"]
+sizes = ["1K"]
+transports = ["veth"]
+placements = ["cross-core"]
+duration_s = 30
+timeout_s = 1.5
+
+[[experiment]]
+name = "good"
+command = "send"
+methods = ["send"]
+sizes = ["1K"]
+transports = ["veth"]
+placements = ["cross-core"]
+"""
+    prof = _profile(tmp_path, body, reps="min = 2\nmax = 2")
+    run_dir = tmp_path / "run"
+    tag = uuid.uuid4().hex
+    r = run_runner("sweep", "--profile", str(prof), "--run-dir", str(run_dir), timeout=120,
+                   RUNNER_TEST_TAG=tag)
+    assert r.returncode == 0, r.stderr[-2000:]
+    recs = sorted(_expect_complete(run_dir), key=lambda x: x["order_index"])
+    status = {x["config"]["experiment"]: set() for x in recs}
+    for x in recs:
+        status[x["config"]["experiment"]].add(x["status"])
+    assert status == {"slow": {"timeout"}, "good": {"ok"}}
+    # after each timeout the namespaces were removed: the next trial ran in new ones
+    ns = [x["invocation"]["sender"][3] for x in recs]
+    for i, x in enumerate(recs[:-1]):
+        if x["status"] == "timeout":
+            assert ns[i + 1] != ns[i]
+    _no_leftovers(tag)
