@@ -85,3 +85,30 @@ def show(g: Any) -> None:
         fig.tight_layout()
     display(fig)
     plt.close(fig)
+
+
+def estimates(df: pd.DataFrame, x: str, y: str, lo: str, hi: str, hue: str, xlabel: str,
+              ylabel: str, col: str | None = None, logx: bool = True, logy: bool = False,
+              ref: float | None = None, title: str | None = None) -> sns.FacetGrid:
+    """Precomputed estimates with their CIs (e.g. bootstrap ratios from runner.stats) as
+    points with error bars, one series per hue."""
+    g = sns.FacetGrid(df, col=col, hue=hue, height=3.2, aspect=1.25, sharey=False)
+
+    def draw(data: pd.DataFrame, color: Any = None, label: str | None = None, **_: Any) -> None:
+        d = data.sort_values(x)
+        yerr = np.vstack([d[y] - d[lo], d[hi] - d[y]]).clip(min=0)
+        plt.errorbar(d[x], d[y], yerr=yerr, fmt="o-", color=color, label=label, capsize=3)
+
+    g.map_dataframe(draw)
+    g.add_legend()
+    for ax in g.axes.flat:
+        if logx:
+            _size_axis(ax)
+        if logy:
+            ax.set_yscale("log")
+        if ref is not None:
+            ax.axhline(ref, color="0.3", linewidth=1)
+    g.set_axis_labels(xlabel, ylabel)
+    if title:
+        g.figure.suptitle(title, y=1.02)
+    return g

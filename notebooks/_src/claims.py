@@ -80,10 +80,10 @@ if len(ptab):
                   for r in (C.c8(run, placements=(pl,)), C.c9(run, placements=(pl,)))]
     A.show_table(pd.DataFrame(by_pl))
     plot = ptab.assign(size=ptab["size"].astype(float))
-    g = P.lines(plot, "size", "ratio_of_ratios", "pair", "message size (bytes, log scale)",
-                "ratio same-core / cross-core (1)", col="threads", logy=True)
-    for ax in g.axes.flat:
-        ax.axhline(1.0, color="0.3", linewidth=1)
+    g = P.estimates(plot, "size", "ratio_of_ratios", "lo", "hi", "pair",
+                    "message size (bytes, log scale)",
+                    "ratio same-core / cross-core (1, 95% CI)", col="threads", logy=True,
+                    ref=1.0)
     P.show(g)
 else:
     A.note(p1.reason)

@@ -180,3 +180,11 @@ for name in ("smoke", "quick", "paper"):
                   if isinstance(b, (int, float)) else "not declared")
     else:
         glue_text(f"budget_{name}", "not declared (profile file missing)")
+
+# %% tags=["remove-input"]
+# The statistics module's declared constants, so the method chapter cannot drift from code.
+glue_text("stat_threshold", f"±{S.PRACTICAL_THRESHOLD:.0%}")
+glue_text("stat_band", f"[{1 - S.PRACTICAL_THRESHOLD:.2f}, {1 + S.PRACTICAL_THRESHOLD:.2f}]")
+glue_text("stat_alpha", f"{S.ALPHA:g}")
+glue_text("stat_resamples", f"{S.N_RESAMPLES}")
+glue_text("stat_confidence", f"{S.CONFIDENCE:.0%}")
