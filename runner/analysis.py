@@ -225,17 +225,22 @@ def _read_json(p: Path) -> Any:
 #: Fallback classification of copy routines when runner.perfprof is not importable.
 COPY_ROUTINE_PATTERNS = (
     r"copy_user", r"copy_to_user", r"copy_from_user", r"rep_movs", r"_copy_(to|from)_iter",
-    r"skb_copy_datagram_iter", r"copyin", r"copyout", r"memcpy", r"memmove", r"copy_page",
+    r"skb_copy_datagram_iter", r"copyin", r"copyout", r"memcpy", r"memmove", r"copy_page$",
     r"copy_mc_",
 )
+#: Kernel copy routines the runner's groups do not list (newer kernels' position-independent
+#: aliases of memcpy/memmove).
+EXTRA_COPY_SYMBOLS = (r"^__pi_memcpy", r"^__pi_memmove")
 
 
 def _is_copy_routine(symbol: str, kernel: bool = True) -> bool:
+    import re
+
+    if kernel and any(re.search(p, symbol or "") for p in EXTRA_COPY_SYMBOLS):
+        return True
     try:
         from runner.perfprof import group_of
     except ImportError:  # the analysis also works on a checkout without the runner
-        import re
-
         return any(re.search(p, symbol or "") for p in COPY_ROUTINE_PATTERNS)
     return group_of(symbol or "", kernel) in ("copy", "user_copy")
 
@@ -277,14 +282,23 @@ def load_profiles(path: Path, trials: pd.DataFrame) -> Profiles:
         tid = f.stem
         cell = o.get("cell") or cell_of.get(tid) or tid.rsplit("-", 1)[0]
         groups = o.get("groups") or {}
-        copy = float(groups.get("copy") or 0.0) + float(o.get("user_copy_share") or 0.0)
+        syms = o.get("symbols") or []
+        if syms:  # the reduction keeps every copy-group symbol, so the sum is complete
+            copy = sum(float(x.get("share") or 0.0) for x in syms
+                       if _is_copy_routine(str(x.get("symbol")), bool(x.get("kernel", True))))
+        else:
+            copy = float(groups.get("copy") or 0.0) + float(o.get("user_copy_share") or 0.0)
         idle = float(groups.get("idle") or 0.0)
+        comm = o.get("by_comm") or {}
+        # the profile is system-wide: other processes' samples are excluded by taking the
+        # copy samples relative to copybench's own (all copy samples attributed to it)
+        own = float(comm.get("copybench") or 0.0)
+        denom = own if own > 0 else (1 - idle)
         sum_rows.append({"cell": cell, "trial_id": tid, "samples": o.get("samples"),
                          "kernel_share": o.get("kernel_share"), "copy_share": copy,
-                         "kernel_copy_share": float(groups.get("copy") or 0.0),
-                         "user_copy_share": float(o.get("user_copy_share") or 0.0),
+                         "copybench_share": own if own > 0 else math.nan,
                          "idle_share": idle,
-                         "copy_share_of_busy": copy / (1 - idle) if idle < 1 else math.nan,
+                         "copy_share_of_busy": min(1.0, copy / denom) if denom > 0 else math.nan,
                          **{f"group_{k}": v for k, v in groups.items()}})
         for sym in o.get("symbols") or []:
             kernel = bool(sym.get("kernel", True))

@@ -87,3 +87,30 @@ if len(ptab):
     P.show(g)
 else:
     A.note(p1.reason)
+
+# %% [markdown]
+# ## How small can a p-value be in this run?
+#
+# With *n* trials per cell, the smallest two-sided Mann-Whitney p-value is
+# 2 / C(2n, n); Holm multiplies the smallest p of a family of *k* comparisons by *k*.
+# When that product exceeds α, no comparison of the family can be declared a difference,
+# however far apart the medians are, and it is reported *inconclusive*.
+
+# %% tags=["remove-input"]
+from math import comb
+
+st = run.measured[(run.measured["scenario"] == "message")]
+n_cell = st.groupby("cell").size()
+if len(n_cell):
+    n = int(n_cell.median())
+    p_min = 2 / comb(2 * n, n)
+    k = max(1, int(st["size"].nunique()))
+    glue_text("p_floor", f"with the median of {n} trials per cell the smallest two-sided "
+              f"Mann-Whitney p is {p_min:.3g}; after Holm over a family of {k} sizes it is "
+              f"{min(1.0, k * p_min):.3g}, "
+              + ("above" if k * p_min > S.ALPHA else "below")
+              + f" α = {S.ALPHA:g}")
+    A.show_table(pd.DataFrame([{"trials per cell (median)": n, "min p (two-sided)": p_min,
+                                "family size (sizes)": k, "min Holm-adjusted p": k * p_min}]))
+else:
+    glue_text("p_floor", "no message cells in this run")

@@ -5,7 +5,10 @@
 # the runner reduced its samples to the share of all samples per symbol (self time) and per
 # group of kernel symbols. The kernel's and libc's copy routines (`copy_user_*`,
 # `rep_movs*`, `_copy_{to,from}_iter`, `skb_copy_datagram_iter`, `memcpy`/`memmove`
-# variants) give each method's *copy share* of the busy (non-idle) CPU. Multiplied by the
+# variants, and the kernel's `__pi_memcpy` alias) give each method's *copy share*: copy
+# samples relative to the samples of the copybench processes (the profile is
+# system-wide; samples of other processes are left out, and all copy samples are
+# attributed to copybench). Multiplied by the
 # cell's CPU time per byte (sender + receiver, measured trials) and by the memcpy
 # bandwidth, it gives a **measured number of CPU copies per byte**, set against the
 # textbook table of claim C15. Syscalls per MiB come from the `raw_syscalls:sys_enter`
@@ -30,17 +33,17 @@ bw = A.memcpy_gbit(run.manifest)
 glue_text("copies_n_profiles", str(prof.summary["cell"].nunique()) if not prof.empty else "0")
 
 # %% [markdown]
-# ## Copy-routine share of busy CPU samples, per method
+# ## Copy-routine share of copybench's CPU samples, per method
 
 # %% tags=["remove-input"]
 if not prof.empty:
     info = m.drop_duplicates("cell").set_index("cell")[["method", "scenario", "size",
                                                         "transport"]]
     share = prof.summary.join(info, on="cell").dropna(subset=["method"])
-    share["copy share of busy CPU (%)"] = 100 * share["copy_share_of_busy"]
+    share["copy share (%)"] = 100 * share["copy_share_of_busy"]
     share["label"] = share["method"] + " " + share["size"].map(fmt_size)
-    g = P.bars(share, "label", "copy share of busy CPU (%)", None, "method and size",
-               "CPU samples in copy routines (% of busy samples)", col="scenario")
+    g = P.bars(share, "label", "copy share (%)", None, "method and size",
+               "samples in copy routines (% of copybench samples)", col="scenario")
     P.show(g)
     top = (prof.symbols.groupby(["symbol", "kernel", "copy_routine"])["share"].mean()
            .sort_values(ascending=False).head(15).rename("mean share of all samples")

@@ -46,7 +46,7 @@ if len(tcp):
     th0 = int(tcp["threads"].min())
     d = tcp[(tcp["transport"] == t_ref) & (tcp["threads"] == th0)]
     g = P.lines(d, "size", "gbit_per_s", "method", "message size (bytes, log scale)",
-                "throughput (Gbit/s)", col="placement", bound=bw,
+                "throughput (Gbit/s, log scale)", col="placement", bound=bw, logy=True,
                 title=f"{t_ref}, {th0} thread(s)")
     P.show(g)
 
@@ -74,7 +74,7 @@ if len(tcp) and tcp["transport"].nunique() > 1:
     th0 = int(tcp["threads"].min())
     d = tcp[(tcp["placement"] == p_ref) & (tcp["threads"] == th0)]
     g = P.lines(d, "size", "gbit_per_s", "method", "message size (bytes, log scale)",
-                "throughput (Gbit/s)", col="transport", bound=bw,
+                "throughput (Gbit/s, log scale)", col="transport", bound=bw, logy=True,
                 title=f"{p_ref}, {th0} thread(s)")
     P.show(g)
 else:
