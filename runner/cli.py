@@ -111,7 +111,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         for cid, c in sorted(plan.cells.items(), key=lambda kv: kv[1].label()):
             out.print(f"  {cid}  {c.label()}{'  [perf]' if c.perf else ''}", markup=False,
                       highlight=False)
-    out.print(f"{len(plan.cells)} cells; {est.trials_min} to {est.trials_max} trials; "
+    n_perf = sum(1 for c in plan.cells.values() if c.perf)
+    out.print(f"{len(plan.cells)} cells ({n_perf} with a CPU profile); {est.trials_min} to "
+              f"{est.trials_max} trials; "
               f"estimated time {fmt_duration(est.seconds_expected)} "
               f"(min {fmt_duration(est.seconds_min)}, max {fmt_duration(est.seconds_max)})",
               markup=False, highlight=False)

@@ -53,12 +53,15 @@ class Reporter:
                                                  elapsed="0m00s", eta="?")
             self._progress.start()
 
+    PRIOR_S = 30.0  # how much the plan's estimate weighs against the observed pace
+
     def eta(self) -> float:
+        """Remaining estimated seconds, scaled by the observed pace (smoothed so that one
+        slow first trial does not dominate)."""
         elapsed = time.monotonic() - self.t0
         remaining_est = max(0.0, self.est_total - self.est_done)
-        if self.est_done <= 0:
-            return remaining_est
-        return remaining_est * (elapsed / self.est_done)
+        pace = (elapsed + self.PRIOR_S) / (self.est_done + self.PRIOR_S)
+        return remaining_est * pace
 
     def add(self, trials: int, est_s: float) -> None:
         self.total += trials
