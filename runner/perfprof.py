@@ -3,7 +3,8 @@
 The reduction keeps, for every symbol, its number of samples and its share of all samples
 (self time, ``--no-children``), marks kernel symbols, and sums kernel symbols into groups
 (``copy`` = the routines that move bytes: ``*copy_user*``, ``rep_movs*``, ``_copy_to_iter``,
-``_copy_from_iter``, ``skb_copy_datagram_iter``, ``memcpy*``...). User-space ``memcpy``/
+``_copy_from_iter``, ``skb_copy_datagram_iter``, ``*memcpy*`` (e.g. ``__pi_memcpy``),
+``skb_copy_ubufs`` (zero-copy pages copied on local delivery)...). User-space ``memcpy``/
 ``memmove`` (the ``send`` method's gather copy) is its own group, ``user_copy``. The raw
 ``perf.data`` is deleted after the reduction; only the small JSON is kept.
 """
@@ -23,9 +24,13 @@ PERF_RECORD = ["perf", "record", "-q", "-a", "-g", "-e", "cpu-clock", "-F", "199
 # kernel symbol groups; a symbol counts in the first group it matches
 KERNEL_GROUPS: dict[str, tuple[str, ...]] = {
     "copy": ("*copy_user*", "rep_movs*", "_copy_to_iter", "_copy_from_iter",
-             "skb_copy_datagram_iter", "memcpy*", "__memcpy*", "memmove*", "__memmove*",
+             "skb_copy_datagram_iter", "memcpy*", "*memcpy*", "*memmove*",
              "copy_page", "copy_mc_*", "*copy_to_user*", "*copy_from_user*",
-             "_copy_to_user", "_copy_from_user", "copyin", "copyout"),
+             "_copy_to_user", "_copy_from_user", "copyin", "copyout",
+             # the copy of MSG_ZEROCOPY pages when an skb is delivered locally, and the
+             # iov_iter page-copy entry points
+             "skb_copy_ubufs", "skb_copy_bits", "copy_page_to_iter", "copy_page_from_iter",
+             "copy_folio_to_iter", "copy_folio_from_iter*"),
     "checksum": ("*csum*", "*checksum*"),
     "zerocopy": ("*zerocopy*", "*msg_zerocopy*", "*zcopy*", "__zerocopy_sg_from_iter",
                  "io_send_zc*", "io_notif*", "sock_zerocopy*", "skb_zerocopy*"),

@@ -144,9 +144,11 @@ def test_perf_reduction_of_a_real_recording(runner_root: None, tmp_path: Path) -
 
 def test_perf_grouping_patterns() -> None:
     for sym in ("copy_user_enhanced_fast_string", "rep_movs_alternative", "_copy_to_iter",
-                "_copy_from_iter", "skb_copy_datagram_iter", "memcpy_orig", "__memcpy"):
+                "_copy_from_iter", "skb_copy_datagram_iter", "memcpy_orig", "__memcpy",
+                "__pi_memcpy", "skb_copy_ubufs"):
         assert perfprof.group_of(sym, True) == "copy", sym
     assert perfprof.group_of("tcp_sendmsg_locked", True) == "tcp_ip"
+    assert perfprof.group_of("zerocopy_fill_skb_from_iter", True) == "zerocopy"
     assert perfprof.group_of("__memmove_avx_unaligned_erms", False) == "user_copy"
     assert perfprof.group_of("main", False) is None
     rows = perfprof.parse_report(
