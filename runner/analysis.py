@@ -37,7 +37,8 @@ def glue_text(name: str, text: str) -> None:
     another page as ``{glue:text}`path/to/notebook.ipynb::key:s```."""
     from myst_nb import glue
 
-    glue(name, str(text), display=False)
+    # pasted as plain text: markup such as `code` would show literally
+    glue(name, str(text).replace("`", ""), display=False)
 
 
 # ---------------------------------------------------------------------------- formatting

@@ -37,8 +37,13 @@ for v in (C.HOLDS, C.REFUTED, C.INCONCLUSIVE, C.NOT_TESTABLE):
 # ## Verdicts
 
 # %% tags=["remove-input"]
-A.show_table(table[["claim", "source", "statement", "verdict", "estimate [95% CI]",
-                    "statistic", "configuration", "reason"]])
+A.show_table(table[["claim", "source", "statement", "verdict", "estimate [95% CI]"]])
+
+# %% [markdown]
+# ## What each test computed, where, and why this verdict
+
+# %% tags=["remove-input"]
+A.show_table(table[["claim", "statistic", "configuration", "reason"]])
 
 # %% [markdown]
 # ## Per-size detail of the family claims (C4, C8, C9)

@@ -98,7 +98,8 @@ if ratios:
                         for a, b, c, e in ratios])
     A.show_table(tab)
     lo, hi = tab["cold / warm"].min(), tab["cold / warm"].max()
-    glue_text("file_cold_vs_warm", f"between {lo:.2f} and {hi:.2f} (median ratio over "
-              f"{len(tab)} path/method/size cells measured both ways)")
+    glue_text("file_cold_vs_warm", f"a throughput ratio (cold / warm, of medians) between "
+              f"{lo:.2f} and {hi:.2f} over the {len(tab)} path/method/size cells measured "
+              "both ways")
 else:
     glue_text("file_cold_vs_warm", "n/a (no file cell measured both warm and cold in this run)")
