@@ -450,14 +450,29 @@ def note(text: str) -> None:
 
 
 def show_table(df: pd.DataFrame, floatfmt: str = "{:.3g}") -> None:
-    """Display a table without its index, floats in a compact format."""
+    """Display a table without its index, floats in a compact format: HTML for the web
+    book, a Markdown (pipe) table for the PDF (myst-nb prefers text/markdown to text/plain
+    for LaTeX), plain text otherwise."""
     from IPython.display import display
 
     if df.empty:
         note("no rows for this table in this run")
         return
     fmt = {c: floatfmt for c in df.columns if pd.api.types.is_float_dtype(df[c])}
-    display(df.style.hide(axis="index").format(fmt, na_rep="—"))
+
+    def cell(c: str, v: Any) -> str:
+        if v is None or (isinstance(v, float) and not math.isfinite(v)):
+            return "—"
+        text = fmt[c].format(v) if c in fmt else str(v)
+        return text.replace("|", "\\|").replace("\n", " ").replace("`", "")
+
+    header = "| " + " | ".join(str(c) for c in df.columns) + " |"
+    rule = "|" + "|".join("---" for _ in df.columns) + "|"
+    rows = ["| " + " | ".join(cell(c, v) for c, v in zip(df.columns, r)) + " |"
+            for r in df.itertuples(index=False)]
+    html = df.style.hide(axis="index").format(fmt, na_rep="—").to_html()
+    display({"text/html": html, "text/markdown": "\n".join([header, rule, *rows]),
+             "text/plain": df.to_string(index=False)}, raw=True)
 
 
 def reference(df: pd.DataFrame, transports: Sequence[str] = ("veth", "loopback"),
