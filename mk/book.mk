@@ -75,7 +75,7 @@ reproduce: setup build
 	echo "reproduce: run $$run; book at $(CURDIR)/$(BOOK_HTML)/index.html"
 
 test-stats: setup
-	$(PY) -m pytest -q tests/test_stats.py
+	$(PY) -m pytest -q $(wildcard tests/test_stats*.py)
 
 # Every notebook through papermill on the smoke run, the book built with -W, then the HTML
 # checked for every chapter, every figure and a verdict row for each claim C1-C15.
