@@ -163,6 +163,12 @@ static int zc_send_msg(struct mctx *c, uint64_t index)
 					return -1;
 				continue;
 			}
+			if (errno == EMSGSIZE && c->udp) { /* kernel: one datagram <= MAX_SKB_FRAGS pages */
+				err_set(c->err, "sendmsg(MSG_ZEROCOPY): %s (a zero-copy datagram may span at most "
+					"MAX_SKB_FRAGS (17) pages; this %llu-byte message in %d fields spans more)", strerror(errno),
+					(unsigned long long)c->size, c->fields);
+				return -1;
+			}
 			err_sys(c->err, "sendmsg(MSG_ZEROCOPY)");
 			return -1;
 		}
