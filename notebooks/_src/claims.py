@@ -29,6 +29,7 @@ for r in results:
     glue_text(f"verdict_{r.claim}", r.verdict)
     glue_text(f"stat_{r.claim}", f"{r.statistic}: {r.ci_text()}" if math.isfinite(r.value)
               else r.reason)
+    glue_text(f"config_{r.claim}", r.configuration or "—")
 counts = table["verdict"].value_counts()
 for v in (C.HOLDS, C.REFUTED, C.INCONCLUSIVE, C.NOT_TESTABLE):
     glue_text(f"n_{v.replace(' ', '_')}", str(int(counts.get(v, 0))))
