@@ -14,7 +14,8 @@ BOOK_GEN       := book/_generated
 BOOK_HTML      := book/_build/html
 BOOK_STAMP     := book/_build/.stamp-html
 BOOK_PDF       := book/_build/latex/copybench.pdf
-BOOK_SOURCES   := $(wildcard book/*.md) book/_config.yml book/_toc.yml book/references.bib
+BOOK_SOURCES   := $(wildcard book/*.md book/_static/*) book/_config.yml book/_toc.yml \
+                  book/references.bib
 ANALYSIS_PY    := runner/stats.py $(wildcard runner/analysis*.py)
 JB             := .venv/bin/jupyter-book
 
