@@ -35,7 +35,9 @@ def lines(df: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str,
           bound_label: str = "memcpy bound", logx: bool = True, logy: bool = False,
           title: str | None = None, style: str | None = None) -> sns.FacetGrid:
     """Median of y per x with its 95 % bootstrap CI band, one line per hue."""
+    wrap = 2 if col is not None and row is None and df[col].nunique() > 2 else None
     g = sns.relplot(data=df, x=x, y=y, hue=hue, style=style, col=col, row=row, kind="line",
+                    col_wrap=wrap,
                     estimator="median", errorbar=("ci", 95), n_boot=N_BOOT, seed=SEED,
                     marker="o", height=3.2, aspect=1.25, facet_kws={"sharey": False})
     for ax in g.axes.flat:
@@ -58,7 +60,9 @@ def bars(df: pd.DataFrame, x: str, y: str, hue: str | None, xlabel: str, ylabel:
          bound: float | None = None, bound_label: str = "memcpy bound",
          title: str | None = None) -> sns.FacetGrid:
     """Median of y per category with its 95 % bootstrap CI as error bars."""
-    g = sns.catplot(data=df, x=x, y=y, hue=hue, col=col, kind="bar", estimator="median",
+    wrap = 2 if col is not None and df[col].nunique() > 2 else None
+    g = sns.catplot(data=df, x=x, y=y, hue=hue, col=col, col_wrap=wrap, kind="bar",
+                    estimator="median",
                     errorbar=("ci", 95), n_boot=N_BOOT, seed=SEED, order=order, height=3.2,
                     aspect=1.3, sharey=False)
     for ax in g.axes.flat:
