@@ -49,6 +49,7 @@ def lines(df: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str,
             ax.axhline(bound, color="0.3", linestyle="--", linewidth=1)
             ax.annotate(bound_label, (0.01, bound), xycoords=("axes fraction", "data"),
                         va="bottom", fontsize=8, color="0.3")
+    g.set_titles(col_template="{col_name}", row_template="{row_name}")
     g.set_axis_labels(xlabel, ylabel)
     if title:
         g.figure.suptitle(title, y=1.02)
@@ -72,6 +73,7 @@ def bars(df: pd.DataFrame, x: str, y: str, hue: str | None, xlabel: str, ylabel:
             ax.axhline(bound, color="0.3", linestyle="--", linewidth=1)
             ax.annotate(bound_label, (0.01, bound), xycoords=("axes fraction", "data"),
                         va="bottom", fontsize=8, color="0.3")
+    g.set_titles(col_template="{col_name}", row_template="{row_name}")
     g.set_axis_labels(xlabel, ylabel)
     if title:
         g.figure.suptitle(title, y=1.02)
@@ -112,6 +114,7 @@ def estimates(df: pd.DataFrame, x: str, y: str, lo: str, hi: str, hue: str, xlab
             ax.set_yscale("log")
         if ref is not None:
             ax.axhline(ref, color="0.3", linewidth=1)
+    g.set_titles(col_template="{col_name}", row_template="{row_name}")
     g.set_axis_labels(xlabel, ylabel)
     if title:
         g.figure.suptitle(title, y=1.02)
