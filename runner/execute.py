@@ -93,6 +93,10 @@ def sender_argv(binary: Path, cell: Cell, topo: Topology, port: int, cpus: Cpus,
     argv = [str(binary), "send", "--method", cell.method, "--host", topo.host,
             "--port", str(port), "--transport", cell.protocol, "--mode", cell.mode or "stream",
             "--size", str(cell.size), "--threads", str(cell.threads), *cpu, *common]
+    if cell.mode == "pingpong":
+        # per-thread perf events and the syscall tracepoint add latency to every round trip
+        # (and more to methods that make more syscalls): latency cells keep getrusage only
+        argv += ["--counters", "rusage"]
     if cell.method in FILE_SEND_METHODS:
         argv += file_opts
     else:

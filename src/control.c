@@ -1,5 +1,6 @@
 /* Control-connection framing and the session greeting (see control.h). */
 #include "control.h"
+#include "counters.h"
 #include "pattern.h"
 
 #include <poll.h>
@@ -80,10 +81,10 @@ int ctl_recv(struct ctl *c, char *line, size_t len, int timeout_ms, struct err *
 
 int session_format(const struct session *s, char *buf, size_t len)
 {
-	return snprintf(buf, len, "%s proto=%s mode=%s threads=%d size=%llu record=%llu stamped=%d verify=%s seed=%llu",
+	return snprintf(buf, len, "%s proto=%s mode=%s threads=%d size=%llu record=%llu stamped=%d verify=%s seed=%llu counters=%s",
 			CTL_MAGIC, proto_names[s->proto], mode_names[s->mode], s->threads,
 			(unsigned long long)s->size, (unsigned long long)s->record, s->stamped ? 1 : 0,
-			verify_names[s->verify], (unsigned long long)s->seed);
+			verify_names[s->verify], (unsigned long long)s->seed, counter_set_names[s->counters]);
 }
 
 static int pick(const char *v, const char *const *names)
@@ -147,6 +148,8 @@ int session_parse(const char *line, struct session *s, char *why, size_t len)
 			s->verify = v, seen |= 64;
 		else if (!strcmp(tok, "seed") && num(eq, 0, UINT64_MAX, &n))
 			s->seed = n, seen |= 128;
+		else if (!strcmp(tok, "counters") && (v = pick(eq, counter_set_names)) >= 0)
+			s->counters = v, seen |= 256;
 		else
 			goto bad;
 		continue;
@@ -154,7 +157,7 @@ bad:
 		snprintf(why, len, "bad greeting field '%.40s'", tok);
 		return -1;
 	}
-	if (seen != 255) {
+	if (seen != 511) {
 		snprintf(why, len, "greeting lacks fields (have mask 0x%x)", seen);
 		return -1;
 	}

@@ -1,5 +1,5 @@
 /* The control connection between `send` and `sink`: text lines, one request each.
- *   send -> sink  HELLO copybench/1 proto=tcp mode=stream threads=1 size=N record=N stamped=1 verify=full seed=S
+ *   send -> sink  HELLO copybench/1 proto=tcp mode=stream threads=1 size=N record=N stamped=1 verify=full seed=S counters=full
  *   sink -> send  OK port=P            (udp: OK ports=P1,P2,...)   or  ERR <reason>
  *   send -> sink  MEASURE | STOP        (window boundaries, after warm-up and at the end)
  *   sink -> send  RESULT checked=N mismatches=N lost=N first=<text>
@@ -32,6 +32,7 @@ struct session {
 	bool stamped;
 	int verify;       /* enum verify_mode */
 	uint64_t seed;
+	int counters;     /* enum counter_set */
 };
 
 void ctl_init(struct ctl *c, int fd);

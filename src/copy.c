@@ -18,6 +18,7 @@ struct copy_opts {
 	bool size_set, verify_set;
 	int cache;
 	enum verify_mode verify;
+	enum counter_set counters;
 	struct cpulist cpus;
 	double duration, warmup;
 };
@@ -50,7 +51,8 @@ static void copy_usage(FILE *f)
 	      "  --cache C      warm | cold: source pages cached or dropped before each pass\n"
 	      "  --cpus LIST    pin the copying thread (splice2's second thread: next CPU)\n"
 	      "  --duration S   measured window (default 2)   --warmup S  (default 0.5)\n"
-	      "  --verify V     full | sample | off (default sample)   --seed N (default 1)\n", f);
+	      "  --verify V     full | sample | off (default sample)   --seed N (default 1)\n"
+	      "  --counters C   full (getrusage + perf counters + syscalls, default) | rusage\n", f);
 }
 
 static void parse(int argc, char **argv, struct copy_opts *o)
@@ -58,7 +60,8 @@ static void parse(int argc, char **argv, struct copy_opts *o)
 	static const struct option opts[] = {
 		{ "method", 1, 0, 'm' }, { "size", 1, 0, 's' }, { "src", 1, 0, 'S' }, { "dst", 1, 0, 'D' },
 		{ "dir", 1, 0, 'd' }, { "cache", 1, 0, 'C' }, { "cpus", 1, 0, 'c' }, { "duration", 1, 0, 'u' },
-		{ "warmup", 1, 0, 'w' }, { "verify", 1, 0, 'v' }, { "seed", 1, 0, 'e' }, { "help", 0, 0, 'h' }, { 0 },
+		{ "warmup", 1, 0, 'w' }, { "verify", 1, 0, 'v' }, { "seed", 1, 0, 'e' }, { "counters", 1, 0, 'k' },
+		{ "help", 0, 0, 'h' }, { 0 },
 	};
 	static const char *const caches[] = { "warm", "cold", NULL };
 	const char *method = NULL;
@@ -80,6 +83,7 @@ static void parse(int argc, char **argv, struct copy_opts *o)
 		case 'w': o->warmup = parse_seconds("--warmup", optarg, 0, 600); break;
 		case 'v': o->verify = parse_choice("--verify", optarg, verify_names); o->verify_set = true; break;
 		case 'e': o->seed = parse_u64("--seed", optarg); break;
+		case 'k': o->counters = parse_choice("--counters", optarg, counter_set_names); break;
 		case 'h': copy_usage(stdout); exit(0);
 		default:
 			die_usage("copy: unknown or incomplete option '%s' (see copybench copy --help)", argv[optind - 1]);
@@ -171,7 +175,7 @@ int cmd_copy(int argc, char **argv)
 			     .host = NULL, .size = 0, .fields = 0, .threads = 1, .cpus_sender = &o.cpus,
 			     .duration_s = o.duration, .warmup_s = o.warmup, .verify = verify_names[o.verify],
 			     .seed = o.seed, .cache = o.cache ? "cold" : "warm", .file = o.src, .family = NULL,
-			     .receiver_unavailable = "file to file: no receiver" };
+			     .receiver_unavailable = "file to file: no receiver", .counters = counter_set_names[o.counters] };
 	if (!pat) {
 		err_set(&e, "out of memory");
 		goto done;
@@ -198,8 +202,8 @@ int cmd_copy(int argc, char **argv)
 		goto done;
 	c = (struct mctx){ .fd = dst, .dst_file = true, .src_fd = src.fd, .file_size = src.size,
 			   .src_path = src.path, .pat = pat, .err = &e, .helper_meter = &helper,
-			   .phase = &cp.phase };
-	meter_open(&meter);
+			   .phase = &cp.phase, .counters = o.counters };
+	meter_open(&meter, o.counters);
 	if (o.m->open && o.m->open(&c))
 		goto done;
 	opened = true;

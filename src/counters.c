@@ -9,6 +9,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+const char *const counter_set_names[] = { "full", "rusage", NULL };
+
 static const char *const counter_names[NCOUNTERS] = {
 	"task_clock_ns", "context_switches", "cpu_migrations", "page_faults",
 	"cycles", "instructions", "cache_references", "cache_misses",
@@ -67,7 +69,7 @@ static int open_counter(struct perf_event_attr *attr, char *why, size_t len, con
 	return fd;
 }
 
-void meter_open(struct meter *m)
+void meter_open(struct meter *m, enum counter_set set)
 {
 	static const struct { uint32_t type; uint64_t config; } ev[NCOUNTERS] = {
 		[C_TASK_CLOCK] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
@@ -86,6 +88,12 @@ void meter_open(struct meter *m)
 	memset(m, 0, sizeof(*m));
 	for (int i = 0; i < NCOUNTERS; i++) {
 		struct perf_event_attr attr;
+
+		if (set == COUNTERS_RUSAGE) {
+			m->fd[i] = -1;
+			snprintf(m->why[i], sizeof(m->why[i]), "not measured: --counters rusage (perf events perturb latency)");
+			continue;
+		}
 
 		memset(&attr, 0, sizeof(attr));
 		attr.type = ev[i].type;

@@ -98,7 +98,7 @@ static void *helper_main(void *arg)
 	struct meter *m = s->c->helper_meter;
 	uint64_t seen = 0;
 
-	meter_open(m);
+	meter_open(m, s->c->counters);
 	for (;;) {
 		pthread_mutex_lock(&s->mu);
 		while (s->gen == seen && !s->quit)

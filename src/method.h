@@ -62,6 +62,7 @@ struct mctx {
 	uint64_t file_size;
 	const char *src_path;
 	struct meter *helper_meter; /* a method's second thread (splice2) measures itself here */
+	enum counter_set counters;
 	const _Atomic int *phase;
 };
 

@@ -28,6 +28,7 @@ static void print_config(struct json *j, const struct record *r)
 	json_double(j, "duration_s", r->duration_s);
 	json_double(j, "warmup_s", r->warmup_s);
 	json_str(j, "verify", r->verify);
+	json_str(j, "counters", r->counters);
 	json_u64(j, "seed", r->seed);
 	json_str(j, "cache", r->cache);
 	json_str(j, "file", r->file);

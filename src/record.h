@@ -8,7 +8,7 @@
 
 struct record {
 	/* config */
-	const char *command, *method, *mode, *protocol, *host, *family, *verify, *cache, *file;
+	const char *command, *method, *mode, *protocol, *host, *family, *verify, *cache, *file, *counters;
 	int port;
 	uint64_t size, file_size;
 	int fields, threads;

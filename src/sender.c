@@ -27,6 +27,7 @@ struct send_opts {
 	bool size_set, verify_set, no_sink;
 	int cache; /* -1: not a file method, 0 warm, 1 cold */
 	enum verify_mode verify;
+	enum counter_set counters;
 	struct cpulist cpus;
 	double duration, warmup;
 };
@@ -94,6 +95,8 @@ static void send_usage(FILE *f)
 	      "  --warmup S        warm-up before the window (default 0.5)\n"
 	      "  --verify V        full | sample | off: receiver checks every byte (default sample)\n"
 	      "  --seed N          pattern seed (default 1)\n"
+	      "  --counters C      full: getrusage + perf counters + syscall count (default);\n"
+	      "                    rusage: getrusage only (perf events add latency; use for pingpong)\n"
 	      "  --file PATH       file methods: send this file (no verification possible)\n"
 	      "  --dir DIR         where a generated file goes (default /var/tmp)\n"
 	      "  --cache C         file methods: warm | cold page cache (default warm)\n"
@@ -108,7 +111,8 @@ static void parse(int argc, char **argv, struct send_opts *o)
 		{ "fields", 1, 0, 'f' }, { "threads", 1, 0, 'T' }, { "cpus", 1, 0, 'c' },
 		{ "duration", 1, 0, 'd' }, { "warmup", 1, 0, 'w' }, { "verify", 1, 0, 'v' },
 		{ "seed", 1, 0, 'S' }, { "file", 1, 0, 'F' }, { "dir", 1, 0, 'D' },
-		{ "cache", 1, 0, 'C' }, { "no-sink", 0, 0, 'n' }, { "help", 0, 0, 'h' }, { 0 },
+		{ "cache", 1, 0, 'C' }, { "no-sink", 0, 0, 'n' }, { "counters", 1, 0, 'k' },
+		{ "help", 0, 0, 'h' }, { 0 },
 	};
 	const char *method = NULL;
 	int c, cache = -2;
@@ -136,6 +140,7 @@ static void parse(int argc, char **argv, struct send_opts *o)
 		case 'D': o->dir = optarg; break;
 		case 'C': cache = parse_choice("--cache", optarg, cache_names); break;
 		case 'n': o->no_sink = true; break;
+		case 'k': o->counters = parse_choice("--counters", optarg, counter_set_names); break;
 		case 'h': send_usage(stdout); exit(0);
 		default:
 			die_usage("send: unknown or incomplete option '%s' (see copybench send --help)", argv[optind - 1]);
@@ -202,7 +207,7 @@ static void *sender_main(void *arg)
 
 	if (pin_to_cpu(&o->cpus, s->index, &s->err))
 		goto out;
-	meter_open(&s->meter);
+	meter_open(&s->meter, o->counters);
 	if (s->m->open && s->m->open(c))
 		goto out;
 	opened = true;
@@ -387,6 +392,7 @@ int cmd_send(int argc, char **argv)
 			     .size = o.size, .fields = o.fields, .threads = o.threads,
 			     .cpus_sender = &o.cpus, .duration_s = o.duration, .warmup_s = o.warmup,
 			     .verify = verify_names[o.verify], .seed = o.seed, .no_sink = o.no_sink,
+			     .counters = counter_set_names[o.counters],
 			     .cache = o.cache >= 0 ? cache_names[o.cache] : NULL, .file = o.file,
 			     .udp = o.proto == PROTO_UDP, .family = "unknown",
 			     .receiver_unavailable = o.no_sink ? "--no-sink: nothing receives" : "no result from the sink" };
@@ -420,7 +426,7 @@ int cmd_send(int argc, char **argv)
 	} else {
 		struct session ss = { .proto = o.proto, .mode = o.mode, .threads = o.threads, .size = o.size,
 				      .record = pat->record, .stamped = pat->stamped, .verify = o.verify,
-				      .seed = o.seed };
+				      .seed = o.seed, .counters = o.counters };
 		char line[256];
 		int rc;
 
@@ -452,7 +458,8 @@ int cmd_send(int argc, char **argv)
 		*s = (struct sender){ .index = i, .o = &o, .m = o.m, .phase = &phase, .gate = &gate };
 		s->ctx = (struct mctx){ .fd = -1, .udp = o.proto == PROTO_UDP, .size = o.size, .fields = o.fields,
 					.pat = pat, .err = &s->err, .src_fd = src.fd, .file_size = src.size,
-					.src_path = src.path, .helper_meter = &s->helper_meter, .phase = &phase };
+					.src_path = src.path, .helper_meter = &s->helper_meter, .phase = &phase,
+					.counters = o.counters };
 		s->ctx.fd = o.proto == PROTO_UDP ? udp_connect_to(o.host, ports[i], &e)
 						 : tcp_connect_to(o.host, ports[i], 3000, &e);
 		if (s->ctx.fd < 0)

@@ -70,7 +70,7 @@ static void *receiver_main(void *arg)
 		return NULL;
 	}
 	pin_to_cpu(r->cpus, r->index, &r->err);
-	meter_open(&r->meter);
+	meter_open(&r->meter, (enum counter_set)ss->counters);
 	verifier_init(&r->v, r->pat, (enum verify_mode)ss->verify);
 	if (ss->proto == PROTO_UDP)
 		set_timeout_ms(r->fd, SO_RCVTIMEO, 100); /* to notice STOP between datagrams */

@@ -2,6 +2,7 @@
  * corruption, loss, duplication and reordering; the histogram's quantiles must be within
  * its bucket precision; the control greeting must round-trip and reject garbage. */
 #include "../control.h"
+#include "../counters.h"
 #include "../histo.h"
 #include "../pattern.h"
 
@@ -143,19 +144,20 @@ static void test_histo(void)
 static void test_greeting(void)
 {
 	struct session s = { .proto = PROTO_UDP, .mode = MODE_PINGPONG, .threads = 3, .size = 63, .record = 63,
-			     .stamped = true, .verify = VERIFY_FULL, .seed = 12345678901234ull }, t;
+			     .stamped = true, .verify = VERIFY_FULL, .seed = 12345678901234ull,
+			     .counters = COUNTERS_RUSAGE }, t;
 	char line[512], why[160];
 
 	session_format(&s, line, sizeof(line));
 	CHECK(session_parse(line, &t, why, sizeof(why)) == 0 && t.proto == s.proto && t.mode == s.mode &&
 		      t.threads == s.threads && t.size == s.size && t.record == s.record && t.stamped == s.stamped &&
-		      t.verify == s.verify && t.seed == s.seed,
+		      t.verify == s.verify && t.seed == s.seed && t.counters == s.counters,
 	      "greeting round-trips: %s", line);
 	CHECK(session_parse("GET / HTTP/1.1", &t, why, sizeof(why)) == -1, "HTTP is not a greeting");
 	CHECK(session_parse(CTL_MAGIC " proto=tcp", &t, why, sizeof(why)) == -1, "incomplete greeting rejected");
-	CHECK(session_parse(CTL_MAGIC " proto=tcp mode=stream threads=0 size=1 record=1 stamped=1 verify=full seed=1",
+	CHECK(session_parse(CTL_MAGIC " proto=tcp mode=stream threads=0 size=1 record=1 stamped=1 verify=full seed=1 counters=full",
 			    &t, why, sizeof(why)) == -1, "threads=0 rejected");
-	CHECK(session_parse(CTL_MAGIC " proto=tcp mode=stream threads=1 size=99999999999 record=1 stamped=1 verify=full seed=1",
+	CHECK(session_parse(CTL_MAGIC " proto=tcp mode=stream threads=1 size=99999999999 record=1 stamped=1 verify=full seed=1 counters=full",
 			    &t, why, sizeof(why)) == -1, "size above 1 GiB rejected");
 }
 
