@@ -15,6 +15,7 @@
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 struct send_opts {
@@ -264,8 +265,12 @@ static void *sender_main(void *arg)
 		goto out;
 out:
 	meter_transition(&s->meter, PHASE_STOP);
-	if (s->err.msg[0])
-		atomic_store(s->phase, PHASE_STOP); /* one failure ends the trial for all */
+	if (s->err.msg[0]) { /* one failure ends the trial for all */
+		pthread_mutex_lock(&s->gate->mu);
+		atomic_store(s->phase, PHASE_STOP);
+		pthread_cond_broadcast(&s->gate->cv);
+		pthread_mutex_unlock(&s->gate->mu);
+	}
 	if (opened && s->m->close)
 		s->m->close(c);
 	if (o->proto == PROTO_TCP)
@@ -277,13 +282,17 @@ out:
 	return NULL;
 }
 
-/* Sleep until `until` (monotonic ns) or a worker failed. */
-static void sleep_until(uint64_t until, _Atomic int *phase)
+/* Sleep until `until` (CLOCK_MONOTONIC ns) or a worker fails (it signals the gate's cond):
+ * one timed wait, no periodic wake-ups to disturb pinned workers. */
+static void sleep_until(uint64_t until, struct gate *g, _Atomic int *phase)
 {
-	while (now_ns() < until && atomic_load(phase) != PHASE_STOP) {
-		uint64_t left = until - now_ns();
-		usleep(left > 10000000 ? 10000 : (useconds_t)(left / 1000 + 1));
-	}
+	struct timespec ts = { .tv_sec = (time_t)(until / 1000000000ull), .tv_nsec = (long)(until % 1000000000ull) };
+
+	pthread_mutex_lock(&g->mu);
+	while (atomic_load(phase) != PHASE_STOP &&
+	       pthread_cond_timedwait(&g->cv, &g->mu, &ts) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&g->mu);
 }
 
 /* Parse "OK port=P" or "OK ports=P1,P2,..." into ports[threads]. */
@@ -378,11 +387,15 @@ int cmd_send(int argc, char **argv)
 	char hello[512];
 	int ports[MAX_THREADS], nmeters = 0, ctlfd = -1;
 	_Atomic int phase = PHASE_WARMUP;
-	struct gate gate = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+	struct gate gate = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	pthread_condattr_t ca;
 	uint64_t t;
 	int started = 0;
 
 	parse(argc, argv, &o);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* sleep_until's deadlines are monotonic */
+	pthread_cond_init(&gate.cv, &ca);
 	if (!pat || !rtt) {
 		fputs("copybench: out of memory\n", stderr);
 		return 1;
@@ -483,13 +496,13 @@ int cmd_send(int argc, char **argv)
 	gate_open(&gate, started);
 
 	t = now_ns();
-	sleep_until(t + (uint64_t)(o.warmup * 1e9), &phase);
+	sleep_until(t + (uint64_t)(o.warmup * 1e9), &gate, &phase);
 	if (ctlfd >= 0 && atomic_load(&phase) != PHASE_STOP)
 		ctl_send(&ctl, &e, "MEASURE");
 	if (atomic_load(&phase) != PHASE_STOP)
 		atomic_store(&phase, PHASE_MEASURE);
 	t = now_ns();
-	sleep_until(t + (uint64_t)(o.duration * 1e9), &phase);
+	sleep_until(t + (uint64_t)(o.duration * 1e9), &gate, &phase);
 	atomic_store(&phase, PHASE_STOP);
 	if (ctlfd >= 0)
 		ctl_send(&ctl, &e, "STOP");
