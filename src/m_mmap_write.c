@@ -2,6 +2,7 @@
  * buffer; write() still copies the mapped page-cache pages into the socket. The file is
  * mapped per pass so a cold-cache pass really faults its pages in. */
 #include "method.h"
+#include "socket.h"
 
 #include <sys/mman.h>
 
@@ -15,7 +16,7 @@ static int mw_pass(struct mctx *c, struct pass *p)
 	}
 	for (uint64_t off = 0; off < c->file_size;) {
 		size_t n = chunk_at(off, c->file_size, FILE_CHUNK);
-		if (write_all(c->fd, map + off, n, c->err)) {
+		if (write_full(c->fd, map + off, n, c->err)) {
 			munmap(map, c->file_size);
 			return -1;
 		}

@@ -1,6 +1,7 @@
 /* `read-write`: read() the file into a user buffer, write() it to the destination.
  * Copies (C15's table): page cache -> user buffer, user buffer -> socket/page cache. */
 #include "method.h"
+#include "socket.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -25,7 +26,7 @@ static int rw_pass(struct mctx *c, struct pass *p)
 			err_set(c->err, "read %s: %s", c->src_path, n ? strerror(errno) : "unexpected end of file");
 			return -1;
 		}
-		if (write_all(c->fd, c->priv, (size_t)n, c->err))
+		if (write_full(c->fd, c->priv, (size_t)n, c->err))
 			return -1;
 		off += (uint64_t)n;
 		if (p->progress(p, p->meter, (uint64_t)n))

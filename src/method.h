@@ -98,8 +98,6 @@ static inline size_t chunk_at(uint64_t off, uint64_t end, size_t chunk)
 {
 	return end - off < chunk ? (size_t)(end - off) : chunk;
 }
-/* write() all of buf to a socket or file */
-int write_all(int fd, const void *buf, size_t len, struct err *e);
 
 /* drop the first n bytes from an iovec array in place */
 void iov_advance(struct msghdr *mh, size_t n);

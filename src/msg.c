@@ -128,21 +128,3 @@ int sendmsg_full(int fd, struct msghdr *mh, size_t total, int flags, struct err 
 	}
 	return 0;
 }
-
-int write_all(int fd, const void *buf, size_t len, struct err *e)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err_sys(e, "write");
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}

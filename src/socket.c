@@ -179,11 +179,12 @@ int write_full(int fd, const void *buf, size_t len, struct err *e)
 	const char *p = buf;
 
 	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+		/* write(), not send(): files too; main ignores SIGPIPE, so a gone peer is EPIPE */
+		ssize_t n = write(fd, p, len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			err_sys(e, "send");
+			err_sys(e, "write");
 			return -1;
 		}
 		p += n;

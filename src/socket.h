@@ -17,7 +17,7 @@ int udp_connect_to(const char *host, int port, struct err *e);
 int sock_port(int fd);
 const char *sock_family_name(int fd); /* "ipv4" | "ipv6" */
 int set_timeout_ms(int fd, int which, int ms);   /* SO_RCVTIMEO / SO_SNDTIMEO */
-int write_full(int fd, const void *buf, size_t len, struct err *e);
+int write_full(int fd, const void *buf, size_t len, struct err *e); /* socket or file */
 /* 1 = filled, 0 = EOF before len bytes, -1 = error */
 int read_full(int fd, void *buf, size_t len, struct err *e);
 #endif
