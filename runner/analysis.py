@@ -341,7 +341,9 @@ def pmu_status(run: Run) -> tuple[bool, str]:
         if col in m:
             for v in m[col].dropna():
                 for part in str(v).split("; "):
-                    if part.startswith("cycles:"):
+                    # trials run with --counters rusage (latency cells) say so, but that is a
+                    # choice, not why the machine lacks counters: keep the machine's reason
+                    if part.startswith("cycles:") and "--counters rusage" not in part:
                         reasons.add(part.split(": ", 1)[1])
     pmu = run.manifest.get("pmu")
     if isinstance(pmu, dict):
