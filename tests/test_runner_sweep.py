@@ -171,17 +171,18 @@ placements = ["cross-core"]
 @pytest.mark.root
 def test_sigint_mid_run_then_resume_completes_exactly_once(
         runner_copybench: Path, runner_root: None, tmp_path: Path) -> None:
-    # target 0.0001: every cell takes all max = 3 repetitions, so adaptive rounds run too.
-    # 1 s windows: the sweep's pinned trials load both CPUs, and with 0.2 s windows it once
-    # finished all 24 trials before this (starved) process could send SIGINT
-    prof = _profile(tmp_path, RESUME_BODY, reps="min = 2\nmax = 3\ntarget_rel_ci = 0.0001",
-                    duration=1.0)
+    # target 0.0001: every cell takes all max = 3 repetitions, so adaptive rounds run too
+    prof = _profile(tmp_path, RESUME_BODY, reps="min = 2\nmax = 3\ntarget_rel_ci = 0.0001")
     run_dir = tmp_path / "run"
     tag = uuid.uuid4().hex
     log = open(tmp_path / "first.log", "w")
+    # A non-interactive shell starts background jobs (a CI script run with &) with SIGINT
+    # ignored, and Python keeps an inherited SIG_IGN: give the sweep the default disposition a
+    # user's terminal gives it, or the SIGINT below is (rightly) ignored.
     p = subprocess.Popen(runner_cmd("sweep", "--profile", str(prof), "--run-dir",
                                     str(run_dir)), stdout=log, stderr=subprocess.STDOUT,
-                         cwd=str(ROOT), env=runner_env(RUNNER_TEST_TAG=tag))
+                         cwd=str(ROOT), env=runner_env(RUNNER_TEST_TAG=tag),
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     trials = run_dir / "trials.jsonl"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
