@@ -18,6 +18,23 @@ N_BOOT = 1000
 SEED = 0
 
 
+
+def _bound_line(ax: Any, bound: float | None, label: str) -> None:
+    """The memcpy bound as a dashed line, labelled at the left edge."""
+    if bound is not None and np.isfinite(bound):
+        ax.axhline(bound, color="0.3", linestyle="--", linewidth=1)
+        ax.annotate(label, (0.01, bound), xycoords=("axes fraction", "data"),
+                    va="bottom", fontsize=8, color="0.3")
+
+
+def _finish(g: sns.FacetGrid, xlabel: str, ylabel: str, title: str | None) -> sns.FacetGrid:
+    """Facet titles, axis labels with units, an optional figure title."""
+    g.set_titles(col_template="{col_name}", row_template="{row_name}")
+    g.set_axis_labels(xlabel, ylabel)
+    if title:
+        g.figure.suptitle(title, y=1.02)
+    return g
+
 def setup() -> None:
     sns.set_theme(context="notebook", style="whitegrid", palette="colorblind")
     plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 100, "figure.max_open_warning": 0})
@@ -45,15 +62,8 @@ def lines(df: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str,
             _size_axis(ax)
         if logy:
             ax.set_yscale("log")
-        if bound is not None and np.isfinite(bound):
-            ax.axhline(bound, color="0.3", linestyle="--", linewidth=1)
-            ax.annotate(bound_label, (0.01, bound), xycoords=("axes fraction", "data"),
-                        va="bottom", fontsize=8, color="0.3")
-    g.set_titles(col_template="{col_name}", row_template="{row_name}")
-    g.set_axis_labels(xlabel, ylabel)
-    if title:
-        g.figure.suptitle(title, y=1.02)
-    return g
+        _bound_line(ax, bound, bound_label)
+    return _finish(g, xlabel, ylabel, title)
 
 
 def bars(df: pd.DataFrame, x: str, y: str, hue: str | None, xlabel: str, ylabel: str,
@@ -69,15 +79,8 @@ def bars(df: pd.DataFrame, x: str, y: str, hue: str | None, xlabel: str, ylabel:
     for ax in g.axes.flat:
         for lab in ax.get_xticklabels():
             lab.set_rotation(30)
-        if bound is not None and np.isfinite(bound):
-            ax.axhline(bound, color="0.3", linestyle="--", linewidth=1)
-            ax.annotate(bound_label, (0.01, bound), xycoords=("axes fraction", "data"),
-                        va="bottom", fontsize=8, color="0.3")
-    g.set_titles(col_template="{col_name}", row_template="{row_name}")
-    g.set_axis_labels(xlabel, ylabel)
-    if title:
-        g.figure.suptitle(title, y=1.02)
-    return g
+        _bound_line(ax, bound, bound_label)
+    return _finish(g, xlabel, ylabel, title)
 
 
 def show(g: Any) -> None:
@@ -114,8 +117,4 @@ def estimates(df: pd.DataFrame, x: str, y: str, lo: str, hi: str, hue: str, xlab
             ax.set_yscale("log")
         if ref is not None:
             ax.axhline(ref, color="0.3", linewidth=1)
-    g.set_titles(col_template="{col_name}", row_template="{row_name}")
-    g.set_axis_labels(xlabel, ylabel)
-    if title:
-        g.figure.suptitle(title, y=1.02)
-    return g
+    return _finish(g, xlabel, ylabel, title)

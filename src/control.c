@@ -64,7 +64,7 @@ int ctl_recv(struct ctl *c, char *line, size_t len, int timeout_ms, struct err *
 		left = (int64_t)(deadline - now_ns());
 		if (left <= 0 || poll(&pfd, 1, (int)(left / 1000000 + 1)) == 0) {
 			err_set(e, "control: no answer within %d ms", timeout_ms);
-			return -1;
+			return CTL_TIMEOUT;
 		}
 		n = recv(c->fd, c->buf + c->have, sizeof(c->buf) - c->have, 0);
 		if (n == 0)

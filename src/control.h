@@ -37,7 +37,9 @@ struct session {
 
 void ctl_init(struct ctl *c, int fd);
 int ctl_send(struct ctl *c, struct err *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* 1 = a line in `line` (without newline), 0 = peer closed, -1 = error or timeout (e set) */
+/* 1 = a line in `line` (without newline), 0 = peer closed, -1 = error (e set),
+ * CTL_TIMEOUT = nothing within timeout_ms (e set) */
+#define CTL_TIMEOUT (-2)
 int ctl_recv(struct ctl *c, char *line, size_t len, int timeout_ms, struct err *e);
 
 int session_format(const struct session *s, char *buf, size_t len);

@@ -227,7 +227,7 @@ static void serve(int cfd, const struct sink_opts *o)
 	}
 	while (!stopped) {
 		rc = ctl_recv(ctl, line, sizeof(line), 1000, &e);
-		if (rc < 0 && !strncmp(e.msg, "control: no answer", 18) && !quit) {
+		if (rc == CTL_TIMEOUT && !quit) { /* windows last as long as the sender says */
 			e.msg[0] = 0;
 			continue;
 		}
