@@ -1,11 +1,11 @@
 # Packaging: run verification (seal/verify), the Nix/citation tests, and the hooks that let
 # `nix run .#reproduce` / `nix develop` drive the same targets with the flake's tools.
 
-.PHONY: verify seal test-packaging
+.PHONY: verify seal pack test-packaging
 
-ifneq ($(filter verify seal,$(MAKECMDGOALS)),)
+ifneq ($(filter verify seal pack,$(MAKECMDGOALS)),)
 ifeq ($(strip $(RUN)),)
-$(error RUN is required: make $(filter verify seal,$(MAKECMDGOALS)) RUN=data/raw/<run-id>)
+$(error RUN is required: make $(filter verify seal pack,$(MAKECMDGOALS)) RUN=data/raw/<run-id>)
 endif
 endif
 
@@ -16,6 +16,12 @@ verify: setup
 # make seal RUN=data/raw/<run-id>: write RUN/SHA256SUMS over every file of the run.
 seal: setup
 	@$(PY) -m runner.verify seal "$(RUN)"
+
+# make pack RUN=data/raw/<run-id>: before committing a finished run: verify it, gzip its
+# trials.jsonl to trials.jsonl.gz (reproducibly), re-seal. Packed runs verify and analyse
+# the same way; they cannot be resumed.
+pack: setup
+	@$(PY) -m runner.verify pack "$(RUN)"
 
 # Flake parse/lock/attribute checks (skipped with a printed reason where Nix is missing),
 # CITATION.cff validation, and runner.verify on generated runs.

@@ -14,6 +14,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from runner import records
 from runner import stats as S
 
 MESSAGE_METHODS = ("send", "sendmsg", "zerocopy", "uring-zc", "vmsplice")
@@ -85,9 +86,9 @@ def fmt_pct(x: float | None, digits: int = 1) -> str:
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    with path.open() as fh:
-        for i, line in enumerate(fh, 1):
-            line = line.strip()
+    with records.open_trials(path) as fh:
+        for i, raw in enumerate(fh, 1):
+            line = raw.decode("utf-8").strip()
             if not line:
                 continue
             try:
@@ -198,11 +199,11 @@ class Run:
 
 def load_run(run_dir: str | Path) -> Run:
     path = Path(run_dir).expanduser().resolve()
-    trials_file = path / "trials.jsonl"
-    if not trials_file.is_file():
-        raise FileNotFoundError(f"{trials_file}: no trials.jsonl in run directory {path}")
-    records = _read_jsonl(trials_file)
-    rows = [tidy_record(r) for r in records]
+    trials_file = records.trials_file(path)
+    if trials_file is None:
+        raise FileNotFoundError(f"{path}: no {records.TRIALS} (or packed "
+                                f"{records.TRIALS_PACKED}) in this run directory")
+    rows = [tidy_record(r) for r in _read_jsonl(trials_file)]
     df = pd.DataFrame(rows)
     if df.empty:
         df = pd.DataFrame(columns=list(tidy_record({}).keys()))

@@ -2,17 +2,43 @@
 
 Reading tolerates a torn last line (a sweep killed while writing): ``repair`` cuts the file
 back to its last complete line, so a resumed sweep re-runs that trial, exactly once.
+
+A finished run committed to the repository may be *packed* (``python -m runner.verify pack``):
+its ``trials.jsonl`` is then stored gzip-compressed as ``trials.jsonl.gz``. Readers find either
+with :func:`trials_file` and open it with :func:`open_trials`.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from pathlib import Path
-from typing import Any, Iterator
+from typing import IO, Any, Iterator
 
 TRIALS = "trials.jsonl"
+TRIALS_PACKED = TRIALS + ".gz"
 SCHEMA_VERSION = 1
+
+
+def trials_file(run_dir: Path) -> Path | None:
+    """The run's records: ``trials.jsonl``, else the packed ``trials.jsonl.gz``, else None."""
+    for name in (TRIALS, TRIALS_PACKED):
+        path = run_dir / name
+        if path.is_file():
+            return path
+    return None
+
+
+def is_packed(run_dir: Path) -> bool:
+    return (run_dir / TRIALS_PACKED).is_file() and not (run_dir / TRIALS).exists()
+
+
+def open_trials(path: Path) -> IO[bytes]:
+    """A binary reader of a records file, decompressing a packed one."""
+    if path.name.endswith(".gz"):
+        return gzip.open(path, "rb")
+    return open(path, "rb")
 
 
 def repair(path: Path) -> int:

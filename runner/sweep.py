@@ -262,6 +262,9 @@ def prepare_resume(run_dir: Path, profile_arg: str | None) -> tuple[Profile, Pla
     pj = run_dir / PLAN
     if not pj.is_file():
         raise UsageError(f"--resume: {run_dir} has no {PLAN} (not a run directory)")
+    if records.is_packed(run_dir):
+        raise UsageError(f"--resume: {run_dir} is packed (trials.jsonl.gz, a finished, committed "
+                         "run); start a new run instead")
     doc = json.loads(pj.read_text(encoding="utf-8"))
     plan = plan_mod.from_json(doc)
     copies = sorted((run_dir / "profiles").glob("*.toml"))
@@ -294,7 +297,9 @@ def record_session(run_dir: Path, entry: dict[str, Any]) -> int:
 
 def latest_run(profile: str | None) -> Path:
     root = Path.cwd() / "data" / "raw"
-    cands = sorted((p for p in root.glob("*") if (p / PLAN).is_file()),
+    # a packed run (the committed reference run) is finished: never a resume candidate
+    cands = sorted((p for p in root.glob("*")
+                    if (p / PLAN).is_file() and not records.is_packed(p)),
                    key=lambda p: p.stat().st_mtime, reverse=True)
     for p in cands:
         if profile is None or json.loads((p / PLAN).read_text()).get("profile") == profile:

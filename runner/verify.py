@@ -15,16 +15,24 @@ Command line (exit 0 ok, 1 the run does not verify, 2 bad usage)::
 
     python -m runner.verify seal   data/raw/<run-id>
     python -m runner.verify verify data/raw/<run-id>
+    python -m runner.verify pack   data/raw/<run-id>   # for committing: gzip trials.jsonl, re-seal
+
+A packed run keeps its records in `trials.jsonl.gz`; `verify` reads it the same way.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
+import shutil
 import sys
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
+
+from runner import records
 
 SUMS_NAME = "SHA256SUMS"
 TRIALS_NAME = "trials.jsonl"
@@ -189,15 +197,26 @@ def _check_manifest(root: Path, report: Report) -> str | None:
 
 
 def _check_trials(root: Path, run_id: str | None, report: Report) -> None:
-    path = root / TRIALS_NAME
-    if not path.is_file():
+    path = records.trials_file(root)
+    if path is None:
         report.problems.append(f"{TRIALS_NAME} missing")
         return
+    if (root / TRIALS_NAME).is_file() and (root / records.TRIALS_PACKED).is_file():
+        report.problems.append(f"both {TRIALS_NAME} and {records.TRIALS_PACKED}: a run keeps "
+                               "its records in one of them")
     validator = validator_for(load_schema(TRIAL_SCHEMA))
     seen: dict[str, int] = {}
-    with path.open("rb") as handle:
+    try:
+        _check_records(path, run_id, validator, seen, report)
+    except (OSError, EOFError, zlib.error) as exc:  # a damaged .gz stream
+        report.problems.append(f"{path.name}: cannot be read to the end ({exc})")
+
+
+def _check_records(path: Path, run_id: str | None, validator: Any, seen: dict[str, int],
+                   report: Report) -> None:
+    with records.open_trials(path) as handle:
         for number, raw in enumerate(handle, start=1):
-            label = f"{TRIALS_NAME}:{number}"
+            label = f"{path.name}:{number}"
             if not raw.endswith(b"\n"):
                 report.problems.append(f"{label}: last line has no newline (record cut short?)")
             try:
@@ -222,7 +241,7 @@ def _check_trials(root: Path, run_id: str | None, report: Report) -> None:
                 elif rec_run != run_id:
                     report.problems.append(f"{label}: run_id {rec_run!r} is not the run's {run_id!r}")
     if report.records_checked == 0:
-        report.problems.append(f"{TRIALS_NAME}: no records")
+        report.problems.append(f"{path.name}: no records")
 
 
 def verify(run_dir: Path | str) -> Report:
@@ -235,14 +254,54 @@ def verify(run_dir: Path | str) -> Report:
     return report
 
 
-USAGE = "usage: python -m runner.verify {seal|verify} RUN_DIR"
+def _sha256_stream(handle: Any) -> str:
+    digest = hashlib.sha256()
+    while chunk := handle.read(_CHUNK):
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+def pack(run_dir: Path | str) -> Path:
+    """Compress a verified run's trials.jsonl to trials.jsonl.gz and re-seal; return the .gz.
+
+    For committing a finished run. The run must verify first; the gzip stream is
+    reproducible (no file name, mtime 0) and is read back and compared by hash with the
+    original before the original is removed. A packed run can be read, verified and
+    analysed, not resumed.
+    """
+    root = _require_dir(run_dir)
+    src, dst = root / TRIALS_NAME, root / records.TRIALS_PACKED
+    if not src.is_file():
+        state = "already packed" if dst.is_file() else f"has no {TRIALS_NAME}"
+        raise UsageError(f"{root}: {state}")
+    report = verify(root)
+    if not report.ok:
+        raise UsageError(f"{root} does not verify, refusing to pack it: {report.problems[0]}"
+                         + (f" (and {len(report.problems) - 1} more)" if len(report.problems) > 1
+                            else ""))
+    tmp = root / (records.TRIALS_PACKED + ".tmp")
+    with src.open("rb") as fin, tmp.open("wb") as raw, \
+            gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as gz:
+        shutil.copyfileobj(fin, gz, _CHUNK)
+    with gzip.open(tmp, "rb") as back:
+        if _sha256_stream(back) != sha256_file(src):
+            tmp.unlink()
+            raise RuntimeError(f"{tmp}: does not decompress to {src}; nothing changed")
+    tmp.replace(dst)
+    src.unlink()
+    seal(root)
+    return dst
+
+
+USAGE = "usage: python -m runner.verify {seal|verify|pack} RUN_DIR"
+COMMANDS = ("seal", "verify", "pack")
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2 or args[0] not in ("seal", "verify"):
-        print(f"runner.verify: expected a command (seal or verify) and one RUN_DIR; {USAGE}",
-              file=sys.stderr)
+    if len(args) != 2 or args[0] not in COMMANDS:
+        print(f"runner.verify: expected a command ({', '.join(COMMANDS)}) and one RUN_DIR; "
+              f"{USAGE}", file=sys.stderr)
         return 2
     command, run_dir = args
     try:
@@ -250,6 +309,13 @@ def main(argv: list[str] | None = None) -> int:
             target = seal(run_dir)
             count = len(target.read_text(encoding="utf-8").splitlines())
             print(f"sealed {run_dir}: {count} files in {target.name}")
+            return 0
+        if command == "pack":
+            src = Path(run_dir) / TRIALS_NAME
+            before = src.stat().st_size if src.is_file() else 0
+            packed = pack(run_dir)
+            print(f"packed {run_dir}: {TRIALS_NAME} {before} B -> {packed.name} "
+                  f"{packed.stat().st_size} B; re-sealed")
             return 0
         report = verify(run_dir)
     except UsageError as exc:
