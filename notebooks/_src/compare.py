@@ -1,0 +1,158 @@
+# %% [markdown]
+# # Your run against the reference run
+#
+# This notebook is not a chapter of the book: `make compare RUN=<your run> REF=<reference>`
+# executes it. It sets a run, usually a reviewer's on another machine, beside the reference
+# run committed in `data/raw/`. It answers three questions:
+#
+# 1. **Which machine facts differ?** The kernel, CPU, PMU, memcpy bound and sysctls, taken
+#    from both manifests.
+# 2. **Which cells differ beyond the threshold?** Cells are the configurations measured in
+#    both runs, matched on their factors. Each gets the ratio of medians run / reference,
+#    with a 95 % bootstrap CI, oriented so that > 1 means *your run was faster* (for
+#    pingpong, a shorter p50 round trip). The ratio is classified against the threshold
+#    *t*: **faster** or **slower** when the CI lies beyond 1 ± *t*, **same** when it lies
+#    inside, **inconclusive** otherwise. Machines differ in speed overall, so each ratio is
+#    also divided by the *machine factor*, the geometric mean of all matched ratios of its
+#    metric. A cell that still differs after that division changed *shape*, not only
+#    scale. (The division treats the factor as a constant; its own uncertainty is not
+#    propagated.)
+# 3. **Which claims hold on both machines?** Every claim C1–C15 is evaluated on both runs
+#    with the book's tests, and the verdicts are shown side by side.
+
+# %% tags=["parameters"]
+run_dir = "../build/smoke-run"
+ref_dir = "../build/smoke-run"
+threshold = 0.03
+out_dir = ""
+
+# %% tags=["remove-input"]
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from runner import analysis as A
+from runner import analysis_claims as C
+from runner import analysis_plots as P
+from runner import compare as K
+
+P.setup()
+run = A.load_run(run_dir)
+ref = A.load_run(ref_dir)
+A.note(f"run **{run.run_id}** ({run.path}) against reference **{ref.run_id}** ({ref.path}); "
+       f"threshold t = {threshold:g}")
+
+# %% [markdown]
+# ## The two machines
+
+# %% tags=["remove-input"]
+A.show_table(K.machines(run, ref))
+
+# %% [markdown]
+# ## Which configurations both runs measured
+#
+# Only configurations in both runs can be compared. A quick or smoke run covers a subset
+# of the reference's `paper` profile.
+
+# %% tags=["remove-input"]
+A.show_table(K.unmatched(run, ref))
+cells = K.compare_cells(run, ref, threshold=threshold)
+if cells.empty:
+    A.note("The runs share no configuration: nothing to compare cell by cell.")
+
+# %% [markdown]
+# ## Verdicts per scenario
+#
+# The machine factor of each metric comes first: the typical speed of your run relative to
+# the reference (> 1: faster).
+
+# %% tags=["remove-input"]
+if not cells.empty:
+    factors = K.machine_factors(cells)
+    A.show_table(pd.DataFrame([{"metric": m, "machine factor (run / reference, > 1 faster)": f,
+                                "cells": int((cells["metric"] == m).sum())}
+                               for m, f in factors.items()]))
+    A.show_table(K.verdict_counts(cells))
+
+# %% [markdown]
+# ## Every matched cell
+#
+# Each dot is a speed ratio with its 95 % CI. The shaded band is 1 ± *t*, and the dashed
+# line is the metric's machine factor.
+
+# %% tags=["remove-input"]
+if not cells.empty:
+    order = cells.sort_values(["scenario", "metric", "configuration"]).reset_index(drop=True)
+    colours = {K.FASTER: "tab:green", K.SLOWER: "tab:red", K.SAME: "tab:blue",
+               K.INCONCLUSIVE: "tab:gray"}
+    height = max(3.0, 0.22 * len(order) + 1.0)
+    fig, ax = plt.subplots(figsize=(8, min(height, 60)))
+    y = np.arange(len(order))[::-1]
+    for verdict, colour in colours.items():
+        sel = (order["verdict"] == verdict).to_numpy()
+        if not sel.any():
+            continue
+        v, lo, hi = (order.loc[sel, c].to_numpy(float) for c in ("speed_ratio", "lo", "hi"))
+        err = np.vstack([np.where(np.isfinite(lo), v - lo, 0), np.where(np.isfinite(hi), hi - v, 0)])
+        ax.errorbar(v, y[sel], xerr=err, fmt="o", ms=3, color=colour, label=verdict,
+                    capsize=2, lw=1)
+    ax.axvspan(1 - threshold, 1 + threshold, color="0.9", zorder=0)
+    ax.axvline(1.0, color="0.4", lw=0.8)
+    for m, f in K.machine_factors(order).items():
+        ax.axvline(f, ls="--", lw=0.8, color="tab:purple")
+    ax.set_yticks(y)
+    ax.set_yticklabels([f"{s}: {c}" for s, c in zip(order["scenario"], order["configuration"])],
+                       fontsize=6 if len(order) > 40 else 8)
+    ax.set_xscale("log")
+    ax.set_xlabel("speed ratio run / reference (> 1: run faster; 95% CI; log scale)")
+    ax.legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    plt.show()
+
+# %% [markdown]
+# ### Cells that differ after the machine factor
+#
+# These are where your machine behaves differently, not just faster or slower. Kernel
+# version, placement and the memcpy bound in the first table are the usual reasons.
+
+# %% tags=["remove-input"]
+if not cells.empty:
+    shape = cells[cells["shape_differs"]]
+    cols = ["scenario", "configuration", "metric", "median_ref", "median_run", "speed_ratio",
+            "lo", "hi", "machine_factor", "shape_ratio", "shape_verdict"]
+    if shape.empty:
+        A.note("No cell differs beyond the threshold once the machine factor is divided out.")
+    else:
+        A.show_table(shape[cols])
+
+# %% [markdown]
+# ### All matched cells
+
+# %% tags=["remove-input"]
+if not cells.empty:
+    A.show_table(cells[["scenario", "configuration", "metric", "n_ref", "n_run", "median_ref",
+                        "median_run", "speed_ratio", "lo", "hi", "verdict", "shape_verdict"]])
+
+# %% [markdown]
+# ## Claims on both machines
+#
+# The agreement column reads: **holds on both**, **refuted on both**, **same verdict**
+# (both inconclusive), **verdicts differ**, or **testable on one only** (for example, a
+# smoke run lacks the cells, or one machine has no hardware PMU).
+
+# %% tags=["remove-input"]
+claims = K.compare_claims(C.evaluate(run), C.evaluate(ref))
+A.show_table(claims[["claim", "statement", "reference", "reference estimate", "run",
+                     "run estimate", "agreement"]])
+both = claims.loc[claims["agreement"] == K.BOTH_HOLD, "claim"].tolist()
+A.note("Claims that hold on both machines: " + (", ".join(both) if both else "none") + ".")
+A.show_table(claims[["claim", "reference configuration", "run configuration"]])
+
+# %% tags=["remove-input"]
+if out_dir:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    cells.to_csv(out / "cells.csv", index=False)
+    claims.to_csv(out / "claims.csv", index=False)

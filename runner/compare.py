@@ -1,0 +1,251 @@
+"""Compare a run (a reviewer's) with the reference run: cell by cell and claim by claim.
+
+Cells are matched on the factors that define a configuration (:data:`KEY`), not on the
+cell id, which also hashes window lengths: a quick or smoke run on another machine is
+compared with the reference wherever both measured the same configuration.
+
+Per matched cell, the primary metric (throughput for streams and file transfers, p50
+round trip for pingpong) gives the ratio run / reference of medians with a bootstrap CI,
+oriented so that > 1 means the run was *faster*. The CI is classified against the
+threshold *t* as the paper classifies its own comparisons: faster (CI above 1 + t),
+slower (below 1 - t), same (inside [1 - t, 1 + t]) or inconclusive.
+
+Two machines rarely run at the same speed, so each ratio is also divided by the
+machine factor (the geometric mean of all matched ratios of its metric): a cell that
+differs *after* that division is one whose shape, not just its scale, changed.
+
+Claims: every claim is evaluated on both runs by :mod:`runner.analysis_claims` and the
+verdicts are set side by side.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from runner import analysis_claims as C
+from runner import stats as S
+from runner.analysis import Run, fmt_size
+
+#: Factors that identify the same configuration in two runs.
+KEY = ("kind", "scenario", "command", "method", "mode", "protocol", "transport", "placement",
+       "size", "threads", "cache")
+#: Threshold for the cell verdicts when none is given: the paper's practical threshold.
+DEFAULT_THRESHOLD = S.PRACTICAL_THRESHOLD
+
+FASTER, SLOWER, SAME, INCONCLUSIVE = "faster", "slower", "same", "inconclusive"
+_FROM_DIRECTION = {"greater": FASTER, "less": SLOWER, "equivalent": SAME,
+                   "inconclusive": INCONCLUSIVE}
+
+MACHINE_FACTS = (
+    ("run id", ("run_id",)),
+    ("profile", None),
+    ("git commit", ("git_commit",)),
+    ("kernel", ("kernel", "release")),
+    ("distribution", ("distribution", "pretty_name")),
+    ("CPU model", ("cpu", "model")),
+    ("CPUs", ("cpu", "count")),
+    ("memory (bytes)", ("memory", "total_bytes")),
+    ("virtualisation", ("virtualization", "detect_virt")),
+    ("hardware PMU", ("pmu", "available")),
+    ("clock source", ("clocksource",)),
+    ("TCP congestion control", ("sysctls", "net.ipv4.tcp_congestion_control")),
+    ("optmem_max", ("sysctls", "net.core.optmem_max")),
+    ("compiler", ("compiler", "version")),
+    ("Python", ("python", "version")),
+)
+
+
+def primary_metric(mode: Any) -> tuple[str, bool]:
+    """(column, higher is better) of a cell's headline metric."""
+    if mode == "pingpong":
+        return "rtt_p50_us", False
+    return "gbit_per_s", True
+
+
+def _key_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """The KEY columns with missing values as "" so None-valued factors group together."""
+    out = df.copy()
+    for k in KEY:
+        out[k] = out[k].astype(object).where(out[k].notna(), "")
+    return out
+
+
+def _label(key: dict[str, Any]) -> str:
+    name = key["method"] or key["kind"]
+    parts = [name, fmt_size(key["size"]) if key["size"] != "" else ""]
+    if key["command"] == "copy":
+        parts.append("file→file")
+    else:
+        parts += [key["transport"], key["mode"]]
+    parts.append(key["placement"])
+    if key["threads"] not in ("", 1):
+        parts.append(f"{int(key['threads'])} threads")
+    if key["cache"]:
+        parts.append(key["cache"])
+    return " ".join(str(p) for p in parts if p != "")
+
+
+def compare_cells(run: Run, ref: Run, threshold: float = DEFAULT_THRESHOLD,
+                  seed: int = 0) -> pd.DataFrame:
+    """One row per configuration measured in both runs (see the module doc)."""
+    a, b = _key_frame(run.measured), _key_frame(ref.measured)
+    ref_groups = {k: g for k, g in b.groupby(list(KEY), sort=False)}
+    rows: list[dict[str, Any]] = []
+    for i, (k, g) in enumerate(a.groupby(list(KEY), sort=True)):
+        h = ref_groups.get(k)
+        if h is None:
+            continue
+        key = dict(zip(KEY, k))
+        metric, higher_better = primary_metric(key["mode"])
+        x = g[metric].astype(float).dropna().to_numpy()
+        y = h[metric].astype(float).dropna().to_numpy()
+        if x.size == 0 or y.size == 0:
+            continue
+        # oriented so that > 1 means the run did better (a shorter round trip is better)
+        est = S.ratio_of_medians(x, y, seed=seed + i) if higher_better else \
+            S.ratio_of_medians(y, x, seed=seed + i)
+        rows.append({**key, "configuration": _label(key), "metric": metric,
+                     "n_run": int(x.size), "n_ref": int(y.size),
+                     "median_run": float(np.median(x)), "median_ref": float(np.median(y)),
+                     "speed_ratio": est.value, "lo": est.lo, "hi": est.hi,
+                     "verdict": _FROM_DIRECTION[S.classify_ratio(est, threshold)]})
+    df = pd.DataFrame(rows)
+    if df.empty:
+        return df
+    return _normalise(df, threshold)
+
+
+def _normalise(df: pd.DataFrame, threshold: float) -> pd.DataFrame:
+    """Divide each ratio (and its CI) by its metric's machine factor and classify again."""
+    factors = machine_factors(df)
+    f = df["metric"].map(factors).astype(float)
+    df["machine_factor"] = f
+    df["shape_ratio"], df["shape_lo"], df["shape_hi"] = (df["speed_ratio"] / f, df["lo"] / f,
+                                                          df["hi"] / f)
+    df["shape_verdict"] = [
+        _FROM_DIRECTION[S.classify_ratio(S.Estimate(v, lo, hi, 2), threshold)]
+        for v, lo, hi in zip(df["shape_ratio"], df["shape_lo"], df["shape_hi"])]
+    df["differs"] = df["verdict"].isin([FASTER, SLOWER])
+    df["shape_differs"] = df["shape_verdict"].isin([FASTER, SLOWER])
+    return df
+
+
+def machine_factors(df: pd.DataFrame) -> dict[str, float]:
+    """Per metric: the geometric mean of the matched cells' speed ratios."""
+    out: dict[str, float] = {}
+    for metric, g in df.groupby("metric"):
+        r = g["speed_ratio"].astype(float)
+        r = r[np.isfinite(r) & (r > 0)]
+        out[str(metric)] = float(np.exp(np.log(r).mean())) if len(r) else math.nan
+    return out
+
+
+def unmatched(run: Run, ref: Run) -> pd.DataFrame:
+    """How many configurations each run has that the other lacks, per scenario."""
+    a, b = _key_frame(run.measured), _key_frame(ref.measured)
+    ka = set(map(tuple, a[list(KEY)].drop_duplicates().itertuples(index=False)))
+    kb = set(map(tuple, b[list(KEY)].drop_duplicates().itertuples(index=False)))
+    scen = KEY.index("scenario")
+    rows = []
+    for s in sorted({k[scen] for k in ka | kb}):
+        rows.append({"scenario": s,
+                     "in both": sum(1 for k in ka & kb if k[scen] == s),
+                     "only in run": sum(1 for k in ka - kb if k[scen] == s),
+                     "only in reference": sum(1 for k in kb - ka if k[scen] == s)})
+    return pd.DataFrame(rows)
+
+
+def verdict_counts(cells: pd.DataFrame) -> pd.DataFrame:
+    """Cells per scenario and verdict, raw and after the machine factor."""
+    if cells.empty:
+        return pd.DataFrame(columns=["scenario", "metric", "cells", FASTER, SAME, SLOWER,
+                                     INCONCLUSIVE, "differ after machine factor"])
+    rows = []
+    for (scen, metric), g in cells.groupby(["scenario", "metric"]):
+        counts = g["verdict"].value_counts()
+        rows.append({"scenario": scen, "metric": metric, "cells": len(g),
+                     **{v: int(counts.get(v, 0)) for v in (FASTER, SAME, SLOWER, INCONCLUSIVE)},
+                     "differ after machine factor": int(g["shape_differs"].sum())})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------- claims
+
+BOTH_HOLD = "holds on both"
+BOTH_REFUTED = "refuted on both"
+SAME_VERDICT = "same verdict"
+ONE_SIDE = "testable on one only"
+NEITHER = "testable on neither"
+DISAGREE = "verdicts differ"
+
+
+def agreement(v_run: str, v_ref: str) -> str:
+    testable = [v != C.NOT_TESTABLE for v in (v_run, v_ref)]
+    if not any(testable):
+        return NEITHER
+    if not all(testable):
+        return ONE_SIDE
+    if v_run == v_ref == C.HOLDS:
+        return BOTH_HOLD
+    if v_run == v_ref == C.REFUTED:
+        return BOTH_REFUTED
+    if v_run == v_ref:
+        return SAME_VERDICT
+    return DISAGREE
+
+
+def compare_claims(run_results: Sequence[C.ClaimResult],
+                   ref_results: Sequence[C.ClaimResult]) -> pd.DataFrame:
+    """Claim verdicts of both runs side by side (claims present in both lists)."""
+    by_ref = {r.claim: r for r in ref_results}
+    rows = []
+    for r in run_results:
+        q = by_ref.get(r.claim)
+        if q is None:
+            continue
+        rows.append({"claim": r.claim, "statement": r.statement,
+                     "reference": q.verdict, "reference estimate": q.ci_text(),
+                     "run": r.verdict, "run estimate": r.ci_text(),
+                     "agreement": agreement(r.verdict, q.verdict),
+                     "reference configuration": q.configuration or q.reason,
+                     "run configuration": r.configuration or r.reason})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------- machines
+
+def _dig(d: Any, path: Sequence[str]) -> Any:
+    for p in path:
+        if not isinstance(d, dict):
+            return None
+        d = d.get(p)
+    return d
+
+
+def machines(run: Run, ref: Run) -> pd.DataFrame:
+    """The facts that explain a difference, for both runs; `differs` marks unequal rows."""
+    rows = []
+    for label, path in MACHINE_FACTS:
+        if path is None:  # the profile lives in plan.json
+            vals = [(x.plan or {}).get("profile") for x in (ref, run)]
+        else:
+            vals = [_dig(x.manifest, path) for x in (ref, run)]
+        rows.append({"fact": label, "reference": _fmt(vals[0]), "run": _fmt(vals[1]),
+                     "differs": "yes" if vals[0] != vals[1] else ""})
+    from runner.analysis import memcpy_gbit
+    mb = [memcpy_gbit(x.manifest) for x in (ref, run)]
+    rows.append({"fact": "memcpy bound (Gbit/s)", "reference": _fmt(mb[0]), "run": _fmt(mb[1]),
+                 "differs": "yes" if mb[0] != mb[1] else ""})
+    return pd.DataFrame(rows)
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, float):
+        return f"{v:.3g}"
+    return str(v)

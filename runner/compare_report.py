@@ -1,0 +1,114 @@
+"""``make compare``: execute ``notebooks/compare.ipynb`` on a run and the reference run and
+write the report (executed notebook, HTML without code, ``cells.csv``, ``claims.csv``).
+
+    python -m runner.compare_report RUN REF [--threshold T] [--out DIR]
+
+Exit codes: 0 report written; 1 the notebook failed; 2 bad input (a missing run directory,
+a threshold outside (0, 1)). The report is assembled in a temporary directory and moved
+into place only when complete, so a failure leaves no partial report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from runner import records
+from runner.binary import repo_root
+
+NOTEBOOK = "notebooks/compare.ipynb"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2
+        print(f"compare: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def _run_dir(label: str, value: str) -> Path:
+    path = Path(value).expanduser()
+    if not path.is_dir():
+        raise SystemExit(_usage(f"{label}={value}: no such run directory "
+                                "(expected data/raw/<run-id> or build/smoke-run)"))
+    if records.trials_file(path) is None:
+        raise SystemExit(_usage(f"{label}={value}: not a run directory (no {records.TRIALS} "
+                                f"or {records.TRIALS_PACKED})"))
+    return path.resolve()
+
+
+def _usage(message: str) -> int:
+    print(f"compare: {message}", file=sys.stderr)
+    return 2
+
+
+def _threshold(text: str) -> float:
+    try:
+        t = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (allowed: 0 < T < 1, "
+                                         "e.g. 0.03 for ±3 %)") from None
+    if not 0 < t < 1:
+        raise argparse.ArgumentTypeError(f"{text} is outside 0 < T < 1 (e.g. 0.03 for ±3 %)")
+    return t
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = _Parser(prog="python -m runner.compare_report",
+                description="Compare RUN with the reference run REF cell by cell and claim "
+                            "by claim; write an HTML report and CSV tables.")
+    p.add_argument("run", metavar="RUN", help="the run to compare (data/raw/<run-id>)")
+    p.add_argument("ref", metavar="REF", help="the reference run (data/raw/<run-id>)")
+    p.add_argument("--threshold", type=_threshold, default=0.03, metavar="T",
+                   help="practical threshold: ratios within 1 ± T count as the same "
+                        "(default 0.03, the paper's)")
+    p.add_argument("--out", metavar="DIR", help="report directory (default "
+                   "build/compare/<run-id>-vs-<ref-id>)")
+    args = p.parse_args(argv)
+    run, ref = _run_dir("RUN", args.run), _run_dir("REF", args.ref)
+    root = repo_root()
+    out = Path(args.out) if args.out else root / "build" / "compare" / f"{run.name}-vs-{ref.name}"
+    out.parent.mkdir(parents=True, exist_ok=True)
+
+    import nbformat
+    import papermill
+
+    from runner.notebook_html import render
+    from runner.verify import verify
+    for label, d in (("RUN", run), ("REF", ref)):
+        report = verify(d)
+        print(f"compare: {label}: {report.summary()}", file=sys.stderr)
+
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        executed = tmp / "compare.ipynb"
+        print(f"compare: executing {NOTEBOOK} (run {run.name}, reference {ref.name}, "
+              f"threshold {args.threshold:g})", file=sys.stderr)
+        try:
+            papermill.execute_notebook(
+                str(root / NOTEBOOK), str(executed), cwd=str(root), kernel_name="python3",
+                progress_bar=False, log_output=False,
+                parameters={"run_dir": str(run), "ref_dir": str(ref),
+                            "threshold": args.threshold, "out_dir": str(tmp)})
+        except papermill.PapermillExecutionError as exc:
+            print(f"compare: the notebook failed: {exc.ename}: {exc.evalue} "
+                  f"(no report written)", file=sys.stderr)
+            return 1
+        page = render(nbformat.read(executed, as_version=4),
+                      f"copybench: {run.name} against {ref.name}")
+        (tmp / "compare.html").write_text(page, encoding="utf-8")
+        tmp.chmod(0o755)  # mkdtemp made it private
+        if out.exists():
+            shutil.rmtree(out)
+        tmp.rename(out)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+    print(f"compare: report {out / 'compare.html'} (tables: cells.csv, claims.csv)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

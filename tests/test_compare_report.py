@@ -1,0 +1,63 @@
+"""The report of `make compare` on a real pair: the smoke run against the committed
+reference run (`make test-book` runs `make compare RUN=build/smoke-run` first and passes
+the report directory in COPYBENCH_COMPARE_REPORT)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+
+from runner import compare as K
+
+AGREEMENTS = {K.BOTH_HOLD, K.BOTH_REFUTED, K.SAME_VERDICT, K.ONE_SIDE, K.NEITHER, K.DISAGREE}
+VERDICTS = {K.FASTER, K.SLOWER, K.SAME, K.INCONCLUSIVE}
+
+
+@pytest.fixture(scope="module")
+def report() -> Path:
+    value = os.environ.get("COPYBENCH_COMPARE_REPORT")
+    if not value:
+        pytest.skip("COPYBENCH_COMPARE_REPORT not set (make test-book sets it after "
+                    "make compare RUN=build/smoke-run)")
+    path = Path(value)
+    assert path.is_dir(), f"{path}: make compare wrote no report"
+    return path
+
+
+def test_notebook_ran_without_errors(report: Path) -> None:
+    nb = nbformat.read(report / "compare.ipynb", as_version=4)
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+              if o.get("output_type") == "error"]
+    assert errors == []
+
+
+def test_html_has_every_section_and_the_figure(report: Path) -> None:
+    html = (report / "compare.html").read_text(encoding="utf-8")
+    for heading in ("The two machines", "Which configurations both runs measured",
+                    "Verdicts per scenario", "Every matched cell", "Claims on both machines"):
+        assert heading in html, heading
+    assert "<img" in html  # the ratio figure
+    assert "def " not in html and "import " not in html  # code hidden
+
+
+def test_cells_compare_the_shared_configurations(report: Path) -> None:
+    cells = pd.read_csv(report / "cells.csv")
+    # the smoke profile's message, pingpong, udp-forward, file and copy cells are all in
+    # the paper profile
+    assert len(cells) >= 5, cells
+    assert {"message", "file→socket", "file→file"} <= set(cells["scenario"])
+    assert set(cells["verdict"]) <= VERDICTS
+    assert (cells["speed_ratio"] > 0).all()
+    ok = cells["lo"].notna()
+    assert (cells.loc[ok, "lo"] <= cells.loc[ok, "speed_ratio"]).all()
+    assert (cells.loc[ok, "speed_ratio"] <= cells.loc[ok, "hi"]).all()
+
+
+def test_claims_side_by_side(report: Path) -> None:
+    claims = pd.read_csv(report / "claims.csv")
+    assert list(claims["claim"]) == [f"C{i}" for i in range(1, 16)]
+    assert set(claims["agreement"]) <= AGREEMENTS
