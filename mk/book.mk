@@ -5,9 +5,12 @@
 #   make book [RUN=data/raw/<run-id>]   default: the committed reference run under data/raw/
 #   make pdf  [RUN=...]                 the same book as a PDF (pdflatex)
 #   make reproduce                      setup, build, quick sweep into a new run, book
+#   make compare RUN=<run> [REF=<ref>] [THRESHOLD=0.03]
+#                                       RUN against the reference run, cell by cell and
+#                                       claim by claim: build/compare/<run>-vs-<ref>/
 #   make test-stats test-book           statistics tests; notebooks + book on a smoke run
 
-.PHONY: book pdf reproduce test-stats test-book notebooks book-check-run _book-force
+.PHONY: book pdf reproduce compare test-stats test-book notebooks book-check-run _book-force
 
 BOOK_NOTEBOOKS := testbed message latency cpu_cost zerocopy files fidelity copies claims
 BOOK_GEN       := book/_generated
@@ -19,24 +22,25 @@ BOOK_SOURCES   := $(wildcard book/*.md book/_static/*) book/_config.yml book/_to
 ANALYSIS_PY    := runner/stats.py $(wildcard runner/analysis*.py)
 JB             := .venv/bin/jupyter-book
 
-# The committed reference run: the newest data/raw/<id>/ whose trials.jsonl is tracked by git.
-REFERENCE_RUN := $(patsubst %/trials.jsonl,%,$(lastword $(sort $(shell git ls-files \
-                   'data/raw/*/trials.jsonl' 2>/dev/null))))
+# The committed reference run: the newest data/raw/<id>/ whose SHA256SUMS is tracked by git
+# (committed runs are packed: trials.jsonl.gz, see `make pack`).
+REFERENCE_RUN := $(patsubst %/SHA256SUMS,%,$(lastword $(sort $(shell git ls-files \
+                   'data/raw/*/SHA256SUMS' 2>/dev/null))))
 RUN ?= $(REFERENCE_RUN)
 RUN_ABS := $(abspath $(RUN))
 
 book-check-run:
 	@if [ -z "$(RUN)" ]; then \
 	  echo "make book: no committed reference run under data/raw/; pass one: make book RUN=data/raw/<run-id> (or RUN=build/smoke-run after make smoke-run)" >&2; exit 2; fi
-	@if [ ! -f "$(RUN)/trials.jsonl" ]; then \
-	  echo "make book: RUN=$(RUN) has no trials.jsonl (expected a run directory data/raw/<run-id>/)" >&2; exit 2; fi
+	@if [ ! -f "$(RUN)/trials.jsonl" ] && [ ! -f "$(RUN)/trials.jsonl.gz" ]; then \
+	  echo "make book: RUN=$(RUN) has no trials.jsonl or trials.jsonl.gz (expected a run directory data/raw/<run-id>/)" >&2; exit 2; fi
 
 # Which run the generated notebooks came from: rewritten only when RUN changes.
 $(BOOK_GEN)/.run: _book-force
 	@mkdir -p $(BOOK_GEN)
 	@echo "$(RUN_ABS)" | cmp -s - $@ || echo "$(RUN_ABS)" > $@
 
-RUN_FILES := $(wildcard $(RUN)/trials.jsonl $(RUN)/manifest.json $(RUN)/plan.json \
+RUN_FILES := $(wildcard $(RUN)/trials.jsonl $(RUN)/trials.jsonl.gz $(RUN)/manifest.json $(RUN)/plan.json \
                $(RUN)/perf/*.json)
 
 # papermill writes to a temporary file first: a failed notebook leaves no up-to-date target.
@@ -78,6 +82,15 @@ reproduce: setup build
 	$(MAKE) --no-print-directory book RUN="$$run" && \
 	echo "reproduce: run $$run; book at $(CURDIR)/$(BOOK_HTML)/index.html"
 
+REF ?= $(REFERENCE_RUN)
+THRESHOLD ?= 0.03
+compare: setup
+	@if [ "$(origin RUN)" = "file" ]; then \
+	  echo "make compare: RUN is required: make compare RUN=data/raw/<run-id> [REF=data/raw/<reference-id>] [THRESHOLD=0.03]" >&2; exit 2; fi
+	@if [ -z "$(REF)" ]; then \
+	  echo "make compare: no committed reference run under data/raw/; pass REF=data/raw/<run-id>" >&2; exit 2; fi
+	@$(PY) -m runner.compare_report "$(RUN)" "$(REF)" --threshold "$(THRESHOLD)"
+
 test-stats: setup
 	$(PY) -m pytest -q $(wildcard tests/test_stats*.py)
 
@@ -86,5 +99,8 @@ test-stats: setup
 test-book: setup smoke-run
 	$(MAKE) --no-print-directory book RUN=build/smoke-run
 	COPYBENCH_BOOK_RUN=build/smoke-run $(PY) -m pytest -q tests/test_book.py
+	$(MAKE) --no-print-directory compare RUN=build/smoke-run
+	COPYBENCH_COMPARE_REPORT=build/compare/smoke-run-vs-$(notdir $(REF)) \
+	  $(PY) -m pytest -q tests/test_compare.py tests/test_compare_report.py
 
 test: test-stats test-book
