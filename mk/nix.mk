@@ -3,13 +3,21 @@
 
 .PHONY: verify seal pack test-packaging
 
-ifneq ($(filter verify seal pack,$(MAKECMDGOALS)),)
+# seal and pack write into a run: they need RUN given explicitly (never the committed
+# reference run by default). verify only reads: without RUN it checks the reference run.
+ifneq ($(filter seal pack,$(MAKECMDGOALS)),)
+ifeq ($(and $(filter command line environment,$(origin RUN)),$(strip $(RUN))),)
+$(error RUN is required: make $(filter seal pack,$(MAKECMDGOALS)) RUN=data/raw/<run-id>)
+endif
+endif
+ifneq ($(filter verify,$(MAKECMDGOALS)),)
 ifeq ($(strip $(RUN)),)
-$(error RUN is required: make $(filter verify seal pack,$(MAKECMDGOALS)) RUN=data/raw/<run-id>)
+$(error RUN is required (no committed reference run to default to): make verify RUN=data/raw/<run-id>)
 endif
 endif
 
-# make verify RUN=data/raw/<run-id>: hashes (SHA256SUMS) + schema of every record.
+# make verify [RUN=data/raw/<run-id>]: hashes (SHA256SUMS) + schema of every record;
+# default: the committed reference run.
 verify: setup
 	@$(PY) -m runner.verify verify "$(RUN)"
 

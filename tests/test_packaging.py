@@ -401,11 +401,24 @@ def make(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
                           text=True, env={**os.environ, **(env or {})}, timeout=120)
 
 
-def test_make_verify_without_run_is_usage_error() -> None:
+@pytest.mark.parametrize("target", ["seal", "pack"])
+def test_make_seal_and_pack_without_run_are_usage_errors(target: str) -> None:
+    """They write into a run, so never default to the committed reference run."""
     need("make")
-    done = make("verify")
+    done = make(target)
     assert done.returncode == 2
     assert "RUN is required" in done.stderr
+
+
+def test_make_verify_without_run_checks_the_reference_run() -> None:
+    need("make")
+    refs = subprocess.run(["git", "ls-files", "data/raw/*/SHA256SUMS"], cwd=ROOT,
+                          capture_output=True, text=True).stdout.split()
+    if not refs:
+        pytest.skip("no committed reference run (not a git checkout?)")
+    done = make("verify")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"verify {sorted(refs)[-1].rsplit('/', 1)[0]}: ok;" in done.stdout
 
 
 def test_under_nix_setup_and_build_use_the_flake_tools() -> None:
