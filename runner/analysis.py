@@ -136,7 +136,8 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
     row["kind"] = cfg.get("kind") or "copybench"
     row["scenario"] = _scenario(cfg)
     for k in ("command", "method", "mode", "protocol", "transport", "placement", "size",
-              "threads", "cache", "fields", "duration_s", "warmup_s", "verify", "no_sink"):
+              "threads", "cache", "fields", "duration_s", "warmup_s", "verify", "no_sink",
+              "counters"):
         row[k] = cfg.get(k)
     if row["threads"] is None:
         row["threads"] = 1
@@ -338,14 +339,14 @@ def pmu_status(run: Run) -> tuple[bool, str]:
         return True, "hardware counters present (" + ", ".join(sorted(
             {c.split("_", 1)[1] for c in present})) + ")"
     reasons = set()
+    # trials run with --counters rusage (latency cells) skip perf by choice: only trials that
+    # asked for every counter can say why the machine has none
+    asked = m[m["counters"] != "rusage"]
     for col in ("sender_unavailable", "receiver_unavailable"):
-        if col in m:
-            for v in m[col].dropna():
-                for part in str(v).split("; "):
-                    # trials run with --counters rusage (latency cells) say so, but that is a
-                    # choice, not why the machine lacks counters: keep the machine's reason
-                    if part.startswith("cycles:") and "--counters rusage" not in part:
-                        reasons.add(part.split(": ", 1)[1])
+        for v in asked[col].dropna():
+            for part in str(v).split("; "):
+                if part.startswith("cycles:"):
+                    reasons.add(part.split(": ", 1)[1])
     pmu = run.manifest.get("pmu")
     if isinstance(pmu, dict):
         for k in ("reason", "why", "error"):
