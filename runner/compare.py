@@ -28,7 +28,7 @@ import pandas as pd
 
 from runner import analysis_claims as C
 from runner import stats as S
-from runner.analysis import Run, fmt_size
+from runner.analysis import Run, fmt_size, memcpy_gbit
 
 #: Factors that identify the same configuration in two runs.
 KEY = ("kind", "scenario", "command", "method", "mode", "protocol", "transport", "placement",
@@ -236,7 +236,6 @@ def machines(run: Run, ref: Run) -> pd.DataFrame:
             vals = [_dig(x.manifest, path) for x in (ref, run)]
         rows.append({"fact": label, "reference": _fmt(vals[0]), "run": _fmt(vals[1]),
                      "differs": "yes" if vals[0] != vals[1] else ""})
-    from runner.analysis import memcpy_gbit
     mb = [memcpy_gbit(x.manifest) for x in (ref, run)]
     rows.append({"fact": "memcpy bound (Gbit/s)", "reference": _fmt(mb[0]), "run": _fmt(mb[1]),
                  "differs": "yes" if mb[0] != mb[1] else ""})

@@ -28,20 +28,15 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def _run_dir(label: str, value: str) -> Path:
+def _run_dir(p: argparse.ArgumentParser, label: str, value: str) -> Path:
     path = Path(value).expanduser()
     if not path.is_dir():
-        raise SystemExit(_usage(f"{label}={value}: no such run directory "
-                                "(expected data/raw/<run-id> or build/smoke-run)"))
+        p.error(f"{label}={value}: no such run directory "
+                "(expected data/raw/<run-id> or build/smoke-run)")
     if records.trials_file(path) is None:
-        raise SystemExit(_usage(f"{label}={value}: not a run directory (no {records.TRIALS} "
-                                f"or {records.TRIALS_PACKED})"))
+        p.error(f"{label}={value}: not a run directory (no {records.TRIALS} "
+                f"or {records.TRIALS_PACKED})")
     return path.resolve()
-
-
-def _usage(message: str) -> int:
-    print(f"compare: {message}", file=sys.stderr)
-    return 2
 
 
 def _threshold(text: str) -> float:
@@ -67,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", metavar="DIR", help="report directory (default "
                    "build/compare/<run-id>-vs-<ref-id>)")
     args = p.parse_args(argv)
-    run, ref = _run_dir("RUN", args.run), _run_dir("REF", args.ref)
+    run, ref = _run_dir(p, "RUN", args.run), _run_dir(p, "REF", args.ref)
     root = repo_root()
     out = Path(args.out) if args.out else root / "build" / "compare" / f"{run.name}-vs-{ref.name}"
     out.parent.mkdir(parents=True, exist_ok=True)
