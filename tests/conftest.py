@@ -87,3 +87,16 @@ def runner_tagged_pids(tag: str) -> set[int]:
         except OSError:
             continue
     return pids
+
+
+def committed_reference_run() -> Path | None:
+    """The rule of mk/book.mk: the newest data/raw/<id>/ whose SHA256SUMS git tracks; None
+    outside a git checkout."""
+    if not (ROOT / ".git").exists():
+        return None
+    try:
+        out = subprocess.run(["git", "ls-files", "data/raw/*/SHA256SUMS"], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return ROOT / sorted(out)[-1].rsplit("/", 1)[0] if out else None

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import committed_reference_run
 from runner import verify as v
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,13 +21,11 @@ MAX_BYTES = 8 << 20
 
 
 def _reference() -> Path:
-    """The same rule as mk/book.mk: the newest data/raw/<id>/ whose SHA256SUMS git tracks."""
-    if shutil.which("git") is None or not (ROOT / ".git").exists():
+    if not (ROOT / ".git").exists():
         pytest.skip("not a git checkout: the reference run is found through git ls-files")
-    out = subprocess.run(["git", "ls-files", "data/raw/*/SHA256SUMS"], cwd=ROOT,
-                         capture_output=True, text=True, check=True).stdout.split()
-    assert out, "no committed reference run under data/raw/ (the book's default)"
-    return ROOT / sorted(out)[-1].rsplit("/", 1)[0]
+    ref = committed_reference_run()
+    assert ref is not None, "no committed reference run under data/raw/ (the book's default)"
+    return ref
 
 
 @pytest.fixture(scope="module")
