@@ -1,0 +1,5 @@
+import sys
+
+from runner.originals.cli import main
+
+sys.exit(main(prog="python -m runner.originals"))

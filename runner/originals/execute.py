@@ -1,0 +1,271 @@
+"""Running one of their programs for one window and turning its output into a record.
+
+Topologies (their port 8080 is fixed and their servers bind every address, so each trial
+gets network namespaces of its own, made by ``runner.topology``):
+
+* ``loopback``: server and client(s) both in one fresh namespace (the sender namespace of a
+  runner veth pair; the link is unused), connecting to 127.0.0.1. Without the privilege to
+  make namespaces, they run in the caller's namespace (port 8080 must then be free).
+* ``veth``: the server (their data *sender*) in namespace A (198.18.0.1), the client(s)
+  (the receiver) in namespace B, connecting to 198.18.0.1 over the veth pair: data flows
+  A -> B as in copybench's veth cells.
+
+Placement follows ``runner.placement.cpus_for(placement, has_sink=True)``: the server gets
+the sender's CPUs, the client(s) the sink's, through ``taskset -c`` (their threads inherit
+it). Each process is ``ip netns exec NS`` (as root) -> ``setpriv`` (drops to the
+unprivileged user, clean environment, parent-death signal re-armed) -> ``taskset`` -> their
+binary, all one pid; each in its own process group registered with the reaper (via
+``runner.proc.Janitor``), so nothing survives the runner even on SIGKILL.
+
+A trial: start the server, wait until it listens on 8080 (its namespace's /proc/<pid>/net/tcp),
+record its identity (uid, capabilities), start the client(s) with the window, wait for them
+(window + 15 s for their connection retries), then stop the server (SIGTERM, then SIGKILL
+to its group), tear the namespaces down, and parse. Every failure is a record with
+``status`` ``failed`` or ``timeout`` and the reason, never an exception.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from runner import proc
+from runner.originals import OriginalsError, OriginalsUsageError, adapters
+from runner.originals.adapters import PORT, ParseError, Program
+from runner.originals.privs import RunAs, proc_identity, run_as
+from runner.placement import cpus_for, cross_core_possible
+from runner.topology import NET_A, Topology, TopologyError, can_create_netns
+
+TRANSPORTS = ("loopback", "veth")
+PLACEMENTS = ("same-core", "cross-core", "unpinned")
+CLIENT_SLACK_S = 15.0
+READY_TIMEOUT_S = 10.0
+SCHEMA = "copybench-original-trial/1"
+
+
+def _listening(pid: int, port: int = PORT) -> bool:
+    """Whether the network namespace of ``pid`` has a TCP socket listening on ``port``."""
+    want = f":{port:04X}"
+    for name in ("tcp", "tcp6"):
+        try:
+            with open(f"/proc/{pid}/net/{name}") as f:
+                next(f, None)
+                for line in f:
+                    parts = line.split()
+                    if len(parts) > 3 and parts[1].endswith(want) and parts[3] == "0A":
+                        return True
+        except OSError:
+            continue
+    return False
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def _wait_exec(p: subprocess.Popen[bytes], binary: str, timeout: float = 5.0) -> bool:
+    """Wait until the exec chain (ip -> setpriv -> taskset) has reached their binary."""
+    want = binary[:15]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if _comm(p.pid) == want:
+            return True
+        if p.poll() is not None:
+            return False
+        time.sleep(0.005)
+    return False
+
+
+def _spawn(argv: list[str], cwd: Path, env: dict[str, str], out: Path, err: Path,
+           janitor: proc.Janitor | None) -> subprocess.Popen[bytes]:
+    with open(out, "wb") as fo, open(err, "wb") as fe:
+        p = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=fo,
+                             stderr=fe, start_new_session=True, preexec_fn=proc._pdeathsig)
+    if janitor:
+        janitor.note(f"+pg {p.pid}")
+    return p
+
+
+def _prefix(ns: str | None, who: RunAs, cpus: str | None) -> list[str]:
+    argv: list[str] = ["ip", "netns", "exec", ns] if ns else []
+    drop = who.prefix()
+    if drop:
+        argv += [*drop, "--reset-env", "--pdeathsig=KILL"]
+    if cpus is not None:
+        argv += ["taskset", "-c", cpus]
+    return argv
+
+
+def check_args(transport: str, placement: str, threads: int, size: int, duration: int) -> None:
+    if transport not in TRANSPORTS:
+        raise OriginalsUsageError(f"transport {transport!r} (allowed: {', '.join(TRANSPORTS)})")
+    if placement not in PLACEMENTS:
+        raise OriginalsUsageError(f"placement {placement!r} (allowed: {', '.join(PLACEMENTS)})")
+    if placement == "cross-core" and not cross_core_possible():
+        raise OriginalsUsageError("placement cross-core needs two CPUs")
+    if not 1 <= threads <= 64:
+        raise OriginalsUsageError(f"threads {threads} (allowed: 1-64)")
+    if not 1 <= duration <= 600:
+        raise OriginalsUsageError(f"duration {duration} s (allowed: whole seconds 1-600; their "
+                                  "programs take whole seconds)")
+    if size <= 0 or size % adapters.FIELDS or size > 64 * 2**20:
+        raise OriginalsUsageError(f"size {size} (allowed: a multiple of 8 up to 64 MiB: the "
+                                  "message is 8 fields)")
+    if transport == "veth" and not can_create_netns():
+        raise OriginalsUsageError("transport veth needs root (network namespaces)")
+
+
+def run_trial(prog: Program, bin_dir: Path, transport: str = "loopback",
+              placement: str = "same-core", threads: int = 1, size: int = 512,
+              duration: int = 2, janitor: proc.Janitor | None = None,
+              who: RunAs | None = None, server_args: str = "explicit",
+              on_running=None) -> dict[str, object]:
+    """One trial of ``prog`` -> a record (``status`` ok | failed | timeout).
+
+    ``on_running(server_pid, client_pids)`` is called while both sides run (tests use it
+    to look at the processes)."""
+    check_args(transport, placement, threads, size, duration)
+    who = who or run_as()
+    missing = [b for b in (prog.server_bin, prog.client_bin) if not (bin_dir / b).is_file()]
+    if missing:
+        raise OriginalsError(f"{prog.name}: {', '.join(missing)} not built in {bin_dir} "
+                             "(run the build first)")
+    cpus = cpus_for(placement, has_sink=True)
+    rec: dict[str, object] = {
+        "schema": SCHEMA, "kind": f"original:{prog.source}", "method": prog.name,
+        "started_at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+        "config": {"source": prog.source, "method": prog.method, "transport": transport,
+                   "placement": placement, "threads": threads, "size": size,
+                   "message_bytes": size, "field_bytes": size // adapters.FIELDS,
+                   "size_arg": prog.size_arg(size), "size_unit": prog.size_unit,
+                   "duration_s": duration, "server_cpus": cpus.sender,
+                   "client_cpus": cpus.sink, "server_args": server_args,
+                   "user": who.user},
+        "status": "failed", "error": None, "result": None,
+    }
+    topo = Topology("veth", janitor=janitor)
+    server: subprocess.Popen[bytes] | None = None
+    clients: list[subprocess.Popen[bytes]] = []
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="cb-orig-") as tmp:
+        tmpd = Path(tmp)
+        try:
+            if transport == "veth" or can_create_netns():
+                topo.setup()
+                server_ns = topo.sender_ns
+                client_ns = topo.sender_ns if transport == "loopback" else topo.sink_ns
+            else:
+                server_ns = client_ns = None
+            host = "127.0.0.1" if transport == "loopback" else NET_A
+            rec["config"]["namespaces"] = {"server": server_ns, "client": client_ns}
+            rec["config"]["host"] = host
+            s_argv = _prefix(server_ns, who, cpus.sender) + prog.server_argv(
+                size, threads, duration, server_args)
+            c_argvs = [_prefix(client_ns, who, cpus.sink) + a
+                       for a in prog.client_argvs(host, size, threads, duration)]
+            rec["invocation"] = {"server_argv": s_argv, "client_argvs": c_argvs,
+                                 "cwd": str(bin_dir)}
+            env = who.env()
+            server = _spawn(s_argv, bin_dir, env, tmpd / "server.out", tmpd / "server.err",
+                            janitor)
+            deadline = time.monotonic() + READY_TIMEOUT_S
+            while not (_comm(server.pid) == prog.server_bin[:15] and _listening(server.pid)):
+                if server.poll() is not None:
+                    raise OriginalsError(f"server exited with status {server.returncode} "
+                                         "before listening on 8080: "
+                                         f"{proc.tail(tmpd / 'server.err', 3)}")
+                if time.monotonic() > deadline:
+                    raise OriginalsError(f"server not listening on 8080 after "
+                                         f"{READY_TIMEOUT_S:.0f} s")
+                time.sleep(0.01)
+            ident = {"server": proc_identity(server.pid)}
+            t_start = time.monotonic()
+            for i, a in enumerate(c_argvs):
+                clients.append(_spawn(a, bin_dir, env, tmpd / f"client{i}.out",
+                                      tmpd / f"client{i}.err", janitor))
+            for i, c in enumerate(clients):
+                if _wait_exec(c, prog.client_bin):
+                    ident[f"client{i}" if len(clients) > 1 else "client"] = \
+                        proc_identity(c.pid)
+            rec["identity"] = ident
+            if on_running is not None:
+                on_running(server.pid, [c.pid for c in clients])
+            limit = t_start + duration + CLIENT_SLACK_S
+            timed_out = False
+            for c in clients:
+                try:
+                    c.wait(timeout=max(0.1, limit - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    timed_out = True
+            rec["client_wall_s"] = round(time.monotonic() - t_start, 3)
+            for c in clients:
+                if c.poll() is None:
+                    proc.kill(c, janitor)
+            codes = [c.returncode for c in clients]
+            server_alive = server.poll() is None
+            s_rc = proc.stop(server, janitor, grace=0.0)
+            server = None
+            rec["exit"] = {"clients": codes, "server": s_rc,
+                           "server_ran_to_window_end": server_alive}
+            outs = [(tmpd / f"client{i}.out").read_text(errors="replace")
+                    for i in range(len(clients))]
+            s_out = (tmpd / "server.out").read_text(errors="replace")
+            rec["output"] = {"client": outs[0][-4000:], "server_tail": s_out[-2000:],
+                             "client_stderr": proc.tail(tmpd / "client0.err", 5),
+                             "server_stderr": proc.tail(tmpd / "server.err", 5)}
+            if timed_out:
+                rec["status"] = "timeout"
+                rec["error"] = (f"client did not finish within {duration} s + "
+                                f"{CLIENT_SLACK_S:.0f} s")
+            elif any(rc != 0 for rc in codes):
+                rec["error"] = f"client exit status {codes}: " \
+                    f"{proc.tail(tmpd / 'client0.err', 3) or outs[0][-300:]}"
+            else:
+                try:
+                    res = prog.parse(outs, size, duration, s_out, server_args)
+                except ParseError as e:
+                    rec["error"] = str(e)
+                else:
+                    rec["result"] = res
+                    if res["bytes"] <= 0:
+                        rec["error"] = "the client received no data"
+                    else:
+                        rec["status"] = "ok"
+        except (OriginalsError, TopologyError, OSError) as e:
+            rec["error"] = str(e)
+        finally:
+            for c in clients:
+                if c.poll() is None:
+                    proc.kill(c, janitor)
+            if server is not None:
+                proc.stop(server, janitor, grace=0.0)
+            topo.teardown()
+            rec["wall_s"] = round(time.monotonic() - t0, 3)
+    return rec
+
+
+def processes_of(uid: int) -> list[int]:
+    """Pids of live processes whose real uid is ``uid`` (to show nothing was left)."""
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            ident = proc_identity(int(d))
+            if ident.get("uid", [None])[0] == uid:
+                out.append(int(d))
+    return out
+
+
+def kill_leftovers(uid: int) -> None:  # pragma: no cover - a safety net for the CLI
+    for pid in processes_of(uid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
