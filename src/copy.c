@@ -1,7 +1,9 @@
 /* `copybench copy`: file -> file with one method, passes repeated over a measured window.
- * The destination is a scratch file rewritten from offset 0 each pass and checked against
- * the pattern at the end. */
+ * The destination (--dst, or a nameless scratch file in --dir) is rewritten from offset 0 each
+ * pass and checked against the pattern at the end; a --dst is never truncated before it is known
+ * not to be the source (dstfile.c). */
 #include "args.h"
+#include "dstfile.h"
 #include "method.h"
 #include "record.h"
 #include "srcfile.h"
@@ -46,7 +48,8 @@ static void copy_usage(FILE *f)
 	      "  --method M     read-write sendfile splice splice2 copy_file_range\n"
 	      "  --size BYTES   generate a pattern file of this size (default 1M; 1 to 1G)\n"
 	      "  --src PATH     copy this file instead (no verification possible)\n"
-	      "  --dst PATH     destination (default: a scratch file in --dir, removed at exit)\n"
+	      "  --dst PATH     destination, truncated (a regular file that is not the source, or a new path;\n"
+	      "                 default: a nameless scratch file in --dir)\n"
 	      "  --dir DIR      where generated and scratch files go (default /var/tmp)\n"
 	      "  --cache C      warm | cold: source pages cached or dropped before each pass\n"
 	      "  --cpus LIST    pin the copying thread (splice2's second thread: next CPU)\n"
@@ -189,11 +192,9 @@ int cmd_copy(int argc, char **argv)
 	}
 	r.size = r.file_size = src.size;
 	if (o.dst) {
-		dst = open(o.dst, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (dst < 0) {
-			err_set(&e, "--dst: cannot open '%s': %s", o.dst, strerror(errno));
+		/* after the source is open, so the open destination can be compared with it */
+		if ((dst = dstfile_open("--dst", o.dst, &src, "--src", &e)) < 0)
 			goto done;
-		}
 		snprintf(dst_path, sizeof(dst_path), "%s", o.dst);
 	} else if ((dst = scratch_file(o.dir, dst_path, sizeof(dst_path), &e)) < 0) {
 		goto done;

@@ -3,6 +3,7 @@
 #include "args.h"
 #include "json.h"
 #include "method.h"
+#include "srcfile.h"
 
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -45,15 +46,12 @@ static const char *try_vmsplice(char *why, size_t len)
 
 static const char *try_copy_file_range(char *why, size_t len)
 {
-	char a[] = "/tmp/copybench-probe-XXXXXX", b[] = "/tmp/copybench-probe-XXXXXX";
-	int fa = mkstemp(a), fb = mkstemp(b);
+	/* two nameless files (tmpfile_in): nothing in /tmp is created by name or unlinked */
+	char a[128], b[128];
+	int fa = tmpfile_in("/tmp", a, sizeof(a)), fb = tmpfile_in("/tmp", b, sizeof(b));
 	loff_t in = 0, out = 0;
 	const char *res = NULL;
 
-	if (fa >= 0)
-		unlink(a);
-	if (fb >= 0)
-		unlink(b);
 	if (fa < 0 || fb < 0 || write(fa, "x", 1) != 1) {
 		snprintf(why, len, "cannot create probe files in /tmp: %s", strerror(errno));
 		res = why;

@@ -10,31 +10,66 @@
 void srcfile_open_user(struct srcfile *s, const char *arg, const char *path)
 {
 	struct stat st;
+	int fl;
 
 	memset(s, 0, sizeof(*s));
-	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer before the
+	 * S_ISREG check below could refuse it; O_NOCTTY: a terminal never becomes ours */
+	s->fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (s->fd < 0)
 		die_usage("%s: cannot open '%s': %s (a readable regular file is required)", arg, path,
 			  strerror(errno));
 	if (fstat(s->fd, &st) || !S_ISREG(st.st_mode))
 		die_usage("%s: '%s' is not a regular file", arg, path);
+	/* O_NONBLOCK was for the open only: the methods read with the flags they always had */
+	fl = fcntl(s->fd, F_GETFL);
+	if (fl < 0 || fcntl(s->fd, F_SETFL, fl & ~O_NONBLOCK))
+		die_usage("%s: cannot open '%s': fcntl: %s", arg, path, strerror(errno));
 	if (st.st_size == 0 || (uint64_t)st.st_size > MAX_SIZE)
 		die_usage("%s: '%s' has %lld bytes (allowed: 1 byte to 1 GiB)", arg, path, (long long)st.st_size);
 	s->size = (uint64_t)st.st_size;
 	snprintf(s->path, sizeof(s->path), "%s", path);
 }
 
-int scratch_file(const char *dir, char *path, size_t len, struct err *e)
+int tmpfile_in(const char *dir, char *path, size_t len)
 {
 	int fd;
 
+	/* O_TMPFILE (Linux 3.11; ext2/3/4, xfs, btrfs, tmpfs, ...): a regular file with no name at
+	 * all, so there is nothing to unlink and no name by which anything else could be reached. */
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		snprintf(path, len, "%s/(O_TMPFILE, no name)", dir);
+		return fd;
+	}
+	/* EOPNOTSUPP: this file system has no O_TMPFILE; EISDIR: a kernel before 3.11, which
+	 * ignores the flag's __O_TMPFILE bit and finds a directory opened for writing */
+	if (errno != EOPNOTSUPP && errno != EISDIR)
+		return -1;
+	/* mkostemp opens with O_CREAT|O_EXCL: it never opens an existing file, nor follows a
+	 * symbolic link in the last component, so the new name can only be a new file */
 	snprintf(path, len, "%s/copybench-XXXXXX", dir);
 	fd = mkostemp(path, O_CLOEXEC);
-	if (fd < 0) {
-		err_set(e, "--dir: cannot create a file in '%s': %s", dir, strerror(errno));
+	if (fd < 0)
 		return -1;
+	/* Unlink the name only while it still names our inode: between mkostemp and unlink another
+	 * process allowed to write the directory could have renamed its file onto the name. (A window
+	 * remains between this fstatat and the unlink; O_TMPFILE above has none.) */
+	{
+		struct stat mine, named;
+		if (fstat(fd, &mine) == 0 && fstatat(AT_FDCWD, path, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    mine.st_dev == named.st_dev && mine.st_ino == named.st_ino)
+			unlink(path); /* gone when we exit, whatever happens */
 	}
-	unlink(path); /* gone when we exit, whatever happens */
+	return fd;
+}
+
+int scratch_file(const char *dir, char *path, size_t len, struct err *e)
+{
+	int fd = tmpfile_in(dir, path, len);
+
+	if (fd < 0)
+		err_set(e, "--dir: cannot create a file in '%s': %s", dir, strerror(errno));
 	return fd;
 }
 

@@ -1,0 +1,110 @@
+/* `copy --dst`: open the destination without destroying anything, decide on the open file,
+ * then truncate (see dstfile.h).
+ *
+ * The old code opened --dst with O_TRUNC: open(2) truncates before returning, so
+ * `--src F --dst F` emptied F before anything could compare the two. The order here:
+ *   1. stat() the name: refuse what exists and is not a regular file without opening it;
+ *   2. open() with O_CREAT but no O_TRUNC, which changes neither the bytes nor the mtime of an
+ *      existing file;
+ *   3. fstat() the fd and compare (st_dev, st_ino) with the source's fd: an inode is identified
+ *      by that pair however it is named (another path, `..`, a hard link, a symbolic link,
+ *      /proc/PID/fd/N, a bind mount: a bind mount shares the superblock, so st_dev is equal);
+ *   4. ftruncate(fd, 0): the fd pins the inode checked in 3, so a rename or symlink swap after
+ *      step 2 cannot redirect the truncation to another file. */
+#include "dstfile.h"
+#include "args.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+static const char *kind_of(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR: return "a directory";
+	case S_IFIFO: return "a FIFO";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFSOCK: return "a socket";
+	default: return "not a regular file";
+	}
+}
+
+static bool same_inode(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Refuses (exit 2) a destination that is the source or where our own output goes. */
+static void check_identity(const char *arg, const char *path, const struct stat *st, const struct srcfile *src,
+			   const char *src_arg)
+{
+	static const char *const stream_names[] = { NULL, "standard output (the record)", "standard error" };
+	struct stat other;
+
+	if (!S_ISREG(st->st_mode))
+		die_usage("%s: '%s' exists and is %s (allowed: a regular file, or a path that does not exist)", arg,
+			  path, kind_of(st->st_mode));
+	if (src && src->fd >= 0 && fstat(src->fd, &other) == 0 && same_inode(st, &other)) {
+		if (src->generated)
+			die_usage("%s: '%s' is the same file as the generated source '%s' (device %u:%u, inode %llu); "
+				  "refusing to overwrite the source", arg, path, src->path, major(st->st_dev),
+				  minor(st->st_dev), (unsigned long long)st->st_ino);
+		die_usage("%s: '%s' is the same file as %s '%s' (device %u:%u, inode %llu); refusing to overwrite "
+			  "the source", arg, path, src_arg, src->path, major(st->st_dev), minor(st->st_dev),
+			  (unsigned long long)st->st_ino);
+	}
+	/* copy data written into the file stdout goes to would be mixed with the JSON record */
+	for (int fd = 1; fd <= 2; fd++)
+		if (fstat(fd, &other) == 0 && S_ISREG(other.st_mode) && same_inode(st, &other))
+			die_usage("%s: '%s' is the file %s goes to; refusing to overwrite it", arg, path,
+				  stream_names[fd]);
+}
+
+int dstfile_open(const char *arg, const char *path, const struct srcfile *src, const char *src_arg,
+		 struct err *e)
+{
+	struct stat st;
+	int fd, fl;
+
+	/* 1. Opening a FIFO, device or socket is not harmless (a FIFO's open may wait for a peer,
+	 * a device's open runs its driver), so what exists and is not regular is refused unopened.
+	 * stat() follows symbolic links, as the open below does. */
+	if (stat(path, &st) == 0)
+		check_identity(arg, path, &st, src, src_arg);
+	/* 2. No O_TRUNC. O_NONBLOCK: if a FIFO replaces the name after the stat, the open does not
+	 * wait for a peer (O_RDWR on a FIFO does not block on Linux anyway); O_NOCTTY: a terminal
+	 * swapped in does not become our controlling terminal. */
+	fd = open(path, O_RDWR | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		if (errno == EISDIR) /* a directory that appeared after the stat */
+			die_usage("%s: '%s' is a directory (allowed: a regular file, or a path that does not exist)",
+				  arg, path);
+		err_set(e, "%s: cannot open '%s': %s", arg, path, strerror(errno));
+		return -1;
+	}
+	/* 3. The decision is taken on the open file: whatever the name points to now, fd is the
+	 * inode that ftruncate and the copy will write. */
+	if (fstat(fd, &st)) {
+		err_set(e, "%s: fstat '%s': %s", arg, path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	check_identity(arg, path, &st, src, src_arg);
+	/* O_NONBLOCK was for the open only: the methods write with the flags they always had */
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK)) {
+		err_set(e, "%s: fcntl '%s': %s", arg, path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	/* 4. Only now is the file ours to empty: each pass rewrites it from offset 0 and the check
+	 * at the end reads it back, so nothing of an older, longer content may remain. */
+	if (ftruncate(fd, 0)) {
+		err_set(e, "%s: truncate '%s': %s", arg, path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
