@@ -33,6 +33,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cache", type=Path, metavar="DIR",
                    help=f"where to keep fetched trees and builds (default: "
                    f"${fetch.CACHE_ENV}, else build/originals)")
+    p.add_argument("--pins", type=Path, metavar="FILE", default=sources.SOURCES_TSV,
+                   help="pin table (id, repository, commit, tree; default: "
+                   "runner/originals/sources.tsv)")
 
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
@@ -71,7 +74,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
 
 def _fetch(ids: list[str], args: argparse.Namespace) -> list[fetch.Fetched]:
     return [fetch.fetch(s, archives=args.archives, cache=args.cache)
-            for s in sources.select(ids)]
+            for s in sources.select(ids, sources.load(args.pins))]
 
 
 def ensure_built(fetched: fetch.Fetched) -> dict[str, object]:

@@ -218,7 +218,7 @@ def run_trial(prog: Program, bin_dir: Path, transport: str = "loopback",
             outs = [(tmpd / f"client{i}.out").read_text(errors="replace")
                     for i in range(len(clients))]
             s_out = (tmpd / "server.out").read_text(errors="replace")
-            rec["output"] = {"client": outs[0][-4000:], "server_tail": s_out[-2000:],
+            rec["output"] = {"clients": [o[-16000:] for o in outs], "server": s_out[-16000:],
                              "client_stderr": proc.tail(tmpd / "client0.err", 5),
                              "server_stderr": proc.tail(tmpd / "server.err", 5)}
             if timed_out:
