@@ -332,3 +332,39 @@ def test_cli_run_writes_a_record(built: dict[str, dict[str, object]], tmp_path: 
     assert rec["method"] == "S3:zero-copy" and rec["status"] == "ok"
     assert rec["source"]["tree"] == sources.load()["S3"].tree
     assert rec["build"]["flags"] == built["S3"]["build"]["flags"]
+
+
+def test_sigkilled_runner_leaves_nothing_behind(built: dict[str, dict[str, object]]) -> None:
+    """SIGKILL the runner in the middle of a window: the parent-death signal and the reaper
+    remove their processes and the namespaces."""
+    _need_root()
+    import signal
+    import time
+    who = run_as()
+    before = _listening_here()
+    cache = Path(built["S1"]["fetched"].dir).parent.parent
+    e = {k: v for k, v in os.environ.items() if not k.startswith("COPYBENCH_ORIGINALS")}
+    e["PYTHONPATH"] = str(ROOT)
+    p = subprocess.Popen([sys.executable, "-m", "runner.originals", "run", "--method",
+                          "S1:two-copy", "--transport", "veth", "--duration", "30",
+                          "--cache", str(cache)], cwd=str(ROOT), env=e,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while len(execute.processes_of(who.uid)) < 2:  # server and client both running
+            assert p.poll() is None and time.monotonic() < deadline, "run did not start"
+            time.sleep(0.05)
+        assert leftovers(p.pid)
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait()
+        deadline = time.monotonic() + 15
+        while (execute.processes_of(who.uid) or leftovers(p.pid)) and \
+                time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert execute.processes_of(who.uid) == []
+        assert leftovers(p.pid) == []
+        assert _listening_here() == before
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
