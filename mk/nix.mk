@@ -19,20 +19,20 @@ endif
 # make verify [RUN=data/raw/<run-id>]: hashes (SHA256SUMS) + schema of every record;
 # default: the committed reference run.
 verify: setup
-	@$(PY) -m runner.verify verify "$(RUN)"
+	@$(PY) -m rundir verify "$(RUN)"
 
 # make seal RUN=data/raw/<run-id>: write RUN/SHA256SUMS over every file of the run.
 seal: setup
-	@$(PY) -m runner.verify seal "$(RUN)"
+	@$(PY) -m rundir seal "$(RUN)"
 
 # make pack RUN=data/raw/<run-id>: before committing a finished run: verify it, gzip its
 # trials.jsonl to trials.jsonl.gz (reproducibly), re-seal. Packed runs verify and analyse
 # the same way; they cannot be resumed.
 pack: setup
-	@$(PY) -m runner.verify pack "$(RUN)"
+	@$(PY) -m rundir pack "$(RUN)"
 
 # Flake parse/lock/attribute checks (skipped with a printed reason where Nix is missing),
-# CITATION.cff validation, and runner.verify on generated runs.
+# CITATION.cff validation, and rundir (seal/verify/pack) on generated runs.
 test-packaging: setup
 	$(PY) -m pytest -q -rs $(wildcard tests/test_packaging*.py tests/test_verify*.py)
 

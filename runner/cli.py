@@ -177,7 +177,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         "wall_s": round(outcome.wall_s, 1), "pid": os.getpid(),
         "trials": dict(outcome.counts), "complete": outcome.complete,
         "interrupted": outcome.interrupted})
-    from runner import records
+    from rundir import records
     recs = list(records.read(run_dir / records.TRIALS))
     if outcome.complete:
         con = Console(stderr=True)  # the summary is printed even with --no-progress
@@ -185,7 +185,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             con = Console(stderr=True, width=140)
         con.print(summary_table(plan.cells, recs))
         try:
-            from runner.verify import seal
+            from rundir.verify import seal
             seal(run_dir)
         except ImportError:
             pass

@@ -29,7 +29,7 @@ from runner.placement import Cpus, cpus_for
 from runner.plan import Cell, Trial
 from runner.proc import Janitor, kill, spawn, stop, tail, wait_for_line
 from runner.profile import FILE_SEND_METHODS
-from runner.records import SCHEMA_VERSION
+from rundir.records import SCHEMA_VERSION
 from runner.topology import Topology
 
 SINK_READY_S = 10.0

@@ -1,87 +1,21 @@
 """CPU profiles: ``perf record -e cpu-clock -g`` around a trial, reduced to symbol shares.
 
 The reduction keeps, for every symbol, its number of samples and its share of all samples
-(self time, ``--no-children``), marks kernel symbols, and sums kernel symbols into groups
-(``copy`` = the routines that move bytes: ``*copy_user*``, ``rep_movs*``, ``_copy_to_iter``,
-``_copy_from_iter``, ``skb_copy_datagram_iter``, ``*memcpy*`` (e.g. ``__pi_memcpy``),
-``skb_copy_ubufs`` (zero-copy pages copied on local delivery)...). User-space ``memcpy``/
-``memmove`` (the ``send`` method's gather copy) is its own group, ``user_copy``. The raw
-``perf.data`` is deleted after the reduction; only the small JSON is kept.
+(self time, ``--no-children``), marks kernel symbols, and sums kernel symbols into the groups
+that the run-directory format defines (:mod:`rundir.perf`). The raw ``perf.data`` is deleted
+after the reduction; only the small JSON is kept.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import shutil
 import subprocess
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
-PERF_RECORD = ["perf", "record", "-q", "-a", "-g", "-e", "cpu-clock", "-F", "1999"]
+from rundir.perf import KERNEL_GROUPS, SAMPLE_HZ, Reduction, Symbol, group_of
 
-# kernel symbol groups; a symbol counts in the first group it matches
-KERNEL_GROUPS: dict[str, tuple[str, ...]] = {
-    "copy": ("*copy_user*", "rep_movs*", "_copy_to_iter", "_copy_from_iter",
-             "skb_copy_datagram_iter", "memcpy*", "*memcpy*", "*memmove*",
-             "copy_page", "copy_mc_*", "*copy_to_user*", "*copy_from_user*",
-             "_copy_to_user", "_copy_from_user", "copyin", "copyout",
-             # the copy of MSG_ZEROCOPY pages when an skb is delivered locally, and the
-             # iov_iter page-copy entry points
-             "skb_copy_ubufs", "skb_copy_bits", "copy_page_to_iter", "copy_page_from_iter",
-             "copy_folio_to_iter", "copy_folio_from_iter*"),
-    "checksum": ("*csum*", "*checksum*"),
-    "zerocopy": ("*zerocopy*", "*msg_zerocopy*", "*zcopy*", "__zerocopy_sg_from_iter",
-                 "io_send_zc*", "io_notif*", "sock_zerocopy*", "skb_zerocopy*"),
-    "pages": ("*get_user_pages*", "*pin_user_pages*", "*gup_*", "__alloc_pages*",
-              "*free_pages*", "*page_frag*", "*folio*", "*rmqueue*", "*free_unref*",
-              "clear_page*", "*page_cache*", "filemap_*"),
-    "splice_pipe": ("*splice*", "*pipe*", "*vmsplice*", "*sendfile*"),
-    "tcp_ip": ("tcp_*", "__tcp_*", "ip_*", "__ip_*", "ipv4_*", "udp_*", "__udp_*",
-               "*skb*", "sock_*", "sk_*", "__sk_*", "inet_*", "__dev_*", "dev_*",
-               "net_rx*", "__netif*", "netif_*", "veth_*", "loopback_*", "napi_*",
-               "__napi*", "process_backlog", "*nf_hook*", "fib_*"),
-    "locking": ("*spin_lock*", "*spin_unlock*", "_raw_*", "*mutex*", "*rwsem*"),
-    "scheduler": ("schedule*", "__schedule", "*switch_to*", "finish_task_switch*",
-                  "*try_to_wake_up*", "*enqueue_*", "*dequeue_*", "pick_next*",
-                  "update_curr*", "*wake_up*"),
-    "syscall_entry": ("entry_SYSCALL*", "do_syscall_64", "syscall_*", "__x64_sys_*",
-                      "*exit_to_user_mode*", "syscall_exit*"),
-    "idle": ("*idle*", "*halt*", "mwait*", "poll_idle"),
-}
-USER_COPY = ("memcpy*", "__memcpy*", "memmove*", "__memmove*", "*memcpy_avx*", "*memmove_avx*")
-
-
-@dataclass
-class Symbol:
-    symbol: str
-    kernel: bool
-    samples: int
-    share: float  # of all samples
-
-
-@dataclass
-class Reduction:
-    samples: int
-    kernel_share: float
-    groups: dict[str, float]  # share of all samples per group (kernel symbols)
-    user_copy_share: float
-    symbols: list[Symbol] = field(default_factory=list)
-    by_comm: dict[str, float] = field(default_factory=dict)
-    event: str = "cpu-clock"
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def group_of(symbol: str, kernel: bool) -> str | None:
-    if not kernel:
-        return "user_copy" if any(fnmatch.fnmatchcase(symbol, p) for p in USER_COPY) else None
-    for name, patterns in KERNEL_GROUPS.items():
-        if any(fnmatch.fnmatchcase(symbol, p) for p in patterns):
-            return name
-    return "other_kernel"
+PERF_RECORD = ["perf", "record", "-q", "-a", "-g", "-e", "cpu-clock", "-F", str(SAMPLE_HZ)]
 
 
 def parse_report(text: str) -> list[tuple[int, str, str]]:

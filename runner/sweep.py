@@ -8,7 +8,7 @@ Run directory (``data/raw/<run-id>/``)::
     trials.jsonl     one record per trial, appended and fsync'd as each ends
     perf/*.json      reduced CPU profiles of the profiled trials
     sessions.json    start/end/outcome of each invocation (a run may take several)
-    SHA256SUMS       written when the sweep completes (runner.verify.seal)
+    SHA256SUMS       written when the sweep completes (rundir.verify.seal)
 
 Resume: the records already in ``trials.jsonl`` are skipped; the rest of the plan runs in the
 same order. Adaptive rounds are re-derived from the records, so an interrupted run resumed
@@ -30,7 +30,7 @@ from typing import Any
 
 from runner import manifest as manifest_mod
 from runner import plan as plan_mod
-from runner import records
+from rundir import records
 from runner.adaptive import decide, metric
 from runner.errors import RunnerError, UsageError
 from runner.execute import Context, run_trial

@@ -1,4 +1,4 @@
-"""runner.compare on synthetic runs with a planted truth, and the `make compare` command's
+"""analysis.compare on synthetic runs with a planted truth, and the `make compare` command's
 handling of bad input. The report on a real pair (reference run, smoke run) is checked by
 tests/test_compare_report.py, which `make test-book` runs after `make compare`."""
 
@@ -16,9 +16,9 @@ sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 
 import make_synthetic_run  # noqa: E402
 
-from runner import analysis as A  # noqa: E402
-from runner import analysis_claims as C  # noqa: E402
-from runner import compare as K  # noqa: E402
+from analysis import run as A  # noqa: E402
+from analysis import claims as C  # noqa: E402
+from analysis import compare as K  # noqa: E402
 
 SPEEDUP = 2.0
 #: the one configuration whose shape changes in the "reviewer's" run: half the reference
@@ -139,7 +139,7 @@ def test_machine_facts_mark_differences(runs: tuple[A.Run, A.Run, A.Run]) -> Non
 
 
 def _cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "runner.compare_report", *args], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "analysis.compare_report", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=120)
 
 

@@ -11,7 +11,7 @@ import nbformat
 import pandas as pd
 import pytest
 
-from runner import compare as K
+from analysis import compare as K
 
 AGREEMENTS = {K.BOTH_HOLD, K.BOTH_REFUTED, K.SAME_VERDICT, K.ONE_SIDE, K.NEITHER, K.DISAGREE}
 VERDICTS = {K.FASTER, K.SLOWER, K.SAME, K.INCONCLUSIVE}

@@ -29,7 +29,7 @@ def _records(run_dir: Path) -> list[dict[str, Any]]:
 
 def _verify(run_dir: Path) -> None:
     try:
-        from runner.verify import verify
+        from rundir.verify import verify
     except ImportError:
         return
     report = verify(run_dir)

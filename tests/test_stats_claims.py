@@ -15,8 +15,8 @@ sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 
 import make_synthetic_run  # noqa: E402
 
-from runner import analysis as A  # noqa: E402
-from runner import analysis_claims as C  # noqa: E402
+from analysis import run as A  # noqa: E402
+from analysis import claims as C  # noqa: E402
 
 VERDICTS = {C.HOLDS, C.REFUTED, C.INCONCLUSIVE, C.NOT_TESTABLE}
 

@@ -1,4 +1,4 @@
-"""runner.verify: sealing a run, verifying it, and the trial/manifest schemas.
+"""rundir.verify: sealing a run, verifying it, and the trial/manifest schemas.
 
 The run directories here are made by the test (records shaped like src/README.md's record
 plus the runner's fields), so these tests need no benchmark run.
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from runner import verify as v
+from rundir import verify as v
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN_ID = "20260101T000000Z-test"
@@ -227,7 +227,7 @@ def test_missing_run_dir_is_usage_error(tmp_path: Path) -> None:
 # --- command line -----------------------------------------------------------------------
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "runner.verify", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "rundir", *args], cwd=ROOT,
                           capture_output=True, text=True)
 
 

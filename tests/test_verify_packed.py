@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from runner import records
-from runner import verify as v
+from rundir import records
+from rundir import verify as v
 from test_verify import make_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,7 +63,7 @@ def test_pack_refuses_a_run_that_does_not_verify(tmp_path: Path) -> None:
 def test_pack_twice_is_a_usage_error(packed: Path) -> None:
     with pytest.raises(v.UsageError, match="already packed"):
         v.pack(packed)
-    p = subprocess.run([sys.executable, "-m", "runner.verify", "pack", str(packed)], cwd=ROOT,
+    p = subprocess.run([sys.executable, "-m", "rundir", "pack", str(packed)], cwd=ROOT,
                        capture_output=True, text=True)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
 
@@ -100,7 +100,7 @@ def test_both_plain_and_packed_records_is_a_problem(packed: Path) -> None:
 
 
 def test_packed_run_analyses_like_the_plain_one(tmp_path: Path) -> None:
-    from runner import analysis as A
+    from analysis import run as A
     plain = make_run(tmp_path / "plain")
     v.seal(plain)
     packed = tmp_path / "packed"

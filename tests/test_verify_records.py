@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from runner import verify as v
+from rundir import verify as v
 
 ROOT = Path(__file__).resolve().parents[1]
 BINARY = ROOT / "src" / "build" / "copybench"

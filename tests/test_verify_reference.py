@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import committed_reference_run
-from runner import verify as v
+from rundir import verify as v
 
 ROOT = Path(__file__).resolve().parents[1]
 #: keep the repository lean: the packed reference run must stay well under this

@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # Your run against the reference run
 #
@@ -31,24 +39,24 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 
-from runner import analysis as A
-from runner import analysis_claims as C
-from runner import analysis_plots as P
-from runner import compare as K
+from analysis import run as A
+from analysis import claims as C
+from analysis import plots as P
+from analysis import compare as K
+from analysis.output import note, show_table
 
 P.setup()
 run = A.load_run(run_dir)
 ref = A.load_run(ref_dir)
-A.note(f"run **{run.run_id}** ({run.path}) against reference **{ref.run_id}** ({ref.path}); "
+note(f"run **{run.run_id}** ({run.path}) against reference **{ref.run_id}** ({ref.path}); "
        f"threshold t = {threshold:g}")
 
 # %% [markdown]
 # ## The two machines
 
 # %% tags=["remove-input"]
-A.show_table(K.machines(run, ref))
+show_table(K.machines(run, ref))
 
 # %% [markdown]
 # ## Which configurations both runs measured
@@ -57,10 +65,10 @@ A.show_table(K.machines(run, ref))
 # of the reference's `paper` profile.
 
 # %% tags=["remove-input"]
-A.show_table(K.unmatched(run, ref))
+show_table(K.unmatched(run, ref))
 cells = K.compare_cells(run, ref, threshold=threshold)
 if cells.empty:
-    A.note("The runs share no configuration: nothing to compare cell by cell.")
+    note("The runs share no configuration: nothing to compare cell by cell.")
 
 # %% [markdown]
 # ## Verdicts per scenario
@@ -70,10 +78,10 @@ if cells.empty:
 
 # %% tags=["remove-input"]
 if not cells.empty:
-    A.show_table(cells.groupby("metric", as_index=False).agg(
+    show_table(cells.groupby("metric", as_index=False).agg(
         **{"machine factor (run / reference, > 1 faster)": ("machine_factor", "first"),
            "cells": ("configuration", "size")}))
-    A.show_table(K.verdict_counts(cells))
+    show_table(K.verdict_counts(cells))
 
 # %% [markdown]
 # ## Every matched cell
@@ -122,16 +130,16 @@ if not cells.empty:
     cols = ["scenario", "configuration", "metric", "median_ref", "median_run", "speed_ratio",
             "lo", "hi", "machine_factor", "shape_ratio", "shape_verdict"]
     if shape.empty:
-        A.note("No cell differs beyond the threshold once the machine factor is divided out.")
+        note("No cell differs beyond the threshold once the machine factor is divided out.")
     else:
-        A.show_table(shape[cols])
+        show_table(shape[cols])
 
 # %% [markdown]
 # ### All matched cells
 
 # %% tags=["remove-input"]
 if not cells.empty:
-    A.show_table(cells[["scenario", "configuration", "metric", "n_ref", "n_run", "median_ref",
+    show_table(cells[["scenario", "configuration", "metric", "n_ref", "n_run", "median_ref",
                         "median_run", "speed_ratio", "lo", "hi", "verdict", "shape_verdict"]])
 
 # %% [markdown]
@@ -143,11 +151,11 @@ if not cells.empty:
 
 # %% tags=["remove-input"]
 claims = K.compare_claims(C.evaluate(run), C.evaluate(ref))
-A.show_table(claims[["claim", "statement", "reference", "reference estimate", "run",
+show_table(claims[["claim", "statement", "reference", "reference estimate", "run",
                      "run estimate", "agreement"]])
 both = claims.loc[claims["agreement"] == K.BOTH_HOLD, "claim"].tolist()
-A.note("Claims that hold on both machines: " + (", ".join(both) if both else "none") + ".")
-A.show_table(claims[["claim", "reference configuration", "run configuration"]])
+note("Claims that hold on both machines: " + (", ".join(both) if both else "none") + ".")
+show_table(claims[["claim", "reference configuration", "run configuration"]])
 
 # %% tags=["remove-input"]
 if out_dir:

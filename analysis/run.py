@@ -1,12 +1,12 @@
 """Load a run directory (``trials.jsonl``, ``manifest.json``, ``plan.json``, CPU profile
-reductions) into tidy pandas tables for the notebooks. I/O and tidying only: the
-statistics live in :mod:`runner.stats`, figures in :mod:`runner.analysis_plots`.
+reductions) into tidy pandas tables for the notebooks, and select and summarise cells.
+Loading and tidying only: the statistics live in :mod:`analysis.stats`, profiles in
+:mod:`analysis.profiles`, figures in :mod:`analysis.plots`, formatting in :mod:`analysis.fmt`.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -14,8 +14,9 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from runner import records
-from runner import stats as S
+from analysis import stats as S
+from analysis.profiles import Profiles, load_profiles, read_json
+from rundir import records
 
 MESSAGE_METHODS = ("send", "sendmsg", "zerocopy", "uring-zc", "vmsplice")
 FILE_METHODS = ("read-write", "mmap-write", "sendfile", "splice", "splice2", "copy_file_range")
@@ -28,58 +29,6 @@ HW_COUNTERS = ("cycles", "instructions", "cache_references", "cache_misses",
                "l1d_load_misses", "llc_load_misses")
 FACTORS = ("kind", "scenario", "command", "method", "mode", "protocol", "transport",
            "placement", "size", "threads", "cache")
-
-
-def glue_text(name: str, text: str) -> None:
-    """``myst_nb.glue`` a string for the book's prose (without displaying it here).
-
-    Its ``text/plain`` form is the string's repr; myst-nb's ``{glue:text}`` evaluates that
-    literal back to the exact string (so "5,705" stays text, not a tuple). Reference it from
-    another page as ``{glue:text}`path/to/notebook.ipynb::key:s```."""
-    from myst_nb import glue
-
-    # pasted as plain text: markup such as `code` would show literally
-    glue(name, str(text).replace("`", ""), display=False)
-
-
-# ---------------------------------------------------------------------------- formatting
-
-def fmt_size(n: float | int | None) -> str:
-    if n is None or (isinstance(n, float) and not math.isfinite(n)):
-        return "n/a"
-    n = float(n)
-    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= f:
-            v = n / f
-            return f"{v:.0f} {unit}" if abs(v - round(v)) < 0.05 else f"{v:.1f} {unit}"
-    return f"{n:.0f} B"
-
-
-def fmt_num(x: float | None, digits: int = 3) -> str:
-    if x is None or not math.isfinite(x):
-        return "n/a"
-    if x == 0:
-        return "0"
-    mag = math.floor(math.log10(abs(x)))
-    decimals = max(0, digits - 1 - mag)
-    return f"{x:,.{decimals}f}"
-
-
-def fmt_est(e: S.Estimate, unit: str = "", digits: int = 3) -> str:
-    """``12.3 Gbit/s (95% CI 11.9-12.8, n=5)``."""
-    u = f" {unit}" if unit else ""
-    if not math.isfinite(e.value):
-        return "n/a"
-    if not (math.isfinite(e.lo) and math.isfinite(e.hi)):
-        return f"{fmt_num(e.value, digits)}{u} (no CI, n={e.n})"
-    return (f"{fmt_num(e.value, digits)}{u} (95% CI {fmt_num(e.lo, digits)}–"
-            f"{fmt_num(e.hi, digits)}, n={e.n})")
-
-
-def fmt_pct(x: float | None, digits: int = 1) -> str:
-    if x is None or not math.isfinite(x):
-        return "n/a"
-    return f"{100 * x:.{digits}f} %"
 
 
 # ---------------------------------------------------------------------------- loading
@@ -209,111 +158,12 @@ def load_run(run_dir: str | Path) -> Run:
     if df.empty:
         df = pd.DataFrame(columns=list(tidy_record({}).keys()))
     df = _derive(df)
-    manifest = _read_json(path / "manifest.json") or {}
-    plan = _read_json(path / "plan.json")
+    manifest = read_json(path / "manifest.json") or {}
+    plan = read_json(path / "plan.json")
     notes: list[str] = []
     if not manifest:
         notes.append("manifest.json missing or empty")
     return Run(path, df, manifest, plan, load_profiles(path, df), notes)
-
-
-def _read_json(p: Path) -> Any:
-    if not p.is_file():
-        return None
-    return json.loads(p.read_text() or "null")
-
-
-# ---------------------------------------------------------------------------- profiles
-
-#: Fallback classification of copy routines when runner.perfprof is not importable.
-COPY_ROUTINE_PATTERNS = (
-    r"copy_user", r"copy_to_user", r"copy_from_user", r"rep_movs", r"_copy_(to|from)_iter",
-    r"skb_copy_datagram_iter", r"copyin", r"copyout", r"memcpy", r"memmove", r"copy_page$",
-    r"copy_mc_",
-)
-#: Kernel copy routines the runner's groups do not list (newer kernels' position-independent
-#: aliases of memcpy/memmove).
-EXTRA_COPY_SYMBOLS = (r"^__pi_memcpy", r"^__pi_memmove")
-
-
-def _is_copy_routine(symbol: str, kernel: bool = True) -> bool:
-    import re
-
-    if kernel and any(re.search(p, symbol or "") for p in EXTRA_COPY_SYMBOLS):
-        return True
-    try:
-        from runner.perfprof import group_of
-    except ImportError:  # the analysis also works on a checkout without the runner
-        return any(re.search(p, symbol or "") for p in COPY_ROUTINE_PATTERNS)
-    return group_of(symbol or "", kernel) in ("copy", "user_copy")
-
-
-def _perf_frequency() -> float:
-    try:
-        from runner.perfprof import PERF_RECORD
-
-        return float(PERF_RECORD[PERF_RECORD.index("-F") + 1])
-    except (ImportError, ValueError, IndexError):
-        return math.nan
-
-
-@dataclass
-class Profiles:
-    """CPU profiles of the profiled trials (``perf record -a -e cpu-clock``, reduced by the
-    runner to symbol shares of *all* samples, idle included): ``summary`` has one row per
-    profiled trial, ``symbols`` one row per (trial, symbol)."""
-
-    summary: pd.DataFrame
-    symbols: pd.DataFrame
-
-    @property
-    def empty(self) -> bool:
-        return self.summary.empty
-
-
-def load_profiles(path: Path, trials: pd.DataFrame) -> Profiles:
-    """Reads ``perf/<trial_id>.json`` (the runner's reductions); the trial id maps the
-    profile to its cell through ``trials.jsonl``."""
-    sum_rows: list[dict[str, Any]] = []
-    sym_rows: list[dict[str, Any]] = []
-    cell_of = dict(zip(trials["trial_id"], trials["cell"])) if not trials.empty else {}
-    d = path / "perf"
-    for f in sorted(d.glob("*.json")) if d.is_dir() else []:
-        o = _read_json(f)
-        if not isinstance(o, dict) or "symbols" not in o:
-            continue
-        tid = f.stem
-        cell = o.get("cell") or cell_of.get(tid) or tid.rsplit("-", 1)[0]
-        groups = o.get("groups") or {}
-        syms = o.get("symbols") or []
-        if syms:  # the reduction keeps every copy-group symbol, so the sum is complete
-            copy = sum(float(x.get("share") or 0.0) for x in syms
-                       if _is_copy_routine(str(x.get("symbol")), bool(x.get("kernel", True))))
-        else:
-            copy = float(groups.get("copy") or 0.0) + float(o.get("user_copy_share") or 0.0)
-        idle = float(groups.get("idle") or 0.0)
-        comm = o.get("by_comm") or {}
-        # the profile is system-wide: other processes' samples are excluded by taking the
-        # copy samples relative to copybench's own (all copy samples attributed to it)
-        own = float(comm.get("copybench") or 0.0)
-        denom = own if own > 0 else (1 - idle)
-        sum_rows.append({"cell": cell, "trial_id": tid, "samples": o.get("samples"),
-                         "kernel_share": o.get("kernel_share"), "copy_share": copy,
-                         "copybench_share": own if own > 0 else math.nan,
-                         "idle_share": idle,
-                         "copy_share_of_busy": min(1.0, copy / denom) if denom > 0 else math.nan,
-                         **{f"group_{k}": v for k, v in groups.items()}})
-        for sym in o.get("symbols") or []:
-            kernel = bool(sym.get("kernel", True))
-            sym_rows.append({"cell": cell, "trial_id": tid, "symbol": sym.get("symbol"),
-                             "kernel": kernel, "share": float(sym.get("share") or 0.0),
-                             "copy_routine": _is_copy_routine(str(sym.get("symbol")), kernel)})
-    summary = pd.DataFrame(sum_rows, columns=None if sum_rows else
-                           ["cell", "trial_id", "samples", "copy_share", "idle_share",
-                            "copy_share_of_busy"])
-    symbols = pd.DataFrame(sym_rows, columns=None if sym_rows else
-                           ["cell", "trial_id", "symbol", "kernel", "share", "copy_routine"])
-    return Profiles(summary, symbols)
 
 
 # ---------------------------------------------------------------------------- manifest
@@ -442,41 +292,6 @@ def distinct(df: pd.DataFrame, col: str) -> list[Any]:
 
 def present_levels(df: pd.DataFrame, factors: Iterable[str]) -> dict[str, list[Any]]:
     return {f: distinct(df, f) for f in factors if f in df}
-
-
-# ---------------------------------------------------------------------------- display
-
-def note(text: str) -> None:
-    """A visible remark in a notebook (e.g. why a figure is absent from this run)."""
-    from IPython.display import Markdown, display
-
-    display(Markdown(f"> **Note.** {text}"))
-
-
-def show_table(df: pd.DataFrame, floatfmt: str = "{:.3g}") -> None:
-    """Display a table without its index, floats in a compact format: HTML for the web
-    book, a Markdown (pipe) table for the PDF (myst-nb prefers text/markdown to text/plain
-    for LaTeX), plain text otherwise."""
-    from IPython.display import display
-
-    if df.empty:
-        note("no rows for this table in this run")
-        return
-    fmt = {c: floatfmt for c in df.columns if pd.api.types.is_float_dtype(df[c])}
-
-    def cell(c: str, v: Any) -> str:
-        if v is None or (isinstance(v, float) and not math.isfinite(v)):
-            return "—"
-        text = fmt[c].format(v) if c in fmt else str(v)
-        return text.replace("|", "\\|").replace("\n", " ").replace("`", "")
-
-    header = "| " + " | ".join(str(c) for c in df.columns) + " |"
-    rule = "|" + "|".join("---" for _ in df.columns) + "|"
-    rows = ["| " + " | ".join(cell(c, v) for c, v in zip(df.columns, r)) + " |"
-            for r in df.itertuples(index=False)]
-    html = df.style.hide(axis="index").format(fmt, na_rep="—").to_html()
-    display({"text/html": html, "text/markdown": "\n".join([header, rule, *rows]),
-             "text/plain": df.to_string(index=False)}, raw=True)
 
 
 def reference(df: pd.DataFrame, transports: Sequence[str] = ("veth", "loopback"),

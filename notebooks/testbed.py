@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # Testbed and run quality
 #
@@ -10,14 +18,13 @@
 run_dir = "../build/smoke-run"
 
 # %% tags=["remove-input"]
-import math
-
 import pandas as pd
 
-from runner import analysis as A
-from runner import analysis_plots as P
-from runner import stats as S
-from runner.analysis import glue_text
+from analysis import run as A
+from analysis import plots as P
+from analysis import stats as S
+from analysis.fmt import fmt_pct
+from analysis.output import glue_text, note, show_table
 
 P.setup()
 run = A.load_run(run_dir)
@@ -61,7 +68,7 @@ ordered = {k: man[k] for k in keys if k in man}
 ordered.update({k: v for k, v in man.items() if k not in ordered and k not in
                 ("python_packages", "run_id")})
 env = pd.DataFrame(A.flatten(ordered), columns=["property", "value"])
-A.show_table(env)
+show_table(env)
 pkgs = man.get("python_packages") or {}
 if isinstance(pkgs, dict) and pkgs:
     glue_text("python_packages", ", ".join(f"{k} {v}" for k, v in sorted(pkgs.items())[:12])
@@ -85,7 +92,7 @@ cpu = man.get("cpu")
 cpu_text = (cpu.get("model") if isinstance(cpu, dict) else None) or man.get("cpu_model") or "unknown"
 ncpu = (cpu.get("count") if isinstance(cpu, dict) else None) or man.get("cpu_count")
 glue_text("cpu", f"{cpu_text}" + (f" ({ncpu} CPUs)" if ncpu else ""))
-A.show_table(pd.DataFrame([
+show_table(pd.DataFrame([
     {"quantity": "memcpy bandwidth (bound drawn in every throughput figure)",
      "value": f"{bw:.1f} Gbit/s" if bw else "not measured"},
     {"quantity": "hardware PMU counters", "value": ("available: " if ok else "absent: ") + why},
@@ -101,9 +108,9 @@ A.show_table(pd.DataFrame([
 # %% tags=["remove-input"]
 counts = (trials.assign(kind=lambda d: d["scenario"])
           .groupby(["scenario", "status"]).size().rename("trials").reset_index())
-A.show_table(counts)
+show_table(counts)
 if len(failed):
-    A.show_table(failed[["trial_id", "method", "size", "status", "error"]].head(20))
+    show_table(failed[["trial_id", "method", "size", "status", "error"]].head(20))
 
 # %% [markdown]
 # ### Drift against run order
@@ -115,7 +122,7 @@ if len(failed):
 # %% tags=["remove-input"]
 metric = "gbit_per_s"
 dr = A.drift_by_scenario(run, metric)
-A.show_table(dr)
+show_table(dr)
 det = dr[dr["drift"] == "detected"] if len(dr) else dr
 glue_text("drift_summary", "no scenario shows drift against run order (Spearman, α = 0.05)"
           if len(dr) and det.empty else
@@ -140,8 +147,8 @@ if len(cells):
     glue_text("outliers", f"{n_out} of {int(cells['n'].sum())} trials "
               f"({n_out / cells['n'].sum():.1%}) lie outside Tukey's fences; none is removed")
     w = cells["ci_half_width_rel"].dropna()
-    glue_text("ci_width_median", A.fmt_pct(w.median()) if len(w) else "n/a")
-    glue_text("ci_width_p90", A.fmt_pct(w.quantile(0.9)) if len(w) else "n/a")
+    glue_text("ci_width_median", fmt_pct(w.median()) if len(w) else "n/a")
+    glue_text("ci_width_p90", fmt_pct(w.quantile(0.9)) if len(w) else "n/a")
     tested = cells["shapiro_p"].dropna()
     glue_text("normal_share", f"{(tested >= S.ALPHA).mean():.0%} of {len(tested)} cells"
               if len(tested) else "no cell (too few trials per cell)")
@@ -152,7 +159,7 @@ if len(cells):
                  outliers=("outliers_low", "sum"))
             .reset_index())
     summ["outliers"] += cells.groupby("scenario")["outliers_high"].sum().values
-    A.show_table(summ)
+    show_table(summ)
     if w.size:
         g = P.sns.displot(cells.dropna(subset=["ci_half_width_rel"]).assign(
             pct=lambda d: 100 * d["ci_half_width_rel"]), x="pct", hue="scenario",
@@ -163,7 +170,7 @@ if len(cells):
 else:
     for k in ("outliers", "ci_width_median", "ci_width_p90", "normal_share", "reps_median"):
         glue_text(k, "n/a (no measured trials)")
-    A.note("no measured trials in this run")
+    note("no measured trials in this run")
 
 # %% tags=["remove-input"]
 # Declared time budgets of the sweep profiles (for the artifact appendix), read from the
@@ -171,7 +178,7 @@ else:
 import tomllib
 from pathlib import Path
 
-prof_dir = Path(A.__file__).resolve().parent / "profiles"
+prof_dir = Path(A.__file__).resolve().parents[1] / "runner" / "profiles"
 for name in ("smoke", "quick", "paper"):
     f = prof_dir / f"{name}.toml"
     if f.is_file():

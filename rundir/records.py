@@ -3,7 +3,7 @@
 Reading tolerates a torn last line (a sweep killed while writing): ``repair`` cuts the file
 back to its last complete line, so a resumed sweep re-runs that trial, exactly once.
 
-A finished run committed to the repository may be *packed* (``python -m runner.verify pack``):
+A finished run committed to the repository may be *packed* (``python -m rundir pack``):
 its ``trials.jsonl`` is then stored gzip-compressed as ``trials.jsonl.gz``. Readers find either
 with :func:`trials_file` and open it with :func:`open_trials`.
 """

@@ -14,7 +14,7 @@ Two machines rarely run at the same speed, so each ratio is also divided by the
 machine factor (the geometric mean of all matched ratios of its metric): a cell that
 differs *after* that division is one whose shape, not just its scale, changed.
 
-Claims: every claim is evaluated on both runs by :mod:`runner.analysis_claims` and the
+Claims: every claim is evaluated on both runs by :mod:`analysis.claims` and the
 verdicts are set side by side.
 """
 
@@ -26,9 +26,10 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from runner import analysis_claims as C
-from runner import stats as S
-from runner.analysis import Run, fmt_size, memcpy_gbit
+from analysis import claims as C
+from analysis import stats as S
+from analysis.fmt import fmt_size
+from analysis.run import Run, memcpy_gbit
 
 #: Factors that identify the same configuration in two runs.
 KEY = ("kind", "scenario", "command", "method", "mode", "protocol", "transport", "placement",

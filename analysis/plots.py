@@ -12,7 +12,7 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
-from runner.analysis import fmt_size  # noqa: E402
+from analysis.fmt import fmt_size  # noqa: E402
 
 N_BOOT = 1000
 SEED = 0
@@ -99,7 +99,7 @@ def show(g: Any) -> None:
 def estimates(df: pd.DataFrame, x: str, y: str, lo: str, hi: str, hue: str, xlabel: str,
               ylabel: str, col: str | None = None, logx: bool = True, logy: bool = False,
               ref: float | None = None, title: str | None = None) -> sns.FacetGrid:
-    """Precomputed estimates with their CIs (e.g. bootstrap ratios from runner.stats) as
+    """Precomputed estimates with their CIs (e.g. bootstrap ratios from analysis.stats) as
     points with error bars, one series per hue."""
     g = sns.FacetGrid(df, col=col, hue=hue, height=3.2, aspect=1.25, sharey=False)
 

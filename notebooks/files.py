@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # File methods
 #
@@ -12,10 +20,11 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 import pandas as pd
 
-from runner import analysis as A
-from runner import analysis_plots as P
-from runner import stats as S
-from runner.analysis import fmt_size, glue_text
+from analysis import run as A
+from analysis import plots as P
+from analysis import stats as S
+from analysis.fmt import fmt_est, fmt_size
+from analysis.output import glue_text, note, show_table
 
 P.setup()
 run = A.load_run(run_dir)
@@ -25,7 +34,7 @@ fm = m[m["scenario"].isin(["file→socket", "file→file"])].copy()
 fm["file size"] = fm["size"].map(fmt_size)
 fm["cache"] = fm["cache"].fillna("n/a")
 if fm.empty:
-    A.note("This run has no file-method cells.")
+    note("This run has no file-method cells.")
 
 # %% [markdown]
 # ## File → socket
@@ -40,7 +49,7 @@ if len(fs):
                title=f"file → socket ({t_ref}, {p_ref})")
     P.show(g)
 else:
-    A.note("No file → socket cells in this run.")
+    note("No file → socket cells in this run.")
 
 # %% [markdown]
 # ## File → file
@@ -52,7 +61,7 @@ if len(ff):
                col="file size", order=A.method_order(ff), bound=bw, title="file → file")
     P.show(g)
 else:
-    A.note("No file → file cells in this run.")
+    note("No file → file cells in this run.")
 
 # %% [markdown]
 # ## Each method against `read-write` (Holm family per path, size and cache state)
@@ -69,7 +78,7 @@ for (scen, size, cache), g in fm.groupby(["scenario", "size", "cache"]):
                      "ratio vs read-write": c.ratio.value, "CI low": c.ratio.lo,
                      "CI high": c.ratio.hi, "p (Holm)": c.p_holm, "decision": c.direction})
 cmp_tab = pd.DataFrame(rows)
-A.show_table(cmp_tab)
+show_table(cmp_tab)
 
 # %% tags=["remove-input"]
 def best_text(d: pd.DataFrame) -> str:
@@ -81,7 +90,7 @@ def best_text(d: pd.DataFrame) -> str:
         "median", ascending=False)
     top = tab.iloc[0]
     return (f"`{top['method']}` ({fmt_size(s)}, warm): "
-            + A.fmt_est(S.Estimate(top["median"], top["lo"], top["hi"], int(top["n"])), "Gbit/s"))
+            + fmt_est(S.Estimate(top["median"], top["lo"], top["hi"], int(top["n"])), "Gbit/s"))
 
 glue_text("file_best_socket", best_text(fs))
 glue_text("file_best_file", best_text(ff))
@@ -96,7 +105,7 @@ if ratios:
     tab = pd.DataFrame([{"path": a, "method": b, "file size": fmt_size(c),
                          "cold / warm": e.value, "CI low": e.lo, "CI high": e.hi}
                         for a, b, c, e in ratios])
-    A.show_table(tab)
+    show_table(tab)
     lo, hi = tab["cold / warm"].min(), tab["cold / warm"].max()
     glue_text("file_cold_vs_warm", f"a throughput ratio (cold / warm, of medians) between "
               f"{lo:.2f} and {hi:.2f} over the {len(tab)} path/method/size cells measured "

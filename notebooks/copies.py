@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # Where the copies happen: profiles
 #
@@ -20,10 +28,11 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 import pandas as pd
 
-from runner import analysis as A
-from runner import analysis_claims as C
-from runner import analysis_plots as P
-from runner.analysis import fmt_size, glue_text
+from analysis import run as A
+from analysis import claims as C
+from analysis import plots as P
+from analysis.fmt import fmt_size
+from analysis.output import glue_text, note, show_table
 
 P.setup()
 run = A.load_run(run_dir)
@@ -48,9 +57,9 @@ if not prof.empty:
     top = (prof.symbols.groupby(["symbol", "kernel", "copy_routine"])["share"].mean()
            .sort_values(ascending=False).head(15).rename("mean share of all samples")
            .reset_index())
-    A.show_table(top)
+    show_table(top)
 else:
-    A.note("This run has no perf CPU profiles (perf unavailable, or no profiled cells).")
+    note("This run has no perf CPU profiles (perf unavailable, or no profiled cells).")
 
 # %% [markdown]
 # ## Measured CPU copies per byte against the textbook table (claim C15)
@@ -65,7 +74,7 @@ book = pd.DataFrame([{"method": k, "textbook CPU copies": "/".join(map(str, v))}
                      for k, v in C.TEXTBOOK_COPIES.items()])
 if len(cp):
     show = cp.assign(size=cp["size"].map(fmt_size))
-    A.show_table(show[["scenario", "method", "transport", "size", "textbook", "copies",
+    show_table(show[["scenario", "method", "transport", "size", "textbook", "copies",
                        "path_copies", "path_lo", "path_hi", "copy_share_of_busy", "n"]]
                  .rename(columns={"path_copies": "path copies", "path_lo": "CI low",
                                   "path_hi": "CI high"}))
@@ -75,9 +84,9 @@ if len(cp):
                "CPU copies per byte, sending path (1)", col="scenario")
     P.show(g)
 else:
-    A.note("No measured copies per byte: "
+    note("No measured copies per byte: "
            + ("no memcpy bandwidth in the manifest" if bw is None else "no CPU profiles"))
-    A.show_table(book)
+    show_table(book)
 
 # %% [markdown]
 # ## System calls per MiB moved
@@ -92,4 +101,4 @@ if len(sc):
         ax.set_yscale("log")
     P.show(g)
 else:
-    A.note("No syscall counts in this run (the tracepoint needs root and perf).")
+    note("No syscall counts in this run (the tracepoint needs root and perf).")

@@ -6,16 +6,16 @@ file of the run. `verify(run_dir)` checks, without changing anything:
 * every file listed in `SHA256SUMS` exists and has its recorded hash, and no file of the run
   is missing from the list (an added, edited or removed file is found);
 * `manifest.json` (and any `manifest.resume-N.json`) is JSON and valid under
-  `runner/schema/manifest.schema.json`;
-* every line of `trials.jsonl` is a JSON object valid under `runner/schema/trial.schema.json`,
+  `rundir/schema/manifest.schema.json`;
+* every line of `trials.jsonl` is a JSON object valid under `rundir/schema/trial.schema.json`,
   trial ids are unique, and every record's `run_id` is the run's (the manifest's `run_id`,
   else the first record's).
 
 Command line (exit 0 ok, 1 the run does not verify, 2 bad usage)::
 
-    python -m runner.verify seal   data/raw/<run-id>
-    python -m runner.verify verify data/raw/<run-id>
-    python -m runner.verify pack   data/raw/<run-id>   # for committing: gzip trials.jsonl, re-seal
+    python -m rundir seal   data/raw/<run-id>
+    python -m rundir verify data/raw/<run-id>
+    python -m rundir pack   data/raw/<run-id>   # for committing: gzip trials.jsonl, re-seal
 
 A packed run keeps its records in `trials.jsonl.gz`; `verify` reads it the same way.
 """
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from runner import records
+from rundir import records
 
 SUMS_NAME = "SHA256SUMS"
 TRIALS_NAME = "trials.jsonl"
@@ -293,14 +293,14 @@ def pack(run_dir: Path | str) -> Path:
     return dst
 
 
-USAGE = "usage: python -m runner.verify {seal|verify|pack} RUN_DIR"
+USAGE = "usage: python -m rundir {seal|verify|pack} RUN_DIR"
 COMMANDS = ("seal", "verify", "pack")
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2 or args[0] not in COMMANDS:
-        print(f"runner.verify: expected a command ({', '.join(COMMANDS)}) and one RUN_DIR; "
+        print(f"rundir: expected a command ({', '.join(COMMANDS)}) and one RUN_DIR; "
               f"{USAGE}", file=sys.stderr)
         return 2
     command, run_dir = args
@@ -319,10 +319,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         report = verify(run_dir)
     except UsageError as exc:
-        print(f"runner.verify: {exc}", file=sys.stderr)
+        print(f"rundir: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"runner.verify: {exc.filename or run_dir}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"rundir: {exc.filename or run_dir}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     for problem in report.problems:
         print(problem)

@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # CPU cost per byte
 #
@@ -11,10 +19,11 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 import pandas as pd
 
-from runner import analysis as A
-from runner import analysis_plots as P
-from runner import stats as S
-from runner.analysis import fmt_size, glue_text
+from analysis import run as A
+from analysis import plots as P
+from analysis import stats as S
+from analysis.fmt import fmt_est, fmt_size
+from analysis.output import glue_text, note, show_table
 
 P.setup()
 run = A.load_run(run_dir)
@@ -50,12 +59,12 @@ if len(st):
         cheap = tab.sort_values("median").iloc[0]
         glue_text("cpu_cheapest_sender",
                   f"`{cheap['method']}` at {fmt_size(s_max)}: "
-                  + A.fmt_est(S.Estimate(cheap["median"], cheap["lo"], cheap["hi"],
+                  + fmt_est(S.Estimate(cheap["median"], cheap["lo"], cheap["hi"],
                                          int(cheap["n"])), "CPU-s/GB"))
     else:
         glue_text("cpu_cheapest_sender", "n/a")
 else:
-    A.note("No message stream cells in this run.")
+    note("No message stream cells in this run.")
     glue_text("cpu_cheapest_sender", "n/a (no message stream cells)")
 
 # %% [markdown]
@@ -70,7 +79,7 @@ if len(fm):
                "CPU time per GB moved (CPU-s/GB)", col="path", order=None)
     P.show(g)
 else:
-    A.note("No file-method cells in this run.")
+    note("No file-method cells in this run.")
 
 # %% [markdown]
 # ## Cycles per byte
@@ -85,10 +94,10 @@ if pmu_ok:
                     col="side", logy=True)
         P.show(g)
 else:
-    A.note(f"Cycles per byte need the hardware PMU, which this testbed lacks: {pmu_why}. "
+    note(f"Cycles per byte need the hardware PMU, which this testbed lacks: {pmu_why}. "
            "The same cell computes them on a machine that has it.")
 
 # %% tags=["remove-input"]
 tab = A.summarize_cells(m, "sender_cpu_s_per_gb", ["scenario", "method"])
-A.show_table(tab.rename(columns={"median": "sender CPU-s/GB (median)", "lo": "CI low",
+show_table(tab.rename(columns={"median": "sender CPU-s/GB (median)", "lo": "CI low",
                                  "hi": "CI high"}).drop(columns=["shapiro_p"]))

@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # Latency
 #
@@ -9,12 +17,11 @@
 run_dir = "../build/smoke-run"
 
 # %% tags=["remove-input"]
-import pandas as pd
-
-from runner import analysis as A
-from runner import analysis_plots as P
-from runner import stats as S
-from runner.analysis import fmt_size, glue_text
+from analysis import run as A
+from analysis import plots as P
+from analysis import stats as S
+from analysis.fmt import fmt_est, fmt_size
+from analysis.output import glue_text, note, show_table
 
 P.setup()
 run = A.load_run(run_dir)
@@ -23,7 +30,7 @@ pp = m[(m["scenario"] == "message") & (m["mode"] == "pingpong") & m["rtt_p50_us"
 t_ref, p_ref = A.reference(pp)
 glue_text("lat_ref_config", f"{t_ref}, {p_ref}" if t_ref else "none")
 if pp.empty:
-    A.note("This run has no ping-pong (latency) cells.")
+    note("This run has no ping-pong (latency) cells.")
 
 # %% [markdown]
 # ## RTT percentiles against size
@@ -52,24 +59,24 @@ if len(pp) and (pp["placement"].nunique() > 1 or pp["transport"].nunique() > 1):
                 logy=True)
     P.show(g)
 elif len(pp):
-    A.note("Only one placement and transport with ping-pong cells in this run.")
+    note("Only one placement and transport with ping-pong cells in this run.")
 
 # %% tags=["remove-input"]
 tab = A.summarize_cells(pp, "rtt_p50_us", ["transport", "placement", "method", "size"])
 if len(tab):
     tab["size"] = tab["size"].map(fmt_size)
-    A.show_table(tab.rename(columns={"median": "p50 RTT µs (median)", "lo": "CI low",
+    show_table(tab.rename(columns={"median": "p50 RTT µs (median)", "lo": "CI low",
                                      "hi": "CI high"}).drop(columns=["shapiro_p"]))
     d = pp[(pp["transport"] == t_ref) & (pp["placement"] == p_ref)]
     s0 = d["size"].min()
     rows = A.summarize_cells(A.select(d, size=s0), "rtt_p50_us", ["method"])
     lo = rows.sort_values("median").iloc[0]
     glue_text("lat_fastest", f"`{lo['method']}` at {fmt_size(s0)}: "
-              + A.fmt_est(S.Estimate(lo["median"], lo["lo"], lo["hi"], int(lo["n"])), "µs"))
+              + fmt_est(S.Estimate(lo["median"], lo["lo"], lo["hi"], int(lo["n"])), "µs"))
     if {"zerocopy", "send"} <= set(A.select(d, size=s0)["method"]):
         e = S.ratio_of_medians(A.values(A.select(d, size=s0, method="zerocopy"), "rtt_p50_us"),
                                A.values(A.select(d, size=s0, method="send"), "rtt_p50_us"))
-        glue_text("lat_zc_vs_send", f"{A.fmt_est(e)} at {fmt_size(s0)}")
+        glue_text("lat_zc_vs_send", f"{fmt_est(e)} at {fmt_size(s0)}")
     else:
         glue_text("lat_zc_vs_send", "n/a (zero-copy or two-copy missing)")
 else:

@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # Message methods: throughput
 #
@@ -11,15 +19,13 @@
 run_dir = "../build/smoke-run"
 
 # %% tags=["remove-input"]
-import math
-
-import numpy as np
 import pandas as pd
 
-from runner import analysis as A
-from runner import analysis_plots as P
-from runner import stats as S
-from runner.analysis import fmt_size, glue_text
+from analysis import run as A
+from analysis import plots as P
+from analysis import stats as S
+from analysis.fmt import fmt_est, fmt_pct, fmt_size
+from analysis.output import glue_text, note, show_table
 
 P.setup()
 run = A.load_run(run_dir)
@@ -36,7 +42,7 @@ glue_text("msg_sizes", ", ".join(fmt_size(s) for s in sorted(st["size"].dropna()
 glue_text("msg_threads", ", ".join(str(int(t)) for t in sorted(st["threads"].dropna().unique()))
           or "none")
 if tcp.empty:
-    A.note("This run has no message stream cells.")
+    note("This run has no message stream cells.")
 
 # %% [markdown]
 # ## Throughput against size, by placement
@@ -64,7 +70,7 @@ if len(d) and d["threads"].nunique() > 1:
                 title=f"{t_ref}, {p_ref}")
     P.show(g)
 else:
-    A.note("Only one thread count in this run: no thread-scaling figure.")
+    note("Only one thread count in this run: no thread-scaling figure.")
 
 # %% [markdown]
 # ## Transports
@@ -78,7 +84,7 @@ if len(tcp) and tcp["transport"].nunique() > 1:
                 title=f"{p_ref}, {th0} thread(s)")
     P.show(g)
 else:
-    A.note("Only one TCP transport in this run: no transport comparison.")
+    note("Only one TCP transport in this run: no transport comparison.")
 
 # %% [markdown]
 # ## Medians with 95 % CIs (reference transport and placement)
@@ -90,7 +96,7 @@ if len(tab):
     tab["size"] = tab["size"].map(fmt_size)
     tab = tab.rename(columns={"median": "Gbit/s (median)", "lo": "CI low", "hi": "CI high",
                               "ci_half_width_rel": "CI half-width (rel.)"})
-    A.show_table(tab.drop(columns=["shapiro_p"]))
+    show_table(tab.drop(columns=["shapiro_p"]))
 
 # %% [markdown]
 # ## Each method against two-copy `send`
@@ -118,7 +124,7 @@ if len(d):
                              "CI high": c.ratio.hi, "p (Holm)": c.p_holm,
                              "decision": c.direction})
 cmp_tab = pd.DataFrame(rows)
-A.show_table(cmp_tab)
+show_table(cmp_tab)
 if len(cmp_tab):
     counts = cmp_tab["decision"].value_counts()
     glue_text("msg_cmp_summary", ", ".join(f"{v} {k}" for k, v in counts.items())
@@ -135,8 +141,8 @@ if len(d):
     top = best.iloc[0]
     e = S.Estimate(top["median"], top["lo"], top["hi"], int(top["n"]))
     glue_text("msg_best", f"`{top['method']}` at {fmt_size(s_max)} ({th0} thread(s)): "
-              + A.fmt_est(e, "Gbit/s"))
-    glue_text("msg_best_vs_memcpy", A.fmt_pct(top["median"] / bw) if bw else "n/a")
+              + fmt_est(e, "Gbit/s"))
+    glue_text("msg_best_vs_memcpy", fmt_pct(top["median"] / bw) if bw else "n/a")
 else:
     glue_text("msg_best", "n/a (no stream cells)")
     glue_text("msg_best_vs_memcpy", "n/a")

@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # Claims: tests and verdicts
 #
@@ -15,11 +23,12 @@ import math
 
 import pandas as pd
 
-from runner import analysis as A
-from runner import analysis_claims as C
-from runner import analysis_plots as P
-from runner import stats as S
-from runner.analysis import fmt_size, glue_text
+from analysis import run as A
+from analysis import claims as C
+from analysis import plots as P
+from analysis import stats as S
+from analysis.fmt import fmt_size
+from analysis.output import glue_text, note, show_table
 
 P.setup()
 run = A.load_run(run_dir)
@@ -38,13 +47,13 @@ for v in (C.HOLDS, C.REFUTED, C.INCONCLUSIVE, C.NOT_TESTABLE):
 # ## Verdicts
 
 # %% tags=["remove-input"]
-A.show_table(table[["claim", "source", "statement", "verdict", "estimate [95% CI]"]])
+show_table(table[["claim", "source", "statement", "verdict", "estimate [95% CI]"]])
 
 # %% [markdown]
 # ## What each test computed, where, and why this verdict
 
 # %% tags=["remove-input"]
-A.show_table(table[["claim", "statistic", "configuration", "reason"]])
+show_table(table[["claim", "statistic", "configuration", "reason"]])
 
 # %% [markdown]
 # ## Per-size detail of the family claims (C4, C8, C9)
@@ -55,9 +64,9 @@ rows = [dict(claim=r.claim, **d) for r in results if r.claim in ("C4", "C8", "C9
 if rows:
     det = pd.DataFrame(rows)
     det["size"] = det["size"].map(fmt_size)
-    A.show_table(det)
+    show_table(det)
 else:
-    A.note("No family claim was testable in this run.")
+    note("No family claim was testable in this run.")
 
 # %% [markdown]
 # ## Does CPU placement explain why the PA02 reports disagree?
@@ -73,18 +82,18 @@ p1, ptab = C.placement_hypothesis(run)
 glue_text("verdict_P1", p1.verdict)
 glue_text("stat_P1", f"{p1.statistic}: {p1.ci_text()}; {p1.reason}"
           if math.isfinite(p1.value) else p1.reason)
-A.show_table(C.verdict_table([p1])[["claim", "verdict", "estimate [95% CI]", "statistic",
+show_table(C.verdict_table([p1])[["claim", "verdict", "estimate [95% CI]", "statistic",
                                     "configuration", "reason"]])
 if len(ptab):
     show = ptab.copy()
     show["size"] = show["size"].map(fmt_size)
-    A.show_table(show)
+    show_table(show)
     by_pl = []
     for pl in ("same-core", "cross-core"):
         by_pl += [dict(placement=pl, claim=r.claim, verdict=r.verdict, estimate=r.ci_text(),
                        configuration=r.configuration)
                   for r in (C.c8(run, placements=(pl,)), C.c9(run, placements=(pl,)))]
-    A.show_table(pd.DataFrame(by_pl))
+    show_table(pd.DataFrame(by_pl))
     plot = ptab.assign(size=ptab["size"].astype(float))
     g = P.estimates(plot, "size", "ratio_of_ratios", "lo", "hi", "pair",
                     "message size (bytes, log scale)",
@@ -92,7 +101,7 @@ if len(ptab):
                     ref=1.0)
     P.show(g)
 else:
-    A.note(p1.reason)
+    note(p1.reason)
 
 # %% [markdown]
 # ## How small can a p-value be in this run?
@@ -116,7 +125,7 @@ if len(n_cell):
               f"{min(1.0, k * p_min):.3g}, "
               + ("above" if k * p_min > S.ALPHA else "below")
               + f" α = {S.ALPHA:g}")
-    A.show_table(pd.DataFrame([{"trials per cell (median)": n, "min p (two-sided)": p_min,
+    show_table(pd.DataFrame([{"trials per cell (median)": n, "min p (two-sided)": p_min,
                                 "family size (sizes)": k, "min Holm-adjusted p": k * p_min}]))
 else:
     glue_text("p_floor", "no message cells in this run")

@@ -1,7 +1,7 @@
 """``make compare``: execute ``notebooks/compare.ipynb`` on a run and the reference run and
 write the report (executed notebook, HTML without code, ``cells.csv``, ``claims.csv``).
 
-    python -m runner.compare_report RUN REF [--threshold T] [--out DIR]
+    python -m analysis.compare_report RUN REF [--threshold T] [--out DIR]
 
 Exit codes: 0 report written; 1 the notebook failed; 2 bad input (a missing run directory,
 a threshold outside (0, 1)). The report is assembled in a temporary directory and moved
@@ -16,10 +16,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from runner import records
-from runner.binary import repo_root
+from rundir import records
 
 NOTEBOOK = "notebooks/compare.ipynb"
+#: The checkout this package lives in (notebooks/ and build/ are beside it).
+ROOT = Path(__file__).resolve().parent.parent
 
 
 class _Parser(argparse.ArgumentParser):
@@ -51,7 +52,7 @@ def _threshold(text: str) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = _Parser(prog="python -m runner.compare_report",
+    p = _Parser(prog="python -m analysis.compare_report",
                 description="Compare RUN with the reference run REF cell by cell and claim "
                             "by claim; write an HTML report and CSV tables.")
     p.add_argument("run", metavar="RUN", help="the run to compare (data/raw/<run-id>)")
@@ -63,15 +64,15 @@ def main(argv: list[str] | None = None) -> int:
                    "build/compare/<run-id>-vs-<ref-id>)")
     args = p.parse_args(argv)
     run, ref = _run_dir(p, "RUN", args.run), _run_dir(p, "REF", args.ref)
-    root = repo_root()
+    root = ROOT
     out = Path(args.out) if args.out else root / "build" / "compare" / f"{run.name}-vs-{ref.name}"
     out.parent.mkdir(parents=True, exist_ok=True)
 
     import nbformat
     import papermill
 
-    from runner.notebook_html import render
-    from runner.verify import verify
+    from analysis.notebook_html import render
+    from rundir.verify import verify
     for label, d in (("RUN", run), ("REF", ref)):
         report = verify(d)
         print(f"compare: {label}: {report.summary()}", file=sys.stderr)

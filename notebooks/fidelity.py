@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # Harness fidelity
 #
@@ -12,10 +20,11 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 import pandas as pd
 
-from runner import analysis as A
-from runner import analysis_plots as P
-from runner import stats as S
-from runner.analysis import fmt_size, glue_text
+from analysis import run as A
+from analysis import plots as P
+from analysis import stats as S
+from analysis.fmt import fmt_est, fmt_size
+from analysis.output import glue_text, note, show_table
 
 P.setup()
 run = A.load_run(run_dir)
@@ -23,7 +32,7 @@ m = run.measured
 peers = m[m["scenario"] == "peer"]
 cb_all = m[(m["scenario"] == "message") & m["method"].isin(["send", "sendmsg"])]
 if peers.empty:
-    A.note("This run has no peer-tool (iperf3, sockperf) trials.")
+    note("This run has no peer-tool (iperf3, sockperf) trials.")
 
 # %% tags=["remove-input"]
 rows = []
@@ -50,13 +59,13 @@ for kind, metric, mode, unit in (("peer:iperf3", "gbit_per_s", "stream", "Gbit/s
                      "copybench / peer": e.value, "CI low": e.lo, "CI high": e.hi,
                      "decision (±3 %)": S.classify_ratio(e) if a.size else "no copybench cell"})
 fid = pd.DataFrame(rows)
-A.show_table(fid)
+show_table(fid)
 for peer, what in (("iperf3", "throughput"), ("sockperf", "latency")):
     r = fid[(fid["peer"] == peer) & fid["copybench / peer"].notna()] if len(fid) else fid
     if len(r):
         x = r.iloc[0]
         glue_text(f"fid_{peer}", f"copybench/{peer} {what} ratio "
-                  + A.fmt_est(S.Estimate(x["copybench / peer"], x["CI low"], x["CI high"],
+                  + fmt_est(S.Estimate(x["copybench / peer"], x["CI low"], x["CI high"],
                                          0)).replace(", n=0", "")
                   + f" ({x['transport']}, {x['placement']}, {x['size']}, copybench "
                   f"`{x['copybench method']}`)")

@@ -1,3 +1,11 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
 # %% [markdown]
 # # Zero-copy: what is really not copied
 #
@@ -11,13 +19,13 @@
 run_dir = "../build/smoke-run"
 
 # %% tags=["remove-input"]
-import numpy as np
 import pandas as pd
 
-from runner import analysis as A
-from runner import analysis_plots as P
-from runner import stats as S
-from runner.analysis import fmt_size, glue_text
+from analysis import run as A
+from analysis import plots as P
+from analysis import stats as S
+from analysis.fmt import fmt_est, fmt_size
+from analysis.output import glue_text, note, show_table
 
 P.setup()
 run = A.load_run(run_dir)
@@ -38,7 +46,7 @@ for (t, meth), g in zc.groupby(["transport", "method"]):
                  "median per trial": e.value, "CI low": e.lo, "CI high": e.hi,
                  "ENOBUFS": int(g["zc_enobufs"].fillna(0).sum())})
 frac = pd.DataFrame(rows)
-A.show_table(frac)
+show_table(frac)
 if len(frac):
     g = P.bars(zc, "transport", "zc_copied_fraction", "method", "transport",
                "copied fraction of completions (0–1)")
@@ -50,7 +58,7 @@ if len(frac):
                   f"{int(r['completions'].iloc[0])} completions)" if len(r) else
                   f"not measured ({t} has no zero-copy cells in this run)")
 else:
-    A.note("No zero-copy completions recorded in this run.")
+    note("No zero-copy completions recorded in this run.")
     for t in ("loopback", "veth", "udp_forward"):
         glue_text(f"zc_copied_{t}", "not measured (no zero-copy cells in this run)")
 
@@ -76,9 +84,9 @@ if len(uf):
     b = A.values(A.select(uf, method="send", size=s_max), "sender_cpu_s_per_gb")
     if a.size >= 2 and b.size >= 2:
         e = S.ratio_of_medians(a, b)
-        glue_text("zc_udp_cpu_ratio", f"{A.fmt_est(e)} at {fmt_size(s_max)}")
+        glue_text("zc_udp_cpu_ratio", f"{fmt_est(e)} at {fmt_size(s_max)}")
     else:
         glue_text("zc_udp_cpu_ratio", "n/a (zero-copy or send missing in udp-forward)")
 else:
-    A.note("This run has no udp-forward cells.")
+    note("This run has no udp-forward cells.")
     glue_text("zc_udp_cpu_ratio", "n/a (no udp-forward cells in this run)")

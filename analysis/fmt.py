@@ -1,0 +1,45 @@
+"""How numbers, sizes and estimates are written in the book's prose and tables."""
+
+from __future__ import annotations
+
+import math
+
+from analysis import stats as S
+
+
+def fmt_size(n: float | int | None) -> str:
+    if n is None or (isinstance(n, float) and not math.isfinite(n)):
+        return "n/a"
+    n = float(n)
+    for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= f:
+            v = n / f
+            return f"{v:.0f} {unit}" if abs(v - round(v)) < 0.05 else f"{v:.1f} {unit}"
+    return f"{n:.0f} B"
+
+
+def fmt_num(x: float | None, digits: int = 3) -> str:
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    if x == 0:
+        return "0"
+    mag = math.floor(math.log10(abs(x)))
+    decimals = max(0, digits - 1 - mag)
+    return f"{x:,.{decimals}f}"
+
+
+def fmt_est(e: S.Estimate, unit: str = "", digits: int = 3) -> str:
+    """``12.3 Gbit/s (95% CI 11.9-12.8, n=5)``."""
+    u = f" {unit}" if unit else ""
+    if not math.isfinite(e.value):
+        return "n/a"
+    if not (math.isfinite(e.lo) and math.isfinite(e.hi)):
+        return f"{fmt_num(e.value, digits)}{u} (no CI, n={e.n})"
+    return (f"{fmt_num(e.value, digits)}{u} (95% CI {fmt_num(e.lo, digits)}–"
+            f"{fmt_num(e.hi, digits)}, n={e.n})")
+
+
+def fmt_pct(x: float | None, digits: int = 1) -> str:
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    return f"{100 * x:.{digits}f} %"

@@ -1,0 +1,93 @@
+"""The CPU profiles of a run (``perf/<trial>.json``, written by the runner in the format of
+:mod:`rundir.perf`) as tables: one row per profiled trial, one per (trial, symbol)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from rundir.perf import group_of
+
+
+def read_json(p: Path) -> Any:
+    if not p.is_file():
+        return None
+    return json.loads(p.read_text() or "null")
+
+
+#: Kernel copy routines the runner's groups do not list (newer kernels' position-independent
+#: aliases of memcpy/memmove).
+EXTRA_COPY_SYMBOLS = (r"^__pi_memcpy", r"^__pi_memmove")
+
+
+def _is_copy_routine(symbol: str, kernel: bool = True) -> bool:
+    if kernel and any(re.search(p, symbol or "") for p in EXTRA_COPY_SYMBOLS):
+        return True
+    return group_of(symbol or "", kernel) in ("copy", "user_copy")
+
+
+@dataclass
+class Profiles:
+    """CPU profiles of the profiled trials (``perf record -a -e cpu-clock``, reduced by the
+    runner to symbol shares of *all* samples, idle included): ``summary`` has one row per
+    profiled trial, ``symbols`` one row per (trial, symbol)."""
+
+    summary: pd.DataFrame
+    symbols: pd.DataFrame
+
+    @property
+    def empty(self) -> bool:
+        return self.summary.empty
+
+
+def load_profiles(path: Path, trials: pd.DataFrame) -> Profiles:
+    """Reads ``perf/<trial_id>.json`` (the runner's reductions); the trial id maps the
+    profile to its cell through ``trials.jsonl``."""
+    sum_rows: list[dict[str, Any]] = []
+    sym_rows: list[dict[str, Any]] = []
+    cell_of = dict(zip(trials["trial_id"], trials["cell"])) if not trials.empty else {}
+    d = path / "perf"
+    for f in sorted(d.glob("*.json")) if d.is_dir() else []:
+        o = read_json(f)
+        if not isinstance(o, dict) or "symbols" not in o:
+            continue
+        tid = f.stem
+        cell = o.get("cell") or cell_of.get(tid) or tid.rsplit("-", 1)[0]
+        groups = o.get("groups") or {}
+        syms = o.get("symbols") or []
+        if syms:  # the reduction keeps every copy-group symbol, so the sum is complete
+            copy = sum(float(x.get("share") or 0.0) for x in syms
+                       if _is_copy_routine(str(x.get("symbol")), bool(x.get("kernel", True))))
+        else:
+            copy = float(groups.get("copy") or 0.0) + float(o.get("user_copy_share") or 0.0)
+        idle = float(groups.get("idle") or 0.0)
+        comm = o.get("by_comm") or {}
+        # the profile is system-wide: other processes' samples are excluded by taking the
+        # copy samples relative to copybench's own (all copy samples attributed to it)
+        own = float(comm.get("copybench") or 0.0)
+        denom = own if own > 0 else (1 - idle)
+        sum_rows.append({"cell": cell, "trial_id": tid, "samples": o.get("samples"),
+                         "kernel_share": o.get("kernel_share"), "copy_share": copy,
+                         "copybench_share": own if own > 0 else math.nan,
+                         "idle_share": idle,
+                         "copy_share_of_busy": min(1.0, copy / denom) if denom > 0 else math.nan,
+                         **{f"group_{k}": v for k, v in groups.items()}})
+        for sym in o.get("symbols") or []:
+            kernel = bool(sym.get("kernel", True))
+            sym_rows.append({"cell": cell, "trial_id": tid, "symbol": sym.get("symbol"),
+                             "kernel": kernel, "share": float(sym.get("share") or 0.0),
+                             "copy_routine": _is_copy_routine(str(sym.get("symbol")), kernel)})
+    summary = pd.DataFrame(sum_rows, columns=None if sum_rows else
+                           ["cell", "trial_id", "samples", "copy_share", "idle_share",
+                            "copy_share_of_busy"])
+    symbols = pd.DataFrame(sym_rows, columns=None if sym_rows else
+                           ["cell", "trial_id", "symbol", "kernel", "share", "copy_routine"])
+    return Profiles(summary, symbols)
+
+

@@ -1,0 +1,8 @@
+"""The run directory: what a sweep leaves in ``data/raw/<run-id>/`` and how it is checked.
+
+The one format both sides share: the runner (which writes runs) and the analysis (which
+reads them) import this package, and nothing else does. It owns the trial records
+(:mod:`.records`: ``trials.jsonl``, packed ``trials.jsonl.gz``), the JSON schemas of a trial
+and of ``manifest.json`` (``schema/``), the CPU-profile files (:mod:`.perf`), and sealing,
+verification and packing (:mod:`.verify`: ``SHA256SUMS``). It imports neither side.
+"""

@@ -1,0 +1,106 @@
+"""The pipeline's layout, checked from the code: src/ measures -> runner/ sweeps -> rundir/
+(the run-directory format) keeps -> analysis/ + notebooks/ analyse -> book/ tells.
+
+* The sweep (``runner``) never imports the analysis, the analysis never imports the sweep,
+  and the run-directory format (``rundir``) imports neither; ``rundir`` is imported only by
+  the two sides (and tests).
+* A notebook belongs to one side: the sweep notebook drives ``runner``; the analysis
+  notebooks use ``analysis``; none uses both.
+* Every ``notebooks/*.ipynb`` is what jupytext makes of its percent-format ``.py`` source.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import jupytext
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("runner", "rundir", "analysis")
+#: package -> packages of this project it must never import
+FORBIDDEN = {"runner": {"analysis"}, "analysis": {"runner"}, "rundir": {"runner", "analysis"}}
+
+
+def imported_packages(source: str) -> set[str]:
+    """Top-level names of every import in ``source`` (module level or inside functions)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def violations(root: Path) -> list[str]:
+    """Every import across the layout's boundaries under ``root``, as readable lines."""
+    bad: list[str] = []
+    for pkg, forbidden in FORBIDDEN.items():
+        for f in sorted((root / pkg).rglob("*.py")):
+            hit = imported_packages(f.read_text()) & forbidden
+            if hit:
+                bad.append(f"{f.relative_to(root)} imports {', '.join(sorted(hit))}")
+    for f in sorted((root / "notebooks").glob("*.py")):
+        used = imported_packages(f.read_text())
+        if {"runner", "analysis"} <= used:
+            bad.append(f"{f.relative_to(root)} imports both runner and analysis")
+    for f in sorted(root.rglob("*.py")):
+        rel = f.relative_to(root)
+        if rel.parts[0] in ("runner", "analysis", "rundir", "tests", "build", ".venv") \
+                or rel.parts[0].startswith("."):
+            continue
+        if "rundir" in imported_packages(f.read_text()):
+            bad.append(f"{rel} imports rundir (only runner and analysis may)")
+    return bad
+
+
+def test_no_import_crosses_the_pipeline() -> None:
+    assert violations(ROOT) == []
+
+
+def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
+    """The checker itself can fail: a planted import in each direction is reported."""
+    for pkg in (*PACKAGES, "notebooks"):
+        (tmp_path / pkg).mkdir()
+    (tmp_path / "analysis" / "load.py").write_text("def f():\n    from runner import sweep\n")
+    (tmp_path / "runner" / "sweep.py").write_text("import analysis.stats as S\n")
+    (tmp_path / "rundir" / "records.py").write_text("from runner.plan import Cell\n")
+    (tmp_path / "notebooks" / "mixed.py").write_text("import runner\nfrom analysis import run\n")
+    (tmp_path / "notebooks" / "reader.py").write_text("from rundir import records\n")
+    found = violations(tmp_path)
+    assert found == ["runner/sweep.py imports analysis", "analysis/load.py imports runner",
+                     "rundir/records.py imports runner", "notebooks/mixed.py imports both "
+                     "runner and analysis", "notebooks/reader.py imports rundir (only runner "
+                     "and analysis may)"], found
+
+
+def notebook_sources() -> list[Path]:
+    """The percent-format sources: every notebooks/*.py with a jupytext header."""
+    return sorted(f for f in (ROOT / "notebooks").glob("*.py")
+                  if f.read_text().startswith("# ---\n# jupyter:"))
+
+
+def _cells(nb: nbformat.NotebookNode) -> list[tuple[str, str, list[str]]]:
+    return [(c.cell_type, c.source, list(c.metadata.get("tags", []))) for c in nb.cells]
+
+
+def test_every_notebook_has_a_source_and_the_other_way_round() -> None:
+    sources = {f.stem for f in notebook_sources()}
+    notebooks = {f.stem for f in (ROOT / "notebooks").glob("*.ipynb")}
+    assert sources, "no percent-format notebook sources found under notebooks/"
+    assert sources == notebooks, (f"without a .ipynb: {sorted(sources - notebooks)}; "
+                                  f"without a .py source: {sorted(notebooks - sources)}")
+
+
+@pytest.mark.parametrize("src", notebook_sources(), ids=lambda p: p.stem)
+def test_notebook_matches_its_source(src: Path) -> None:
+    want = jupytext.read(src)
+    have = nbformat.read(src.with_suffix(".ipynb"), as_version=4)
+    assert _cells(have) == _cells(want), (
+        f"notebooks/{src.stem}.ipynb differs from notebooks/{src.name}: run make notebooks-sync")
+    assert not any(c.get("outputs") for c in have.cells if c.cell_type == "code"), \
+        f"notebooks/{src.stem}.ipynb is stored with outputs"
+    assert have.metadata.get("kernelspec", {}).get("name") == "python3"
