@@ -225,6 +225,29 @@ else
 	echo "skip: unreadable-file test needs root and setpriv to drop privileges (root reads any file)"
 fi
 expect_exit "copy with a socket method" 2 "--method" -- "$BIN" copy --method sendmsg
+
+# copy never writes, truncates or unlinks its source, however --dst names it (issue 12): usage
+# error, one line, bytes and mtime unchanged. /proc/self/fd/3 is copybench's own fd of --src.
+head -c 100001 /dev/urandom >"$tmp/own.bin" && touch -d @1000000000 "$tmp/own.bin"
+ln "$tmp/own.bin" "$tmp/own-hard" && ln -s "$tmp/own.bin" "$tmp/own-sym" && ln -s own-sym "$tmp/own-sym2"
+mkdir "$tmp/own-dir" && mkfifo "$tmp/own-fifo"
+own=$(sha256sum <"$tmp/own.bin")$(stat -c %y "$tmp/own.bin")
+for m in read-write sendfile splice splice2 copy_file_range; do
+	have "$m" || continue
+	for d in "$tmp/own.bin" "$tmp/./own.bin" "$tmp/own-dir/../own.bin" "$tmp/own-hard" "$tmp/own-sym2" /proc/self/fd/3; do
+		expect_exit "copy $m --dst $d names the source" 2 "same file as --src" -- \
+			"$BIN" copy --method "$m" --src "$tmp/own.bin" --dst "$d" $T
+	done
+	expect_exit "copy $m --dst the generated source" 2 "generated source" -- \
+		"$BIN" copy --method "$m" --size 4K --dir "$tmp" --dst /proc/self/fd/3 $T
+done
+[ "$(sha256sum <"$tmp/own.bin")$(stat -c %y "$tmp/own.bin")" = "$own" ] && ok || bad "copy changed its own source"
+expect_exit "copy --dst a directory" 2 "is a directory" -- "$BIN" copy --method read-write --size 4K --dst "$tmp/own-dir" $T
+expect_exit "copy --dst a FIFO" 2 "is a FIFO" -- timeout 10 "$BIN" copy --method read-write --size 4K --dst "$tmp/own-fifo" $T
+expect_exit "copy --dst a device" 2 "character device" -- "$BIN" copy --method read-write --size 4K --dst /dev/null $T
+expect_exit "copy --src a FIFO (must not block)" 2 "not a regular file" -- timeout 10 "$BIN" copy --method read-write --src "$tmp/own-fifo" $T
+[ -z "$(ls -A "$tmp/own-dir")" ] && [ -p "$tmp/own-fifo" ] && ok || bad "copy wrote into a refused --dst"
+rm -rf "$tmp/own.bin" "$tmp/own-hard" "$tmp/own-sym" "$tmp/own-sym2" "$tmp/own-dir" "$tmp/own-fifo"
 expect_exit "unknown command" 2 "unknown command" -- "$BIN" frobnicate
 expect_exit "unknown option" 2 "unknown or incomplete option" -- "$BIN" $S --method send --bogus
 expect_exit "missing host" 2 "--host" -- "$BIN" send --method send
