@@ -368,3 +368,52 @@ def test_sigkilled_runner_leaves_nothing_behind(built: dict[str, dict[str, objec
         if p.poll() is None:
             p.kill()
             p.wait()
+
+
+def _python_for(uid: int) -> str | None:
+    """A Python >= 3.11 the unprivileged user can execute (ours may live under /root)."""
+    for cand in (sys.executable, "/usr/bin/python3"):
+        r = subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                            "--reset-env", "env", cand, "-c",
+                            "import sys; assert sys.version_info >= (3, 11)"],
+                           capture_output=True, check=False)
+        if r.returncode == 0:
+            return cand
+    return None
+
+
+@pytest.fixture
+def request_cleanup():
+    paths: list[Path] = []
+    yield paths
+    for p in paths:
+        shutil.rmtree(p, ignore_errors=True)
+
+
+def test_an_unprivileged_runner_builds_and_runs_as_itself(request_cleanup: list[Path]
+                                                          ) -> None:
+    """Without root: their code runs as the caller, loopback in the caller's namespace (here
+    a fresh one from unshare, so port 8080 is free), and veth is a one-line usage error."""
+    _need_root()
+    _need_seed()
+    who = run_as()
+    py = _python_for(who.uid)
+    if py is None or not shutil.which("unshare"):
+        pytest.skip("no Python >= 3.11 the unprivileged user can run, or no unshare")
+    import tempfile
+    cache = Path(tempfile.mkdtemp(prefix="cb-orig-unpriv-"))  # outside root's 0700 tmp
+    os.chown(cache, who.uid, who.gid)
+    request_cleanup.append(cache)
+    drop = ["setpriv", f"--reuid={who.uid}", f"--regid={who.gid}", "--clear-groups",
+            "--reset-env", "env", f"PYTHONPATH={ROOT}", py, "-m", "runner.originals", "run",
+            "--method", "S1:two-copy", "--duration", "1", "--cache", str(cache),
+            "--archives", str(SEED)]
+    script = (f"ip link set lo up && {' '.join(drop)} && "
+              f"{' '.join(drop)} --transport veth; echo rc=$?")
+    r = subprocess.run(["unshare", "--net", "sh", "-c", script], capture_output=True,
+                       text=True, timeout=120, cwd=str(ROOT), check=False)
+    assert f"[uid {who.uid}]" in r.stdout, r.stdout + r.stderr
+    assert "rc=2" in r.stdout
+    assert r.stderr.strip().splitlines() == [
+        "python -m runner.originals: transport veth needs root (network namespaces)"]
+    assert all(p.stat().st_uid == who.uid for p in cache.rglob("*"))

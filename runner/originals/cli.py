@@ -187,6 +187,10 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     except OriginalsError as e:
         print(f"{prog}: {e}", file=sys.stderr)
         return e.exit_code
+    except OSError as e:  # e.g. a cache directory this user may not enter
+        where = f" {e.filename}" if e.filename else ""
+        print(f"{prog}:{where}: {e.strerror or e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130

@@ -141,7 +141,10 @@ def _extract_verified(src: Source, archive: Path, dest: Path, origin: str) -> st
         try:
             with tarfile.open(archive, "r:*") as tar:
                 _check_members(tar, src.top_dir, origin)
-                tar.extractall(staging, filter="data")
+                # _check_members already refused escapes; the data filter (Python >= 3.11.4
+                # and security backports) also drops modes such as setuid
+                kw = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+                tar.extractall(staging, **kw)
         except (tarfile.TarError, EOFError, OSError) as e:
             raise OriginalsError(f"{src.id}: {origin}: not a readable tar.gz ({e})") from None
         tree = staging / src.top_dir
