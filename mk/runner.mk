@@ -1,12 +1,12 @@
 # Runner: sweep profiles -> data/raw/<run-id>/ (python -m runner). Tests need root for the
 # namespace topologies and perf (they skip, saying why, when not root).
 
-.PHONY: test-runner smoke-run
+.PHONY: test-runner smoke-run originals
 
 # pytest on the runner's tests: profiles, plan, topologies, perf reduction, end-to-end sweeps
 test-runner: build
 	$(PY) -m pytest -q -rs tests/test_runner_profile.py tests/test_runner_plan.py \
-	  tests/test_runner_system.py tests/test_runner_sweep.py
+	  tests/test_runner_system.py tests/test_runner_sweep.py tests/test_originals.py
 
 test: test-runner
 
@@ -14,3 +14,10 @@ test: test-runner
 smoke-run: build
 	rm -rf build/smoke-run
 	$(PY) -m runner sweep --profile smoke --run-dir build/smoke-run --no-progress
+
+# The reports' own programs (S1-S3): fetch at the pinned commits (tree hash checked), build
+# with their Makefiles as an unprivileged user (build/originals/, never committed). From
+# GitHub by default; without GitHub: make originals ORIGINALS_ARCHIVES=../shared/seed-repos
+ORIGINALS_ARCHIVES ?=
+originals:
+	$(PY) -m runner originals build $(if $(ORIGINALS_ARCHIVES),--archives $(ORIGINALS_ARCHIVES))

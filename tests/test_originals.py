@@ -417,3 +417,17 @@ def test_an_unprivileged_runner_builds_and_runs_as_itself(request_cleanup: list[
     assert r.stderr.strip().splitlines() == [
         "python -m runner.originals: transport veth needs root (network namespaces)"]
     assert all(p.stat().st_uid == who.uid for p in cache.rglob("*"))
+
+
+def test_runner_cli_delegates_to_originals(tmp_path: Path) -> None:
+    e = {k: v for k, v in os.environ.items() if not k.startswith("COPYBENCH_ORIGINALS")}
+    e["PYTHONPATH"] = str(ROOT)
+    r = subprocess.run([sys.executable, "-m", "runner", "originals", "fetch", "TAMPERED",
+                        "--pins", str(FIX / "SOURCES.tsv"), "--archives", str(FIX / "archives"),
+                        "--cache", str(tmp_path)], capture_output=True, text=True,
+                       cwd=str(ROOT), env=e, timeout=60, check=False)
+    assert r.returncode == 1
+    assert r.stderr.startswith("python -m runner originals: TAMPERED fixture/demo@")
+    h = subprocess.run([sys.executable, "-m", "runner", "--help"], capture_output=True,
+                       text=True, cwd=str(ROOT), env=e, timeout=60, check=False)
+    assert "originals" in h.stdout

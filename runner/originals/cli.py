@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -187,9 +188,12 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     except OriginalsError as e:
         print(f"{prog}: {e}", file=sys.stderr)
         return e.exit_code
+    except BrokenPipeError:  # output piped into e.g. head
+        sys.stdout = open(os.devnull, "w")
+        return 1
     except OSError as e:  # e.g. a cache directory this user may not enter
-        where = f" {e.filename}" if e.filename else ""
-        print(f"{prog}:{where}: {e.strerror or e}", file=sys.stderr)
+        where = f" {e.filename}:" if e.filename else ""
+        print(f"{prog}:{where} {e.strerror or e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
