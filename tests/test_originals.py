@@ -280,6 +280,9 @@ def test_smoke_run_leaves_nothing_behind(built: dict[str, dict[str, object]], na
     assert (ns["server"] == ns["client"]) == (transport == "loopback")
     for who_, ident in rec["identity"].items():
         assert ident["uid"] == [who.uid] * 4 and who.uid != 0, who_
+        # pinned by taskset as placement says: server = sender's CPU, client = sink's
+        want = rec["config"]["server_cpus" if who_ == "server" else "client_cpus"]
+        assert ident["cpus"] == want, (who_, ident["cpus"], want)
         assert ident["cap_eff"] == "0000000000000000" and ident["no_new_privs"], who_
     _no_leftovers(who.uid, before)
 

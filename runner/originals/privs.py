@@ -79,8 +79,8 @@ def run_as() -> RunAs:
 
 
 def proc_identity(pid: int) -> dict[str, object]:
-    """Uid/Gid (real, effective, saved, fs), groups and effective capabilities of a process,
-    read from /proc/<pid>/status."""
+    """Uid/Gid (real, effective, saved, fs), groups, effective capabilities and allowed CPUs
+    of a process, read from /proc/<pid>/status."""
     out: dict[str, object] = {}
     try:
         with open(f"/proc/{pid}/status") as f:
@@ -94,6 +94,8 @@ def proc_identity(pid: int) -> dict[str, object]:
                     out["cap_eff"] = val.strip()
                 elif key == "NoNewPrivs":
                     out["no_new_privs"] = val.strip() == "1"
+                elif key == "Cpus_allowed_list":
+                    out["cpus"] = val.strip()
     except OSError:
         return {}
     return out
