@@ -75,11 +75,12 @@ pdf: setup book-check-run
 	@$(MAKE) -j2 --no-print-directory $(BOOK_PDF)
 	@echo "pdf (run $(RUN)): $(CURDIR)/$(BOOK_PDF)"
 
-# setup, build, a quick sweep into a new run directory, then notebooks and book
+# setup, build, a quick sweep into a new run directory (executed as the sweep notebook, kept
+# in the run as sweep.ipynb), then notebooks and book
 REPRO_RUN = data/raw/$(shell date -u +%Y%m%dT%H%M%SZ)-quick
 reproduce: setup build
 	@run="$(REPRO_RUN)"; \
-	$(PY) -m runner sweep --profile quick --run-dir "$$run" && \
+	$(PY) -m runner notebook --profile quick --run-dir "$$run" && \
 	$(MAKE) --no-print-directory book RUN="$$run" && \
 	echo "reproduce: run $$run; book at $(CURDIR)/$(BOOK_HTML)/index.html"
 

@@ -6,7 +6,8 @@
 # pytest on the runner's tests: profiles, plan, topologies, perf reduction, end-to-end sweeps
 test-runner: build
 	$(PY) -m pytest -q -rs tests/test_runner_profile.py tests/test_runner_plan.py \
-	  tests/test_runner_system.py tests/test_runner_sweep.py tests/test_originals.py
+	  tests/test_runner_system.py tests/test_runner_sweep.py tests/test_originals.py \
+	  tests/test_runner_notebook.py
 
 test: test-runner
 

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from rich.console import Console
 from rich.markup import escape
@@ -23,6 +21,9 @@ from runner import plan as plan_mod
 from runner import profile as profile_mod
 from runner.errors import RunnerError, UsageError
 from runner.progress import fmt_duration, summary_table
+
+if TYPE_CHECKING:
+    from runner import session
 
 
 class _Parser(argparse.ArgumentParser):
@@ -58,6 +59,18 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--json", action="store_true", help="print plan.json as it would be written")
     pl.add_argument("--cells", action="store_true", help="list every cell")
 
+    nb = sub.add_parser("notebook", help="run a sweep through the sweep notebook (papermill)",
+                        description="Execute notebooks/sweep.ipynb with papermill: the plan "
+                        "and its time, progress, and the summary are kept in the run "
+                        "directory as sweep.ipynb (sealed with the run).")
+    nb.add_argument("--profile", metavar="NAME|PATH",
+                    help=f"profile name ({names}) or path to a .toml file")
+    nb.add_argument("--run-dir", type=Path, metavar="DIR",
+                    help="run directory (default: data/raw/<run-id>)")
+    nb.add_argument("--resume", action="store_true",
+                    help="continue an interrupted run in --run-dir (default: the latest run)")
+    nb.add_argument("--seed", type=int, metavar="N", help="override the profile's seed")
+
     e = sub.add_parser("env", help="print the environment manifest (JSON)",
                        description="Print the manifest.json a sweep would write.")
     e.add_argument("--no-memcpy", action="store_true", help="skip the memcpy bandwidth test")
@@ -79,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_sweep(args)
         if args.cmd == "plan":
             return cmd_plan(args)
+        if args.cmd == "notebook":
+            return cmd_notebook(args)
         return cmd_env(args)
     except UsageError as e:
         print(f"runner: {e}", file=sys.stderr)
@@ -140,79 +155,29 @@ def cmd_env(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    if not args.resume:  # a bad profile is rejected before anything heavy is imported
-        if not args.profile:
-            raise UsageError("sweep: --profile is required (or --resume with --run-dir; "
-                             f"profiles: {', '.join(profile_mod.available())})")
-        profile_mod.load(args.profile)
-    from runner import sweep as sw
-    if args.resume:
-        run_dir = args.run_dir
-        if run_dir is None:
-            name = profile_mod.load(args.profile).name if args.profile else None
-            run_dir = sw.latest_run(name)
-        prof, plan, run_id = sw.prepare_resume(run_dir, args.profile)
-        if args.seed is not None and args.seed != plan.seed:
-            raise UsageError(f"--seed {args.seed}: the run in {run_dir} was planned with "
-                             f"seed {plan.seed}")
-        binary = sw.find_binary()
-        if binary is None:
-            raise RunnerError("copybench not found: build it (make -C src) or set COPYBENCH_BIN")
-    else:
-        prof = profile_mod.load(args.profile)
-        binary = sw.find_binary()
-        if binary is None:
-            raise RunnerError("copybench not found: build it (make -C src) or set COPYBENCH_BIN")
-        run_dir, run_id, plan = sw.prepare_new(prof, args.run_dir, args.seed, binary)
-    for n in plan.notes:
-        print(f"runner: {n}", file=sys.stderr)
-    s = sw.Sweep(prof, plan, run_dir, run_id, binary, progress=not args.no_progress)
-    s.load_records()
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    sessions_before = _sessions(run_dir)
-    if not (run_dir / sw.MANIFEST).exists() or sessions_before:
-        sw.write_manifest(run_dir, run_id, binary, sessions_before)
-    est = plan_mod.estimate(plan)
-    print(f"runner: run {run_id} in {run_dir}: {len(plan.cells)} cells, "
-          f"{est.trials_min}..{est.trials_max} trials, estimated "
-          f"{fmt_duration(est.seconds_expected)}"
-          + (f"; resuming with {len(s.done)} trials already recorded" if args.resume else ""),
-          file=sys.stderr, flush=True)
-    outcome = s.run()
-    sw.record_session(run_dir, {
-        "started_at": started,
-        "ended_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "wall_s": round(outcome.wall_s, 1), "pid": os.getpid(),
-        "trials": dict(outcome.counts), "complete": outcome.complete,
-        "interrupted": outcome.interrupted})
-    from rundir import records
-    recs = list(records.read(run_dir / records.TRIALS))
-    if outcome.complete:
+    from runner import session
+    o = session.open_run(args.profile, args.run_dir, args.seed, args.resume,
+                         progress=not args.no_progress)
+    print(f"runner: {o.headline()}", file=sys.stderr, flush=True)
+    res = session.run(o)
+    if res.complete:
         con = Console(stderr=True)  # the summary is printed even with --no-progress
         if not con.is_terminal:
             con = Console(stderr=True, width=140)
-        con.print(summary_table(plan.cells, recs))
-        try:
-            from rundir.verify import seal
-            seal(run_dir)
-        except ImportError:
-            pass
-    total = _status_counts(recs)
-    print(f"runner: {'done' if outcome.complete else 'interrupted (' + str(outcome.interrupted) + ')'}"
-          f" in {fmt_duration(outcome.wall_s)}: {total}; {run_dir}", file=sys.stderr)
-    if not outcome.complete:
-        print(f"runner: resume with: python -m runner sweep --resume --run-dir {run_dir}",
-              file=sys.stderr)
-        return 143 if outcome.interrupted == "SIGTERM" else 130
-    return 0
+        con.print(summary_table(o.plan.cells, res.records))
+    _print_end(res)
+    return res.exit_code()
 
 
-def _sessions(run_dir: Path) -> int:
-    p = run_dir / "sessions.json"
-    return len(json.loads(p.read_text())) if p.exists() else 0
+def _print_end(res: "session.Result") -> None:
+    out = res.outcome
+    print(f"runner: {'done' if out.complete else 'interrupted (' + str(out.interrupted) + ')'}"
+          f" in {fmt_duration(out.wall_s)}: {res.status_text()}; {res.run_dir}",
+          file=sys.stderr)
+    if not out.complete:
+        print(f"runner: resume with: {res.resume_command()}", file=sys.stderr)
 
 
-def _status_counts(recs: list[dict]) -> str:
-    from collections import Counter
-    c = Counter(r.get("status") for r in recs)
-    return ", ".join(f"{c[k]} {k}" for k in ("ok", "failed", "timeout") if c[k]) or "no trials"
+def cmd_notebook(args: argparse.Namespace) -> int:
+    from runner import notebook
+    return notebook.execute(args.profile, args.run_dir, args.seed, args.resume)

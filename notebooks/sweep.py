@@ -1,0 +1,77 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Sweep
+#
+# This notebook runs a sweep of copybench and is kept, executed, in the run directory it made
+# (`sweep.ipynb`): the plan and its estimated time, the progress of the run, and the summary
+# of trials, failures and exclusions. Execute it with `python -m runner notebook --profile
+# NAME` (what `make reproduce` does), which runs it with papermill and seals the run with it;
+# `python -m runner sweep` runs the same code without a notebook.
+
+# %% tags=["parameters"]
+profile = "quick"  # a profile name (runner/profiles/) or the path of a .toml file
+run_dir = ""  # the run directory; empty: data/raw/<run-id>
+seed = -1  # the plan's seed; -1: the profile's own
+resume = False  # continue the interrupted run in run_dir
+
+# %% [markdown]
+# ## The plan
+
+# %%
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from runner import plan as plan_mod
+from runner import session
+from runner.progress import fmt_duration, summary_table
+
+run = session.open_run(profile or None, Path(run_dir) if run_dir else None,
+                       None if seed < 0 else seed, resume)
+print(run.headline())
+plan_table = Table(title=f"profile {run.profile.name}: cells per experiment")
+for col in ("experiment [kind]", "cells", "s per repetition"):
+    plan_table.add_column(col, justify="left" if col.startswith("exp") else "right")
+for name, ncells, secs in plan_mod.summary_rows(run.plan):
+    plan_table.add_row(name, str(ncells), f"{secs:.0f}")
+Console(width=100).print(plan_table)
+print(f"seed {run.plan.seed}; repetitions {run.plan.rep_min}..{run.plan.rep_max}; "
+      f"estimated time {fmt_duration(run.estimate.seconds_expected)}")
+
+# %% [markdown]
+# ## Running
+#
+# One line about every 5 % of the trials, and one for each trial that did not end `ok`.
+
+# %%
+result = session.run(run)
+print(f"{'complete' if result.complete else 'interrupted (' + str(result.outcome.interrupted) + ')'}"
+      f" after {fmt_duration(result.outcome.wall_s)}: {result.status_text()}")
+
+# %% [markdown]
+# ## Summary
+#
+# Trials by status; the profiled trials (run under `perf record`) are kept in the records but
+# excluded from the statistics; no other trial is excluded.
+
+# %%
+counts = result.status_counts()
+print(f"trials recorded: {len(result.records)} ({result.status_text()}); failed or timed out: "
+      f"{counts['failed'] + counts['timeout']}; excluded from the statistics: "
+      f"{result.profiled()} profiled")
+for rec in result.records:
+    if rec.get("status") != "ok":
+        print(f"  {rec.get('trial_id')}: {rec.get('status')}: {str(rec.get('error'))[:200]}")
+if result.complete:
+    Console(width=140).print(summary_table(run.plan.cells, result.records))
+else:
+    print(f"resume with: {result.resume_command()}")
+print(f"sweep-exit: {result.exit_code()}")

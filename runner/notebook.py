@@ -1,0 +1,126 @@
+"""``python -m runner notebook``: a sweep executed as a notebook (papermill), so the run keeps
+its own record: ``<run-dir>/sweep.ipynb`` holds the plan and its estimated time, the
+progress lines and the summary of trials, failures and exclusions.
+
+The notebook (``notebooks/sweep.ipynb``, source ``notebooks/sweep.py``) calls the same
+library as ``python -m runner sweep`` (:mod:`runner.session`). papermill writes the executed
+copy beside the run directory while it runs (``.<run-id>.sweep.ipynb``; a run directory must
+be empty when a new run starts) and it is moved in when papermill has finished writing it;
+the run is then sealed with it. A resumed run keeps each session's notebook
+(``sweep.resume-<n>.ipynb``). A runner error inside the notebook ends here as the runner's
+own one-line error and exit code, not as papermill's traceback.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+
+from runner import session
+from runner.binary import repo_root
+from runner.errors import RunnerError
+
+NOTEBOOK = Path("notebooks") / "sweep.ipynb"
+#: exceptions raised in the notebook that are the runner's own one-line errors -> exit code
+_EXIT = {"UsageError": 2, "ProfileError": 2, "RunnerError": 1, "TopologyError": 1}
+#: what the notebook's last cell prints: ``sweep-exit: <code>`` (130/143 when interrupted)
+EXIT_MARK = "sweep-exit: "
+
+
+def executed_name(run_dir: Path) -> str:
+    """``sweep.ipynb`` for the first session of a run, ``sweep.resume-<n>.ipynb`` after."""
+    if not (run_dir / "sweep.ipynb").exists():
+        return "sweep.ipynb"
+    n = 1
+    while (run_dir / f"sweep.resume-{n}.ipynb").exists():
+        n += 1
+    return f"sweep.resume-{n}.ipynb"
+
+
+def _exit_code(nb_path: Path) -> int | None:
+    import nbformat
+    nb = nbformat.read(nb_path, as_version=4)
+    for cell in reversed(nb.cells):
+        for out in cell.get("outputs", []):
+            for line in str(out.get("text", "")).splitlines():
+                if line.startswith(EXIT_MARK):
+                    return int(line[len(EXIT_MARK):])
+    return None
+
+
+def execute(profile: str | None, run_dir: Path | None, seed: int | None,
+            resume: bool) -> int:
+    import papermill
+
+    root = repo_root()
+    target = session.resolve_run_dir(profile, run_dir, resume).resolve()
+    partial = target.parent / f".{target.name}.sweep.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    print(f"runner: executing {NOTEBOOK} for {target} (papermill; the executed notebook is "
+          "kept in the run directory)", file=sys.stderr, flush=True)
+    code: int | None
+    old = _forward_signals()
+    try:
+        papermill.execute_notebook(
+            str(root / NOTEBOOK), str(partial), cwd=str(root), kernel_name="python3",
+            progress_bar=False, log_output=False, stdout_file=sys.stdout,
+            stderr_file=sys.stderr,
+            parameters={"profile": profile or "", "run_dir": str(target),
+                        "seed": -1 if seed is None else seed, "resume": resume})
+        code = _exit_code(partial)
+    except papermill.PapermillExecutionError as exc:
+        code = _EXIT.get(exc.ename)
+        if code is None:  # not one of the runner's errors: a bug, keep papermill's report
+            raise
+        print(f"runner: {exc.evalue}", file=sys.stderr)
+    except KeyboardInterrupt:
+        code = 130
+        print("runner: interrupted (SIGINT)", file=sys.stderr)
+    except OSError as exc:
+        raise RunnerError(f"{exc.filename or partial}: {exc.strerror or exc}") from exc
+    finally:
+        for signum, handler in old.items():
+            signal.signal(signum, handler)
+    _keep(partial, target)
+    if code == 0:
+        from rundir.verify import seal
+        seal(target)  # again: the sweep sealed before its notebook was complete
+    elif code in (130, 143) or (code == 1 and (target / "plan.json").is_file()):
+        print(f"runner: resume with: python -m runner notebook --resume --run-dir {target}",
+              file=sys.stderr)
+    return 1 if code is None else code
+
+
+def _forward_signals() -> dict[int, object]:
+    """SIGINT/SIGTERM go to the kernel, where the sweep stops cleanly after the current trial
+    (its own handlers: records flushed, namespaces removed) and the notebook's last cells
+    still run; papermill then ends normally. A second SIGINT stops the driver itself."""
+    import psutil
+
+    seen: list[int] = []
+
+    def forward(signum: int, frame: FrameType | None) -> None:
+        if signum == signal.SIGINT and seen.count(signal.SIGINT):
+            raise KeyboardInterrupt
+        seen.append(signum)
+        print(f"runner: {signal.Signals(signum).name}: stopping the sweep after this trial",
+              file=sys.stderr, flush=True)
+        for child in psutil.Process().children():
+            try:
+                child.send_signal(signum)
+            except psutil.Error:
+                pass
+
+    return {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
+
+
+def _keep(partial: Path, target: Path) -> None:
+    """Move the executed notebook into the run directory (when there is one)."""
+    if not partial.exists():
+        return
+    if not (target / "plan.json").is_file():  # nothing was planned: nothing to keep it with
+        partial.unlink()
+        return
+    partial.replace(target / executed_name(target))
