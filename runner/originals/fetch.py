@@ -19,6 +19,7 @@ each time it is used, so a copy edited after fetching is refused too.
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import shutil
@@ -126,7 +127,7 @@ def _download(src: Source, dest: Path, timeout: float) -> None:
         with urllib.request.urlopen(src.url, timeout=timeout) as r, open(part, "wb") as f:
             shutil.copyfileobj(r, f)
         os.replace(part, dest)
-    except (urllib.error.URLError, OSError, TimeoutError) as e:
+    except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as e:
         part.unlink(missing_ok=True)
         reason = getattr(e, "reason", None) or e
         raise OriginalsError(
