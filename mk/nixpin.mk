@@ -1,0 +1,67 @@
+# The Nix path's known differences from the tested pip/apt path, checked without Nix
+# (issue 17): the book built with the Python package versions nixpkgs (nixos-25.11) gives.
+#
+#   make test-nix-book     .venv-nixpkgs from nix/requirements-nixpkgs*.txt (versions and
+#                          evidence: nix/python-versions.tsv), then the book from the committed
+#                          reference run in a copy of the tree (build/nix-book/), as
+#                          `nix run .#book` would run it (COPYBENCH_NIX=1, PY and JB from the env)
+#   make compare-nix-book  also the pip path's book in build/pip-book/, and every glued value
+#                          of the two books compared
+
+.PHONY: test-nix-book compare-nix-book nixpkgs-venv
+
+# Under Nix (nix develop; nix run .#book/.#reproduce) jupyter-book is the flake's, on PATH.
+ifeq ($(COPYBENCH_NIX),1)
+JB := jupyter-book
+endif
+
+NIXPKGS_VENV   := .venv-nixpkgs
+# Debian's python3 (3.11 on bookworm); the pin's python3 is 3.13.
+NIXPKGS_PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
+NIX_BOOK_TREE  := build/nix-book
+
+$(NIXPKGS_VENV)/.stamp: nix/requirements-nixpkgs.txt nix/requirements-nixpkgs-nodeps.txt
+	rm -rf $(NIXPKGS_VENV)
+	$(NIXPKGS_PYTHON) -m venv $(NIXPKGS_VENV)
+	$(NIXPKGS_VENV)/bin/pip install -q --disable-pip-version-check -r nix/requirements-nixpkgs.txt
+	$(NIXPKGS_VENV)/bin/pip install -q --disable-pip-version-check --no-deps -r nix/requirements-nixpkgs-nodeps.txt
+	@# the bounds nixpkgs relaxes (listed in the -nodeps file) are the only conflicts allowed
+	@$(NIXPKGS_VENV)/bin/pip check | grep -v -E '^(jupyter-book 1\.0\.4 has requirement (sphinx|myst-parser)|sphinx-book-theme 1\.1\.4 has requirement pydata-sphinx-theme|cffconvert 2\.0\.0 has requirement jsonschema)' \
+	  | { if read -r line; then echo "pip check: $$line" >&2; cat >&2; exit 1; fi; }
+	touch $@
+
+nixpkgs-venv: $(NIXPKGS_VENV)/.stamp
+
+# The copy holds the working tree's tracked and untracked (not ignored) files, or with
+# NIX_BOOK_FROM=HEAD the last commit; the book's outputs there never touch book/_build of the
+# pip path.
+NIX_BOOK_FROM ?= worktree
+define copy-tree
+	rm -rf $(1) && mkdir -p $(1)
+	if [ "$(NIX_BOOK_FROM)" = HEAD ]; then git archive HEAD | tar -xf - -C $(1); else \
+	  git ls-files -z --cached --others --exclude-standard \
+	  | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C $(1); fi
+endef
+test-nix-book: $(NIXPKGS_VENV)/.stamp
+	@if [ -z "$(REFERENCE_RUN)" ]; then echo "test-nix-book: no committed reference run" >&2; exit 2; fi
+	$(call copy-tree,$(NIX_BOOK_TREE))
+	cd $(NIX_BOOK_TREE) && PYTHONPATH=$(CURDIR)/$(NIX_BOOK_TREE) $(MAKE) --no-print-directory book \
+	  COPYBENCH_NIX=1 RUN=$(REFERENCE_RUN) \
+	  PY=$(CURDIR)/$(NIXPKGS_VENV)/bin/python JB=$(CURDIR)/$(NIXPKGS_VENV)/bin/jupyter-book
+	test -s $(NIX_BOOK_TREE)/book/_build/html/index.html
+	@# every chapter, figure and claim verdict, as test-book checks the pip path's book
+	cd $(NIX_BOOK_TREE) && COPYBENCH_BOOK_RUN=$(REFERENCE_RUN) PYTHONPATH=$(CURDIR)/$(NIX_BOOK_TREE) \
+	  $(CURDIR)/$(NIXPKGS_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/test_book.py
+	@$(NIXPKGS_VENV)/bin/python -c 'import sys, sphinx, myst_nb, myst_parser, jupyter_book, pandas, numpy, matplotlib; print(f"test-nix-book: ok: book built with python {sys.version.split()[0]}, sphinx {sphinx.__version__}, jupyter-book {jupyter_book.__version__}, myst-nb {myst_nb.__version__}, myst-parser {myst_parser.__version__}, pandas {pandas.__version__}, numpy {numpy.__version__}, matplotlib {matplotlib.__version__}: $(NIX_BOOK_TREE)/book/_build/html/index.html")'
+
+# The same book with the pip path's .venv in a second copy, then every glued value (each
+# number and verdict the prose shows) of the two compared (nix/compare_glue.py). Not part of
+# `make test` (2 more minutes); run after changing the notebooks or the pins.
+PIP_BOOK_TREE := build/pip-book
+compare-nix-book: test-nix-book setup
+	$(call copy-tree,$(PIP_BOOK_TREE))
+	cd $(PIP_BOOK_TREE) && PYTHONPATH=$(CURDIR)/$(PIP_BOOK_TREE) $(MAKE) --no-print-directory book \
+	  COPYBENCH_NIX=1 RUN=$(REFERENCE_RUN) PY=$(CURDIR)/.venv/bin/python JB=$(CURDIR)/.venv/bin/jupyter-book
+	$(PY) nix/compare_glue.py $(PIP_BOOK_TREE)/book/_generated $(NIX_BOOK_TREE)/book/_generated
+
+test: test-nix-book
