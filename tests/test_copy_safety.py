@@ -28,7 +28,7 @@ OLD_NS = 1_000_000_000_123_456_789
 
 def _bin() -> Path | None:
     env = os.environ.get("COPYBENCH_BIN")
-    p = Path(env) if env else ROOT / "src" / "build" / "copybench"
+    p = Path(env).resolve() if env else ROOT / "src" / "build" / "copybench"
     return p if p.is_file() and os.access(p, os.X_OK) else None
 
 
