@@ -23,7 +23,7 @@
           python = pkgs.python3.withPackages (ps: [
             ps.papermill ps.jupyter-book ps.myst-nb ps.sphinx ps.sphinxcontrib-bibtex
             ps.pandas ps.seaborn ps.matplotlib ps.scipy ps.statsmodels ps.ipykernel
-            ps.rich ps.jsonschema ps.pytest ps.hypothesis ps.cffconvert ps.numpy
+            ps.rich ps.jsonschema ps.pytest ps.hypothesis ps.cffconvert ps.numpy ps.jupytext
             (sphinx-mathjax-offline ps)
           ]);
 
