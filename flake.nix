@@ -55,7 +55,7 @@
             src = builtins.path {
               name = "copybench-src";
               path = ./src;
-              filter = path: type: baseNameOf path != "build";
+              filter = path: type: !(builtins.elem (baseNameOf path) [ "build" "build-hardened" ]);
             };
             nativeBuildInputs = [ pkgs.pkg-config ];
             buildInputs = [ pkgs.liburing ];

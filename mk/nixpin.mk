@@ -1,5 +1,6 @@
-# The Nix path's known differences from the tested pip/apt path, checked without Nix
-# (issue 17): the book built with the Python package versions nixpkgs (nixos-25.11) gives.
+# The Nix path's two known differences from the tested pip/apt path, checked without Nix
+# (issue 17): the book built with the Python package versions nixpkgs (nixos-25.11) gives,
+# and the C program built with the hardening flags nixpkgs' compiler wrapper adds.
 #
 #   make test-nix-book     .venv-nixpkgs from nix/requirements-nixpkgs*.txt (versions and
 #                          evidence: nix/python-versions.tsv), then the book from the committed
@@ -7,8 +8,10 @@
 #                          `nix run .#book` would run it (COPYBENCH_NIX=1, PY and JB from the env)
 #   make compare-nix-book  also the pip path's book in build/pip-book/, and every glued value
 #                          of the two books compared
+#   make test-c-hardened   the C tests against src/build-hardened/copybench
+#   bench/hardened         throughput of the hardened build relative to the plain one
 
-.PHONY: test-nix-book compare-nix-book nixpkgs-venv
+.PHONY: test-nix-book compare-nix-book test-c-hardened nixpkgs-venv
 
 # Under Nix (nix develop; nix run .#book/.#reproduce) jupyter-book is the flake's, on PATH.
 ifeq ($(COPYBENCH_NIX),1)
@@ -64,4 +67,7 @@ compare-nix-book: test-nix-book setup
 	  COPYBENCH_NIX=1 RUN=$(REFERENCE_RUN) PY=$(CURDIR)/.venv/bin/python JB=$(CURDIR)/.venv/bin/jupyter-book
 	$(PY) nix/compare_glue.py $(PIP_BOOK_TREE)/book/_generated $(NIX_BOOK_TREE)/book/_generated
 
-test: test-nix-book
+test-c-hardened:
+	$(MAKE) -C src test-hardened
+
+test: test-c-hardened test-nix-book
