@@ -31,6 +31,11 @@ run = A.load_run(run_dir)
 man = run.manifest
 trials, m = run.trials, run.measured
 glue_text("run_id", run.run_id)
+sweep_nbs = sorted(f.name for f in run.path.glob("sweep*.ipynb"))
+glue_text("sweep_notebook", (", ".join(f"{run.path.name}/{n}" for n in sweep_nbs)
+                             + " in the run directory") if sweep_nbs else
+          "none: this run was made with python -m runner sweep (or before the sweep notebook "
+          "existed); its sessions.json records each invocation")
 glue_text("synthetic_note", "This run is SYNTHETIC test data, not a measurement."
           if man.get("synthetic") else "This run is a measurement on the testbed below.")
 glue_text("n_trials", f"{len(trials):,}")

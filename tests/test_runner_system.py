@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, runner_env, runner_namespaces, runner_root_links
-from runner import peers, perfprof, records
+from rundir import records
+from runner import peers, perfprof
 from runner.proc import Janitor, spawn
 from runner.topology import Topology, leftovers
 
