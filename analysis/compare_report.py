@@ -64,8 +64,22 @@ def main(argv: list[str] | None = None) -> int:
                    "build/compare/<run-id>-vs-<ref-id>)")
     args = p.parse_args(argv)
     run, ref = _run_dir(p, "RUN", args.run), _run_dir(p, "REF", args.ref)
+    for d in (run, ref):
+        problem = records.first_problem(d)
+        if problem:
+            print(f"compare: {problem}; no report written", file=sys.stderr)
+            return 1
+    out = Path(args.out) if args.out else ROOT / "build" / "compare" / f"{run.name}-vs-{ref.name}"
+    try:
+        return _report(run, ref, args, out)
+    except OSError as exc:
+        print(f"compare: {exc.filename or out}: {exc.strerror or exc}; no report written "
+              "(the runs are only read)", file=sys.stderr)
+        return 1
+
+
+def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
     root = ROOT
-    out = Path(args.out) if args.out else root / "build" / "compare" / f"{run.name}-vs-{ref.name}"
     out.parent.mkdir(parents=True, exist_ok=True)
 
     import nbformat

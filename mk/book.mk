@@ -35,23 +35,31 @@ book-check-run:
 	  echo "make book: no committed reference run under data/raw/; pass one: make book RUN=data/raw/<run-id> (or RUN=build/smoke-run after make smoke-run)" >&2; exit 2; fi
 	@if [ ! -f "$(RUN)/trials.jsonl" ] && [ ! -f "$(RUN)/trials.jsonl.gz" ]; then \
 	  echo "make book: RUN=$(RUN) has no trials.jsonl or trials.jsonl.gz (expected a run directory data/raw/<run-id>/)" >&2; exit 2; fi
+	@$(PY) -m rundir check "$(RUN)" 2>&1 | sed 's/^rundir: /make book: /' >&2; exit $${PIPESTATUS[0]}
 
 # Which run the generated notebooks came from: rewritten only when RUN changes.
 $(BOOK_GEN)/.run: _book-force
-	@mkdir -p $(BOOK_GEN)
-	@echo "$(RUN_ABS)" | cmp -s - $@ || echo "$(RUN_ABS)" > $@
+	@mkdir -p $(BOOK_GEN) 2>/dev/null && { echo "$(RUN_ABS)" | cmp -s - $@ || echo "$(RUN_ABS)" 2>/dev/null > $@; } \
+	  || { echo "make book: cannot write $(BOOK_GEN)/ (full, read-only or missing file system?); the run is untouched" >&2; rm -f $@; exit 1; }
 
 RUN_FILES := $(wildcard $(RUN)/trials.jsonl $(RUN)/trials.jsonl.gz $(RUN)/manifest.json $(RUN)/plan.json \
                $(RUN)/perf/*.json)
 
 # papermill writes to a temporary file first: a failed notebook leaves no up-to-date target.
+# Its log goes to a temporary file; a failure is one line (the notebook, the run, the error
+# the notebook raised, e.g. a corrupt record's file and line) and the log is kept in build/.
 $(BOOK_GEN)/%.ipynb: notebooks/%.ipynb notebooks/finalize.py $(BOOK_GEN)/.run $(RUN_FILES) $(ANALYSIS_PY) | setup book-check-run
 	@echo "papermill $< (run_dir=$(RUN))"
-	@$(PY) -m papermill "$<" "$(BOOK_GEN)/$*.tmp.ipynb" -p run_dir "$(RUN_ABS)" \
-	  --cwd "$(CURDIR)" -k python3 --no-progress-bar --log-level WARNING \
-	  && $(PY) notebooks/finalize.py "$(BOOK_GEN)/$*.tmp.ipynb" \
-	  && mv "$(BOOK_GEN)/$*.tmp.ipynb" "$@" \
-	  || { rm -f "$(BOOK_GEN)/$*.tmp.ipynb"; echo "notebook $< failed on $(RUN)" >&2; exit 1; }
+	@log=$$(mktemp); \
+	$(PY) -m papermill "$<" "$(BOOK_GEN)/$*.tmp.ipynb" -p run_dir "$(RUN_ABS)" \
+	  --cwd "$(CURDIR)" -k python3 --no-progress-bar --log-level WARNING >"$$log" 2>&1 \
+	  && $(PY) notebooks/finalize.py "$(BOOK_GEN)/$*.tmp.ipynb" 2>>"$$log" \
+	  && mv "$(BOOK_GEN)/$*.tmp.ipynb" "$@" 2>>"$$log" \
+	  && rm -f "$$log" \
+	  || { rm -f "$(BOOK_GEN)/$*.tmp.ipynb"; \
+	       why=$$(grep -aE '^([A-Za-z_][A-Za-z0-9_.]*(Error|Exception)|OSError|mv:)[: ]' "$$log" | tail -1); \
+	       keep=build/book-logs/$*.log; mkdir -p build/book-logs 2>/dev/null && cp "$$log" "$$keep" 2>/dev/null || keep="$$log"; \
+	       echo "make book: notebook $* failed on $(RUN): $${why:-see the log} (log: $$keep)" >&2; exit 1; }
 
 notebooks: book-check-run $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb)
 
@@ -61,8 +69,10 @@ $(BOOK_STAMP): $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb) $(BOOK_SOURCES)
 	@touch $@
 
 # notebooks run two at a time (they are independent; the machine has 2 CPUs)
+# the sub-make's own "*** Error" lines are dropped: each failure has said what failed
 book: setup book-check-run
-	@$(MAKE) -j2 --no-print-directory $(BOOK_STAMP)
+	@set -o pipefail; { $(MAKE) -j2 --no-print-directory $(BOOK_STAMP) 2>&1 1>&3 3>&- \
+	  | { grep -v '^make.*\*\*\*' || true; } >&2; } 3>&1
 	@echo "book (run $(RUN)): $(CURDIR)/$(BOOK_HTML)/index.html"
 
 $(BOOK_PDF): $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb) $(BOOK_SOURCES)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+from zlib import error as zlib_error
 from pathlib import Path
 from typing import IO, Any, Iterator
 
@@ -68,6 +69,33 @@ def read(path: Path) -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
 
 
+def first_problem(run_dir: Path) -> str | None:
+    """The first reason the run's records cannot be read, as ``file:line: what is wrong``
+    (a line that is not a JSON object, a torn last line, a file that cannot be read); None
+    when every line parses. Fast (no schema): for commands that read a run before they
+    start, such as ``make book``."""
+    path = trials_file(run_dir)
+    if path is None:
+        return f"{run_dir}: no {TRIALS} or {TRIALS_PACKED} (not a run directory?)"
+    try:
+        with open_trials(path) as fh:
+            for i, raw in enumerate(fh, 1):
+                if not raw.endswith(b"\n"):
+                    return f"{path}:{i}: torn last line (an interrupted write; resume the run)"
+                line = raw.strip()
+                if not line:
+                    continue
+                try:
+                    obj = json.loads(line)
+                except ValueError as exc:
+                    return f"{path}:{i}: not a JSON record ({exc})"
+                if not isinstance(obj, dict):
+                    return f"{path}:{i}: not a JSON object"
+    except (OSError, EOFError, zlib_error) as exc:
+        return f"{path}: cannot be read ({getattr(exc, 'strerror', None) or exc})"
+    return None
+
+
 def sanitize(obj: Any) -> Any:
     """NaN and infinities become null (strict JSON)."""
     if isinstance(obj, float) and (obj != obj or obj in (float("inf"), float("-inf"))):
@@ -80,19 +108,52 @@ def sanitize(obj: Any) -> Any:
 
 
 class Writer:
+    """Appends one record per line, each written whole and fsync'd before ``append`` returns.
+
+    A record that cannot be written (ENOSPC, EDQUOT, EROFS, EIO) is cut off again, so the
+    file ends with the last complete record, and the error is raised naming the file. A file
+    whose last name is gone (the run directory was removed while the sweep ran) is an error
+    too: records written to an unlinked inode would be lost silently.
+    """
+
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._f = open(path, "a", encoding="utf-8")
+        self.written = 0
+        # O_APPEND: every write goes to the end, whatever else appended before
+        self._fd: int | None = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
+                                       0o644)
 
     def append(self, record: dict[str, Any]) -> None:
+        if self._fd is None:
+            raise ValueError(f"{self.path}: writer is closed")
         line = json.dumps(sanitize(record), separators=(",", ":"), sort_keys=False, allow_nan=False,
                           default=str)
-        self._f.write(line + "\n")
-        self._f.flush()
-        os.fsync(self._f.fileno())
+        data = (line + "\n").encode("utf-8")
+        start = os.fstat(self._fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                n = os.write(self._fd, view)  # a short write is possible near a full disk
+                view = view[n:]
+            os.fsync(self._fd)
+            if os.fstat(self._fd).st_nlink == 0:
+                raise FileNotFoundError(2, "the file was removed while the sweep ran", str(self.path))
+        except OSError as exc:
+            try:
+                os.ftruncate(self._fd, start)  # drop the partial record
+            except OSError:
+                pass  # the reader skips a torn last line; --resume cuts it off
+            raise OSError(exc.errno, exc.strerror, str(self.path)) from exc
+        self.written += 1
 
     def close(self) -> None:
-        self._f.close()
+        """Close; never raises (every record was fsync'd when it was appended)."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
     def __enter__(self) -> "Writer":
         return self

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from rundir import records
+from rundir import atomic, records
 
 SUMS_NAME = "SHA256SUMS"
 TRIALS_NAME = "trials.jsonl"
@@ -94,21 +94,27 @@ def _run_files(run_dir: Path) -> Iterator[tuple[str, Path]]:
 def seal(run_dir: Path | str) -> Path:
     """Write run_dir/SHA256SUMS over every file of the run; return its path.
 
-    Re-sealing replaces the list. Symbolic links are refused: a run holds its own bytes.
+    Re-sealing replaces the list (atomically: a failure leaves the old list). Symbolic links
+    are refused: a run holds its own bytes.
     """
     root = _require_dir(run_dir)
+    target = root / SUMS_NAME
+    atomic.write_text(target, _sums_text(root))
+    return target
+
+
+def _sums_text(root: Path, leaving: str | None = None) -> str:
+    """SHA256SUMS for the files of root, without ``leaving`` (a file about to be removed)."""
     lines = []
     for rel, path in _run_files(root):
+        if rel == leaving or atomic.is_temporary(path):
+            continue
         if path.is_symlink() or not path.is_file():
             raise UsageError(f"{rel}: not a regular file; a run directory holds only regular files")
         if "\n" in rel or "\\" in rel:
             raise UsageError(f"{rel!r}: file names with newlines or backslashes cannot be sealed")
         lines.append(f"{sha256_file(path)}  {rel}\n")
-    target = root / SUMS_NAME
-    tmp = root / (SUMS_NAME + ".tmp")
-    tmp.write_text("".join(lines), encoding="utf-8")
-    tmp.replace(target)
-    return target
+    return "".join(lines)
 
 
 def _parse_sums(text: str, problems: list[str]) -> dict[str, str]:
@@ -279,22 +285,28 @@ def pack(run_dir: Path | str) -> Path:
         raise UsageError(f"{root} does not verify, refusing to pack it: {report.problems[0]}"
                          + (f" (and {len(report.problems) - 1} more)" if len(report.problems) > 1
                             else ""))
-    tmp = root / (records.TRIALS_PACKED + ".tmp")
-    with src.open("rb") as fin, tmp.open("wb") as raw, \
-            gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as gz:
-        shutil.copyfileobj(fin, gz, _CHUNK)
-    with gzip.open(tmp, "rb") as back:
-        if _sha256_stream(back) != sha256_file(src):
-            tmp.unlink()
-            raise RuntimeError(f"{tmp}: does not decompress to {src}; nothing changed")
-    tmp.replace(dst)
+    with atomic.replacing(dst) as raw:
+        with src.open("rb") as fin, \
+                gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as gz:
+            shutil.copyfileobj(fin, gz, _CHUNK)
+        raw.flush()
+        with gzip.open(raw.name, "rb") as back:  # the temporary file, before it replaces dst
+            if _sha256_stream(back) != sha256_file(src):
+                raise RuntimeError(f"{dst}: does not decompress to {src}; nothing changed")
+    # the new list first (it names the .gz, not the original): if it cannot be written, the
+    # .gz goes and the run is as it was; once it is written, removing the original is all
+    # that is left, and unlink needs no space
+    try:
+        atomic.write_text(root / SUMS_NAME, _sums_text(root, leaving=TRIALS_NAME))
+    except BaseException:
+        dst.unlink()
+        raise
     src.unlink()
-    seal(root)
     return dst
 
 
-USAGE = "usage: python -m rundir {seal|verify|pack} RUN_DIR"
-COMMANDS = ("seal", "verify", "pack")
+USAGE = "usage: python -m rundir {seal|verify|pack|check} RUN_DIR"
+COMMANDS = ("seal", "verify", "pack", "check")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -305,6 +317,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     command, run_dir = args
     try:
+        if command == "check":  # readable records (no hashes, no schema): before a book build
+            problem = records.first_problem(Path(run_dir))
+            if problem:
+                print(f"rundir: {problem}", file=sys.stderr)
+                return 1
+            return 0
         if command == "seal":
             target = seal(run_dir)
             count = len(target.read_text(encoding="utf-8").splitlines())

@@ -101,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     except RunnerError as e:
         print(f"runner: {e}", file=sys.stderr)
         return 1
+    except OSError as e:  # one line, never a traceback (run-dir errors are RunnerErrors)
+        print(f"runner: {e.filename or ''}{': ' if e.filename else ''}{e.strerror or e}",
+              file=sys.stderr)
+        return 1
 
 
 def _caps() -> plan_mod.Capabilities:

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from rundir import atomic
 from rundir.perf import KERNEL_GROUPS, SAMPLE_HZ, Reduction, Symbol, group_of
 
 PERF_RECORD = ["perf", "record", "-q", "-a", "-g", "-e", "cpu-clock", "-F", str(SAMPLE_HZ)]
@@ -103,6 +104,4 @@ def available() -> tuple[bool, str]:
 
 def store(reduction: Reduction, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(reduction.to_json(), indent=1) + "\n")
-    tmp.replace(path)
+    atomic.write_text(path, json.dumps(reduction.to_json(), indent=1) + "\n")

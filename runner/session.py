@@ -131,14 +131,21 @@ def open_run(profile: str | None, run_dir: Path | None = None, seed: int | None 
                              f"profiles: {', '.join(profile_mod.available())})")
         prof = profile_mod.load(profile)  # a bad profile is rejected before anything runs
         binary = _binary()
-        run_dir, run_id, plan = sw.prepare_new(prof, run_dir, seed, binary)
+        try:
+            run_dir, run_id, plan = sw.prepare_new(prof, run_dir, seed, binary)
+        except OSError as e:
+            raise RunnerError(f"{e.filename or run_dir}: {e.strerror or e}; the run could not "
+                              "be created (no trial was run)") from None
     for n in plan.notes:
         _log(n)
     s = sw.Sweep(prof, plan, run_dir, run_id, binary, progress=progress)
     s.load_records()
     before = _sessions(run_dir)
     if not (run_dir / sw.MANIFEST).exists() or before:
-        sw.write_manifest(run_dir, run_id, binary, before)
+        try:
+            sw.write_manifest(run_dir, run_id, binary, before)
+        except OSError as e:
+            raise sw.RunDirError(e, run_dir, len(s.done)) from None
     return OpenRun(prof, plan, run_dir, run_id, binary, resume, s, plan_mod.estimate(plan),
                    before)
 
@@ -146,19 +153,40 @@ def open_run(profile: str | None, run_dir: Path | None = None, seed: int | None 
 def run(o: OpenRun, seal: bool = True) -> Result:
     """Run what is left of the plan; record the session; seal the run if it completed."""
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    outcome = o.sweep.run()
-    sw.record_session(o.run_dir, {
-        "started_at": started,
-        "ended_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "wall_s": round(outcome.wall_s, 1), "pid": os.getpid(),
-        "trials": dict(outcome.counts), "complete": outcome.complete,
-        "interrupted": outcome.interrupted})
-    recs = list(records.read(o.run_dir / records.TRIALS))
-    sealed = False
-    if outcome.complete and seal:
-        from rundir.verify import seal as seal_run
-        seal_run(o.run_dir)
-        sealed = True
+
+    def session(outcome: sw.Outcome | None, error: str | None = None) -> None:
+        sw.record_session(o.run_dir, {
+            "started_at": started,
+            "ended_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "wall_s": round(outcome.wall_s, 1) if outcome else None, "pid": os.getpid(),
+            "trials": dict(outcome.counts if outcome else o.sweep.counts),
+            "complete": bool(outcome and outcome.complete),
+            "interrupted": outcome.interrupted if outcome else None,
+            **({"error": error} if error else {})})
+
+    try:
+        outcome = o.sweep.run()
+    except sw.RunDirError as e:
+        try:  # best effort: the disk that refused a record may refuse this too
+            session(None, str(e))
+        except OSError:
+            pass
+        raise
+    try:
+        session(outcome)
+        recs = list(records.read(o.run_dir / records.TRIALS))
+        sealed = False
+        if outcome.complete and seal:
+            from rundir.verify import seal as seal_run
+            seal_run(o.run_dir)
+            sealed = True
+    except OSError as e:
+        if not outcome.complete:
+            raise sw.RunDirError(e, o.run_dir, len(o.sweep.done)) from None
+        raise RunnerError(
+            f"{e.filename or o.run_dir}: {e.strerror or e}; every planned trial is recorded "
+            f"({len(o.sweep.done)} in {o.run_dir / records.TRIALS}) but the run is not sealed: "
+            f"make seal RUN={o.run_dir} when the file system has room") from None
     return Result(o.run_dir, outcome, recs, sealed)
 
 

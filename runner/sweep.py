@@ -17,6 +17,7 @@ to completion has exactly the trials an uninterrupted one would have had.
 
 from __future__ import annotations
 
+import errno
 import json
 import secrets
 import signal
@@ -30,7 +31,7 @@ from typing import Any
 
 from runner import manifest as manifest_mod
 from runner import plan as plan_mod
-from rundir import records
+from rundir import atomic, records
 from runner.adaptive import decide, metric
 from runner.errors import RunnerError, UsageError
 from runner.execute import Context, run_trial
@@ -46,6 +47,32 @@ MANIFEST = "manifest.json"
 SESSIONS = "sessions.json"
 
 
+class RunDirError(RunnerError):
+    """A file of the run directory could not be written: one line naming the file and the
+    error, how many trials are safely recorded, and the command that resumes."""
+
+    def __init__(self, exc: OSError, run_dir: Path, recorded: int) -> None:
+        self.exc, self.run_dir, self.recorded = exc, run_dir, recorded
+        name = errno.errorcode.get(exc.errno or 0, "")
+        super().__init__(
+            f"{exc.filename or run_dir}: {exc.strerror or exc}{f' ({name})' if name else ''}; "
+            f"{recorded} trial{'s' if recorded != 1 else ''} safely recorded in "
+            f"{run_dir / records.TRIALS}; resume with: python -m runner sweep --resume "
+            f"--run-dir {run_dir}")
+
+
+def in_run_dir(exc: OSError, run_dir: Path) -> bool:
+    """Whether an OSError concerns the run directory (its files, or the directory itself)."""
+    name = exc.filename
+    if name is None:
+        return False
+    try:
+        Path(str(name)).resolve().relative_to(run_dir.resolve())
+        return True
+    except ValueError:
+        return False
+
+
 class Interrupted(Exception):
     def __init__(self, signum: int) -> None:
         self.signum = signum
@@ -58,9 +85,7 @@ def new_run_id(profile: str) -> str:
 
 
 def _write_json(path: Path, obj: Any) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=1, sort_keys=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    atomic.write_text(path, json.dumps(obj, indent=1, sort_keys=False) + "\n")
 
 
 @dataclass
@@ -162,6 +187,12 @@ class Sweep:
                                          Trial.parse(t).repetition == 0)
                   for t in remaining_fixed)
         self.reporter = Reporter(len(remaining_fixed), est, enabled=self.progress)
+        failure: RunDirError | None = None
+        try:
+            writer = records.Writer(self.run_dir / records.TRIALS)
+        except OSError as e:
+            self.reporter.close()
+            raise RunDirError(e, self.run_dir, len(self.done)) from None
         interrupted: str | None = None
         old = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
 
@@ -170,7 +201,6 @@ class Sweep:
 
         for s in old:
             signal.signal(s, _raise)
-        writer = records.Writer(self.run_dir / records.TRIALS)
         complete = False
         try:
             self.janitor = Janitor()
@@ -211,6 +241,10 @@ class Sweep:
             interrupted = "SIGINT"
         except Interrupted as e:
             interrupted = str(e)
+        except OSError as e:
+            if not in_run_dir(e, self.run_dir):
+                raise
+            failure = RunDirError(e, self.run_dir, len(self.done))
         finally:
             writer.close()
             self.reporter.close()
@@ -225,6 +259,8 @@ class Sweep:
                 signal.signal(signal.SIGINT, signal.default_int_handler)
                 for s, h in old.items():
                     signal.signal(s, h)
+        if failure is not None:
+            raise failure
         return Outcome(self.run_dir, complete, self.counts, time.monotonic() - t0, interrupted)
 
 
