@@ -342,7 +342,10 @@ def _reduce_profile(ctx: Context, trial: Trial, data: Path, status: str) -> dict
         perfprof.store(red, out_path)
         return {"path": str(out_path.relative_to(ctx.run_dir)), "samples": red.samples,
                 "kernel_share": red.kernel_share, "groups": red.groups,
-                "user_copy_share": red.user_copy_share}
+                "user_copy_share": red.user_copy_share, "format": red.format,
+                # samples per side (sending / receiving threads, by thread name) and windows
+                "side_samples": {k: v.get("samples", 0) for k, v in red.sides.items()},
+                "windows": len(red.windows)}
     except Exception as e:  # a failed reduction must not lose the trial
         return {"error": f"perf reduction failed: {e}"}
     finally:

@@ -1,20 +1,29 @@
 """CPU profiles: ``perf record -e cpu-clock -g`` around a trial, reduced to symbol shares.
 
-The reduction keeps, for every symbol, its number of samples and its share of all samples
-(self time, ``--no-children``), marks kernel symbols, and sums kernel symbols into the groups
-that the run-directory format defines (:mod:`rundir.perf`). The raw ``perf.data`` is deleted
-after the reduction; only the small JSON is kept.
+The reduction reads every sample's thread name, time and leaf symbol (``perf script``) and
+keeps, for every symbol, its number of samples and its share of all samples (self time),
+marks kernel symbols, and sums kernel symbols into the groups that the run-directory format
+defines (:mod:`rundir.perf`). Format 2 adds the samples of each *side* (the sending threads,
+``cb-send``/``cb-copy``, and the receiving ones, ``cb-sink``, told apart by their thread
+names, not by subtraction) per CPU category and per symbol, and the same counts in
+consecutive time windows. The raw ``perf.data`` is deleted after the reduction; only the
+small JSON is kept.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
+from collections import Counter, defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 
 from rundir import atomic
-from rundir.perf import KERNEL_GROUPS, SAMPLE_HZ, Reduction, Symbol, group_of
+from rundir.perf import (CATEGORIES, CATEGORIES_VERSION, FORMAT, KERNEL_GROUPS,
+                         MIN_SYMBOL_SAMPLES, SAMPLE_HZ, WINDOW_S, Reduction, Symbol,
+                         category_of, group_of, is_copy_routine, side_of_comm)
 
 PERF_RECORD = ["perf", "record", "-q", "-a", "-g", "-e", "cpu-clock", "-F", str(SAMPLE_HZ)]
 
@@ -82,8 +91,94 @@ def _report(data: Path, sort: str) -> str:
     return out.stdout
 
 
-def reduce_file(data: Path) -> Reduction:
-    return reduce_rows(parse_report(_report(data, "sym")), parse_report(_report(data, "comm")))
+#: one line of ``perf script -F comm,tid,time,ip,sym,dso -G``
+_SCRIPT_LINE = re.compile(r"^\s*(?P<comm>.*?)\s+(?P<tid>\d+)\s+(?P<time>\d+\.\d+):\s+"
+                          r"(?P<ip>[0-9a-fA-F]+)\s+(?P<sym>.*?)\s+\((?P<dso>[^()]*)\)\s*$")
+
+
+def parse_script(lines: Iterable[str]) -> Iterable[tuple[str, int, float, str, bool]]:
+    """``perf script -F comm,tid,time,ip,sym,dso -G`` -> (comm, tid, time_s, symbol,
+    kernel) per sample. A sample without a symbol is ``[unknown]``; kernel samples are
+    those in ``[kernel.kallsyms]`` or a module (``[veth]``...) or at a kernel address."""
+    for line in lines:
+        m = _SCRIPT_LINE.match(line)
+        if not m:
+            continue
+        dso = m["dso"]
+        try:
+            high = int(m["ip"], 16) >= 0xffff800000000000
+        except ValueError:
+            high = False
+        kernel = dso.startswith("[kernel") or high or (
+            dso.startswith("[") and dso not in ("[unknown]", "[vdso]", "[heap]", "[stack]"))
+        yield m["comm"].strip(), int(m["tid"]), float(m["time"]), m["sym"].strip() or \
+            "[unknown]", kernel
+
+
+def reduce_samples(samples: Iterable[tuple[str, int, float, str, bool]], top: int = 60,
+                   window_s: float = WINDOW_S) -> Reduction:
+    """Format-2 reduction of parsed samples (see :mod:`rundir.perf`)."""
+    sym_count: Counter[tuple[str, bool]] = Counter()
+    comm_count: Counter[str] = Counter()
+    side_sym: dict[str, Counter[tuple[str, bool]]] = defaultdict(Counter)
+    timed: list[tuple[float, str, str, bool]] = []  # (time, side, category, copy routine)
+    for comm, _tid, t, sym, kernel in samples:
+        sym_count[(sym, kernel)] += 1
+        comm_count[comm] += 1
+        side = side_of_comm(comm)
+        side_sym[side][(sym, kernel)] += 1
+        if side in ("sender", "receiver", "kernel_threads", "setup"):
+            timed.append((t, side, category_of(sym, kernel), is_copy_routine(sym, kernel)))
+    rows = [(n, "k" if k else ".", sym) for (sym, k), n in sym_count.items()]
+    red = reduce_rows(rows, [(n, "", c) for c, n in comm_count.items()], top=top)
+    red.format = FORMAT
+    red.categories_version = CATEGORIES_VERSION
+    red.window_s = window_s
+    sides: dict[str, dict] = {}
+    for side, counter in side_sym.items():
+        cats = {c: 0 for c in CATEGORIES}
+        copy = 0
+        for (sym, kernel), n in counter.items():
+            cats[category_of(sym, kernel)] += n
+            copy += n if is_copy_routine(sym, kernel) else 0
+        entry: dict = {"samples": sum(counter.values()), "copy": copy, "categories": cats}
+        if side in ("sender", "receiver", "kernel_threads"):
+            entry["symbols"] = [[sym, kernel, n] for (sym, kernel), n in counter.most_common()
+                                if n >= MIN_SYMBOL_SAMPLES or is_copy_routine(sym, kernel)
+                                or category_of(sym, kernel) == "data_copy"]
+        sides[side] = entry
+    red.sides = sides
+    # windows: from the first to the last sample of the sending threads
+    sent = [t for t, side, _, _ in timed if side == "sender"]
+    if sent and window_s > 0:
+        t0, t1 = min(sent), max(sent)
+        n = max(1, int((t1 - t0) / window_s + 0.5))
+        width = (t1 - t0) / n if t1 > t0 else window_s
+        wins = [{"t0": round(i * width, 4), "t1": round((i + 1) * width, 4), "sides": {}}
+                for i in range(n)]
+        for t, side, cat, copy in timed:
+            if t < t0 or t > t1:
+                continue
+            w = wins[min(n - 1, int((t - t0) / width))]["sides"]
+            e = w.setdefault(side, {"samples": 0, "copy": 0, "categories": {}})
+            e["samples"] += 1
+            e["copy"] += int(copy)
+            e["categories"][cat] = e["categories"].get(cat, 0) + 1
+        red.windows = wins
+    return red
+
+
+def _script(data: Path) -> list[str]:
+    out = subprocess.run(
+        ["perf", "script", "-i", str(data), "-F", "comm,tid,time,ip,sym,dso", "-G"],
+        capture_output=True, text=True, check=False, timeout=600)
+    if out.returncode != 0:
+        raise RuntimeError(f"perf script failed: {out.stderr.strip()[-500:]}")
+    return out.stdout.splitlines()
+
+
+def reduce_file(data: Path, window_s: float = WINDOW_S) -> Reduction:
+    return reduce_samples(parse_script(_script(data)), window_s=window_s)
 
 
 def available() -> tuple[bool, str]:

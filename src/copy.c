@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 struct copy_opts {
@@ -199,6 +200,7 @@ int cmd_copy(int argc, char **argv)
 	} else if ((dst = scratch_file(o.dir, dst_path, sizeof(dst_path), &e)) < 0) {
 		goto done;
 	}
+	prctl(PR_SET_NAME, "cb-copy", 0, 0, 0); /* perf --sort comm: the copying thread */
 	if (pin_to_cpu(&o.cpus, 0, &e))
 		goto done;
 	c = (struct mctx){ .fd = dst, .dst_file = true, .src_fd = src.fd, .file_size = src.size,
