@@ -69,6 +69,18 @@ def read(path: Path) -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
 
 
+def read_any(path: Path) -> Iterator[dict[str, Any]]:
+    """Every complete record of a records file, plain or packed (a torn last line is
+    skipped, as :func:`read` does)."""
+    with open_trials(path) as f:
+        for raw in f:
+            if not raw.endswith(b"\n"):
+                break
+            line = raw.strip()
+            if line:
+                yield json.loads(line)
+
+
 def first_problem(run_dir: Path) -> str | None:
     """The first reason the run's records cannot be read, as ``file:line: what is wrong``
     (a line that is not a JSON object, a torn last line, a file that cannot be read); None

@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from rich.console import Console
 from rich.markup import escape
@@ -71,6 +71,15 @@ def build_parser() -> argparse.ArgumentParser:
                     help="continue an interrupted run in --run-dir (default: the latest run)")
     nb.add_argument("--seed", type=int, metavar="N", help="override the profile's seed")
 
+    no = sub.add_parser("noise", help="the noise model of a block-design run (pilot)",
+                        description="Per kind of cell, placement and window: the sd of the "
+                        "per-round log ratio of two methods and the per-trial CV, from a "
+                        "run's records (the pilot profile's: python -m runner notebook "
+                        "--profile pilot). Prints a table; --out writes the TOML a profile's "
+                        "[design] noise key names.")
+    no.add_argument("run_dir", type=Path, metavar="RUN", help="a run directory")
+    no.add_argument("--out", type=Path, metavar="FILE", help="write the noise model (TOML)")
+
     e = sub.add_parser("env", help="print the environment manifest (JSON)",
                        description="Print the manifest.json a sweep would write.")
     e.add_argument("--no-memcpy", action="store_true", help="skip the memcpy bandwidth test")
@@ -94,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_plan(args)
         if args.cmd == "notebook":
             return cmd_notebook(args)
+        if args.cmd == "noise":
+            return cmd_noise(args)
         return cmd_env(args)
     except UsageError as e:
         print(f"runner: {e}", file=sys.stderr)
@@ -119,12 +130,15 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print(json.dumps(plan.to_json(), indent=1))
         return 0
     est = plan_mod.estimate(plan)
-    out = Console(soft_wrap=True)
+    out = Console(soft_wrap=True, width=max(150, Console().width))
     out.print(f"profile {prof.name} ({prof.path}): {prof.description}", markup=False,
               highlight=False)
-    out.print(f"seed {plan.seed}; repetitions {plan.rep_min}..{plan.rep_max}, stop at "
-              f"±{prof.repetitions.target_rel_ci:.1%} ({prof.repetitions.confidence:.0%} "
-              f"bootstrap CI of the median)", markup=False, highlight=False)
+    if plan.blocks is None:
+        out.print(f"seed {plan.seed}; repetitions {plan.rep_min}..{plan.rep_max}, stop at "
+                  f"±{prof.repetitions.target_rel_ci:.1%} ({prof.repetitions.confidence:.0%} "
+                  f"bootstrap CI of the median)", markup=False, highlight=False)
+    else:
+        out.print(blocks_table(plan))
     for n in plan.notes:
         out.print(f"  {n}", markup=False, highlight=False)
     from rich.table import Table
@@ -148,6 +162,26 @@ def cmd_plan(args: argparse.Namespace) -> int:
         out.print(f"warning: the estimate exceeds the profile's budget_s = {prof.budget_s:g}",
                   markup=False, highlight=False)
     return 0
+
+
+def blocks_table(plan: plan_mod.Plan) -> Any:
+    """The block design's plan: rounds per block from the noise model, against the target."""
+    from rich.table import Table
+    d = plan.design or {}
+    t = Table(title=f"block design: seed {plan.seed}; rounds {d.get('rounds_min')}.."
+              f"{d.get('rounds_max')}; target ±{d.get('target', 0):.0%} for claims, control "
+              f"and questions, ±{d.get('descriptive_target', 0):.0%} descriptive; primary "
+              f"statistic: {d.get('primary')}; noise model: {d.get('noise_source')}")
+    cols = ("block", "purpose", "claims", "cells", "rounds", "sd", "expected ±", "target ±",
+            "minutes")
+    for col in cols:
+        t.add_column(col, justify="left" if col in ("block", "purpose", "claims") else "right")
+    for r in plan_mod.block_rows(plan):
+        t.add_row(escape(r["block"]), r["purpose"], r["claims"], str(r["cells"]),
+                  str(r["rounds"]), f"{r['sd']:.3f}", f"{r['expected ±']:.1%}"
+                  + ("" if not r["note"] else " !"), f"{r['target ±']:.0%}",
+                  f"{r['minutes']:.1f}")
+    return t
 
 
 def cmd_env(args: argparse.Namespace) -> int:
@@ -180,6 +214,22 @@ def _print_end(res: "session.Result") -> None:
           file=sys.stderr)
     if not out.complete:
         print(f"runner: resume with: {res.resume_command()}", file=sys.stderr)
+
+
+def cmd_noise(args: argparse.Namespace) -> int:
+    from rundir import atomic, records
+    from runner import noise
+    if not args.run_dir.is_dir() or records.trials_file(args.run_dir) is None:
+        raise UsageError(f"noise: {args.run_dir}: not a run directory (no trials.jsonl)")
+    rows = noise.from_run(args.run_dir)
+    if not any(r.log_ratio_sd is not None for r in rows):
+        raise UsageError(f"noise: {args.run_dir}: no block with two methods and three or more "
+                         "rounds (a block-design run, e.g. the pilot profile's, is needed)")
+    print(noise.table(rows))
+    if args.out:
+        atomic.write_text(args.out, noise.to_toml(rows, args.run_dir.resolve()))
+        print(f"runner: wrote {args.out}", file=sys.stderr)
+    return 0
 
 
 def cmd_notebook(args: argparse.Namespace) -> int:

@@ -202,6 +202,7 @@ def runner_config(cell: Cell, cpus: Cpus, profiled: bool) -> dict[str, Any]:
     return {
         "kind": cell.kind, "experiment": cell.experiment, "transport": cell.transport,
         "placement": cell.placement, "cache": cell.cache, "mtu": cell.mtu,
+        "block": cell.block or None, "twin": cell.twin,
         "profiled": profiled, "timeout_s": cell.timeout(),
         "cpus_sender_list": cpus.sender, "cpus_sink_list": cpus.sink,
     }

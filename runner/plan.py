@@ -17,9 +17,11 @@ import json
 import random
 import shutil
 from collections import Counter
+from pathlib import Path
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
+from runner.errors import UsageError
 from runner.profile import (
     FILE_SEND_METHODS, MESSAGE_METHODS, UDP_METHODS, Experiment, Profile, format_size,
 )
@@ -46,16 +48,21 @@ class Cell:
     verify: str
     fields: int
     mtu: int | None
+    twin: int = 0  # the A/A control's second copy of a method (part of the identity when > 0)
     # not part of the identity:
     experiment: str = field(default="", compare=False)
     timeout_s: float | None = field(default=None, compare=False)
     dir: str | None = field(default=None, compare=False)
     perf: bool = field(default=False, compare=False)
+    perf_trials: int = field(default=1, compare=False)
+    block: str = field(default="", compare=False)  # the block design's block id
 
     def factors(self) -> dict[str, Any]:
         d = asdict(self)
-        for k in ("experiment", "timeout_s", "dir", "perf"):
+        for k in ("experiment", "timeout_s", "dir", "perf", "perf_trials", "block"):
             d.pop(k)
+        if not d["twin"]:  # cells without a twin keep the ids they had before twins existed
+            d.pop("twin")
         return d
 
     @property
@@ -86,6 +93,8 @@ class Cell:
             parts.append(f"{self.threads}t")
         if self.cache:
             parts.append(self.cache)
+        if self.twin:
+            parts.append(f"twin {self.twin}")
         return " ".join(parts)
 
     def timeout(self) -> float:
@@ -104,16 +113,21 @@ class Cell:
 @dataclass(frozen=True)
 class Trial:
     cell: str
-    repetition: int  # 1..max; 0 = the profiled (perf record) trial
+    repetition: int  # 1..max (the round, in the block design); 0 = a profiled trial
+    profile_index: int = 1  # which profiled trial of the cell (perf_trials > 1)
 
     @property
     def id(self) -> str:
-        return f"{self.cell}-{'p' if self.repetition == 0 else self.repetition}"
+        if self.repetition == 0:
+            return f"{self.cell}-p" + (str(self.profile_index) if self.profile_index > 1 else "")
+        return f"{self.cell}-{self.repetition}"
 
     @staticmethod
     def parse(trial_id: str) -> "Trial":
         cell, rep = trial_id.rsplit("-", 1)
-        return Trial(cell, 0 if rep == "p" else int(rep))
+        if rep.startswith("p"):
+            return Trial(cell, 0, int(rep[1:] or 1))
+        return Trial(cell, int(rep))
 
 
 @dataclass
@@ -148,6 +162,8 @@ class Plan:
     rounds: list[list[str]]  # fixed rounds (1..min), trial ids in run order
     rep_min: int
     rep_max: int
+    blocks: dict[str, Any] | None = None  # the block design: block id -> Block as JSON
+    design: dict[str, Any] | None = None  # the profile's [design], as planned
 
     @property
     def fixed_trials(self) -> int:
@@ -162,8 +178,13 @@ class Plan:
             "skipped": self.skipped,
             "notes": self.notes,
             "rounds": self.rounds,
-            "order": "round r = shuffle(sorted ids, random.Random(f'{seed}:{r}')); rounds "
-                     "after min hold only cells whose CI half-width is above the target",
+            **({"order": "round r = shuffle(sorted ids, random.Random(f'{seed}:{r}')); rounds "
+                         "after min hold only cells whose CI half-width is above the target"}
+               if self.blocks is None else
+               {"order": "round r = the blocks with at least r planned rounds in "
+                         "shuffled order (random.Random(f'{seed}:{r}')), each block's cells "
+                         "back to back, shuffled (random.Random(f'{seed}:{r}:{block}'))",
+                "design": self.design, "blocks": self.blocks}),
         }
 
 
@@ -171,17 +192,24 @@ def _skip(skipped: Counter[str], reason: str) -> None:
     skipped[reason] += 1
 
 
-def expand(profile: Profile, caps: Capabilities) -> tuple[dict[str, Cell], Counter[str]]:
-    """Every experiment's factorial, filtered to valid cells (deduplicated by id)."""
+def expand(profile: Profile, caps: Capabilities,
+           sources: dict[str, list[Experiment]] | None = None
+           ) -> tuple[dict[str, Cell], Counter[str]]:
+    """Every experiment's factorial, filtered to valid cells (deduplicated by id). With
+    ``sources``, it also collects, per cell id, the experiments that listed the cell."""
     cells: dict[str, Cell] = {}
     skipped: Counter[str] = Counter()
     for exp in profile.experiments:
         for cell in _expand_experiment(profile, exp, caps, skipped):
             old = cells.get(cell.id)
+            if sources is not None:
+                sources.setdefault(cell.id, []).append(exp)
             if old is None:
                 cells[cell.id] = cell
-            elif cell.perf and not old.perf:
-                cells[cell.id] = Cell(**{**asdict(old), "perf": True})
+            elif cell.perf and (not old.perf or cell.perf_trials > old.perf_trials):
+                cells[cell.id] = Cell(**{**asdict(old), "perf": True,
+                                         "perf_trials": max(cell.perf_trials,
+                                                            old.perf_trials if old.perf else 1)})
     return cells, skipped
 
 
@@ -219,8 +247,11 @@ def _expand_experiment(profile: Profile, exp: Experiment, caps: Capabilities,
                                     duration_s=exp.duration_s, warmup_s=exp.warmup_s,
                                     verify=exp.verify if transport != "udp-forward" else "off",
                                     fields=exp.fields, mtu=mtu, experiment=exp.name,
-                                    timeout_s=exp.timeout_s, dir=exp.dir, perf=exp.perf)
+                                    timeout_s=exp.timeout_s, dir=exp.dir, perf=exp.perf,
+                                    perf_trials=exp.perf_trials)
                                 yield cell
+                                if exp.twin and method == exp.methods[0]:
+                                    yield Cell(**{**asdict(cell), "twin": 1, "perf": False})
                                 if exp.peers and exp.command == "send" and not is_file:
                                     key = (transport, placement, mode, size, threads, mtu)
                                     if key not in peer_keys:
@@ -286,7 +317,8 @@ def round_order(ids: Iterable[str], seed: int, round_no: int) -> list[str]:
 
 def make(profile: Profile, caps: Capabilities, seed: int | None = None) -> Plan:
     seed = profile.seed if seed is None else seed
-    cells, skipped = expand(profile, caps)
+    sources: dict[str, list[Experiment]] = {}
+    cells, skipped = expand(profile, caps, sources)
     notes = []
     root_skips = {r.split(":")[0]: n for r, n in skipped.items() if r.endswith(ROOT_REASON)}
     if root_skips:
@@ -299,22 +331,105 @@ def make(profile: Profile, caps: Capabilities, seed: int | None = None) -> Plan:
     if not caps.perf and any(c.perf for c in cells.values()):
         notes.append(f"CPU profiles skipped ({caps.perf_why})")
         cells = {cid: Cell(**{**asdict(c), "perf": False}) for cid, c in cells.items()}
+    if profile.design is not None:
+        return _make_blocks(profile, seed, cells, sources, skipped, notes)
     rounds = []
     for r in range(1, profile.repetitions.min + 1):
         ids = [Trial(cid, r).id for cid in cells]
         if r == 1:
-            ids += [Trial(cid, 0).id for cid, c in cells.items() if c.perf]
+            ids += _profiled_ids(cells)
         rounds.append(round_order(ids, seed, r))
     return Plan(profile=profile.name, seed=seed, cells=cells, skipped=dict(skipped),
                 notes=notes, rounds=rounds, rep_min=profile.repetitions.min,
                 rep_max=profile.repetitions.max)
 
 
+def _profiled_ids(cells: dict[str, Cell]) -> list[str]:
+    return [Trial(cid, 0, k).id for cid, c in cells.items() if c.perf
+            for k in range(1, c.perf_trials + 1)]
+
+
+class PlanError(UsageError):
+    """A block design whose decision rules cannot be met (a strict profile refuses to run)."""
+
+
+def noise_path(profile: Profile) -> Path | None:
+    """The profile's noise model: relative to the profile file, else to runner/profiles/."""
+    from runner.profile import PROFILE_DIR
+    if not profile.design or not profile.design.noise:
+        return None
+    given = Path(profile.design.noise)
+    for base in (Path(profile.path).parent, PROFILE_DIR):
+        cand = given if given.is_absolute() else base / given
+        if cand.is_file():
+            return cand
+    return None
+
+
+def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
+                 sources: dict[str, list[Experiment]], skipped: Counter[str],
+                 notes: list[str]) -> Plan:
+    from runner import design as D
+    from runner.profile import PURPOSES
+    des = profile.design
+    assert des is not None
+    path = noise_path(profile)
+    if des.noise and path is None:
+        notes.append(f"noise model {des.noise!r} not found: every block assumes sd "
+                     f"{D.FALLBACK_SD} (run python -m runner pilot to measure this machine)")
+    noise = D.Noise.load(path) if path else D.Noise([], "none")
+    groups: dict[str, list[str]] = {}
+    for cid, c in cells.items():
+        groups.setdefault(D.block_key(c.factors()), []).append(cid)
+    blocks: list[D.Block] = []
+    for key, ids in sorted(groups.items()):
+        exps = [e for cid in ids for e in sources.get(cid, [])]
+        purpose = min((e.purpose for e in exps), key=PURPOSES.index, default="descriptive")
+        first = cells[sorted(ids)[0]]
+        kind = D.cell_kind(first.mode, first.command, first.cache)
+        sd, why = noise.sd(kind, first.placement, first.duration_s)
+        margins = [e.margin for e in exps if e.margin is not None]
+        target = des.descriptive_target if purpose == "descriptive" else des.target
+        label = " ".join(x for x in (first.transport or "file→file", first.placement,
+                                     first.mode or "copy", format_size(first.size),
+                                     f"{first.threads}t" if first.threads != 1 else "",
+                                     first.cache or "") if x)
+        blocks.append(D.Block(
+            id=key, label=label, cells=sorted(ids), purpose=purpose,
+            claims=sorted({c for e in exps for c in e.claims}),
+            family=max((e.family for e in exps), default=1),
+            margin=min(margins) if margins else None, kind=kind,
+            placement=first.placement, window_s=first.duration_s, sd=sd, sd_source=why,
+            seconds_per_round=sum(trial_seconds(cells[c]) for c in ids), target=target))
+    cells = {cid: Cell(**{**asdict(c), "block": D.block_key(c.factors())})
+             for cid, c in cells.items()}
+    singles = _profiled_ids(cells)
+    fixed = sum(trial_seconds(cells[Trial.parse(t).cell], True) for t in singles)
+    notes += D.plan_rounds(blocks, des, profile.budget_s, fixed)
+    bad = D.unreachable(blocks, des)
+    if bad:
+        msg = (f"{len(bad)} decision rule(s) cannot be met at the planned rounds: "
+               + "; ".join(bad[:5]) + (" …" if len(bad) > 5 else ""))
+        if des.strict:
+            raise PlanError(f"profile {profile.name}: {msg} (raise the budget or "
+                            "rounds_max, or lengthen the windows)")
+        notes.append("warning: " + msg)
+    n_rounds = max((b.rounds for b in blocks), default=0)
+    rounds = [D.round_order(blocks, seed, r, singles if r == 1 else None)
+              for r in range(1, n_rounds + 1)]
+    design = {**asdict(des), "noise_file": str(path) if path else None,
+              "noise_source": noise.source}
+    return Plan(profile=profile.name, seed=seed, cells=cells, skipped=dict(skipped),
+                notes=notes, rounds=rounds, rep_min=n_rounds, rep_max=n_rounds,
+                blocks={b.id: b.to_json() for b in blocks}, design=design)
+
+
 def from_json(d: dict[str, Any]) -> Plan:
     return Plan(profile=d["profile"], seed=d["seed"],
                 cells={k: Cell.from_json(v) for k, v in d["cells"].items()},
                 skipped=d["skipped"], notes=d["notes"], rounds=d["rounds"],
-                rep_min=d["repetitions"]["min"], rep_max=d["repetitions"]["max"])
+                rep_min=d["repetitions"]["min"], rep_max=d["repetitions"]["max"],
+                blocks=d.get("blocks"), design=d.get("design"))
 
 
 # --- time estimate -------------------------------------------------------------------
@@ -356,10 +471,17 @@ class Estimate:
 
 
 def estimate(plan: Plan, setup_s: float = 0.0) -> Estimate:
+    perf = sum(trial_seconds(c, profiled=True) * c.perf_trials
+               for c in plan.cells.values() if c.perf)
+    n_perf = sum(c.perf_trials for c in plan.cells.values() if c.perf)
+    if plan.blocks is not None:  # every round is planned: the estimate is the plan's sum
+        secs = perf + setup_s + sum(trial_seconds(plan.cells[Trial.parse(t).cell])
+                                    for rnd in plan.rounds for t in rnd
+                                    if Trial.parse(t).repetition > 0)
+        trials = sum(len(rnd) for rnd in plan.rounds)
+        return Estimate(trials, trials, secs, secs, secs)
     per_rep = sum(trial_seconds(c) for c in plan.cells.values())
-    perf = sum(trial_seconds(c, profiled=True) for c in plan.cells.values() if c.perf)
     n = len(plan.cells)
-    n_perf = sum(1 for c in plan.cells.values() if c.perf)
     lo = per_rep * plan.rep_min + perf + setup_s
     hi = per_rep * plan.rep_max + perf + setup_s
     return Estimate(trials_min=n * plan.rep_min + n_perf, trials_max=n * plan.rep_max + n_perf,
@@ -372,3 +494,18 @@ def summary_rows(plan: Plan) -> list[tuple[str, int, float]]:
     for c in plan.cells.values():
         groups.setdefault(f"{c.experiment} [{c.kind}]", []).append(c)
     return [(k, len(v), sum(trial_seconds(c) for c in v)) for k, v in sorted(groups.items())]
+
+
+def block_rows(plan: Plan) -> list[dict[str, Any]]:
+    """The block design's plan, one row per block, claims first (for the printout)."""
+    if plan.blocks is None:
+        return []
+    from runner.profile import PURPOSES
+    rows = sorted(plan.blocks.values(),
+                  key=lambda b: (PURPOSES.index(b["purpose"]), b["claims"], b["label"]))
+    return [{"block": b["label"], "purpose": b["purpose"],
+             "claims": ",".join(b["claims"]) or "—", "cells": len(b["cells"]),
+             "rounds": b["rounds"], "sd": b["sd"],
+             "expected ±": b["expected_half_width"], "target ±": b["target"],
+             "minutes": b["rounds"] * b["seconds_per_round"] / 60,
+             "note": b["note"]} for b in rows]

@@ -4,11 +4,19 @@ A profile has three tables and a list of experiments::
 
     [profile]      name, description, seed, duration_s, warmup_s, verify, timeout_s,
                    budget_s, fields, dir
-    [repetitions]  min, max, target_rel_ci, confidence, resamples
+    [repetitions]  min, max, target_rel_ci, confidence, resamples   (the adaptive design)
+    [design]       rounds_min, rounds_max, target, descriptive_target, confidence, noise,
+                   primary, exclude_steal_above, strict              (the block design)
     [topology]     veth_mtu, udp_mtu
     [[experiment]] name, command, methods, sizes, threads, placements, transports, modes,
-                   caches, peers, perf, and per-experiment overrides of duration_s,
-                   warmup_s, timeout_s, verify, fields, dir
+                   caches, peers, perf, perf_trials, purpose, claims, family, margin, twin,
+                   and per-experiment overrides of duration_s, warmup_s, timeout_s, verify,
+                   fields, dir
+
+A profile with a ``[design]`` table uses the block design (:mod:`runner.design`): cells of
+one configuration that differ only in method form a block that runs back to back in each
+round, and each block gets the rounds its comparisons need (planned from a noise model before
+anything runs). Without it, the older adaptive design (:mod:`runner.adaptive`) applies.
 
 The full design is the union of each experiment's factorial (see ``runner.plan``). Any
 unknown key, wrong type, value outside its allowed set or empty factor list raises
@@ -37,6 +45,9 @@ PLACEMENTS = ("same-core", "cross-core", "unpinned")
 MODES = ("stream", "pingpong")
 CACHES = ("warm", "cold")
 VERIFY = ("full", "sample", "off")
+#: what a block of cells is for, in the order the budget serves them
+PURPOSES = ("claim", "control", "question", "descriptive")
+PRIMARY = ("paired", "unpaired")
 
 MIN_SIZE = 1
 MAX_SIZE = 1 << 30
@@ -80,6 +91,21 @@ class Repetitions:
 
 
 @dataclass(frozen=True)
+class Design:
+    """The block design: paired rounds, rounds per block planned from a noise model."""
+
+    rounds_min: int
+    rounds_max: int
+    target: float  # CI half-width (relative) wanted for claim, control and question blocks
+    descriptive_target: float  # ... for descriptive blocks
+    confidence: float
+    noise: str | None  # noise model file (from `python -m runner noise`), profile-relative
+    primary: str  # paired (per-round ratios) | unpaired (ratio of medians): declared here
+    exclude_steal_above: float | None  # a trial whose window had more steal is excluded
+    strict: bool  # refuse to run when a decision rule cannot be met at its planned rounds
+
+
+@dataclass(frozen=True)
 class Topology:
     veth_mtu: int
     udp_mtu: int
@@ -104,6 +130,12 @@ class Experiment:
     verify: str
     fields: int
     dir: str | None
+    purpose: str = "descriptive"
+    claims: tuple[str, ...] = ()
+    family: int = 1  # comparisons in the decision family (for the multiplicity correction)
+    margin: float | None = None  # the decision rule's margin (relative), e.g. 0.03
+    twin: bool = False  # A/A control: each block gets a second copy of its first method
+    perf_trials: int = 1  # profiled (perf record) trials per cell when perf = true
 
 
 @dataclass(frozen=True)
@@ -117,6 +149,7 @@ class Profile:
     topology: Topology
     experiments: tuple[Experiment, ...]
     text: str
+    design: Design | None = None
 
 
 # key -> (type description, validator); validators raise ValueError(message)
@@ -129,9 +162,12 @@ _TOPO_KEYS = {"veth_mtu", "udp_mtu"}
 _EXP_KEYS = {
     "name", "command", "methods", "sizes", "threads", "placements", "transports", "modes",
     "caches", "peers", "perf", "duration_s", "warmup_s", "timeout_s", "verify", "fields",
-    "dir",
+    "dir", "purpose", "claims", "family", "margin", "twin", "perf_trials",
 }
-_TOP_KEYS = {"profile", "repetitions", "topology", "experiment"}
+_DESIGN_KEYS = {"rounds_min", "rounds_max", "target", "descriptive_target", "confidence",
+                "noise", "primary", "exclude_steal_above", "strict"}
+_TOP_KEYS = {"profile", "repetitions", "design", "topology", "experiment"}
+_CLAIM_RE = re.compile(r"^(C([1-9]|1[0-5])|P1|Q[0-9]+|AA)$")
 
 
 class _Checker:
@@ -311,6 +347,32 @@ def parse(text: str, path: str) -> Profile:
                            integer=True),
     )
 
+    design = None
+    if "design" in doc:
+        des_t = doc["design"]
+        if not isinstance(des_t, dict):
+            raise c.fail("design", "must be a table")
+        if "repetitions" in doc:
+            raise c.fail("repetitions", "a profile has either [design] (blocks) or "
+                         "[repetitions] (adaptive), not both")
+        c.unknown(des_t, _DESIGN_KEYS, "design")
+        dmin = c.number(des_t, "rounds_min", "design", 3, 2, 1000, integer=True)
+        dmax = c.number(des_t, "rounds_max", "design", max(dmin, 30), 2, 1000, integer=True)
+        if dmax < dmin:
+            raise c.fail("design.rounds_max", f"{dmax} is below design.rounds_min = {dmin}"
+                         f" (allowed: {dmin} to 1000)")
+        steal = c.number(des_t, "exclude_steal_above", "design", -1, -1, 1.0)
+        design = Design(
+            rounds_min=dmin, rounds_max=dmax,
+            target=c.number(des_t, "target", "design", 0.05, 0.001, 1.0),
+            descriptive_target=c.number(des_t, "descriptive_target", "design", 0.10,
+                                        0.001, 1.0),
+            confidence=c.number(des_t, "confidence", "design", 0.95, 0.5, 0.999),
+            noise=c.string(des_t, "noise", "design", None),
+            primary=c.string(des_t, "primary", "design", "paired", PRIMARY),
+            exclude_steal_above=None if steal < 0 else steal,
+            strict=c.boolean(des_t, "strict", "design", False))
+
     topo_t = doc.get("topology", {})
     if not isinstance(topo_t, dict):
         raise c.fail("topology", "must be a table")
@@ -336,7 +398,7 @@ def parse(text: str, path: str) -> Profile:
         exps.append(exp)
     return Profile(path=path, name=name, description=description, seed=seed,
                    budget_s=budget or None, repetitions=reps, topology=topo,
-                   experiments=tuple(exps), text=text)
+                   experiments=tuple(exps), text=text, design=design)
 
 
 def _experiment(c: _Checker, e: dict[str, Any], where: str,
@@ -385,4 +447,24 @@ def _experiment(c: _Checker, e: dict[str, Any], where: str,
         verify=c.string(e, "verify", where, defaults["verify"], VERIFY),
         fields=c.number(e, "fields", where, defaults["fields"], 1, 1024, integer=True),
         dir=c.string(e, "dir", where, defaults["dir"]),
+        purpose=c.string(e, "purpose", where, "descriptive", PURPOSES),
+        claims=_claims(c, e, where),
+        family=c.number(e, "family", where, 1, 1, 1000, integer=True),
+        margin=(c.number(e, "margin", where, 0, 0.001, 10.0) if "margin" in e else None),
+        twin=c.boolean(e, "twin", where, False),
+        perf_trials=c.number(e, "perf_trials", where, 1, 1, 20, integer=True),
     )
+
+
+def _claims(c: _Checker, e: dict[str, Any], where: str) -> tuple[str, ...]:
+    full = f"{where}.claims"
+    if "claims" not in e:
+        return ()
+    v = e["claims"]
+    allowed = "claim ids C1 to C15, P1 (placement), Q<n> (a question), AA (the A/A control)"
+    if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
+        raise c.fail(full, f"must be a non-empty list of strings ({allowed})")
+    for x in v:
+        if not _CLAIM_RE.match(x):
+            raise c.fail(full, f"unknown claim {x!r} ({allowed})")
+    return tuple(v)

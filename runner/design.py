@@ -1,0 +1,216 @@
+"""The block design: what is compared runs together, and each comparison gets the rounds it
+needs, planned before anything runs.
+
+* A *block* is every cell of one configuration (transport, placement, mode, size, threads,
+  cache, window, ...) that differs only in the method: copybench's methods, their peer tools
+  and, in the A/A control, a twin of one method. Cells listed by several experiments are one
+  cell, so a configuration is always one block.
+* A *round* runs every block that still needs rounds, in shuffled block order, and each
+  block's cells back to back in shuffled order: the methods of a block see the same host
+  load, so their per-round ratios are paired (Kalibera & Jones, ISMM 2013: randomized
+  multiple interleaved trials).
+* The rounds a block needs come from a *noise model* (:class:`Noise`, measured by a pilot:
+  ``python -m runner noise RUN``): the standard deviation of the per-round log ratio of two
+  methods, per kind of cell and window. A block needs the smallest n with
+  ``t(1 - a/(2m), n-1) * sd / sqrt(n) <= ln(1 + target)`` (m = the decision family's size),
+  within ``rounds_min..rounds_max``. The budget serves claim blocks first, then the A/A
+  control, then the questions, then descriptive blocks; what cannot reach its target in the
+  budget is said before the run starts. Verdicts use the planned rounds only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from scipy import stats
+
+from runner.errors import ProfileError
+from runner.profile import PURPOSES, Design
+
+#: used when the noise model has no entry for a kind of cell: large, so the plan is cautious
+FALLBACK_SD = 0.15
+#: the factors that may differ inside one block
+IN_BLOCK = ("kind", "method", "twin", "verify", "fields")
+
+
+@dataclass(frozen=True)
+class NoiseEntry:
+    kind: str  # stream | pingpong | file
+    placement: str
+    window_s: float
+    log_ratio_sd: float  # sd of the per-round log ratio of two methods of one block
+    trial_cv: float | None = None  # per-trial coefficient of variation (one method)
+    rounds: int | None = None
+
+
+@dataclass
+class Noise:
+    """The noise model: per (kind of cell, placement, window), the paired log-ratio sd."""
+
+    entries: list[NoiseEntry]
+    source: str = ""
+
+    @classmethod
+    def load(cls, path: Path) -> "Noise":
+        try:
+            doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise ProfileError(str(path), "-", f"cannot read the noise model: {e}") from None
+        entries = []
+        for i, t in enumerate(doc.get("sd", [])):
+            try:
+                entries.append(NoiseEntry(kind=str(t["kind"]), placement=str(t["placement"]),
+                                          window_s=float(t["window_s"]),
+                                          log_ratio_sd=float(t["log_ratio_sd"]),
+                                          trial_cv=t.get("trial_cv"), rounds=t.get("rounds")))
+            except (KeyError, TypeError, ValueError) as e:
+                raise ProfileError(str(path), f"sd[{i}]", f"bad entry ({e}); needs kind, "
+                                   "placement, window_s, log_ratio_sd") from None
+        return cls(entries, str(doc.get("meta", {}).get("run", path.name)))
+
+    def sd(self, kind: str, placement: str, window_s: float) -> tuple[float, str]:
+        """The sd for a kind of cell at a window (nearest measured window, same kind and
+        placement), and where it came from."""
+        same = [e for e in self.entries if e.kind == kind and e.placement == placement]
+        if not same:
+            same = [e for e in self.entries if e.kind == kind]
+        if not same:
+            return FALLBACK_SD, f"no estimate for {kind}: assumed {FALLBACK_SD}"
+        best = min(same, key=lambda e: (abs(math.log(e.window_s / window_s)), -e.window_s))
+        return best.log_ratio_sd, (f"{best.kind} {best.placement} {best.window_s:g} s "
+                                   f"window (pilot)")
+
+
+def cell_kind(mode: str | None, command: str, cache: str | None) -> str:
+    if command == "copy" or cache is not None:
+        return "file"
+    return mode or "stream"
+
+
+@dataclass
+class Block:
+    id: str
+    label: str
+    cells: list[str]
+    purpose: str
+    claims: list[str]
+    family: int
+    margin: float | None
+    kind: str
+    placement: str
+    window_s: float
+    sd: float
+    sd_source: str
+    seconds_per_round: float
+    target: float
+    rounds: int = 0
+    expected_half_width: float = math.nan  # relative, at the planned rounds
+    reaches_target: bool = False
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def block_key(factors: dict[str, Any]) -> str:
+    shared = {k: v for k, v in factors.items() if k not in IN_BLOCK}
+    return hashlib.sha256(json.dumps(shared, sort_keys=True).encode()).hexdigest()[:10]
+
+
+def half_width(sd: float, n: int, confidence: float, family: int) -> float:
+    """Expected relative CI half-width of a paired ratio after n rounds (t interval on the
+    log ratios, Bonferroni over the family)."""
+    if n < 2:
+        return math.inf
+    alpha = (1 - confidence) / family
+    return math.expm1(stats.t.ppf(1 - alpha / 2, n - 1) * sd / math.sqrt(n))
+
+
+def rounds_needed(sd: float, target: float, confidence: float, family: int, lo: int,
+                  hi: int) -> int:
+    for n in range(lo, hi + 1):
+        if half_width(sd, n, confidence, family) <= target:
+            return n
+    return hi
+
+
+def plan_rounds(blocks: list[Block], design: Design, budget_s: float | None,
+                fixed_s: float = 0.0) -> list[str]:
+    """Give each block its rounds; within the budget, serve purposes in PURPOSES order.
+    Returns the notes that say what could not reach its target."""
+    for b in blocks:
+        b.rounds = rounds_needed(b.sd, b.target, design.confidence, b.family,
+                                 design.rounds_min, design.rounds_max)
+    notes: list[str] = []
+    if budget_s:
+        total = fixed_s + sum(b.rounds * b.seconds_per_round for b in blocks)
+        # over budget: cut the lowest-priority tier first, toward rounds_min
+        for purpose in reversed(PURPOSES):
+            if total <= budget_s:
+                break
+            tier = [b for b in blocks if b.purpose == purpose]
+            while total > budget_s and any(b.rounds > design.rounds_min for b in tier):
+                b = max((b for b in tier if b.rounds > design.rounds_min),
+                        key=lambda b: (b.rounds, b.seconds_per_round))
+                b.rounds -= 1
+                total -= b.seconds_per_round
+        if total > budget_s:
+            notes.append(f"the plan needs {total / 60:.0f} min at the minimum of "
+                         f"{design.rounds_min} rounds per block, over the budget of "
+                         f"{budget_s / 60:.0f} min")
+    for b in blocks:
+        b.expected_half_width = half_width(b.sd, b.rounds, design.confidence, b.family)
+        b.reaches_target = b.expected_half_width <= b.target + 1e-12
+        if not b.reaches_target and b.purpose != "descriptive":
+            b.note = (f"cannot reach ±{b.target:.0%} with {b.rounds} rounds "
+                      f"(expected ±{b.expected_half_width:.1%}; sd {b.sd:.3f})")
+    missed = [b for b in blocks if b.note]
+    if missed:
+        notes.append(f"{len(missed)} block(s) of claims, control or questions cannot reach "
+                     f"their target in the budget: " + "; ".join(
+                         f"{b.label} [{', '.join(b.claims) or b.purpose}]: {b.note}"
+                         for b in missed[:8]) + (" …" if len(missed) > 8 else ""))
+    return notes
+
+
+def unreachable(blocks: Iterable[Block], design: Design) -> list[str]:
+    """Decision rules that cannot be met at the planned rounds: the rule's margin is below
+    the CI half-width the block can reach (so 'no difference beyond the margin' could never
+    be concluded)."""
+    out = []
+    for b in blocks:
+        if b.margin is not None and b.purpose in ("claim", "control") \
+                and not b.expected_half_width < b.margin:
+            out.append(f"{b.label} [{', '.join(b.claims)}]: margin ±{b.margin:.1%} but the "
+                       f"CI half-width at {b.rounds} rounds is ±{b.expected_half_width:.1%}")
+    return out
+
+
+def round_order(blocks: list[Block], seed: int, r: int,
+                singles: list[str] | None = None) -> list[str]:
+    """Round r: the blocks that still need rounds, shuffled; each block's cells back to back,
+    shuffled; ``singles`` (e.g. profiled trials) are shuffled in as blocks of one."""
+    rng = random.Random(f"{seed}:{r}")
+    units: list[list[str]] = []
+    for b in sorted(blocks, key=lambda b: b.id):
+        if b.rounds >= r:
+            cells = sorted(b.cells)
+            random.Random(f"{seed}:{r}:{b.id}").shuffle(cells)
+            units.append([f"{cid}-{r}" for cid in cells])
+    units += [[t] for t in sorted(singles or [])]
+    rng.shuffle(units)
+    return [t for u in units for t in u]
+
+
+@dataclass
+class BlockPlan:
+    blocks: dict[str, Block] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    unreachable: list[str] = field(default_factory=list)

@@ -1,0 +1,149 @@
+"""``python -m runner noise RUN``: the noise model a block design plans with, from a run's own
+records (the ``pilot`` profile's, or any block-design run).
+
+For every block with two or more copybench methods and at least three rounds, the per-round
+log ratio of each pair of its methods (both measured in the same round, back to back) gives
+a standard deviation; pooled (root mean square) per kind of cell (stream, pingpong, file),
+placement and window, it is the ``log_ratio_sd`` the planner needs. The per-trial
+coefficient of variation of each method is kept beside it, for throughput (or RTT) and for
+CPU-seconds per GB on each side, so the book can show both against the window.
+
+The sweep plans with this; the analysis has its own statistics (the runner never imports
+the analysis).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from rundir import records
+from runner.adaptive import metric
+from runner.design import cell_kind
+
+
+def cpu_per_gb(rec: dict[str, Any], side: str) -> float | None:
+    res = rec.get("result") or {}
+    s = res.get(side) or {}
+    ut, st, nbytes = s.get("utime_s"), s.get("stime_s"), res.get("bytes")
+    if not isinstance(ut, (int, float)) or not isinstance(st, (int, float)) or not nbytes:
+        return None
+    return (ut + st) / (nbytes / 1e9)
+
+
+METRICS = {"primary": metric,
+           "sender_cpu": lambda r: cpu_per_gb(r, "sender"),
+           "receiver_cpu": lambda r: cpu_per_gb(r, "receiver")}
+
+
+@dataclass
+class Row:
+    kind: str
+    placement: str
+    window_s: float
+    metric: str
+    log_ratio_sd: float | None  # pooled over the blocks' method pairs
+    trial_cv: float | None  # median over the cells
+    blocks: int
+    rounds: int
+
+
+def _cv(x: list[float]) -> float | None:
+    x = [v for v in x if v and math.isfinite(v)]
+    if len(x) < 2:
+        return None
+    return statistics.stdev(x) / statistics.mean(x)
+
+
+def rows(recs: Iterable[dict[str, Any]]) -> list[Row]:
+    by_block: dict[str, dict[str, dict[int, dict[str, Any]]]] = defaultdict(
+        lambda: defaultdict(dict))
+    for r in recs:
+        cfg = r.get("config") or {}
+        if r.get("status") != "ok" or (r.get("repetition") or 0) < 1 or not cfg.get("block"):
+            continue
+        if cfg.get("kind", "copybench") != "copybench" or cfg.get("twin"):
+            continue
+        by_block[cfg["block"]][r["cell"]][int(r["repetition"])] = r
+    acc: dict[tuple[str, str, float, str], dict[str, Any]] = defaultdict(
+        lambda: {"sq": [], "cv": [], "blocks": 0, "rounds": 0})
+    for cells in by_block.values():
+        any_rec = next(iter(next(iter(cells.values())).values()))
+        cfg = any_rec["config"]
+        kind = cell_kind(cfg.get("mode"), cfg.get("command", "send"), cfg.get("cache"))
+        key0 = (kind, str(cfg.get("placement")), float(cfg.get("duration_s") or 0))
+        for mname, fn in METRICS.items():
+            a = acc[(*key0, mname)]
+            used = False
+            for c1, c2 in itertools.combinations(sorted(cells), 2):
+                rounds = sorted(set(cells[c1]) & set(cells[c2]))
+                lr = []
+                for k in rounds:
+                    x, y = fn(cells[c1][k]), fn(cells[c2][k])
+                    if x and y and x > 0 and y > 0:
+                        lr.append(math.log(x / y))
+                if len(lr) >= 3:
+                    a["sq"].append((statistics.variance(lr), len(lr) - 1))
+                    a["rounds"] = max(a["rounds"], len(lr))
+                    used = True
+            for c in cells.values():
+                cv = _cv([fn(r) or math.nan for r in c.values()])
+                if cv is not None:
+                    a["cv"].append(cv)
+            a["blocks"] += int(used)
+    out = []
+    for (kind, placement, window, mname), a in sorted(acc.items()):
+        dof = sum(d for _, d in a["sq"])
+        sd = math.sqrt(sum(v * d for v, d in a["sq"]) / dof) if dof else None
+        out.append(Row(kind, placement, window, mname, sd,
+                       statistics.median(a["cv"]) if a["cv"] else None, a["blocks"],
+                       a["rounds"]))
+    return out
+
+
+def to_toml(rs: list[Row], run_dir: Path) -> str:
+    lines = ["# The noise model of a block design (runner/design.py): per kind of cell, placement",
+             "# and window, the sd of the per-round log ratio of two methods measured back to",
+             f"# back. Made by: python -m runner noise {run_dir}", "",
+             "[meta]", f'run = "{run_dir.name}"', ""]
+    for r in rs:
+        if r.metric != "primary" or r.log_ratio_sd is None:
+            continue
+        lines += ["[[sd]]", f'kind = "{r.kind}"', f'placement = "{r.placement}"',
+                  f"window_s = {r.window_s:g}", f"log_ratio_sd = {r.log_ratio_sd:.4f}"]
+        if r.trial_cv is not None:
+            lines.append(f"trial_cv = {r.trial_cv:.4f}")
+        lines += [f"rounds = {r.rounds}", ""]
+    lines.append("# CPU-seconds per GB (sender, receiver): the same statistics, for the record")
+    for r in rs:
+        if r.metric == "primary":
+            continue
+        sd = "n/a" if r.log_ratio_sd is None else f"{r.log_ratio_sd:.4f}"
+        cv = "n/a" if r.trial_cv is None else f"{r.trial_cv:.4f}"
+        lines.append(f"#   {r.metric:12s} {r.kind:8s} {r.placement:10s} {r.window_s:g} s: "
+                     f"log_ratio_sd {sd}, trial_cv {cv}")
+    return "\n".join(lines) + "\n"
+
+
+def table(rs: list[Row]) -> str:
+    head = f"{'kind':8s} {'placement':10s} {'window':>7s} {'metric':12s} {'ratio sd':>9s} " \
+           f"{'trial CV':>9s} {'blocks':>6s} {'rounds':>6s}"
+    out = [head]
+    for r in rs:
+        out.append(f"{r.kind:8s} {r.placement:10s} {r.window_s:6g}s {r.metric:12s} "
+                   f"{'—' if r.log_ratio_sd is None else f'{r.log_ratio_sd:.3f}':>9s} "
+                   f"{'—' if r.trial_cv is None else f'{r.trial_cv:.3f}':>9s} "
+                   f"{r.blocks:6d} {r.rounds:6d}")
+    return "\n".join(out)
+
+
+def from_run(run_dir: Path) -> list[Row]:
+    path = records.trials_file(run_dir)
+    if path is None:
+        raise FileNotFoundError(2, "no trials.jsonl or trials.jsonl.gz", str(run_dir))
+    return rows(records.read_any(path))
