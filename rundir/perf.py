@@ -76,6 +76,7 @@ class Reduction:
     sides: dict[str, dict[str, Any]] = field(default_factory=dict)
     windows: list[dict[str, Any]] = field(default_factory=list)
     window_s: float | None = None
+    thread_tag: str | None = None
     sample_hz: int = SAMPLE_HZ
     categories_version: int | None = None
 
@@ -114,11 +115,14 @@ def group_of(symbol: str, kernel: bool) -> str | None:
 FORMAT = 2
 CATEGORIES_VERSION = 1
 
-#: Which side of the transfer a thread's samples belong to, by its comm (copybench names
-#: its threads with prctl(PR_SET_NAME): ``cb-send`` (every sending thread, and the second
-#: thread of splice2, which inherits the name), ``cb-sink`` (every receiving thread),
-#: ``cb-copy`` (the copying thread of ``copybench copy``); the main threads keep the name
-#: ``copybench`` and only set up (file generation, control connection)).
+#: Which side of the transfer a thread's samples belong to, by its comm. copybench names
+#: its threads with prctl(PR_SET_NAME) ``<role>.<tag>``, tag = the trial's pattern seed mod
+#: 100000 as five digits (:func:`thread_tag`): ``cb-send.<tag>`` (every sending thread, and
+#: the second thread of splice2, which inherits the name), ``cb-sink.<tag>`` (every
+#: receiving thread), ``cb-copy.<tag>`` (the copying thread of ``copybench copy``); the
+#: main threads keep the name ``copybench`` and only set up (file generation, control
+#: connection). With the trial's tag, threads of *other* copybench processes running at the
+#: same time (another tag) count as ``other``.
 SIDE_OF_COMM: tuple[tuple[str, str], ...] = (
     ("cb-send*", "sender"), ("cb-copy*", "sender"), ("cb-sink*", "receiver"),
     ("copybench", "setup"), ("ksoftirqd/*", "kernel_threads"), ("kworker/*", "kernel_threads"),
@@ -127,7 +131,18 @@ SIDE_OF_COMM: tuple[tuple[str, str], ...] = (
 SIDES = ("sender", "receiver", "setup", "kernel_threads", "idle", "other")
 
 
-def side_of_comm(comm: str) -> str:
+def thread_tag(seed: int) -> str:
+    """The suffix copybench gives its thread names for a trial with this pattern seed."""
+    return f"{seed % 100000:05d}"
+
+
+def side_of_comm(comm: str, tag: str | None = None) -> str:
+    if tag is not None and comm.startswith("cb-"):
+        role, _, t = comm.partition(".")
+        if t != tag:
+            return "other"
+        return {"cb-send": "sender", "cb-copy": "sender", "cb-sink": "receiver"}.get(role,
+                                                                                    "other")
     for pattern, side in SIDE_OF_COMM:
         if fnmatch.fnmatchcase(comm, pattern):
             return side

@@ -303,7 +303,7 @@ def _run_copybench(ctx: Context, cell: Cell, trial: Trial, topo: Topology, cpus:
         if extra:
             rec["copybench_extra"] = extra
     if profiled:
-        rec["perf_profile"] = _reduce_profile(ctx, trial, perf_data, status)
+        rec["perf_profile"] = _reduce_profile(ctx, trial, perf_data, status, seed)
     return rec
 
 
@@ -334,12 +334,13 @@ def _parse_record(stdout: str) -> tuple[dict[str, Any] | None, str | None]:
     return objs[0], None
 
 
-def _reduce_profile(ctx: Context, trial: Trial, data: Path, status: str) -> dict[str, Any]:
+def _reduce_profile(ctx: Context, trial: Trial, data: Path, status: str,
+                    seed: int | None = None) -> dict[str, Any]:
     out_path = ctx.run_dir / "perf" / f"{trial.id}.json"
     try:
         if not data.exists():
             return {"error": "perf record wrote no data"}
-        red = perfprof.reduce_file(data)
+        red = perfprof.reduce_file(data, seed=seed)
         perfprof.store(red, out_path)
         return {"path": str(out_path.relative_to(ctx.run_dir)), "samples": red.samples,
                 "kernel_share": red.kernel_share, "groups": red.groups,

@@ -23,7 +23,7 @@ from pathlib import Path
 from rundir import atomic
 from rundir.perf import (CATEGORIES, CATEGORIES_VERSION, FORMAT, KERNEL_GROUPS,
                          MIN_SYMBOL_SAMPLES, SAMPLE_HZ, WINDOW_S, Reduction, Symbol,
-                         category_of, group_of, is_copy_routine, side_of_comm)
+                         category_of, group_of, is_copy_routine, side_of_comm, thread_tag)
 
 PERF_RECORD = ["perf", "record", "-q", "-a", "-g", "-e", "cpu-clock", "-F", str(SAMPLE_HZ)]
 
@@ -116,8 +116,10 @@ def parse_script(lines: Iterable[str]) -> Iterable[tuple[str, int, float, str, b
 
 
 def reduce_samples(samples: Iterable[tuple[str, int, float, str, bool]], top: int = 60,
-                   window_s: float = WINDOW_S) -> Reduction:
-    """Format-2 reduction of parsed samples (see :mod:`rundir.perf`)."""
+                   window_s: float = WINDOW_S, tag: str | None = None) -> Reduction:
+    """Format-2 reduction of parsed samples (see :mod:`rundir.perf`); ``tag``: the trial's
+    thread-name tag (:func:`rundir.perf.thread_tag`), so other copybench processes' threads
+    are not counted as this trial's sides."""
     sym_count: Counter[tuple[str, bool]] = Counter()
     comm_count: Counter[str] = Counter()
     side_sym: dict[str, Counter[tuple[str, bool]]] = defaultdict(Counter)
@@ -125,7 +127,7 @@ def reduce_samples(samples: Iterable[tuple[str, int, float, str, bool]], top: in
     for comm, _tid, t, sym, kernel in samples:
         sym_count[(sym, kernel)] += 1
         comm_count[comm] += 1
-        side = side_of_comm(comm)
+        side = side_of_comm(comm, tag)
         side_sym[side][(sym, kernel)] += 1
         if side in ("sender", "receiver", "kernel_threads", "setup"):
             timed.append((t, side, category_of(sym, kernel), is_copy_routine(sym, kernel)))
@@ -134,6 +136,7 @@ def reduce_samples(samples: Iterable[tuple[str, int, float, str, bool]], top: in
     red.format = FORMAT
     red.categories_version = CATEGORIES_VERSION
     red.window_s = window_s
+    red.thread_tag = tag
     sides: dict[str, dict] = {}
     for side, counter in side_sym.items():
         cats = {c: 0 for c in CATEGORIES}
@@ -177,8 +180,10 @@ def _script(data: Path) -> list[str]:
     return out.stdout.splitlines()
 
 
-def reduce_file(data: Path, window_s: float = WINDOW_S) -> Reduction:
-    return reduce_samples(parse_script(_script(data)), window_s=window_s)
+def reduce_file(data: Path, window_s: float = WINDOW_S, seed: int | None = None) -> Reduction:
+    """``seed``: the trial's pattern seed (copybench's ``--seed``), which names its threads."""
+    return reduce_samples(parse_script(_script(data)), window_s=window_s,
+                          tag=None if seed is None else thread_tag(seed))
 
 
 def available() -> tuple[bool, str]:

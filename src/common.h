@@ -40,5 +40,9 @@ struct cpulist {
 	int cpu[MAX_CPUS];
 };
 int pin_to_cpu(const struct cpulist *cl, int index, struct err *e); /* no-op when n == 0 */
+/* names the calling thread "<role>.<seed mod 100000>" (e.g. cb-send.01234): CPU profiles
+ * (perf script's comm) tell the sending from the receiving threads, and one trial's from
+ * another's; threads it creates afterwards inherit the name */
+void name_thread(const char *role, uint64_t seed);
 
 #endif

@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 struct copy_opts {
@@ -200,7 +199,7 @@ int cmd_copy(int argc, char **argv)
 	} else if ((dst = scratch_file(o.dir, dst_path, sizeof(dst_path), &e)) < 0) {
 		goto done;
 	}
-	prctl(PR_SET_NAME, "cb-copy", 0, 0, 0); /* perf --sort comm: the copying thread */
+	name_thread("cb-copy", o.seed); /* the copying thread, in CPU profiles */
 	if (pin_to_cpu(&o.cpus, 0, &e))
 		goto done;
 	c = (struct mctx){ .fd = dst, .dst_file = true, .src_fd = src.fd, .file_size = src.size,

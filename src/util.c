@@ -3,7 +3,9 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 void err_set(struct err *e, const char *fmt, ...)
@@ -63,4 +65,12 @@ int pin_to_cpu(const struct cpulist *cl, int index, struct err *e)
 		return -1;
 	}
 	return 0;
+}
+
+void name_thread(const char *role, uint64_t seed)
+{
+	char name[16]; /* TASK_COMM_LEN */
+
+	snprintf(name, sizeof(name), "%s.%05u", role, (unsigned)(seed % 100000u));
+	prctl(PR_SET_NAME, name, 0, 0, 0);
 }
