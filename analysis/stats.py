@@ -382,3 +382,221 @@ def crossover_verdict(c: Crossover, band_lo: float, band_hi: float,
         if c.hi < band_lo or c.lo > band_hi:
             return "refuted", "crossover CI outside the claimed range"
     return "inconclusive", "crossover CI overlaps the claimed range's edge"
+
+
+# ---------------------------------------------------------------------------- paired design
+#
+# The block design (DESIGN.md, statistics 3-5): the methods of one configuration run back to
+# back in each round, so their per-round values share that round's host load. The primary
+# comparison is then the per-round log ratio: its mean is the log of the geometric-mean
+# ratio, and a t interval on it at level 1 - alpha/m (Bonferroni over the decision family of
+# m comparisons) is the CI. The one-sample t-test on the same log ratios, Bonferroni-adjusted,
+# is below alpha exactly when that CI excludes 1, so the CI and the test never disagree.
+# The Wilcoxon signed-rank p is a sensitivity check; the unpaired ratio of medians (bootstrap
+# CI at the same level, Mann-Whitney p) stands beside it.
+
+PAIRED, UNPAIRED = "paired", "unpaired"
+
+
+@dataclass(frozen=True)
+class RatioTest:
+    """One comparison a/b: the ratio with its CI at level 1 - alpha/family, the test's p and
+    its Bonferroni-adjusted p, and a second (sensitivity) test's p."""
+
+    kind: str  # PAIRED (geometric-mean ratio, t CI) or UNPAIRED (ratio of medians, bootstrap)
+    ratio: Estimate
+    p: float  # PAIRED: t-test on the log ratios; UNPAIRED: Mann-Whitney U
+    p_adj: float  # min(1, family * p)
+    p_sens: float  # PAIRED: Wilcoxon signed-rank; UNPAIRED: NaN (none)
+    p_sens_adj: float
+    family: int
+    alpha: float
+    sd_log: float = math.nan  # PAIRED: sd of the per-round log ratios
+
+    @property
+    def n(self) -> int:
+        return self.ratio.n
+
+    @property
+    def significant(self) -> bool:
+        """The test's verdict at alpha after the family's correction."""
+        return bool(math.isfinite(self.p_adj) and self.p_adj < self.alpha)
+
+
+def family_confidence(family: int = 1, alpha: float = ALPHA) -> float:
+    """The CI level that matches a Bonferroni-adjusted test at alpha over ``family``."""
+    return 1.0 - alpha / max(1, int(family))
+
+
+def _bonferroni(p: float, family: int) -> float:
+    return min(1.0, p * max(1, int(family))) if math.isfinite(p) else math.nan
+
+
+def log_ratios(a: ArrayLike, b: ArrayLike) -> NDArray[np.float64]:
+    """Per-pair log(a/b) of two aligned sequences; pairs with a non-finite or non-positive
+    side are dropped (pairwise, so the pairing is kept)."""
+    x = np.asarray(a, dtype=float).ravel()
+    y = np.asarray(b, dtype=float).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"paired samples differ in length: {x.size} vs {y.size}")
+    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+    return np.log(x[ok] / y[ok])
+
+
+def paired_ratio(a: ArrayLike, b: ArrayLike, family: int = 1, alpha: float = ALPHA) -> RatioTest:
+    """Geometric-mean ratio a/b over aligned pairs (one per round) with a t CI at level
+    1 - alpha/family, the t-test p on the log ratios (raw and Bonferroni-adjusted) and the
+    Wilcoxon signed-rank p (raw and adjusted). With fewer than 2 pairs the CI is NaN."""
+    d = log_ratios(a, b)
+    n = int(d.size)
+    conf = family_confidence(family, alpha)
+    if n == 0:
+        return RatioTest(PAIRED, Estimate(math.nan, math.nan, math.nan, 0, conf), math.nan,
+                         math.nan, math.nan, math.nan, family, alpha)
+    mean = float(d.mean())
+    value = math.exp(mean)
+    if n < 2:
+        return RatioTest(PAIRED, Estimate(value, math.nan, math.nan, n, conf), math.nan,
+                         math.nan, math.nan, math.nan, family, alpha)
+    sd = float(d.std(ddof=1))
+    if sd == 0.0:  # every round gave the same ratio: the CI collapses, the test is exact
+        p = 1.0 if mean == 0.0 else 0.0
+        return RatioTest(PAIRED, Estimate(value, value, value, n, conf), p,
+                         _bonferroni(p, family), p, _bonferroni(p, family), family, alpha, 0.0)
+    se = sd / math.sqrt(n)
+    tq = float(stats.t.ppf(1 - (1 - conf) / 2, n - 1))
+    lo, hi = math.exp(mean - tq * se), math.exp(mean + tq * se)
+    p = float(2 * stats.t.sf(abs(mean / se), n - 1))
+    if np.all(d == 0):
+        pw = 1.0
+    else:
+        pw = float(stats.wilcoxon(d, alternative="two-sided").pvalue)
+    return RatioTest(PAIRED, Estimate(value, lo, hi, n, conf), p, _bonferroni(p, family),
+                     pw, _bonferroni(pw, family), family, alpha, sd)
+
+
+def unpaired_ratio(a: ArrayLike, b: ArrayLike, family: int = 1, alpha: float = ALPHA,
+                   n_resamples: int = N_RESAMPLES,
+                   seed: int | np.random.Generator | None = 0) -> RatioTest:
+    """Ratio of medians a/b with a percentile-bootstrap CI at level 1 - alpha/family and the
+    Mann-Whitney U p (raw and Bonferroni-adjusted): the design for runs without blocks, and
+    the sensitivity check beside the paired ratio. Its CI decides; with few trials the
+    rank test may not reach alpha even where the CI excludes 1 (both are shown)."""
+    conf = family_confidence(family, alpha)
+    r = ratio_of_medians(a, b, confidence=conf, n_resamples=n_resamples, seed=seed)
+    p = mann_whitney(a, b)
+    return RatioTest(UNPAIRED, r, p, _bonferroni(p, family), math.nan, math.nan, family, alpha)
+
+
+# ---------------------------------------------------------------------------- decision rules
+
+RuleKind = Literal["direction", "above", "below", "approx"]
+
+
+@dataclass(frozen=True)
+class DecisionRule:
+    """How the CI of one ratio is read.
+
+    * ``direction`` (threshold t): ``greater`` when the CI lies above 1 + t, ``less`` below
+      1 - t, ``equivalent`` inside [1 - t, 1 + t], else ``inconclusive``;
+    * ``above`` / ``below`` (value X): ``holds`` when the CI lies wholly above (below) X,
+      ``refuted`` when wholly on the other side, else ``inconclusive``;
+    * ``approx`` (value R, tolerance k): ``holds`` when the CI lies inside [R/k, R*k],
+      ``refuted`` when wholly outside it, else ``inconclusive``.
+    """
+
+    kind: RuleKind
+    threshold: float = PRACTICAL_THRESHOLD
+    value: float = math.nan
+    tolerance: float = math.nan
+
+    def boundaries(self) -> tuple[float, ...]:
+        if self.kind == "direction":
+            return (1 - self.threshold, 1 + self.threshold)
+        if self.kind == "approx":
+            return (self.value / self.tolerance, self.value * self.tolerance)
+        return (self.value,)
+
+    def text(self) -> str:
+        if self.kind == "direction":
+            t = self.threshold
+            return (f"greater if the CI lies above {1 + t:.3g}, less if below {1 - t:.3g}, "
+                    f"equivalent if inside [{1 - t:.3g}, {1 + t:.3g}]")
+        if self.kind == "above":
+            return f"holds if the CI lies above {self.value:.3g}, refuted if below"
+        if self.kind == "below":
+            return f"holds if the CI lies below {self.value:.3g}, refuted if above"
+        lo, hi = self.boundaries()
+        return (f"holds if the CI lies inside [{lo:.3g}, {hi:.3g}] (~{self.value:.3g} within "
+                f"x/÷{self.tolerance:g}), refuted if wholly outside")
+
+
+@dataclass(frozen=True)
+class Decision:
+    outcome: str  # greater/less/equivalent/inconclusive, or holds/refuted/inconclusive
+    straddles: tuple[float, ...] = ()  # the boundaries an inconclusive CI straddles
+    why: str = ""
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3f}" if abs(x) < 10 else f"{x:.4g}"
+
+
+def decide(rule: DecisionRule, ci: Estimate) -> Decision:
+    """Read a ratio's CI with a rule; *inconclusive* names the boundary its CI straddles."""
+    lo, hi = ci.lo, ci.hi
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return Decision("inconclusive", (), "no CI (fewer than 2 values or pairs)")
+    ci_txt = f"CI [{_fmt(lo)}, {_fmt(hi)}]"
+    inside = [b for b in rule.boundaries() if lo < b < hi]
+    straddle = (f"{ci_txt} straddles " + " and ".join(_fmt(b) for b in inside)) if inside else ""
+    if rule.kind == "direction":
+        t = rule.threshold
+        if lo > 1 + t:
+            return Decision("greater", (), f"{ci_txt} above {_fmt(1 + t)}")
+        if hi < 1 - t:
+            return Decision("less", (), f"{ci_txt} below {_fmt(1 - t)}")
+        if lo >= 1 - t and hi <= 1 + t:
+            return Decision("equivalent", (), f"{ci_txt} inside [{_fmt(1 - t)}, {_fmt(1 + t)}]")
+        return Decision("inconclusive", tuple(inside), straddle)
+    if rule.kind in ("above", "below"):
+        x = rule.value
+        above = lo > x
+        below = hi < x
+        if above or below:
+            ok = above if rule.kind == "above" else below
+            return Decision("holds" if ok else "refuted", (),
+                            f"{ci_txt} {'above' if above else 'below'} {_fmt(x)}")
+        return Decision("inconclusive", tuple(inside), straddle)
+    band_lo, band_hi = rule.boundaries()
+    if band_lo <= lo and hi <= band_hi:
+        return Decision("holds", (), f"{ci_txt} inside [{_fmt(band_lo)}, {_fmt(band_hi)}]")
+    if hi < band_lo or lo > band_hi:
+        return Decision("refuted", (), f"{ci_txt} outside [{_fmt(band_lo)}, {_fmt(band_hi)}]")
+    return Decision("inconclusive", tuple(inside), straddle)
+
+
+def paired_crossover(log_ratios_by_size: Mapping[float, ArrayLike],
+                     confidence: float = CONFIDENCE, n_resamples: int = N_RESAMPLES,
+                     seed: int | np.random.Generator | None = 0) -> Crossover:
+    """:func:`crossover` for the block design: per size the per-round log ratios a/b; the
+    rounds of each size are resampled and the mean log ratio per size gives the curve whose
+    first upward zero crossing is the crossover."""
+    sizes = sorted(s for s, v in log_ratios_by_size.items() if _arr(v).size)
+    if len(sizes) < 2:
+        return Crossover(math.nan, math.nan, math.nan, math.nan, tuple(sizes), 0)
+    ls = np.log(np.asarray(sizes, dtype=float))
+    ds = [_arr(log_ratios_by_size[s]) for s in sizes]
+    point = _first_crossing(ls, np.array([d.mean() for d in ds]))
+    rng = _rng(seed)
+    means = np.column_stack([rng.choice(d, (n_resamples, d.size)).mean(axis=1) for d in ds])
+    xs = np.array([_first_crossing(ls, row) for row in means])
+    found = np.isfinite(xs)
+    p_none = float(1.0 - found.mean())
+    if found.sum() >= 2:
+        q = (1 - confidence) / 2
+        lo, hi = np.quantile(xs[found], [q, 1 - q])
+    else:
+        lo = hi = math.nan
+    return Crossover(point, float(lo), float(hi), p_none, tuple(float(s) for s in sizes),
+                     n_resamples)
