@@ -119,9 +119,38 @@ class Block:
         return asdict(self)
 
 
-def block_key(factors: dict[str, Any]) -> str:
-    shared = {k: v for k, v in factors.items() if k not in IN_BLOCK}
+def block_key(factors: dict[str, Any], also: tuple[str, ...] = ()) -> str:
+    """The id of the block a cell belongs to: a hash of the factors its block shares (all
+    but method, kind, twin, verify, fields, and ``also``, e.g. threads)."""
+    shared = {k: v for k, v in factors.items() if k not in IN_BLOCK and k not in also}
     return hashlib.sha256(json.dumps(shared, sort_keys=True).encode()).hexdigest()[:10]
+
+
+def group(keys_of: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Blocks as connected components: cells that share a key (under any experiment that
+    lists them) are in one block. ``keys_of``: cell id -> its keys. Returns block id (the
+    smallest key of the component) -> sorted cell ids."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for cid, keys in keys_of.items():
+        for k in keys:
+            a, b = find(f"c:{cid}"), find(f"k:{k}")
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    comps: dict[str, list[str]] = {}
+    for cid, keys in keys_of.items():
+        comps.setdefault(find(f"c:{cid}"), []).append(cid)
+    out = {}
+    for members in comps.values():
+        bid = min(k for cid in members for k in keys_of[cid])
+        out[bid] = sorted(members)
+    return out
 
 
 def half_width(sd: float, n: int, confidence: float, family: int) -> float:

@@ -106,6 +106,29 @@ def rows(recs: Iterable[dict[str, Any]]) -> list[Row]:
     return out
 
 
+#: per-trial cost beyond the window (process start, warm-up, sink set-up), measured here
+TRIAL_OVERHEAD_S = 0.4
+
+
+def best_windows(rs: list[Row], target: float = 0.05, family: int = 4,
+                 confidence: float = 0.95) -> dict[tuple[str, str], tuple[float, float]]:
+    """The rule that picks a window from a pilot, declared before the pilot runs: per kind of
+    cell and placement, the window with the least time to reach ``target`` on a paired
+    ratio: rounds_needed(sd(w)) * (w + overhead). Returns (kind, placement) -> (window,
+    minutes per two-method comparison)."""
+    from runner.design import rounds_needed
+    out: dict[tuple[str, str], tuple[float, float]] = {}
+    for r in rs:
+        if r.metric != "primary" or r.log_ratio_sd is None:
+            continue
+        n = rounds_needed(r.log_ratio_sd, target, confidence, family, 2, 1000)
+        cost = n * 2 * (r.window_s + TRIAL_OVERHEAD_S) / 60
+        key = (r.kind, r.placement)
+        if key not in out or cost < out[key][1]:
+            out[key] = (r.window_s, cost)
+    return out
+
+
 def to_toml(rs: list[Row], run_dir: Path) -> str:
     lines = ["# The noise model of a block design (runner/design.py): per kind of cell, placement",
              "# and window, the sd of the per-round log ratio of two methods measured back to",
@@ -119,6 +142,10 @@ def to_toml(rs: list[Row], run_dir: Path) -> str:
         if r.trial_cv is not None:
             lines.append(f"trial_cv = {r.trial_cv:.4f}")
         lines += [f"rounds = {r.rounds}", ""]
+    lines.append("# The window with the least time to ±5 % on a paired ratio (family of 4), per kind and")
+    lines.append("# placement: rounds_needed(sd) * 2 trials * (window + overhead)")
+    for (kind, placement), (w, cost) in sorted(best_windows(rs).items()):
+        lines.append(f"#   {kind:8s} {placement:10s} best window {w:g} s ({cost:.1f} min per comparison)")
     lines.append("# CPU-seconds per GB (sender, receiver): the same statistics, for the record")
     for r in rs:
         if r.metric == "primary":

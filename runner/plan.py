@@ -378,9 +378,11 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
         notes.append(f"noise model {des.noise!r} not found: every block assumes sd "
                      f"{D.FALLBACK_SD} (run python -m runner pilot to measure this machine)")
     noise = D.Noise.load(path) if path else D.Noise([], "none")
-    groups: dict[str, list[str]] = {}
-    for cid, c in cells.items():
-        groups.setdefault(D.block_key(c.factors()), []).append(cid)
+    keys_of = {cid: sorted({D.block_key(c.factors(), ("threads",) if e.pair_threads else ())
+                            for e in sources.get(cid, [])} or {D.block_key(c.factors())})
+               for cid, c in cells.items()}
+    groups = D.group(keys_of)
+    block_of = {cid: bid for bid, ids in groups.items() for cid in ids}
     blocks: list[D.Block] = []
     for key, ids in sorted(groups.items()):
         exps = [e for cid in ids for e in sources.get(cid, [])]
@@ -390,9 +392,10 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
         sd, why = noise.sd(kind, first.placement, first.duration_s)
         margins = [e.margin for e in exps if e.margin is not None]
         target = des.descriptive_target if purpose == "descriptive" else des.target
+        threads = sorted({cells[c].threads for c in ids})
         label = " ".join(x for x in (first.transport or "file→file", first.placement,
                                      first.mode or "copy", format_size(first.size),
-                                     f"{first.threads}t" if first.threads != 1 else "",
+                                     "/".join(map(str, threads)) + "t" if threads != [1] else "",
                                      first.cache or "") if x)
         blocks.append(D.Block(
             id=key, label=label, cells=sorted(ids), purpose=purpose,
@@ -401,8 +404,7 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
             margin=min(margins) if margins else None, kind=kind,
             placement=first.placement, window_s=first.duration_s, sd=sd, sd_source=why,
             seconds_per_round=sum(trial_seconds(cells[c]) for c in ids), target=target))
-    cells = {cid: Cell(**{**asdict(c), "block": D.block_key(c.factors())})
-             for cid, c in cells.items()}
+    cells = {cid: Cell(**{**asdict(c), "block": block_of[cid]}) for cid, c in cells.items()}
     singles = _profiled_ids(cells)
     fixed = sum(trial_seconds(cells[Trial.parse(t).cell], True) for t in singles)
     notes += D.plan_rounds(blocks, des, profile.budget_s, fixed)

@@ -136,6 +136,7 @@ class Experiment:
     margin: float | None = None  # the decision rule's margin (relative), e.g. 0.03
     twin: bool = False  # A/A control: each block gets a second copy of its first method
     perf_trials: int = 1  # profiled (perf record) trials per cell when perf = true
+    pair_threads: bool = False  # thread counts of one configuration share a block
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,7 @@ _TOPO_KEYS = {"veth_mtu", "udp_mtu"}
 _EXP_KEYS = {
     "name", "command", "methods", "sizes", "threads", "placements", "transports", "modes",
     "caches", "peers", "perf", "duration_s", "warmup_s", "timeout_s", "verify", "fields",
-    "dir", "purpose", "claims", "family", "margin", "twin", "perf_trials",
+    "dir", "purpose", "claims", "family", "margin", "twin", "perf_trials", "pair_threads",
 }
 _DESIGN_KEYS = {"rounds_min", "rounds_max", "target", "descriptive_target", "confidence",
                 "noise", "primary", "exclude_steal_above", "strict"}
@@ -408,6 +409,9 @@ def _experiment(c: _Checker, e: dict[str, Any], where: str,
         raise c.fail(f"{where}.name", "missing (required)")
     where = f"experiment[{name}]"
     c.unknown(e, _EXP_KEYS, where)
+    if e.get("purpose") in ("claim", "control") and not e.get("claims"):
+        raise c.fail(f"{where}.claims", f"missing: a {e['purpose']} experiment names the claims "
+                     "it serves (C1 to C15, P1, AA)")
     command = c.string(e, "command", where, None, COMMANDS)
     if command is None:
         raise c.fail(f"{where}.command", f"missing (required; allowed: {', '.join(COMMANDS)})")
@@ -453,6 +457,7 @@ def _experiment(c: _Checker, e: dict[str, Any], where: str,
         margin=(c.number(e, "margin", where, 0, 0.001, 10.0) if "margin" in e else None),
         twin=c.boolean(e, "twin", where, False),
         perf_trials=c.number(e, "perf_trials", where, 1, 1, 20, integer=True),
+        pair_threads=c.boolean(e, "pair_threads", where, False),
     )
 
 
