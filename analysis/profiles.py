@@ -1,18 +1,23 @@
 """The CPU profiles of a run (``perf/<trial>.json``, written by the runner in the format of
-:mod:`rundir.perf`) as tables: one row per profiled trial, one per (trial, symbol)."""
+:mod:`rundir.perf`) as tables: one row per profiled trial, one per (trial, symbol), and for
+format-2 files one per (trial, side) and one per (trial, window, side).
+
+Format-1 files (the reference run of 2026-11-22) have no sides and no windows: their
+``sides`` and ``windows`` rows are simply absent, and what needs them (the copy count,
+the CPU breakdown) says so."""
 
 from __future__ import annotations
 
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from rundir.perf import group_of
+from rundir.perf import CATEGORIES, group_of, read_sides
 
 
 def read_json(p: Path) -> Any:
@@ -40,6 +45,13 @@ class Profiles:
 
     summary: pd.DataFrame
     symbols: pd.DataFrame
+    #: format 2: one row per (trial, side): samples, copy (samples in copy routines) and
+    #: one ``cat_<category>`` column per CPU category (samples)
+    sides: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: format 2: one row per (trial, window, side): samples, copy
+    windows: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: format 2: one row per (trial, side, symbol): samples, kernel
+    side_symbols: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def empty(self) -> bool:
@@ -51,6 +63,9 @@ def load_profiles(path: Path, trials: pd.DataFrame) -> Profiles:
     profile to its cell through ``trials.jsonl``."""
     sum_rows: list[dict[str, Any]] = []
     sym_rows: list[dict[str, Any]] = []
+    side_rows: list[dict[str, Any]] = []
+    win_rows: list[dict[str, Any]] = []
+    ssym_rows: list[dict[str, Any]] = []
     cell_of = dict(zip(trials["trial_id"], trials["cell"])) if not trials.empty else {}
     d = path / "perf"
     for f in sorted(d.glob("*.json")) if d.is_dir() else []:
@@ -69,15 +84,33 @@ def load_profiles(path: Path, trials: pd.DataFrame) -> Profiles:
         idle = float(groups.get("idle") or 0.0)
         comm = o.get("by_comm") or {}
         # the profile is system-wide: other processes' samples are excluded by taking the
-        # copy samples relative to copybench's own (all copy samples attributed to it)
-        own = float(comm.get("copybench") or 0.0)
+        # copy samples relative to copybench's own (all copy samples attributed to it);
+        # format 2 names the threads cb-send / cb-sink / cb-copy
+        own = float(sum(v for k, v in comm.items()
+                        if k == "copybench" or str(k).startswith("cb-")) or 0.0)
         denom = own if own > 0 else (1 - idle)
         sum_rows.append({"cell": cell, "trial_id": tid, "samples": o.get("samples"),
+                         "format": int(o.get("format") or 1),
                          "kernel_share": o.get("kernel_share"), "copy_share": copy,
                          "copybench_share": own if own > 0 else math.nan,
                          "idle_share": idle,
                          "copy_share_of_busy": min(1.0, copy / denom) if denom > 0 else math.nan,
                          **{f"group_{k}": v for k, v in groups.items()}})
+        sides = read_sides(o)
+        for side, e in (sides or {}).items():
+            cats = e.get("categories") or {}
+            side_rows.append({"cell": cell, "trial_id": tid, "side": side,
+                              "samples": int(e.get("samples") or 0),
+                              "copy": int(e.get("copy") or 0),
+                              **{f"cat_{c}": int(cats.get(c) or 0) for c in CATEGORIES}})
+            for sym, kernel, n in e.get("symbols") or []:
+                ssym_rows.append({"cell": cell, "trial_id": tid, "side": side, "symbol": sym,
+                                  "kernel": bool(kernel), "samples": int(n)})
+        for i, w in enumerate(o.get("windows") or []):
+            for side, e in (w.get("sides") or {}).items():
+                win_rows.append({"cell": cell, "trial_id": tid, "window": i, "side": side,
+                                 "samples": int(e.get("samples") or 0),
+                                 "copy": int(e.get("copy") or 0)})
         for sym in o.get("symbols") or []:
             kernel = bool(sym.get("kernel", True))
             sym_rows.append({"cell": cell, "trial_id": tid, "symbol": sym.get("symbol"),
@@ -88,6 +121,13 @@ def load_profiles(path: Path, trials: pd.DataFrame) -> Profiles:
                             "copy_share_of_busy"])
     symbols = pd.DataFrame(sym_rows, columns=None if sym_rows else
                            ["cell", "trial_id", "symbol", "kernel", "share", "copy_routine"])
-    return Profiles(summary, symbols)
+    sides_df = pd.DataFrame(side_rows, columns=None if side_rows else
+                            ["cell", "trial_id", "side", "samples", "copy",
+                             *[f"cat_{c}" for c in CATEGORIES]])
+    win_df = pd.DataFrame(win_rows, columns=None if win_rows else
+                          ["cell", "trial_id", "window", "side", "samples", "copy"])
+    ssym_df = pd.DataFrame(ssym_rows, columns=None if ssym_rows else
+                           ["cell", "trial_id", "side", "symbol", "kernel", "samples"])
+    return Profiles(summary, symbols, sides_df, win_df, ssym_df)
 
 

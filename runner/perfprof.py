@@ -92,7 +92,7 @@ def _report(data: Path, sort: str) -> str:
 
 
 #: one line of ``perf script -F comm,tid,time,ip,sym,dso -G``
-_SCRIPT_LINE = re.compile(r"^\s*(?P<comm>.*?)\s+(?P<tid>\d+)\s+(?P<time>\d+\.\d+):\s+"
+_SCRIPT_LINE = re.compile(r"^\s*(?P<comm>.*?)\s+(?P<tid>\d+)\s+(?:\[\d+\]\s+)?(?P<time>\d+\.\d+):\s+"
                           r"(?P<ip>[0-9a-fA-F]+)\s+(?P<sym>.*?)\s+\((?P<dso>[^()]*)\)\s*$")
 
 

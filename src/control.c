@@ -87,6 +87,18 @@ int session_format(const struct session *s, char *buf, size_t len)
 			verify_names[s->verify], (unsigned long long)s->seed, counter_set_names[s->counters]);
 }
 
+bool token_valid(const char *t)
+{
+	size_t n = strlen(t);
+
+	if (n < TOKEN_MIN || n > TOKEN_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((t[i] >= '0' && t[i] <= '9') || (t[i] >= 'a' && t[i] <= 'f')))
+			return false;
+	return true;
+}
+
 static int pick(const char *v, const char *const *names)
 {
 	for (int i = 0; names[i]; i++)
@@ -150,6 +162,8 @@ int session_parse(const char *line, struct session *s, char *why, size_t len)
 			s->seed = n, seen |= 128;
 		else if (!strcmp(tok, "counters") && (v = pick(eq, counter_set_names)) >= 0)
 			s->counters = v, seen |= 256;
+		else if (!strcmp(tok, "token") && token_valid(eq))
+			strcpy(s->token, eq); /* optional: only in runner-token mode */
 		else
 			goto bad;
 		continue;

@@ -4,13 +4,23 @@
  *   send -> sink  MEASURE | STOP        (window boundaries, after warm-up and at the end)
  *   sink -> send  RESULT checked=N mismatches=N lost=N first=<text>
  *   sink -> send  RECEIVER <json>       then  END
- * Anything else is garbage: the sink answers ERR and drops that client. */
+ * Anything else is garbage: the sink answers ERR and drops that client.
+ * Runner-token mode (`sink --token-stdin`, the runner's `remote` transport; the sender takes the
+ * token from $COPYBENCH_TOKEN): the greeting carries `token=HEX`, which must be the sink's;
+ * each data connection opens with `CBDATA HEX\n` and must come from the control connection's
+ * address; the sender sends `PING` on the control connection every CTL_HEARTBEAT_MS during
+ * its windows and the sink aborts a session silent for CTL_HEARTBEAT_LIMIT_MS. */
 #ifndef COPYBENCH_CONTROL_H
 #define COPYBENCH_CONTROL_H
 #include "common.h"
 #include "socket.h"
 
 #define CTL_MAGIC "HELLO copybench/1"
+#define CTL_DATA_MAGIC "CBDATA "
+#define TOKEN_MIN 16
+#define TOKEN_MAX 128
+#define CTL_HEARTBEAT_MS 2000
+#define CTL_HEARTBEAT_LIMIT_MS 8000
 
 struct ctl {
 	int fd;
@@ -33,7 +43,11 @@ struct session {
 	int verify;       /* enum verify_mode */
 	uint64_t seed;
 	int counters;     /* enum counter_set */
+	char token[TOKEN_MAX + 1]; /* "" unless the greeting carried token= (runner-token mode) */
 };
+
+/* A runner token: TOKEN_MIN..TOKEN_MAX lowercase hex digits. */
+bool token_valid(const char *t);
 
 void ctl_init(struct ctl *c, int fd);
 int ctl_send(struct ctl *c, struct err *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -4,6 +4,16 @@
 
 #include <signal.h>
 
+/* Set by the Makefile: a hash of the sources and one of the compile flags (hex). */
+#ifndef COPYBENCH_SOURCE_SHA
+#define COPYBENCH_SOURCE_SHA unknown
+#endif
+#ifndef COPYBENCH_FLAGS_SHA
+#define COPYBENCH_FLAGS_SHA unknown
+#endif
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 int cmd_methods(int argc, char **argv);
 int cmd_sink(int argc, char **argv);
 int cmd_send(int argc, char **argv);
@@ -18,7 +28,9 @@ static void usage(FILE *f)
 	      "  send      message or file methods to a socket; prints one JSON record\n"
 	      "  copy      file to file; prints one JSON record\n"
 	      "  memcpy    memcpy bandwidth, the bound every figure draws\n"
-	      "  --version\n", f);
+	      "  --version\n"
+	      "  --build-info  JSON: version, source hash, flags hash, compiler (the runner compares\n"
+	      "                a remote host's copybench with the local one by it)\n", f);
 }
 
 int main(int argc, char **argv)
@@ -39,6 +51,18 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version")) {
 		puts("copybench " COPYBENCH_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--build-info")) {
+		printf("{\"tool\":\"copybench\",\"version\":\"" COPYBENCH_VERSION "\",\"source_sha\":\"%s\","
+		       "\"flags_sha\":\"%s\",\"compiler\":\"%s\",\"liburing\":%s}\n",
+		       STR(COPYBENCH_SOURCE_SHA), STR(COPYBENCH_FLAGS_SHA), __VERSION__,
+#ifdef HAVE_LIBURING
+		       "true"
+#else
+		       "false"
+#endif
+		);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

@@ -15,6 +15,7 @@
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -206,10 +207,9 @@ static void *sender_main(void *arg)
 	uint8_t *echo = NULL;
 	bool opened = false;
 
-	/* a comm of its own, so a system-wide CPU profile tells the sending threads from the
-	 * sink's (cb-sink.N) without subtraction, and this trial's from any other copybench's:
-	 * N = the pattern seed mod 100000, which the sink learns in HELLO */
-	name_thread("cb-send", o->seed);
+	/* a comm of its own, so a system-wide CPU profile (perf --sort comm) tells the
+	 * sending threads from the sink's (cb-sink) without subtraction */
+	prctl(PR_SET_NAME, "cb-send", 0, 0, 0);
 	if (pin_to_cpu(&o->cpus, s->index, &s->err))
 		goto out;
 	meter_open(&s->meter, o->counters);
@@ -297,6 +297,22 @@ static void sleep_until(uint64_t until, struct gate *g, _Atomic int *phase)
 	       pthread_cond_timedwait(&g->cv, &g->mu, &ts) != ETIMEDOUT)
 		;
 	pthread_mutex_unlock(&g->mu);
+}
+
+/* A window: sleep until `until`; in runner-token mode (`hb` set) wake every CTL_HEARTBEAT_MS
+ * to send PING, so a sink whose sender vanished without a FIN (host or link gone) notices. */
+static void window(uint64_t until, struct gate *g, _Atomic int *phase, struct ctl *hb)
+{
+	struct err ignored = { "" };
+
+	while (hb && atomic_load(phase) != PHASE_STOP) {
+		uint64_t next = now_ns() + (uint64_t)CTL_HEARTBEAT_MS * 1000000ull;
+		if (next >= until)
+			break;
+		sleep_until(next, g, phase);
+		ctl_send(hb, &ignored, "PING");
+	}
+	sleep_until(until, g, phase);
 }
 
 /* Parse "OK port=P" or "OK ports=P1,P2,..." into ports[threads]. */
@@ -395,8 +411,16 @@ int cmd_send(int argc, char **argv)
 	pthread_condattr_t ca;
 	uint64_t t;
 	int started = 0;
+	const char *token;
 
 	parse(argc, argv, &o);
+	token = getenv("COPYBENCH_TOKEN");
+	if (token && !*token)
+		token = NULL;
+	if (token && !token_valid(token))
+		die_usage("COPYBENCH_TOKEN: not a runner token (%d to %d lowercase hex digits)", TOKEN_MIN, TOKEN_MAX);
+	if (token && o.no_sink)
+		token = NULL;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* sleep_until's deadlines are monotonic */
 	pthread_cond_init(&gate.cv, &ca);
@@ -445,6 +469,7 @@ int cmd_send(int argc, char **argv)
 				      .record = pat->record, .stamped = pat->stamped, .verify = o.verify,
 				      .seed = o.seed, .counters = o.counters };
 		char line[256];
+		size_t hl;
 		int rc;
 
 		ctlfd = tcp_connect_to(o.host, o.port, 3000, &e);
@@ -453,6 +478,9 @@ int cmd_send(int argc, char **argv)
 		r.family = sock_family_name(ctlfd);
 		ctl_init(&ctl, ctlfd);
 		session_format(&ss, hello, sizeof(hello));
+		hl = strlen(hello);
+		if (token) /* runner-token mode: the sink refuses a greeting without its token */
+			snprintf(hello + hl, sizeof(hello) - hl, " token=%s", token);
 		if (ctl_send(&ctl, &e, "%s", hello))
 			goto done;
 		rc = ctl_recv(&ctl, line, sizeof(line), 5000, &e);
@@ -481,6 +509,12 @@ int cmd_send(int argc, char **argv)
 						 : tcp_connect_to(o.host, ports[i], 3000, &e);
 		if (s->ctx.fd < 0)
 			goto done;
+		if (token && o.proto == PROTO_TCP) { /* prove the data connection is ours */
+			char pre[sizeof(CTL_DATA_MAGIC) + TOKEN_MAX + 2];
+			int pl = snprintf(pre, sizeof(pre), CTL_DATA_MAGIC "%s\n", token);
+			if (write_full(s->ctx.fd, pre, (size_t)pl, &e))
+				goto done;
+		}
 		if (o.no_sink)
 			r.family = sock_family_name(s->ctx.fd);
 		if (o.proto == PROTO_UDP && o.mode == MODE_PINGPONG)
@@ -500,13 +534,13 @@ int cmd_send(int argc, char **argv)
 	gate_open(&gate, started);
 
 	t = now_ns();
-	sleep_until(t + (uint64_t)(o.warmup * 1e9), &gate, &phase);
+	window(t + (uint64_t)(o.warmup * 1e9), &gate, &phase, token && ctlfd >= 0 ? &ctl : NULL);
 	if (ctlfd >= 0 && atomic_load(&phase) != PHASE_STOP)
 		ctl_send(&ctl, &e, "MEASURE");
 	if (atomic_load(&phase) != PHASE_STOP)
 		atomic_store(&phase, PHASE_MEASURE);
 	t = now_ns();
-	sleep_until(t + (uint64_t)(o.duration * 1e9), &gate, &phase);
+	window(t + (uint64_t)(o.duration * 1e9), &gate, &phase, token && ctlfd >= 0 ? &ctl : NULL);
 	atomic_store(&phase, PHASE_STOP);
 	if (ctlfd >= 0)
 		ctl_send(&ctl, &e, "STOP");

@@ -8,6 +8,7 @@
 #include "pattern.h"
 #include "socket.h"
 
+#include <arpa/inet.h>
 #include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -15,6 +16,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #define RECV_BUFFER (256u << 10)
@@ -24,6 +26,14 @@ struct sink_opts {
 	int port;
 	bool once;
 	struct cpulist cpus;
+	/* runner-token mode (--token-stdin): the runner's sweep only */
+	char token[TOKEN_MAX + 1];  /* "" = off */
+	const char *peer;           /* --peer: the only address served (numeric, normalized) */
+	char peer_norm[INET6_ADDRSTRLEN];
+	double idle_s;              /* --idle-timeout: exit when no session began for this long */
+	int lfd;                    /* the control listener */
+	bool lifeline_gone;         /* stdin closed: the runner (or its ssh) is gone */
+	unsigned long refused, sessions;
 };
 
 struct receiver {
@@ -55,7 +65,13 @@ static void sink_usage(FILE *f)
 	      "  --port N     control port (default 5201; 0: any free port, printed when ready)\n"
 	      "  --bind ADDR  address to listen on (default ::, which also serves IPv4)\n"
 	      "  --cpus LIST  pin receiver thread i to the (i mod n)-th CPU of LIST\n"
-	      "  --once       exit after one session\n", f);
+	      "  --once       exit after one session\n"
+	      "  --token-stdin  runner-token mode (the runner's `remote` transport): read a token\n"
+	      "               (16-128 hex digits) from the first line of stdin; serve only senders\n"
+	      "               whose greeting and data connections carry it (others are refused and\n"
+	      "               counted); exit when stdin closes; sessions need a PING every 2 s\n"
+	      "  --peer ADDR  serve only connections from ADDR (refuse and count the others)\n"
+	      "  --idle-timeout S  exit when no session began within S seconds\n", f);
 }
 
 static void *receiver_main(void *arg)
@@ -69,7 +85,7 @@ static void *receiver_main(void *arg)
 		err_set(&r->err, "out of memory");
 		return NULL;
 	}
-	name_thread("cb-sink", ss->seed); /* the receiving side, in CPU profiles */
+	prctl(PR_SET_NAME, "cb-sink", 0, 0, 0); /* perf --sort comm: the receiving side */
 	pin_to_cpu(r->cpus, r->index, &r->err);
 	meter_open(&r->meter, (enum counter_set)ss->counters);
 	verifier_init(&r->v, r->pat, (enum verify_mode)ss->verify);
@@ -138,8 +154,102 @@ static const char *cpus_json(const struct cpulist *cl, char *buf, size_t len)
 	return buf;
 }
 
+/* The numeric address of a socket's peer ("" if unknown); IPv4-mapped IPv6 as plain IPv4. */
+static void peer_addr(int fd, char *buf, size_t len, int *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	buf[0] = 0;
+	*port = 0;
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl))
+		return;
+	if (ss.ss_family == AF_INET6) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+		*port = ntohs(a->sin6_port);
+		if (IN6_IS_ADDR_V4MAPPED(&a->sin6_addr))
+			inet_ntop(AF_INET, &a->sin6_addr.s6_addr[12], buf, (socklen_t)len);
+		else
+			inet_ntop(AF_INET6, &a->sin6_addr, buf, (socklen_t)len);
+	} else if (ss.ss_family == AF_INET) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+		*port = ntohs(a->sin_port);
+		inet_ntop(AF_INET, &a->sin_addr, buf, (socklen_t)len);
+	}
+}
+
+/* A connection that is not the runner's: counted, logged (stdout event, stderr line), closed. */
+static void refuse(struct sink_opts *o, int fd, const char *peer, int port, const char *why)
+{
+	o->refused++;
+	printf("{\"event\":\"refused\",\"peer\":\"%s\",\"port\":%d,\"reason\":\"%s\",\"refused\":%lu}\n",
+	       peer, port, why, o->refused);
+	fflush(stdout);
+	fprintf(stderr, "copybench sink: refused a connection from %s port %d: %s\n", peer, port, why);
+	if (fd >= 0) {
+		dprintf(fd, "ERR refused\n");
+		close(fd);
+	}
+}
+
+/* Whether stdin (the lifeline in runner-token mode) has closed; reads and drops anything else. */
+static bool lifeline_closed(struct sink_opts *o, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = 0, .events = POLLIN };
+	char buf[256];
+
+	if (!o->token[0] || o->lifeline_gone)
+		return o->lifeline_gone;
+	if (poll(&pfd, 1, timeout_ms) > 0) {
+		ssize_t n = read(0, buf, sizeof(buf));
+		if (n <= 0 && !(n < 0 && errno == EINTR))
+			o->lifeline_gone = true;
+	}
+	return o->lifeline_gone;
+}
+
+/* Refuse every control connection waiting on the listener while a session runs (only one
+ * session at a time; in runner-token mode nobody else gets in line behind it). */
+static void refuse_waiting(struct sink_opts *o)
+{
+	struct pollfd pfd = { .fd = o->lfd, .events = POLLIN };
+
+	while (o->token[0] && poll(&pfd, 1, 0) > 0) {
+		char peer[INET6_ADDRSTRLEN];
+		int port, fd = accept4(o->lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			return;
+		peer_addr(fd, peer, sizeof(peer), &port);
+		refuse(o, fd, peer, port, "busy: a session of the runner is running");
+	}
+}
+
+/* In runner-token mode a data connection must come from the control connection's address and
+ * open with CBDATA <token>\n; 0 = ours, else refused (fd closed). */
+static int check_data(struct sink_opts *o, int fd, const char *ctl_peer)
+{
+	char peer[INET6_ADDRSTRLEN], want[sizeof(CTL_DATA_MAGIC) + TOKEN_MAX + 2], got[sizeof(want)];
+	int port, n;
+	struct err e = { "" };
+
+	peer_addr(fd, peer, sizeof(peer), &port);
+	if (strcmp(peer, ctl_peer)) {
+		refuse(o, fd, peer, port, "data connection from another address than the control connection");
+		return -1;
+	}
+	n = snprintf(want, sizeof(want), CTL_DATA_MAGIC "%s\n", o->token);
+	set_timeout_ms(fd, SO_RCVTIMEO, 3000);
+	if (read_full(fd, got, (size_t)n, &e) != 1 || memcmp(got, want, (size_t)n)) {
+		refuse(o, fd, peer, port, "data connection without the runner's token");
+		return -1;
+	}
+	set_timeout_ms(fd, SO_RCVTIMEO, 0);
+	return 0;
+}
+
 /* Accept `n` data connections within a deadline. */
-static int accept_data(int lfd, int *fds, int n, struct err *e)
+static int accept_data(struct sink_opts *o, int lfd, int *fds, int n, const char *ctl_peer,
+		       struct err *e)
 {
 	for (int i = 0; i < n; i++) {
 		struct pollfd pfd = { .fd = lfd, .events = POLLIN };
@@ -152,11 +262,14 @@ static int accept_data(int lfd, int *fds, int n, struct err *e)
 			err_sys(e, "accept");
 			return -1;
 		}
+		if (o->token[0] && check_data(o, fds[i], ctl_peer))
+			i--; /* not ours: keep waiting for the runner's */
 	}
 	return 0;
 }
 
-static void serve(int cfd, const struct sink_opts *o)
+/* One control connection: 1 = it was a session (served or aborted), 0 = refused. */
+static int serve(int cfd, struct sink_opts *o)
 {
 	struct ctl *ctl = malloc(sizeof(*ctl));
 	struct session ss;
@@ -167,18 +280,37 @@ static void serve(int cfd, const struct sink_opts *o)
 	int lfd = -1, started = 0, rc;
 	_Atomic int phase = PHASE_WARMUP;
 	bool stopped = false;
+	int served = 1, silent_ms = 0, cport;
+	char cpeer[INET6_ADDRSTRLEN];
 
+	peer_addr(cfd, cpeer, sizeof(cpeer), &cport);
 	if (!ctl || !pat)
 		goto out;
 	ctl_init(ctl, cfd);
-	rc = ctl_recv(ctl, line, sizeof(line), 5000, &e);
+	rc = ctl_recv(ctl, line, sizeof(line), o->token[0] ? 2000 : 5000, &e);
 	if (rc <= 0) {
-		fprintf(stderr, "copybench sink: dropped a client: %s\n", rc ? e.msg : "closed before greeting");
+		if (o->token[0]) {
+			refuse(o, -1, cpeer, cport, rc ? "no greeting within 2 s" : "closed before greeting");
+			served = 0;
+		} else
+			fprintf(stderr, "copybench sink: dropped a client: %s\n", rc ? e.msg : "closed before greeting");
 		goto out;
 	}
 	if (session_parse(line, &ss, why, sizeof(why))) {
+		if (o->token[0]) {
+			refuse(o, -1, cpeer, cport, "not a copybench greeting with the runner's token");
+			ctl_send(ctl, &e, "ERR refused");
+			served = 0;
+			goto out;
+		}
 		fprintf(stderr, "copybench sink: dropped a client: %s\n", why);
 		ctl_send(ctl, &e, "ERR %s", why);
+		goto out;
+	}
+	if (o->token[0] && strcmp(ss.token, o->token)) {
+		refuse(o, -1, cpeer, cport, ss.token[0] ? "wrong runner token" : "greeting without the runner's token");
+		ctl_send(ctl, &e, "ERR refused");
+		served = 0;
 		goto out;
 	}
 	pattern_init(pat, ss.seed, ss.record, ss.stamped);
@@ -193,8 +325,10 @@ static void serve(int cfd, const struct sink_opts *o)
 		if (lfd < 0 || ctl_send(ctl, &e, "OK port=%d", port))
 			goto fail;
 		int fds[MAX_THREADS];
-		if (accept_data(lfd, fds, ss.threads, &e))
+		if (accept_data(o, lfd, fds, ss.threads, cpeer, &e))
 			goto fail;
+		close(lfd); /* every data connection is here: nobody else gets in */
+		lfd = -1;
 		for (int i = 0; i < ss.threads; i++) {
 			int one = 1;
 			rcv[i].fd = fds[i];
@@ -227,15 +361,28 @@ static void serve(int cfd, const struct sink_opts *o)
 		started++;
 	}
 	while (!stopped) {
+		refuse_waiting(o);
+		if (lifeline_closed(o, 0)) {
+			err_set(&e, "stdin closed: the runner is gone");
+			goto fail;
+		}
 		rc = ctl_recv(ctl, line, sizeof(line), 1000, &e);
 		if (rc == CTL_TIMEOUT && !quit) { /* windows last as long as the sender says */
 			e.msg[0] = 0;
+			silent_ms += 1000;
+			if (o->token[0] && silent_ms >= CTL_HEARTBEAT_LIMIT_MS) {
+				err_set(&e, "no heartbeat from the sender for %d s", silent_ms / 1000);
+				goto fail;
+			}
 			continue;
 		}
 		if (rc <= 0) {
 			err_set(&e, "the client went away mid-session");
 			goto fail;
 		}
+		silent_ms = 0;
+		if (!strcmp(line, "PING"))
+			continue;
 		if (!strcmp(line, "MEASURE"))
 			atomic_store(&phase, PHASE_MEASURE);
 		else if (!strcmp(line, "STOP"))
@@ -309,17 +456,22 @@ out:
 	free(rcv);
 	free(pat);
 	free(ctl);
+	return served;
 }
 
 int cmd_sink(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "port", 1, 0, 'p' }, { "bind", 1, 0, 'b' }, { "cpus", 1, 0, 'c' },
-		{ "once", 0, 0, 'o' }, { "help", 0, 0, 'h' }, { 0 },
+		{ "once", 0, 0, 'o' }, { "help", 0, 0, 'h' }, { "token-stdin", 0, 0, 't' },
+		{ "peer", 1, 0, 'P' }, { "idle-timeout", 1, 0, 'i' }, { 0 },
 	};
 	struct sink_opts o = { .bind = "::", .port = 5201 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct err e = { "" };
+	bool token_stdin = false;
+	const char *why_exit = "signal";
+	double idle_since;
 	int c, lfd;
 
 	opterr = 0;
@@ -329,6 +481,9 @@ int cmd_sink(int argc, char **argv)
 		case 'b': o.bind = optarg; break;
 		case 'c': parse_cpulist("--cpus", optarg, &o.cpus); break;
 		case 'o': o.once = true; break;
+		case 't': token_stdin = true; break;
+		case 'P': o.peer = optarg; break;
+		case 'i': o.idle_s = parse_seconds("--idle-timeout", optarg, 0.1, 86400); break;
 		case 'h': sink_usage(stdout); exit(0);
 		default:
 			die_usage("sink: unknown or incomplete option '%s' (see copybench sink --help)", argv[optind - 1]);
@@ -336,29 +491,82 @@ int cmd_sink(int argc, char **argv)
 	}
 	if (optind < argc)
 		die_usage("sink: unexpected argument '%s' (see copybench sink --help)", argv[optind]);
+	if (o.peer) {
+		unsigned char a[sizeof(struct in6_addr)];
+		if (inet_pton(AF_INET, o.peer, a) == 1)
+			inet_ntop(AF_INET, a, o.peer_norm, sizeof(o.peer_norm));
+		else if (inet_pton(AF_INET6, o.peer, a) == 1)
+			inet_ntop(AF_INET6, a, o.peer_norm, sizeof(o.peer_norm));
+		else
+			die_usage("--peer: '%s' is not a numeric IPv4 or IPv6 address", o.peer);
+	}
+	if (token_stdin) {
+		char line[TOKEN_MAX + 4];
+		ssize_t n = 0, r;
+		/* byte by byte: nothing after the newline may be consumed (stdin stays the lifeline) */
+		while (n < (ssize_t)sizeof(line) - 1 && (r = read(0, line + n, 1)) == 1 && line[n] != '\n')
+			n++;
+		line[n] = 0;
+		if (!token_valid(line))
+			die_usage("--token-stdin: the first line of stdin is not a token (%d to %d lowercase hex digits)",
+				  TOKEN_MIN, TOKEN_MAX);
+		strcpy(o.token, line);
+	}
 	lfd = tcp_listen_on(o.bind, o.port, &e);
 	if (lfd < 0) {
 		fprintf(stderr, "copybench: sink: %s\n", e.msg);
 		return 1;
 	}
+	o.lfd = lfd;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	printf("{\"event\":\"ready\",\"port\":%d}\n", sock_port(lfd));
 	fflush(stdout);
+	idle_since = now_s();
 	while (!quit) {
-		struct pollfd pfd = { .fd = lfd, .events = POLLIN };
-		int cfd;
+		struct pollfd pfd[2] = { { .fd = lfd, .events = POLLIN }, { .fd = 0, .events = POLLIN } };
+		char peer[INET6_ADDRSTRLEN];
+		int cfd, port;
 
-		if (poll(&pfd, 1, 200) <= 0)
+		if (o.idle_s > 0 && now_s() - idle_since > o.idle_s) {
+			why_exit = "idle";
+			break;
+		}
+		if (poll(pfd, o.token[0] ? 2 : 1, 200) <= 0)
+			continue;
+		if (o.token[0] && pfd[1].revents && lifeline_closed(&o, 0)) {
+			why_exit = "lifeline";
+			break;
+		}
+		if (!(pfd[0].revents & POLLIN))
 			continue;
 		cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (cfd < 0)
 			continue;
-		serve(cfd, &o);
+		peer_addr(cfd, peer, sizeof(peer), &port);
+		if (o.peer && strcmp(peer, o.peer_norm)) {
+			refuse(&o, cfd, peer, port, "unexpected peer address");
+			continue;
+		}
+		if (serve(cfd, &o)) {
+			o.sessions++;
+			idle_since = now_s();
+		}
 		close(cfd);
-		if (o.once)
+		if (o.lifeline_gone) {
+			why_exit = "lifeline";
 			break;
+		}
+		if (o.once && o.sessions) {
+			why_exit = "once";
+			break;
+		}
 	}
 	close(lfd);
+	if (o.token[0]) {
+		printf("{\"event\":\"exit\",\"reason\":\"%s\",\"sessions\":%lu,\"refused\":%lu}\n",
+		       why_exit, o.sessions, o.refused);
+		fflush(stdout);
+	}
 	return 0;
 }
