@@ -15,7 +15,6 @@
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -207,9 +206,10 @@ static void *sender_main(void *arg)
 	uint8_t *echo = NULL;
 	bool opened = false;
 
-	/* a comm of its own, so a system-wide CPU profile (perf --sort comm) tells the
-	 * sending threads from the sink's (cb-sink) without subtraction */
-	prctl(PR_SET_NAME, "cb-send", 0, 0, 0);
+	/* a comm of its own, so a system-wide CPU profile tells the sending threads from the
+	 * sink's (cb-sink.N) without subtraction, and this trial's from any other copybench's:
+	 * N = the pattern seed mod 100000, which the sink learns in HELLO */
+	name_thread("cb-send", o->seed);
 	if (pin_to_cpu(&o->cpus, s->index, &s->err))
 		goto out;
 	meter_open(&s->meter, o->counters);

@@ -16,7 +16,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #define RECV_BUFFER (256u << 10)
@@ -85,7 +84,7 @@ static void *receiver_main(void *arg)
 		err_set(&r->err, "out of memory");
 		return NULL;
 	}
-	prctl(PR_SET_NAME, "cb-sink", 0, 0, 0); /* perf --sort comm: the receiving side */
+	name_thread("cb-sink", ss->seed); /* the receiving side, in CPU profiles */
 	pin_to_cpu(r->cpus, r->index, &r->err);
 	meter_open(&r->meter, (enum counter_set)ss->counters);
 	verifier_init(&r->v, r->pat, (enum verify_mode)ss->verify);
