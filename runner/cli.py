@@ -19,6 +19,7 @@ from rich.markup import escape
 
 from runner import plan as plan_mod
 from runner import profile as profile_mod
+from runner import remote as remote_mod
 from runner.errors import RunnerError, UsageError
 from runner.progress import fmt_duration, summary_table
 
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="continue an interrupted run in --run-dir (default: the latest run)")
     s.add_argument("--seed", type=int, metavar="N", help="override the profile's seed")
     s.add_argument("--no-progress", action="store_true", help="no progress output")
+    remote_mod.add_options(s)
 
     pl = sub.add_parser("plan", help="print the plan and its estimated time; run nothing",
                         description="Expand a profile into its valid cells and rounds and "
@@ -58,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--seed", type=int, metavar="N", help="override the profile's seed")
     pl.add_argument("--json", action="store_true", help="print plan.json as it would be written")
     pl.add_argument("--cells", action="store_true", help="list every cell")
+    remote_mod.add_options(pl, plan_only=True)
 
     nb = sub.add_parser("notebook", help="run a sweep through the sweep notebook (papermill)",
                         description="Execute notebooks/sweep.ipynb with papermill: the plan "
@@ -125,6 +128,10 @@ def _caps() -> plan_mod.Capabilities:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     prof = profile_mod.load(args.profile)
+    if remote_mod.from_namespace(args) is not None:  # the profile as run over two hosts
+        prof, notes = remote_mod.adapt_profile(prof)
+        for n in notes:
+            print(f"runner: {n}", file=sys.stderr)
     plan = plan_mod.make(prof, _caps(), args.seed)
     if args.json:
         print(json.dumps(plan.to_json(), indent=1))
@@ -195,7 +202,8 @@ def cmd_env(args: argparse.Namespace) -> int:
 def cmd_sweep(args: argparse.Namespace) -> int:
     from runner import session
     o = session.open_run(args.profile, args.run_dir, args.seed, args.resume,
-                         progress=not args.no_progress)
+                         progress=not args.no_progress,
+                         remote=remote_mod.from_namespace(args))
     print(f"runner: {o.headline()}", file=sys.stderr, flush=True)
     res = session.run(o)
     if res.complete:

@@ -68,6 +68,8 @@ def free_port() -> int:
 
 
 def port_for(topo: Topology) -> int:
+    if topo.transport == "remote":
+        return 0  # the remote sink picks a free port; runner.remote puts it in the argv
     if topo.transport == "loopback":
         return free_port()
     return _NS_PORT_BASE + next(_ns_ports) % 40000
@@ -239,6 +241,8 @@ def run_trial(ctx: Context, cell: Cell, trial: Trial, topo: Topology | None,
     rec = _base(ctx, cell, trial, order_index, started, load)
     profiled = trial.repetition == 0
     cpus = cpus_for(cell.placement, cell.has_sink)
+    if cell.transport == "remote" and topo is not None and topo.remote is not None:
+        cpus = topo.remote.placement(cpus)  # the sink's CPUs are the remote host's
     rconf = runner_config(cell, cpus, profiled)
     if topo is None or topo_error:
         rec.update(config={**intended_config(cell, trial_seed(ctx.seed, trial.id)), **rconf},
@@ -265,8 +269,12 @@ def _run_copybench(ctx: Context, cell: Cell, trial: Trial, topo: Topology, cpus:
         core = [*perfprof.PERF_RECORD, "-o", str(perf_data), "--", *core]
         timeout += 60
     sender = topo.sender_prefix() + core
-    sink = topo.sink_prefix() + sink_argv(ctx.binary, port, cpus) if cell.has_sink else None
-    pr = run_pair(sink, _sink_ready if sink else None, sender, timeout, ctx.janitor)
+    if topo.transport == "remote":  # the sink runs on the remote host, over ssh
+        sink = topo.remote.sink_argv(cpus)
+        pr = topo.remote.run_pair(sink, sender, timeout + 20)
+    else:
+        sink = topo.sink_prefix() + sink_argv(ctx.binary, port, cpus) if cell.has_sink else None
+        pr = run_pair(sink, _sink_ready if sink else None, sender, timeout, ctx.janitor)
     record, parse_problem = _parse_record(pr.stdout)
     config = {**intended_config(cell, seed)}
     if record:
@@ -296,6 +304,8 @@ def _run_copybench(ctx: Context, cell: Cell, trial: Trial, topo: Topology, cpus:
         invocation={"sender": sender, "sink": sink, "sender_exit": pr.sender_rc,
                     "sink_exit": pr.sink_rc, "wall_s": round(pr.wall_s, 3)},
     )
+    if getattr(pr, "remote", None) is not None:
+        rec["remote"] = pr.remote  # the remote sink: refused connections, how it ended
     if record is not None:
         extra = {k: v for k, v in record.items()
                  if k not in ("schema_version", "tool", "tool_version", "config", "status",

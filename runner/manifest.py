@@ -196,8 +196,11 @@ def compiler(root: Path) -> dict[str, Any]:
         for line in r.stdout.splitlines():
             if "-o build/copybench" in line:
                 command = line.strip()
+                # (-DCOPYBENCH_*_SHA: the build's name for --build-info, not a flag)
                 flags = " ".join(t for t in command.split()[1:] if not t.endswith(".c")
-                                 and t not in ("-o", "build/copybench"))
+                                 and t not in ("-o", "build/copybench")
+                                 and not t.startswith(("-DCOPYBENCH_SOURCE_SHA=",
+                                                       "-DCOPYBENCH_FLAGS_SHA=")))
     return {"cc": cc, "version": version.splitlines()[0] if version else None,
             "flags": flags, "build_command": command}
 

@@ -5,16 +5,21 @@ tells it, one line at a time, what it creates and removes::
 
     +ns NAME   -ns NAME     network namespaces
     +pg PGID   -pg PGID     process groups (trial processes)
+    +ssh OPTS… TARGET       the ssh master of the ``remote`` transport (runner.ssh)
+    +rsink PID -rsink PID   sinks running on that remote host
 
 When the pipe closes (the sweep exited, however: normally, by a signal, even SIGKILL), the
 reaper kills the process groups still registered, kills every process left in each
-registered namespace, and deletes the namespaces (their veth links go with them). After a
-normal exit nothing is registered and it just ends.
+registered namespace, and deletes the namespaces (their veth links go with them); for the
+``remote`` transport it kills (over ssh) the remote sinks still registered and ends the ssh
+master, which ``ControlPersist`` would otherwise keep alive. After a normal exit nothing is
+registered and it just ends.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -55,6 +60,8 @@ def main() -> int:
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     namespaces: list[str] = []
     groups: set[int] = set()
+    ssh: list[list[str]] = []
+    rsinks: set[int] = set()
     for line in sys.stdin:
         op, _, arg = line.strip().partition(" ")
         if op == "+ns":
@@ -65,10 +72,22 @@ def main() -> int:
             groups.add(int(arg))
         elif op == "-pg":
             groups.discard(int(arg))
+        elif op == "+ssh":
+            ssh.append(shlex.split(arg))
+        elif op == "-ssh":
+            ssh = [s for s in ssh if s != shlex.split(arg)]
+        elif op == "+rsink":
+            rsinks.add(int(arg))
+        elif op == "-rsink":
+            rsinks.discard(int(arg))
     for pg in groups:
         kill_group(pg)
     for ns in namespaces:
         remove_netns(ns)
+    if ssh:
+        from runner.remote import reap
+        for opts in ssh:
+            reap(opts, sorted(rsinks))
     return 0
 
 

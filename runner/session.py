@@ -74,10 +74,21 @@ class Result:
     def status_counts(self) -> Counter[str]:
         return Counter(str(r.get("status")) for r in self.records)
 
+    def retried(self) -> tuple[int, int]:
+        """(trials run again after a missed window, extra attempts): runner.execute's
+        ``retries``; each trial is still one record."""
+        n = [len(r.get("retries") or ()) for r in self.records]
+        return sum(1 for x in n if x), sum(n)
+
     def status_text(self) -> str:
         c = self.status_counts()
-        return ", ".join(f"{c[k]} {k}" for k in ("ok", "failed", "timeout") if c[k]) \
+        text = ", ".join(f"{c[k]} {k}" for k in ("ok", "failed", "timeout") if c[k]) \
             or "no trials"
+        trials, attempts = self.retried()
+        if trials:
+            text += (f"; {trials} trial{'s' if trials != 1 else ''} retried after a missed "
+                     f"window ({attempts} extra attempt{'s' if attempts != 1 else ''})")
+        return text
 
     def profiled(self) -> int:
         """Trials run under ``perf record`` (repetition 0): kept, never used by the
@@ -116,8 +127,13 @@ def resolve_run_dir(profile: str | None, run_dir: Path | None, resume: bool) -> 
 
 
 def open_run(profile: str | None, run_dir: Path | None = None, seed: int | None = None,
-             resume: bool = False, progress: bool = True) -> OpenRun:
-    """Plan a new run (writing plan.json, the profile copy) or reopen an interrupted one."""
+             resume: bool = False, progress: bool = True, remote: Any = None) -> OpenRun:
+    """Plan a new run (writing plan.json, the profile copy) or reopen an interrupted one.
+
+    ``remote`` (a :class:`runner.remote.RemoteSpec`): run the socket experiments over the
+    ``remote`` transport; the host is connected to and checked before anything is created."""
+    from runner import remote as remote_mod
+    rem = None
     if resume:
         run_dir = resolve_run_dir(profile, run_dir, resume=True)
         prof, plan, run_id = sw.prepare_resume(run_dir, profile)
@@ -125,26 +141,48 @@ def open_run(profile: str | None, run_dir: Path | None = None, seed: int | None 
             raise UsageError(f"--seed {seed}: the run in {run_dir} was planned with "
                              f"seed {plan.seed}")
         binary = _binary()
+        if any(c.transport == "remote" for c in plan.cells.values()):
+            spec = remote or remote_mod.saved_spec(run_dir)
+            if spec is None:
+                raise UsageError(f"--resume: the run in {run_dir} has remote cells: give "
+                                 "--remote USER@HOST (or --inventory FILE)")
+            rem = remote_mod.Remote(spec, binary).open()
     else:
         if not profile:
             raise UsageError("sweep: --profile is required (or --resume with --run-dir; "
                              f"profiles: {', '.join(profile_mod.available())})")
         prof = profile_mod.load(profile)  # a bad profile is rejected before anything runs
         binary = _binary()
+        if remote is not None:  # connected and checked before anything is created
+            prof, notes = remote_mod.adapt_profile(prof)
+            for n in notes:
+                _log(n)
+            rem = remote_mod.Remote(remote, binary).open()
         try:
             run_dir, run_id, plan = sw.prepare_new(prof, run_dir, seed, binary)
+            if rem is not None:
+                remote_mod.save(run_dir, rem)
         except OSError as e:
+            if rem is not None:
+                rem.close()
             raise RunnerError(f"{e.filename or run_dir}: {e.strerror or e}; the run could not "
                               "be created (no trial was run)") from None
+        except BaseException:
+            if rem is not None:
+                rem.close()
+            raise
     for n in plan.notes:
         _log(n)
     s = sw.Sweep(prof, plan, run_dir, run_id, binary, progress=progress)
+    s.remote = rem
     s.load_records()
     before = _sessions(run_dir)
     if not (run_dir / sw.MANIFEST).exists() or before:
         try:
-            sw.write_manifest(run_dir, run_id, binary, before)
+            sw.write_manifest(run_dir, run_id, binary, before, remote=rem)
         except OSError as e:
+            if rem is not None:
+                rem.close()
             raise sw.RunDirError(e, run_dir, len(s.done)) from None
     return OpenRun(prof, plan, run_dir, run_id, binary, resume, s, plan_mod.estimate(plan),
                    before)
@@ -165,7 +203,11 @@ def run(o: OpenRun, seal: bool = True) -> Result:
             **({"error": error} if error else {})})
 
     try:
-        outcome = o.sweep.run()
+        try:
+            outcome = o.sweep.run()
+        finally:
+            if o.sweep.remote is not None:  # end the ssh master (ControlPersist)
+                o.sweep.remote.close()
     except sw.RunDirError as e:
         try:  # best effort: the disk that refused a record may refuse this too
             session(None, str(e))

@@ -113,6 +113,7 @@ class Sweep:
         self.done: set[str] = set()
         self.order_index = 0
         self.counts: Counter[str] = Counter()
+        self.remote: Any = None  # runner.remote.Remote, for the ``remote`` transport
 
     # --- state from existing records -----------------------------------------------------
     def load_records(self) -> None:
@@ -155,7 +156,8 @@ class Sweep:
             return None, self.topo_errors[t]
         topo = self.topologies.get(t)
         if topo is None:
-            topo = Topology(t, cell.mtu, self.janitor)
+            topo = Topology(t, cell.mtu, self.janitor,
+                            remote=self.remote if t == "remote" else None)
             try:
                 topo.setup()
             except TopologyError as e:
@@ -315,11 +317,14 @@ def prepare_resume(run_dir: Path, profile_arg: str | None) -> tuple[Profile, Pla
     return prof, plan, doc["run_id"]
 
 
-def write_manifest(run_dir: Path, run_id: str, binary: Path, resumed: int) -> None:
+def write_manifest(run_dir: Path, run_id: str, binary: Path, resumed: int,
+                   remote: Any = None) -> None:
     name = MANIFEST if resumed == 0 else f"manifest.resume-{resumed}.json"
     m = manifest_mod.collect(repo_root(), binary)
     m = {"schema_version": m.pop("schema_version"), "run_id": run_id,
          "git_commit": m["git"]["commit"], "python_packages": m["python"]["packages"], **m}
+    if remote is not None:  # two hosts: both in full (runner.remote)
+        m["remote"] = {**remote.describe(), "hosts": remote.hosts()}
     _write_json(run_dir / name, m)
 
 

@@ -1,4 +1,4 @@
-"""Where sender and sink run: ``loopback``, ``veth``, ``udp-forward``.
+"""Where sender and sink run: ``loopback``, ``veth``, ``udp-forward``, ``remote``.
 
 ``loopback``: both in the current namespace, 127.0.0.1; needs no privilege.
 
@@ -12,6 +12,9 @@ pair of namespaces.
 dropped: nothing is delivered locally and nothing is fragmented, so the kernel never copies
 MSG_ZEROCOPY pages and the completions report real zero copy. Only the sender runs.
 
+``remote``: the sender here (this namespace), the sink on another host over ssh, at the
+remote's data address (``runner.remote``); nothing to set up here.
+
 Names are unique per sweep process (``cb<pid>-<n>a``); ``teardown`` kills whatever still
 runs inside and deletes the namespaces, which removes the links. The reaper does the same if
 the sweep dies first.
@@ -23,7 +26,7 @@ import os
 import subprocess
 from dataclasses import dataclass, field
 from itertools import count
-from typing import Sequence
+from typing import Any, Sequence
 
 from runner.proc import Janitor
 from runner.reaper import remove_netns
@@ -84,18 +87,23 @@ class Topology:
     sink_ns: str | None = None
     links: list[str] = field(default_factory=list)
     up: bool = False
+    remote: Any = None  # runner.remote.Remote for the ``remote`` transport
 
     @property
     def host(self) -> str:
         """The address the sender sends to."""
         if self.transport == "loopback":
             return "127.0.0.1"
+        if self.transport == "remote":
+            return self.remote.data_addr if self.remote else ""
         if self.transport == "veth":
             return NET_B
         return UDP_DEST
 
     @property
     def sink_addr(self) -> str:
+        if self.transport == "remote":
+            return self.remote.data_addr if self.remote else ""
         return "127.0.0.1" if self.transport == "loopback" else NET_B
 
     def sender_prefix(self) -> list[str]:
@@ -115,6 +123,13 @@ class Topology:
         if self.up:
             return
         if self.transport == "loopback":
+            self.up = True
+            return
+        if self.transport == "remote":
+            if self.remote is None:
+                raise TopologyError("remote: no remote host given (--remote USER@HOST or "
+                                    "--inventory FILE)")
+            self.remote.attach(self.janitor)
             self.up = True
             return
         if not can_create_netns():
