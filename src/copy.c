@@ -29,6 +29,7 @@ struct copy_opts {
 struct copier {
 	_Atomic int phase;
 	uint64_t measure_at_ns, stop_at_ns;
+	struct window_probe *wp;  /* /proc/stat read as the window opens (interference) */
 };
 
 static void copier_clock(struct copier *cp)
@@ -37,8 +38,11 @@ static void copier_clock(struct copier *cp)
 
 	if (now >= cp->stop_at_ns)
 		atomic_store(&cp->phase, PHASE_STOP);
-	else if (now >= cp->measure_at_ns)
+	else if (now >= cp->measure_at_ns) {
+		if (atomic_load(&cp->phase) == PHASE_WARMUP) /* before meter_tick's start snapshot */
+			window_probe_start(cp->wp);
 		atomic_store(&cp->phase, PHASE_MEASURE);
+	}
 }
 
 static void copy_usage(FILE *f)
@@ -172,8 +176,12 @@ int cmd_copy(int argc, char **argv)
 	bool opened = false;
 	int dst = -1;
 	uint64_t t;
+	struct window_probe wp;
+	struct interference *itf = malloc(sizeof(*itf));
 
 	parse(argc, argv, &o);
+	window_probe_init(&wp);
+	cp.wp = &wp;
 	r = (struct record){ .command = "copy", .method = o.m->name, .mode = "stream", .protocol = NULL,
 			     .host = NULL, .size = 0, .fields = 0, .threads = 1, .cpus_sender = &o.cpus,
 			     .duration_s = o.duration, .warmup_s = o.warmup, .verify = verify_names[o.verify],
@@ -226,6 +234,7 @@ int cmd_copy(int argc, char **argv)
 		if (meter.seen != PHASE_STOP)
 			meter.messages++; /* whole passes */
 	}
+	window_probe_end(&wp); /* after the end snapshot */
 	meter_transition(&meter, PHASE_STOP);
 	/* the window may end mid-pass: one whole pass, outside the window, before checking */
 	if (o.verify != VERIFY_OFF) {
@@ -241,6 +250,11 @@ done:
 	r.have_result = opened;
 	if (!e.msg[0] && o.verify != VERIFY_OFF)
 		verify_dst(dst, src.size, pat, o.verify, &r, first, sizeof(first), &e);
+	if (itf) {
+		window_probe_finish(&wp, itf);
+		r.interference = itf;
+	}
+	record_judge_window(&r, &e);
 	r.error = e.msg[0] ? e.msg : NULL;
 	record_print(stdout, &r);
 	record_summary(stderr, &r);
@@ -250,5 +264,8 @@ done:
 	if (src.fd >= 0)
 		close(src.fd);
 	free(pat);
-	return r.error ? 1 : 0;
+	free(itf);
+	free(wp.start); /* window_probe_finish freed them unless itf was NULL */
+	free(wp.end);
+	return record_exit_code(&r);
 }

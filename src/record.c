@@ -53,6 +53,73 @@ static void print_rtt(struct json *j, const struct histo *h)
 	json_end(j);
 }
 
+static void print_window(struct json *j, const struct window_check *w)
+{
+	if (!w->judged) {
+		json_null(j, "window");
+		return;
+	}
+	json_begin(j, "window");
+	json_double(j, "asked_s", w->asked_s);
+	json_double(j, "measured_s", w->measured_s);
+	json_double(j, "min_s", w->asked_s * WINDOW_MIN_RATIO);
+	json_double(j, "max_s", w->asked_s * WINDOW_MAX_RATIO);
+	json_bool(j, "missed", w->missed);
+	json_str(j, "why", w->missed ? w->why : NULL);
+	json_end(j);
+}
+
+/* "17 µs", "3.2 ms", "1.25 s" */
+static void fmt_seconds(char *buf, size_t len, double s)
+{
+	if (s < 1e-3)
+		snprintf(buf, len, "%.0f µs", s * 1e6);
+	else if (s < 1)
+		snprintf(buf, len, "%.1f ms", s * 1e3);
+	else
+		snprintf(buf, len, "%.3g s", s);
+}
+
+void record_judge_window(struct record *r, struct err *e)
+{
+	struct window_check *w = &r->window;
+	const struct side_totals *s = &r->sender;
+	char got[32], asked[32], lo[32], hi[32];
+
+	*w = (struct window_check){ 0 };
+	if (!r->have_result)
+		return;
+	w->judged = true;
+	w->asked_s = r->duration_s;
+	w->measured_s = s->threads ? (double)(s->t_last_ns - s->t_first_ns) / 1e9 : 0;
+	fmt_seconds(got, sizeof(got), w->measured_s);
+	fmt_seconds(asked, sizeof(asked), w->asked_s);
+	fmt_seconds(lo, sizeof(lo), w->asked_s * WINDOW_MIN_RATIO);
+	fmt_seconds(hi, sizeof(hi), w->asked_s * WINDOW_MAX_RATIO);
+	if (!s->threads)
+		snprintf(w->why, sizeof(w->why), "window missed: no thread measured a window of the %s asked", asked);
+	else if (!s->bytes)
+		snprintf(w->why, sizeof(w->why), "window missed: measured %s of the %s asked and 0 bytes moved in it "
+			 "(stalled or descheduled)", got, asked);
+	else if (w->measured_s < w->asked_s * WINDOW_MIN_RATIO || w->measured_s > w->asked_s * WINDOW_MAX_RATIO)
+		snprintf(w->why, sizeof(w->why), "window missed: measured %s of the %s asked (allowed %s to %s; "
+			 "stalled, stopped or descheduled)", got, asked, lo, hi);
+	else
+		return;
+	w->missed = true;
+	if (!e->msg[0]) {
+		err_set(e, "%s", w->why);
+		w->is_error = true;
+	}
+}
+
+int record_exit_code(const struct record *r)
+{
+	if (!r->error)
+		return 0;
+	return r->window.missed && r->window.is_error ? EXIT_WINDOW_MISSED : 1;
+}
+
 static void print_result(struct json *j, const struct record *r)
 {
 	const struct side_totals *s = &r->sender;
@@ -98,6 +165,8 @@ static void print_result(struct json *j, const struct record *r)
 			json_u64(j, "reply_timeouts", r->reply_timeouts);
 		json_end(j);
 	}
+	print_window(j, &r->window);
+	interference_json(j, r->interference);
 	if (r->verify_known) {
 		json_begin(j, "verify");
 		json_u64(j, "bytes_checked", r->verify_checked);

@@ -5,7 +5,28 @@
 #include "counters.h"
 #include "histo.h"
 #include "method.h"
+#include "procstat.h"
 
+/* The measured window must be the one asked for (src/README.md, "The measured window").
+ * Each thread takes its start and end snapshots at its first operation boundary after the
+ * start and stop signals, and the stop signal comes from a timed wait, which never returns
+ * early. So the measured window (earliest start to latest end) is the asked one, minus how
+ * long the thread was stuck in one operation when the window opened, plus the timer's wake-up
+ * lateness and the one operation in flight at the stop (a message or a 1 MiB file chunk: well
+ * under a millisecond to a few ms, plus a scheduling round of the runnable threads, a few ms
+ * each under EEVDF). Outside [0.9, 1.5] x asked, or with nothing moved, the process was
+ * stalled, stopped or starved for more than a tenth of the window at its start or half of it
+ * at its end: the figures describe another interval, and the trial is failed, not ok. */
+#define WINDOW_MIN_RATIO 0.9
+#define WINDOW_MAX_RATIO 1.5
+#define EXIT_WINDOW_MISSED 3      /* the only failure was a missed window (machine too busy) */
+
+struct window_check {
+	bool judged, missed;
+	bool is_error;                /* the record's error is this (no other failure) */
+	double asked_s, measured_s;
+	char why[256];                /* when missed */
+};
 struct record {
 	/* config */
 	const char *command, *method, *mode, *protocol, *host, *family, *verify, *cache, *file, *counters;
@@ -30,7 +51,15 @@ struct record {
 	const struct histo *rtt;      /* pingpong */
 	bool udp;
 	uint64_t datagrams_sent, datagrams_received, reply_timeouts;
+	const struct interference *interference; /* NULL: not measured */
+	struct window_check window;   /* set by record_judge_window */
 };
+
+/* Judge r's window (needs have_result). A missed window becomes the error only when there is
+ * no other (a wrong result outranks a busy machine); r->window records it either way. */
+void record_judge_window(struct record *r, struct err *e);
+/* 0 ok, EXIT_WINDOW_MISSED when the missed window is the only failure, 1 otherwise. */
+int record_exit_code(const struct record *r);
 void record_print(FILE *f, const struct record *r);
 void record_summary(FILE *f, const struct record *r);
 #endif

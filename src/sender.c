@@ -411,9 +411,12 @@ int cmd_send(int argc, char **argv)
 	pthread_condattr_t ca;
 	uint64_t t;
 	int started = 0;
+	struct window_probe wp;       /* /proc/stat at the window's edges (interference) */
+	struct interference *itf = malloc(sizeof(*itf));
 	const char *token;
 
 	parse(argc, argv, &o);
+	window_probe_init(&wp);
 	token = getenv("COPYBENCH_TOKEN");
 	if (token && !*token)
 		token = NULL;
@@ -535,6 +538,8 @@ int cmd_send(int argc, char **argv)
 
 	t = now_ns();
 	window(t + (uint64_t)(o.warmup * 1e9), &gate, &phase, token && ctlfd >= 0 ? &ctl : NULL);
+	if (atomic_load(&phase) != PHASE_STOP)
+		window_probe_start(&wp); /* before the start signal: the read stays out of the window */
 	if (ctlfd >= 0 && atomic_load(&phase) != PHASE_STOP)
 		ctl_send(&ctl, &e, "MEASURE");
 	if (atomic_load(&phase) != PHASE_STOP)
@@ -542,6 +547,7 @@ int cmd_send(int argc, char **argv)
 	t = now_ns();
 	window(t + (uint64_t)(o.duration * 1e9), &gate, &phase, token && ctlfd >= 0 ? &ctl : NULL);
 	atomic_store(&phase, PHASE_STOP);
+	window_probe_end(&wp);
 	if (ctlfd >= 0)
 		ctl_send(&ctl, &e, "STOP");
 	for (int i = 0; i < started; i++) {
@@ -583,6 +589,11 @@ int cmd_send(int argc, char **argv)
 		}
 	}
 done:
+	if (itf) {
+		window_probe_finish(&wp, itf);
+		r.interference = itf;
+	}
+	record_judge_window(&r, &e);
 	r.error = e.msg[0] ? e.msg : NULL;
 	record_print(stdout, &r);
 	record_summary(stderr, &r);
@@ -596,5 +607,8 @@ done:
 	free(snd);
 	free(pat);
 	free(rtt);
-	return r.error ? 1 : 0;
+	free(itf);
+	free(wp.start); /* window_probe_finish freed them unless itf was NULL */
+	free(wp.end);
+	return record_exit_code(&r);
 }

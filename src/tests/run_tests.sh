@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # C tests of one copybench binary over real loopback sockets, pipes and files.
 #   tests/run_tests.sh build/copybench [build/unit]
-# Prints one line per failure and ends with "copybench tests: N passed, N failed".
+# Prints one line per failure and ends with "copybench tests: N passed, N failed, N missed".
+# A trial whose measured window was not the asked one (exit 3, "window missed": the machine was
+# too busy) is tried again up to TRIAL_ATTEMPTS times; if it still misses, it is reported as
+# MISSED, apart from FAIL (a wrong result), and the suite fails.
 set -u
 BIN=$(realpath "$1")
 UNIT=${2:-}
 pass=0
 fail=0
+missed=0
+TRIAL_ATTEMPTS=3
 tmp=$(mktemp -d /tmp/copybench-test.XXXXXX)
 SINK_PID=
 T="--duration 0.15 --warmup 0.05"
@@ -20,16 +25,63 @@ trap cleanup EXIT
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
+# trial send|copy ARGS...: one copybench trial into $tmp/r.json (record), r.err, r.rc (exit code).
+# Exit 3 is a missed window, never a wrong result: tried again, each miss printed.
+trial() {
+	local attempt rc
+	for attempt in $(seq "$TRIAL_ATTEMPTS"); do
+		"$BIN" "$@" >"$tmp/r.json" 2>"$tmp/r.err"
+		rc=$?
+		echo "$rc" >"$tmp/r.rc"
+		[ "$rc" = 3 ] || return 0
+		echo "note: window missed (attempt $attempt of $TRIAL_ATTEMPTS, machine busy): $(head -c 200 "$tmp/r.err")"
+	done
+}
+
 # check_record FILE WHAT [python expression over r that must hold]
+# A record that still missed its window after TRIAL_ATTEMPTS tries counts as MISSED, not FAIL.
 check_record() {
 	local file=$1 what=$2 extra=${3:-True}
-	if python3 - "$file" "$extra" <<'PY'; then ok; else bad "$what: $(head -c 600 "$file")"; fi
+	if [ "$(cat "$tmp/r.rc" 2>/dev/null)" = 3 ] && python3 - "$file" <<'PY'; then
 import json, sys
+r = json.loads(open(sys.argv[1]).read())
+assert r["status"] == "failed" and r["error"].startswith("window missed: ") and r["result"]["window"]["missed"]
+PY
+		missed=$((missed + 1))
+		echo "MISSED: $what: $TRIAL_ATTEMPTS windows missed (the machine was too busy; not a wrong result): $(head -c 300 "$tmp/r.err")"
+		rm -f "$tmp/r.rc"
+		return
+	fi
+	rm -f "$tmp/r.rc"
+	if python3 - "$file" "$extra" <<'PY'; then ok; else bad "$what: $(head -c 600 "$file")"; fi
+import json, math, sys
 lines = open(sys.argv[1]).read().splitlines()
 assert len(lines) == 1, f"expected exactly one JSON line, got {len(lines)}"
 r = json.loads(lines[0])
 res = r["result"]
 assert r["status"] == "ok", r["error"]
+# the measured window is the asked one (src/README.md, "The measured window")
+w = res["window"]
+assert w["asked_s"] == r["config"]["duration_s"] and w["missed"] is False and w["why"] is None, w
+assert w["min_s"] <= w["measured_s"] == res["seconds"] <= w["max_s"], w
+# interference over the window: numbers that add up, or null with the reason
+itf = res["interference"]
+if itf is None:
+    assert res["interference_unavailable"], "interference null without a reason"
+else:
+    assert res["interference_unavailable"] is None
+    tick = 1 / itf["user_hz"]
+    assert itf["window_s"] >= w["measured_s"] * 0.5, (itf["window_s"], w)
+    assert itf["cpus"], "no CPU"
+    for c in [itf] + itf["cpus"]:
+        assert abs(c["busy_s"] + c["idle_s"] + c["steal_s"] - c["cpu_s"]) < 1e-6, c
+        for k in ("busy_frac", "steal_frac"):
+            assert c[k] is None if c["cpu_s"] == 0 else 0 <= c[k] <= 1, (k, c)
+    # each CPU existed for the whole window; every field is rounded to a tick on its own, so
+    # a CPU's total is right to a few ticks (5 fields move in a busy window)
+    for c in itf["cpus"]:
+        assert abs(c["cpu_s"] - itf["window_s"]) <= 8 * tick + 0.1 * itf["window_s"], (c, itf["window_s"])
+    assert abs(itf["cpu_s"] - sum(c["cpu_s"] for c in itf["cpus"])) <= 8 * tick * (len(itf["cpus"]) + 1), itf
 assert r["schema_version"] == 1
 assert res["bytes"] > 0 and res["gbit_per_s"] > 0, "no bytes in the window"
 v = res["verify"]
@@ -123,8 +175,7 @@ for m in send sendmsg zerocopy uring-zc vmsplice; do
 			[ "$s" = 1 ] && echo "note: vmsplice runs with --verify off under the sanitizer build (see m_vmsplice.c); the -O2 run verifies it fully"
 		fi
 		for attempt in 1 2 3; do
-			"$BIN" send --method "$m" --host 127.0.0.1 --port "$PORT" --size "$s" --cpus 0 --verify $verify $T \
-				>"$tmp/r.json" 2>"$tmp/r.err"
+			trial send --method "$m" --host 127.0.0.1 --port "$PORT" --size "$s" --cpus 0 --verify $verify $T
 			[ "$m" = vmsplice ] && grep -q '"status":"failed"' "$tmp/r.json" && [ $attempt -lt 3 ] || break
 			echo "note: vmsplice size $s attempt $attempt failed: $(head -c 200 "$tmp/r.err")"
 		done
@@ -137,12 +188,10 @@ done
 # (3000001 B spans several 1 MiB chunks, so splice2's second thread moves data too)
 for m in read-write mmap-write sendfile splice splice2; do
 	for s in $SIZES 3000001; do
-		"$BIN" send --method "$m" --host 127.0.0.1 --port "$PORT" --size "$s" --cpus 0 --verify full --dir "$tmp" $T \
-			>"$tmp/r.json" 2>"$tmp/r.err"
+		trial send --method "$m" --host 127.0.0.1 --port "$PORT" --size "$s" --cpus 0 --verify full --dir "$tmp" $T
 		check_record "$tmp/r.json" "send file $m size $s" "r['config']['file_size'] == r['config']['size'] and res['receiver']['bytes'] > 0"
 	done
-	"$BIN" send --method "$m" --host 127.0.0.1 --port "$PORT" --size 65537 --cache cold --verify full --dir "$tmp" $T \
-		>"$tmp/r.json" 2>"$tmp/r.err"
+	trial send --method "$m" --host 127.0.0.1 --port "$PORT" --size 65537 --cache cold --verify full --dir "$tmp" $T
 	check_record "$tmp/r.json" "send file $m cold cache" "r['config']['cache'] == 'cold'"
 done
 
@@ -150,10 +199,10 @@ done
 for m in read-write sendfile splice splice2 copy_file_range; do
 	have "$m" || continue
 	for s in $SIZES; do
-		"$BIN" copy --method "$m" --size "$s" --verify full --dir "$tmp" $T >"$tmp/r.json" 2>"$tmp/r.err"
+		trial copy --method "$m" --size "$s" --verify full --dir "$tmp" $T
 		check_record "$tmp/r.json" "copy $m size $s" "res['verify']['bytes_checked'] == r['config']['file_size'] and res['receiver'] is None"
 	done
-	"$BIN" copy --method "$m" --size 65537 --cache cold --dir "$tmp" $T >"$tmp/r.json" 2>"$tmp/r.err"
+	trial copy --method "$m" --size 65537 --cache cold --dir "$tmp" $T
 	check_record "$tmp/r.json" "copy $m cold cache"
 done
 [ -z "$(ls "$tmp" | grep copybench-)" ] && ok || bad "scratch files left behind in $tmp"
@@ -161,43 +210,91 @@ done
 # --- pingpong ------------------------------------------------------------------------------
 for m in send sendmsg zerocopy; do
 	for proto in tcp udp; do
-		"$BIN" send --method "$m" --transport "$proto" --mode pingpong --host 127.0.0.1 --port "$PORT" --size 64 \
-			--cpus 0 --verify full $T >"$tmp/r.json" 2>"$tmp/r.err"
+		trial send --method "$m" --transport "$proto" --mode pingpong --host 127.0.0.1 --port "$PORT" --size 64 \
+			--cpus 0 --verify full $T
 		check_record "$tmp/r.json" "pingpong $m $proto" \
 			"(lambda q: 0 < q['p50'] <= q['p90'] <= q['p99'] <= q['p999'] <= q['max'] and q['count'] > 10)(res['rtt_ns'])"
 	done
 done
 
 # --- counters: rusage only (for latency cells) -----------------------------------------------
-"$BIN" send --method zerocopy --mode pingpong --counters rusage --host 127.0.0.1 --port "$PORT" --size 64 $T \
-	>"$tmp/r.json" 2>"$tmp/r.err"
+trial send --method zerocopy --mode pingpong --counters rusage --host 127.0.0.1 --port "$PORT" --size 64 $T
 check_record "$tmp/r.json" "pingpong --counters rusage" "r['config']['counters'] == 'rusage'"
-"$BIN" copy --method splice2 --size 3000001 --counters rusage --dir "$tmp" $T >"$tmp/r.json" 2>"$tmp/r.err"
+trial copy --method splice2 --size 3000001 --counters rusage --dir "$tmp" $T
 check_record "$tmp/r.json" "copy --counters rusage"
 expect_exit "counters value" 2 "--counters" -- "$BIN" send --host 127.0.0.1 --port "$PORT" --method send --counters some
 
 # --- threads > 1, IPv6, UDP ----------------------------------------------------------------
 for m in sendmsg zerocopy; do
-	"$BIN" send --method "$m" --threads 3 --host 127.0.0.1 --port "$PORT" --size 4096 --cpus 0,1 --verify full $T \
-		>"$tmp/r.json" 2>"$tmp/r.err"
+	trial send --method "$m" --threads 3 --host 127.0.0.1 --port "$PORT" --size 4096 --cpus 0,1 --verify full $T
 	check_record "$tmp/r.json" "threads 3 $m" "res['sender']['threads'] == 3 and res['receiver']['threads'] == 3"
 done
-"$BIN" send --method sendfile --threads 2 --host 127.0.0.1 --port "$PORT" --size 65537 --verify full --dir "$tmp" $T \
-	>"$tmp/r.json" 2>"$tmp/r.err"
+trial send --method sendfile --threads 2 --host 127.0.0.1 --port "$PORT" --size 65537 --verify full --dir "$tmp" $T
 check_record "$tmp/r.json" "threads 2 sendfile" "res['receiver']['threads'] == 2"
-"$BIN" send --method send --threads 2 --mode pingpong --host 127.0.0.1 --port "$PORT" --size 1000 $T >"$tmp/r.json" 2>"$tmp/r.err"
+trial send --method send --threads 2 --mode pingpong --host 127.0.0.1 --port "$PORT" --size 1000 $T
 check_record "$tmp/r.json" "threads 2 pingpong" "res['rtt_ns']['count'] > 10"
-"$BIN" send --method sendmsg --host ::1 --port "$PORT" --size 4096 --verify full $T >"$tmp/r.json" 2>"$tmp/r.err"
+trial send --method sendmsg --host ::1 --port "$PORT" --size 4096 --verify full $T
 check_record "$tmp/r.json" "IPv6" "r['config']['family'] == 'ipv6'"
 for m in send sendmsg zerocopy uring-zc; do
 	have "$m" || continue
-	"$BIN" send --method "$m" --transport udp --host 127.0.0.1 --port "$PORT" --size 1400 --verify full $T \
-		>"$tmp/r.json" 2>"$tmp/r.err"
+	trial send --method "$m" --transport udp --host 127.0.0.1 --port "$PORT" --size 1400 --verify full $T
 	check_record "$tmp/r.json" "udp stream $m" "res['datagrams']['received'] > 0 and res['datagrams']['lost'] >= 0"
-	"$BIN" send --method "$m" --transport udp --no-sink --host 127.0.0.1 --port "$(free_port)" --size 1400 $T \
-		>"$tmp/r.json" 2>"$tmp/r.err"
+	trial send --method "$m" --transport udp --no-sink --host 127.0.0.1 --port "$(free_port)" --size 1400 $T
 	check_record "$tmp/r.json" "udp --no-sink $m" "res['receiver'] is None and res['verify'] is None and res['datagrams']['sent'] > 0"
 done
+
+# --- the measured window and the interference over it (issue 14) ----------------------------
+# A window that cannot be met: one 256 MiB send takes far longer than the 10 ms asked, so the
+# measured window is empty (0 bytes) or a whole send long: failed, "window missed", exit 3.
+"$BIN" send --method send --host 127.0.0.1 --port "$PORT" --size 256M --verify off --duration 0.01 --warmup 0.05 \
+	>"$tmp/w.json" 2>"$tmp/w.err"
+python3 - "$tmp/w.json" "$?" <<'PY' && ok || bad "a window that cannot be met: $(head -c 600 "$tmp/w.json")"
+import json, sys
+r = json.loads(open(sys.argv[1]).read())
+assert sys.argv[2] == "3", f"exit {sys.argv[2]}, expected 3 (window missed)"
+assert r["status"] == "failed" and r["error"].startswith("window missed: "), r["error"]
+w = r["result"]["window"]
+assert w["missed"] and w["why"] == r["error"], w
+assert w["measured_s"] > w["max_s"] or r["result"]["bytes"] == 0, w
+PY
+# A sender stopped (SIGSTOP) for 1.5 s from 0.4 s into its 1 s window: the window ends when it
+# continues, ~1.9 s after it opened: failed, exit 3.
+"$BIN" send --method sendmsg --host 127.0.0.1 --port "$PORT" --size 4096 --duration 1 --warmup 0.2 \
+	>"$tmp/w.json" 2>"$tmp/w.err" &
+WPID=$!
+sleep 0.6
+kill -STOP "$WPID"
+sleep 1.5
+kill -CONT "$WPID"
+wait "$WPID"
+python3 - "$tmp/w.json" "$?" <<'PY' && ok || bad "a stopped sender: $(head -c 600 "$tmp/w.json")"
+import json, sys
+r = json.loads(open(sys.argv[1]).read())
+assert sys.argv[2] == "3", f"exit {sys.argv[2]}, expected 3 (window missed)"
+assert r["status"] == "failed" and r["error"].startswith("window missed: measured "), r["error"]
+w, itf = r["result"]["window"], r["result"]["interference"]
+assert w["missed"] and w["measured_s"] > 1.6 > w["max_s"], w
+assert itf["window_s"] > 1.6, itf  # the /proc/stat readings bracket the stop too
+PY
+# A CPU hog pinned to the copying thread's CPU: that CPU is never idle in the window.
+hogcpu=$(($(nproc) > 1 ? 1 : 0))
+taskset -c "$hogcpu" sh -c 'while :; do :; done' &
+HOG=$!
+trial copy --method read-write --size 64K --cpus "$hogcpu" --dir "$tmp" --duration 0.5 --warmup 0.05
+kill "$HOG"
+wait "$HOG" 2>/dev/null
+check_record "$tmp/r.json" "CPU hog on the measured CPU" \
+	"(lambda c: c['busy_frac'] > 0.5 and c['busy_frac'] + c['steal_frac'] >= 0.9 and c['idle_s'] <= 0.1 * c['cpu_s'])([c for c in res['interference']['cpus'] if c['cpu'] == $hogcpu][0])"
+# /proc/stat unreadable (an empty file bound over it): interference null with the reason, never 0
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	unshare -m sh -c 'mount --bind /dev/null /proc/stat && exec "$@"' sh \
+		"$BIN" copy --method read-write --size 64K --dir "$tmp" $T >"$tmp/r.json" 2>"$tmp/r.err"
+	echo $? >"$tmp/r.rc"
+	check_record "$tmp/r.json" "/proc/stat unreadable" \
+		"res['interference'] is None and res['interference_unavailable'] == '/proc/stat: empty'"
+else
+	echo "skip: unreadable /proc/stat test needs root and unshare -m (to bind an empty file over it)"
+fi
 
 # --- bad input: one line, named argument, exit 2; runtime failures exit 1 ------------------
 S="send --host 127.0.0.1 --port $PORT"
@@ -284,7 +381,7 @@ PY
 KPID=$!
 sleep 0.5
 kill -9 "$KPID" 2>/dev/null; wait "$KPID" 2>/dev/null
-"$BIN" send --method sendmsg --host 127.0.0.1 --port "$PORT" --size 4096 --verify full $T >"$tmp/r.json" 2>"$tmp/r.err"
+trial send --method sendmsg --host 127.0.0.1 --port "$PORT" --size 4096 --verify full $T
 check_record "$tmp/r.json" "sink still serves after garbage, silence and a killed client"
 kill -0 "$SINK_PID" 2>/dev/null && ok || bad "the sink died"
 
@@ -296,5 +393,5 @@ rc=$?
 SINK_PID=
 [ "$rc" = 0 ] && ok || bad "sink exit status $rc after SIGTERM"
 
-echo "copybench tests ($(basename "$BIN")): $pass passed, $fail failed"
-[ "$fail" = 0 ]
+echo "copybench tests ($(basename "$BIN")): $pass passed, $fail failed, $missed missed (window missed $TRIAL_ATTEMPTS times: machine too busy, rerun)"
+[ "$fail" = 0 ] && [ "$missed" = 0 ]

@@ -5,8 +5,11 @@
 #include "../counters.h"
 #include "../histo.h"
 #include "../pattern.h"
+#include "../procstat.h"
+#include "../record.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 static int failures, checks;
 
@@ -161,12 +164,149 @@ static void test_greeting(void)
 			    &t, why, sizeof(why)) == -1, "size above 1 GiB rejected");
 }
 
+/* /proc/stat: parsing, differencing, and the reasons instead of fake zeros */
+static const char stat_a[] =
+	"cpu  100 5 50 1000 20 3 7 10 4 0\n"
+	"cpu0 60 5 30 400 10 2 3 10 4 0\n"
+	"cpu1 40 0 20 600 10 1 4 0 0 0\n"
+	"intr 12345 0 0 0\n"
+	"ctxt 999\n"
+	"cpu9 this line is not in the cpu block and is never read\n";
+static const char stat_b[] = /* 1 s later at USER_HZ 100: cpu0 fully busy with 10 ticks stolen, cpu1 idle */
+	"cpu  190 5 50 1100 15 3 7 20 4 0\n" /* iowait went down 5 (it may): idle+iowait still +95 */
+	"cpu0 150 5 30 400 10 2 3 20 4 0\n"
+	"cpu1 40 0 20 700 5 1 4 0 0 0\n"
+	"intr 12400 0 0 0\n";
+
+static bool near(double a, double b)
+{
+	return a > b - 1e-9 && a < b + 1e-9;
+}
+
+static void test_procstat(void)
+{
+	static struct procstat a, b, bad;
+	static struct interference d;
+	char path[] = "/tmp/copybench-unit-stat.XXXXXX";
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+	struct json j;
+	int fd;
+
+	CHECK(procstat_parse(stat_a, &a) == 0 && a.ok, "parse: %s", a.why);
+	CHECK(a.n == 2 && a.all.cpu == -1 && a.cpu[0].cpu == 0 && a.cpu[1].cpu == 1, "two CPUs and the aggregate");
+	CHECK(a.all.f[PS_USER] == 100 && a.all.f[PS_STEAL] == 10 && a.cpu[1].f[PS_IDLE] == 600,
+	      "fields in proc(5) order");
+	CHECK(procstat_parse(stat_b, &b) == 0, "parse b: %s", b.why);
+
+	CHECK(interference_diff(&a, &b, 100, &d) == 0 && d.ok, "diff: %s", d.why);
+	/* aggregate: user +90, idle+iowait +95, steal +10 -> cpu 195 ticks, busy 90 */
+	CHECK(near(d.all.cpu_s, 1.95) && near(d.all.busy_s, 0.90) && near(d.all.steal_s, 0.10) &&
+		      near(d.all.idle_s, 0.95), "aggregate %g %g %g %g", d.all.cpu_s, d.all.busy_s, d.all.steal_s,
+	      d.all.idle_s);
+	CHECK(near(d.all.steal_frac, 10.0 / 195), "steal_frac of all elapsed CPU time: %g", d.all.steal_frac);
+	CHECK(d.n == 2 && d.cpu[0].cpu == 0 && near(d.cpu[0].busy_s, 0.9) && near(d.cpu[0].steal_s, 0.1) &&
+		      near(d.cpu[0].busy_frac, 0.9) && near(d.cpu[0].cpu_s, 1.0), "cpu0 busy %g frac %g",
+	      d.cpu[0].busy_s, d.cpu[0].busy_frac);
+	CHECK(near(d.cpu[1].busy_s, 0) && near(d.cpu[1].busy_frac, 0) && near(d.cpu[1].idle_s, 0.95),
+	      "cpu1 idle: busy %g idle %g", d.cpu[1].busy_s, d.cpu[1].idle_s);
+
+	/* no tick in between: fractions are undefined (null), not 0 */
+	CHECK(interference_diff(&a, &a, 100, &d) == 0 && d.all.cpu_s == 0 && d.all.busy_frac != d.all.busy_frac,
+	      "0/0 is NaN (printed as null)");
+	/* a counter that goes backwards is a reason, not a negative or a clamped number */
+	CHECK(interference_diff(&b, &a, 100, &d) == -1 && !d.ok && strstr(d.why, "backwards"), "backwards: %s", d.why);
+	CHECK(interference_diff(&a, &b, 0, &d) == -1 && strstr(d.why, "_SC_CLK_TCK"), "bad USER_HZ: %s", d.why);
+
+	/* malformed or missing lines */
+	CHECK(procstat_parse("", &bad) == -1 && strstr(bad.why, "aggregate"), "empty: %s", bad.why);
+	CHECK(procstat_parse("cpu  1 2 3 4\n", &bad) == -1 && strstr(bad.why, "fields"), "old kernel: %s", bad.why);
+	CHECK(procstat_parse("cpu  1 2 3 4 5 6 7 x\n", &bad) == -1 && strstr(bad.why, "malformed"), "junk: %s", bad.why);
+	CHECK(interference_diff(&bad, &b, 100, &d) == -1 && !strcmp(d.why, bad.why), "a failed reading's reason carries");
+
+	/* CPUs matched by number: one missing at the end is left out */
+	CHECK(procstat_parse("cpu  1 0 0 1 0 0 0 0\ncpu1 1 0 0 1 0 0 0 0\n", &b) == 0 &&
+		      interference_diff(&a, &b, 100, &d) == -1, "fewer ticks in the aggregate: backwards");
+	CHECK(procstat_parse("cpu  200 5 50 1100 20 3 7 10 4 0\ncpu1 40 0 20 700 10 1 4 0 0 0\n", &b) == 0 &&
+		      interference_diff(&a, &b, 100, &d) == 0 && d.n == 1 && d.cpu[0].cpu == 1, "cpu0 went offline");
+
+	/* reading a file; and a path that cannot be read gives the reason */
+	fd = mkstemp(path);
+	CHECK(fd >= 0 && write(fd, stat_a, sizeof(stat_a) - 1) == (ssize_t)(sizeof(stat_a) - 1), "temp file");
+	close(fd);
+	CHECK(procstat_read(&b, path) == 0 && b.n == 2 && b.t_ns > 0, "read a file: %s", b.why);
+	unlink(path);
+	CHECK(procstat_read(&b, path) == -1 && strstr(b.why, "No such file"), "missing file: %s", b.why);
+	CHECK(procstat_read(&b, NULL) == 0 && b.n >= 1, "this machine's /proc/stat: %s", b.why);
+
+	/* JSON: null with the reason when unavailable */
+	d.ok = false;
+	snprintf(d.why, sizeof(d.why), "/proc/stat: nope");
+	mem = open_memstream(&text, &len);
+	json_init(&j, mem);
+	json_begin(&j, NULL);
+	interference_json(&j, &d);
+	json_end(&j);
+	fclose(mem);
+	CHECK(!strcmp(text, "{\"interference\":null,\"interference_unavailable\":\"/proc/stat: nope\"}"), "%s", text);
+	free(text);
+}
+
+/* The window rule: inside [0.9, 1.5] x asked with bytes moved is ok; anything else is missed,
+ * and becomes the error (exit 3) only when nothing else went wrong. */
+static void test_window(void)
+{
+	static struct record r;
+	struct err e;
+	const struct { double measured; uint64_t bytes; bool missed; } cases[] = {
+		{ 0.150, 1000, false }, { 0.136, 1000, false }, { 0.224, 1000, false },
+		{ 17e-6, 0, true },     { 0.134, 1000, true },  { 1.25, 1000, true }, { 0.15, 0, true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&r, 0, sizeof(r));
+		memset(&e, 0, sizeof(e));
+		r.have_result = true;
+		r.duration_s = 0.15;
+		r.sender.threads = 1;
+		r.sender.bytes = cases[i].bytes;
+		r.sender.t_first_ns = 1000000000ull;
+		r.sender.t_last_ns = r.sender.t_first_ns + (uint64_t)(cases[i].measured * 1e9);
+		record_judge_window(&r, &e);
+		r.error = e.msg[0] ? e.msg : NULL;
+		CHECK(r.window.judged && r.window.missed == cases[i].missed, "%g s, %llu bytes: missed=%d",
+		      cases[i].measured, (unsigned long long)cases[i].bytes, r.window.missed);
+		CHECK(record_exit_code(&r) == (cases[i].missed ? EXIT_WINDOW_MISSED : 0), "exit code %d",
+		      record_exit_code(&r));
+		if (cases[i].missed)
+			CHECK(!strncmp(e.msg, "window missed: ", 15), "error: %s", e.msg);
+	}
+	/* a wrong result outranks a missed window: its error stays, exit 1, the window still recorded */
+	memset(&r, 0, sizeof(r));
+	memset(&e, 0, sizeof(e));
+	r.have_result = true;
+	r.duration_s = 0.15;
+	err_set(&e, "verification failed: 3 mismatches");
+	record_judge_window(&r, &e);
+	r.error = e.msg;
+	CHECK(r.window.missed && !strncmp(e.msg, "verification", 12) && record_exit_code(&r) == 1,
+	      "verification failure keeps exit 1: %s", e.msg);
+	/* no result, no judgement */
+	memset(&r, 0, sizeof(r));
+	memset(&e, 0, sizeof(e));
+	record_judge_window(&r, &e);
+	CHECK(!r.window.judged && !e.msg[0], "no result: not judged");
+}
+
 int main(void)
 {
 	test_pattern();
 	test_datagrams();
 	test_histo();
 	test_greeting();
+	test_procstat();
+	test_window();
 	printf("unit: %d passed, %d failed\n", checks - failures, failures);
 	return failures ? 1 : 0;
 }
