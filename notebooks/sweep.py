@@ -20,6 +20,7 @@ profile = "quick"  # a profile name (runner/profiles/) or the path of a .toml fi
 run_dir = ""  # the run directory; empty: data/raw/<run-id>
 seed = -1  # the plan's seed; -1: the profile's own
 resume = False  # continue the interrupted run in run_dir
+rehearsal = False  # a tenth of the planned rounds: checks the pipeline and book on this plan
 
 # %% [markdown]
 # ## The plan
@@ -35,7 +36,7 @@ from runner import session
 from runner.progress import fmt_duration, summary_table
 
 run = session.open_run(profile or None, Path(run_dir) if run_dir else None,
-                       None if seed < 0 else seed, resume)
+                       None if seed < 0 else seed, resume, rehearsal=rehearsal)
 print(run.headline())
 plan_table = Table(title=f"profile {run.profile.name}: cells per experiment")
 for col in ("experiment [kind]", "cells", "s per repetition"):

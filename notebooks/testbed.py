@@ -184,7 +184,7 @@ import tomllib
 from pathlib import Path
 
 prof_dir = Path(A.__file__).resolve().parents[1] / "runner" / "profiles"
-for name in ("smoke", "quick", "paper"):
+for name in ("smoke", "quick", "claims", "paper"):
     f = prof_dir / f"{name}.toml"
     if f.is_file():
         b = tomllib.loads(f.read_text()).get("profile", {}).get("budget_s")
@@ -192,6 +192,43 @@ for name in ("smoke", "quick", "paper"):
                   if isinstance(b, (int, float)) else "not declared")
     else:
         glue_text(f"budget_{name}", "not declared (profile file missing)")
+
+# %% [markdown]
+# ## Noise against the measurement window
+#
+# How much a trial varies, and how much the ratio of two methods measured back to back in one
+# round varies, as the window grows: per kind of cell and placement, from this run's blocks
+# that repeat one configuration at several windows (the `pilot` profile's design; the
+# `paper` profile carries a small copy of it). The committed windows follow the rule
+# `python -m runner noise` applies to a pilot: the least time to a ±5 % CI on a paired ratio.
+
+# %% tags=["remove-input"]
+from analysis import noise as N
+
+nw = N.by_window(m)
+multi = nw.groupby(["kind", "placement", "metric"])["window_s"].transform("nunique") \
+    if len(nw) else None
+curves = nw[multi >= 2] if len(nw) else nw
+if len(curves):
+    long = curves.melt(id_vars=["kind", "placement", "window_s", "metric"],
+                       value_vars=["trial_cv", "log_ratio_sd"], var_name="statistic",
+                       value_name="value")
+    long["statistic"] = long["statistic"].map({"trial_cv": "per-trial CV",
+                                               "log_ratio_sd": "paired log-ratio sd"})
+    long["value_pct"] = 100 * long["value"].astype(float)
+    long["panel"] = long["kind"] + ", " + long["metric"]
+    g = P.lines(long.dropna(subset=["value_pct"]), "window_s", "value_pct", "placement",
+                "window (s)", "variation (%)", col="panel", style="statistic", logx=False)
+    P.show(g)
+    show_table(curves.assign(trial_cv=100 * curves["trial_cv"],
+                             log_ratio_sd=100 * curves["log_ratio_sd"])
+               .rename(columns={"trial_cv": "per-trial CV %",
+                                "log_ratio_sd": "paired log-ratio sd %"}), "{:.2f}")
+    glue_text("noise_windows", ", ".join(f"{w:g} s" for w in sorted(curves["window_s"].unique())))
+else:
+    glue_text("noise_windows", "none (this run has no block at two or more windows)")
+    note("This run has no configuration measured at two or more windows in blocks; the "
+         "pilot profile (python -m runner notebook --profile pilot) measures these curves.")
 
 # %% tags=["remove-input"]
 # The statistics module's declared constants, so the method chapter cannot drift from code.

@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--resume", action="store_true",
                    help="continue an interrupted run in --run-dir (default: the latest run)")
     s.add_argument("--seed", type=int, metavar="N", help="override the profile's seed")
+    s.add_argument("--rehearsal", action="store_true",
+                    help="the block design at a tenth of its rounds (claims 2, others 1): "
+                    "checks the pipeline and the book on this plan; not a result")
     s.add_argument("--no-progress", action="store_true", help="no progress output")
     remote_mod.add_options(s)
 
@@ -58,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--profile", required=True, metavar="NAME|PATH",
                     help=f"profile name ({names}) or path to a .toml file")
     pl.add_argument("--seed", type=int, metavar="N", help="override the profile's seed")
+    pl.add_argument("--rehearsal", action="store_true",
+                    help="the block design at a tenth of its rounds (claims 2, others 1): "
+                    "checks the pipeline and the book on this plan; not a result")
     pl.add_argument("--json", action="store_true", help="print plan.json as it would be written")
     pl.add_argument("--cells", action="store_true", help="list every cell")
     remote_mod.add_options(pl, plan_only=True)
@@ -73,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     nb.add_argument("--resume", action="store_true",
                     help="continue an interrupted run in --run-dir (default: the latest run)")
     nb.add_argument("--seed", type=int, metavar="N", help="override the profile's seed")
+    nb.add_argument("--rehearsal", action="store_true",
+                    help="the block design at a tenth of its rounds (claims 2, others 1): "
+                    "checks the pipeline and the book on this plan; not a result")
 
     no = sub.add_parser("noise", help="the noise model of a block-design run (pilot)",
                         description="Per kind of cell, placement and window: the sd of the "
@@ -132,7 +141,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         prof, notes = remote_mod.adapt_profile(prof)
         for n in notes:
             print(f"runner: {n}", file=sys.stderr)
-    plan = plan_mod.make(prof, _caps(), args.seed)
+    plan = plan_mod.make(prof, _caps(), args.seed, args.rehearsal)
     if args.json:
         print(json.dumps(plan.to_json(), indent=1))
         return 0
@@ -203,7 +212,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from runner import session
     o = session.open_run(args.profile, args.run_dir, args.seed, args.resume,
                          progress=not args.no_progress,
-                         remote=remote_mod.from_namespace(args))
+                         remote=remote_mod.from_namespace(args), rehearsal=args.rehearsal)
     print(f"runner: {o.headline()}", file=sys.stderr, flush=True)
     res = session.run(o)
     if res.complete:
@@ -242,4 +251,4 @@ def cmd_noise(args: argparse.Namespace) -> int:
 
 def cmd_notebook(args: argparse.Namespace) -> int:
     from runner import notebook
-    return notebook.execute(args.profile, args.run_dir, args.seed, args.resume)
+    return notebook.execute(args.profile, args.run_dir, args.seed, args.resume, args.rehearsal)

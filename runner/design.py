@@ -174,9 +174,13 @@ def plan_rounds(blocks: list[Block], design: Design, budget_s: float | None,
                 fixed_s: float = 0.0) -> list[str]:
     """Give each block its rounds; within the budget, serve purposes in PURPOSES order.
     Returns the notes that say what could not reach its target."""
+    def floor(b: Block) -> int:
+        return design.descriptive_rounds_min if b.purpose == "descriptive" \
+            else design.rounds_min
+
     for b in blocks:
-        b.rounds = rounds_needed(b.sd, b.target, design.confidence, b.family,
-                                 design.rounds_min, design.rounds_max)
+        b.rounds = rounds_needed(b.sd, b.target, design.confidence, b.family, floor(b),
+                                 design.rounds_max)
     notes: list[str] = []
     if budget_s:
         total = fixed_s + sum(b.rounds * b.seconds_per_round for b in blocks)
@@ -185,14 +189,15 @@ def plan_rounds(blocks: list[Block], design: Design, budget_s: float | None,
             if total <= budget_s:
                 break
             tier = [b for b in blocks if b.purpose == purpose]
-            while total > budget_s and any(b.rounds > design.rounds_min for b in tier):
-                b = max((b for b in tier if b.rounds > design.rounds_min),
+            while total > budget_s and any(b.rounds > floor(b) for b in tier):
+                b = max((b for b in tier if b.rounds > floor(b)),
                         key=lambda b: (b.rounds, b.seconds_per_round))
                 b.rounds -= 1
                 total -= b.seconds_per_round
         if total > budget_s:
-            notes.append(f"the plan needs {total / 60:.0f} min at the minimum of "
-                         f"{design.rounds_min} rounds per block, over the budget of "
+            notes.append(f"the plan needs {total / 60:.0f} min at the minimum rounds per "
+                         f"block ({design.rounds_min}; descriptive "
+                         f"{design.descriptive_rounds_min}), over the budget of "
                          f"{budget_s / 60:.0f} min")
     for b in blocks:
         b.expected_half_width = half_width(b.sd, b.rounds, design.confidence, b.family)

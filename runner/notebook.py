@@ -51,7 +51,7 @@ def _exit_code(nb_path: Path) -> int | None:
 
 
 def execute(profile: str | None, run_dir: Path | None, seed: int | None,
-            resume: bool) -> int:
+            resume: bool, rehearsal: bool = False) -> int:
     import papermill
 
     root = repo_root()
@@ -68,7 +68,8 @@ def execute(profile: str | None, run_dir: Path | None, seed: int | None,
             progress_bar=False, log_output=False, stdout_file=sys.stdout,
             stderr_file=sys.stderr,
             parameters={"profile": profile or "", "run_dir": str(target),
-                        "seed": -1 if seed is None else seed, "resume": resume})
+                        "seed": -1 if seed is None else seed, "resume": resume,
+                        "rehearsal": rehearsal})
         code = _exit_code(partial)
     except papermill.PapermillExecutionError as exc:
         code = _EXIT.get(exc.ename)

@@ -315,7 +315,8 @@ def round_order(ids: Iterable[str], seed: int, round_no: int) -> list[str]:
     return order
 
 
-def make(profile: Profile, caps: Capabilities, seed: int | None = None) -> Plan:
+def make(profile: Profile, caps: Capabilities, seed: int | None = None,
+         rehearsal: bool = False) -> Plan:
     seed = profile.seed if seed is None else seed
     sources: dict[str, list[Experiment]] = {}
     cells, skipped = expand(profile, caps, sources)
@@ -332,7 +333,9 @@ def make(profile: Profile, caps: Capabilities, seed: int | None = None) -> Plan:
         notes.append(f"CPU profiles skipped ({caps.perf_why})")
         cells = {cid: Cell(**{**asdict(c), "perf": False}) for cid, c in cells.items()}
     if profile.design is not None:
-        return _make_blocks(profile, seed, cells, sources, skipped, notes)
+        return _make_blocks(profile, seed, cells, sources, skipped, notes, rehearsal)
+    if rehearsal:
+        raise UsageError(f"--rehearsal: profile {profile.name} has no [design] (block design)")
     rounds = []
     for r in range(1, profile.repetitions.min + 1):
         ids = [Trial(cid, r).id for cid in cells]
@@ -366,9 +369,14 @@ def noise_path(profile: Profile) -> Path | None:
     return None
 
 
+#: a rehearsal runs this share of each block's planned rounds (claim and control blocks keep
+#: two, so their statistics run; every other block keeps one)
+REHEARSAL_SHARE = 0.1
+
+
 def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
                  sources: dict[str, list[Experiment]], skipped: Counter[str],
-                 notes: list[str]) -> Plan:
+                 notes: list[str], rehearsal: bool = False) -> Plan:
     from runner import design as D
     from runner.profile import PURPOSES
     des = profile.design
@@ -416,11 +424,19 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
             raise PlanError(f"profile {profile.name}: {msg} (raise the budget or "
                             "rounds_max, or lengthen the windows)")
         notes.append("warning: " + msg)
+    if rehearsal:
+        for b in blocks:
+            keep = 2 if b.purpose in ("claim", "control") else 1
+            b.rounds = max(keep, round(b.rounds * REHEARSAL_SHARE))
+            b.expected_half_width = D.half_width(b.sd, b.rounds, des.confidence, b.family)
+        notes.append(f"rehearsal: every block runs about {REHEARSAL_SHARE:.0%} of its planned "
+                     "rounds (claims and control 2, the rest 1): a check that the whole "
+                     "pipeline and book work on this plan, not a result")
     n_rounds = max((b.rounds for b in blocks), default=0)
     rounds = [D.round_order(blocks, seed, r, singles if r == 1 else None)
               for r in range(1, n_rounds + 1)]
     design = {**asdict(des), "noise_file": str(path) if path else None,
-              "noise_source": noise.source}
+              "noise_source": noise.source, "rehearsal": rehearsal}
     return Plan(profile=profile.name, seed=seed, cells=cells, skipped=dict(skipped),
                 notes=notes, rounds=rounds, rep_min=n_rounds, rep_max=n_rounds,
                 blocks={b.id: b.to_json() for b in blocks}, design=design)

@@ -103,6 +103,7 @@ class Design:
     primary: str  # paired (per-round ratios) | unpaired (ratio of medians): declared here
     exclude_steal_above: float | None  # a trial whose window had more steal is excluded
     strict: bool  # refuse to run when a decision rule cannot be met at its planned rounds
+    descriptive_rounds_min: int = 0  # the budget may cut descriptive blocks down to this
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,7 @@ _EXP_KEYS = {
     "dir", "purpose", "claims", "family", "margin", "twin", "perf_trials", "pair_threads",
 }
 _DESIGN_KEYS = {"rounds_min", "rounds_max", "target", "descriptive_target", "confidence",
-                "noise", "primary", "exclude_steal_above", "strict"}
+                "noise", "primary", "exclude_steal_above", "strict", "descriptive_rounds_min"}
 _TOP_KEYS = {"profile", "repetitions", "design", "topology", "experiment"}
 _CLAIM_RE = re.compile(r"^(C([1-9]|1[0-5])|P1|Q[0-9]+|AA)$")
 
@@ -372,7 +373,9 @@ def parse(text: str, path: str) -> Profile:
             noise=c.string(des_t, "noise", "design", None),
             primary=c.string(des_t, "primary", "design", "paired", PRIMARY),
             exclude_steal_above=None if steal < 0 else steal,
-            strict=c.boolean(des_t, "strict", "design", False))
+            strict=c.boolean(des_t, "strict", "design", False),
+            descriptive_rounds_min=c.number(des_t, "descriptive_rounds_min", "design", dmin,
+                                            2, dmin, integer=True))
 
     topo_t = doc.get("topology", {})
     if not isinstance(topo_t, dict):

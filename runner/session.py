@@ -127,7 +127,8 @@ def resolve_run_dir(profile: str | None, run_dir: Path | None, resume: bool) -> 
 
 
 def open_run(profile: str | None, run_dir: Path | None = None, seed: int | None = None,
-             resume: bool = False, progress: bool = True, remote: Any = None) -> OpenRun:
+             resume: bool = False, progress: bool = True, remote: Any = None,
+             rehearsal: bool = False) -> OpenRun:
     """Plan a new run (writing plan.json, the profile copy) or reopen an interrupted one.
 
     ``remote`` (a :class:`runner.remote.RemoteSpec`): run the socket experiments over the
@@ -159,7 +160,7 @@ def open_run(profile: str | None, run_dir: Path | None = None, seed: int | None 
                 _log(n)
             rem = remote_mod.Remote(remote, binary).open()
         try:
-            run_dir, run_id, plan = sw.prepare_new(prof, run_dir, seed, binary)
+            run_dir, run_id, plan = sw.prepare_new(prof, run_dir, seed, binary, rehearsal)
             if rem is not None:
                 remote_mod.save(run_dir, rem)
         except OSError as e:

@@ -269,9 +269,9 @@ class Sweep:
 # --- entry points ------------------------------------------------------------------------
 
 def prepare_new(profile: Profile, run_dir: Path | None, seed: int | None,
-                binary: Path) -> tuple[Path, str, Plan]:
+                binary: Path, rehearsal: bool = False) -> tuple[Path, str, Plan]:
     caps = plan_mod.Capabilities.detect(binary_methods(binary))
-    plan = plan_mod.make(profile, caps, seed)
+    plan = plan_mod.make(profile, caps, seed, rehearsal)
     if not plan.cells:
         raise UsageError(f"profile {profile.path}: no valid cell on this machine"
                          f" ({'; '.join(plan.notes) or 'empty design'})")

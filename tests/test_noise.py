@@ -1,0 +1,72 @@
+"""The noise model: the runner's (python -m runner noise, from raw records) and the
+analysis's (analysis.noise, from the tidy table) compute the same numbers on a real
+block-design run; runner noise writes a model the planner reads back."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from analysis import noise as AN
+from analysis import run as A
+from conftest import run_runner
+from runner import design as D
+from runner import noise as RN
+
+PROFILE = """[profile]
+name = "n"
+seed = 4
+duration_s = 0.2
+warmup_s = 0.05
+
+[design]
+rounds_min = 4
+rounds_max = 4
+descriptive_target = 1.0
+
+[[experiment]]
+name = "s"
+command = "send"
+methods = ["send", "sendmsg"]
+sizes = ["16K"]
+placements = ["cross-core", "same-core"]
+twin = true
+"""
+
+
+@pytest.mark.slow
+def test_runner_and_analysis_agree_and_the_model_round_trips(runner_copybench: Path,
+                                                             tmp_path: Path) -> None:
+    prof = tmp_path / "n.toml"
+    prof.write_text(PROFILE)
+    run = tmp_path / "run"
+    r = run_runner("sweep", "--profile", str(prof), "--run-dir", str(run), "--no-progress",
+                   timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    runner_rows = {(x.kind, x.placement, x.window_s, x.metric): x for x in RN.from_run(run)}
+    names = {"primary": "primary", "sender_cpu": "sender CPU s/GB",
+             "receiver_cpu": "receiver CPU s/GB"}
+    table = AN.by_window(A.load_run(run).measured)
+    assert len(table) == len(runner_rows) == 6
+    for _, row in table.iterrows():
+        key = next(k for k in runner_rows if k[:3] == (row["kind"], row["placement"],
+                                                        row["window_s"])
+                   and names[k[3]] == row["metric"])
+        x = runner_rows[key]
+        assert x.log_ratio_sd is not None and math.isfinite(row["log_ratio_sd"])
+        assert math.isclose(x.log_ratio_sd, row["log_ratio_sd"], rel_tol=1e-9), key
+        assert x.rounds == row["rounds"] == 4
+    out = tmp_path / "noise.toml"
+    r = run_runner("noise", str(run), "--out", str(out), timeout=60)
+    assert r.returncode == 0, r.stderr
+    model = D.Noise.load(out)
+    sd, why = model.sd("stream", "cross-core", 0.2)
+    assert math.isclose(sd, runner_rows[("stream", "cross-core", 0.2, "primary")].log_ratio_sd,
+                        rel_tol=1e-3) and "pilot" in why
+
+
+def test_noise_refuses_a_run_without_blocks(tmp_path: Path) -> None:
+    r = run_runner("noise", str(tmp_path), timeout=60)
+    assert r.returncode == 2 and "not a run directory" in r.stderr
