@@ -9,84 +9,200 @@
 # %% [markdown]
 # # Where the copies happen: profiles
 #
-# One extra trial per profiled cell ran under `perf record -a -e cpu-clock` (system-wide);
-# the runner reduced its samples to the share of all samples per symbol (self time) and per
-# group of kernel symbols. The kernel's and libc's copy routines (`copy_user_*`,
-# `rep_movs*`, `_copy_{to,from}_iter`, `skb_copy_datagram_iter`, `memcpy`/`memmove`
-# variants, and the kernel's `__pi_memcpy` alias) give each method's *copy share*: copy
-# samples relative to the samples of the copybench processes (the profile is
-# system-wide; samples of other processes are left out, and all copy samples are
-# attributed to copybench). Multiplied by the
-# cell's CPU time per byte (sender + receiver, measured trials) and by the memcpy
-# bandwidth, it gives a **measured number of CPU copies per byte**, set against the
-# textbook table of claim C15. Syscalls per MiB come from the `raw_syscalls:sys_enter`
-# count of every measured trial.
+# Profiled trials ran under `perf record -a -g -e cpu-clock -F 1999` (system-wide). The
+# runner reduced every sample to its thread name and leaf symbol: copybench names its
+# threads `cb-send.N` (sending), `cb-sink.N` (receiving) and `cb-copy.N` (file to file),
+# N the trial's tag, so each side's samples are counted by thread, not by subtraction,
+# and threads of anything else running on the machine are left out. Each profile is also
+# cut into 0.5 s windows. The copy count is calibrated in this run, at the same size, on
+# the configurations whose count is known from the kernel's code, and validated by
+# leave-one-out before it is used (`analysis/copies.py`); the CPU breakdown puts every
+# sample in one of Cai et al.'s categories (`analysis/cpu_breakdown.py`).
 
 # %% tags=["parameters"]
 run_dir = "../build/smoke-run"
 
 # %% tags=["remove-input"]
-import pandas as pd
+import math
 
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from IPython.display import display
+
+from analysis import copies as CP
+from analysis import cpu_breakdown as BD
 from analysis import run as A
-from analysis import claims as C
-from analysis import plots as P
+from analysis.claims.copies import TEXTBOOK_COPIES, c15_details
 from analysis.fmt import fmt_size
 from analysis.output import glue_text, note, show_table
+from analysis import plots as P
 
 P.setup()
 run = A.load_run(run_dir)
 m = run.measured
 prof = run.profiles
-bw = A.memcpy_gbit(run.manifest)
 glue_text("copies_n_profiles", str(prof.summary["cell"].nunique()) if not prof.empty else "0")
+fmt2 = not prof.empty and getattr(prof, "windows", None) is not None and not prof.windows.empty
+val, cnt, groups = CP.analyse(run) if fmt2 else (pd.DataFrame(), pd.DataFrame(), [])
+glue_text("copies_bound", f"{CP.BOUND:g}")
+glue_text("copies_tolerance", f"{CP.TOLERANCE:g}")
+
+
+def show_fig(fig):
+    if fig is not None:
+        display(fig)
+        plt.close(fig)
+
 
 # %% [markdown]
-# ## Copy-routine share of copybench's CPU samples, per method
-
-# %% tags=["remove-input"]
-if not prof.empty:
-    info = m.drop_duplicates("cell").set_index("cell")[["method", "scenario", "size",
-                                                        "transport"]]
-    share = prof.summary.join(info, on="cell").dropna(subset=["method"])
-    share["copy share (%)"] = 100 * share["copy_share_of_busy"]
-    share["label"] = share["method"] + " " + share["size"].map(fmt_size)
-    g = P.bars(share, "label", "copy share (%)", None, "method and size",
-               "samples in copy routines (% of copybench samples)", col="scenario")
-    P.show(g)
-    top = (prof.symbols.groupby(["symbol", "kernel", "copy_routine"])["share"].mean()
-           .sort_values(ascending=False).head(15).rename("mean share of all samples")
-           .reset_index())
-    show_table(top)
-else:
-    note("This run has no perf CPU profiles (perf unavailable, or no profiled cells).")
-
-# %% [markdown]
-# ## Measured CPU copies per byte against the textbook table (claim C15)
+# ## The configurations whose count is known
 #
-# *copies* counts every CPU copy on the machine per byte moved; *path copies* subtracts
-# the receiver's one copy out of the socket (which the textbook table, counting up to the
-# NIC, leaves out).
+# CPU copies per byte by construction, with the kernel path of each copy. They calibrate
+# the CPU cost of one copied byte, per side, in each group (transport, placement, size) of
+# this run; `zerocopy` only when every completion of its trials was `COPIED`, and
+# `copy_file_range` only on a file system that does not reflink.
 
 # %% tags=["remove-input"]
-cp = C.copies_per_byte(run)
-book = pd.DataFrame([{"method": k, "textbook CPU copies": "/".join(map(str, v))}
-                     for k, v in C.TEXTBOOK_COPIES.items()])
-if len(cp):
-    show = cp.assign(size=cp["size"].map(fmt_size))
-    show_table(show[["scenario", "method", "transport", "size", "textbook", "copies",
-                       "path_copies", "path_lo", "path_hi", "copy_share_of_busy", "n"]]
-                 .rename(columns={"path_copies": "path copies", "path_lo": "CI low",
-                                  "path_hi": "CI high"}))
-    plot = cp.rename(columns={"path_copies": "CPU copies per byte"})
-    plot["label"] = plot["method"] + " " + plot["size"].map(fmt_size)
-    g = P.bars(plot, "label", "CPU copies per byte", None, "method and size",
-               "CPU copies per byte, sending path (1)", col="scenario")
-    P.show(g)
+show_table(CP.known_table())
+
+# %% [markdown]
+# ## Validation: each known configuration predicted from the others
+#
+# For every known configuration, the cost of one copied byte is estimated from the *other*
+# known configurations of its group, and its count predicted with it (95 % bootstrap CI
+# over profiled trials, their windows and the measured trials). A group is *identifiable*
+# when every prediction, per side and end to end, is within ±0.25 of the known count;
+# only then are counts reported for its methods.
+
+# %% tags=["remove-input"]
+if not fmt2:
+    note("This run's CPU profiles do not separate the sending from the receiving threads "
+         "(profile format 1, or no profiles): the copy count cannot be calibrated. Only the "
+         "copy-routine share of copybench's samples is shown below.")
+    glue_text("copies_validation", "not available (profile format 1)")
 else:
-    note("No measured copies per byte: "
-           + ("no memcpy bandwidth in the manifest" if bw is None else "no CPU profiles"))
+    vt = val.assign(size=val["size"].map(fmt_size),
+                    result=np.where(val["pass"], "pass", "FAIL"))
+    show_table(vt[["group", "method", "side", "known", "estimate", "lo", "hi", "error",
+                   "result", "samples", "profiled_trials"]]
+               .rename(columns={"lo": "CI low", "hi": "CI high",
+                                "profiled_trials": "profiled trials"}), floatfmt="{:.2f}")
+    gt = pd.DataFrame([{"group": CP._gname(g.key),
+                        "identifiable": "yes" if g.identifiable else "no",
+                        "CPU ns per copied byte, sender": g.cost["sender"].value * 1e9
+                        if "sender" in g.cost else math.nan,
+                        "receiver": g.cost["receiver"].value * 1e9
+                        if "receiver" in g.cost else math.nan,
+                        "why not": g.reason} for g in groups])
+    show_table(gt, floatfmt="{:.3f}")
+    n_ok = sum(g.identifiable for g in groups)
+    glue_text("copies_validation", f"{n_ok} of {len(groups)} calibration groups validate")
+
+# %% [markdown]
+# ## CPU copies per byte, where identifiable
+#
+# Counts per side and end to end. Where the group fails validation the count is not
+# identifiable and only the copy-routine share of the side's CPU samples is given.
+
+# %% tags=["remove-input"]
+if fmt2 and len(cnt):
+    ct = cnt.assign(size=cnt["size"].map(fmt_size),
+                    **{"copy share (%)": 100 * cnt["copy_share"]})
+    ct["count"] = [f"{r['count']:.2f} [{r['lo']:.2f}, {r['hi']:.2f}]" if r["identifiable"]
+                   else "not identifiable" for _, r in cnt.iterrows()]
+    show_table(ct[["scenario", "transport", "size", "method", "side", "count",
+                   "copy share (%)", "copy_cpu_s_per_gb", "samples", "profiled_trials"]]
+               .rename(columns={"copy_cpu_s_per_gb": "copy CPU-s/GB",
+                                "profiled_trials": "profiled trials"}), floatfmt="{:.2f}")
+    assert not CP.check_bounds(cnt), CP.check_bounds(cnt)
+    ok = cnt[cnt["identifiable"] & (cnt["side"] != "total")]
+    if len(ok):
+        keys = sorted(set(zip(ok["scenario"], ok["transport"].fillna("—"), ok["size"])),
+                      key=str)
+        fig, axes = plt.subplots(len(keys), 1, figsize=(7, 0.5 + 0.42 * ok.groupby(
+            ["scenario", "size"])["method"].nunique().sum() + 0.6 * len(keys)),
+            squeeze=False)
+        for ax, (scen, tr, size) in zip(axes[:, 0], keys):
+            d = ok[(ok["scenario"] == scen) & (ok["transport"].fillna("—") == tr)
+                   & (ok["size"] == size)]
+            methods = sorted(set(d["method"]))
+            for k, (side, mk) in enumerate((("sender", "o"), ("receiver", "s"))):
+                s = d[d["side"] == side].set_index("method").reindex(methods)
+                y = np.arange(len(methods)) + (k - 0.5) * 0.25
+                ax.errorbar(s["count"], y, xerr=[s["count"] - s["lo"], s["hi"] - s["count"]],
+                            fmt=mk, capsize=3, label=side)
+            ax.set_yticks(range(len(methods)))
+            ax.set_yticklabels(methods)
+            ax.invert_yaxis()
+            ax.set_xlim(-0.1, CP.BOUND)
+            ax.set_title(f"{scen}, {tr}, {fmt_size(size)}", fontsize=9)
+            ax.grid(axis="x", alpha=0.3)
+        axes[-1, 0].set_xlabel("CPU copies per byte (calibrated; 95 % CI)")
+        axes[0, 0].legend(fontsize=8, loc="lower right")
+        fig.tight_layout()
+        show_fig(fig)
+    else:
+        note("No group of this run validates: no count is identifiable, so none is plotted.")
+elif not prof.empty:
+    info = m.drop_duplicates("cell").set_index("cell")[["method", "scenario", "size"]]
+    share = prof.summary.join(info, on="cell").dropna(subset=["method"])
+    share = share.assign(size=share["size"].map(fmt_size),
+                         **{"copy share (%)": 100 * share["copy_share_of_busy"]})
+    show_table(share[["scenario", "method", "size", "copy share (%)", "samples"]],
+               floatfmt="{:.1f}")
+
+# %% [markdown]
+# ## Claim C15: the textbook's copies on the sending path
+#
+# The table's methods are calibration points themselves, so each is measured by its
+# leave-one-out estimate (calibrated on the others), at the sizes whose group validates.
+
+# %% tags=["remove-input"]
+book = pd.DataFrame([{"method": k, "textbook CPU copies": "/".join(map(str, v))}
+                     for k, v in TEXTBOOK_COPIES.items()])
+d = c15_details(val, groups) if fmt2 else pd.DataFrame()
+if len(d):
+    show_table(d.assign(size=d["size"].map(fmt_size),
+                        identifiable=np.where(d["identifiable"], "yes", "no"))[
+        ["method", "size", "textbook", "estimate", "lo", "hi", "identifiable"]]
+        .rename(columns={"estimate": "sending-path copies (leave-one-out)", "lo": "CI low",
+                         "hi": "CI high"}), floatfmt="{:.2f}")
+else:
     show_table(book)
+
+# %% [markdown]
+# ## Where the CPU goes: breakdown per method
+#
+# CPU-seconds per GB moved, per side, in the categories of Cai et al. (SIGCOMM 2021): each
+# side's samples per category, as a share of that side's samples, times the side's median
+# CPU-seconds per GB over the measured trials. One figure per scenario, transport and size;
+# one method per row.
+
+# %% tags=["remove-input"]
+bd = BD.breakdown(run) if fmt2 else pd.DataFrame()
+if len(bd):
+    order = A.method_order(m) if hasattr(A, "method_order") else None
+    for (scen, tr, size), g in bd.groupby([bd["scenario"], bd["transport"].fillna("—"),
+                                           bd["size"]], sort=True):
+        show_fig(BD.plot(g, f"{scen}, {tr}, {fmt_size(size)}",
+                         [x for x in (order or []) if x in set(g["method"])] or None))
+    w = BD.wide(bd)
+    w["size"] = w["size"].map(fmt_size)
+    show_table(w, floatfmt="{:.3f}")
+else:
+    note("No per-side CPU profiles in this run (profile format 1): no breakdown.")
+
+# %% [markdown]
+# ### The symbol-to-category map
+#
+# A sample counts in the category of its leaf symbol: exact names first, then the first
+# matching pattern, in this order (`rundir/perf.py`). The categories follow Cai et al.'s
+# artifact (`symbol_mapping.tsv`); the differences are deliberate and listed in the
+# chapter.
+
+# %% tags=["remove-input"]
+show_table(BD.category_map_table())
 
 # %% [markdown]
 # ## System calls per MiB moved
@@ -94,11 +210,17 @@ else:
 # %% tags=["remove-input"]
 sc = m[m["sender_syscalls_per_mib"].notna() & (m["sender_syscalls_per_mib"] > 0)]
 if len(sc):
-    sc = sc.assign(label=sc["method"] + " " + sc["size"].map(fmt_size))
-    g = P.bars(sc, "method", "sender_syscalls_per_mib", None, "method",
-               "sender system calls per MiB (1/MiB, log scale)", col="scenario")
-    for ax in g.axes.flat:
-        ax.set_yscale("log")
-    P.show(g)
+    s = sc.groupby(["scenario", "method"])["sender_syscalls_per_mib"].median().reset_index()
+    s = s.sort_values(["scenario", "sender_syscalls_per_mib"])
+    fig, ax = plt.subplots(figsize=(7, 0.35 * len(s) + 1))
+    labels = s["scenario"] + ": " + s["method"]
+    ax.barh(range(len(s)), s["sender_syscalls_per_mib"], color="#1f77b4")
+    ax.set_yticks(range(len(s)))
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("sender system calls per MiB (median over sizes and trials; log scale)")
+    fig.tight_layout()
+    show_fig(fig)
 else:
     note("No syscall counts in this run (the tracepoint needs root and perf).")
