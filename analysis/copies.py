@@ -3,10 +3,17 @@ same size, on the configurations whose count is known, and validated before it i
 
 The quantity measured per configuration and per side (the sending threads ``cb-send`` /
 ``cb-copy``, the receiving ones ``cb-sink``, told apart in the system-wide profile by thread
-name) is the CPU time spent in copy routines per byte moved::
+name) is the CPU time spent in copy routines per byte moved, per profiled trial::
 
-    y = (copy-routine samples of the side / all samples of the side)      profiled trials
-        x (CPU-seconds of the side per byte)                              measured trials
+    y = (copy-routine samples of the side / all samples of the side)
+        x (CPU-seconds of the side / bytes moved)          both from the same profiled trial
+
+averaged over the configuration's profiled trials. Both factors come from the same trial on
+purpose: on a shared machine, interference changes a side's CPU per byte from trial to
+trial, and the share and the CPU per byte of one trial see the same interference. (perf's
+own overhead is in both the known and the unknown configurations and cancels in the
+calibration.) Where a profiled trial's record lacks the side's CPU time, the median over
+the measured trials of the configuration is used instead.
 
 A copy count needs the CPU cost of copying one byte once, ``c``. It is not taken from a
 memcpy benchmark elsewhere (a 64 MiB memcpy is memory-bound; a 64 KiB copy stays in cache)
@@ -26,9 +33,10 @@ reported and the count is *not identifiable* (with the reason). A count outside
 either: it is flagged, never printed as a number.
 
 **Uncertainty.** Percentile bootstrap (:data:`RESAMPLES` resamples, seeded): the profiled
-trials of a configuration are resampled, then each trial's time windows (``rundir.perf``
-format 2), so the CI covers profile-to-profile variation; the measured trials' CPU per
-byte is resampled independently. Every estimate carries the number of samples it rests on.
+trials of a configuration are resampled, then each drawn trial's time windows (``rundir.perf``
+format 2), so the CI covers profile-to-profile variation (with one profiled trial, only the
+variation between its windows). Every estimate carries the number of samples and profiled
+trials it rests on.
 """
 
 from __future__ import annotations
@@ -162,7 +170,7 @@ class SideData:
     """What one configuration's estimate on one side rests on."""
 
     windows: list[np.ndarray]  # per profiled trial: array of (copy, samples) per window
-    cpu_per_byte: np.ndarray  # measured trials: CPU-seconds of the side per byte
+    cpu_per_byte: np.ndarray  # per profiled trial: CPU-seconds of the side per byte
 
     @property
     def samples(self) -> int:
@@ -177,33 +185,35 @@ class SideData:
         return self.copy_samples / s if s else math.nan
 
     def value(self) -> float:
-        if not len(self.cpu_per_byte) or not self.samples:
+        """Mean over the profiled trials of (copy share x CPU per byte)."""
+        if not self.samples:
             return math.nan
-        return self.share() * float(np.median(self.cpu_per_byte))
+        ys = [w[:, 0].sum() / w[:, 1].sum() * c for w, c in zip(self.windows, self.cpu_per_byte)
+              if w[:, 1].sum() > 0]
+        return float(np.mean(ys)) if ys else math.nan
 
     def replicates(self, rng: np.random.Generator, b: int) -> np.ndarray:
-        """``b`` bootstrap replicates of y (trials, then windows within; measured trials)."""
-        if not len(self.cpu_per_byte) or not self.samples:
-            return np.full(b, np.nan)
+        """``b`` bootstrap replicates of y: the profiled trials resampled, and each drawn
+        trial's windows resampled (the copy share's profile-to-profile variation)."""
         nt = len(self.windows)
-        copy = np.zeros(b)
-        tot = np.zeros(b)
+        if not nt or not self.samples:
+            return np.full(b, np.nan)
+        acc = np.zeros(b)
         pick_t = rng.integers(0, nt, size=(b, nt))
-        for j in range(nt):
-            for i in range(nt):
-                w = self.windows[i]
-                sel = pick_t[:, j] == i
-                k = int(sel.sum())
-                if not k:
+        for i in range(nt):
+            w, c = self.windows[i], self.cpu_per_byte[i]
+            n_i = (pick_t == i).sum(axis=1)  # how often trial i is drawn in each replicate
+            for k in range(1, nt + 1):
+                sel = n_i == k
+                if not sel.any():
                     continue
-                idx = rng.integers(0, len(w), size=(k, len(w)))
-                copy[sel] += w[idx, 0].sum(axis=1)
-                tot[sel] += w[idx, 1].sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            share = np.where(tot > 0, copy / tot, np.nan)
-        m = self.cpu_per_byte
-        cpu = np.median(m[rng.integers(0, len(m), size=(b, len(m)))], axis=1)
-        return share * cpu
+                # k independent window resamples of trial i for these replicates
+                idx = rng.integers(0, len(w), size=(int(sel.sum()), k, len(w)))
+                cp = w[idx, 0].sum(axis=2)
+                tt = w[idx, 1].sum(axis=2)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    acc[sel] += np.nansum(np.where(tt > 0, cp / tt, np.nan), axis=1) * c
+        return acc / nt
 
 
 @dataclass
@@ -250,7 +260,7 @@ def gather(trials: pd.DataFrame, profiles: Any, manifest: dict[str, Any] | None 
         return []
     t = trials[trials["kind"].fillna("copybench") == "copybench"]
     ok = t[t["status"] == "ok"]
-    prof_t = ok[ok["repetition"] == 0]
+    prof_t = ok[ok["repetition"] <= 0]  # 0 (and, with more per cell, -1, -2...)
     meas = ok[ok["repetition"].fillna(1) >= 1]
     fs = copy_dir_fs(manifest or {})
     prof_ids = set(wins["trial_id"])
@@ -272,16 +282,26 @@ def gather(trials: pd.DataFrame, profiles: Any, manifest: dict[str, Any] | None 
             sides_here = ("sender",)
         sides: dict[str, SideData] = {}
         for side in sides_here:
-            per_trial = []
-            for tid in grp["trial_id"]:
-                w = wins[(wins["trial_id"] == tid) & (wins["side"] == side)]
-                if len(w) and w["samples"].sum() > 0:
-                    per_trial.append(w[["copy", "samples"]].to_numpy(dtype=float))
             with np.errstate(invalid="ignore", divide="ignore"):
-                cpb = (m[f"{side}_cpu_s"].astype(float) / m["bytes"].astype(float)).to_numpy()
-            cpb = cpb[np.isfinite(cpb) & (cpb > 0)]
-            if per_trial and len(cpb):
-                sides[side] = SideData(per_trial, cpb)
+                mc = (m[f"{side}_cpu_s"].astype(float) / m["bytes"].astype(float)).to_numpy()
+            mc = mc[np.isfinite(mc) & (mc > 0)]
+            per_trial, cpb = [], []
+            for _, tr in grp.iterrows():
+                w = wins[(wins["trial_id"] == tr["trial_id"]) & (wins["side"] == side)]
+                if not len(w) or w["samples"].sum() <= 0:
+                    continue
+                try:
+                    c = float(tr[f"{side}_cpu_s"]) / float(tr["bytes"])
+                except (TypeError, ValueError, ZeroDivisionError):
+                    c = math.nan
+                if not (math.isfinite(c) and c > 0):
+                    if not len(mc):
+                        continue
+                    c = float(np.median(mc))
+                per_trial.append(w[["copy", "samples"]].to_numpy(dtype=float))
+                cpb.append(c)
+            if per_trial:
+                sides[side] = SideData(per_trial, np.asarray(cpb))
         if not sides:
             continue
         known = known_for(scen, str(first["method"]), transport)

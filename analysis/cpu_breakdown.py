@@ -61,7 +61,7 @@ def breakdown(run: Any) -> pd.DataFrame:
                                      "share", "samples", "side_samples", "profiled_trials"])
     t = run.trials
     ok = t[(t["status"] == "ok") & (t["kind"].fillna("copybench") == "copybench")]
-    prof_t = ok[(ok["repetition"] == 0) & ok["trial_id"].isin(set(sides["trial_id"]))]
+    prof_t = ok[(ok["repetition"] <= 0) & ok["trial_id"].isin(set(sides["trial_id"]))]
     meas = ok[ok["repetition"].fillna(1) >= 1]
     prof_t = prof_t.assign(_k=config_keys(prof_t))
     meas = meas.assign(_k=config_keys(meas))

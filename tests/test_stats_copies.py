@@ -81,8 +81,10 @@ def synth(spread: dict[str, float] | None = None, size: int = 65536, seed: int =
             trows.append(row)
         for p in range(trials_profiled):
             tid = f"{cell}-p{p}"
+            # the profiled trial's own CPU per byte, with trial-to-trial interference
             trows.append({**cfg, "trial_id": tid, "repetition": 0, "bytes": 1e9,
-                          "sender_cpu_s": 1.0, "receiver_cpu_s": 1.0})
+                          **{f"{side}_cpu_s": (c + o) * rng.lognormal(0, cpu_noise)
+                             for side, (c, o) in side_ns.items()}})
             for w in range(windows):
                 for side, (c, o) in side_ns.items():
                     busy = min(1.0, 0.9 * rng.lognormal(0, 0.1))  # the thread's CPU share
