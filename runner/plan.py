@@ -420,7 +420,7 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
     if bad:
         msg = (f"{len(bad)} decision rule(s) cannot be met at the planned rounds: "
                + "; ".join(bad[:5]) + (" …" if len(bad) > 5 else ""))
-        if des.strict:
+        if des.strict and not rehearsal:
             raise PlanError(f"profile {profile.name}: {msg} (raise the budget or "
                             "rounds_max, or lengthen the windows)")
         notes.append("warning: " + msg)
