@@ -6,7 +6,9 @@ The record keeps copybench's own fields unchanged and adds ``run_id``, ``trial_i
 factors in ``config`` (``kind``, ``transport``, ``placement``, ``cache``, ``mtu``,
 ``experiment``, ``profiled``), and ``invocation`` (argv, exit codes, wall time). A trial
 that fails or times out is recorded with ``status`` ``failed``/``timeout`` and ``error`` =
-what went wrong plus the tail of stderr.
+what went wrong plus the tail of stderr. A copybench trial that missed its measured window
+(exit 3) is run again at once, up to ``WINDOW_RETRIES`` times, and its record carries the earlier
+attempts in ``retries``.
 """
 
 from __future__ import annotations
@@ -252,8 +254,56 @@ def run_trial(ctx: Context, cell: Cell, trial: Trial, topo: Topology | None,
                    result=None)
         return rec
     if cell.kind == "copybench":
-        return _run_copybench(ctx, cell, trial, topo, cpus, rec, rconf, profiled)
+        return with_window_retries(
+            lambda base: _run_copybench(ctx, cell, trial, topo, cpus, base, rconf, profiled), rec)
     return _run_peer(ctx, cell, topo, cpus, rec, rconf)
+
+
+# --- a missed window: tried again at once, under the same trial id ---------------------------
+
+EXIT_WINDOW_MISSED = 3
+"""copybench's exit code when its measured window was not the asked one and nothing else went
+wrong (src/README.md, "The measured window"): the machine was too busy for that trial."""
+WINDOW_RETRIES = 2
+"""A trial that missed its window runs again at once, up to this many times, with the same trial
+id and argv (same seed). The record written is the last attempt's, so the sweep still writes
+exactly one record per trial id; ``retries`` lists the earlier attempts and why each missed. A
+wrong result (exit 1: verification, lost bytes...) or a timeout is never retried."""
+
+
+def window_missed(rec: dict[str, Any]) -> bool:
+    """Whether this copybench record failed only because its window was missed."""
+    res = rec.get("result")
+    win = res.get("window") if isinstance(res, dict) else None
+    return (rec.get("status") == "failed"
+            and (rec.get("invocation") or {}).get("sender_exit") == EXIT_WINDOW_MISSED
+            and isinstance(win, dict) and win.get("missed") is True)
+
+
+def _attempt(rec: dict[str, Any], n: int) -> dict[str, Any]:
+    res = rec.get("result") or {}
+    win = res.get("window") or {}
+    return {"attempt": n, "started_at": rec.get("started_at"), "loadavg": rec.get("loadavg"),
+            "reason": win.get("why") or str(rec.get("error")).splitlines()[0],
+            "window": win or None, "interference": res.get("interference"),
+            "wall_s": (rec.get("invocation") or {}).get("wall_s")}
+
+
+def with_window_retries(run: Callable[[dict[str, Any]], dict[str, Any]],
+                        base: dict[str, Any]) -> dict[str, Any]:
+    """``run(record base)`` until its window is met, at most 1 + WINDOW_RETRIES times."""
+    retries: list[dict[str, Any]] = []
+    while True:
+        rec = run(dict(base))
+        if not window_missed(rec) or len(retries) >= WINDOW_RETRIES:
+            break
+        retries.append(_attempt(rec, len(retries) + 1))
+        base = {**base,
+                "started_at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+                "loadavg": [round(x, 2) for x in os.getloadavg()]}
+    if retries:
+        rec["retries"] = retries
+    return rec
 
 
 def _run_copybench(ctx: Context, cell: Cell, trial: Trial, topo: Topology, cpus: Cpus,
@@ -292,8 +342,10 @@ def _run_copybench(ctx: Context, cell: Cell, trial: Trial, topo: Topology, cpus:
             own_error = record.get("error")
     problem = pr.problem
     if status == "failed" and problem is None:
+        # a missed window (exit 3) is said by copybench's own error, "window missed: ..."
         problem = parse_problem or (f"sender exited with status {pr.sender_rc}"
-                                    if pr.sender_rc else None)
+                                    if pr.sender_rc not in (0, None, EXIT_WINDOW_MISSED)
+                                    else None)
     rec.update(
         tool=(record or {}).get("tool", "copybench"),
         tool_version=(record or {}).get("tool_version"),
