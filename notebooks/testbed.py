@@ -36,8 +36,19 @@ glue_text("sweep_notebook", (", ".join(f"{run.path.name}/{n}" for n in sweep_nbs
                              + " in the run directory") if sweep_nbs else
           "none: this run was made with python -m runner sweep (or before the sweep notebook "
           "existed); its sessions.json records each invocation")
-glue_text("synthetic_note", "This run is SYNTHETIC test data, not a measurement."
-          if man.get("synthetic") else "This run is a measurement on the testbed below.")
+design = (run.plan or {}).get("design") or {}
+if man.get("synthetic"):
+    run_kind = "This run is SYNTHETIC test data, not a measurement."
+elif design.get("rehearsal"):
+    run_kind = ("This run is a REHEARSAL: the profile's plan at about a tenth of its rounds, "
+                "made to check the pipeline and this book; its numbers are not results.")
+else:
+    run_kind = "This run is a measurement on the testbed described in the method chapter."
+glue_text("synthetic_note", run_kind)
+glue_text("design_kind", "the block design (paired rounds, rounds per block planned from a "
+          f"noise model; primary statistic: {design.get('primary')})" if run.plan and
+          run.plan.get("blocks") is not None else
+          "the adaptive design (every cell judged alone; no blocks, no pairs)")
 glue_text("n_trials", f"{len(trials):,}")
 glue_text("n_measured", f"{len(m):,}")
 glue_text("n_cells", f"{m['cell'].nunique():,}")
