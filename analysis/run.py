@@ -86,8 +86,11 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
     row["scenario"] = _scenario(cfg)
     for k in ("command", "method", "mode", "protocol", "transport", "placement", "size",
               "threads", "cache", "fields", "duration_s", "warmup_s", "verify", "no_sink",
-              "counters"):
+              "counters", "block", "twin"):
         row[k] = cfg.get(k)
+    # block design (runner/design.py): block id (None in runs without blocks) and the A/A
+    # control's twin flag (1 = the second copy of a method in its block)
+    row["twin"] = int(row["twin"] or 0)
     if row["threads"] is None:
         row["threads"] = 1
     for k in ("bytes", "messages", "seconds", "gbit_per_s", "msgs_per_s"):
@@ -121,6 +124,11 @@ def _derive(df: pd.DataFrame) -> pd.DataFrame:
             df[f"{side}_syscalls_per_mib"] = (df[f"{side}_syscalls"].astype(float)
                                               / (gb * 1e9 / (1 << 20)))
     df["mib_per_s"] = df["bytes"].astype(float) / (1 << 20) / df["seconds"].astype(float)
+    # S1's "latency" as its code computes it: the window over the messages received in a
+    # stream (an inverse message rate, not a round trip), in microseconds
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df["inv_msg_rate_us"] = 1e6 / df["msgs_per_s"].astype(float)
+    df.loc[~np.isfinite(df["inv_msg_rate_us"]), "inv_msg_rate_us"] = np.nan
     return df
 
 
@@ -141,6 +149,21 @@ class Run:
         """Successful trials excluding the profiled (perf record, repetition 0) ones."""
         t = self.trials
         return t[(t["status"] == "ok") & (t["repetition"].fillna(1) >= 1)]
+
+    @property
+    def has_blocks(self) -> bool:
+        """Whether the run used the block design (records carry ``config.block``)."""
+        b = self.trials["block"] if "block" in self.trials else None
+        return b is not None and bool(b.notna().any())
+
+    @property
+    def primary(self) -> str:
+        """The primary comparison the plan declared before the run (``design.primary``):
+        ``paired`` or ``unpaired``; runs without blocks can only be unpaired."""
+        if not self.has_blocks:
+            return S.UNPAIRED
+        d = (self.plan or {}).get("design") or {}
+        return S.UNPAIRED if d.get("primary") == S.UNPAIRED else S.PAIRED
 
     @property
     def run_id(self) -> str:

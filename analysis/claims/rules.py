@@ -1,0 +1,271 @@
+"""Every claim's decision rule, in one place, written from the claim's own words
+(shared CLAIMS.md and its notes) before any run is looked at.
+
+A rule names: the statistic (which ratio of which metric), the configuration the source
+describes (transport, placements, threads, sizes, cache), how each comparison's CI is read
+(:class:`analysis.stats.DecisionRule`: direction against the practical threshold, a
+threshold above/below X, or "~R" within a tolerance), how the comparisons of one verdict
+combine, the decision family (its size m sets the Bonferroni level 1 - 0.05/m of every CI in
+it), whether the pairs come from the block design, and that the CI decides (for the paired
+design the Bonferroni-adjusted t-test on the same log ratios agrees with it by construction).
+
+Conventions that follow from the sources:
+
+* S2 and S3 (the PA02 reports C4-C12) ran client and server in two network namespaces
+  joined by a veth pair: their rules use ``veth``. S1 ran two machines; the closest here is
+  the same veth pair (traffic leaves one network namespace for another).
+* No source says whether sender and receiver shared a CPU, so every message claim is given
+  one verdict *per placement* (same-core and cross-core), never one chosen after looking.
+* S1's "latency" is, in its code, the window divided by the messages received in a stream
+  (an inverse message rate), and its size argument is bytes *per field* of an 8-field
+  message. C1 and C3 are tested under both readings (the code's and the report's words);
+  each verdict says which reading it is for.
+* S4's file is 100 MB = 100 000 000 bytes (C13), over localhost TCP (loopback).
+* The verdict's family is the set of comparisons that one verdict combines (the sizes of
+  C4, the two sizes of C5, ...): Bonferroni over them. Comparisons across thread counts
+  (C6, C11) are between blocks, so they are unpaired whatever the run's design.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from analysis import stats as S
+from analysis.fmt import fmt_size
+
+KiB = 1024
+MiB = 1 << 20
+S2_SIZES = (512, 4 * KiB, 16 * KiB, 64 * KiB)
+S3_SIZES = (1 * KiB, 4 * KiB, 16 * KiB, 64 * KiB)
+PLACEMENTS = ("same-core", "cross-core")
+#: tolerance of "~R" (about) claims: the CI must lie inside [R/1.25, R*1.25]
+APPROX_TOL = 1.25
+#: the practical threshold of "beats" / "faster": ratios inside 1 +- 3 % are no difference
+THRESHOLD = S.PRACTICAL_THRESHOLD
+
+GREATER = frozenset({"greater"})
+LESS = frozenset({"less"})
+NOT_GREATER = frozenset({"less", "equivalent"})
+
+#: how the comparisons of one verdict combine
+SINGLE = "single"  # one comparison; its decision (holds/refuted/inconclusive) is the verdict
+EVERY = "every"  # every size must give an expected outcome; any contrary outcome refutes
+AT_BEST = "at best"  # the largest ratio over the sizes is ~R
+CROSSOVER = "crossover"  # the size where a first reaches b lies in a band
+THREADS = "threads"  # a thread-count comparison (between blocks: unpaired)
+
+
+@dataclass(frozen=True)
+class Rule:
+    claim: str
+    statistic: str
+    numerator: str  # method (or, for THREADS rules, the thread count as text)
+    denominator: str
+    metric: str  # column of analysis.run's tidy table
+    mode: str  # stream | pingpong | file→socket | file→file
+    transport: str | None
+    placements: tuple[str | None, ...]
+    threads: int
+    sizes: tuple[int, ...]  # () = every size the run measured in this configuration
+    decision: S.DecisionRule
+    combine: str
+    family: int  # m: comparisons the verdict combines (Bonferroni level 1 - 0.05/m)
+    expected: tuple[frozenset[str], ...] = ()  # EVERY: outcomes per size that agree
+    reading: str = ""  # which reading of the source this rule is for
+    cache: str | None = None
+    band: tuple[float, float] = (0.0, 0.0)  # CROSSOVER: claimed size range
+    paired: bool = True  # pairs by block and round when the run has blocks
+    note: str = ""
+    pmu: bool = False  # needs hardware counters
+
+    def configuration(self, placement: str | None = None) -> str:
+        parts = [self.transport or "", placement or ""]
+        if self.mode in ("stream", "pingpong"):
+            parts.append(f"{self.threads} thread{'s' if self.threads != 1 else ''}")
+            parts.append(f"TCP {'ping-pong' if self.mode == 'pingpong' else 'stream'}")
+        else:
+            parts.append(self.mode)
+            if self.cache:
+                parts.append(f"{self.cache} cache")
+        parts.append("sizes " + ", ".join(fmt_size(s) for s in self.sizes) if len(self.sizes) > 1
+                     else fmt_size(self.sizes[0]) if self.sizes else "every file size measured")
+        return ", ".join(p for p in parts if p)
+
+    def combine_text(self) -> str:
+        if self.combine == SINGLE:
+            return "one comparison"
+        if self.combine == EVERY:
+            exp = "; ".join(f"{fmt_size(s)} {'/'.join(sorted(e))}"
+                            for s, e in zip(self.sizes, self.expected)) if self.sizes else \
+                "/".join(sorted(self.expected[0])) + " at every size"
+            return (f"holds if every size gives the expected outcome ({exp}); refuted if any "
+                    "size gives a contrary determinate outcome; a missing size leaves it "
+                    "not testable unless another refutes")
+        if self.combine == AT_BEST:
+            lo, hi = self.decision.boundaries()
+            return (f"the best size's ratio: holds if every size's CI lies below {hi:.3g} and "
+                    f"one lies inside [{lo:.3g}, {hi:.3g}]; refuted if a size's CI lies above "
+                    f"{hi:.3g} or every CI below {lo:.3g}")
+        if self.combine == CROSSOVER:
+            return (f"holds if the crossover CI lies inside [{fmt_size(self.band[0])}, "
+                    f"{fmt_size(self.band[1])}]; refuted if it lies outside or if no crossover "
+                    "occurs in a range that spans the band (bootstrap probability >= 0.95)")
+        return "one comparison between thread counts"
+
+    def text(self) -> str:
+        """The rule as printed beside the verdict."""
+        level = S.family_confidence(self.family)
+        pairing = ("paired by block and round when the run has blocks (t CI on the log "
+                   "ratios), else ratio of medians (bootstrap CI)" if self.paired else
+                   "unpaired (ratio of medians, bootstrap CI): the cells are in different "
+                   "blocks")
+        rule = "" if self.combine == CROSSOVER else f"; per comparison: {self.decision.text()}"
+        return (f"{self.statistic}{rule}; {self.combine_text()}; family of {self.family}, "
+                f"{level:.2%} CI (Bonferroni); the CI decides; {pairing}"
+                + (f"; {self.note}" if self.note else ""))
+
+
+def _direction(t: float = THRESHOLD) -> S.DecisionRule:
+    return S.DecisionRule("direction", threshold=t)
+
+
+def _approx(r: float) -> S.DecisionRule:
+    return S.DecisionRule("approx", value=r, tolerance=APPROX_TOL)
+
+
+RULES: dict[str, tuple[Rule, ...]] = {
+    "C1": (
+        Rule("C1", "S1 latency ratio zero-copy / two-copy = window/messages received in a "
+             "stream (inverse message rate), zero-copy over two-copy", "zerocopy", "send",
+             "inv_msg_rate_us", "stream", "veth", PLACEMENTS, 1, (8 * 64,),
+             S.DecisionRule("above", value=100.0), SINGLE, 1,
+             reading="code: S1's latency = window / messages received; 64 B per field x 8 "
+             "fields = 512 B message"),
+        Rule("C1", "round-trip time ratio zero-copy / two-copy (per-trial p50 of a ping-pong)",
+             "zerocopy", "send", "rtt_p50_us", "pingpong", "veth", PLACEMENTS, 1, (64,),
+             S.DecisionRule("above", value=100.0), SINGLE, 1,
+             reading="report's words: latency of a 64 B message, as a round trip"),
+    ),
+    "C2": (
+        Rule("C2", "LLC load misses per byte (sender), two-copy / zero-copy", "send",
+             "zerocopy", "sender_llc_load_misses_per_kib", "stream", "veth", PLACEMENTS, 1,
+             (MiB,), _approx(23 / 2.5), SINGLE, 1, pmu=True,
+             reading="1 MB message (S1's per-field reading would be 8 MB)"),
+    ),
+    "C3": (
+        Rule("C3", "size where zero-copy throughput first reaches two-copy", "zerocopy", "send",
+             "gbit_per_s", "stream", "veth", PLACEMENTS, 1, (), S.DecisionRule("direction"),
+             CROSSOVER, 1, band=(16 * KiB, 64 * KiB),
+             reading="report's words: ~32 KB message (band 16-64 KiB, a factor 2 either way)"),
+        Rule("C3", "size where zero-copy throughput first reaches two-copy", "zerocopy", "send",
+             "gbit_per_s", "stream", "veth", PLACEMENTS, 1, (), S.DecisionRule("direction"),
+             CROSSOVER, 1, band=(8 * 16 * KiB, 8 * 64 * KiB),
+             reading="code: ~32 KB per field x 8 fields = ~256 KB message (band 128-512 KiB)"),
+    ),
+    "C4": (
+        Rule("C4", "throughput ratio one-copy / two-copy per size", "sendmsg", "send",
+             "gbit_per_s", "stream", "veth", PLACEMENTS, 1, S2_SIZES, _direction(), EVERY, 4,
+             expected=(GREATER,) * 4, note="'beats' = greater beyond the 3 % threshold"),
+    ),
+    "C5": (
+        Rule("C5", "throughput ratio zero-copy / two-copy at 512 B and 4 KiB", "zerocopy",
+             "send", "gbit_per_s", "stream", "veth", PLACEMENTS, 1, (512, 4 * KiB),
+             _direction(), EVERY, 2, expected=(NOT_GREATER, GREATER),
+             note="'overtakes between 512 B and 4 KB' = not ahead at 512 B, ahead at 4 KiB"),
+    ),
+    "C6": (
+        Rule("C6", "throughput ratio 8 threads / 4 threads, one-copy, 64 KiB", "8", "4",
+             "gbit_per_s", "stream", "veth", PLACEMENTS, 8, (64 * KiB,),
+             S.DecisionRule("below", value=0.7), THREADS, 1, paired=False,
+             note="'collapses' = a drop of more than 30 % (published 0.40)"),
+    ),
+    "C7": (
+        Rule("C7", "L1d load misses per byte (sender), zero-copy / two-copy", "zerocopy",
+             "send", "sender_l1d_load_misses_per_kib", "stream", "veth", PLACEMENTS, 1, (512,),
+             _approx(61.04 / 23.77), SINGLE, 1, pmu=True),
+    ),
+    "C8": (
+        Rule("C8", "throughput ratio two-copy / one-copy per size", "send", "sendmsg",
+             "gbit_per_s", "stream", "veth", PLACEMENTS, 4, S3_SIZES, _direction(), EVERY, 4,
+             expected=(GREATER, GREATER, GREATER, LESS),
+             note="two-copy 'beats' = greater beyond 3 %; one-copy 'wins' at 64 KiB = less"),
+    ),
+    "C9": (
+        Rule("C9", "throughput ratio zero-copy / two-copy per size", "zerocopy", "send",
+             "gbit_per_s", "stream", "veth", PLACEMENTS, 4, S3_SIZES, _direction(), EVERY, 4,
+             expected=(NOT_GREATER,) * 4, reading="'never beats two-copy'"),
+        Rule("C9", "throughput ratio zero-copy / two-copy, largest over the sizes", "zerocopy",
+             "send", "gbit_per_s", "stream", "veth", PLACEMENTS, 4, S3_SIZES, _approx(0.52),
+             AT_BEST, 4, reading="'at best ~52 % of it'"),
+    ),
+    "C10": (
+        Rule("C10", "round-trip time ratio zero-copy / two-copy (per-trial p50 of a ping-pong)",
+             "zerocopy", "send", "rtt_p50_us", "pingpong", "veth", PLACEMENTS, 1, (64 * KiB,),
+             _approx(65.54 / 19.22), SINGLE, 1,
+             reading="report's words: latency as a round trip",
+             note="S3's code times one recv() in a stream; the stream reading is below"),
+        Rule("C10", "time per message in a stream (window / messages), zero-copy / two-copy",
+             "zerocopy", "send", "inv_msg_rate_us", "stream", "veth", PLACEMENTS, 4,
+             (64 * KiB,), _approx(65.54 / 19.22), SINGLE, 1,
+             reading="code: S3 times recv() in a 4-thread stream (here: inverse message rate)"),
+    ),
+    "C11": (
+        Rule("C11", "throughput ratio 8 threads / the better of 2 and 4 threads, two-copy",
+             "8", "2|4", "gbit_per_s", "stream", "veth", PLACEMENTS, 8, (64 * KiB,),
+             _direction(), THREADS, 1, paired=False,
+             note="holds if the best median is at 2 or 4 threads and 8 threads is less "
+             "(beyond 3 %); super-linearity itself is not tested"),
+    ),
+    "C12": (
+        Rule("C12", "LLC load misses per byte (sender), one-copy / two-copy", "sendmsg", "send",
+             "sender_llc_load_misses_per_kib", "stream", "veth", PLACEMENTS, 4, (16 * KiB,),
+             _approx(68 / 41), SINGLE, 1, pmu=True),
+    ),
+    "C13": (
+        Rule("C13", "throughput ratio sendfile / read-write", "sendfile", "read-write",
+             "gbit_per_s", "file→socket", "loopback", PLACEMENTS, 1, (100_000_000,),
+             _approx(695.33 / 490.83), SINGLE, 1, cache="warm",
+             note="100 MB = 100 000 000 B file over localhost TCP"),
+    ),
+    "C14": (
+        Rule("C14", "throughput ratio splice2 (two pipes) / splice (one pipe) per file size",
+             "splice2", "splice", "gbit_per_s", "file→file", None, (None,), 1, (),
+             _direction(), EVERY, 0, expected=(GREATER,), cache="warm",
+             note="S5 averages over its file sizes: 'faster' must hold at every size; family "
+             "= the file sizes the run's plan declares"),
+    ),
+}
+
+#: C15 is decided in analysis/claims/copies.py (owned there); its rule text for the table
+C15_RULE = ("measured CPU copies per transfer (copy-routine CPU time per byte / memcpy cost per "
+            "byte) against the textbook table; decided in analysis/claims/copies.py")
+
+
+def rules_for(claim: str) -> tuple[Rule, ...]:
+    return RULES.get(claim, ())
+
+
+def rule_text(claim: str) -> str:
+    if claim == "C15":
+        return C15_RULE
+    rs = rules_for(claim)
+    if not rs:
+        return ""
+    return " | ".join((f"[{r.reading}] " if r.reading else "") + r.text() for r in rs)
+
+
+def rules_table(claims: Sequence[str] | None = None) -> list[dict[str, str]]:
+    """One row per rule: the table the book prints and the profiles' family sizes follow."""
+    rows = []
+    for c, rs in RULES.items():
+        if claims and c not in claims:
+            continue
+        for r in rs:
+            rows.append({"claim": c, "reading": r.reading, "configuration": r.configuration(
+                         " / ".join(p for p in r.placements if p) or None),
+                         "statistic": r.statistic, "rule": r.decision.text()
+                         if r.combine not in (CROSSOVER,) else r.combine_text(),
+                         "combine": r.combine_text(), "family": str(r.family or "sizes"),
+                         "pairing": "paired" if r.paired else "unpaired"})
+    return rows

@@ -1,0 +1,116 @@
+"""Two run-level checks beside the claims.
+
+* :func:`send_comparisons`: every message method against two-copy ``send`` (method x size x
+  transport x placement x threads, TCP stream), each read against the +-3 % practical
+  threshold; issue 14's "56 comparisons" are the reference run's loopback cross-core set
+  (:data:`FIFTY_SIX`: 4 methods x 8 sizes at 1 thread + 4 methods x 2 sizes x 2, 4, 8
+  threads), 40 of them inconclusive under the old rule (``legacy=True``).
+* :func:`twin_pairs`: the A/A control. A block holding the same method twice (``twin`` 0
+  and 1) must give a ratio whose CI contains 1.0; a run where it does not says so (about 1
+  honest run in 20 at a 95 % level).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from analysis import stats as S
+from analysis.claims.base import compare_pair, stream_cells
+from analysis.run import MESSAGE_METHODS, Run, select, values
+
+#: the message-method-vs-send set the issue counted on the reference run (the message
+#: chapter's comparison table at its reference transport and placement, every thread count)
+FIFTY_SIX = {"transport": "loopback", "placement": "cross-core"}
+FACTORS = ("transport", "placement", "threads")
+
+
+def send_comparisons(run: Run, legacy: bool = False, threshold: float = S.PRACTICAL_THRESHOLD,
+                     **filters: Any) -> pd.DataFrame:
+    """One row per (method, size, transport, placement, threads) with both the method and
+    ``send``: ratio method/send and its decision against +-threshold.
+
+    Family: the sizes of one (method, transport, placement, threads). ``legacy=False``: the
+    run's declared design (paired by block and round when it has blocks), CI at level
+    1 - 0.05/m, the CI decides. ``legacy=True``: the rule before issue 14 (ratio of medians
+    with a 95 % bootstrap CI, Mann-Whitney p Holm-adjusted over the family, "greater"/"less"
+    only when the adjusted p < 0.05 as well)."""
+    st = select(stream_cells(run), **filters)
+    rule = S.DecisionRule("direction", threshold=threshold)
+    rows: list[dict[str, Any]] = []
+    if st.empty:
+        return pd.DataFrame(rows)
+    for key, g in st.groupby(list(FACTORS), sort=True):
+        conf = dict(zip(FACTORS, key))
+        for meth in [m for m in MESSAGE_METHODS if m != "send" and (g["method"] == m).any()]:
+            sizes = sorted(int(s) for s in g.loc[g["method"] == meth, "size"].unique()
+                           if values(select(g, method=meth, size=s), "gbit_per_s").size >= 2
+                           and values(select(g, method="send", size=s), "gbit_per_s").size >= 2)
+            if not sizes:
+                continue
+            if legacy:
+                fam = S.compare_family([(values(select(g, method=meth, size=s), "gbit_per_s"),
+                                         values(select(g, method="send", size=s), "gbit_per_s"))
+                                        for s in sizes], threshold)
+                for s, c in zip(sizes, fam):
+                    rows.append({**conf, "method": meth, "size": s, "design": "legacy",
+                                 "ratio": c.ratio.value, "lo": c.ratio.lo, "hi": c.ratio.hi,
+                                 "p_adj": c.p_holm, "decision": c.direction, "why": ""})
+                continue
+            for i, s in enumerate(sizes):
+                c = compare_pair(run, g, {"method": meth, "size": s},
+                                 {"method": "send", "size": s}, "gbit_per_s", len(sizes), rule,
+                                 s, seed=i)
+                if c is None:
+                    continue
+                rows.append({**conf, "method": meth, "size": s, "design": c.primary.kind,
+                             "n": c.primary.n, "ratio": c.primary.ratio.value,
+                             "lo": c.primary.ratio.lo, "hi": c.primary.ratio.hi,
+                             "p_adj": c.primary.p_adj, "decision": c.decision.outcome,
+                             "why": c.decision.why,
+                             "sensitivity": (f"{c.sensitivity.kind} → {c.sens_decision.outcome}"
+                                             if c.sensitivity is not None and c.sens_decision
+                                             else "—")})
+    return pd.DataFrame(rows)
+
+
+def inconclusive_count(df: pd.DataFrame) -> tuple[int, int]:
+    """(inconclusive, total) of a :func:`send_comparisons` table."""
+    if df.empty:
+        return 0, 0
+    return int((df["decision"] == "inconclusive").sum()), len(df)
+
+
+def twin_pairs(run: Run, metric: str = "gbit_per_s",
+               threshold: float = S.PRACTICAL_THRESHOLD) -> pd.DataFrame:
+    """The A/A control: per block that holds a method twice (twin 0 and twin 1), the ratio
+    twin 1 / twin 0, paired by round (t CI at 95 %, one comparison per block), the unpaired
+    ratio of medians beside it, and whether the CI contains 1.0 (it should: the two cells
+    are the same measurement)."""
+    m = run.measured
+    if "twin" not in m or not (m["twin"] == 1).any():
+        return pd.DataFrame()
+    rows = []
+    for (block, meth), g in m[m["block"].notna()].groupby(["block", "method"], sort=True):
+        if not ((g["twin"] == 1).any() and (g["twin"] == 0).any()):
+            continue
+        met = "rtt_p50_us" if (g["mode"] == "pingpong").all() else metric
+        t1, t0 = g[g["twin"] == 1], g[g["twin"] == 0]
+        j = pd.concat([t1.groupby("repetition")[met].median().rename("a"),
+                       t0.groupby("repetition")[met].median().rename("b")], axis=1,
+                      join="inner").dropna()
+        p = S.paired_ratio(j["a"].to_numpy(), j["b"].to_numpy(), 1)
+        u = S.unpaired_ratio(values(t1, met), values(t0, met), 1)
+        primary = p if run.primary == S.PAIRED else u
+        r = primary.ratio
+        first = g.iloc[0]
+        rows.append({"block": block, "method": meth, "metric": met,
+                     "configuration": f"{first['transport']}, {first['placement']}, "
+                                      f"{first['mode']}, size {int(first['size'])}",
+                     "rounds": p.n, "design": primary.kind, "ratio": r.value, "lo": r.lo,
+                     "hi": r.hi, "contains 1": bool(r.lo <= 1 <= r.hi),
+                     "decision": S.decide(S.DecisionRule("direction", threshold), r).outcome,
+                     "p": primary.p, "wilcoxon p": p.p_sens,
+                     "unpaired": f"{u.ratio.value:.3f} [{u.ratio.lo:.3f}, {u.ratio.hi:.3f}]"})
+    return pd.DataFrame(rows)
