@@ -1,8 +1,10 @@
 """Compare a run (a reviewer's) with the reference run: cell by cell and claim by claim.
 
-Cells are matched on the factors that define a configuration (:data:`KEY`), not on the
-cell id, which also hashes window lengths: a quick or smoke run on another machine is
-compared with the reference wherever both measured the same configuration.
+Cells are matched on the factors that define a configuration (:data:`KEY`), window length
+(``duration_s``) included, not on the cell id: a run on another machine is compared with the
+reference wherever both measured the same configuration with the same window. A cell that
+matches on everything but its window is not compared (a 0.3 s window is not a 1 s window);
+:func:`unmatched` counts those separately and :func:`window_mismatches` lists them.
 
 Per matched cell, the primary metric (throughput for streams and file transfers, p50
 round trip for pingpong) gives the ratio run / reference of medians with a bootstrap CI,
@@ -33,7 +35,9 @@ from analysis.run import Run, memcpy_gbit
 
 #: Factors that identify the same configuration in two runs.
 KEY = ("kind", "scenario", "command", "method", "mode", "protocol", "transport", "placement",
-       "size", "threads", "cache")
+       "size", "threads", "cache", "duration_s")
+#: The same without the window: what "matches but for the window" is judged on.
+CONFIG = KEY[:-1]
 #: Threshold for the cell verdicts when none is given: the paper's practical threshold.
 DEFAULT_THRESHOLD = S.PRACTICAL_THRESHOLD
 
@@ -68,8 +72,9 @@ def primary_metric(mode: Any) -> tuple[str, bool]:
 
 
 def _key_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """The KEY columns with missing values as "" so None-valued factors group together."""
-    out = df.copy()
+    """The KEY columns with missing values as "" so None-valued factors group together
+    (twin cells of an A/A control are left out: they repeat a cell of their block)."""
+    out = df[df["twin"].fillna(0).astype(int) == 0].copy() if "twin" in df else df.copy()
     for k in KEY:
         out[k] = out[k].astype(object).where(out[k].notna(), "")
     return out
@@ -87,6 +92,8 @@ def _label(key: dict[str, Any]) -> str:
         parts.append(f"{int(key['threads'])} threads")
     if key["cache"]:
         parts.append(key["cache"])
+    if key.get("duration_s") not in (None, ""):
+        parts.append(f"{float(key['duration_s']):g} s window")
     return " ".join(str(p) for p in parts if p != "")
 
 
@@ -145,19 +152,47 @@ def machine_factors(df: pd.DataFrame) -> dict[str, float]:
     return out
 
 
+def _keys(df: pd.DataFrame) -> set[tuple[Any, ...]]:
+    return set(map(tuple, df[list(KEY)].drop_duplicates().itertuples(index=False)))
+
+
 def unmatched(run: Run, ref: Run) -> pd.DataFrame:
-    """How many configurations each run has that the other lacks, per scenario."""
+    """Per scenario: configurations in both runs (same window), only in one, and of those
+    the ones that exist in the other run with another window ("other window only": not
+    compared, since a window's length changes the noise and, for short windows, the mean)."""
     a, b = _key_frame(run.measured), _key_frame(ref.measured)
-    ka = set(map(tuple, a[list(KEY)].drop_duplicates().itertuples(index=False)))
-    kb = set(map(tuple, b[list(KEY)].drop_duplicates().itertuples(index=False)))
+    ka, kb = _keys(a), _keys(b)
+    ca, cb = {k[:-1] for k in ka}, {k[:-1] for k in kb}
     scen = KEY.index("scenario")
     rows = []
     for s in sorted({k[scen] for k in ka | kb}):
         rows.append({"scenario": s,
                      "in both": sum(1 for k in ka & kb if k[scen] == s),
                      "only in run": sum(1 for k in ka - kb if k[scen] == s),
-                     "only in reference": sum(1 for k in kb - ka if k[scen] == s)})
+                     "only in reference": sum(1 for k in kb - ka if k[scen] == s),
+                     "other window only": sum(1 for k in ka - kb if k[scen] == s
+                                              and k[:-1] in cb)
+                     + sum(1 for k in kb - ka if k[scen] == s and k[:-1] in ca)})
     return pd.DataFrame(rows)
+
+
+def window_mismatches(run: Run, ref: Run) -> pd.DataFrame:
+    """Configurations both runs measured but with different windows: not compared."""
+    a, b = _key_frame(run.measured), _key_frame(ref.measured)
+    wa: dict[tuple[Any, ...], set[Any]] = {}
+    wb: dict[tuple[Any, ...], set[Any]] = {}
+    for k in _keys(a):
+        wa.setdefault(k[:-1], set()).add(k[-1])
+    for k in _keys(b):
+        wb.setdefault(k[:-1], set()).add(k[-1])
+    rows = []
+    for c in sorted(set(wa) & set(wb), key=str):
+        if wa[c] != wb[c]:
+            key = dict(zip(CONFIG, c), duration_s="")
+            rows.append({"configuration": _label(key),
+                         "window run (s)": ", ".join(f"{float(x):g}" for x in sorted(wa[c]) if x != ""),
+                         "window reference (s)": ", ".join(f"{float(x):g}" for x in sorted(wb[c]) if x != "")})
+    return pd.DataFrame(rows, columns=["configuration", "window run (s)", "window reference (s)"])
 
 
 def verdict_counts(cells: pd.DataFrame) -> pd.DataFrame:
@@ -201,19 +236,31 @@ def agreement(v_run: str, v_ref: str) -> str:
 
 def compare_claims(run_results: Sequence[C.ClaimResult],
                    ref_results: Sequence[C.ClaimResult]) -> pd.DataFrame:
-    """Claim verdicts of both runs side by side (claims present in both lists)."""
-    by_ref = {r.claim: r for r in ref_results}
+    """Claim verdicts of both runs side by side, per claim and part (placement, reading);
+    a part one run could not test at all (one row for the claim) is set against each of the
+    other run's parts."""
+    by_ref = {r.key: r for r in ref_results}
+    whole_ref = {r.claim: r for r in ref_results if not r.part}
+    whole_run = {r.claim: r for r in run_results if not r.part}
     rows = []
+    pairs = []
     for r in run_results:
-        q = by_ref.get(r.claim)
-        if q is None:
-            continue
-        rows.append({"claim": r.claim, "statement": r.statement,
+        q = by_ref.get(r.key) or whole_ref.get(r.claim)
+        if q is not None:
+            pairs.append((r, q))
+    seen = {q.key for _, q in pairs}
+    for q in ref_results:
+        if q.key not in seen and q.claim in whole_run:
+            pairs.append((whole_run[q.claim], q))
+    for r, q in pairs:
+        rows.append({"claim": r.claim, "for": r.part or q.part or "—",
+                     "statement": r.statement,
                      "reference": q.verdict, "reference estimate": q.ci_text(),
                      "run": r.verdict, "run estimate": r.ci_text(),
                      "agreement": agreement(r.verdict, q.verdict),
                      "reference configuration": q.configuration or q.reason,
                      "run configuration": r.configuration or r.reason})
+    rows.sort(key=lambda x: int(str(x["claim"]).lstrip("CP") or 0))
     return pd.DataFrame(rows)
 
 

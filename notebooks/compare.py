@@ -61,11 +61,17 @@ show_table(K.machines(run, ref))
 # %% [markdown]
 # ## Which configurations both runs measured
 #
-# Only configurations in both runs can be compared. A quick or smoke run covers a subset
-# of the reference's `paper` profile.
+# Only configurations in both runs can be compared, and only with the same window length
+# (`duration_s`): a 0.3 s window is not compared with a 1 s one. *Other window only* counts
+# the configurations the other run measured with another window; they are listed below.
 
 # %% tags=["remove-input"]
 show_table(K.unmatched(run, ref))
+wm = K.window_mismatches(run, ref)
+if len(wm):
+    note(f"{len(wm)} configuration(s) measured by both runs with different windows were not "
+         "compared:")
+    show_table(wm)
 cells = K.compare_cells(run, ref, threshold=threshold)
 if cells.empty:
     note("The runs share no configuration: nothing to compare cell by cell.")

@@ -30,9 +30,10 @@ def _planted(cfg: dict) -> bool:
     return cfg.get("kind") == "copybench" and all(cfg.get(k) == v for k, v in PLANTED.items())
 
 
-def _reviewer_run(src: Path, dst: Path) -> None:
-    """A copy of src as if measured on a machine twice as fast, with longer windows (cell
-    ids differ), and one configuration (PLANTED) at half the reference's throughput."""
+def _reviewer_run(src: Path, dst: Path, window: float | None = None) -> None:
+    """A copy of src as if measured on a machine twice as fast (cell ids differ), and one
+    configuration (PLANTED) at half the reference's throughput; ``window`` changes every
+    cell's window length (then nothing may match)."""
     dst.mkdir(parents=True)
     for name in ("manifest.json", "plan.json"):
         (dst / name).write_text((src / name).read_text())
@@ -40,7 +41,8 @@ def _reviewer_run(src: Path, dst: Path) -> None:
     for line in (src / "trials.jsonl").read_text().splitlines():
         rec = json.loads(line)
         cfg = rec["config"]
-        cfg["duration_s"] = 5.0
+        if window is not None:
+            cfg["duration_s"] = window
         res = rec["result"]
         factor = 0.5 if _planted(cfg) else SPEEDUP
         if res.get("rtt_ns"):
@@ -68,6 +70,20 @@ def test_cells_match_on_factors_not_ids(runs: tuple[A.Run, A.Run, A.Run]) -> Non
     assert len(cells) == n_configs  # every configuration matched despite other cell ids
     assert (cells["n_run"] == 3).all() and (cells["n_ref"] == 3).all()
     assert set(cells["metric"]) == {"gbit_per_s", "rtt_p50_us"}
+
+
+def test_cells_with_another_window_are_not_matched(
+        runs: tuple[A.Run, A.Run, A.Run], tmp_path: Path) -> None:
+    ref, other, _ = runs
+    _reviewer_run(other.path, tmp_path / "long", window=5.0)
+    long = A.load_run(tmp_path / "long")
+    assert K.compare_cells(long, ref).empty
+    tab = K.unmatched(long, ref)
+    assert (tab["in both"] == 0).all()
+    assert (tab["other window only"] == tab["only in run"] + tab["only in reference"]).all()
+    wm = K.window_mismatches(long, ref)
+    assert len(wm) == len(ref.measured.groupby(list(K.CONFIG), dropna=False))
+    assert set(wm["window run (s)"]) == {"5"} and set(wm["window reference (s)"]) == {"2"}
 
 
 def test_a_faster_machine_and_one_changed_shape(runs: tuple[A.Run, A.Run, A.Run]) -> None:
@@ -99,7 +115,8 @@ def test_a_run_against_itself_differs_nowhere(runs: tuple[A.Run, A.Run, A.Run]) 
     assert set(cells["verdict"]) <= {K.SAME, K.INCONCLUSIVE}
     assert not cells["differs"].any()
     claims = K.compare_claims(C.evaluate(ref), C.evaluate(ref))
-    assert len(claims) == 15
+    assert claims["claim"].nunique() == 15
+    assert len(claims) == len(C.evaluate(ref))
     assert K.DISAGREE not in set(claims["agreement"])
 
 
