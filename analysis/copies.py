@@ -483,9 +483,16 @@ def calibrate(configs: list[Config], seed: int = 13, resamples: int = RESAMPLES
                     cnt_rows.append({**row, **_report(tot_v, tot_r, BOUND, g)})
                 else:
                     cnt_rows.append({**row, **_unreported("a side has no calibration point")})
-    val = pd.DataFrame(val_rows)
-    cnt = pd.DataFrame(cnt_rows)
+    val = pd.DataFrame(val_rows, columns=None if val_rows else VALIDATION_COLUMNS)
+    cnt = pd.DataFrame(cnt_rows, columns=None if cnt_rows else COUNT_COLUMNS)
     return val, cnt, group_objs
+
+
+VALIDATION_COLUMNS = [*CONFIG_KEY, "group", "side", "known", "estimate", "lo", "hi", "error",
+                      "pass", "samples", "profiled_trials"]
+COUNT_COLUMNS = [*CONFIG_KEY, "group", "side", "copy_share", "copy_cpu_s_per_gb", "samples",
+                 "copy_samples", "profiled_trials", "measured_trials", "known", "count", "lo",
+                 "hi", "identifiable", "reason", "raw_count"]
 
 
 def _gname(gkey: tuple) -> str:
