@@ -205,3 +205,85 @@ def available() -> tuple[bool, str]:
 def store(reduction: Reduction, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic.write_text(path, json.dumps(reduction.to_json(), indent=1) + "\n")
+
+
+# ------------------------------------------------------------ what a run must profile
+#
+# The copy-count calibration (analysis/copies.py) estimates the CPU cost of one copied
+# byte per side from the configurations whose count is known, in the same run, at the same
+# transport, placement and size, and validates it by leave-one-out. A run supports a
+# reported count at a (transport, placement, size) only if it profiled, there:
+#   * message (TCP): send, sendmsg, zerocopy (known when every completion is COPIED, as on
+#     loopback and veth) and the methods to be counted (uring-zc, vmsplice);
+#   * file→socket at the same sizes: read-write, mmap-write, sendfile, splice, splice2;
+#   * udp-forward: send and sendmsg (the known ones) with zerocopy/uring-zc;
+#   * file→file: read-write, sendfile, splice and copy_file_range (a calibration point only
+#     where the manifest records a non-reflink file system for the copy directory);
+# with several profiled trials per configuration (CALIBRATION_PROFILED_TRIALS; trial-to-
+# trial variation of a side's CPU per byte was ±15-30 % on a loaded 2-CPU VM, so 3 trials
+# leave ±10-15 %; 5 make ±0.25 copies reachable) of at least CALIBRATION_WINDOW_S each (the
+# reduction cuts them into WINDOW_S windows). The plan gives one profiled trial per cell
+# (repetition 0); the analysis takes every trial with repetition <= 0 as a profiled trial
+# of its configuration, so a plan that gives N per cell should number them 0, -1, ...,
+# -(N-1) (ids <cell>-p, <cell>-p2, ...) and spread them over rounds.
+
+CALIBRATION_PROFILED_TRIALS = 5
+CALIBRATION_WINDOW_S = 2.0
+CALIBRATION_MESSAGE_SIZES = ("64K", "256K", "1M")
+CALIBRATION_FILE_SIZES = ("64K", "256K", "1M", "16M")
+CALIBRATION_UDP_SIZES = ("16K", "32K")
+
+
+def calibration_experiments(transports: tuple[str, ...] = ("loopback", "veth"),
+                            placements: tuple[str, ...] = ("cross-core", "same-core"),
+                            message_sizes: tuple[str, ...] = CALIBRATION_MESSAGE_SIZES,
+                            file_sizes: tuple[str, ...] = CALIBRATION_FILE_SIZES,
+                            udp_sizes: tuple[str, ...] = CALIBRATION_UDP_SIZES,
+                            duration_s: float | None = None) -> list[dict]:
+    """The ``[[experiment]]`` tables (as dicts, keys of ``runner.profile``) a profile needs
+    so that the copy count can be calibrated and validated at these sizes, transports and
+    placements. Message and file→socket sizes that coincide share one calibration group
+    (the receivers are the same ``recv`` into a 256 KiB buffer). ``duration_s``: leave it
+    None so the profiled cells are the profile's own cells (a different window makes
+    different cells); the profile's window should be at least CALIBRATION_WINDOW_S."""
+    common: dict = {"perf": True}
+    if duration_s is not None:
+        common["duration_s"] = duration_s
+    exps = [
+        {"name": "copies-message", "command": "send",
+         "methods": ["send", "sendmsg", "zerocopy", "uring-zc", "vmsplice"],
+         "sizes": list(message_sizes), "transports": list(transports),
+         "placements": list(placements), **common},
+        {"name": "copies-file-send", "command": "send",
+         "methods": ["read-write", "mmap-write", "sendfile", "splice", "splice2"],
+         "sizes": list(file_sizes), "caches": ["warm"], "transports": list(transports),
+         "placements": list(placements), **common},
+        {"name": "copies-file-copy", "command": "copy",
+         "methods": ["read-write", "sendfile", "splice", "copy_file_range"],
+         "sizes": [s for s in file_sizes if s in ("1M", "16M")] or ["16M"],
+         "caches": ["warm"], "placements": ["same-core"], **common},
+    ]
+    if udp_sizes:
+        exps.append({"name": "copies-udp-forward", "command": "send",
+                     "methods": ["send", "sendmsg", "zerocopy", "uring-zc"],
+                     "sizes": list(udp_sizes), "transports": ["udp-forward"],
+                     "placements": ["same-core"], **common})
+    return exps
+
+
+def calibration_toml(**kw: object) -> str:
+    """:func:`calibration_experiments` as TOML text to paste into a profile."""
+    def val(v: object) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, (int, float)):
+            return repr(v)
+        if isinstance(v, list):
+            return "[" + ", ".join(val(x) for x in v) + "]"
+        return json.dumps(v)
+    out = []
+    for e in calibration_experiments(**kw):  # type: ignore[arg-type]
+        out.append("[[experiment]]")
+        out += [f"{k} = {val(v)}" for k, v in e.items()]
+        out.append("")
+    return "\n".join(out)
