@@ -95,11 +95,12 @@ def wide(bd: pd.DataFrame) -> pd.DataFrame:
     if bd.empty:
         return bd
     idx = ["scenario", "transport", "size", "method", "side"]
-    w = bd.pivot_table(index=idx, columns="category", values="cpu_s_per_gb", aggfunc="sum",
-                       dropna=False).reindex(columns=list(CATEGORIES)).fillna(0.0)
+    d = bd.assign(transport=bd["transport"].fillna("—"))
+    w = (d.groupby([*idx, "category"], sort=True)["cpu_s_per_gb"].sum()
+         .unstack("category").reindex(columns=list(CATEGORIES)).fillna(0.0))
     w["total"] = w.sum(axis=1)
-    n = bd.groupby(idx)["side_samples"].first()
-    w["samples"] = n
+    w["samples"] = d.groupby(idx)["side_samples"].first()
+    w["profiled trials"] = d.groupby(idx)["profiled_trials"].first()
     return w.reset_index()
 
 
