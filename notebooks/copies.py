@@ -77,6 +77,7 @@ show_table(CP.known_table())
 
 # %% tags=["remove-input"]
 if not fmt2:
+    glue_text("copies_interference", "not measured (profile format 1)")
     note("This run's CPU profiles do not separate the sending from the receiving threads "
          "(profile format 1, or no profiles): the copy count cannot be calibrated. Only the "
          "copy-routine share of copybench's samples is shown below.")
@@ -98,6 +99,18 @@ else:
     show_table(gt, floatfmt="{:.3f}")
     n_ok = sum(g.identifiable for g in groups)
     glue_text("copies_validation", f"{n_ok} of {len(groups)} calibration groups validate")
+    # how busy the machine was with other work while the profiles were taken
+    sd = prof.sides.groupby(["trial_id", "side"])["samples"].sum().unstack(fill_value=0)
+    allv = sd.sum(axis=1)
+    busy_other = (sd.get("other", 0) / allv).median() if len(sd) else float("nan")
+    ours = (sd.get("sender", 0) + sd.get("receiver", 0)) / allv
+    glue_text("copies_interference",
+              f"{100 * busy_other:.0f} % of the samples of a median profiled trial belong to "
+              f"other processes ({len(sd)} profiled trials; the trial's own threads: "
+              f"{100 * ours.median():.0f} %)")
+    note("Interference: " + f"{100 * busy_other:.0f} % of the samples of a median profiled "
+         f"trial belong to other processes; the trial's own sending and receiving threads "
+         f"hold {100 * ours.median():.0f} %.")
 
 # %% [markdown]
 # ## CPU copies per byte, where identifiable
