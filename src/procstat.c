@@ -230,8 +230,26 @@ static void cpu_json(struct json *j, const char *key, const struct cpu_interfere
 	json_end(j);
 }
 
+static bool listed(const struct cpulist *only, int cpu)
+{
+	if (!only || !only->n)
+		return true;
+	for (int i = 0; i < only->n; i++)
+		if (only->cpu[i] == cpu)
+			return true;
+	return false;
+}
+
 void interference_json(struct json *j, const struct interference *in)
 {
+	interference_json_sel(j, in, NULL, PROCSTAT_MAX_CPUS);
+}
+
+void interference_json_sel(struct json *j, const struct interference *in, const struct cpulist *only, int max)
+{
+	int shown = 0;
+	bool truncated = false;
+
 	if (!in || !in->ok) {
 		json_null(j, "interference");
 		json_str(j, "interference_unavailable", in ? in->why : "not measured");
@@ -249,9 +267,19 @@ void interference_json(struct json *j, const struct interference *in)
 	json_double(j, "steal_frac", in->all.steal_frac);
 	json_double(j, "idle_s", in->all.idle_s);
 	json_begin_array(j, "cpus");
-	for (int i = 0; i < in->n; i++)
+	for (int i = 0; i < in->n; i++) {
+		if (!listed(only, in->cpu[i].cpu))
+			continue;
+		if (shown == max) {
+			truncated = true;
+			break;
+		}
 		cpu_json(j, NULL, &in->cpu[i]);
+		shown++;
+	}
 	json_end_array(j);
+	if (truncated)
+		json_bool(j, "cpus_truncated", true);
 	json_end(j);
 	json_null(j, "interference_unavailable");
 }

@@ -64,6 +64,9 @@ int interference_diff(const struct procstat *a, const struct procstat *b, long u
 		      struct interference *out);
 /* "interference": {...} or null plus "interference_unavailable": reason. */
 void interference_json(struct json *j, const struct interference *in);
+/* The same with "cpus" limited to the CPUs of `only` (NULL or empty: every CPU), at most `max`
+ * of them; "cpus_truncated": true when more were left out. */
+void interference_json_sel(struct json *j, const struct interference *in, const struct cpulist *only, int max);
 
 /* The pair of readings a command takes at its window's edges. */
 struct window_probe {

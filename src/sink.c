@@ -6,6 +6,7 @@
 #include "control.h"
 #include "counters.h"
 #include "pattern.h"
+#include "procstat.h"
 #include "socket.h"
 
 #include <arpa/inet.h>
@@ -18,6 +19,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/* receiver.interference lists at most this many of the sink's CPUs: the RECEIVER control
+ * line, and the sender's copy of it, are bounded (8 KiB) */
+#define SINK_INTERFERENCE_CPUS 16
 #define RECV_BUFFER (256u << 10)
 
 struct sink_opts {
@@ -186,7 +190,13 @@ static void refuse(struct sink_opts *o, int fd, const char *peer, int port, cons
 	fflush(stdout);
 	fprintf(stderr, "copybench sink: refused a connection from %s port %d: %s\n", peer, port, why);
 	if (fd >= 0) {
+		char drain[512];
+		/* read what it sent first: closing with unread data would reset the connection
+		 * before it reads the answer */
+		while (recv(fd, drain, sizeof(drain), MSG_DONTWAIT) > 0)
+			;
 		dprintf(fd, "ERR refused\n");
+		shutdown(fd, SHUT_WR);
 		close(fd);
 	}
 }
@@ -281,7 +291,10 @@ static int serve(int cfd, struct sink_opts *o)
 	bool stopped = false;
 	int served = 1, silent_ms = 0, cport;
 	char cpeer[INET6_ADDRSTRLEN];
+	struct window_probe wp;       /* this host's /proc/stat from MEASURE to STOP (interference) */
+	struct interference *itf = malloc(sizeof(*itf));
 
+	window_probe_init(&wp);
 	peer_addr(cfd, cpeer, sizeof(cpeer), &cport);
 	if (!ctl || !pat)
 		goto out;
@@ -382,8 +395,10 @@ static int serve(int cfd, struct sink_opts *o)
 		silent_ms = 0;
 		if (!strcmp(line, "PING"))
 			continue;
-		if (!strcmp(line, "MEASURE"))
+		if (!strcmp(line, "MEASURE")) {
+			window_probe_start(&wp);
 			atomic_store(&phase, PHASE_MEASURE);
+		}
 		else if (!strcmp(line, "STOP"))
 			stopped = true;
 		else {
@@ -393,12 +408,13 @@ static int serve(int cfd, struct sink_opts *o)
 		}
 	}
 	atomic_store(&phase, PHASE_STOP);
+	window_probe_end(&wp);
 	{
 		struct meter *ms[MAX_THREADS];
 		struct side_totals t;
 		struct json j;
-		char *json = NULL, first[400] = "", cpus[MAX_CPUS * 5 + 4];
-		size_t jlen = 0;
+		char *json = NULL, *ijson = NULL, first[400] = "", cpus[MAX_CPUS * 5 + 4];
+		size_t jlen = 0, ilen = 0;
 		uint64_t checked = 0, mism = 0, bytes = 0, dgrams = 0;
 		FILE *f;
 
@@ -423,16 +439,29 @@ static int serve(int cfd, struct sink_opts *o)
 		json_init(&j, f);
 		side_totals_json(&j, NULL, &t);
 		fclose(f);
+		/* the sink host's interference, its CPUs only (the control line is bounded) */
+		if (itf)
+			window_probe_finish(&wp, itf);
+		f = open_memstream(&ijson, &ilen);
+		if (f) {
+			json_init(&j, f);
+			json_begin(&j, NULL);
+			interference_json_sel(&j, itf, &o->cpus, SINK_INTERFERENCE_CPUS);
+			json_end(&j);
+			fclose(f);
+		}
 		/* add the receiver's CPUs inside the object: replace the final '}' */
 		if (jlen && json[jlen - 1] == '}') {
 			json[jlen - 1] = 0;
 			ctl_send(ctl, &e, "RESULT checked=%llu mismatches=%llu bytes=%llu datagrams=%llu first=%s",
 				 (unsigned long long)checked, (unsigned long long)mism, (unsigned long long)bytes,
 				 (unsigned long long)dgrams, first);
-			ctl_send(ctl, &e, "RECEIVER %s,\"cpus\":[%s]}", json, cpus_json(&o->cpus, cpus, sizeof(cpus)));
+			ctl_send(ctl, &e, "RECEIVER %s,\"cpus\":[%s]%s%s", json, cpus_json(&o->cpus, cpus, sizeof(cpus)),
+				 ijson && ilen > 2 ? "," : "}", ijson && ilen > 2 ? ijson + 1 : "");
 			ctl_send(ctl, &e, "END");
 		}
 		free(json);
+		free(ijson);
 		fprintf(stderr, "copybench sink: session %s %s threads=%d size=%llu: %llu bytes, %s\n",
 			proto_names[ss.proto], mode_names[ss.mode], ss.threads, (unsigned long long)ss.size,
 			(unsigned long long)bytes, mism ? "MISMATCH" : "verified");
@@ -455,6 +484,9 @@ out:
 	free(rcv);
 	free(pat);
 	free(ctl);
+	free(itf);
+	free(wp.start); /* window_probe_finish freed them unless itf was NULL */
+	free(wp.end);
 	return served;
 }
 

@@ -144,6 +144,20 @@ def test_a_trial_records_interference_and_its_window(tmp_path: Path,
     _schema_ok(rec)
 
 
+def test_the_sink_records_its_own_hosts_interference(tmp_path: Path,
+                                                     runner_copybench: Path) -> None:
+    rec = _run(tmp_path, runner_copybench, _cell(placement="cross-core", duration_s=0.5))
+    if rec["status"] != "ok" and execute.window_missed(rec):
+        pytest.skip(f"the machine was too busy for three windows: {rec['error'][:200]}")
+    assert rec["status"] == "ok", rec["error"]
+    rv = rec["result"]["receiver"]
+    ri = rv["interference"]
+    assert ri is not None, rv["interference_unavailable"]
+    assert [c["cpu"] for c in ri["cpus"]] == rv["cpus"] == [1]  # the sink's CPU only
+    assert ri["window_s"] > 0.4
+    _schema_ok(rec)
+
+
 def test_copybench_exit_codes(runner_copybench: Path, tmp_path: Path) -> None:
     """Exit 3 is the missed window alone; the record says so in status, error and window."""
     p = subprocess.run([str(runner_copybench), "copy", "--method", "read-write", "--size", "64K",

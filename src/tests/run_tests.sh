@@ -82,6 +82,16 @@ else:
     for c in itf["cpus"]:
         assert abs(c["cpu_s"] - itf["window_s"]) <= 8 * tick + 0.1 * itf["window_s"], (c, itf["window_s"])
     assert abs(itf["cpu_s"] - sum(c["cpu_s"] for c in itf["cpus"])) <= 8 * tick * (len(itf["cpus"]) + 1), itf
+# the sink's own reading of its host over its window: its CPUs (all when unpinned), or a reason
+rv = res.get("receiver")
+if rv is not None:
+    ri = rv["interference"]
+    if ri is None:
+        assert rv["interference_unavailable"], "receiver interference null without a reason"
+    else:
+        assert ri["source"] == "/proc/stat" and ri["cpus"], ri
+        assert {c["cpu"] for c in ri["cpus"]} <= set(rv["cpus"] or [c["cpu"] for c in ri["cpus"]]), (ri, rv["cpus"])
+        assert ri["window_s"] > 0 and 0 <= (ri["steal_frac"] or 0) <= 1, ri
 assert r["schema_version"] == 1
 assert res["bytes"] > 0 and res["gbit_per_s"] > 0, "no bytes in the window"
 v = res["verify"]

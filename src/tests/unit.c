@@ -240,6 +240,32 @@ static void test_procstat(void)
 	CHECK(procstat_read(&b, path) == -1 && strstr(b.why, "No such file"), "missing file: %s", b.why);
 	CHECK(procstat_read(&b, NULL) == 0 && b.n >= 1, "this machine's /proc/stat: %s", b.why);
 
+	/* the sink's selection: only its CPUs, at most `max`, and says when it left some out */
+	{
+		struct cpulist one = { .n = 1, .cpu = { 1 } };
+
+		CHECK(procstat_parse(stat_b, &b) == 0 && interference_diff(&a, &b, 100, &d) == 0, "diff again: %s", d.why);
+		mem = open_memstream(&text, &len);
+		json_init(&j, mem);
+		json_begin(&j, NULL);
+		interference_json_sel(&j, &d, &one, 16);
+		json_end(&j);
+		fclose(mem);
+		CHECK(strstr(text, "\"cpus\":[{\"cpu\":1,") && !strstr(text, "\"cpu\":0") && !strstr(text, "truncated"),
+		      "only cpu1: %s", text);
+		free(text);
+		mem = open_memstream(&text, &len);
+		json_init(&j, mem);
+		json_begin(&j, NULL);
+		interference_json_sel(&j, &d, NULL, 1);
+		json_end(&j);
+		fclose(mem);
+		CHECK(strstr(text, "\"cpu\":0") && !strstr(text, "\"cpu\":1") && strstr(text, "\"cpus_truncated\":true"),
+		      "at most one CPU: %s", text);
+		free(text);
+		text = NULL;
+	}
+
 	/* JSON: null with the reason when unavailable */
 	d.ok = false;
 	snprintf(d.why, sizeof(d.why), "/proc/stat: nope");
