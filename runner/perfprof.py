@@ -204,7 +204,7 @@ def available() -> tuple[bool, str]:
 
 def store(reduction: Reduction, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic.write_text(path, json.dumps(reduction.to_json(), indent=1) + "\n")
+    atomic.write_text(path, json.dumps(reduction.to_json(), separators=(",", ":")) + "\n")
 
 
 # ------------------------------------------------------------ what a run must profile
