@@ -190,13 +190,7 @@ static void refuse(struct sink_opts *o, int fd, const char *peer, int port, cons
 	fflush(stdout);
 	fprintf(stderr, "copybench sink: refused a connection from %s port %d: %s\n", peer, port, why);
 	if (fd >= 0) {
-		char drain[512];
-		/* read what it sent first: closing with unread data would reset the connection
-		 * before it reads the answer */
-		while (recv(fd, drain, sizeof(drain), MSG_DONTWAIT) > 0)
-			;
 		dprintf(fd, "ERR refused\n");
-		shutdown(fd, SHUT_WR);
 		close(fd);
 	}
 }
