@@ -8,7 +8,8 @@ test-runner: build
 	$(PY) -m pytest -q -rs tests/test_runner_profile.py tests/test_runner_plan.py \
 	  tests/test_runner_system.py tests/test_runner_sweep.py tests/test_originals.py \
 	  tests/test_runner_notebook.py tests/test_copy_safety.py \
-	  tests/test_rundir_safety.py tests/test_runner_design.py tests/test_noise.py
+	  tests/test_rundir_safety.py tests/test_runner_design.py tests/test_noise.py \
+	  tests/test_runner_window.py
 
 test: test-runner
 
