@@ -127,11 +127,11 @@ def plot(bd: pd.DataFrame, title: str = "", method_order: list[str] | None = Non
             left += vals
         ax.set_yticks(range(len(methods)))
         ax.set_yticklabels(methods)
-        ax.invert_yaxis()
         ax.set_xlim(0, xmax)
         ax.set_title(side)
         ax.set_xlabel("CPU-seconds per GB")
         ax.grid(axis="x", alpha=0.3)
+    axes[0][0].set_ylim(len(methods) - 0.5, -0.5)  # first method on top (axes share y)
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8, frameon=False,
                bbox_to_anchor=(0.5, -0.02 - 0.02 * (len(CATEGORIES) // 4)))
