@@ -66,7 +66,7 @@ def test_verdicts_per_placement_not_one_chosen(full_pmu: A.Run) -> None:
         assert all(r.configuration.startswith("veth") for r in res[c]), c
     # C1 under both readings of S1 (its code's inverse message rate at 8 x 64 B, and RTT)
     readings = {r.part.split(", ", 1)[1] for r in res["C1"]}
-    assert len(readings) == 2 and any("512 B" in x for x in readings)
+    assert len(readings) == 2 and any("8 x 64 B" in x for x in readings)
     assert "same-core: " in C.claim_verdict_text(res["C4"])
 
 

@@ -266,10 +266,9 @@ def apply_rule(run: Run, rule: "Rule", stmt: tuple[str, str, str],
         undecided = [s for s, c in have.items() if c.decision.outcome == "inconclusive"]
         if contrary:
             r.verdict, pick = REFUTED, have[contrary[0]]
-        elif missing:
-            r.verdict = NOT_TESTABLE
-            pick = have[undecided[0]] if undecided else next(iter(have.values()))
-        elif undecided:
+        elif missing and not undecided:  # agrees wherever measured, but a size is missing
+            r.verdict, pick = NOT_TESTABLE, next(iter(have.values()))
+        elif undecided:  # (a missing size could not make it hold either)
             r.verdict, pick = INCONCLUSIVE, have[undecided[0]]
         else:
             r.verdict = HOLDS
@@ -283,7 +282,7 @@ def apply_rule(run: Run, rule: "Rule", stmt: tuple[str, str, str],
             r.verdict, pick = REFUTED, above[0]
         elif finite and all(c.primary.ratio.hi < band_lo for c in have.values()):
             r.verdict, pick = REFUTED, best
-        elif missing:
+        elif missing and finite and all(c.primary.ratio.hi <= band_hi for c in have.values()):
             r.verdict, pick = NOT_TESTABLE, best
         elif finite and all(c.primary.ratio.hi <= band_hi for c in have.values()) and any(
                 c.decision.outcome == "holds" for c in have.values()):
@@ -373,10 +372,11 @@ def evaluate_rules(run: Run, rules: Sequence["Rule"], stmt: tuple[str, str, str]
 
 
 def collapse(out: list[ClaimResult]) -> list[ClaimResult]:
-    if len(out) > 1 and all(x.verdict == NOT_TESTABLE for x in out) and \
-            len({x.reason for x in out}) == 1:
+    if len(out) > 1 and all(x.verdict == NOT_TESTABLE and not math.isfinite(x.value)
+                            for x in out):
         one = out[0]
         one.part = ""
+        one.reason = "; ".join(dict.fromkeys(x.reason for x in out))
         one.rule = " | ".join(dict.fromkeys(x.rule for x in out))
         one.configuration = " | ".join(dict.fromkeys(x.configuration for x in out))
         return [one]

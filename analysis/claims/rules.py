@@ -100,8 +100,8 @@ class Rule:
                             for s, e in zip(self.sizes, self.expected)) if self.sizes else \
                 "/".join(sorted(self.expected[0])) + " at every size"
             return (f"holds if every size gives the expected outcome ({exp}); refuted if any "
-                    "size gives a contrary determinate outcome; a missing size leaves it "
-                    "not testable unless another refutes")
+                    "size gives a contrary determinate outcome; else inconclusive if a size "
+                    "is undecided, not testable if a size is missing")
         if self.combine == AT_BEST:
             lo, hi = self.decision.boundaries()
             return (f"the best size's ratio: holds if every size's CI lies below {hi:.3g} and "
@@ -140,28 +140,31 @@ RULES: dict[str, tuple[Rule, ...]] = {
              "stream (inverse message rate), zero-copy over two-copy", "zerocopy", "send",
              "inv_msg_rate_us", "stream", "veth", PLACEMENTS, 1, (8 * 64,),
              S.DecisionRule("above", value=100.0), SINGLE, 1,
-             reading="code: S1's latency = window / messages received; 64 B per field x 8 "
-             "fields = 512 B message"),
+             reading="S1's code: window/messages, 8 x 64 B",
+             note="S1's code computes latency as the window over the messages received in a "
+             "stream (an inverse message rate), and its size is per field: 8 x 64 B = 512 B"),
         Rule("C1", "round-trip time ratio zero-copy / two-copy (per-trial p50 of a ping-pong)",
              "zerocopy", "send", "rtt_p50_us", "pingpong", "veth", PLACEMENTS, 1, (64,),
              S.DecisionRule("above", value=100.0), SINGLE, 1,
-             reading="report's words: latency of a 64 B message, as a round trip"),
+             reading="report's words: round trip, 64 B"),
     ),
     "C2": (
         Rule("C2", "LLC load misses per byte (sender), two-copy / zero-copy", "send",
              "zerocopy", "sender_llc_load_misses_per_kib", "stream", "veth", PLACEMENTS, 1,
              (MiB,), _approx(23 / 2.5), SINGLE, 1, pmu=True,
-             reading="1 MB message (S1's per-field reading would be 8 MB)"),
+             reading="", note="1 MB message (S1's per-field reading would be 8 MB)"),
     ),
     "C3": (
         Rule("C3", "size where zero-copy throughput first reaches two-copy", "zerocopy", "send",
              "gbit_per_s", "stream", "veth", PLACEMENTS, 1, (), S.DecisionRule("direction"),
              CROSSOVER, 1, band=(16 * KiB, 64 * KiB),
-             reading="report's words: ~32 KB message (band 16-64 KiB, a factor 2 either way)"),
+             reading="report's words: 32 KB message",
+             note="~32 KB: a band of a factor 2 either way"),
         Rule("C3", "size where zero-copy throughput first reaches two-copy", "zerocopy", "send",
              "gbit_per_s", "stream", "veth", PLACEMENTS, 1, (), S.DecisionRule("direction"),
              CROSSOVER, 1, band=(8 * 16 * KiB, 8 * 64 * KiB),
-             reading="code: ~32 KB per field x 8 fields = ~256 KB message (band 128-512 KiB)"),
+             reading="S1's code: 32 KB per field",
+             note="S1's size is per field: ~32 KB x 8 fields = ~256 KB message, band 128-512 KiB"),
     ),
     "C4": (
         Rule("C4", "throughput ratio one-copy / two-copy per size", "sendmsg", "send",
@@ -194,21 +197,22 @@ RULES: dict[str, tuple[Rule, ...]] = {
     "C9": (
         Rule("C9", "throughput ratio zero-copy / two-copy per size", "zerocopy", "send",
              "gbit_per_s", "stream", "veth", PLACEMENTS, 4, S3_SIZES, _direction(), EVERY, 4,
-             expected=(NOT_GREATER,) * 4, reading="'never beats two-copy'"),
+             expected=(NOT_GREATER,) * 4, reading="never beats"),
         Rule("C9", "throughput ratio zero-copy / two-copy, largest over the sizes", "zerocopy",
              "send", "gbit_per_s", "stream", "veth", PLACEMENTS, 4, S3_SIZES, _approx(0.52),
-             AT_BEST, 4, reading="'at best ~52 % of it'"),
+             AT_BEST, 4, reading="at best ~52 %"),
     ),
     "C10": (
         Rule("C10", "round-trip time ratio zero-copy / two-copy (per-trial p50 of a ping-pong)",
              "zerocopy", "send", "rtt_p50_us", "pingpong", "veth", PLACEMENTS, 1, (64 * KiB,),
              _approx(65.54 / 19.22), SINGLE, 1,
-             reading="report's words: latency as a round trip",
-             note="S3's code times one recv() in a stream; the stream reading is below"),
+             reading="report's words: round trip",
+             note="S3's code times one recv() in a stream: see the other reading"),
         Rule("C10", "time per message in a stream (window / messages), zero-copy / two-copy",
              "zerocopy", "send", "inv_msg_rate_us", "stream", "veth", PLACEMENTS, 4,
              (64 * KiB,), _approx(65.54 / 19.22), SINGLE, 1,
-             reading="code: S3 times recv() in a 4-thread stream (here: inverse message rate)"),
+             reading="S3's code: stream",
+             note="S3's code times recv() in a 4-thread stream; here: window / messages"),
     ),
     "C11": (
         Rule("C11", "throughput ratio 8 threads / the better of 2 and 4 threads, two-copy",
