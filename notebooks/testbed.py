@@ -248,3 +248,32 @@ glue_text("stat_band", f"[{1 - S.PRACTICAL_THRESHOLD:.2f}, {1 + S.PRACTICAL_THRE
 glue_text("stat_alpha", f"{S.ALPHA:g}")
 glue_text("stat_resamples", f"{S.N_RESAMPLES}")
 glue_text("stat_confidence", f"{S.CONFIDENCE:.0%}")
+
+# %% [markdown]
+# ## The A/A control: the study's false-positive check
+#
+# A block of the block design holds one method twice, as two cells (the *twin*). The two are
+# the same measurement, so their ratio's CI must contain 1.0; in an honest run it misses 1.0
+# about once in 20 (a 95 % interval), and a run where it does is reported as such here, never
+# rerun away.
+
+# %% tags=["remove-input"]
+from analysis import claims as C  # noqa: E402
+
+aa = C.twin_pairs(run)
+if aa.empty:
+    glue_text("aa_summary", "not measured: this run has no A/A block (runs made before the "
+              "block design have none)")
+    note("This run has no A/A block.")
+else:
+    missed = aa[~aa["contains 1"]]
+    parts = [f"{r['method']} ({r['configuration']}, {r['rounds']} rounds): "
+             f"{r['ratio']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}]" for _, r in aa.iterrows()]
+    verdict = ("its CI contains 1.0" if missed.empty else
+               f"**the CI misses 1.0 in {len(missed)} of {len(aa)} A/A block(s): this run's "
+               "A/A comparison is 'different', so differences of that size elsewhere in this "
+               "run may be false positives**")
+    glue_text("aa_summary", "; ".join(parts) + f" ({aa.iloc[0]['design']}); " + verdict)
+    if not missed.empty:
+        note("The A/A comparison of this run is 'different': its CI does not contain 1.0.")
+    show_table(aa)
