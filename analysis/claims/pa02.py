@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from analysis import stats as S
-from analysis.claims.base import (HOLDS, INCONCLUSIVE, REFUTED, ClaimResult,
-                                  _result, collapse, evaluate_rules, rule_cells,
+from analysis.claims.base import (HOLDS, INCONCLUSIVE, REFUTED, ClaimResult, Compared,
+                                  _result, collapse, compare_pair, evaluate_rules, rule_cells,
                                   set_estimate)
 from analysis.claims.rules import RULES, Rule
 from analysis.fmt import fmt_num
@@ -43,6 +42,27 @@ def _threads(run: Run, rule: Rule, placement: str | None, method: str, th: int
     return values(select(d, method=method, size=rule.sizes[0], threads=th), rule.metric)
 
 
+def _threads_compare(run: Run, rule: Rule, placement: str | None, method: str, a: int,
+                     b: int) -> Compared:
+    """Thread count a against b: paired where both are in one block (the profile's
+    pair_threads), else the ratio of medians."""
+    d = rule_cells(run, rule, placement)
+    f = {"method": method, "size": rule.sizes[0]}
+    c = compare_pair(run, d, {**f, "threads": a}, {**f, "threads": b}, rule.metric,
+                     rule.family, rule.decision, rule.sizes[0], rule.paired)
+    assert c is not None  # both sides were checked to have data
+    return c
+
+
+def _fill(r: ClaimResult, c: Compared) -> None:
+    set_estimate(r, c.primary.ratio)
+    r.design = c.primary.kind
+    if c.sensitivity is not None and c.sens_decision is not None:
+        s = c.sensitivity.ratio
+        r.sensitivity = (f"{c.sensitivity.kind}: {fmt_num(s.value)} [{fmt_num(s.lo)}, "
+                         f"{fmt_num(s.hi)}] → {c.sens_decision.outcome}")
+
+
 def _stream_threads_missing(run: Run, rule: Rule, placement: str | None,
                             need: tuple[int, ...], method: str) -> str | None:
     have = [th for th in need if _threads(run, rule, placement, method, th).size >= 2]
@@ -63,11 +83,9 @@ def c6(run: Run) -> list[ClaimResult]:
             r.reason = why
             out.append(r)
             continue
-        t = S.unpaired_ratio(_threads(run, rule, pl, "sendmsg", 8),
-                             _threads(run, rule, pl, "sendmsg", 4), rule.family)
-        dec = S.decide(rule.decision, t.ratio)
-        set_estimate(r, t.ratio)
-        r.design = S.UNPAIRED
+        c = _threads_compare(run, rule, pl, "sendmsg", 8, 4)
+        dec = c.decision
+        _fill(r, c)
         r.statistic = rule.statistic
         r.verdict = {"holds": HOLDS, "refuted": REFUTED}.get(dec.outcome, INCONCLUSIVE)
         r.boundary = dec.why if r.verdict == INCONCLUSIVE else ""
@@ -90,10 +108,9 @@ def c11(run: Run) -> list[ClaimResult]:
         med = {k: float(np.median(v)) for k, v in x.items()}
         best = max(med, key=lambda k: med[k])
         mid = 2 if med[2] >= med[4] else 4
-        t = S.unpaired_ratio(x[8], x[mid], rule.family)
-        dec = S.decide(rule.decision, t.ratio)
-        set_estimate(r, t.ratio)
-        r.design = S.UNPAIRED
+        c = _threads_compare(run, rule, pl, "send", 8, mid)
+        dec = c.decision
+        _fill(r, c)
         r.statistic = f"{rule.statistic} (= {mid})"
         degrade = dec.outcome == "less"
         r.verdict = HOLDS if best in (2, 4) and degrade else \

@@ -23,12 +23,12 @@ Conventions that follow from the sources:
 * S4's file is 100 MB = 100 000 000 bytes (C13), over localhost TCP (loopback).
 * The verdict's family is the set of comparisons that one verdict combines (the sizes of
   C4, the two sizes of C5, ...): Bonferroni over them. Comparisons across thread counts
-  (C6, C11) are between blocks, so they are unpaired whatever the run's design.
+  (C6, C11) are paired only where the profile puts the thread counts in one block.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
 from analysis import stats as S
@@ -180,8 +180,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
     "C6": (
         Rule("C6", "throughput ratio 8 threads / 4 threads, one-copy, 64 KiB", "8", "4",
              "gbit_per_s", "stream", "veth", PLACEMENTS, 8, (64 * KiB,),
-             S.DecisionRule("below", value=0.7), THREADS, 1, paired=False,
-             note="'collapses' = a drop of more than 30 % (published 0.40)"),
+             S.DecisionRule("below", value=0.7), THREADS, 1,
+             note="'collapses' = a drop of more than 30 % (published 0.40); paired only where "
+             "the profile puts both thread counts in one block (pair_threads)"),
     ),
     "C7": (
         Rule("C7", "L1d load misses per byte (sender), zero-copy / two-copy", "zerocopy",
@@ -216,10 +217,11 @@ RULES: dict[str, tuple[Rule, ...]] = {
     ),
     "C11": (
         Rule("C11", "throughput ratio 8 threads / the better of 2 and 4 threads, two-copy",
-             "8", "2|4", "gbit_per_s", "stream", "veth", PLACEMENTS, 8, (64 * KiB,),
-             _direction(), THREADS, 1, paired=False,
+             "8", "2|4", "gbit_per_s", "stream", "veth", PLACEMENTS, 8, (16 * KiB,),
+             _direction(), THREADS, 1,
              note="holds if the best median is at 2 or 4 threads and 8 threads is less "
-             "(beyond 3 %); super-linearity itself is not tested"),
+             "(beyond 3 %); super-linearity itself is not tested; 16 KiB, the middle of S3's "
+             "4-thread sizes; paired only where the thread counts share a block"),
     ),
     "C12": (
         Rule("C12", "LLC load misses per byte (sender), one-copy / two-copy", "sendmsg", "send",
@@ -234,7 +236,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     ),
     "C14": (
         Rule("C14", "throughput ratio splice2 (two pipes) / splice (one pipe) per file size",
-             "splice2", "splice", "gbit_per_s", "file→file", None, (None,), 1, (),
+             "splice2", "splice", "gbit_per_s", "file→file", None, PLACEMENTS, 1, (),
              _direction(), EVERY, 0, expected=(GREATER,), cache="warm",
              note="S5 averages over its file sizes: 'faster' must hold at every size; family "
              "= the file sizes the run's plan declares"),
