@@ -611,8 +611,8 @@ class Remote:
                 if status == "ok":
                     ex = next((e for e in _events(s_out) if e.get("event") == "exit"), None)
                     if ex is None:
-                        problem = ("the remote sink did not end its session normally (exit "
-                                   f"status {sink_rc})")
+                        problem = ("the remote sink did not end its session normally (it "
+                                   f"was killed or failed; ssh exit status {sink_rc})")
                 return result(status, send_out.read_text(errors="replace"), rc, sink_rc,
                               problem, send_err.read_text(errors="replace")[-200000:])
             finally:

@@ -156,9 +156,9 @@ def open_run(profile: str | None, run_dir: Path | None = None, seed: int | None 
         binary = _binary()
         if remote is not None:  # connected and checked before anything is created
             prof, notes = remote_mod.adapt_profile(prof)
-            for n in notes:
-                _log(n)
             rem = remote_mod.Remote(remote, binary).open()
+            for n in notes:  # after the checks, so a failed check is one line
+                _log(n)
         try:
             run_dir, run_id, plan = sw.prepare_new(prof, run_dir, seed, binary, rehearsal)
             if rem is not None:

@@ -190,7 +190,13 @@ static void refuse(struct sink_opts *o, int fd, const char *peer, int port, cons
 	fflush(stdout);
 	fprintf(stderr, "copybench sink: refused a connection from %s port %d: %s\n", peer, port, why);
 	if (fd >= 0) {
+		char drain[512];
+		/* read what it sent first: closing with unread data would reset the connection
+		 * before it reads the answer */
+		while (recv(fd, drain, sizeof(drain), MSG_DONTWAIT) > 0)
+			;
 		dprintf(fd, "ERR refused\n");
+		shutdown(fd, SHUT_WR);
 		close(fd);
 	}
 }
@@ -223,7 +229,8 @@ static void refuse_waiting(struct sink_opts *o)
 		if (fd < 0)
 			return;
 		peer_addr(fd, peer, sizeof(peer), &port);
-		refuse(o, fd, peer, port, "busy: a session of the runner is running");
+		refuse(o, fd, peer, port, o->peer && strcmp(peer, o->peer_norm) ? "unexpected peer address"
+						       : "busy: a session of the runner is running");
 	}
 }
 
