@@ -9,7 +9,7 @@ test-runner: build
 	  tests/test_runner_system.py tests/test_runner_sweep.py tests/test_originals.py \
 	  tests/test_runner_notebook.py tests/test_copy_safety.py \
 	  tests/test_rundir_safety.py tests/test_runner_design.py tests/test_noise.py \
-	  tests/test_runner_window.py
+	  tests/test_runner_window.py tests/test_remote.py
 
 test: test-runner
 
