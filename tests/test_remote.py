@@ -225,11 +225,11 @@ def test_bad_options_are_usage_errors(host: RemoteHost) -> None:
 
 def test_runner_killed_mid_trial_leaves_nothing_on_the_remote(host: RemoteHost) -> None:
     run_dir = host.tmp / "killed"
-    p = runner(host, "--profile", str(long_profile(host.tmp, duration=4, reps=3)),
+    p = runner(host, "--profile", str(long_profile(host.tmp, duration=3, reps=3)),
                "--run-dir", str(run_dir), background=True)
     try:
         wait_remote_sink(host)
-        time.sleep(1.0)  # inside the trial's window
+        time.sleep(0.5)  # inside the trial's window
         os.kill(p.pid, signal.SIGKILL)  # ip netns exec execs the runner: this is python
         p.wait(timeout=10)
     finally:
@@ -239,6 +239,15 @@ def test_runner_killed_mid_trial_leaves_nothing_on_the_remote(host: RemoteHost) 
     local = subprocess.run(["pgrep", "-af", f"copybench send .*--host {REMOTE_ADDR}"],
                            capture_output=True, text=True, check=False).stdout.strip()
     assert local == "", local
+    # --resume reconnects with the run's remote.json (no --remote options) and completes it
+    done_before = len(records(run_dir)) if (run_dir / "trials.jsonl").exists() else 0
+    assert done_before < 3
+    r = runner(host, "--resume", "--run-dir", str(run_dir), remote=False)
+    assert r.returncode == 0, r.stderr[-2000:]
+    recs = records(run_dir)
+    assert len(recs) == 3 and all(x["status"] == "ok" for x in recs), recs
+    assert all(x["config"]["transport"] == "remote" for x in recs)
+    assert_nothing_left(host)
 
 
 def test_sink_killed_on_the_remote_fails_the_trial_and_the_sweep_goes_on(
