@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats as S
-from analysis.fmt import fmt_num, fmt_size
+from analysis.claims.rules import fmt_size
+from analysis.fmt import fmt_num
 from analysis.run import Run, pmu_status, select, values
 
 if TYPE_CHECKING:

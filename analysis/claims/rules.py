@@ -32,7 +32,14 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from analysis import stats as S
-from analysis.fmt import fmt_size
+from analysis.fmt import fmt_size as _fmt_size
+
+
+def fmt_size(n: float) -> str:
+    """Sizes as the sources give them: 100 000 000 B is "100 MB", not "95.4 MiB"."""
+    if n and int(n) % 1024 and int(n) % 1_000_000 == 0:
+        return f"{int(n) // 1_000_000} MB"
+    return _fmt_size(n)
 
 KiB = 1024
 MiB = 1 << 20
