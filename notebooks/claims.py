@@ -88,15 +88,25 @@ show_table(table[["claim", "for", "statement", "statistic", "configuration", "re
 show_table(pd.DataFrame(C.rules_table()))
 
 # %% [markdown]
-# ## Per-size detail of the claims that combine several comparisons
+# ## Every claim comparison
+#
+# Per comparison: the design, the rounds or trials, the ratio and its CI (at the rule's
+# Bonferroni level), the adjusted p of the test beside it, the rule's reading, and the other
+# design's result, and the CI half-width relative to the ratio over these comparisons.
 
 # %% tags=["remove-input"]
 rows = [dict(claim=r.claim, part=r.part, **d) for r in results for d in r.details]
 if rows:
     det = pd.DataFrame(rows)
+    hw = ((det["hi"] - det["lo"]) / 2 / det["ratio"]).dropna()
+    hw_text = (f"median {hw.median():.1%}, 90th percentile {hw.quantile(0.9):.1%} over "
+               f"{len(hw)} claim comparisons") if len(hw) else "no CI"
+    glue_text("claim_hw", hw_text)
+    note(f"CI half-width relative to the ratio: {hw_text}.")
     det["size"] = det["size"].map(fmt_size)
     show_table(det)
 else:
+    glue_text("claim_hw", "no claim comparison in this run")
     note("No claim comparison was computed in this run.")
 
 # %% [markdown]
