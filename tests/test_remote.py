@@ -250,6 +250,22 @@ def test_runner_killed_mid_trial_leaves_nothing_on_the_remote(host: RemoteHost) 
     assert_nothing_left(host)
 
 
+def test_runner_interrupted_mid_trial_leaves_nothing_on_the_remote(host: RemoteHost) -> None:
+    run_dir = host.tmp / "interrupted"
+    p = runner(host, "--profile", str(long_profile(host.tmp, duration=3, reps=2)),
+               "--run-dir", str(run_dir), background=True)
+    try:
+        wait_remote_sink(host)
+        os.kill(p.pid, signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err[-2000:]
+    assert "resume with" in err and "Traceback" not in err, err[-2000:]
+    assert_nothing_left(host, timeout=5)
+
+
 def test_sink_killed_on_the_remote_fails_the_trial_and_the_sweep_goes_on(
         host: RemoteHost) -> None:
     run_dir = host.tmp / "sinkkilled"
