@@ -369,8 +369,8 @@ def noise_path(profile: Profile) -> Path | None:
     return None
 
 
-#: a rehearsal runs this share of each block's planned rounds (claim and control blocks keep
-#: two, so their statistics run; every other block keeps one)
+#: a rehearsal runs this share of each block's planned rounds, at least one; the A/A control's
+#: block keeps two (so the paired statistics run) and profiled cells two profiled trials
 REHEARSAL_SHARE = 0.1
 
 
@@ -426,12 +426,16 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
         notes.append("warning: " + msg)
     if rehearsal:
         for b in blocks:
-            keep = 2 if b.purpose in ("claim", "control") else 1
+            keep = 2 if "AA" in b.claims else 1
             b.rounds = max(keep, round(b.rounds * REHEARSAL_SHARE))
             b.expected_half_width = D.half_width(b.sd, b.rounds, des.confidence, b.family)
+        cells = {cid: Cell(**{**asdict(c), "perf_trials": min(c.perf_trials, 2)})
+                 for cid, c in cells.items()}
+        singles = _profiled_ids(cells)
         notes.append(f"rehearsal: every block runs about {REHEARSAL_SHARE:.0%} of its planned "
-                     "rounds (claims and control 2, the rest 1): a check that the whole "
-                     "pipeline and book work on this plan, not a result")
+                     "rounds, at least one (the A/A block two), and profiled cells two profiled "
+                     "trials: a check that the pipeline and the book work on this plan, not a "
+                     "result")
     n_rounds = max((b.rounds for b in blocks), default=0)
     rounds = [D.round_order(blocks, seed, r, singles if r == 1 else None)
               for r in range(1, n_rounds + 1)]
