@@ -540,6 +540,15 @@ class Remote:
                                 tail(s_err), problem, time.monotonic() - t0, stderr)
                 refused = [e for e in events if e.get("event") == "refused"]
                 ex = next((e for e in events if e.get("event") == "exit"), None)
+                seen = sorted({e.get("peer") for e in refused
+                               if e.get("reason") == "unexpected peer address"})
+                if rc not in (0, None) and problem is None and seen:
+                    # the sender itself may have been refused: its address seen there is not
+                    # the one the sink was told to serve (NAT, another route)
+                    problem = (f"the remote sink refused connections from {', '.join(seen)} "
+                               f"(it serves only {self.sender_addr}); if that is this host, "
+                               "give --remote-sender-addr with the address the remote sees")
+                    pr.problem = problem
                 pr.remote = {"host": self.spec.host, "data_addr": self.data_addr,
                              "sink_port": port, "sink_pid": rpid, "refused": len(refused),
                              "refused_connections": refused[:20],
@@ -604,7 +613,8 @@ class Remote:
                     if janitor:
                         janitor.note(f"-pg {p.pid}")
                 # the sink ends by itself after its one session (--once)
-                sink_rc = self._finish(sink_p, grace=5.0 if status == "ok" else 0.0)
+                # (a sender that failed may never have reached it: no need to wait then)
+                sink_rc = self._finish(sink_p, grace=5.0 if status == "ok" and rc == 0 else 0.0)
                 sink_p = None
                 if rpid and janitor:
                     janitor.note(f"-rsink {rpid}")
