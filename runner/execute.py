@@ -320,7 +320,7 @@ def _run_copybench(ctx: Context, cell: Cell, trial: Trial, topo: Topology, cpus:
         timeout += 60
     sender = topo.sender_prefix() + core
     if topo.transport == "remote":  # the sink runs on the remote host, over ssh
-        sink = topo.remote.sink_argv(cpus)
+        sink = topo.remote.sink_argv(cpus, idle_s=timeout)
         pr = topo.remote.run_pair(sink, sender, timeout + 20)
     else:
         sink = topo.sink_prefix() + sink_argv(ctx.binary, port, cpus) if cell.has_sink else None

@@ -18,11 +18,12 @@ Before anything is created the runner connects (one multiplexed ssh connection p
 ``runner.ssh``), checks that the remote copybench reports the same ``--build-info`` (version,
 source hash, flags hash) as the local one, that the data address is the remote's and that the
 CPUs exist there. Each trial starts ``copybench sink --once --token-stdin --bind DATA_ADDR
---port 0 --peer SENDER_ADDR --idle-timeout 15`` over ssh: it listens only on the data address,
+--port 0 --peer SENDER_ADDR --idle-timeout T`` over ssh: it listens only on the data address,
 serves only the runner's sender (a per-sweep random token, sent on the sink's stdin and to the
 sender in its environment, never on a command line), refuses and counts everything else, and
 exits when its session ends, when stdin closes (the runner or its ssh went away), when no
-session starts within 15 s, or when the sender's heartbeat stops for 8 s.
+session starts within the trial's timeout (at least 15 s), or when the sender's heartbeat
+stops for 8 s.
 """
 
 from __future__ import annotations
@@ -510,10 +511,12 @@ class Remote:
         """Sender CPUs here as the placement says; the sink's are the remote CPUs."""
         return Cpus(cpus.sender, self.cpus if cpus.sink is not None else None)
 
-    def sink_argv(self, cpus: Cpus) -> list[str]:
+    def sink_argv(self, cpus: Cpus, idle_s: float = SINK_IDLE_S) -> list[str]:
+        """``idle_s``: how long the sink waits for its session (the sender may first write a
+        large file, or start under perf): the trial's timeout, at least SINK_IDLE_S."""
         argv = [self.spec.copybench, "sink", "--bind", self.data_addr, "--port", "0",
                 "--once", "--token-stdin", "--peer", self.sender_addr,
-                "--idle-timeout", str(SINK_IDLE_S)]
+                "--idle-timeout", f"{max(float(idle_s), SINK_IDLE_S):g}"]
         if cpus.sink:
             argv += ["--cpus", cpus.sink]
         # the remote shell prints its pid (the sink's, after exec) for the reaper
