@@ -110,6 +110,13 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
     ver = res.get("verify") or {}
     row["verify_bytes_checked"] = ver.get("bytes_checked")
     row["verify_mismatches"] = ver.get("mismatches")
+    # interference over the window (copybench reads /proc/stat at its edges); null when it
+    # could not be read, with the reason
+    inter = res.get("interference") or {}
+    row["steal_frac"] = inter.get("steal_frac")
+    row["busy_frac"] = inter.get("busy_frac")
+    row["interference_unavailable"] = res.get("interference_unavailable")
+    row["retries"] = len(rec.get("retries") or [])
     return row
 
 
@@ -146,9 +153,34 @@ class Run:
 
     @property
     def measured(self) -> pd.DataFrame:
-        """Successful trials excluding the profiled (perf record, repetition 0) ones."""
+        """Successful trials excluding the profiled (perf record, repetition 0) ones and the
+        trials the run's declared interference rule excludes (:attr:`excluded`)."""
         t = self.trials
-        return t[(t["status"] == "ok") & (t["repetition"].fillna(1) >= 1)]
+        ok = t[(t["status"] == "ok") & (t["repetition"].fillna(1) >= 1)]
+        return ok.drop(index=self.excluded.index)
+
+    @property
+    def steal_rule(self) -> float | None:
+        """The interference rule the profile declared before the run (``[design]
+        exclude_steal_above``): a trial whose window had a larger share of steal time is
+        excluded. None: no rule (nothing is excluded)."""
+        v = ((self.plan or {}).get("design") or {}).get("exclude_steal_above")
+        return float(v) if isinstance(v, (int, float)) else None
+
+    @property
+    def excluded(self) -> pd.DataFrame:
+        """The ok, non-profiled trials the declared interference rule excludes, each with
+        its reason; every one is counted and listed in the book."""
+        t = self.trials
+        rule = self.steal_rule
+        if rule is None or "steal_frac" not in t:
+            return t.iloc[0:0].assign(exclusion=pd.Series(dtype=object))
+        ok = t[(t["status"] == "ok") & (t["repetition"].fillna(1) >= 1)]
+        steal = ok["steal_frac"].astype(float)
+        out = ok[steal > rule].copy()
+        out["exclusion"] = [f"steal {s:.1%} of the window's CPU time > {rule:.0%}"
+                            for s in out["steal_frac"].astype(float)]
+        return out
 
     @property
     def has_blocks(self) -> bool:

@@ -205,6 +205,49 @@ for name in ("smoke", "quick", "claims", "paper"):
         glue_text(f"budget_{name}", "not declared (profile file missing)")
 
 # %% [markdown]
+# ## Interference
+#
+# copybench reads `/proc/stat` at the edges of every trial's window: the share of the
+# window's CPU time the hypervisor stole from this VM, and how busy each CPU was. Below, each
+# trial's result relative to its cell's median against the steal it saw. The exclusion rule
+# is the profile's, declared before the run; every excluded trial is listed.
+
+# %% tags=["remove-input"]
+t_ok = run.trials[(run.trials["status"] == "ok") & (run.trials["repetition"].fillna(1) >= 1)]
+has_steal = "steal_frac" in t_ok and t_ok["steal_frac"].notna().any()
+rule = run.steal_rule
+glue_text("steal_rule", f"a trial whose window had more than {rule:.0%} steal time is excluded"
+          if rule is not None else "none declared (no trial is excluded for interference)")
+glue_text("n_excluded", f"{len(run.excluded):,}")
+if has_steal:
+    d = t_ok[t_ok["steal_frac"].notna()].copy()
+    metric = d["gbit_per_s"].where(d["mode"] != "pingpong", d["rtt_p50_us"]).astype(float)
+    d["relative"] = metric / metric.groupby(d["cell"]).transform("median")
+    d["steal %"] = 100 * d["steal_frac"].astype(float)
+    d["result"] = d["mode"].map({"pingpong": "RTT / cell median"}).fillna(
+        "throughput / cell median")
+    glue_text("steal_summary", f"median {d['steal %'].median():.2f} %, 99th percentile "
+              f"{d['steal %'].quantile(0.99):.2f} %, maximum {d['steal %'].max():.2f} % "
+              f"over {len(d):,} trials")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharey=False)
+    for ax, (name, g) in zip(axes, d.groupby("result")):
+        ax.scatter(g["steal %"], g["relative"], s=6, alpha=0.4)
+        if rule is not None:
+            ax.axvline(100 * rule, color="0.3", ls="--", lw=1)
+        ax.set_xlabel("steal time (% of the window's CPU time)")
+        ax.set_ylabel(name)
+    fig.tight_layout()
+    plt.show()
+    if len(run.excluded):
+        show_table(run.excluded[["trial_id", "method", "size", "transport", "placement",
+                                 "exclusion"]])
+else:
+    glue_text("steal_summary", "not recorded in this run (made before copybench read "
+              "/proc/stat at the window's edges)")
+    note("This run's records carry no interference fields (steal, CPU busy time).")
+
+# %% [markdown]
 # ## Noise against the measurement window
 #
 # How much a trial varies, and how much the ratio of two methods measured back to back in one
