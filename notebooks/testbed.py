@@ -101,6 +101,19 @@ glue_text("memcpy_gbit", f"{bw:.1f} Gbit/s" if bw else "not measured")
 ok, why = A.pmu_status(run)
 glue_text("pmu_status", "available" if ok else "not available")
 glue_text("pmu_reason", why)
+# systemd-detect-virt names the innermost layer (a container) and the CPU's hypervisor flag
+# the VM under it: where both are present, say both
+virt = man.get("virtualization") or {}
+inner = virt.get("detect_virt") if isinstance(virt, dict) else None
+vm = isinstance(virt, dict) and virt.get("hypervisor_flag")
+glue_text("virt", (f"a {inner} container inside a virtual machine (systemd-detect-virt: "
+                   f"{inner}; the CPU's hypervisor flag is set)" if inner not in (None, "none")
+                   and vm and inner not in ("kvm", "qemu", "vmware", "xen", "microsoft",
+                                            "oracle", "amazon") else
+                   f"a virtual machine (systemd-detect-virt: {inner})"
+                   if inner not in (None, "none") else
+                   "a virtual machine (the CPU's hypervisor flag is set)" if vm else
+                   "bare metal as far as systemd-detect-virt and the CPU flags tell"))
 kernel = man.get("kernel")
 glue_text("kernel", kernel if isinstance(kernel, str) else
           (kernel or {}).get("release", "unknown") if isinstance(kernel, dict) else "unknown")
@@ -109,7 +122,7 @@ cpu_text = (cpu.get("model") if isinstance(cpu, dict) else None) or man.get("cpu
 ncpu = (cpu.get("count") if isinstance(cpu, dict) else None) or man.get("cpu_count")
 glue_text("cpu", f"{cpu_text}" + (f" ({ncpu} CPUs)" if ncpu else ""))
 show_table(pd.DataFrame([
-    {"quantity": "memcpy bandwidth (bound drawn in every throughput figure)",
+    {"quantity": "memcpy bandwidth (drawn only at the size it was measured at)",
      "value": f"{bw:.1f} Gbit/s" if bw else "not measured"},
     {"quantity": "hardware PMU counters", "value": ("available: " if ok else "absent: ") + why},
 ]))
