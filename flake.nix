@@ -23,7 +23,7 @@
           python = pkgs.python3.withPackages (ps: [
             ps.papermill ps.jupyter-book ps.myst-nb ps.sphinx ps.sphinxcontrib-bibtex
             ps.pandas ps.seaborn ps.matplotlib ps.scipy ps.statsmodels ps.ipykernel
-            ps.rich ps.jsonschema ps.pytest ps.hypothesis ps.cffconvert ps.numpy ps.jupytext
+            ps.rich ps.jsonschema ps.pytest ps.hypothesis ps.cffconvert ps.numpy ps.jupytext ps.selenium
             (sphinx-mathjax-offline ps)
           ]);
 
@@ -144,7 +144,8 @@
           };
           devShells.default = pkgs.mkShell {
             inputsFrom = [ copybench ];
-            packages = runtimeTools;
+            # chromium + chromedriver: the book's browser test (make test-browser)
+            packages = runtimeTools ++ [ pkgs.chromium pkgs.chromedriver ];
             shellHook = ''
               export COPYBENCH_NIX=1
               echo "copybench dev shell: make test / make reproduce use these tools (no apt, no .venv)"
