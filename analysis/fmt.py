@@ -8,9 +8,15 @@ from analysis import stats as S
 
 
 def fmt_size(n: float | int | None) -> str:
+    """A size as its sources name it: binary units for multiples of 1024 (64 KiB, 1 MiB),
+    decimal units for round decimal sizes (the 100 MB file is "100 MB", not "95.4 MiB")."""
     if n is None or (isinstance(n, float) and not math.isfinite(n)):
         return "n/a"
     n = float(n)
+    if n >= 1000 and n.is_integer() and int(n) % 1024:
+        for unit, f in (("GB", 10 ** 9), ("MB", 10 ** 6), ("kB", 10 ** 3)):
+            if n >= f and int(n) % f == 0:
+                return f"{int(n) // f} {unit}"
     for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= f:
             v = n / f

@@ -1,107 +1,356 @@
 """Figures for the notebooks: seaborn, medians with 95 % bootstrap CIs (seaborn's
-``errorbar=("ci", 95)`` around ``estimator="median"``), labelled axes with units, the memcpy
-bound drawn where it applies. Plotting only; no statistics decisions here."""
+``errorbar=("ci", 95)`` around ``estimator="median"``), labelled axes with units. Plotting
+only; no statistics decisions here.
+
+Every figure shown with :func:`show` is also
+
+* **kept with its data**: the rows it was drawn from (facet, hue, x and y columns, and the
+  trial or cell they came from) are written as a CSV beside the notebook
+  (``$COPYBENCH_FIGDATA/<notebook>-NN.csv``, set by ``make book``; the notebook links it), so
+  a reader can replot it;
+* **checked against the data it claims to show** (:func:`check_figure`): not drawn from an
+  empty selection; a line figure has series of two or more points where its source has them;
+  every x-value and facet of the source appears in the figure; no two labels overlap (text
+  extents measured with matplotlib's renderer, rotated labels as rotated rectangles).
+  The problems are written beside the CSV (``NN.check.json``) and ``tests/test_figures.py``
+  fails on any.
+
+One colour per method (and per cache state, side, tool) across the whole book
+(:data:`COLORS`); sizes are ordered by value and labelled as the sources name them
+(:func:`analysis.fmt.fmt_size`); an upper-bound line is drawn only where it is one: a memcpy
+bandwidth measured at the working-set size of the point it bounds (:func:`memcpy_bounds`).
+"""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import json
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
 from analysis.fmt import fmt_size  # noqa: E402
 
 N_BOOT = 1000
 SEED = 0
 
+# --- one colour per method across the book ---------------------------------------------------
+
+_CB = sns.color_palette("colorblind", 10).as_hex()
+#: Fixed colours: a method (or tool, cache state, side, percentile) has the same colour in
+#: every figure of the book, whichever subset of methods a figure shows.
+COLORS: dict[str, str] = {
+    # message methods
+    "send": _CB[0], "sendmsg": _CB[1], "zerocopy": _CB[2], "uring-zc": _CB[3],
+    "vmsplice": _CB[4],
+    # file methods
+    "read-write": _CB[5], "mmap-write": _CB[6], "sendfile": _CB[7], "splice": _CB[8],
+    "splice2": _CB[9], "copy_file_range": "#000000",
+    # peer tools (never in one figure with each other)
+    "iperf3": "#444444", "sockperf": "#444444",
+    # other hue variables
+    "warm": "#d55e00", "cold": "#0072b2", "n/a": "#999999",
+    "sender": "#cc79a7", "receiver": "#009e73", "total": "#555555",
+    "p50": "#0072b2", "p99": "#e69f00", "p99.9": "#d55e00",
+    "same-core": "#e69f00", "cross-core": "#56b4e9", "unpinned": "#999999",
+    "loopback": "#0072b2", "veth": "#009e73", "udp-forward": "#d55e00",
+}
+_FALLBACK = sns.color_palette("dark", 10).as_hex()
 
 
-def _bound_line(ax: Any, bound: float | None, label: str) -> None:
-    """The memcpy bound as a dashed line, labelled at the left edge."""
-    if bound is not None and np.isfinite(bound):
-        ax.axhline(bound, color="0.3", linestyle="--", linewidth=1)
-        ax.annotate(label, (0.01, bound), xycoords=("axes fraction", "data"),
-                    va="bottom", fontsize=8, color="0.3")
+def color(value: Any) -> str:
+    """The book-wide colour of a method/tool/state; ``copybench send`` is ``send``'s."""
+    v = str(value)
+    if v in COLORS:
+        return COLORS[v]
+    if v.startswith("copybench ") and v.split(" ", 1)[1] in COLORS:
+        return COLORS[v.split(" ", 1)[1]]
+    return _FALLBACK[sum(map(ord, v)) % len(_FALLBACK)]
 
 
-def _finish(g: sns.FacetGrid, xlabel: str, ylabel: str, title: str | None) -> sns.FacetGrid:
-    """Facet titles, axis labels with units, an optional figure title."""
-    g.set_titles(col_template="{col_name}", row_template="{row_name}")
+def palette(values: Iterable[Any]) -> dict[Any, str]:
+    return {v: color(v) for v in values}
+
+
+# --- memcpy bounds -----------------------------------------------------------------------------
+
+def memcpy_bounds(manifest: Mapping[str, Any]) -> dict[int, float]:
+    """memcpy bandwidth (Gbit/s) by the working-set size it was measured at, from the run's
+    manifest (``memcpy`` is one measurement ``{memcpy_gbit_per_s, size}`` or a list of
+    them). A line drawn from it bounds only a point of the same size."""
+    m = manifest.get("memcpy")
+    items = m if isinstance(m, list) else [m] if isinstance(m, dict) else []
+    if isinstance(m, dict) and isinstance(m.get("at_sizes"), list):
+        items = m["at_sizes"]
+    out: dict[int, float] = {}
+    for it in items:
+        if not isinstance(it, dict):
+            continue
+        v = it.get("memcpy_gbit_per_s", it.get("gbit_per_s"))
+        s = it.get("size")
+        if isinstance(v, (int, float)) and isinstance(s, (int, float)) and math.isfinite(v):
+            out[int(s)] = float(v)
+    return out
+
+
+def _bound_marks(ax: Any, bound: Mapping[int, float] | None, xs: Iterable[Any]) -> int:
+    """memcpy bandwidth as a short dashed mark at each x whose working-set size it was
+    measured at; nothing where no measurement matches (then it is no bound)."""
+    if not bound:
+        return 0
+    hits = sorted({int(x) for x in xs if pd.notna(x) and int(x) in bound})
+    for i, x in enumerate(hits):
+        ax.plot([x / 1.4, x * 1.4], [bound[x]] * 2, color="0.2", linestyle="--", linewidth=1.2,
+                label="memcpy at this size" if i == 0 else None)
+    return len(hits)
+
+
+# --- axes, facets, titles ----------------------------------------------------------------------
+
+def setup(name: str | None = None) -> None:
+    """Theme, and which notebook the figures belong to (``$COPYBENCH_NOTEBOOK`` from
+    ``make book``, or ``name``); removes that notebook's old figure data."""
+    sns.set_theme(context="notebook", style="whitegrid", palette="colorblind")
+    plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 100, "figure.max_open_warning": 0})
+    _STATE["name"] = name or os.environ.get("COPYBENCH_NOTEBOOK") or "figure"
+    _STATE["n"] = 0
+    d = _figdata_dir()
+    if d is not None and d.is_dir():
+        for f in d.glob(f"{_STATE['name']}-[0-9][0-9]*"):
+            f.unlink()
+
+
+_STATE: dict[str, Any] = {"name": "figure", "n": 0}
+
+
+def _figdata_dir() -> Path | None:
+    d = os.environ.get("COPYBENCH_FIGDATA")
+    return Path(d) if d else None
+
+
+def _size_ticks(lo: float, hi: float, most: int = 5) -> list[float]:
+    """Powers of two between lo and hi, every k-th, at most ``most`` of them."""
+    if not (lo > 0 and hi > 0):
+        return []
+    a, b = math.floor(math.log2(lo)), math.ceil(math.log2(hi))
+    exps = list(range(a, b + 1))
+    k = 1
+    while len(exps[::k]) > most:
+        k += 1
+    # prefer ticks on powers of 4/16 (64 B, 1 KiB, 16 KiB...) when thinning
+    start = next((e for e in exps[:k] if e % k == 0), exps[0])
+    return [2.0 ** e for e in range(start, b + 1, k) if lo / 1.01 <= 2.0 ** e <= hi * 1.01]
+
+
+def _size_axis(ax: Any, values: Sequence[float] | None = None) -> None:
+    ax.set_xscale("log", base=2)
+    if values is not None and len(values):
+        ticks = _size_ticks(min(values), max(values))
+        if ticks:
+            ax.xaxis.set_major_locator(FixedLocator(ticks))
+            ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt_size(v)))
+    ax._copybench_size_axis = True
+
+
+def _thin_size_ticks(fig: Any, gap: float = 4.0) -> None:
+    """Size ticks whose labels would touch: every second one dropped until they clear."""
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        if not getattr(ax, "_copybench_size_axis", False):
+            continue
+        for _ in range(4):
+            lo, hi = sorted(ax.get_xlim())
+            ticks = [v for v in ax.get_xticks() if lo <= v <= hi]
+            labs = [t for t in ax.get_xticklabels() if t.get_text()
+                    and lo <= t.get_position()[0] <= hi]
+            boxes = sorted((t.get_window_extent(r) for t in labs), key=lambda b: b.x0)
+            if len(ticks) < 3 or not any(b.x0 - a.x1 < gap for a, b in zip(boxes, boxes[1:])):
+                break
+            ax.xaxis.set_major_locator(FixedLocator(ticks[::2]))
+            fig.canvas.draw()
+
+
+def _plain(v: float, _: Any = None) -> str:
+    """Tick numbers as numbers (20, 0.5), not 2×10^1."""
+    if v == 0 or not math.isfinite(v):
+        return "0"
+    return f"{v:,.0f}" if abs(v) >= 10 else f"{v:.3g}"
+
+
+def _log_y(ax: Any) -> None:
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(_plain))
+    lo, hi = ax.get_ylim()
+    # over a narrow range matplotlib labels minor ticks: as numbers, and only then
+    ax.yaxis.set_minor_formatter(FuncFormatter(_plain) if hi / max(lo, 1e-300) < 3
+                                 else FuncFormatter(lambda v, _: ""))
+
+
+def _is_size(col: str | None) -> bool:
+    return bool(col) and "size" in str(col)
+
+
+def _facet_label(var: str | None, value: Any) -> str:
+    if var is None:
+        return ""
+    if _is_size(var) and isinstance(value, (int, float, np.integer, np.floating)):
+        return fmt_size(value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        v = int(value) if float(value).is_integer() else value
+        return f"{var} = {v}"
+    return str(value)
+
+
+def _order(df: pd.DataFrame, col: str | None, given: Sequence[Any] | None = None
+           ) -> list[Any] | None:
+    """Facet order: by value for numbers (sizes 4 KiB < 1 MiB < 100 MB), as given or in
+    the book's method order otherwise."""
+    if col is None or col not in df:
+        return None
+    if given is not None:
+        return [v for v in given if v in set(df[col])]
+    vals = list(pd.unique(df[col].dropna()))
+    if all(isinstance(v, (int, float, np.integer, np.floating)) for v in vals):
+        return sorted(vals)
+    known = list(COLORS)
+    return sorted(vals, key=lambda v: (known.index(v) if v in known else len(known), str(v)))
+
+
+def _finish(g: sns.FacetGrid, xlabel: str, ylabel: str, title: str | None,
+            row: str | None = None, col: str | None = None) -> sns.FacetGrid:
+    """Facet titles (sizes as sizes, numbers with their variable: "threads = 4"), axis
+    labels with units, an optional figure title."""
     g.set_axis_labels(xlabel, ylabel)
+    for key, ax in _axes(g):
+        if row is not None and col is not None:
+            r, c = key
+            ax.set_title(f"{_facet_label(row, r)}, {_facet_label(col, c)}", fontsize=10)
+        elif col is not None or row is not None:
+            ax.set_title(_facet_label(col or row, key), fontsize=10)
+        elif key is not None:
+            ax.set_title("")
     if title:
         g.figure.suptitle(title, y=1.02)
     return g
 
-def setup() -> None:
-    sns.set_theme(context="notebook", style="whitegrid", palette="colorblind")
-    plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 100, "figure.max_open_warning": 0})
+
+def _axes(g: sns.FacetGrid) -> list[tuple[Any, Any]]:
+    """(facet key, axes) pairs; one pair with key None for an unfaceted figure."""
+    return list(g.axes_dict.items()) or [(None, g.ax)]
 
 
-def _size_axis(ax: Any) -> None:
-    ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt_size(v)))
-    for lab in ax.get_xticklabels():
-        lab.set_rotation(30)
+def _meta(g: Any, **kw: Any) -> Any:
+    g._copybench = kw
+    return g
 
+
+def _hue_kws(df: pd.DataFrame, hue: str | None, hue_order: Sequence[Any] | None = None
+             ) -> dict[str, Any]:
+    if hue is None or hue not in df:
+        return {}
+    order = list(hue_order) if hue_order is not None else _order(df, hue)
+    return {"hue_order": order, "palette": palette(order or [])}
+
+
+# --- figure kinds ------------------------------------------------------------------------------
 
 def lines(df: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str,
-          col: str | None = None, row: str | None = None, bound: float | None = None,
-          bound_label: str = "memcpy bound", logx: bool = True, logy: bool = False,
-          title: str | None = None, style: str | None = None) -> sns.FacetGrid:
-    """Median of y per x with its 95 % bootstrap CI band, one line per hue."""
-    wrap = 2 if col is not None and row is None and df[col].nunique() > 2 else None
+          col: str | None = None, row: str | None = None,
+          bound: Mapping[int, float] | None = None, logx: bool = True, logy: bool = False,
+          title: str | None = None, style: str | None = None,
+          source: pd.DataFrame | None = None, col_wrap: int | None = None,
+          **_: Any) -> sns.FacetGrid:
+    """Median of y per x with its 95 % bootstrap CI band, one line per hue. ``bound``
+    (from :func:`memcpy_bounds`) is drawn only at x-values of its own size. ``source``: the
+    part of the run the figure claims to show (default: ``df``), checked by :func:`show`."""
+    ncol = df[col].nunique() if col is not None and col in df else 0
+    wrap = col_wrap or (2 if col is not None and row is None and ncol > 2 else None)
     g = sns.relplot(data=df, x=x, y=y, hue=hue, style=style, col=col, row=row, kind="line",
-                    col_wrap=wrap,
+                    col_wrap=wrap, col_order=_order(df, col), row_order=_order(df, row),
                     estimator="median", errorbar=("ci", 95), n_boot=N_BOOT, seed=SEED,
-                    marker="o", height=3.2, aspect=1.25, facet_kws={"sharey": False})
-    for ax in g.axes.flat:
+                    marker="o", height=3.0, aspect=1.3, facet_kws={"sharey": False},
+                    **_hue_kws(df, hue))
+    drawn = 0
+    for key, ax in _axes(g):
+        sub = _facet_rows(df, key, row, col)
         if logx:
-            _size_axis(ax)
+            _size_axis(ax, sorted(sub[x].dropna().unique()) if len(sub) else None)
         if logy:
-            ax.set_yscale("log")
-        _bound_line(ax, bound, bound_label)
-    return _finish(g, xlabel, ylabel, title)
+            _log_y(ax)
+        if x == "size" or _is_size(x):
+            drawn += _bound_marks(ax, bound, sub[x])
+    if drawn and g.legend is not None:
+        g.legend.set_title(f"{hue}  (dashes: memcpy at that size)")
+    return _meta(_finish(g, xlabel, ylabel, title, row, col), kind="line", data=df, x=x,
+                 y=y, hue=hue, col=col, row=row, style=style, source=source)
+
+
+def _facet_rows(df: pd.DataFrame, key: Any, row: str | None, col: str | None) -> pd.DataFrame:
+    if row is not None and col is not None:
+        return df[(df[row] == key[0]) & (df[col] == key[1])]
+    if row is not None or col is not None:
+        return df[df[row or col] == key]
+    return df
 
 
 def bars(df: pd.DataFrame, x: str, y: str, hue: str | None, xlabel: str, ylabel: str,
          col: str | None = None, order: Sequence[str] | None = None,
-         bound: float | None = None, bound_label: str = "memcpy bound",
-         title: str | None = None) -> sns.FacetGrid:
-    """Median of y per category with its 95 % bootstrap CI as error bars."""
-    wrap = 2 if col is not None and df[col].nunique() > 2 else None
-    g = sns.catplot(data=df, x=x, y=y, hue=hue, col=col, col_wrap=wrap, kind="bar",
-                    estimator="median",
-                    errorbar=("ci", 95), n_boot=N_BOOT, seed=SEED, order=order, height=3.2,
-                    aspect=1.3, sharey=False)
+         bound: Mapping[int, float] | None = None, title: str | None = None,
+         source: pd.DataFrame | None = None, col_wrap: int | None = None,
+         **_: Any) -> sns.FacetGrid:
+    """Median of y per category with its 95 % bootstrap CI as error bars. Each facet
+    lists only the categories it has (no empty slots, no labels for absent methods);
+    category labels are horizontal and the check fails if they collide."""
+    ncol = df[col].nunique() if col is not None and col in df else 0
+    wrap = col_wrap or (2 if col is not None and ncol > 2 else None)
+    order = list(order) if order is not None else _order(df, x)
+    hk = _hue_kws(df, hue)
+    if hue is None or hue == x:
+        hk = {"hue": x, "hue_order": order, "palette": palette(order or []), "legend": False}
+    g = sns.catplot(data=df, x=x, y=y, col=col, col_wrap=wrap, kind="bar",
+                    col_order=_order(df, col), estimator="median", errorbar=("ci", 95),
+                    n_boot=N_BOOT, seed=SEED, order=order, height=3.0, aspect=1.4,
+                    sharey=False, sharex=False, **({"hue": hue} if hue and hue != x else {}),
+                    **hk)
+    _finish(g, xlabel, ylabel, title, None, col)
+    g.figure.canvas.draw()
     for ax in g.axes.flat:
-        for lab in ax.get_xticklabels():
-            lab.set_rotation(30)
-        _bound_line(ax, bound, bound_label)
-    return _finish(g, xlabel, ylabel, title)
+        _declutter_xticks(ax)
+    return _meta(g, kind="bar", data=df, x=x,
+                 y=y, hue=hue, col=col, row=None, source=source)
 
 
-def show(g: Any) -> None:
-    """Render the figure into the notebook output and release it."""
-    fig = g.figure if hasattr(g, "figure") else g
-    from IPython.display import display
-
-    if isinstance(g, sns.FacetGrid):
-        g.tight_layout()  # keeps the legend outside the axes
-    else:
-        fig.tight_layout()
-    display(fig)
-    plt.close(fig)
+def _declutter_xticks(ax: Any, gap: float = 4.0) -> None:
+    """Category labels that would touch their neighbours are set smaller and at 30°."""
+    r = ax.figure.canvas.get_renderer()
+    labs = [t for t in ax.get_xticklabels() if t.get_text()]
+    boxes = sorted((t.get_window_extent(r) for t in labs), key=lambda b: b.x0)
+    if any(b.x0 - a.x1 < gap for a, b in zip(boxes, boxes[1:])):
+        for t in labs:
+            t.set_rotation(30)
+            t.set_ha("right")
+            t.set_rotation_mode("anchor")
+            t.set_fontsize(9)
 
 
 def estimates(df: pd.DataFrame, x: str, y: str, lo: str, hi: str, hue: str, xlabel: str,
               ylabel: str, col: str | None = None, logx: bool = True, logy: bool = False,
-              ref: float | None = None, title: str | None = None) -> sns.FacetGrid:
+              ref: float | None = None, title: str | None = None,
+              source: pd.DataFrame | None = None) -> sns.FacetGrid:
     """Precomputed estimates with their CIs (e.g. bootstrap ratios from analysis.stats) as
     points with error bars, one series per hue."""
-    g = sns.FacetGrid(df, col=col, hue=hue, height=3.2, aspect=1.25, sharey=False)
+    hk = _hue_kws(df, hue)
+    g = sns.FacetGrid(df, col=col, hue=hue, height=3.0, aspect=1.3, sharey=False,
+                      col_order=_order(df, col), **hk)
 
     def draw(data: pd.DataFrame, color: Any = None, label: str | None = None, **_: Any) -> None:
         d = data.sort_values(x)
@@ -110,11 +359,207 @@ def estimates(df: pd.DataFrame, x: str, y: str, lo: str, hi: str, hue: str, xlab
 
     g.map_dataframe(draw)
     g.add_legend()
-    for ax in g.axes.flat:
+    for key, ax in _axes(g):
+        sub = _facet_rows(df, key, None, col)
         if logx:
-            _size_axis(ax)
+            _size_axis(ax, sorted(sub[x].dropna().unique()) if len(sub) else None)
         if logy:
-            ax.set_yscale("log")
+            _log_y(ax)
         if ref is not None:
             ax.axhline(ref, color="0.3", linewidth=1)
-    return _finish(g, xlabel, ylabel, title)
+    return _meta(_finish(g, xlabel, ylabel, title, None, col), kind="line", data=df, x=x,
+                 y=y, hue=hue, col=col, row=None, extra=[lo, hi], source=source)
+
+
+# --- checks ------------------------------------------------------------------------------------
+
+def _texts(fig: Any) -> list[tuple[str, Any]]:
+    """Every visible, non-empty text of the figure, named for the report."""
+    out: list[tuple[str, Any]] = []
+
+    def add(kind: str, t: Any) -> None:
+        if t is not None and t.get_visible() and t.get_text().strip():
+            out.append((f"{kind} {t.get_text()!r}", t))
+
+    for i, ax in enumerate(fig.axes):
+        if not ax.get_visible():
+            continue
+        add(f"axes {i} title", ax.title)
+        add(f"axes {i} x label", ax.xaxis.label)
+        add(f"axes {i} y label", ax.yaxis.label)
+        for axis, lim, pos in ((ax.xaxis, ax.get_xlim(), 0), (ax.yaxis, ax.get_ylim(), 1)):
+            lo, hi = sorted(lim)
+            for t in [*axis.get_ticklabels(), *axis.get_ticklabels(minor=True)]:
+                p = t.get_position()[pos]
+                if lo - 1e-9 * abs(hi - lo) <= p <= hi + 1e-9 * abs(hi - lo):
+                    add(f"axes {i} tick", t)
+        for t in ax.texts:
+            add(f"axes {i} text", t)
+        leg = ax.get_legend()
+        if leg is not None:
+            for t in leg.get_texts():
+                add(f"axes {i} legend", t)
+    for leg in getattr(fig, "legends", []):
+        for t in leg.get_texts():
+            add("legend", t)
+        add("legend title", leg.get_title())
+    if getattr(fig, "_suptitle", None) is not None:
+        add("figure title", fig._suptitle)
+    for t in fig.texts:
+        if t is not getattr(fig, "_suptitle", None):
+            add("figure text", t)
+    return out
+
+
+def _quad(t: Any, renderer: Any) -> np.ndarray:
+    """The four corners (display pixels) of a text's own rectangle, rotated with it: the
+    axis-aligned window extent of a rotated text is larger than the text."""
+    bb = t.get_window_extent(renderer)
+    th = math.radians(t.get_rotation() % 180)
+    c, s = abs(math.cos(th)), abs(math.sin(th))
+    cx, cy = (bb.x0 + bb.x1) / 2, (bb.y0 + bb.y1) / 2
+    W, H = bb.width, bb.height
+    det = c * c - s * s
+    if s < 1e-6 or abs(det) < 1e-3:  # unrotated, or 45 degrees (fall back to the box)
+        w, h, th = W, H, 0.0
+    else:
+        w, h = (c * W - s * H) / det, (c * H - s * W) / det
+    corners = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+    rot = np.array([[math.cos(th), -math.sin(th)], [math.sin(th), math.cos(th)]])
+    return corners @ rot.T + [cx, cy]
+
+
+def _overlap(a: np.ndarray, b: np.ndarray, slack: float = -1.5) -> bool:
+    """Two convex quadrilaterals overlap, or come closer than ``-slack`` pixels (a label
+    touching its neighbour reads as one word), by separating axes."""
+    for poly in (a, b):
+        for i in range(4):
+            e = poly[(i + 1) % 4] - poly[i]
+            n = np.array([-e[1], e[0]])
+            norm = np.hypot(*n)
+            if norm == 0:
+                continue
+            n = n / norm
+            pa, pb = a @ n, b @ n
+            if pa.max() - slack <= pb.min() or pb.max() - slack <= pa.min():
+                return False
+    return True
+
+
+def label_problems(fig: Any) -> list[str]:
+    """Overlapping labels, measured with the figure's renderer after layout (the notebook
+    saves figures with a tight bounding box, so nothing at the edge is cut off)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    texts = [(n, t, _quad(t, renderer)) for n, t in _texts(fig)]
+    probs = []
+    for i in range(len(texts)):
+        for j in range(i + 1, len(texts)):
+            if _overlap(texts[i][2], texts[j][2]):
+                probs.append(f"labels overlap: {texts[i][0]} and {texts[j][0]}")
+    return probs
+
+
+def _key(v: Any) -> Any:
+    if isinstance(v, (np.integer, np.floating)):
+        v = v.item()
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    return v
+
+
+def data_problems(meta: Mapping[str, Any]) -> list[str]:
+    """The figure against the data it claims to show (``meta['source']``, default the
+    figure's own data)."""
+    df: pd.DataFrame = meta["data"]
+    src: pd.DataFrame = meta.get("source") if meta.get("source") is not None else df
+    x, y = meta["x"], meta["y"]
+    facets = [c for c in (meta.get("row"), meta.get("col")) if c is not None]
+    hue = meta.get("hue")
+    probs: list[str] = []
+    d = df.dropna(subset=[y]) if y in df else df
+    if d.empty:
+        return ["drawn from an empty selection"]
+    s = src.dropna(subset=[y]) if y in src else src
+    for c in [x, *facets, hue]:
+        if c is None or c not in s or c not in d:
+            continue
+        missing = sorted({_key(v) for v in s[c].dropna()} - {_key(v) for v in d[c].dropna()},
+                         key=str)
+        if missing:
+            what = "x-values" if c == x else f"{c} values"
+            probs.append(f"{what} in the data the figure claims to show but not in the "
+                         f"figure: {', '.join(_facet_label(c, v) if c != x else str(v) for v in missing)}")
+    if meta.get("kind") == "line":
+        groups = [c for c in (*facets, hue) if c is not None and c in d]
+        series = d.groupby(groups, dropna=False)[x].nunique() if groups else \
+            pd.Series({(): d[x].nunique()})
+        have = s.groupby(groups, dropna=False)[x].nunique() if groups and \
+            all(g in s for g in groups) else None
+        if (series <= 1).all():
+            probs.append("a line figure whose every series is a single point "
+                         f"(x = {', '.join(map(str, sorted(d[x].unique())))})")
+        elif have is not None:
+            for k, n in series.items():
+                if n <= 1 and have.get(k, 0) > 1:
+                    probs.append(f"series {k} drawn from one point where the data have {have[k]}")
+    return probs
+
+
+def check_figure(g: Any) -> list[str]:
+    """Every problem of a figure: its data against its source, and its labels."""
+    fig = g.figure if hasattr(g, "figure") else g
+    meta = getattr(g, "_copybench", None)
+    probs = data_problems(meta) if meta else []
+    return probs + label_problems(fig)
+
+
+def _figure_frame(g: Any) -> pd.DataFrame | None:
+    meta = getattr(g, "_copybench", None)
+    if meta:
+        df = meta["data"]
+        cols = [c for c in (meta.get("row"), meta.get("col"), meta.get("hue"), meta.get("style"),
+                            meta["x"], meta["y"], *(meta.get("extra") or []),
+                            "trial_id", "cell") if c is not None and c in df]
+        return df[list(dict.fromkeys(cols))]
+    data = getattr(g, "data", None)
+    return data if isinstance(data, pd.DataFrame) else None
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
+
+
+def show(g: Any, source: pd.DataFrame | None = None) -> list[str]:
+    """Lay out and check the figure, write its data (CSV) and check result beside the
+    notebook, render it into the notebook output with a link to its data, release it.
+    ``source`` overrides the data the figure claims to show. Returns the problems."""
+    from IPython.display import Markdown, display
+
+    fig = g.figure if hasattr(g, "figure") else g
+    if source is not None and getattr(g, "_copybench", None) is not None:
+        g._copybench["source"] = source
+    if isinstance(g, sns.FacetGrid):
+        g.tight_layout()  # keeps the legend outside the axes
+    else:
+        fig.tight_layout()
+    _thin_size_ticks(fig)
+    probs = check_figure(g)
+    _STATE["n"] += 1
+    base = f"{_STATE['name']}-{_STATE['n']:02d}"
+    title = fig._suptitle.get_text() if getattr(fig, "_suptitle", None) is not None else ""
+    d = _figdata_dir()
+    frame = _figure_frame(g)
+    display(fig)
+    if d is not None:
+        d.mkdir(parents=True, exist_ok=True)
+        if frame is not None:
+            frame.to_csv(d / f"{base}.csv", index=False)
+        (d / f"{base}.check.json").write_text(json.dumps(
+            {"figure": base, "title": title, "csv": f"{base}.csv" if frame is not None else None,
+             "rows": None if frame is None else len(frame), "problems": probs}, indent=1))
+        if frame is not None:
+            display(Markdown(f"Data of this figure: [{base}.csv]({d.name}/{base}.csv) "
+                             f"({len(frame)} rows)."))
+    plt.close(fig)
+    return probs

@@ -9,6 +9,9 @@
 #                                       RUN against the reference run, cell by cell and
 #                                       claim by claim: build/compare/<run>-vs-<ref>/
 #   make test-stats test-book           statistics tests; notebooks + book on a smoke run
+#   make test-plots                     the figure checks of analysis/plots.py on synthetic data
+#   make test-slow                      the book from the committed reference run, checked as a
+#                                       reader sees it: test-figures, test-browser, test-pdf
 
 .PHONY: book pdf reproduce compare test-stats test-book test-layout notebooks notebooks-sync \
         book-check-run _book-force
@@ -46,11 +49,14 @@ RUN_FILES := $(wildcard $(RUN)/trials.jsonl $(RUN)/trials.jsonl.gz $(RUN)/manife
                $(RUN)/perf/*.json)
 
 # papermill writes to a temporary file first: a failed notebook leaves no up-to-date target.
+# Each figure's data (CSV) and check result go to $(BOOK_GEN)/figdata/<notebook>-NN.* (see
+# analysis/plots.py); the notebook links the CSV, so the HTML book carries it.
 # Its log goes to a temporary file; a failure is one line (the notebook, the run, the error
 # the notebook raised, e.g. a corrupt record's file and line) and the log is kept in build/.
 $(BOOK_GEN)/%.ipynb: notebooks/%.ipynb notebooks/finalize.py $(BOOK_GEN)/.run $(RUN_FILES) $(ANALYSIS_PY) | setup book-check-run
 	@echo "papermill $< (run_dir=$(RUN))"
 	@log=$$(mktemp); \
+	COPYBENCH_NOTEBOOK=$* COPYBENCH_FIGDATA="$(CURDIR)/$(BOOK_GEN)/figdata" \
 	$(PY) -m papermill "$<" "$(BOOK_GEN)/$*.tmp.ipynb" -p run_dir "$(RUN_ABS)" \
 	  --cwd "$(CURDIR)" -k python3 --no-progress-bar --log-level WARNING >"$$log" 2>&1 \
 	  && $(PY) notebooks/finalize.py "$(BOOK_GEN)/$*.tmp.ipynb" 2>>"$$log" \
@@ -125,4 +131,36 @@ test-book: setup smoke-run
 	COPYBENCH_COMPARE_REPORT=build/compare/smoke-run-vs-$(notdir $(REF)) \
 	  $(PY) -m pytest -q tests/test_compare.py tests/test_compare_report.py
 
-test: test-layout test-stats test-book
+# analysis/plots.py's figure checks (data against the figure, overlapping labels) on
+# synthetic figures: the old thread-scaling selection and colliding labels are caught
+test-plots: setup
+	$(PY) -m pytest -q tests/test_plots.py
+
+test: test-layout test-stats test-book test-plots
+
+# --- the book from the committed reference run (make test-slow; .ci/run runs it after make test)
+.PHONY: book-reference test-figures test-browser test-pdf test-slow
+book-reference: setup
+	@if [ -z "$(REFERENCE_RUN)" ]; then echo "no committed reference run under data/raw/" >&2; exit 2; fi
+	$(MAKE) --no-print-directory book RUN=$(REFERENCE_RUN)
+
+# every figure against the data it claims to show (book/_generated/figdata/*.check.json),
+# every figure's data CSV beside it, and the HTML checks of test-book, on the reference run
+test-figures: book-reference
+	COPYBENCH_BOOK_RUN=$(REFERENCE_RUN) $(PY) -m pytest -q -rs tests/test_figures.py tests/test_book.py
+
+# headless Chromium (Debian's chromium + chromium-driver, via selenium) opens every page:
+# images load, internal links resolve, no glue key, Python error or raw LaTeX shows;
+# screenshots in book/_build/screenshots/
+test-browser: book-reference
+	COPYBENCH_BOOK_RUN=$(REFERENCE_RUN) $(PY) -m pytest -q -rs tests/test_browser.py
+
+# the PDF of the reference run's book: title page and abstract before the contents, the
+# verdict table whole (tests/test_pdf.py, with pdftotext)
+test-pdf: book-reference
+	$(MAKE) --no-print-directory pdf RUN=$(REFERENCE_RUN)
+	COPYBENCH_BOOK_RUN=$(REFERENCE_RUN) $(PY) -m pytest -q -rs tests/test_pdf.py
+
+test-slow: test-figures test-browser test-pdf
+	@echo "make test-slow: the reference run's book passed the figure, browser and PDF checks"
+

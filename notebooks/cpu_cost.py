@@ -25,7 +25,7 @@ from analysis import stats as S
 from analysis.fmt import fmt_est, fmt_size
 from analysis.output import glue_text, note, show_table
 
-P.setup()
+P.setup("cpu_cost")
 run = A.load_run(run_dir)
 m = run.measured
 m = m[m["bytes"].fillna(0) > 0]

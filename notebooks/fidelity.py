@@ -26,7 +26,7 @@ from analysis import stats as S
 from analysis.fmt import fmt_est, fmt_size
 from analysis.output import glue_text, note, show_table
 
-P.setup()
+P.setup("fidelity")
 run = A.load_run(run_dir)
 m = run.measured
 peers = m[m["scenario"] == "peer"]
@@ -83,7 +83,7 @@ if len(peers):
               & both["size"].isin(peers.loc[peers["kind"] == "peer:iperf3", "size"])]
     if len(st):
         g = P.bars(st, "transport", "gbit_per_s", "tool", "transport", "throughput (Gbit/s)",
-                   bound=A.memcpy_gbit(run.manifest), title="stream: copybench vs iperf3")
+                   title="stream: copybench vs iperf3")
         P.show(g)
     lt = both[both["rtt_p50_us"].notna()
               & both["size"].isin(peers.loc[peers["kind"] == "peer:sockperf", "size"])]

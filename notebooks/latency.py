@@ -23,7 +23,7 @@ from analysis import stats as S
 from analysis.fmt import fmt_est, fmt_size
 from analysis.output import glue_text, note, show_table
 
-P.setup()
+P.setup("latency")
 run = A.load_run(run_dir)
 m = run.measured
 pp = m[(m["scenario"] == "message") & (m["mode"] == "pingpong") & m["rtt_p50_us"].notna()]
@@ -55,7 +55,7 @@ if len(pp):
 # %% tags=["remove-input"]
 if len(pp) and (pp["placement"].nunique() > 1 or pp["transport"].nunique() > 1):
     g = P.lines(pp, "size", "rtt_p50_us", "method", "message size (bytes, log scale)",
-                "median round-trip time (µs, log scale)", col="placement", row="transport",
+                "median RTT (µs, log scale)", col="placement", row="transport",
                 logy=True)
     P.show(g)
 elif len(pp):

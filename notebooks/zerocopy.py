@@ -27,7 +27,7 @@ from analysis import stats as S
 from analysis.fmt import fmt_est, fmt_size
 from analysis.output import glue_text, note, show_table
 
-P.setup()
+P.setup("zerocopy")
 run = A.load_run(run_dir)
 m = run.measured
 zc = m[m["method"].isin(["zerocopy", "uring-zc"]) & m["zc_completions"].fillna(0).gt(0)]
@@ -71,9 +71,9 @@ else:
 # %% tags=["remove-input"]
 uf = m[(m["transport"] == "udp-forward") & (m["scenario"] == "message")]
 if len(uf):
-    bw = A.memcpy_gbit(run.manifest)
     g = P.lines(uf, "size", "gbit_per_s", "method", "datagram size (bytes, log scale)",
-                "sender throughput (Gbit/s)", bound=bw, title="udp-forward (nothing delivered)")
+                "sender throughput (Gbit/s)", bound=P.memcpy_bounds(run.manifest),
+                title="udp-forward (nothing delivered)")
     P.show(g)
     g = P.lines(uf, "size", "sender_cpu_s_per_gb", "method", "datagram size (bytes, log scale)",
                 "sender CPU time per GB (CPU-s/GB, log scale)", logy=True,

@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
@@ -30,9 +28,7 @@ built = pytest.mark.skipif(not RUN, reason="set by `make test-book` after buildi
 
 
 def test_notebook_sources_in_sync_and_without_outputs() -> None:
-    r = subprocess.run([sys.executable, str(ROOT / "notebooks" / "py2nb.py"), "--check"],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+    # that each .ipynb is what jupytext makes of its .py source: tests/test_layout.py
     for name in NOTEBOOKS:
         nb = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4)
         tags = [c.metadata.get("tags", []) for c in nb.cells]

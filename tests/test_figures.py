@@ -1,0 +1,55 @@
+"""Every figure of the book built from the committed reference run, checked against the data
+it claims to show (`make test-figures`, part of `make test-slow`). analysis/plots.show writes,
+beside each notebook, the figure's data (book/_generated/figdata/<notebook>-NN.csv) and its
+check (NN.check.json): not drawn from an empty or single-point selection where the run has
+more; every x-value and facet of the data it claims to show present; no overlapping labels.
+Skips unless COPYBENCH_BOOK_RUN names the run the book was built from."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GEN = ROOT / "book" / "_generated"
+FIGDATA = GEN / "figdata"
+HTML = ROOT / "book" / "_build" / "html"
+RUN = os.environ.get("COPYBENCH_BOOK_RUN")
+# the notebooks whose figures are all drawn through analysis.plots.show
+CHECKED = ["message", "latency", "cpu_cost", "zerocopy", "files", "fidelity", "testbed",
+           "claims"]
+
+pytestmark = pytest.mark.skipif(not RUN, reason="set by `make test-figures` after building "
+                                "the book from the reference run")
+
+
+def test_built_from_the_run() -> None:
+    assert (GEN / ".run").read_text().strip() == str((ROOT / RUN).resolve())
+
+
+def test_every_figure_passes_its_checks() -> None:
+    checks = sorted(FIGDATA.glob("*.check.json"))
+    assert checks, "no figure check written (analysis/plots.show with COPYBENCH_FIGDATA)"
+    bad = []
+    for f in checks:
+        d = json.loads(f.read_text())
+        bad += [f"{d['figure']} ({d['title']}): {p}" for p in d["problems"]]
+    assert not bad, f"{len(bad)} figure problems:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("name", CHECKED)
+def test_every_figure_has_its_data_beside_it(name: str) -> None:
+    nb = nbformat.read(GEN / f"{name}.ipynb", as_version=4)
+    pngs = sum("image/png" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", []))
+    checks = sorted(FIGDATA.glob(f"{name}-[0-9][0-9].check.json"))
+    assert len(checks) == pngs, f"{name}: {pngs} figures, {len(checks)} checked"
+    for f in checks:
+        d = json.loads(f.read_text())
+        if d["csv"]:
+            assert (FIGDATA / d["csv"]).stat().st_size > 0
+            html = (HTML / "_generated" / f"{name}.html").read_text()
+            assert d["csv"] in html, f"{name}: no link to {d['csv']} in the HTML"

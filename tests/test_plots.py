@@ -1,0 +1,116 @@
+"""analysis/plots.py's figure checks on synthetic data (make test): the defects they exist
+for are caught, and a sound figure passes. Fast; no run or book needed."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from analysis import plots as P  # noqa: E402
+from analysis.fmt import fmt_size  # noqa: E402
+
+
+def thread_run() -> pd.DataFrame:
+    """Like the reference run: sizes 64 B..1 MiB at 1 thread; 1 KiB and 64 KiB at 1-8."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for m in ("send", "sendmsg"):
+        for s in (64, 1024, 16384, 65536, 1 << 20):
+            for th in ((1, 2, 4, 8) if s in (1024, 65536) else (1,)):
+                for r in range(3):
+                    rows.append(dict(method=m, size=s, threads=th, trial_id=f"{m}{s}{th}{r}",
+                                     gbit_per_s=float(rng.uniform(1, 10))))
+    return pd.DataFrame(rows)
+
+
+def test_the_old_thread_scaling_selection_is_caught() -> None:
+    P.setup()
+    d = thread_run()
+    sizes = sorted(d["size"].unique())
+    pick = sorted({sizes[0], sizes[len(sizes) // 2], sizes[-1]})  # 64 B, 16 KiB, 1 MiB
+    g = P.lines(d[d["size"].isin(pick)], "threads", "gbit_per_s", "method", "threads",
+                "Gbit/s", col="size", logx=False, source=d)
+    probs = P.check_figure(g)
+    plt.close(g.figure)
+    assert any("single point" in p for p in probs), probs
+    assert any("x-values" in p and "8" in p for p in probs), probs
+    assert any("size values" in p and "1 KiB" in p for p in probs), probs
+
+
+def test_the_thread_experiment_passes() -> None:
+    P.setup()
+    d = thread_run()
+    multi = d.groupby("size")["threads"].nunique().loc[lambda s: s > 1].index
+    dd = d[d["size"].isin(multi)]
+    g = P.lines(dd, "threads", "gbit_per_s", "method", "threads", "Gbit/s", col="size",
+                logx=False)
+    assert P.check_figure(g) == []
+    assert [ax.get_title() for ax in g.axes.flat] == ["1 KiB", "64 KiB"]
+    plt.close(g.figure)
+
+
+def test_overlapping_labels_are_caught() -> None:
+    fig, ax = plt.subplots(figsize=(3, 2))
+    names = ["read-write", "mmap-write", "sendfile", "splice", "splice2", "copy_file_range"]
+    ax.bar(range(6), range(1, 7))
+    ax.set_xticks(range(6), names)  # horizontal, far too long for the width
+    probs = P.label_problems(fig)
+    plt.close(fig)
+    assert any("labels overlap" in p and "copy_file_range" in p for p in probs), probs
+
+
+def test_rotated_labels_that_clear_each_other_pass() -> None:
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.bar(range(3), [1, 2, 3])
+    ax.set_xticks(range(3), ["send", "sendmsg", "zerocopy"], rotation=30, ha="right")
+    fig.tight_layout()
+    assert P.label_problems(fig) == []
+    plt.close(fig)
+
+
+def test_bars_declutter_long_category_labels() -> None:
+    P.setup()
+    rows = [dict(method=m, size=s, cache=c, gbit_per_s=float(v))
+            for v, m in enumerate(["read-write", "sendfile", "splice", "splice2",
+                                   "copy_file_range"]) for s in (4096, 10 ** 8, 1 << 20)
+            for c in ("warm", "cold") for _ in range(3)]
+    g = P.bars(pd.DataFrame(rows), "method", "gbit_per_s", "cache", "method", "Gbit/s",
+               col="size")
+    assert P.check_figure(g) == []
+    # facets by value, labelled as the sources name the sizes
+    assert [ax.get_title() for ax in g.axes.flat] == ["4 KiB", "1 MiB", "100 MB"]
+    plt.close(g.figure)
+
+
+def test_one_colour_per_method() -> None:
+    assert P.color("send") == P.color("copybench send")
+    assert len({P.color(m) for m in ("send", "sendmsg", "zerocopy", "uring-zc", "vmsplice")}) == 5
+    files = ("read-write", "mmap-write", "sendfile", "splice", "splice2", "copy_file_range")
+    assert len({P.color(m) for m in files}) == 6
+
+
+def test_memcpy_is_drawn_only_at_its_own_size() -> None:
+    P.setup()
+    b = P.memcpy_bounds({"memcpy": {"memcpy_gbit_per_s": 63.1, "size": 1 << 26}})
+    assert b == {1 << 26: 63.1}
+    d = thread_run()
+    g = P.lines(d[d["threads"] == 1], "size", "gbit_per_s", "method", "size", "Gbit/s",
+                bound=b)
+    assert not [ln for ln in g.ax.lines if ln.get_linestyle() == "--"]
+    plt.close(g.figure)
+    g = P.lines(d[d["threads"] == 1], "size", "gbit_per_s", "method", "size", "Gbit/s",
+                bound={1 << 20: 60.0})
+    assert [ln for ln in g.ax.lines if ln.get_linestyle() == "--"]
+    plt.close(g.figure)
+
+
+def test_sizes_as_the_sources_name_them() -> None:
+    assert fmt_size(100_000_000) == "100 MB"
+    assert fmt_size(1 << 26) == "64 MiB"
+    assert fmt_size(4096) == "4 KiB"
+    assert fmt_size(64) == "64 B"
