@@ -453,9 +453,14 @@ def test_citation_cff_fields() -> None:
     cff = YAML(typ="safe").load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert cff["cff-version"] == "1.2.0"
-    for key in ("title", "authors", "version", "date-released", "license", "repository-code",
+    for key in ("title", "authors", "version", "date-released", "license",
                 "preferred-citation", "message"):
         assert cff.get(key), key
+    # no placeholder address: a field not known yet is left out (issue 15)
+    text = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    assert "example.org" not in text and "example.com" not in text
+    for url in re.findall(r"https?://\S+", text):
+        assert "example" not in url, url
     assert str(cff["version"]) == project["version"]
     assert cff["license"] == "MIT"
     assert cff["preferred-citation"]["title"] and cff["preferred-citation"]["authors"]
