@@ -7,9 +7,36 @@ import pandas as pd
 
 from analysis import stats as S
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, REFUTED, TRANSPORT_PREF, ClaimResult,
-                                  stream_cells)
+                                  paired_values, stream_cells)
 from analysis.fmt import fmt_size
 from analysis.run import Run, select, values
+
+
+class _Dir:
+    """One placement's ranking of a pair: its ratio estimate and direction."""
+
+    def __init__(self, ratio: S.Estimate, direction: str) -> None:
+        self.ratio, self.direction = ratio, direction
+
+
+def _directions(run: Run, dt: pd.DataFrame, a: str, b: str, f: dict,
+                x: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[_Dir]:
+    """The ranking under same-core and under cross-core: in a block-design run the per-round
+    paired ratio (the two placements are one family of two), else the unpaired ratio of
+    medians with Mann-Whitney and Holm, as before blocks existed."""
+    if run.has_blocks:
+        out = []
+        for pl in ("same-core", "cross-core"):
+            xa, yb = paired_values(dt, dict(placement=pl, method=a, **f),
+                                   dict(placement=pl, method=b, **f), "gbit_per_s")
+            if xa.size >= 2:
+                t = S.paired_ratio(xa, yb, family=2)
+                out.append(_Dir(t.ratio, S.classify_ratio(t.ratio)))
+            else:
+                out.append(_Dir(S.Estimate(np.nan, np.nan, np.nan, 0), "inconclusive"))
+        return out
+    return [_Dir(c.ratio, c.direction)
+            for c in S.compare_family([x["same-core"], x["cross-core"]])]
 
 
 def placement_hypothesis(run: Run) -> tuple[ClaimResult, pd.DataFrame]:
@@ -17,7 +44,8 @@ def placement_hypothesis(run: Run) -> tuple[ClaimResult, pd.DataFrame]:
 
     For each method pair (zero-copy vs two-copy, one-copy vs two-copy), each size and thread
     count present under both same-core and cross-core placement: the ranking under each
-    placement and the ratio of ratios (same-core / cross-core) with a bootstrap CI.
+    placement (paired per-round ratios in a block-design run) and the ratio of ratios
+    (same-core / cross-core) with a bootstrap CI.
     Holds if the ranking flips with placement somewhere; refuted if every ranking is
     determinate and the same under both placements; inconclusive otherwise."""
     r = ClaimResult("P1", "S2 vs S3", "CPU placement (same core vs different cores) explains "
@@ -35,7 +63,7 @@ def placement_hypothesis(run: Run) -> tuple[ClaimResult, pd.DataFrame]:
                          for pl in ("same-core", "cross-core")}
                     if any(v[0].size < 2 or v[1].size < 2 for v in x.values()):
                         continue
-                    fam = S.compare_family([x["same-core"], x["cross-core"]])
+                    fam = _directions(run, dt, a, b, f, x)
                     rr = S.ratio_of_ratios(*x["same-core"], *x["cross-core"])
                     rows.append({"transport": t, "pair": f"{a}/{b}", "threads": int(th),
                                  "size": int(s), "same_core": fam[0].direction,
