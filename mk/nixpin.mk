@@ -65,10 +65,13 @@ test-nix-book: $(NIXPKGS_VENV)/.stamp
 
 # The same book with the pip path's .venv in a second copy, then every glued value (each
 # number and verdict the prose shows) of the two compared (nix/compare_glue.py). Not part of
-# `make test` (2 more minutes); run after changing the notebooks or the pins.
+# `make test` (2 more minutes); run after changing the notebooks or the pins. The second copy
+# is made from the first one's sources (not the tree again, which may have moved meanwhile).
 PIP_BOOK_TREE := build/pip-book
 compare-nix-book: test-nix-book setup
-	$(call copy-tree,$(PIP_BOOK_TREE))
+	rm -rf $(PIP_BOOK_TREE) && mkdir -p $(PIP_BOOK_TREE)
+	tar -C $(NIX_BOOK_TREE) --exclude=./book/_build --exclude=./book/_generated --exclude=./build \
+	  -cf - . | tar -xf - -C $(PIP_BOOK_TREE)
 	cd $(PIP_BOOK_TREE) && PYTHONPATH=$(CURDIR)/$(PIP_BOOK_TREE) $(MAKE) --no-print-directory book \
 	  COPYBENCH_NIX=1 RUN=$(REFERENCE_RUN) PY=$(CURDIR)/.venv/bin/python JB=$(CURDIR)/.venv/bin/jupyter-book
 	$(PY) nix/compare_glue.py $(PIP_BOOK_TREE)/book/_generated $(NIX_BOOK_TREE)/book/_generated
