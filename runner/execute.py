@@ -420,15 +420,26 @@ def _reduce_profile(ctx: Context, trial: Trial, data: Path, status: str,
             pass
 
 
+def _peer_pair(topo: Topology, sink: list[str], ready: Callable[[str], bool],
+               sender: list[str], timeout: float, janitor: Janitor | None,
+               sink_stop_grace: float = 3.0) -> tuple[list[str], PairResult]:
+    """(the server's argv as run, the pair's result): for ``remote`` the server runs on the
+    other host over ssh (runner.remote)."""
+    if topo.transport == "remote":
+        sink = topo.remote.peer_argv(sink)
+        return sink, topo.remote.run_peer_pair(sink, ready, sender, timeout + 20)
+    return sink, run_pair(sink, ready, sender, timeout, janitor, sink_stop_grace)
+
+
 def _run_peer(ctx: Context, cell: Cell, topo: Topology, cpus: Cpus, rec: dict[str, Any],
               rconf: dict[str, Any]) -> dict[str, Any]:
-    port = port_for(topo)
+    port = topo.remote.peer_port() if topo.transport == "remote" else port_for(topo)
     timeout = cell.timeout() + 10
     if cell.kind == "peer:iperf3":
         sink = topo.sink_prefix() + peers.iperf3_server(port, topo.sink_addr, cpus)
         sender = topo.sender_prefix() + peers.iperf3_client(
             topo.host, port, cell.size, cell.threads, cell.duration_s, cell.warmup_s, cpus)
-        pr = run_pair(sink, peers.iperf3_ready, sender, timeout, ctx.janitor)
+        sink, pr = _peer_pair(topo, sink, peers.iperf3_ready, sender, timeout, ctx.janitor)
         result, perr = (peers.parse_iperf3(pr.stdout, cell.size) if pr.status == "ok"
                         else (None, None))
         t, o = peers.iperf3_times(cell.duration_s, cell.warmup_s)
@@ -437,8 +448,8 @@ def _run_peer(ctx: Context, cell: Cell, topo: Topology, cpus: Cpus, rec: dict[st
         sink = topo.sink_prefix() + peers.sockperf_server(port, topo.sink_addr, cpus)
         sender = topo.sender_prefix() + peers.sockperf_client(
             topo.host, port, cell.size, cell.duration_s, cell.warmup_s, cpus)
-        pr = run_pair(sink, peers.sockperf_ready, sender, timeout, ctx.janitor,
-                      sink_stop_grace=-1)  # sockperf server serves forever: kill it
+        sink, pr = _peer_pair(topo, sink, peers.sockperf_ready, sender, timeout, ctx.janitor,
+                              sink_stop_grace=-1)  # sockperf server serves forever: kill it
         result, perr = (None, None)
         if pr.status == "ok":
             result, perr = peers.parse_sockperf(pr.stdout + "\n" + pr.stderr, cell.size)
@@ -455,4 +466,6 @@ def _run_peer(ctx: Context, cell: Cell, topo: Topology, cpus: Cpus, rec: dict[st
                result=result,
                invocation={"sender": sender, "sink": sink, "sender_exit": pr.sender_rc,
                            "sink_exit": pr.sink_rc, "wall_s": round(pr.wall_s, 3)})
+    if getattr(pr, "remote", None) is not None:
+        rec["remote"] = pr.remote
     return rec

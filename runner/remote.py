@@ -169,8 +169,9 @@ def adapt_profile(profile: Any) -> tuple[Any, list[str]]:
     ``remote`` (loopback and veth are one-host topologies; udp-forward, a one-host trick to
     see real zero copy, is left out: over a real NIC the UDP data leaves the machine
     anyway, and the remote transport runs TCP); ``same-core`` placements become
-    ``cross-core`` (sender and sink are never on one CPU across hosts); peers are not run
-    yet over remote. file->file ``copy`` experiments stay as they are (local)."""
+    ``cross-core`` (sender and sink are never on one CPU across hosts); peers (iperf3,
+    sockperf) run over remote too, their servers there. file->file ``copy`` experiments stay
+    as they are (local)."""
     notes: list[str] = []
     exps = []
     for e in profile.experiments:
@@ -186,10 +187,7 @@ def adapt_profile(profile: Any) -> tuple[Any, list[str]]:
                                  for p in e.placements))
         if pl != tuple(e.placements):
             notes.append(f"remote: experiment {e.name}: same-core is cross-core across hosts")
-        if e.peers:
-            notes.append(f"remote: experiment {e.name}: peers (iperf3, sockperf) are not run "
-                         "over remote yet")
-        exps.append(replace(e, transports=("remote",), placements=pl, peers=False))
+        exps.append(replace(e, transports=("remote",), placements=pl))
     return replace(profile, experiments=tuple(exps)), notes
 
 
@@ -203,6 +201,8 @@ else
   printf 'build\t\n'
 fi
 printf 'online\t%s\n' "$(cat /sys/devices/system/cpu/online 2>/dev/null)"
+printf 'iperf3\t%s\n' "$(iperf3 --version 2>/dev/null | head -n 1)"
+printf 'sockperf\t%s\n' "$(sockperf --version 2>/dev/null | head -n 1)"
 printf 'addrs\t%s\n' "$(ip -o addr show 2>/dev/null | awk '{split($4, a, "/"); printf "%s ", a[1]}')"
 """
 
@@ -223,6 +223,8 @@ kv cpu_online "$(cat /sys/devices/system/cpu/online 2>/dev/null)"
 kv governor "$(cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor 2>/dev/null)"
 kv mem_total_kb "$(awk '/^MemTotal:/ {print $2}' /proc/meminfo 2>/dev/null)"
 kv virt "$(systemd-detect-virt 2>/dev/null)"
+kv iperf3 "$(iperf3 --version 2>/dev/null | head -n 1)"
+kv sockperf "$(sockperf --version 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g' | head -n 1)"
 for s in net.core.optmem_max net.core.rmem_max net.core.wmem_max net.core.rmem_default \
          net.core.wmem_default net.ipv4.tcp_rmem net.ipv4.tcp_wmem \
          net.ipv4.tcp_congestion_control kernel.perf_event_paranoid; do
@@ -337,6 +339,7 @@ def _facts(kv: dict[str, str], blocks: dict[str, list[str]]) -> dict[str, Any]:
                 "governor": kv.get("governor") or None},
         "memory_bytes": (_int(kv.get("mem_total_kb")) or 0) * 1024 or None,
         "virtualization": kv.get("virt") or None,
+        "tools": {"iperf3": kv.get("iperf3") or None, "sockperf": kv.get("sockperf") or None},
         "sysctls": {k.split(":", 1)[1]: (v or None) for k, v in kv.items()
                     if k.startswith("sysctl:")},
         "nic": nic,
@@ -523,7 +526,32 @@ class Remote:
         script = 'printf \'{"event":"pid","pid":%s}\\n\' "$$"; exec "$@"'
         return self.ssh.argv(["sh", "-c", script, "sh", *argv])
 
+    # --- peers (iperf3, sockperf) -----------------------------------------------------
+    def peer_port(self) -> int:
+        """A port for a peer server there (they cannot pick their own and print it): random in
+        20000-59999; one in use fails that trial with the server's message."""
+        return 20000 + secrets.randbelow(40000)
+
+    def peer_argv(self, server: list[str]) -> list[str]:
+        """A peer server over ssh, under a wrapper that kills it when the session's stdin
+        closes (sockperf serves forever; iperf3 -1 ends after its test). Peers have no token:
+        for the trial's duration they serve whoever connects, like any iperf3 or sockperf."""
+        # (an asynchronous command's stdin is /dev/null unless redirected: hence fd 3)
+        script = ('printf \'{"event":"pid","pid":%s}\\n\' "$$"; exec 3<&0; "$@" </dev/null & '
+                  'p=$!; (cat <&3 >/dev/null; kill -KILL $p 2>/dev/null) & wait $p')
+        return self.ssh.argv(["sh", "-c", script, "sh", *server])
+
+    def run_peer_pair(self, sink: list[str], ready: Any, sender: list[str],
+                      timeout: float) -> Any:
+        return self._pair(sink, ready, sender, timeout, copybench=False)
+
     def run_pair(self, sink: list[str], sender: list[str], timeout: float) -> Any:
+        return self._pair(sink, _ready, sender, timeout, copybench=True)
+
+    def _pair(self, sink: list[str], ready: Any, sender: list[str], timeout: float,
+              copybench: bool) -> Any:
+        """Start the server there, wait for ``ready``, run the sender here. For copybench the
+        sink's port comes from its ready line and the token goes to both."""
         from runner.execute import PairResult
         t0 = time.monotonic()
         janitor = self.janitor
@@ -553,9 +581,10 @@ class Remote:
                                "give --remote-sender-addr with the address the remote sees")
                     pr.problem = problem
                 pr.remote = {"host": self.spec.host, "data_addr": self.data_addr,
-                             "sink_port": port, "sink_pid": rpid, "refused": len(refused),
-                             "refused_connections": refused[:20],
-                             "sink_exit": ex, "sink_cpus": cpus_of(sink)}
+                             "sink_port": port, "sink_pid": rpid, "sink_cpus": cpus_of(sink)}
+                if copybench:
+                    pr.remote.update({"refused": len(refused),
+                                      "refused_connections": refused[:20], "sink_exit": ex})
                 return pr
 
             try:
@@ -574,7 +603,7 @@ class Remote:
                     sink_p.stdin.flush()
                 except BrokenPipeError:
                     pass
-                line, why = wait_for_line(s_out, sink_p, _ready, min(SINK_READY_S, timeout))
+                line, why = wait_for_line(s_out, sink_p, ready, min(SINK_READY_S, timeout))
                 pid_ev = next((e for e in _events(s_out) if e.get("event") == "pid"), None)
                 if pid_ev:
                     rpid = int(pid_ev["pid"])
@@ -590,9 +619,12 @@ class Remote:
                         from runner.ssh import classify
                         problem = "remote sink: " + classify(self.spec.host, err)
                     return result("failed", "", None, rc0, problem)
-                port = int(json.loads(line)["port"])
-                argv = _with_port(sender, port)
-                env = dict(os.environ, COPYBENCH_TOKEN=self.token)
+                if copybench:
+                    port = int(json.loads(line)["port"])
+                    argv = _with_port(sender, port)
+                    env = dict(os.environ, COPYBENCH_TOKEN=self.token)
+                else:
+                    argv, env = list(sender), None
                 remaining = max(1.0, timeout - (time.monotonic() - t0))
                 with open(send_out, "wb") as so, open(send_err, "wb") as se:
                     try:
@@ -616,12 +648,14 @@ class Remote:
                     if janitor:
                         janitor.note(f"-pg {p.pid}")
                 # the sink ends by itself after its one session (--once)
-                # (a sender that failed may never have reached it: no need to wait then)
-                sink_rc = self._finish(sink_p, grace=5.0 if status == "ok" and rc == 0 else 0.0)
+                # (a sender that failed may never have reached it: no need to wait then; a
+                # peer server is ended by closing its stdin: iperf3 -1 has ended, sockperf not)
+                sink_rc = self._finish(sink_p, grace=5.0 if copybench and status == "ok"
+                                       and rc == 0 else 0.0)
                 sink_p = None
                 if rpid and janitor:
                     janitor.note(f"-rsink {rpid}")
-                if status == "ok":
+                if status == "ok" and copybench:
                     ex = next((e for e in _events(s_out) if e.get("event") == "exit"), None)
                     if ex is None:
                         problem = ("the remote sink did not end its session normally (it "
@@ -674,9 +708,15 @@ class Remote:
 
 
 def cpus_of(argv: Sequence[str]) -> str | None:
-    """The --cpus of the remote sink command (the last element is the sh -c line)."""
+    """The CPUs of the remote server command (the last element is the sh -c line): copybench's
+    --cpus, iperf3's -A, taskset -c."""
     toks = shlex.split(argv[-1]) if argv else []
-    return toks[toks.index("--cpus") + 1] if "--cpus" in toks else None
+    if toks[:2] == ["sh", "-c"]:
+        toks = toks[4:]  # sh -c SCRIPT sh ARGV...
+    for opt in ("--cpus", "-A", "-c"):
+        if opt in toks and toks.index(opt) + 1 < len(toks):
+            return toks[toks.index(opt) + 1]
+    return None
 
 
 def _ready(line: str) -> bool:
@@ -722,8 +762,8 @@ def reap(ssh_opts: list[str], pids: Sequence[int]) -> None:
     the ssh master."""
     from runner.ssh import exit_master
     if pids:
-        script = ('for p in "$@"; do grep -q copybench /proc/$p/cmdline 2>/dev/null && '
-                  'kill -KILL $p; done; true')
+        script = ('for p in "$@"; do grep -q -e copybench -e iperf3 -e sockperf /proc/$p/cmdline '
+                  '2>/dev/null && { kill -KILL -- -$p 2>/dev/null || kill -KILL $p; }; done; true')
         *opts, target = ssh_opts
         try:
             subprocess.run(["ssh", *opts, target, "--", "sh -c " + shlex.quote(script) + " sh "

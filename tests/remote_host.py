@@ -126,8 +126,10 @@ class RemoteHost:
                                  check=False, timeout=timeout)
 
     def remote_copybench_processes(self) -> list[str]:
-        """Processes running the remote copybench, listed over ssh."""
-        r = self.ssh(f"pgrep -af -- '^{self.copybench} ' || true")
+        """Processes running the remote copybench, or a peer server on the remote's data
+        address, listed over ssh."""
+        r = self.ssh(f"pgrep -af -- '^{self.copybench} '; "
+                     f"pgrep -af -- '^(iperf3|sockperf|taskset) .*{REMOTE_ADDR}'; true")
         assert r.returncode == 0, r.stderr
         return [ln for ln in r.stdout.splitlines() if ln.strip()]
 
