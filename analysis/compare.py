@@ -31,6 +31,7 @@ import pandas as pd
 from analysis import claims as C
 from analysis import stats as S
 from analysis.fmt import fmt_size
+from analysis.hosts import sink_facts
 from analysis.run import Run, memcpy_gbit
 
 #: Factors that identify the same configuration in two runs.
@@ -287,6 +288,12 @@ def machines(run: Run, ref: Run) -> pd.DataFrame:
     mb = [memcpy_gbit(x.manifest) for x in (ref, run)]
     rows.append({"fact": "memcpy bound (Gbit/s)", "reference": _fmt(mb[0]), "run": _fmt(mb[1]),
                  "differs": "yes" if mb[0] != mb[1] else ""})
+    # a run over two hosts (the remote transport): the sink host and both data interfaces
+    sinks = [sink_facts(x.manifest) for x in (ref, run)]
+    for label in dict.fromkeys([*sinks[0], *sinks[1]]):
+        vals = [s.get(label) for s in sinks]
+        rows.append({"fact": label, "reference": _fmt(vals[0]), "run": _fmt(vals[1]),
+                     "differs": "yes" if vals[0] != vals[1] else ""})
     return pd.DataFrame(rows)
 
 

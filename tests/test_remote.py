@@ -167,6 +167,19 @@ def test_smoke_sweep_over_remote(host: RemoteHost) -> None:
     assert hosts["sender"]["nic"]["interface"] == host.links[0]
     assert m["remote"]["build_remote"] == m["remote"]["build_local"]
     assert m["remote"]["copybench"] == str(host.copybench) != str(BIN)
+    # the analysis side: the testbed's two hosts, and make compare's machine facts
+    from analysis import compare as K
+    from analysis.hosts import hosts_table
+    from analysis.run import load_run
+    tab = hosts_table(m).set_index("fact")
+    assert list(tab.columns) == ["sender", "sink"]
+    assert tab.loc["data interface", "sink"] == host.links[1]
+    assert "virtual link" in tab.loc["NIC IRQs (affinity)", "sink"]
+    assert hosts_table({"run_id": "x"}) is None
+    run = load_run(run_dir)
+    facts = K.machines(run, run).set_index("fact")
+    assert facts.loc["sink kernel", "run"] == hosts["sink"]["kernel"]["release"]
+    assert facts.loc["sink MTU", "differs"] == ""
     v = subprocess.run([PY, "-m", "rundir", "verify", str(run_dir)], cwd=ROOT,
                        capture_output=True, text=True, check=False)
     assert v.returncode == 0, v.stdout + v.stderr
