@@ -4,6 +4,7 @@ in both the HTML and the PDF book."""
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import pandas as pd
@@ -30,8 +31,8 @@ def note(text: str) -> None:
 
 def show_table(df: pd.DataFrame, floatfmt: str = "{:.3g}") -> None:
     """Display a table without its index, floats in a compact format: HTML for the web
-    book, a Markdown (pipe) table for the PDF (myst-nb prefers text/markdown to text/plain
-    for LaTeX), plain text otherwise."""
+    book, a MyST list-table for the PDF (myst-nb prefers text/markdown to text/plain for
+    LaTeX; see :func:`list_table`), plain text otherwise."""
     from IPython.display import display
 
     if df.empty:
@@ -45,10 +46,33 @@ def show_table(df: pd.DataFrame, floatfmt: str = "{:.3g}") -> None:
         text = fmt[c].format(v) if c in fmt else str(v)
         return text.replace("|", "\\|").replace("\n", " ").replace("`", "")
 
-    header = "| " + " | ".join(str(c) for c in df.columns) + " |"
-    rule = "|" + "|".join("---" for _ in df.columns) + "|"
-    rows = ["| " + " | ".join(cell(c, v) for c, v in zip(df.columns, r)) + " |"
-            for r in df.itertuples(index=False)]
+    body = [[cell(c, v) for c, v in zip(df.columns, r)] for r in df.itertuples(index=False)]
     html = df.style.hide(axis="index").format(fmt, na_rep="—").to_html()
-    display({"text/html": html, "text/markdown": "\n".join([header, rule, *rows]),
+    display({"text/html": html, "text/markdown": list_table([str(c) for c in df.columns], body),
              "text/plain": df.to_string(index=False)}, raw=True)
+
+
+def list_table(header: list[str], body: list[list[str]]) -> str:
+    """A MyST list-table for the PDF: a longtable (breaks across pages, so no row is
+    printed over the footer) with column widths from the text each column holds (a long
+    column gets room, a short one does not take it)."""
+    def need(i: int) -> float:
+        cells = [header[i], *(r[i] for r in body)]
+        longest_word = max((len(w) for c in cells for w in c.split()), default=1)
+        typical = sorted(len(c) for c in cells)[int(0.9 * (len(cells) - 1))]
+        return max(longest_word, min(typical, 60), 3)
+
+    widths = [need(i) for i in range(len(header))]
+    total = sum(widths)
+    w = [max(1, round(100 * x / total)) for x in widths]
+    lines = ["```{list-table}", ":header-rows: 1", ":class: longtable",
+             f":widths: {' '.join(map(str, w))}", ""]
+    for r in [header, *body]:
+        for k, c in enumerate(r):
+            c = c.strip() or "—"
+            if c[0] in "#*+->|=:":
+                c = "\\" + c  # not a heading, list item or directive option
+            c = re.sub(r"^(\d+)([.)])(\s)", r"\1\\\2\3", c)  # "1. x" is no list item
+            lines.append(("* - " if k == 0 else "  - ") + c)
+    lines.append("```")
+    return "\n".join(lines)
