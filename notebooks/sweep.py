@@ -21,6 +21,7 @@ run_dir = ""  # the run directory; empty: data/raw/<run-id>
 seed = -1  # the plan's seed; -1: the profile's own
 resume = False  # continue the interrupted run in run_dir
 rehearsal = False  # a tenth of the planned rounds: checks the pipeline and book on this plan
+remote = ""  # two hosts: the --remote options as JSON (runner/remote.py); empty: one host
 
 # %% [markdown]
 # ## The plan
@@ -32,11 +33,13 @@ from rich.console import Console
 from rich.table import Table
 
 from runner import plan as plan_mod
+from runner import remote as remote_mod
 from runner import session
 from runner.progress import fmt_duration, summary_table
 
 run = session.open_run(profile or None, Path(run_dir) if run_dir else None,
-                       None if seed < 0 else seed, resume, rehearsal=rehearsal)
+                       None if seed < 0 else seed, resume, rehearsal=rehearsal,
+                       remote=remote_mod.spec_from_json(remote))
 print(run.headline())
 plan_table = Table(title=f"profile {run.profile.name}: cells per experiment")
 for col in ("experiment [kind]", "cells", "s per repetition"):

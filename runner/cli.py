@@ -82,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     nb.add_argument("--rehearsal", action="store_true",
                     help="the block design at a tenth of its rounds (claims 2, others 1): "
                     "checks the pipeline and the book on this plan; not a result")
+    remote_mod.add_options(nb)
 
     no = sub.add_parser("noise", help="the noise model of a block-design run (pilot)",
                         description="Per kind of cell, placement and window: the sd of the "
@@ -128,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"runner: {e.filename or ''}{': ' if e.filename else ''}{e.strerror or e}",
               file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # before or after the sweep's own handling (e.g. connecting)
+        print("runner: interrupted (SIGINT)", file=sys.stderr)
+        return 130
 
 
 def _caps() -> plan_mod.Capabilities:
@@ -251,4 +255,5 @@ def cmd_noise(args: argparse.Namespace) -> int:
 
 def cmd_notebook(args: argparse.Namespace) -> int:
     from runner import notebook
-    return notebook.execute(args.profile, args.run_dir, args.seed, args.resume, args.rehearsal)
+    return notebook.execute(args.profile, args.run_dir, args.seed, args.resume, args.rehearsal,
+                            remote=remote_mod.from_namespace(args))

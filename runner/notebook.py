@@ -13,18 +13,22 @@ own one-line error and exit code, not as papermill's traceback.
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
+from runner import remote as remote_mod
 from runner import session
 from runner.binary import repo_root
 from runner.errors import RunnerError
 
 NOTEBOOK = Path("notebooks") / "sweep.ipynb"
 #: exceptions raised in the notebook that are the runner's own one-line errors -> exit code
-_EXIT = {"UsageError": 2, "ProfileError": 2, "RunnerError": 1, "TopologyError": 1}
+_EXIT = {"UsageError": 2, "ProfileError": 2, "RunnerError": 1, "TopologyError": 1,
+         "RemoteError": 1, "SshError": 1}
 #: what the notebook's last cell prints: ``sweep-exit: <code>`` (130/143 when interrupted)
 EXIT_MARK = "sweep-exit: "
 
@@ -51,7 +55,8 @@ def _exit_code(nb_path: Path) -> int | None:
 
 
 def execute(profile: str | None, run_dir: Path | None, seed: int | None,
-            resume: bool, rehearsal: bool = False) -> int:
+            resume: bool, rehearsal: bool = False, remote: Any = None) -> int:
+    """``remote``: a runner.remote.RemoteSpec (two hosts), handed to the notebook as JSON."""
     import papermill
 
     root = repo_root()
@@ -69,7 +74,8 @@ def execute(profile: str | None, run_dir: Path | None, seed: int | None,
             stderr_file=sys.stderr,
             parameters={"profile": profile or "", "run_dir": str(target),
                         "seed": -1 if seed is None else seed, "resume": resume,
-                        "rehearsal": rehearsal})
+                        "rehearsal": rehearsal,
+                        "remote": json.dumps(remote_mod.spec_to_json(remote)) if remote else ""})
         code = _exit_code(partial)
     except papermill.PapermillExecutionError as exc:
         code = _EXIT.get(exc.ename)

@@ -814,6 +814,21 @@ def add_options(p: Any, plan_only: bool = False) -> None:
                    "address)")
 
 
+def spec_to_json(spec: RemoteSpec) -> dict[str, Any]:
+    """The spec's keys (as the inventory has them), for the sweep notebook's parameter."""
+    d = asdict(spec)
+    d.pop("source")
+    return {k: v for k, v in d.items() if v is not None}
+
+
+def spec_from_json(text: str) -> RemoteSpec | None:
+    """The sweep notebook's ``remote`` parameter (JSON, empty for one host) -> a spec."""
+    if not text:
+        return None
+    d = json.loads(text)
+    return validate(d, "--remote") if d else None
+
+
 def from_namespace(args: Any) -> RemoteSpec | None:
     return from_args(getattr(args, "inventory", None), getattr(args, "remote", None),
                      getattr(args, "remote_data_addr", None),

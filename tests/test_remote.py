@@ -70,12 +70,12 @@ def host(tmp_path_factory: pytest.TempPathFactory):
 
 def runner(host: RemoteHost, *args: str, remote: bool = True, copybench: Path | None = None,
            config: Path | None = None, timeout: float = 240, cpus: str = "1",
-           background: bool = False) -> subprocess.CompletedProcess[str] | subprocess.Popen:
+           background: bool = False, cmd: str = "sweep") -> subprocess.CompletedProcess[str] | subprocess.Popen:
     opts = ["--remote", host.alias, "--remote-ssh-config", str(config or host.ssh_config),
             "--remote-copybench", str(copybench or host.copybench), "--remote-cpus", cpus] \
         if remote else []
-    argv = ["ip", "netns", "exec", host.ns_runner, PY, "-m", "runner", "sweep", *args, *opts,
-            "--no-progress"]
+    argv = ["ip", "netns", "exec", host.ns_runner, PY, "-m", "runner", cmd, *args, *opts,
+            *(["--no-progress"] if cmd == "sweep" else [])]
     env = dict(os.environ, COPYBENCH_BIN=str(BIN), PYTHONPATH=str(ROOT))
     if background:
         return subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE,
@@ -184,6 +184,22 @@ def test_smoke_sweep_over_remote(host: RemoteHost) -> None:
                        capture_output=True, text=True, check=False)
     assert v.returncode == 0, v.stdout + v.stderr
     assert_nothing_left(host)
+
+
+def test_sweep_notebook_over_remote(host: RemoteHost) -> None:
+    """python -m runner notebook (make reproduce's path) takes the same options."""
+    run_dir = host.tmp / "notebook"
+    r = runner(host, "--profile", str(long_profile(host.tmp, duration=0.5, reps=1)),
+               "--run-dir", str(run_dir), cmd="notebook")
+    assert r.returncode == 0, r.stderr[-3000:]
+    (rec,) = records(run_dir)
+    assert rec["status"] == "ok" and rec["config"]["transport"] == "remote", rec["error"]
+    assert (run_dir / "sweep.ipynb").is_file() and (run_dir / "remote.json").is_file()
+    cfg = host.write_client_config(host=UNREACHABLE_ADDR, path=host.tmp / "ssh_config.nb")
+    r = runner(host, "--profile", "smoke", "--run-dir", str(host.tmp / "nb-unreach"),
+               config=cfg, cmd="notebook", timeout=120)
+    assert r.returncode == 1, r.stderr[-2000:]
+    assert "unreachable" in r.stderr and "Traceback" not in r.stderr, r.stderr[-2000:]
 
 
 # --- one-line errors ---------------------------------------------------------------------
