@@ -13,6 +13,7 @@ stdin, its sessions or its heartbeat stop.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import signal
@@ -64,6 +65,7 @@ def host(tmp_path_factory: pytest.TempPathFactory):
     tmp = tmp_path_factory.mktemp("remote")
     tmp.chmod(0o700)
     h = RemoteHost(tmp, BIN).start()
+    h.control_dirs_before = set(glob.glob("/tmp/cbssh-*"))  # type: ignore[attr-defined]
     yield h
     h.stop()
 
@@ -121,6 +123,8 @@ def assert_nothing_left(host: RemoteHost, timeout: float = 12) -> None:
             break
         time.sleep(0.5)
     assert masters == "", f"ssh master left: {masters}"
+    dirs = set(glob.glob("/tmp/cbssh-*")) - host.control_dirs_before  # type: ignore[attr-defined]
+    assert not dirs, f"ssh control directories left: {dirs}"
 
 
 # --- the sweep ---------------------------------------------------------------------------
@@ -305,25 +309,37 @@ def test_runner_interrupted_mid_trial_leaves_nothing_on_the_remote(host: RemoteH
 def test_sink_killed_on_the_remote_fails_the_trial_and_the_sweep_goes_on(
         host: RemoteHost) -> None:
     run_dir = host.tmp / "sinkkilled"
-    p = runner(host, "--profile", str(long_profile(host.tmp, duration=3.5, reps=2)),
+    p = runner(host, "--profile", str(long_profile(host.tmp, duration=3.5, reps=3)),
                "--run-dir", str(run_dir), background=True)
     try:
         pid = wait_remote_sink(host)[0].split()[0]
         time.sleep(0.3)
         k = host.ssh(f"kill -KILL {pid}")
         assert k.returncode == 0, k.stderr
+        # the next trial: the ssh connection drops (its master is killed) mid-trial
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            sinks = wait_remote_sink(host)
+            if sinks[0].split()[0] != pid:
+                break
+            time.sleep(0.2)
+        time.sleep(0.3)
+        masters = subprocess.run(["pgrep", "-f", r"^ssh: /tmp/cbssh-.*\[mux\]"],
+                                 capture_output=True, text=True, check=False).stdout.split()
+        assert len(masters) == 1, masters
+        os.kill(int(masters[0]), signal.SIGKILL)
         out, err = p.communicate(timeout=120)
     finally:
         if p.poll() is None:
             p.kill()
     assert p.returncode == 0, err[-2000:]
     recs = records(run_dir)
-    assert len(recs) == 2
+    assert len(recs) == 3
     failed = [x for x in recs if x["status"] != "ok"]
-    assert len(failed) == 1, [(x["status"], x["error"]) for x in recs]
-    assert failed[0]["order_index"] == 0 and failed[0]["error"]
-    assert failed[0]["remote"]["sink_exit"] is None  # it never said goodbye: killed
-    assert recs[1]["status"] == "ok", recs[1]["error"]  # the sweep went on
+    assert [x["order_index"] for x in failed] == [0, 1], [(x["status"], x["error"]) for x in recs]
+    for x in failed:
+        assert x["error"] and x["remote"]["sink_exit"] is None  # it never said goodbye
+    assert recs[2]["status"] == "ok", recs[2]["error"]  # a new connection: the sweep went on
     assert_nothing_left(host)
 
 
