@@ -246,6 +246,31 @@ def memcpy_bandwidth(binary: Path | None, cpus: str | None = "0") -> dict[str, A
     return d
 
 
+#: where copybench makes its files unless a profile says otherwise (copybench's --dir default)
+COPY_DIR = "/var/tmp"
+
+
+def filesystem_of(path: str) -> dict[str, Any]:
+    """The mount a path lives on (the longest mount point that contains it, from
+    /proc/self/mounts): copy_file_range copies data only where the file system cannot share
+    extents (ext4, tmpfs copy; btrfs, xfs reflink), so the copies chapter needs it."""
+    try:
+        real = os.path.realpath(path)
+        best: tuple[str, str, str] | None = None
+        with open("/proc/self/mounts", encoding="utf-8") as f:
+            for line in f:
+                dev, mnt, fstype = line.split()[:3]
+                mnt = mnt.replace("\\040", " ")
+                if (real == mnt or real.startswith(mnt.rstrip("/") + "/")) and \
+                        (best is None or len(mnt) > len(best[1])):
+                    best = (dev, mnt, fstype)
+    except OSError as e:
+        return {"path": path, "fstype": None, "unavailable": str(e)}
+    if best is None:
+        return {"path": path, "fstype": None, "unavailable": "no mount contains it"}
+    return {"path": path, "mount": best[1], "device": best[0], "fstype": best[2]}
+
+
 def collect(root: Path, binary: Path | None, measure: bool = True) -> dict[str, Any]:
     uname = os.uname()
     nix = os.environ.get("NIX_STORE") or (sys.prefix if sys.prefix.startswith("/nix/store/")
@@ -277,4 +302,5 @@ def collect(root: Path, binary: Path | None, measure: bool = True) -> dict[str, 
         "euid": os.geteuid(),
         "can_create_netns": can_create_netns(),
         "loadavg": list(os.getloadavg()),
+        "filesystems": {"copy_dir": filesystem_of(COPY_DIR)},
     }
