@@ -270,6 +270,22 @@ def _first_crossing(log_sizes: NDArray[np.float64], d: NDArray[np.float64]) -> f
     return math.nan
 
 
+def _crossover_ci(ls: NDArray[np.float64], resampled: NDArray[np.float64], point: float,
+                  sizes: Sequence[float], n_resamples: int, confidence: float) -> Crossover:
+    """The crossover's percentile CI from resampled log-ratio curves (one row each) and the
+    probability that a resampled curve never crosses."""
+    xs = np.array([_first_crossing(ls, row) for row in resampled])
+    found = np.isfinite(xs)
+    p_none = float(1.0 - found.mean())
+    if found.sum() >= 2:
+        q = (1 - confidence) / 2
+        lo, hi = np.quantile(xs[found], [q, 1 - q])
+    else:
+        lo = hi = math.nan
+    return Crossover(point, float(lo), float(hi), p_none, tuple(float(s) for s in sizes),
+                     n_resamples)
+
+
 def crossover(samples_a: Mapping[float, ArrayLike], samples_b: Mapping[float, ArrayLike],
               confidence: float = CONFIDENCE, n_resamples: int = N_RESAMPLES,
               seed: int | np.random.Generator | None = 0) -> Crossover:
@@ -290,16 +306,7 @@ def crossover(samples_a: Mapping[float, ArrayLike], samples_b: Mapping[float, Ar
     med_a = np.column_stack([np.median(rng.choice(a, (n_resamples, a.size)), axis=1) for a in xa])
     med_b = np.column_stack([np.median(rng.choice(b, (n_resamples, b.size)), axis=1) for b in xb])
     d = np.log(med_a / med_b)
-    xs = np.array([_first_crossing(ls, row) for row in d])
-    found = np.isfinite(xs)
-    p_none = float(1.0 - found.mean())
-    if found.sum() >= 2:
-        q = (1 - confidence) / 2
-        lo, hi = np.quantile(xs[found], [q, 1 - q])
-    else:
-        lo = hi = math.nan
-    return Crossover(point, float(lo), float(hi), p_none, tuple(float(s) for s in sizes),
-                     n_resamples)
+    return _crossover_ci(ls, d, point, sizes, n_resamples, confidence)
 
 
 @dataclass(frozen=True)
@@ -590,13 +597,4 @@ def paired_crossover(log_ratios_by_size: Mapping[float, ArrayLike],
     point = _first_crossing(ls, np.array([d.mean() for d in ds]))
     rng = _rng(seed)
     means = np.column_stack([rng.choice(d, (n_resamples, d.size)).mean(axis=1) for d in ds])
-    xs = np.array([_first_crossing(ls, row) for row in means])
-    found = np.isfinite(xs)
-    p_none = float(1.0 - found.mean())
-    if found.sum() >= 2:
-        q = (1 - confidence) / 2
-        lo, hi = np.quantile(xs[found], [q, 1 - q])
-    else:
-        lo = hi = math.nan
-    return Crossover(point, float(lo), float(hi), p_none, tuple(float(s) for s in sizes),
-                     n_resamples)
+    return _crossover_ci(ls, means, point, sizes, n_resamples, confidence)

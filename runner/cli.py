@@ -33,6 +33,24 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
+def _seed_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=int, metavar="N", help="override the profile's seed")
+    p.add_argument("--rehearsal", action="store_true",
+                   help="the block design at a tenth of its rounds (the A/A block 2, every "
+                   "other block 1): checks the pipeline and the book on this plan; not a result")
+
+
+def _run_options(p: argparse.ArgumentParser, names: str) -> None:
+    """What a run takes, for both `sweep` and `notebook` (they run the same code)."""
+    p.add_argument("--profile", metavar="NAME|PATH",
+                   help=f"profile name ({names}) or path to a .toml file")
+    p.add_argument("--run-dir", type=Path, metavar="DIR",
+                   help="run directory (default: data/raw/<run-id>)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run in --run-dir (default: the latest run)")
+    _seed_options(p)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m runner",
                 description="Sweep copybench over a profile's design into data/raw/<run-id>/.")
@@ -42,16 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("sweep", help="run a profile's plan (or resume a run)",
                        description="Run every planned trial of a profile and append the "
                        "records to <run-dir>/trials.jsonl.")
-    s.add_argument("--profile", metavar="NAME|PATH",
-                   help=f"profile name ({names}) or path to a .toml file")
-    s.add_argument("--run-dir", type=Path, metavar="DIR",
-                   help="run directory (default: data/raw/<run-id>)")
-    s.add_argument("--resume", action="store_true",
-                   help="continue an interrupted run in --run-dir (default: the latest run)")
-    s.add_argument("--seed", type=int, metavar="N", help="override the profile's seed")
-    s.add_argument("--rehearsal", action="store_true",
-                    help="the block design at a tenth of its rounds (claims 2, others 1): "
-                    "checks the pipeline and the book on this plan; not a result")
+    _run_options(s, names)
     s.add_argument("--no-progress", action="store_true", help="no progress output")
     remote_mod.add_options(s)
 
@@ -60,10 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "print them with the estimated wall time.")
     pl.add_argument("--profile", required=True, metavar="NAME|PATH",
                     help=f"profile name ({names}) or path to a .toml file")
-    pl.add_argument("--seed", type=int, metavar="N", help="override the profile's seed")
-    pl.add_argument("--rehearsal", action="store_true",
-                    help="the block design at a tenth of its rounds (claims 2, others 1): "
-                    "checks the pipeline and the book on this plan; not a result")
+    _seed_options(pl)
     pl.add_argument("--json", action="store_true", help="print plan.json as it would be written")
     pl.add_argument("--cells", action="store_true", help="list every cell")
     remote_mod.add_options(pl, plan_only=True)
@@ -72,16 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Execute notebooks/sweep.ipynb with papermill: the plan "
                         "and its time, progress, and the summary are kept in the run "
                         "directory as sweep.ipynb (sealed with the run).")
-    nb.add_argument("--profile", metavar="NAME|PATH",
-                    help=f"profile name ({names}) or path to a .toml file")
-    nb.add_argument("--run-dir", type=Path, metavar="DIR",
-                    help="run directory (default: data/raw/<run-id>)")
-    nb.add_argument("--resume", action="store_true",
-                    help="continue an interrupted run in --run-dir (default: the latest run)")
-    nb.add_argument("--seed", type=int, metavar="N", help="override the profile's seed")
-    nb.add_argument("--rehearsal", action="store_true",
-                    help="the block design at a tenth of its rounds (claims 2, others 1): "
-                    "checks the pipeline and the book on this plan; not a result")
+    _run_options(nb, names)
     remote_mod.add_options(nb)
 
     no = sub.add_parser("noise", help="the noise model of a block-design run (pilot)",
