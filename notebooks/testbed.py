@@ -218,6 +218,25 @@ for name in ("smoke", "quick", "claims", "paper"):
         glue_text(f"budget_{name}", "not declared (profile file missing)")
 
 # %% [markdown]
+# ## The hosts
+#
+# A run over the `remote` transport has two hosts: the sender here and the sink on the other
+# host, reached over SSH; both are described side by side, with the data interface's driver,
+# offloads, MTU, link speed and IRQ affinity. A one-host run has one column above.
+
+# %% tags=["remove-input"]
+from analysis import hosts as H
+
+two = H.is_two_host(man)
+glue_text("hosts_note", "two hosts: the sender here and the sink on another host (the remote "
+          "transport); both are described on this page" if two else
+          "one host: sender and receiver share this machine (loopback, veth, udp-forward)")
+if two:
+    show_table(H.hosts_table(man))
+else:
+    note("This run has one host; a run over the remote transport shows both hosts here.")
+
+# %% [markdown]
 # ## Interference
 #
 # copybench reads `/proc/stat` at the edges of every trial's window: the share of the
