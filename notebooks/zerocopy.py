@@ -51,7 +51,7 @@ if len(frac):
     g = P.bars(zc, "transport", "zc_copied_fraction", "method", "transport",
                "copied fraction of completions (0–1)")
     P.show(g)
-    for t in ("loopback", "veth", "udp-forward"):
+    for t in ("loopback", "veth", "udp-forward", "remote"):
         r = frac[(frac["transport"] == t) & (frac["method"] == "zerocopy")]
         glue_text(f"zc_copied_{t.replace('-', '_')}",
                   f"{r['copied fraction (pooled)'].iloc[0]:.3f} ({int(r['copied'].iloc[0])} of "
@@ -59,7 +59,7 @@ if len(frac):
                   f"not measured ({t} has no zero-copy cells in this run)")
 else:
     note("No zero-copy completions recorded in this run.")
-    for t in ("loopback", "veth", "udp_forward"):
+    for t in ("loopback", "veth", "udp_forward", "remote"):
         glue_text(f"zc_copied_{t}", "not measured (no zero-copy cells in this run)")
 
 # %% [markdown]
