@@ -73,6 +73,8 @@ def list_table(header: list[str], body: list[list[str]]) -> str:
             if c[0] in "#*+->|=:":
                 c = "\\" + c  # not a heading, list item or directive option
             c = re.sub(r"^(\d+)([.)])(\s)", r"\1\\\2\3", c)  # "1. x" is no list item
+            if len(c) <= 10:
+                c = c.replace(" ", "\u00a0")  # "256 KiB" stays on one line
             lines.append(("* - " if k == 0 else "  - ") + c)
     lines.append("```")
     return "\n".join(lines)

@@ -1,0 +1,74 @@
+"""The PDF of the book built from the reference run (`make test-pdf`, part of `make
+test-slow`), read back with pdftotext: a title page with the authors as CITATION.cff names
+them, the abstract before the table of contents, the verdict table whole (no verdict
+hyphenated or clipped), no unresolved glue key or raw LaTeX. Skips unless COPYBENCH_BOOK_RUN
+is set and pdftotext (poppler-utils) is installed."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PDF = ROOT / "book" / "_build" / "latex" / "copybench.pdf"
+RUN = os.environ.get("COPYBENCH_BOOK_RUN")
+
+pytestmark = [
+    pytest.mark.skipif(not RUN, reason="set by `make test-pdf` after building the PDF"),
+    pytest.mark.skipif(not shutil.which("pdftotext"),
+                       reason="pdftotext missing (apt-get install poppler-utils; scripts/setup "
+                              "does as root)"),
+]
+
+
+def pages() -> list[str]:
+    text = subprocess.run(["pdftotext", "-layout", str(PDF), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    return text.split("\f")
+
+
+def test_title_page_abstract_then_contents() -> None:
+    from ruamel.yaml import YAML
+
+    cff = YAML(typ="safe").load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    authors = [a.get("name") or f"{a.get('given-names', '')} {a.get('family-names', '')}".strip()
+               for a in cff["authors"]]
+    p = pages()
+    assert "copybench" in p[0]
+    for a in authors:
+        assert a in p[0], f"title page lacks the author {a!r}"
+    abstract = next((k for k, page in enumerate(p[:8]) if re.search(r"^\s*Abstract\s*$", page,
+                                                                      re.M)), None)
+    toc = next((k for k, page in enumerate(p[:8]) if re.search(r"(\. ){8}", page)), None)
+    assert abstract is not None, "no abstract page"
+    assert toc is not None, "no table of contents"
+    assert 0 < abstract < toc, "the abstract must come after the title and before the contents"
+    text = re.sub(r"-\n|\s+", " ", p[abstract])
+    assert "when does avoiding a copy pay" in text
+
+
+def test_environment_table_in_an_appendix() -> None:
+    flat = re.sub(r"\s+", " ", "\n".join(pages()))
+    assert re.search(r"Appendix [A-Z]\b", flat) or "APPENDIX" in flat.upper()
+    assert re.search(r"\bB\s+Testbed and run quality", "\n".join(pages()[:8])), \
+        "the testbed and its environment table are not appendix B"
+
+
+def test_verdict_table_whole() -> None:
+    text = "\n".join(pages())
+    flat = re.sub(r"\s+", " ", text)
+    for bad in ("in-con", "incon- clu", "inconclu- sive", "testab here", "not testab "):
+        assert bad not in flat, f"a verdict is hyphenated or clipped: {bad!r}"
+    for c in (f"C{i}" for i in range(1, 16)):
+        assert re.search(rf"\b{c}\b", flat), c
+
+
+def test_no_unresolved_text() -> None:
+    flat = re.sub(r"\s+", " ", "\n".join(pages()))
+    for rx in (r"\{glue", r"\.ipynb::", r"Traceback \(most recent", r"\\frac", r"\\begin\{"):
+        assert not re.search(rx, flat), rx
