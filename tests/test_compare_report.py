@@ -46,11 +46,13 @@ def test_html_has_every_section_and_the_figure(report: Path) -> None:
 
 def test_cells_compare_the_shared_configurations(report: Path) -> None:
     cells = pd.read_csv(report / "cells.csv")
-    # the smoke profile's message, pingpong, udp-forward, file and copy cells are all in
-    # the paper profile
-    assert len(cells) >= 5, cells
-    assert {"message", "file→socket", "file→file"} <= set(cells["scenario"])
+    # compare matches like with like: the smoke run's 0.2 s copybench windows are not the
+    # reference run's 1 s ones, so only the peer cells (whole seconds either way) match, and
+    # the report says which configurations it left out for their window
+    assert len(cells) >= 1, cells
     assert set(cells["verdict"]) <= VERDICTS
+    html = (report / "compare.html").read_text(encoding="utf-8")
+    assert "with different windows were not" in html
     assert (cells["speed_ratio"] > 0).all()
     ok = cells["lo"].notna()
     assert (cells.loc[ok, "lo"] <= cells.loc[ok, "speed_ratio"]).all()
@@ -59,5 +61,7 @@ def test_cells_compare_the_shared_configurations(report: Path) -> None:
 
 def test_claims_side_by_side(report: Path) -> None:
     claims = pd.read_csv(report / "claims.csv")
-    assert list(claims["claim"]) == [f"C{i}" for i in range(1, 16)]
+    # one row per claim and placement (and reading, where the source has two), in order
+    order = list(dict.fromkeys(claims["claim"]))
+    assert order == [f"C{i}" for i in range(1, 16)], order
     assert set(claims["agreement"]) <= AGREEMENTS
