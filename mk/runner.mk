@@ -1,7 +1,7 @@
 # Runner: sweep profiles -> data/raw/<run-id>/ (python -m runner). Tests need root for the
 # namespace topologies and perf (they skip, saying why, when not root).
 
-.PHONY: test-runner smoke-run originals
+.PHONY: test-runner test-remote smoke-run originals
 
 # pytest on the runner's tests: profiles, plan, topologies, perf reduction, end-to-end sweeps
 test-runner: build
@@ -9,9 +9,16 @@ test-runner: build
 	  tests/test_runner_system.py tests/test_runner_sweep.py tests/test_originals.py \
 	  tests/test_runner_notebook.py tests/test_copy_safety.py \
 	  tests/test_rundir_safety.py tests/test_runner_design.py tests/test_noise.py \
-	  tests/test_runner_window.py tests/test_remote.py
+	  tests/test_runner_window.py
 
 test: test-runner
+
+# the remote transport against a real sshd in a network namespace (about 2.5 min): one of
+# the slower checks, run by `make test-slow` (which .ci/run calls after `make test`)
+test-remote: build
+	$(PY) -m pytest -q -rs tests/test_remote.py
+
+test-slow: test-remote
 
 # a fresh smoke run at build/smoke-run for the book's tests (re-created each time)
 smoke-run: build

@@ -290,7 +290,10 @@ def resolve(name_or_path: str) -> Path:
 
 
 def available() -> list[str]:
-    return sorted(p.stem for p in PROFILE_DIR.glob("*.toml"))
+    """The profiles in runner/profiles/ (TOML files with a [profile] table; the noise model
+    beside them is not one)."""
+    return sorted(p.stem for p in PROFILE_DIR.glob("*.toml")
+                  if re.search(r"^\[profile\]", p.read_text(encoding="utf-8"), re.M))
 
 
 def load(name_or_path: str) -> Profile:

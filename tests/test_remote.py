@@ -80,8 +80,12 @@ def runner(host: RemoteHost, *args: str, remote: bool = True, copybench: Path | 
             *(["--no-progress"] if cmd == "sweep" else [])]
     env = dict(os.environ, COPYBENCH_BIN=str(BIN), PYTHONPATH=str(ROOT))
     if background:
+        # a non-interactive shell (a CI script's background job) starts children with SIGINT
+        # ignored, and Python keeps an inherited SIG_IGN: give the runner the default a
+        # user's terminal gives it, or the SIGINT the tests send is (rightly) ignored
         return subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+                                stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=timeout, check=False)
 

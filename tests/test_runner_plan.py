@@ -18,6 +18,17 @@ CAPS = Capabilities(methods=None, root=True, cpus=2, perf=True,
                     peers={"iperf3": True, "sockperf": True})
 
 
+def lenient(name: str) -> prof.Profile:
+    """A committed profile without its strict refusal: these tests are about the cells and
+    the estimate, not about whether the committed noise model lets its rules be met (that is
+    tests/test_runner_design.py's)."""
+    p = prof.load(name)
+    if p.design is None or not p.design.strict:
+        return p
+    return prof.Profile(**{**p.__dict__, "design": prof.Design(
+        **{**p.design.__dict__, "strict": False})})
+
+
 def test_randomization_reproducible_from_seed() -> None:
     p = prof.load("quick")
     a = plan_mod.make(p, CAPS, seed=7)
@@ -48,7 +59,7 @@ def test_profile_seed_is_default_and_recorded() -> None:
 
 
 def test_cell_ids_stable_and_distinct() -> None:
-    p = prof.load("paper")
+    p = lenient("paper")
     a = plan_mod.make(p, CAPS, seed=1)
     b = plan_mod.make(p, CAPS, seed=2)
     assert set(a.cells) == set(b.cells)
@@ -82,7 +93,7 @@ def test_udp_forward_filter_says_why() -> None:
 
 
 def test_filters_say_why() -> None:
-    p = prof.load("paper")
+    p = lenient("paper")
     pl = plan_mod.make(p, CAPS)
     for c in pl.cells.values():
         if c.transport == "udp-forward":
@@ -98,23 +109,28 @@ def test_filters_say_why() -> None:
 
 
 def test_paper_covers_the_required_factors() -> None:
-    pl = plan_mod.make(prof.load("paper"), CAPS)
+    pl = plan_mod.make(lenient("paper"), CAPS)
     cells = list(pl.cells.values())
     msg = [c for c in cells if c.kind == "copybench" and c.method in prof.MESSAGE_METHODS]
     sizes = sorted({c.size for c in msg})
-    assert sizes[0] == 64 and sizes[-1] == 1 << 20
-    assert all(b <= 4 * a for a, b in zip(sizes, sizes[1:], strict=False))
+    # the sources' sizes (S2's 512 B, S1's per-field reading up to 1 MiB) and the copies
+    # chapter's 16 and 64 MiB
+    assert sizes[0] == 64 and {512, 4096, 16384, 65536, 1 << 20, 64 << 20} <= set(sizes)
     assert {c.threads for c in msg} >= {1, 2, 4, 8}
     assert {c.placement for c in msg} == {"same-core", "cross-core", "unpinned"}
     assert {c.transport for c in msg} == {"loopback", "veth", "udp-forward"}
     assert {c.mode for c in msg} == {"stream", "pingpong"}
     files = [c for c in cells if c.cache is not None]
     fsizes = {c.size for c in files}
-    assert min(fsizes) == 4096 and max(fsizes) == 256 << 20 and 100_000_000 in fsizes
+    assert 100_000_000 in fsizes and {65536, 1 << 20, 16 << 20} <= fsizes
     assert {c.cache for c in files} == {"warm", "cold"}
     assert any(c.kind == "peer:iperf3" for c in cells)
     assert any(c.kind == "peer:sockperf" for c in cells)
     assert any(c.perf for c in cells)
+    # every claim testable without a PMU has a block, and so has the A/A control
+    served = {c for b in pl.blocks.values() for c in b["claims"]}
+    assert {"AA", "C1", "C3", "C4", "C5", "C6", "C8", "C9", "C10", "C11", "C13", "C14",
+            "P1", "Q1", "Q2"} <= served
 
 
 def test_quick_has_every_method_and_both_placements() -> None:
@@ -127,7 +143,7 @@ def test_quick_has_every_method_and_both_placements() -> None:
 
 @pytest.mark.parametrize("name,limit", [("smoke", 60), ("quick", 600), ("paper", 7200)])
 def test_estimates_within_budget(name: str, limit: float) -> None:
-    est = plan_mod.estimate(plan_mod.make(prof.load(name), CAPS))
+    est = plan_mod.estimate(plan_mod.make(lenient(name), CAPS))
     assert est.seconds_expected < limit
 
 
@@ -151,9 +167,15 @@ def test_methods_missing_from_the_build_are_filtered() -> None:
 
 
 def test_plan_cli_prints_estimate() -> None:
-    r = run_runner("plan", "--profile", "paper", timeout=120)
+    r = run_runner("plan", "--profile", "quick", timeout=120)
     assert r.returncode == 0, r.stderr
-    assert "estimated time" in r.stdout and "cells" in r.stdout
+    assert "estimated time" in r.stdout and "cells" in r.stdout and "block design" in r.stdout
+    # paper is strict: it plans, or it refuses in one line saying which rule cannot be met
+    # (with a noise model measured under load it refuses, as it should)
+    r = run_runner("plan", "--profile", "paper", timeout=120)
+    assert (r.returncode == 0 and "estimated time" in r.stdout) or (
+        r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+        and "cannot be met" in r.stderr), (r.returncode, r.stderr[-500:])
     r = run_runner("plan", "--profile", "smoke", "--json", "--seed", "3", timeout=120)
     d = json.loads(r.stdout)
     assert d["seed"] == 3 and d["rounds"]
