@@ -31,7 +31,7 @@ import pandas as pd
 from analysis import claims as C
 from analysis import stats as S
 from analysis.fmt import fmt_size
-from analysis.hosts import sink_facts
+from analysis.hosts import dig, sink_facts
 from analysis.run import Run, memcpy_gbit
 
 #: Factors that identify the same configuration in two runs.
@@ -267,14 +267,6 @@ def compare_claims(run_results: Sequence[C.ClaimResult],
 
 # ---------------------------------------------------------------------------- machines
 
-def _dig(d: Any, path: Sequence[str]) -> Any:
-    for p in path:
-        if not isinstance(d, dict):
-            return None
-        d = d.get(p)
-    return d
-
-
 def machines(run: Run, ref: Run) -> pd.DataFrame:
     """The facts that explain a difference, for both runs; `differs` marks unequal rows."""
     rows = []
@@ -282,7 +274,7 @@ def machines(run: Run, ref: Run) -> pd.DataFrame:
         if path is None:  # the profile lives in plan.json
             vals = [(x.plan or {}).get("profile") for x in (ref, run)]
         else:
-            vals = [_dig(x.manifest, path) for x in (ref, run)]
+            vals = [dig(x.manifest, path) for x in (ref, run)]
         rows.append({"fact": label, "reference": _fmt(vals[0]), "run": _fmt(vals[1]),
                      "differs": "yes" if vals[0] != vals[1] else ""})
     mb = [memcpy_gbit(x.manifest) for x in (ref, run)]

@@ -39,7 +39,8 @@ _WHY = {("nic", "speed_mbit_s"): ("nic", "speed_unavailable"),
         ("nic", "driver", "driver"): ("nic", "ethtool_unavailable")}
 
 
-def _dig(d: Any, path: Sequence[str]) -> Any:
+def dig(d: Any, path: Sequence[str]) -> Any:
+    """The value at a key path in nested dicts, or None where the path breaks."""
     for p in path:
         if not isinstance(d, dict):
             return None
@@ -48,12 +49,12 @@ def _dig(d: Any, path: Sequence[str]) -> Any:
 
 
 def is_two_host(manifest: dict[str, Any] | None) -> bool:
-    return isinstance(_dig(manifest, ("remote", "hosts")), dict)
+    return isinstance(dig(manifest, ("remote", "hosts")), dict)
 
 
 def host_value(host: dict[str, Any] | None, path: Sequence[str]) -> Any:
     """One fact of one host; ``None`` when absent."""
-    v = _dig(host, path)
+    v = dig(host, path)
     if path == ("nic", "irqs") and isinstance(v, list):
         return ", ".join(f"{q.get('irq')}→{q.get('affinity')}" for q in v) or None
     return v
@@ -62,7 +63,7 @@ def host_value(host: dict[str, Any] | None, path: Sequence[str]) -> Any:
 def _show(host: dict[str, Any] | None, path: Sequence[str]) -> str:
     v = host_value(host, path)
     if v is None or v == "":
-        why = _dig(host, _WHY.get(tuple(path), ()))
+        why = dig(host, _WHY.get(tuple(path), ()))
         return f"— ({why})" if isinstance(why, str) and why else "—"
     return str(v)
 

@@ -19,7 +19,7 @@ METRICS = {"primary": None, "sender CPU s/GB": "sender_cpu_s_per_gb",
 
 
 def _kind(row: pd.Series) -> str:
-    if row["command"] == "copy" or row["cache"] is not None and row["cache"] == row["cache"]:
+    if row["command"] == "copy" or pd.notna(row["cache"]):
         return "file"
     return row["mode"] or "stream"
 

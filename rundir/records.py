@@ -58,20 +58,10 @@ def repair(path: Path) -> int:
 
 
 def read(path: Path) -> Iterator[dict[str, Any]]:
+    """Every complete record of a records file, plain or packed; a torn last line (a sweep
+    killed while writing) is skipped, and a missing file has none."""
     if not path.exists():
         return
-    with open(path, "rb") as f:
-        for raw in f:
-            if not raw.endswith(b"\n"):
-                break  # torn last line
-            line = raw.strip()
-            if line:
-                yield json.loads(line)
-
-
-def read_any(path: Path) -> Iterator[dict[str, Any]]:
-    """Every complete record of a records file, plain or packed (a torn last line is
-    skipped, as :func:`read` does)."""
     with open_trials(path) as f:
         for raw in f:
             if not raw.endswith(b"\n"):

@@ -25,7 +25,7 @@ import json
 import math
 import random
 import tomllib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -241,10 +241,3 @@ def round_order(blocks: list[Block], seed: int, r: int,
     units += [[t] for t in sorted(singles or [])]
     rng.shuffle(units)
     return [t for u in units for t in u]
-
-
-@dataclass
-class BlockPlan:
-    blocks: dict[str, Block] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    unreachable: list[str] = field(default_factory=list)

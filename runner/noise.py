@@ -173,4 +173,4 @@ def from_run(run_dir: Path) -> list[Row]:
     path = records.trials_file(run_dir)
     if path is None:
         raise FileNotFoundError(2, "no trials.jsonl or trials.jsonl.gz", str(run_dir))
-    return rows(records.read_any(path))
+    return rows(records.read(path))
