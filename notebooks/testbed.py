@@ -45,6 +45,10 @@ elif design.get("rehearsal"):
 else:
     run_kind = "This run is a measurement on the testbed described in the method chapter."
 glue_text("synthetic_note", run_kind)
+glue_text("design_target", f"±{design['target']:.0%} for claims, the A/A control and the "
+          f"questions, ±{design['descriptive_target']:.0%} for descriptive blocks"
+          if design.get("target") is not None else
+          "none: this run's adaptive design judged every cell alone")
 glue_text("design_kind", "the block design (paired rounds, rounds per block planned from a "
           f"noise model; primary statistic: {design.get('primary')})" if run.plan and
           run.plan.get("blocks") is not None else
