@@ -48,6 +48,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analysis.fmt import fmt_size
+
 #: largest number of CPU copies per byte any method here performs (send and read-write: 3
 #: end to end; no side does more)
 MAX_TOTAL = 3.0
@@ -500,7 +502,7 @@ COUNT_COLUMNS = [*CONFIG_KEY, "group", "side", "copy_share", "copy_cpu_s_per_gb"
 
 def _gname(gkey: tuple) -> str:
     g, transport, placement, size, threads, mode = gkey
-    return f"{g} {transport or ''} {placement} {size} B".replace("  ", " ")
+    return f"{g} {transport or ''} {placement} {fmt_size(size)}".replace("  ", " ")
 
 
 def _unreported(reason: str) -> dict[str, Any]:

@@ -371,6 +371,119 @@ def estimates(df: pd.DataFrame, x: str, y: str, lo: str, hi: str, hue: str, xlab
                  y=y, hue=hue, col=col, row=None, extra=[lo, hi], source=source)
 
 
+#: colours of the decision map: one per decision of a "direction" rule
+DECISION_COLORS = {"greater": "#1b9e77", "equivalent": "#cfcfcf", "less": "#d95f02",
+                   "inconclusive": "#ffffff"}
+
+
+def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None = None,
+           col: str | None = None, threshold: float = 0.03,
+           crossovers: pd.DataFrame | None = None, title: str | None = None,
+           source: pd.DataFrame | None = None, col_wrap: int | None = None) -> sns.FacetGrid:
+    """Ratios against a baseline (columns ``size``, ``ratio``, ``lo``, ``hi``: the decided
+    comparisons of :mod:`analysis.claims.sendcmp`) against size: one line per method with
+    its CI as a band, the 1.0 line, the ±threshold band grey, and each crossover size (where
+    the method starts to beat the baseline) as a dotted vertical line with its CI shaded."""
+    hk = _hue_kws(df, hue)
+    g = sns.FacetGrid(df, row=row, col=col, hue=hue, height=2.8, aspect=1.35, sharey=False,
+                      sharex=False,
+                      row_order=_order(df, row), col_order=_order(df, col),
+                      col_wrap=col_wrap if row is None else None, **hk)
+
+    def draw(data: pd.DataFrame, color: Any = None, label: str | None = None, **_: Any) -> None:
+        d = data.sort_values("size")
+        ax = plt.gca()
+        ax.fill_between(d["size"], d["lo"], d["hi"], color=color, alpha=0.22, linewidth=0)
+        ax.plot(d["size"], d["ratio"], "o-", color=color, label=label, markersize=4)
+
+    g.map_dataframe(draw)
+    for key, ax in _axes(g):
+        sub = _facet_rows(df, key, row, col)
+        ax.axhspan(1 - threshold, 1 + threshold, color="0.85", zorder=0, linewidth=0)
+        ax.axhline(1.0, color="0.2", linewidth=1, zorder=1)
+        _size_axis(ax, sorted(sub["size"].dropna().unique()) if len(sub) else None)
+        _log_y(ax)
+        if crossovers is None or crossovers.empty or sub.empty:
+            continue
+        xo = crossovers
+        for c, v in ((row, key[0] if row and col else key), (col, key[1] if row and col else key)):
+            if c is not None and c in xo:
+                xo = xo[xo[c] == v]
+        for _, r in xo.iterrows():
+            if not math.isfinite(r["crossover"]):
+                continue
+            col_ = color(r[hue])
+            ax.axvline(r["crossover"], color=col_, linestyle=":", linewidth=1.5)
+            if math.isfinite(r["lo"]) and math.isfinite(r["hi"]):
+                ax.axvspan(r["lo"], r["hi"], color=col_, alpha=0.08, linewidth=0)
+    g.add_legend(title=f"{hue}  (dotted: crossover; grey: ±{threshold:.0%})")
+    return _meta(_finish(g, xlabel, ylabel, title, row, col), kind="line", data=df, x="size",
+                 y="ratio", hue=hue, col=col, row=row, extra=["lo", "hi", "decision"],
+                 source=source)
+
+
+def decision_map(df: pd.DataFrame, facet: str, methods: Sequence[str],
+                 title: str | None = None, ncols: int = 2) -> Any:
+    """One grid per configuration (``facet``): a row per method, a column per size, each
+    square coloured by its decision against the baseline and printed with its ratio. The
+    answer to "where does avoiding a copy pay?" at a glance."""
+    from matplotlib.patches import Patch
+
+    facets = sorted(dict.fromkeys(df[facet]), key=str)
+    n = len(facets)
+    nc = min(ncols, n) or 1
+    nr = math.ceil(n / nc) if n else 1
+    widths = [len(df.loc[df[facet] == f, "size"].unique()) for f in facets] or [1]
+    w = max(3.2, 0.62 * max(widths) + 1.6)
+    fig, axs = plt.subplots(nr, nc, figsize=(w * nc, 0.42 * len(methods) * nr + 1.2 * nr + 0.6),
+                            squeeze=False)
+    for ax in axs.flat[n:]:
+        ax.set_visible(False)
+    for ax, f in zip(axs.flat, facets):
+        d = df[df[facet] == f]
+        ms = [m for m in methods if (d["method"] == m).any()]
+        sizes = sorted(d["size"].unique())
+        for i, m in enumerate(ms):
+            for j, s in enumerate(sizes):
+                r = d[(d["method"] == m) & (d["size"] == s)]
+                if r.empty:
+                    ax.add_patch(plt.Rectangle((j, i), 1, 1, facecolor="0.97",
+                                               edgecolor="white", hatch="//", linewidth=0))
+                    continue
+                r = r.iloc[0]
+                ax.add_patch(plt.Rectangle((j, i), 1, 1,
+                                           facecolor=DECISION_COLORS.get(r["decision"], "white"),
+                                           edgecolor="0.6", linewidth=0.6))
+                ax.text(j + 0.5, i + 0.5, f"{r['ratio']:.2f}", ha="center", va="center",
+                        fontsize=7.5)
+        ax.set_xlim(0, max(len(sizes), 1))
+        ax.set_ylim(len(ms), 0)
+        ax.set_xticks([j + 0.5 for j in range(len(sizes))])
+        ax.set_xticklabels([fmt_size(s) for s in sizes], fontsize=8, rotation=45, ha="right")
+        ax.set_yticks([i + 0.5 for i in range(len(ms))])
+        ax.set_yticklabels(ms, fontsize=8.5)
+        ax.set_title(str(f), fontsize=9.5)
+        ax.grid(False)
+        for sp in ax.spines.values():
+            sp.set_visible(False)
+    handles = [Patch(facecolor=c, edgecolor="0.6", label=k) for k, c in DECISION_COLORS.items()]
+    fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False, fontsize=8.5,
+               bbox_to_anchor=(0.5, -0.02))
+    if title:
+        fig.suptitle(title, y=1.0)
+    fig.tight_layout(rect=(0, 0.05, 1, 0.97))
+    return _meta(Figure(fig), kind="map", data=df, x="size", y="ratio", hue="method", col=facet,
+                 row=None, extra=["lo", "hi", "decision"], source=None)
+
+
+class Figure:
+    """A bare matplotlib figure for :func:`show` (checked for overlapping labels, and against
+    its data when it carries the metadata :func:`show` reads)."""
+
+    def __init__(self, fig: Any) -> None:
+        self.figure = fig
+
+
 # --- checks ------------------------------------------------------------------------------------
 
 def _texts(fig: Any) -> list[tuple[str, Any]]:
@@ -541,7 +654,7 @@ def show(g: Any, source: pd.DataFrame | None = None) -> list[str]:
         g._copybench["source"] = source
     if isinstance(g, sns.FacetGrid):
         g.tight_layout()  # keeps the legend outside the axes
-    else:
+    elif not isinstance(g, Figure):  # a Figure was laid out with room for its legend
         fig.tight_layout()
     _thin_size_ticks(fig)
     probs = check_figure(g)

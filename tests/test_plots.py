@@ -114,3 +114,55 @@ def test_sizes_as_the_sources_name_them() -> None:
     assert fmt_size(1 << 26) == "64 MiB"
     assert fmt_size(4096) == "4 KiB"
     assert fmt_size(64) == "64 B"
+
+
+def comparisons() -> pd.DataFrame:
+    """A decided comparison table like the findings notebook's: 4 methods x 8 sizes in two
+    configurations, every decision present."""
+    rows = []
+    sizes = [64, 512, 4096, 16384, 32768, 65536, 262144, 1 << 20]
+    for conf in ("loopback, cross-core", "veth (UDP), same-core"):
+        for k, m in enumerate(("sendmsg", "zerocopy", "uring-zc", "vmsplice")):
+            for j, s in enumerate(sizes):
+                r = 0.6 + 0.12 * j - 0.1 * k
+                dec = ["less", "equivalent", "greater", "inconclusive"][(j + k) % 4]
+                rows.append(dict(configuration=conf, method=m, size=s, ratio=r, lo=r * 0.95,
+                                 hi=r * 1.05, decision=dec))
+    return pd.DataFrame(rows)
+
+
+def test_decision_map_shows_every_cell_without_overlap() -> None:
+    P.setup()
+    d = comparisons()
+    g = P.decision_map(d, "configuration", ["sendmsg", "zerocopy", "uring-zc", "vmsplice"])
+    assert P.check_figure(g) == []
+    texts = [t.get_text() for ax in g.figure.axes for t in ax.texts]
+    assert len(texts) == len(d)  # one printed ratio per comparison
+    plt.close(g.figure)
+    # a configuration that is missing from the figure is caught
+    g = P.decision_map(d[d["configuration"] == "loopback, cross-core"], "configuration",
+                       ["sendmsg"])
+    g._copybench["source"] = d
+    probs = P.check_figure(g)
+    plt.close(g.figure)
+    assert any("configuration values" in p for p in probs), probs
+
+
+def test_ratio_figure_has_the_one_line_and_crossovers() -> None:
+    P.setup()
+    d = comparisons()
+    xo = pd.DataFrame([dict(configuration="loopback, cross-core", method="sendmsg",
+                            crossover=20000.0, lo=9000.0, hi=40000.0)])
+    g = P.ratios(d, "method", "size", "ratio", row="configuration", crossovers=xo)
+    g.tight_layout()
+    P._thin_size_ticks(g.figure)  # as P.show lays the figure out before checking it
+    assert P.check_figure(g) == []
+    ax = g.axes_dict["loopback, cross-core"]
+    ys = [ln.get_ydata()[0] for ln in ax.get_lines() if len(set(ln.get_ydata())) == 1]
+    assert 1.0 in ys  # the 1.0 line
+    xs = [ln.get_xdata()[0] for ln in ax.get_lines() if len(set(ln.get_xdata())) == 1]
+    assert 20000.0 in xs  # the crossover, in its facet only
+    other = g.axes_dict["veth (UDP), same-core"]
+    assert 20000.0 not in [ln.get_xdata()[0] for ln in other.get_lines()
+                           if len(set(ln.get_xdata())) == 1]
+    plt.close(g.figure)

@@ -1,10 +1,13 @@
-"""Two run-level checks beside the claims.
+"""Run-level comparisons beside the claims.
 
 * :func:`send_comparisons`: every message method against two-copy ``send`` (method x size x
   transport x placement x threads, TCP stream), each read against the +-3 % practical
   threshold; issue 14's "56 comparisons" are the reference run's loopback cross-core set
   (:data:`FIFTY_SIX`: 4 methods x 8 sizes at 1 thread + 4 methods x 2 sizes x 2, 4, 8
   threads), 40 of them inconclusive under the old rule (``legacy=True``).
+* :func:`file_comparisons`: every file method against ``read-write``, the same way;
+  :func:`baseline_comparisons` is the engine of both, :func:`crossovers` the size where a
+  method starts to beat its baseline (the findings' ratio figures).
 * :func:`twin_pairs`: the A/A control. A block holding the same method twice (``twin`` 0
   and 1) must give a ratio whose CI contains 1.0; a run where it does not says so (about 1
   honest run in 20 at a 95 % level).
@@ -12,46 +15,77 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import pandas as pd
 
 from analysis import stats as S
-from analysis.claims.base import compare_pair, stream_cells
-from analysis.run import MESSAGE_METHODS, Run, select, values
+from analysis.claims.base import compare_pair, paired_values, stream_cells
+from analysis.run import FILE_METHODS, MESSAGE_METHODS, Run, select, values
 
 #: the message-method-vs-send set the issue counted on the reference run (the message
 #: chapter's comparison table at its reference transport and placement, every thread count)
 FIFTY_SIX = {"transport": "loopback", "placement": "cross-core"}
 FACTORS = ("transport", "placement", "threads")
+FILE_FACTORS = ("scenario", "transport", "placement", "cache", "threads")
 
 
 def send_comparisons(run: Run, legacy: bool = False, threshold: float = S.PRACTICAL_THRESHOLD,
                      **filters: Any) -> pd.DataFrame:
     """One row per (method, size, transport, placement, threads) with both the method and
-    ``send``: ratio method/send and its decision against +-threshold.
+    ``send`` (TCP stream): ratio method/send and its decision against +-threshold.
 
     Family: the sizes of one (method, transport, placement, threads). ``legacy=False``: the
     run's declared design (paired by block and round when it has blocks), CI at level
     1 - 0.05/m, the CI decides. ``legacy=True``: the rule before issue 14 (ratio of medians
     with a 95 % bootstrap CI, Mann-Whitney p Holm-adjusted over the family, "greater"/"less"
     only when the adjusted p < 0.05 as well)."""
-    st = select(stream_cells(run), **filters)
+    return baseline_comparisons(run, select(stream_cells(run), **filters), "send",
+                                MESSAGE_METHODS, FACTORS, legacy=legacy, threshold=threshold)
+
+
+def message_stream_cells(run: Run) -> pd.DataFrame:
+    """Every message stream cell, TCP and UDP (udp-forward): the decision map's cells."""
+    m = run.measured
+    return m[(m["scenario"] == "message") & (m["mode"] == "stream")]
+
+
+def file_comparisons(run: Run, threshold: float = S.PRACTICAL_THRESHOLD,
+                     **filters: Any) -> pd.DataFrame:
+    """Every file method against ``read-write`` (the copy through user space), per path
+    (file → socket, file → file), transport, placement, cache state and threads; family: the
+    sizes of one method in one such configuration."""
+    m = run.measured
+    fm = m[m["scenario"].isin(["file→socket", "file→file"])].copy()
+    if fm.empty:
+        return pd.DataFrame()
+    fm["cache"] = fm["cache"].fillna("n/a")
+    return baseline_comparisons(run, select(fm, **filters), "read-write", FILE_METHODS,
+                                FILE_FACTORS, threshold=threshold)
+
+
+def baseline_comparisons(run: Run, cells: pd.DataFrame, baseline: str, methods: Sequence[str],
+                         factors: Sequence[str], legacy: bool = False,
+                         threshold: float = S.PRACTICAL_THRESHOLD,
+                         metric: str = "gbit_per_s") -> pd.DataFrame:
+    """Each of ``methods`` against ``baseline``, size by size, within each configuration
+    ``factors`` name (see :func:`send_comparisons` for the two designs)."""
+    st = cells
     rule = S.DecisionRule("direction", threshold=threshold)
     rows: list[dict[str, Any]] = []
     if st.empty:
         return pd.DataFrame(rows)
-    for key, g in st.groupby(list(FACTORS), sort=True):
-        conf = dict(zip(FACTORS, key))
-        for meth in [m for m in MESSAGE_METHODS if m != "send" and (g["method"] == m).any()]:
+    for key, g in st.groupby(list(factors), sort=True, dropna=False):
+        conf = dict(zip(factors, key))
+        for meth in [m for m in methods if m != baseline and (g["method"] == m).any()]:
             sizes = sorted(int(s) for s in g.loc[g["method"] == meth, "size"].unique()
-                           if values(select(g, method=meth, size=s), "gbit_per_s").size >= 2
-                           and values(select(g, method="send", size=s), "gbit_per_s").size >= 2)
+                           if values(select(g, method=meth, size=s), metric).size >= 2
+                           and values(select(g, method=baseline, size=s), metric).size >= 2)
             if not sizes:
                 continue
             if legacy:
-                fam = S.compare_family([(values(select(g, method=meth, size=s), "gbit_per_s"),
-                                         values(select(g, method="send", size=s), "gbit_per_s"))
+                fam = S.compare_family([(values(select(g, method=meth, size=s), metric),
+                                         values(select(g, method=baseline, size=s), metric))
                                         for s in sizes], threshold)
                 for s, c in zip(sizes, fam):
                     rows.append({**conf, "method": meth, "size": s, "design": "legacy",
@@ -60,18 +94,52 @@ def send_comparisons(run: Run, legacy: bool = False, threshold: float = S.PRACTI
                 continue
             for i, s in enumerate(sizes):
                 c = compare_pair(run, g, {"method": meth, "size": s},
-                                 {"method": "send", "size": s}, "gbit_per_s", len(sizes), rule,
+                                 {"method": baseline, "size": s}, metric, len(sizes), rule,
                                  s, seed=i)
                 if c is None:
                     continue
                 rows.append({**conf, "method": meth, "size": s, "design": c.primary.kind,
                              "n": c.primary.n, "ratio": c.primary.ratio.value,
                              "lo": c.primary.ratio.lo, "hi": c.primary.ratio.hi,
+                             "CI level": c.primary.ratio.confidence,
                              "p_adj": c.primary.p_adj, "decision": c.decision.outcome,
                              "why": c.decision.why,
                              "sensitivity": (f"{c.sensitivity.kind} → {c.sens_decision.outcome}"
                                              if c.sensitivity is not None and c.sens_decision
                                              else "—")})
+    return pd.DataFrame(rows)
+
+
+def crossovers(run: Run, cells: pd.DataFrame, baseline: str, methods: Sequence[str],
+               factors: Sequence[str], metric: str = "gbit_per_s") -> pd.DataFrame:
+    """Per configuration and method, the size where the method starts to beat ``baseline``
+    (first upward crossing of the log ratio along size) with its bootstrap CI, paired by
+    round when the run has blocks; NaN where the curves do not cross in the measured range."""
+    rows: list[dict[str, Any]] = []
+    for key, g in cells.groupby(list(factors), sort=True, dropna=False):
+        conf = dict(zip(factors, key))
+        for meth in [m for m in methods if m != baseline and (g["method"] == m).any()]:
+            sizes = sorted(int(s) for s in g.loc[g["method"] == meth, "size"].unique()
+                           if values(select(g, method=meth, size=s), metric).size >= 2
+                           and values(select(g, method=baseline, size=s), metric).size >= 2)
+            if len(sizes) < 2:
+                continue
+            lr = {}
+            if run.primary == S.PAIRED and run.has_blocks:
+                for s in sizes:
+                    x, y = paired_values(g, {"method": meth, "size": s},
+                                         {"method": baseline, "size": s}, metric)
+                    lr[s] = S.log_ratios(x, y)
+            if lr and all(v.size >= 2 for v in lr.values()):
+                c, design = S.paired_crossover(lr), S.PAIRED
+            else:
+                c = S.crossover({s: values(select(g, method=meth, size=s), metric) for s in sizes},
+                                {s: values(select(g, method=baseline, size=s), metric)
+                                 for s in sizes})
+                design = S.UNPAIRED
+            rows.append({**conf, "method": meth, "crossover": c.size, "lo": c.lo, "hi": c.hi,
+                         "p_none": c.p_none, "design": design,
+                         "sizes": len(sizes)})
     return pd.DataFrame(rows)
 
 

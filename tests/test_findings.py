@@ -1,0 +1,98 @@
+"""analysis/findings.py: findings and abstract worded from decided comparison tables with a
+planted truth (fast, no run needed). Each sentence must say what the table decided, and
+nothing it did not."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis import findings as F
+
+SIZES = [64, 4096, 65536, 262144]
+
+
+def table(decisions: dict[str, list[str]], ratios: dict[str, list[float]],
+          transport: str = "loopback", placement: str = "cross-core") -> pd.DataFrame:
+    rows = []
+    for m, decs in decisions.items():
+        for s, dec, r in zip(SIZES, decs, ratios[m]):
+            rows.append(dict(transport=transport, protocol="tcp", placement=placement,
+                             threads=1, method=m, size=s, ratio=r, lo=r * 0.97, hi=r * 1.03,
+                             decision=dec))
+    return pd.DataFrame(rows)
+
+
+PLANT = table({"sendmsg": ["less", "equivalent", "greater", "greater"],
+               "zerocopy": ["less", "less", "less", "inconclusive"]},
+              {"sendmsg": [0.8, 1.0, 1.2, 1.3], "zerocopy": [0.3, 0.5, 0.7, 0.98]})
+
+
+def test_a_method_that_pays_from_a_size_up() -> None:
+    f = F.comparison_findings(PLANT, "send", ("transport", "protocol", "placement", "threads"),
+                              "message", "fig", methods=["sendmsg", "zerocopy"])
+    assert len(f) == 1 and f[0].decided
+    t = f[0].text
+    assert "`sendmsg` beats `send` from 64 KiB up" in t
+    assert "1.30× [1.26, 1.34] at 256 KiB" in t
+    assert "slower at 64 B" in t and "equivalent (within the ±3 % threshold) at 4 KiB" in t
+    assert "loopback, cross-core, 1 thread" in f[0].config
+
+
+def test_a_method_that_never_pays_and_an_undecided_size() -> None:
+    t = F.comparison_findings(PLANT, "send", ("transport", "placement"), "message", "fig",
+                              methods=["zerocopy"])[0].text
+    assert "`zerocopy` never beats `send` here" in t
+    assert "undecided at 256 KiB" in t
+    assert "beats `send` from" not in t  # nothing asserted that was not decided
+
+
+def test_nothing_decided_is_flagged() -> None:
+    t = table({"vmsplice": ["inconclusive"] * 4}, {"vmsplice": [1.0, 1.1, 0.9, 1.0]})
+    f = F.comparison_findings(t, "send", ("transport",), "message", "fig")
+    assert not f[0].decided
+    md = F.findings_markdown(f, None)
+    assert "nothing decided here" in md and "{ref}`figure <fig>`" in md
+
+
+def test_crossover_is_quoted_with_its_ci() -> None:
+    xo = pd.DataFrame([dict(transport="loopback", protocol="tcp", placement="cross-core",
+                            threads=1, method="sendmsg", crossover=20000.5, lo=8192.0,
+                            hi=32768.0)])
+    t = F.comparison_findings(PLANT, "send", ("transport", "protocol", "placement", "threads"),
+                              "message", "fig", xo, ["sendmsg"])[0].text
+    assert "crossover at about 19.5 KiB, CI 8 KiB–32 KiB" in t
+
+
+def test_runs_that_cannot_support_findings_say_so() -> None:
+    assert F.run_kind({"synthetic": True}, None) == "synthetic"
+    assert F.run_kind({}, {"design": {"rehearsal": True}}) == "rehearsal"
+    assert F.run_kind({}, {"profile": {"name": "smoke"}}) == "smoke"
+    assert F.run_kind({}, {"profile": {"name": "paper"}, "design": {}}) is None
+    f = F.comparison_findings(PLANT, "send", ("transport",), "message", "fig")
+    assert F.findings_markdown(f, "smoke").startswith("This run cannot support findings")
+    assert "cannot support results" in F.abstract_results(PLANT, pd.DataFrame(),
+                                                          pd.DataFrame(), "smoke", 10, 0.1)
+
+
+def test_abstract_counts_and_best_gain() -> None:
+    v = pd.DataFrame({"claim": ["C1", "C2", "C3"],
+                      "verdict": ["holds", "refuted", "not testable here"]})
+    a = F.abstract_results(PLANT, pd.DataFrame(), v, None, 1234, 1.4)
+    assert "1,234 trials, 1.4 h" in a
+    assert "of 8 comparisons" in a and "2 are faster, 4 slower, 1 equivalent" in a
+    assert "`sendmsg` at 256 KiB" in a and "1.30×" in a
+    assert "Never faster than `send` in any configuration measured: `zerocopy`." in a
+    assert "1 holds, 1 is refuted, 0 are inconclusive and 1 is not testable" in a
+    tex = F.markdown_to_latex(a)
+    assert r"\texttt{sendmsg}" in tex and "`" not in tex and r"$\times$" in tex
+
+
+def test_claims_and_control_findings() -> None:
+    v = pd.DataFrame({"claim": ["C1", "C1", "C4"], "verdict": ["holds", "refuted", "holds"]})
+    c = F.claims_finding(v)
+    assert c is not None and "2 hold (C1, C4)" in c.text and "1 is refuted (C1)" in c.text
+    aa = pd.DataFrame([{"method": "send", "configuration": "loopback, cross-core", "rounds": 9,
+                        "ratio": 1.01, "lo": 0.98, "hi": 1.04, "contains 1": True}])
+    assert "contains 1, as it must" in F.control_finding(aa).text
+    aa.loc[0, ["lo", "contains 1"]] = [1.02, False]
+    assert "misses 1" in F.control_finding(aa).text
