@@ -16,7 +16,7 @@
 .PHONY: book pdf reproduce compare test-stats test-book test-layout notebooks notebooks-sync \
         book-check-run _book-force
 
-BOOK_NOTEBOOKS := testbed message latency cpu_cost zerocopy files fidelity copies claims
+BOOK_NOTEBOOKS := testbed findings message latency cpu_cost zerocopy files fidelity copies claims
 BOOK_GEN       := book/_generated
 BOOK_HTML      := book/_build/html
 BOOK_STAMP     := book/_build/.stamp-html
@@ -134,7 +134,7 @@ test-book: setup smoke-run
 # analysis/plots.py's figure checks (data against the figure, overlapping labels) on
 # synthetic figures: the old thread-scaling selection and colliding labels are caught
 test-plots: setup
-	$(PY) -m pytest -q tests/test_plots.py
+	$(PY) -m pytest -q tests/test_plots.py tests/test_findings.py
 
 test: test-layout test-stats test-book test-plots
 

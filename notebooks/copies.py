@@ -28,7 +28,6 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import display
 
 from analysis import copies as CP
 from analysis import cpu_breakdown as BD
@@ -51,8 +50,7 @@ glue_text("copies_tolerance", f"{CP.TOLERANCE:g}")
 
 def show_fig(fig):
     if fig is not None:
-        display(fig)
-        plt.close(fig)
+        P.show(P.Figure(fig))  # checked for overlapping labels like every figure
 
 
 # %% [markdown]
@@ -144,7 +142,7 @@ if fmt2 and len(cnt):
                 s = d[d["side"] == side].set_index("method").reindex(methods)
                 y = np.arange(len(methods)) + (k - 0.5) * 0.25
                 ax.errorbar(s["count"], y, xerr=[s["count"] - s["lo"], s["hi"] - s["count"]],
-                            fmt=mk, capsize=3, label=side)
+                            fmt=mk, capsize=3, label=side, color=P.color(side))
             ax.set_yticks(range(len(methods)))
             ax.set_yticklabels(methods)
             ax.invert_yaxis()
@@ -227,7 +225,7 @@ if len(sc):
     s = s.sort_values(["scenario", "sender_syscalls_per_mib"])
     fig, ax = plt.subplots(figsize=(7, 0.35 * len(s) + 1))
     labels = s["scenario"] + ": " + s["method"]
-    ax.barh(range(len(s)), s["sender_syscalls_per_mib"], color="#1f77b4")
+    ax.barh(range(len(s)), s["sender_syscalls_per_mib"], color=[P.color(x) for x in s["method"]])
     ax.set_yticks(range(len(s)))
     ax.set_yticklabels(labels, fontsize=8)
     ax.invert_yaxis()

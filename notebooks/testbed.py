@@ -274,7 +274,7 @@ if has_steal:
         ax.set_xlabel("steal time (% of the window's CPU time)")
         ax.set_ylabel(name)
     fig.tight_layout()
-    plt.show()
+    P.show(P.Figure(fig))  # checked for overlapping labels like every figure
     if len(run.excluded):
         show_table(run.excluded[["trial_id", "method", "size", "transport", "placement",
                                  "exclusion"]])
@@ -329,6 +329,7 @@ glue_text("stat_resamples", f"{S.N_RESAMPLES}")
 glue_text("stat_confidence", f"{S.CONFIDENCE:.0%}")
 
 # %% [markdown]
+# (testbed-aa)=
 # ## The A/A control: the study's false-positive check
 #
 # A block of the block design holds one method twice, as two cells (the *twin*). The two are

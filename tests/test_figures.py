@@ -20,8 +20,8 @@ FIGDATA = GEN / "figdata"
 HTML = ROOT / "book" / "_build" / "html"
 RUN = os.environ.get("COPYBENCH_BOOK_RUN")
 # the notebooks whose figures are all drawn through analysis.plots.show
-CHECKED = ["message", "latency", "cpu_cost", "zerocopy", "files", "fidelity", "testbed",
-           "claims"]
+CHECKED = ["findings", "message", "latency", "cpu_cost", "zerocopy", "files", "fidelity",
+           "testbed", "copies", "claims"]
 
 pytestmark = pytest.mark.skipif(not RUN, reason="set by `make test-figures` after building "
                                 "the book from the reference run")

@@ -50,6 +50,11 @@ def test_title_page_abstract_then_contents() -> None:
     assert 0 < abstract < toc, "the abstract must come after the title and before the contents"
     text = re.sub(r"-\n|\s+", " ", p[abstract])
     assert "when does avoiding a copy pay" in text
+    # the results sentences the findings notebook worded from the run (abstract-latex.inc)
+    gen = (ROOT / "book" / "_generated" / "abstract.inc").read_text(encoding="utf-8")
+    words = re.sub(r"[`*]", "", gen).split()[:8]
+    assert " ".join(words) in text.replace("- ", ""), ("the generated abstract is not on the "
+                                                       "abstract page", words)
 
 
 def test_environment_table_in_an_appendix() -> None:
