@@ -15,7 +15,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import pandas as pd
 
@@ -64,6 +64,20 @@ def file_comparisons(run: Run, threshold: float = S.PRACTICAL_THRESHOLD,
                                 FILE_FACTORS, threshold=threshold)
 
 
+def _method_sizes(cells: pd.DataFrame, baseline: str, methods: Sequence[str],
+                  factors: Sequence[str], metric: str
+                  ) -> Iterator[tuple[dict[str, Any], pd.DataFrame, str, list[int]]]:
+    """(configuration, its cells, method, sizes where both the method and the baseline have
+    two values or more) for every method of every configuration ``factors`` name."""
+    for key, g in cells.groupby(list(factors), sort=True, dropna=False):
+        conf = dict(zip(factors, key))
+        for meth in [m for m in methods if m != baseline and (g["method"] == m).any()]:
+            sizes = sorted(int(s) for s in g.loc[g["method"] == meth, "size"].unique()
+                           if values(select(g, method=meth, size=s), metric).size >= 2
+                           and values(select(g, method=baseline, size=s), metric).size >= 2)
+            yield conf, g, meth, sizes
+
+
 def baseline_comparisons(run: Run, cells: pd.DataFrame, baseline: str, methods: Sequence[str],
                          factors: Sequence[str], legacy: bool = False,
                          threshold: float = S.PRACTICAL_THRESHOLD,
@@ -75,38 +89,33 @@ def baseline_comparisons(run: Run, cells: pd.DataFrame, baseline: str, methods: 
     rows: list[dict[str, Any]] = []
     if st.empty:
         return pd.DataFrame(rows)
-    for key, g in st.groupby(list(factors), sort=True, dropna=False):
-        conf = dict(zip(factors, key))
-        for meth in [m for m in methods if m != baseline and (g["method"] == m).any()]:
-            sizes = sorted(int(s) for s in g.loc[g["method"] == meth, "size"].unique()
-                           if values(select(g, method=meth, size=s), metric).size >= 2
-                           and values(select(g, method=baseline, size=s), metric).size >= 2)
-            if not sizes:
+    for conf, g, meth, sizes in _method_sizes(st, baseline, methods, factors, metric):
+        if not sizes:
+            continue
+        if legacy:
+            fam = S.compare_family([(values(select(g, method=meth, size=s), metric),
+                                     values(select(g, method=baseline, size=s), metric))
+                                    for s in sizes], threshold)
+            for s, c in zip(sizes, fam):
+                rows.append({**conf, "method": meth, "size": s, "design": "legacy",
+                             "ratio": c.ratio.value, "lo": c.ratio.lo, "hi": c.ratio.hi,
+                             "p_adj": c.p_holm, "decision": c.direction, "why": ""})
+            continue
+        for i, s in enumerate(sizes):
+            c = compare_pair(run, g, {"method": meth, "size": s},
+                             {"method": baseline, "size": s}, metric, len(sizes), rule,
+                             s, seed=i)
+            if c is None:
                 continue
-            if legacy:
-                fam = S.compare_family([(values(select(g, method=meth, size=s), metric),
-                                         values(select(g, method=baseline, size=s), metric))
-                                        for s in sizes], threshold)
-                for s, c in zip(sizes, fam):
-                    rows.append({**conf, "method": meth, "size": s, "design": "legacy",
-                                 "ratio": c.ratio.value, "lo": c.ratio.lo, "hi": c.ratio.hi,
-                                 "p_adj": c.p_holm, "decision": c.direction, "why": ""})
-                continue
-            for i, s in enumerate(sizes):
-                c = compare_pair(run, g, {"method": meth, "size": s},
-                                 {"method": baseline, "size": s}, metric, len(sizes), rule,
-                                 s, seed=i)
-                if c is None:
-                    continue
-                rows.append({**conf, "method": meth, "size": s, "design": c.primary.kind,
-                             "n": c.primary.n, "ratio": c.primary.ratio.value,
-                             "lo": c.primary.ratio.lo, "hi": c.primary.ratio.hi,
-                             "CI level": c.primary.ratio.confidence,
-                             "p_adj": c.primary.p_adj, "decision": c.decision.outcome,
-                             "why": c.decision.why,
-                             "sensitivity": (f"{c.sensitivity.kind} → {c.sens_decision.outcome}"
-                                             if c.sensitivity is not None and c.sens_decision
-                                             else "—")})
+            rows.append({**conf, "method": meth, "size": s, "design": c.primary.kind,
+                         "n": c.primary.n, "ratio": c.primary.ratio.value,
+                         "lo": c.primary.ratio.lo, "hi": c.primary.ratio.hi,
+                         "CI level": c.primary.ratio.confidence,
+                         "p_adj": c.primary.p_adj, "decision": c.decision.outcome,
+                         "why": c.decision.why,
+                         "sensitivity": (f"{c.sensitivity.kind} → {c.sens_decision.outcome}"
+                                         if c.sensitivity is not None and c.sens_decision
+                                         else "—")})
     return pd.DataFrame(rows)
 
 
@@ -116,30 +125,25 @@ def crossovers(run: Run, cells: pd.DataFrame, baseline: str, methods: Sequence[s
     (first upward crossing of the log ratio along size) with its bootstrap CI, paired by
     round when the run has blocks; NaN where the curves do not cross in the measured range."""
     rows: list[dict[str, Any]] = []
-    for key, g in cells.groupby(list(factors), sort=True, dropna=False):
-        conf = dict(zip(factors, key))
-        for meth in [m for m in methods if m != baseline and (g["method"] == m).any()]:
-            sizes = sorted(int(s) for s in g.loc[g["method"] == meth, "size"].unique()
-                           if values(select(g, method=meth, size=s), metric).size >= 2
-                           and values(select(g, method=baseline, size=s), metric).size >= 2)
-            if len(sizes) < 2:
-                continue
-            lr = {}
-            if run.primary == S.PAIRED and run.has_blocks:
-                for s in sizes:
-                    x, y = paired_values(g, {"method": meth, "size": s},
-                                         {"method": baseline, "size": s}, metric)
-                    lr[s] = S.log_ratios(x, y)
-            if lr and all(v.size >= 2 for v in lr.values()):
-                c, design = S.paired_crossover(lr), S.PAIRED
-            else:
-                c = S.crossover({s: values(select(g, method=meth, size=s), metric) for s in sizes},
-                                {s: values(select(g, method=baseline, size=s), metric)
-                                 for s in sizes})
-                design = S.UNPAIRED
-            rows.append({**conf, "method": meth, "crossover": c.size, "lo": c.lo, "hi": c.hi,
-                         "p_none": c.p_none, "design": design,
-                         "sizes": len(sizes)})
+    for conf, g, meth, sizes in _method_sizes(cells, baseline, methods, factors, metric):
+        if len(sizes) < 2:
+            continue
+        lr = {}
+        if run.primary == S.PAIRED and run.has_blocks:
+            for s in sizes:
+                x, y = paired_values(g, {"method": meth, "size": s},
+                                     {"method": baseline, "size": s}, metric)
+                lr[s] = S.log_ratios(x, y)
+        if lr and all(v.size >= 2 for v in lr.values()):
+            c, design = S.paired_crossover(lr), S.PAIRED
+        else:
+            c = S.crossover({s: values(select(g, method=meth, size=s), metric) for s in sizes},
+                            {s: values(select(g, method=baseline, size=s), metric)
+                             for s in sizes})
+            design = S.UNPAIRED
+        rows.append({**conf, "method": meth, "crossover": c.size, "lo": c.lo, "hi": c.hi,
+                     "p_none": c.p_none, "design": design,
+                     "sizes": len(sizes)})
     return pd.DataFrame(rows)
 
 
