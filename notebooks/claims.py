@@ -45,24 +45,6 @@ P.setup()
 run = A.load_run(run_dir)
 results = C.evaluate(run)
 table = C.verdict_table(results)
-# beside each verdict the rule's boundaries (its statistic and configuration are in the
-# tables beside it; the full rule of every claim is in "The decision rules")
-short: dict[str, list[tuple[str, str]]] = {}
-for row in C.rules_table():
-    short.setdefault(row["claim"], []).append((row["reading"], row["rule"]))
-
-
-def rule_short(claim: str, part: str, full: str, tag: bool = False) -> str:
-    """The boundaries of the rule that decided one verdict (``tag``: with its reading)."""
-    rs = short.get(claim, [])
-    if len(rs) == 1:
-        return rs[0][1]
-    hit = [(reading, rule) for reading, rule in rs if reading and reading in (part or "")]
-    if not hit:
-        return full
-    return f"[{hit[0][0]}] {hit[0][1]}" if tag else hit[0][1]
-
-
 for claim, rs in C.by_claim(results).items():
     glue_text(f"verdict_{claim}", C.claim_verdict_text(rs))
     glue_text(f"stat_{claim}", "; ".join(
@@ -70,8 +52,7 @@ for claim, rs in C.by_claim(results).items():
         + (f"{r.statistic}: {r.ci_text()}" + (f" ({r.boundary})" if r.boundary else "")
            if math.isfinite(r.value) else r.reason) for r in rs))
     glue_text(f"config_{claim}", " | ".join(dict.fromkeys(r.configuration or "—" for r in rs)))
-    glue_text(f"rule_{claim}", " | ".join(dict.fromkeys(
-        rule_short(claim, r.part, r.rule, tag=True) for r in rs)) or "—")
+    glue_text(f"rule_{claim}", " | ".join(dict.fromkeys(r.boundaries for r in rs)) or "—")
 counts = table["verdict"].value_counts()
 for v in (C.HOLDS, C.REFUTED, C.INCONCLUSIVE, C.NOT_TESTABLE):
     glue_text(f"n_{v.replace(' ', '_')}", str(int(counts.get(v, 0))))
@@ -87,10 +68,8 @@ glue_text("claims_design", (f"{run.primary} (declared in the run's plan)" if run
 # names the rule's boundary that keeps an inconclusive verdict from deciding.
 
 # %% tags=["remove-input"]
-table["decision rule"] = [rule_short(c, p, f) for c, p, f in
-                          zip(table["claim"], table["for"], table["decision rule"])]
 show_table(table[["claim", "for", "verdict", "estimate [CI]", "CI straddles", "design",
-                  "sensitivity (other design)", "decision rule"]])
+                  "sensitivity (other design)", "rule boundaries"]])
 
 # %% [markdown]
 # ## What each test computed, where, and why this verdict

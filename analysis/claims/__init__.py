@@ -51,6 +51,8 @@ def evaluate(run: Run) -> list[ClaimResult]:
         for r in (res if isinstance(res, list) else [res]):
             if not r.rule:
                 r.rule = rule_text(r.claim)
+            if not r.boundaries:
+                r.boundaries = r.rule
             out.append(r)
     return out
 
@@ -78,6 +80,7 @@ def verdict_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
                           "sensitivity (other design)": r.sensitivity or "—",
                           "CI straddles": r.boundary or "—",
                           "configuration": r.configuration, "decision rule": r.rule,
+                          "rule boundaries": r.boundaries,
                           "reason": r.reason, "published": r.published} for r in results])
 
 

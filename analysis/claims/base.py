@@ -45,7 +45,8 @@ class ClaimResult:
     reason: str = ""
     details: list[dict[str, Any]] = field(default_factory=list)
     part: str = ""  # the placement (and reading) this verdict is for
-    rule: str = ""  # the decision rule, as printed beside the verdict
+    rule: str = ""  # the whole decision rule
+    boundaries: str = ""  # what the verdict turns on, short (printed beside the verdict)
     design: str = ""  # paired | unpaired: the primary statistic's design
     sensitivity: str = ""  # the other design's estimate and outcome
     boundary: str = ""  # inconclusive: the boundary the CI straddles
@@ -66,9 +67,11 @@ def set_estimate(r: ClaimResult, e: S.Estimate) -> None:
     r.value, r.lo, r.hi = e.value, e.lo, e.hi
 
 
-def stream_cells(run: Run) -> pd.DataFrame:
+def stream_cells(run: Run, udp: bool = False) -> pd.DataFrame:
+    """The message stream cells: TCP only, or with ``udp`` the UDP ones (udp-forward) too."""
     m = run.measured
-    return m[(m["scenario"] == "message") & (m["mode"] == "stream") & (m["protocol"] != "udp")]
+    st = m[(m["scenario"] == "message") & (m["mode"] == "stream")]
+    return st if udp else st[st["protocol"] != "udp"]
 
 
 def pingpong_cells(run: Run) -> pd.DataFrame:
@@ -216,6 +219,7 @@ def _result(rule: "Rule", stmt: tuple[str, str, str], placement: str | None) -> 
     r = ClaimResult(rule.claim, *stmt)
     r.part = ", ".join(x for x in (placement, rule.reading) if x)
     r.rule = (f"[{rule.reading}] " if rule.reading else "") + rule.text()
+    r.boundaries = (f"[{rule.reading}] " if rule.reading else "") + rule.boundaries_text()
     r.configuration = rule.configuration(placement)
     return r
 
@@ -304,6 +308,23 @@ def apply_rule(run: Run, rule: "Rule", stmt: tuple[str, str, str],
     return r
 
 
+def crossover_of(run: Run, d: pd.DataFrame, a: str, b: str, metric: str,
+                 sizes: Sequence[int]) -> tuple[S.Crossover, str]:
+    """Where method a starts to beat method b along ``sizes`` in the cells ``d``, and the
+    design that computed it: paired over rounds when the run has blocks (and every size has
+    two pairs or more), else unpaired over trials."""
+    lr = {}
+    if run.primary == S.PAIRED and run.has_blocks:
+        for s in sizes:
+            x, y = paired_values(d, {"method": a, "size": s}, {"method": b, "size": s}, metric)
+            lr[s] = S.log_ratios(x, y)
+    if lr and all(v.size >= 2 for v in lr.values()):
+        return S.paired_crossover(lr), S.PAIRED
+    return (S.crossover({s: values(select(d, method=a, size=s), metric) for s in sizes},
+                        {s: values(select(d, method=b, size=s), metric) for s in sizes}),
+            S.UNPAIRED)
+
+
 def _crossover(run: Run, rule: "Rule", r: ClaimResult, d: pd.DataFrame) -> ClaimResult:
     a, b, metric = rule.numerator, rule.denominator, rule.metric
     sizes = _sizes_with(d, a, b, metric)
@@ -311,18 +332,7 @@ def _crossover(run: Run, rule: "Rule", r: ClaimResult, d: pd.DataFrame) -> Claim
         r.verdict = NOT_TESTABLE
         r.reason = "fewer than two sizes with both methods in this configuration"
         return r
-    lr = {}
-    if run.primary == S.PAIRED and run.has_blocks:
-        for s in sizes:
-            x, y = paired_values(d, {"method": a, "size": s}, {"method": b, "size": s}, metric)
-            lr[s] = S.log_ratios(x, y)
-    if lr and all(v.size >= 2 for v in lr.values()):
-        c = S.paired_crossover(lr)
-        r.design = S.PAIRED
-    else:
-        c = S.crossover({s: values(select(d, method=a, size=s), metric) for s in sizes},
-                        {s: values(select(d, method=b, size=s), metric) for s in sizes})
-        r.design = S.UNPAIRED
+    c, r.design = crossover_of(run, d, a, b, metric, sizes)
     r.value, r.lo, r.hi = c.size, c.lo, c.hi
     r.statistic = (f"{rule.statistic} (bytes, {r.design} bootstrap; P(no crossover in range) "
                    f"= {c.p_none:.2f})")
@@ -379,6 +389,7 @@ def collapse(out: list[ClaimResult]) -> list[ClaimResult]:
         one.part = ""
         one.reason = "; ".join(dict.fromkeys(x.reason for x in out))
         one.rule = " | ".join(dict.fromkeys(x.rule for x in out))
+        one.boundaries = " | ".join(dict.fromkeys(x.boundaries for x in out))
         one.configuration = " | ".join(dict.fromkeys(x.configuration for x in out))
         return [one]
     return out

@@ -120,8 +120,13 @@ class Rule:
                     "occurs in a range that spans the band (bootstrap probability >= 0.95)")
         return "one comparison between thread counts"
 
+    def boundaries_text(self) -> str:
+        """What the verdict turns on, short: the per-comparison reading, or for a crossover
+        rule the band (the verdict tables print this; :meth:`text` is the whole rule)."""
+        return self.combine_text() if self.combine == CROSSOVER else self.decision.text()
+
     def text(self) -> str:
-        """The rule as printed beside the verdict."""
+        """The whole rule, as the decision-rules table prints it."""
         level = S.family_confidence(self.family)
         pairing = ("paired by block and round when the run has blocks (t CI on the log "
                    "ratios), else ratio of medians (bootstrap CI)" if self.paired else
@@ -277,8 +282,7 @@ def rules_table(claims: Sequence[str] | None = None) -> list[dict[str, str]]:
         for r in rs:
             rows.append({"claim": c, "reading": r.reading, "configuration": r.configuration(
                          " / ".join(p for p in r.placements if p) or None),
-                         "statistic": r.statistic, "rule": r.decision.text()
-                         if r.combine not in (CROSSOVER,) else r.combine_text(),
+                         "statistic": r.statistic, "rule": r.boundaries_text(),
                          "combine": r.combine_text(), "family": str(r.family or "sizes"),
                          "pairing": "paired" if r.paired else "unpaired"})
     return rows
