@@ -405,11 +405,7 @@ def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None
         _log_y(ax)
         if crossovers is None or crossovers.empty or sub.empty:
             continue
-        xo = crossovers
-        for c, v in ((row, key[0] if row and col else key), (col, key[1] if row and col else key)):
-            if c is not None and c in xo:
-                xo = xo[xo[c] == v]
-        for _, r in xo.iterrows():
+        for _, r in _facet_rows(crossovers, key, row, col).iterrows():
             if not math.isfinite(r["crossover"]):
                 continue
             col_ = color(r[hue])

@@ -33,8 +33,8 @@ from analysis import claims as C
 from analysis import findings as F
 from analysis import plots as P
 from analysis import run as A
-from analysis.claims.sendcmp import (baseline_comparisons, crossovers, file_comparisons,
-                                     message_stream_cells)
+from analysis.claims.base import stream_cells
+from analysis.claims.sendcmp import baseline_comparisons, crossovers, file_comparisons
 from analysis.fmt import fmt_size
 from analysis.output import glue_text, note, show_table
 
@@ -42,7 +42,7 @@ P.setup("findings")
 run = A.load_run(run_dir)
 kind = F.run_kind(run.manifest, run.plan)
 MSG_FACTORS = ("transport", "protocol", "placement", "threads", "duration_s")
-cells = message_stream_cells(run)
+cells = stream_cells(run, udp=True)  # TCP and udp-forward
 th0 = int(cells["threads"].min()) if len(cells) else 1
 one = cells[cells["threads"] == th0]
 msg = baseline_comparisons(run, one, "send", A.MESSAGE_METHODS, MSG_FACTORS)
@@ -148,7 +148,8 @@ for extra in (F.claims_finding(verdicts), F.control_finding(aa)):
 m = run.measured
 t0 = pd.to_datetime(run.trials["started_at"], utc=True, errors="coerce")
 hours = float((t0.max() - t0.min()).total_seconds() / 3600) if t0.notna().any() else 0.0
-abstract = F.abstract_results(curve, files, verdicts, kind, len(m), hours)
+abstract = F.abstract_results(curve, files, verdicts, kind, len(m), hours,
+                              F.testbed_text(run.manifest))
 body = F.findings_markdown(found, kind)
 glue_text("n_findings", str(len(found)))
 # The introduction includes the abstract and the findings (book/intro.md: {include}), and

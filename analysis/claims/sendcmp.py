@@ -20,7 +20,7 @@ from typing import Any, Iterator, Sequence
 import pandas as pd
 
 from analysis import stats as S
-from analysis.claims.base import compare_pair, paired_values, stream_cells
+from analysis.claims.base import compare_pair, crossover_of, stream_cells
 from analysis.run import FILE_METHODS, MESSAGE_METHODS, Run, select, values
 
 #: the message-method-vs-send set the issue counted on the reference run (the message
@@ -42,12 +42,6 @@ def send_comparisons(run: Run, legacy: bool = False, threshold: float = S.PRACTI
     only when the adjusted p < 0.05 as well)."""
     return baseline_comparisons(run, select(stream_cells(run), **filters), "send",
                                 MESSAGE_METHODS, FACTORS, legacy=legacy, threshold=threshold)
-
-
-def message_stream_cells(run: Run) -> pd.DataFrame:
-    """Every message stream cell, TCP and UDP (udp-forward): the decision map's cells."""
-    m = run.measured
-    return m[(m["scenario"] == "message") & (m["mode"] == "stream")]
 
 
 def file_comparisons(run: Run, threshold: float = S.PRACTICAL_THRESHOLD,
@@ -84,12 +78,11 @@ def baseline_comparisons(run: Run, cells: pd.DataFrame, baseline: str, methods: 
                          metric: str = "gbit_per_s") -> pd.DataFrame:
     """Each of ``methods`` against ``baseline``, size by size, within each configuration
     ``factors`` name (see :func:`send_comparisons` for the two designs)."""
-    st = cells
     rule = S.DecisionRule("direction", threshold=threshold)
     rows: list[dict[str, Any]] = []
-    if st.empty:
+    if cells.empty:
         return pd.DataFrame(rows)
-    for conf, g, meth, sizes in _method_sizes(st, baseline, methods, factors, metric):
+    for conf, g, meth, sizes in _method_sizes(cells, baseline, methods, factors, metric):
         if not sizes:
             continue
         if legacy:
@@ -128,19 +121,7 @@ def crossovers(run: Run, cells: pd.DataFrame, baseline: str, methods: Sequence[s
     for conf, g, meth, sizes in _method_sizes(cells, baseline, methods, factors, metric):
         if len(sizes) < 2:
             continue
-        lr = {}
-        if run.primary == S.PAIRED and run.has_blocks:
-            for s in sizes:
-                x, y = paired_values(g, {"method": meth, "size": s},
-                                     {"method": baseline, "size": s}, metric)
-                lr[s] = S.log_ratios(x, y)
-        if lr and all(v.size >= 2 for v in lr.values()):
-            c, design = S.paired_crossover(lr), S.PAIRED
-        else:
-            c = S.crossover({s: values(select(g, method=meth, size=s), metric) for s in sizes},
-                            {s: values(select(g, method=baseline, size=s), metric)
-                             for s in sizes})
-            design = S.UNPAIRED
+        c, design = crossover_of(run, g, meth, baseline, metric, sizes)
         rows.append({**conf, "method": meth, "crossover": c.size, "lo": c.lo, "hi": c.hi,
                      "p_none": c.p_none, "design": design,
                      "sizes": len(sizes)})
