@@ -167,24 +167,30 @@ def comparison_findings(cmp: pd.DataFrame, baseline: str, factors: Sequence[str]
     return out
 
 
+def verdict_counts(verdicts: pd.DataFrame, with_ids: bool = False) -> str:
+    """"4 hold, 23 are refuted, 3 are inconclusive and 4 are not testable", optionally with
+    the claims of each verdict in parentheses."""
+    counts = verdicts["verdict"].value_counts()
+    parts = []
+    for v, word in (("holds", "hold"), ("refuted", "refuted"), ("inconclusive", "inconclusive"),
+                    ("not testable here", "not testable")):
+        text = _are(int(counts.get(v, 0)), word)
+        if with_ids and v != "not testable here":
+            ids = verdicts.loc[verdicts["verdict"] == v, "claim"].unique().tolist()
+            text += f" ({', '.join(ids) if ids else 'none'})"
+        parts.append(text)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 def claims_finding(verdicts: pd.DataFrame) -> Finding | None:
     """The claim verdicts in one sentence: counts, and which claims hold or are refuted."""
     if verdicts.empty:
         return None
-    counts = verdicts["verdict"].value_counts()
-
-    def ids(v: str) -> str:
-        c = verdicts.loc[verdicts["verdict"] == v, "claim"].unique().tolist()
-        return ", ".join(c) if c else "none"
-
-    n = lambda v: int(counts.get(v, 0))  # noqa: E731
     text = (f"Of {len(verdicts)} claim verdicts (one per placement and reading), "
-            f"{_are(n('holds'), 'hold')} ({ids('holds')}), "
-            f"{_are(n('refuted'), 'refuted')} ({ids('refuted')}), "
-            f"{_are(n('inconclusive'), 'inconclusive')} ({ids('inconclusive')}) and "
-            f"{_are(n('not testable here'), 'not testable')} on this testbed.")
+            f"{verdict_counts(verdicts, with_ids=True)} on this testbed.")
+    decided = verdicts["verdict"].isin(["holds", "refuted"]).any()
     return Finding("claims", "each claim's own configuration", text, "claims-verdicts",
-                   bool(counts.get("holds", 0) + counts.get("refuted", 0)))
+                   bool(decided))
 
 
 def control_finding(aa: pd.DataFrame) -> Finding | None:
@@ -224,17 +230,19 @@ def _best_gain(cmp: pd.DataFrame) -> pd.Series | None:
 
 
 def abstract_results(msg: pd.DataFrame, files: pd.DataFrame, verdicts: pd.DataFrame,
-                     kind: str | None, n_trials: int, hours: float) -> str:
-    """The abstract's results sentences, worded from the decided comparisons."""
+                     kind: str | None, n_trials: int, hours: float, testbed: str) -> str:
+    """The abstract's results sentences, worded from the decided comparisons; ``testbed``
+    names the machine as its manifest describes it ("one 2-CPU virtual machine")."""
     if kind:
-        return (f"This build comes from a run that cannot support results ({UNSUPPORTED_KINDS[kind]}); "
-                "the reference run's abstract states them.")
-    out = [f"On one 2-CPU virtual machine ({n_trials:,} trials, {hours:.1f} h),"]
+        return (f"This build comes from a run that cannot support results "
+                f"({UNSUPPORTED_KINDS[kind]}); the reference run's abstract states them.")
+    out = [f"On {testbed} ({n_trials:,} trials, {hours:.1f} h),"]
     if len(msg):
-        n = len(msg)
         dec = msg["decision"].value_counts()
-        out.append(f"of {n} comparisons of a copy-avoiding message method with two-copy "
-                   f"`send` (method × size × transport × placement, 1 thread), "
+        threads = ", ".join(str(int(t)) for t in sorted(msg["threads"].unique()))
+        out.append(f"of {len(msg)} comparisons of a copy-avoiding message method with "
+                   f"two-copy `send` (method × size × transport × placement, {threads} "
+                   f"thread{'s' if threads != '1' else ''}), "
                    f"{dec.get('greater', 0)} are faster, {dec.get('less', 0)} slower, "
                    f"{dec.get('equivalent', 0)} equivalent within ±3 % and "
                    f"{dec.get('inconclusive', 0)} undecided.")
@@ -253,13 +261,17 @@ def abstract_results(msg: pd.DataFrame, files: pd.DataFrame, verdicts: pd.DataFr
             out.append(f"Among file methods the largest decided gain over `read-write` is "
                        f"`{b['method']}` ({b['scenario']}, {fmt_size(b['size'])}): {_ci(b)}.")
     if len(verdicts):
-        c = verdicts["verdict"].value_counts()
-        k = lambda v: int(c.get(v, 0))  # noqa: E731
-        out.append(f"Of {len(verdicts)} verdicts on fifteen published claims, "
-                   f"{_are(k('holds'), 'hold')}, {_are(k('refuted'), 'refuted')}, "
-                   f"{_are(k('inconclusive'), 'inconclusive')} and "
-                   f"{_are(k('not testable here'), 'not testable')} here.")
+        out.append(f"Of {len(verdicts)} verdicts on {verdicts['claim'].nunique()} published "
+                   f"claims, {verdict_counts(verdicts)} here.")
     return " ".join(out)
+
+
+def testbed_text(manifest: Mapping[str, Any]) -> str:
+    """"one 2-CPU virtual machine", from the run's manifest (CPU count, hypervisor flag)."""
+    cpu = (manifest.get("cpu") or {}).get("count")
+    vm = (manifest.get("virtualization") or {}).get("hypervisor_flag")
+    what = "virtual machine" if vm else "machine"
+    return f"one {cpu}-CPU {what}" if isinstance(cpu, int) else f"one {what}"
 
 
 def markdown_to_latex(text: str) -> str:

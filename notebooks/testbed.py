@@ -20,6 +20,7 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 import pandas as pd
 
+from analysis import findings as F
 from analysis import run as A
 from analysis import plots as P
 from analysis import stats as S
@@ -37,9 +38,10 @@ glue_text("sweep_notebook", (", ".join(f"{run.path.name}/{n}" for n in sweep_nbs
           "none: this run was made with python -m runner sweep (or before the sweep notebook "
           "existed); its sessions.json records each invocation")
 design = (run.plan or {}).get("design") or {}
-if man.get("synthetic"):
+kind = F.run_kind(man, run.plan)
+if kind == "synthetic":
     run_kind = "This run is SYNTHETIC test data, not a measurement."
-elif design.get("rehearsal"):
+elif kind == "rehearsal":
     run_kind = ("This run is a REHEARSAL: the profile's plan at about a tenth of its rounds, "
                 "made to check the pipeline and this book; its numbers are not results.")
 else:

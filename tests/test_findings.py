@@ -71,18 +71,23 @@ def test_runs_that_cannot_support_findings_say_so() -> None:
     f = F.comparison_findings(PLANT, "send", ("transport",), "message", "fig")
     assert F.findings_markdown(f, "smoke").startswith("This run cannot support findings")
     assert "cannot support results" in F.abstract_results(PLANT, pd.DataFrame(),
-                                                          pd.DataFrame(), "smoke", 10, 0.1)
+                                                          pd.DataFrame(), "smoke", 10, 0.1,
+                                                          "one machine")
 
 
 def test_abstract_counts_and_best_gain() -> None:
     v = pd.DataFrame({"claim": ["C1", "C2", "C3"],
                       "verdict": ["holds", "refuted", "not testable here"]})
-    a = F.abstract_results(PLANT, pd.DataFrame(), v, None, 1234, 1.4)
-    assert "1,234 trials, 1.4 h" in a
+    a = F.abstract_results(PLANT, pd.DataFrame(), v, None, 1234, 1.4,
+                           F.testbed_text({"cpu": {"count": 2},
+                                           "virtualization": {"hypervisor_flag": True}}))
+    assert a.startswith("On one 2-CPU virtual machine (1,234 trials, 1.4 h)")
+    assert "verdicts on 3 published claims" in a
     assert "of 8 comparisons" in a and "2 are faster, 4 slower, 1 equivalent" in a
     assert "`sendmsg` at 256 KiB" in a and "1.30×" in a
     assert "Never faster than `send` in any configuration measured: `zerocopy`." in a
     assert "1 holds, 1 is refuted, 0 are inconclusive and 1 is not testable" in a
+    assert F.testbed_text({}) == "one machine"
     tex = F.markdown_to_latex(a)
     assert r"\texttt{sendmsg}" in tex and "`" not in tex and r"$\times$" in tex
 
