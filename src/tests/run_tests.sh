@@ -77,10 +77,15 @@ else:
         assert abs(c["busy_s"] + c["idle_s"] + c["steal_s"] - c["cpu_s"]) < 1e-6, c
         for k in ("busy_frac", "steal_frac"):
             assert c[k] is None if c["cpu_s"] == 0 else 0 <= c[k] <= 1, (k, c)
-    # each CPU existed for the whole window; every field is rounded to a tick on its own, so
-    # a CPU's total is right to a few ticks (5 fields move in a busy window)
+    # every field is rounded to a tick on its own, so a CPU's total is right to a few ticks (5
+    # fields move in a busy window). No CPU accounts more than the window; an idle tickless
+    # CPU may account less: its idle time is brought up to date only when it next wakes
+    # (seen here: 0.05 s of a 0.15 s window on a mostly idle CPU), so only the busiest CPU
+    # must account the whole window.
+    slack = 8 * tick + 0.1 * itf["window_s"]
     for c in itf["cpus"]:
-        assert abs(c["cpu_s"] - itf["window_s"]) <= 8 * tick + 0.1 * itf["window_s"], (c, itf["window_s"])
+        assert c["cpu_s"] <= itf["window_s"] + slack, (c, itf["window_s"])
+    assert max(c["cpu_s"] for c in itf["cpus"]) >= itf["window_s"] - slack, itf
     assert abs(itf["cpu_s"] - sum(c["cpu_s"] for c in itf["cpus"])) <= 8 * tick * (len(itf["cpus"]) + 1), itf
 # the sink's own reading of its host over its window: its CPUs (all when unpinned), or a reason
 rv = res.get("receiver")
