@@ -25,7 +25,7 @@ import json
 import math
 import random
 import tomllib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -114,6 +114,20 @@ class Block:
     expected_half_width: float = math.nan  # relative, at the planned rounds
     reaches_target: bool = False
     note: str = ""
+    # cells that run in rounds 1..N only (an original program's ``originals_rounds``) and
+    # the seconds one trial of each takes; seconds_per_round counts every cell
+    caps: dict[str, int] = field(default_factory=dict)
+    cell_seconds: dict[str, float] = field(default_factory=dict)
+
+    def seconds(self, rounds: int) -> float:
+        """The block's time for ``rounds`` rounds (capped cells stop at their cap)."""
+        capped = sum(self.cell_seconds.get(c, 0.0) * max(0, rounds - cap)
+                     for c, cap in self.caps.items() if cap)
+        return rounds * self.seconds_per_round - capped
+
+    def runs_in(self, cell: str, r: int) -> bool:
+        cap = self.caps.get(cell, 0)
+        return r <= self.rounds and (not cap or r <= cap)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -183,7 +197,7 @@ def plan_rounds(blocks: list[Block], design: Design, budget_s: float | None,
                                  design.rounds_max)
     notes: list[str] = []
     if budget_s:
-        total = fixed_s + sum(b.rounds * b.seconds_per_round for b in blocks)
+        total = fixed_s + sum(b.seconds(b.rounds) for b in blocks)
         # over budget: cut the lowest-priority tier first, toward rounds_min
         for purpose in reversed(PURPOSES):
             if total <= budget_s:
@@ -192,8 +206,8 @@ def plan_rounds(blocks: list[Block], design: Design, budget_s: float | None,
             while total > budget_s and any(b.rounds > floor(b) for b in tier):
                 b = max((b for b in tier if b.rounds > floor(b)),
                         key=lambda b: (b.rounds, b.seconds_per_round))
+                total -= b.seconds(b.rounds) - b.seconds(b.rounds - 1)
                 b.rounds -= 1
-                total -= b.seconds_per_round
         if total > budget_s:
             notes.append(f"the plan needs {total / 60:.0f} min at the minimum rounds per "
                          f"block ({design.rounds_min}; descriptive "
@@ -227,16 +241,27 @@ def unreachable(blocks: Iterable[Block], design: Design) -> list[str]:
     return out
 
 
+def in_block_order(cells: Iterable[str], seed: int, r: int, block: str) -> list[str]:
+    """A block's cells in round r, counterbalanced: odd rounds shuffle them
+    (``random.Random(f"{seed}:{r}:{block}")``), and each even round runs the round before it
+    in reverse, so over every two rounds each cell is as often before as after any other (an
+    unbalanced order once put one A/A twin first in all six rounds of a run)."""
+    order = sorted(cells)
+    first = r if r % 2 else r - 1
+    random.Random(f"{seed}:{first}:{block}").shuffle(order)
+    return order if r % 2 else order[::-1]
+
+
 def round_order(blocks: list[Block], seed: int, r: int,
                 singles: list[str] | None = None) -> list[str]:
-    """Round r: the blocks that still need rounds, shuffled; each block's cells back to back,
-    shuffled; ``singles`` (e.g. profiled trials) are shuffled in as blocks of one."""
+    """Round r: the blocks that still need rounds, shuffled; each block's cells back to back
+    in counterbalanced order (:func:`in_block_order`; a cell past its cap sits out);
+    ``singles`` (e.g. profiled trials) are shuffled in as blocks of one."""
     rng = random.Random(f"{seed}:{r}")
     units: list[list[str]] = []
     for b in sorted(blocks, key=lambda b: b.id):
         if b.rounds >= r:
-            cells = sorted(b.cells)
-            random.Random(f"{seed}:{r}:{b.id}").shuffle(cells)
+            cells = [c for c in in_block_order(b.cells, seed, r, b.id) if b.runs_in(c, r)]
             units.append([f"{cid}-{r}" for cid in cells])
     units += [[t] for t in sorted(singles or [])]
     rng.shuffle(units)

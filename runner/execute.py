@@ -46,6 +46,9 @@ class Context:
     run_id: str
     seed: int
     janitor: Janitor | None
+    # the reports' own programs, prepared once per run (runner.originals.prepare): source ->
+    # {"dir", "build", "source"} when built, {"error"} when not
+    originals: dict[str, dict[str, Any]] | None = None
 
 
 def trial_seed(seed: int, trial_id: str) -> int:
@@ -256,6 +259,10 @@ def run_trial(ctx: Context, cell: Cell, trial: Trial, topo: Topology | None,
     if cell.kind == "copybench":
         return with_window_retries(
             lambda base: _run_copybench(ctx, cell, trial, topo, cpus, base, rconf, profiled), rec)
+    if cell.is_original:
+        from runner.originals.trial import run_original
+        return run_original(ctx.originals or {}, cell, rec, rconf, intended_config(cell),
+                            ctx.janitor)
     return _run_peer(ctx, cell, topo, cpus, rec, rconf)
 
 

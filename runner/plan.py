@@ -34,7 +34,7 @@ ROOT_REASON = "network namespaces need root (CAP_SYS_ADMIN)"
 
 @dataclass(frozen=True)
 class Cell:
-    kind: str  # copybench | peer:iperf3 | peer:sockperf
+    kind: str  # copybench | peer:iperf3 | peer:sockperf | original:S1..S3
     command: str  # send | copy
     method: str
     transport: str | None  # loopback | veth | udp-forward; None for file->file copy
@@ -56,10 +56,16 @@ class Cell:
     perf: bool = field(default=False, compare=False)
     perf_trials: int = field(default=1, compare=False)
     block: str = field(default="", compare=False)  # the block design's block id
+    # an original program's cell: the copybench cell whose block it joins (its own window is
+    # whole seconds, so its factors alone would put it in a block of its own) ...
+    block_as: str = field(default="", compare=False)
+    # ... and the last round it runs in (0: every round of its block)
+    rounds_cap: int = field(default=0, compare=False)
 
     def factors(self) -> dict[str, Any]:
         d = asdict(self)
-        for k in ("experiment", "timeout_s", "dir", "perf", "perf_trials", "block"):
+        for k in ("experiment", "timeout_s", "dir", "perf", "perf_trials", "block",
+                  "block_as", "rounds_cap"):
             d.pop(k)
         if not d["twin"]:  # cells without a twin keep the ids they had before twins existed
             d.pop("twin")
@@ -82,8 +88,13 @@ class Cell:
     def has_sink(self) -> bool:
         return self.command == "send" and self.transport != "udp-forward"
 
+    @property
+    def is_original(self) -> bool:
+        return self.kind.startswith("original:")
+
     def label(self) -> str:
-        parts = [self.method if self.kind == "copybench" else self.kind, format_size(self.size)]
+        parts = [self.method if self.kind == "copybench" or self.is_original else self.kind,
+                 format_size(self.size)]
         if self.command == "send":
             parts += [self.transport or "", self.mode or ""]
         else:
@@ -183,7 +194,9 @@ class Plan:
                if self.blocks is None else
                {"order": "round r = the blocks with at least r planned rounds in "
                          "shuffled order (random.Random(f'{seed}:{r}')), each block's cells "
-                         "back to back, shuffled (random.Random(f'{seed}:{r}:{block}'))",
+                         "back to back: odd r shuffled (random.Random(f'{seed}:{r}:{block}')), "
+                         "even r the order of round r-1 reversed; a cell with a rounds cap "
+                         "(an original program) sits out the rounds after it",
                 "design": self.design, "blocks": self.blocks}),
         }
 
@@ -257,6 +270,7 @@ def _expand_experiment(profile: Profile, exp: Experiment, caps: Capabilities,
                                     if key not in peer_keys:
                                         peer_keys.add(key)
                                         yield from _peer_cells(cell, caps, skipped)
+                                yield from _original_cells(exp, cell, skipped)
 
 
 def _invalid(exp: Experiment, transport: str, method: str, mode: str, size: int, threads: int,
@@ -307,6 +321,34 @@ def _peer_cells(cell: Cell, caps: Capabilities, skipped: Counter[str]) -> Iterab
             _skip(skipped, f"peer:sockperf: message sizes 14 to {SOCKPERF_MAX} B only")
             return
         yield Cell(**{**base, "kind": "peer:sockperf", "method": "sockperf"})
+
+
+#: their programs take the window in whole seconds; S3's client stops when the tv_sec
+#: difference reaches it (between duration - 1 and duration s), so S3 gets at least 2
+ORIGINAL_MIN_WINDOW_S = {"S1": 1, "S2": 1, "S3": 2}
+
+
+def original_window(source: str, window_s: float) -> int:
+    import math
+    return max(ORIGINAL_MIN_WINDOW_S[source], math.ceil(window_s - 1e-9))
+
+
+def _original_cells(exp: Experiment, cell: Cell, skipped: Counter[str]) -> Iterable[Cell]:
+    """The reports' own programs beside a copybench cell, in its block (``originals``)."""
+    from runner.profile import ORIGINAL_METHOD_OF
+    theirs = ORIGINAL_METHOD_OF.get(cell.method)
+    if not exp.originals or theirs is None or cell.mode != "stream":
+        return
+    for src in exp.originals:
+        if cell.size % 8:
+            _skip(skipped, f"original:{src}: sizes that are a multiple of 8 only (8 fields)")
+            continue
+        yield Cell(**{**asdict(cell), "kind": f"original:{src}", "method": f"{src}:{theirs}",
+                      "cache": None, "duration_s": float(original_window(src, cell.duration_s)),
+                      "warmup_s": 0.0, "verify": "off", "fields": 8, "perf": False,
+                      "perf_trials": 1, "dir": None, "timeout_s": None,
+                      "experiment": f"{exp.name}:originals", "block_as": cell.id,
+                      "rounds_cap": exp.originals_rounds})
 
 
 def round_order(ids: Iterable[str], seed: int, round_no: int) -> list[str]:
@@ -388,14 +430,17 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
     noise = D.Noise.load(path) if path else D.Noise([], "none")
     keys_of = {cid: sorted({D.block_key(c.factors(), ("threads",) if e.pair_threads else ())
                             for e in sources.get(cid, [])} or {D.block_key(c.factors())})
-               for cid, c in cells.items()}
+               for cid, c in cells.items() if not c.block_as}
+    for cid, c in cells.items():  # an original program joins its copybench cell's block
+        if c.block_as:
+            keys_of[cid] = keys_of[c.block_as]
     groups = D.group(keys_of)
     block_of = {cid: bid for bid, ids in groups.items() for cid in ids}
     blocks: list[D.Block] = []
     for key, ids in sorted(groups.items()):
         exps = [e for cid in ids for e in sources.get(cid, [])]
         purpose = min((e.purpose for e in exps), key=PURPOSES.index, default="descriptive")
-        first = cells[sorted(ids)[0]]
+        first = cells[min(ids, key=lambda c: (cells[c].kind != "copybench", c))]
         kind = D.cell_kind(first.mode, first.command, first.cache)
         sd, why = noise.sd(kind, first.placement, first.duration_s)
         margins = [e.margin for e in exps if e.margin is not None]
@@ -411,7 +456,9 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
             family=max((e.family for e in exps), default=1),
             margin=min(margins) if margins else None, kind=kind,
             placement=first.placement, window_s=first.duration_s, sd=sd, sd_source=why,
-            seconds_per_round=sum(trial_seconds(cells[c]) for c in ids), target=target))
+            seconds_per_round=sum(trial_seconds(cells[c]) for c in ids), target=target,
+            caps={c: cells[c].rounds_cap for c in ids if cells[c].rounds_cap},
+            cell_seconds={c: trial_seconds(cells[c]) for c in ids if cells[c].rounds_cap}))
     cells = {cid: Cell(**{**asdict(c), "block": block_of[cid]}) for cid, c in cells.items()}
     singles = _profiled_ids(cells)
     fixed = sum(trial_seconds(cells[Trial.parse(t).cell], True) for t in singles)
@@ -457,7 +504,11 @@ def from_json(d: dict[str, Any]) -> Plan:
 # --- time estimate -------------------------------------------------------------------
 
 # measured on the 2-CPU reference VM: process start, sink ready, teardown
-OVERHEAD_S = {"copybench": 0.15, "peer:iperf3": 0.1, "peer:sockperf": 2.4}
+# the reports' own programs (runner/originals: fresh namespaces, their server up, their client
+# run, all stopped): 1.07 s for a 1 s window (S1, S2); S3's client stops when the tv_sec
+# difference reaches its 2 s, 1.7-2.0 s after it starts
+OVERHEAD_S = {"copybench": 0.15, "peer:iperf3": 0.1, "peer:sockperf": 2.4,
+              "original:S1": 0.1, "original:S2": 0.1, "original:S3": 0.0}
 PERF_EXTRA_S = 1.5  # perf record start-up, perf report
 # measured: vmsplice sets up a ring of page-aligned buffers (up to 256 MiB): 0.1 s (256 KiB
 # messages) to 0.7 s (64 B) more than sendmsg per trial here
@@ -518,6 +569,13 @@ def summary_rows(plan: Plan) -> list[tuple[str, int, float]]:
     return [(k, len(v), sum(trial_seconds(c) for c in v)) for k, v in sorted(groups.items())]
 
 
+def _block_seconds(b: dict[str, Any]) -> float:
+    """A planned block's time (as design.Block.seconds, from its JSON)."""
+    secs = b.get("cell_seconds") or {}
+    return b["rounds"] * b["seconds_per_round"] - sum(
+        secs.get(c, 0.0) * max(0, b["rounds"] - cap) for c, cap in (b.get("caps") or {}).items())
+
+
 def block_rows(plan: Plan) -> list[dict[str, Any]]:
     """The block design's plan, one row per block, claims first (for the printout)."""
     if plan.blocks is None:
@@ -529,5 +587,5 @@ def block_rows(plan: Plan) -> list[dict[str, Any]]:
              "claims": ",".join(b["claims"]) or "—", "cells": len(b["cells"]),
              "rounds": b["rounds"], "sd": b["sd"],
              "expected ±": b["expected_half_width"], "target ±": b["target"],
-             "minutes": b["rounds"] * b["seconds_per_round"] / 60,
+             "minutes": _block_seconds(b) / 60,
              "note": b["note"]} for b in rows]

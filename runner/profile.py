@@ -48,6 +48,10 @@ VERIFY = ("full", "sample", "off")
 #: what a block of cells is for, in the order the budget serves them
 PURPOSES = ("claim", "control", "question", "descriptive")
 PRIMARY = ("paired", "unpaired")
+#: the reports whose own programs can join a block (runner.originals), and the copybench
+#: method each of their methods runs beside: their Part A1/A2/A3 = two-/one-/zero-copy
+ORIGINAL_SOURCES = ("S1", "S2", "S3")
+ORIGINAL_METHOD_OF = {"send": "two-copy", "sendmsg": "one-copy", "zerocopy": "zero-copy"}
 
 MIN_SIZE = 1
 MAX_SIZE = 1 << 30
@@ -138,6 +142,8 @@ class Experiment:
     twin: bool = False  # A/A control: each block gets a second copy of its first method
     perf_trials: int = 1  # profiled (perf record) trials per cell when perf = true
     pair_threads: bool = False  # thread counts of one configuration share a block
+    originals: tuple[str, ...] = ()  # reports whose own programs join these blocks (S1-S3)
+    originals_rounds: int = 0  # their cells run in rounds 1..N only (0: every round)
 
 
 @dataclass(frozen=True)
@@ -165,6 +171,7 @@ _EXP_KEYS = {
     "name", "command", "methods", "sizes", "threads", "placements", "transports", "modes",
     "caches", "peers", "perf", "duration_s", "warmup_s", "timeout_s", "verify", "fields",
     "dir", "purpose", "claims", "family", "margin", "twin", "perf_trials", "pair_threads",
+    "originals", "originals_rounds",
 }
 _DESIGN_KEYS = {"rounds_min", "rounds_max", "target", "descriptive_target", "confidence",
                 "noise", "primary", "exclude_steal_above", "strict", "descriptive_rounds_min"}
@@ -464,7 +471,38 @@ def _experiment(c: _Checker, e: dict[str, Any], where: str,
         twin=c.boolean(e, "twin", where, False),
         perf_trials=c.number(e, "perf_trials", where, 1, 1, 20, integer=True),
         pair_threads=c.boolean(e, "pair_threads", where, False),
+        **_originals(c, e, where, command, methods),
     )
+
+
+def _originals(c: _Checker, e: dict[str, Any], where: str, command: str,
+               methods: tuple[str, ...]) -> dict[str, Any]:
+    """``originals`` (which reports' own programs run beside this experiment's cells) and
+    ``originals_rounds``. Their programs are TCP streams of 8-field messages: they pair with
+    copybench's send, sendmsg and zerocopy on loopback or veth."""
+    if "originals" not in e:
+        if "originals_rounds" in e:
+            raise c.fail(f"{where}.originals_rounds", "needs originals (allowed: a list of "
+                         f"{', '.join(ORIGINAL_SOURCES)})")
+        return {}
+    srcs = c.choices(e, "originals", where, ORIGINAL_SOURCES, None)
+    if command != "send":
+        raise c.fail(f"{where}.originals", "only with command 'send' (their programs send "
+                     "over TCP)")
+    if not any(m in ORIGINAL_METHOD_OF for m in methods):
+        raise c.fail(f"{where}.originals", "needs one of the methods "
+                     f"{', '.join(ORIGINAL_METHOD_OF)} (their two-, one- and zero-copy run "
+                     "beside these)")
+    if set(e.get("modes", ["stream"])) != {"stream"}:
+        raise c.fail(f"{where}.originals", "only with modes = [\"stream\"] (their programs "
+                     "stream; none answers a ping-pong)")
+    bad = set(e.get("transports", ["loopback"])) - {"loopback", "veth"}
+    if bad:
+        raise c.fail(f"{where}.originals", f"transport {sorted(bad)[0]!r} (their programs run "
+                     "on loopback or veth)")
+    return {"originals": srcs,
+            "originals_rounds": c.number(e, "originals_rounds", where, 0, 0, 1000,
+                                         integer=True)}
 
 
 def _claims(c: _Checker, e: dict[str, Any], where: str) -> tuple[str, ...]:

@@ -177,10 +177,15 @@ def open_run(profile: str | None, run_dir: Path | None = None, seed: int | None 
     s = sw.Sweep(prof, plan, run_dir, run_id, binary, progress=progress)
     s.remote = rem
     s.load_records()
+    srcs = sw.original_sources(plan)
+    if srcs:  # fetched (pinned) and built before the first trial, as an unprivileged user
+        from runner.originals.trial import prepare
+        s.originals = prepare(srcs, log=_log)
     before = _sessions(run_dir)
     if not (run_dir / sw.MANIFEST).exists() or before:
         try:
-            sw.write_manifest(run_dir, run_id, binary, before, remote=rem)
+            sw.write_manifest(run_dir, run_id, binary, before, remote=rem,
+                              originals=s.originals)
         except OSError as e:
             if rem is not None:
                 rem.close()

@@ -114,6 +114,8 @@ class Sweep:
         self.order_index = 0
         self.counts: Counter[str] = Counter()
         self.remote: Any = None  # runner.remote.Remote, for the ``remote`` transport
+        # the reports' own programs, fetched and built once (runner.originals.trial.prepare)
+        self.originals: dict[str, dict[str, Any]] | None = None
 
     # --- state from existing records -----------------------------------------------------
     def load_records(self) -> None:
@@ -183,7 +185,7 @@ class Sweep:
         t0 = time.monotonic()
         self.reporter: Reporter | None = None
         ctx = Context(binary=self.binary, run_dir=self.run_dir, run_id=self.run_id,
-                      seed=self.plan.seed, janitor=None)
+                      seed=self.plan.seed, janitor=None, originals=self.originals)
         remaining_fixed = [tid for rnd in self.plan.rounds for tid in rnd if tid not in self.done]
         est = sum(plan_mod.trial_seconds(self.plan.cells[Trial.parse(t).cell],
                                          Trial.parse(t).repetition == 0)
@@ -317,14 +319,22 @@ def prepare_resume(run_dir: Path, profile_arg: str | None) -> tuple[Profile, Pla
     return prof, plan, doc["run_id"]
 
 
+def original_sources(plan: Plan) -> list[str]:
+    """The reports whose own programs this plan runs (cells of kind ``original:S<n>``)."""
+    return sorted({c.kind.split(":", 1)[1] for c in plan.cells.values() if c.is_original})
+
+
 def write_manifest(run_dir: Path, run_id: str, binary: Path, resumed: int,
-                   remote: Any = None) -> None:
+                   remote: Any = None, originals: dict[str, Any] | None = None) -> None:
     name = MANIFEST if resumed == 0 else f"manifest.resume-{resumed}.json"
     m = manifest_mod.collect(repo_root(), binary)
     m = {"schema_version": m.pop("schema_version"), "run_id": run_id,
          "git_commit": m["git"]["commit"], "python_packages": m["python"]["packages"], **m}
     if remote is not None:  # two hosts: both in full (runner.remote)
         m["remote"] = {**remote.describe(), "hosts": remote.hosts()}
+    if originals:  # their code as fetched and built: pin, origin, compiler, flags, warnings
+        from runner.originals.trial import manifest_entry
+        m["originals"] = manifest_entry(originals)
     _write_json(run_dir / name, m)
 
 

@@ -186,7 +186,7 @@ def test_sample_size_reaches_its_target_on_data_of_known_variance() -> None:
             assert D.half_width(sd, n - 1, 0.95, 1) > 0.05
 
 
-@pytest.mark.parametrize("name", [n for n in prof_mod.available() if n != "pilot"])
+@pytest.mark.parametrize("name", [n for n in prof_mod.available() if not n.startswith("pilot")])
 def test_every_profile_is_a_block_design_with_an_aa_block(name: str) -> None:
     prof = prof_mod.load(name)
     assert prof.design is not None, f"{name}: not a block-design profile"
@@ -238,3 +238,71 @@ pair_threads = true
     assert got == [("send", 1, 0), ("send", 1, 1), ("send", 2, 0), ("send", 4, 0),
                    ("sendmsg", 1, 0), ("zerocopy", 1, 0)]
     assert len({plan.cells[c].block for c in b["cells"]}) == 1
+
+
+def test_in_block_order_is_counterbalanced() -> None:
+    """Every even round runs the round before it in reverse: over each two rounds a cell is
+    as often before as after any other (the A/A twins once ran in one order all six rounds)."""
+    cells = ["a", "b", "c", "d"]
+    for seed in range(20):
+        for r in (1, 3, 5):
+            odd = D.in_block_order(cells, seed, r, "blk")
+            assert sorted(odd) == cells
+            assert D.in_block_order(cells, seed, r + 1, "blk") == odd[::-1]
+    # over many seeds the odd rounds are shuffled, not fixed
+    assert len({tuple(D.in_block_order(cells, s, 1, "blk")) for s in range(30)}) > 5
+    # the A/A pair: over 6 rounds each twin runs first exactly 3 times, whatever the seed
+    for seed in range(50):
+        firsts = [D.in_block_order(["t0", "t1"], seed, r, "aa")[0] for r in range(1, 7)]
+        assert firsts.count("t0") == 3
+
+
+ORIGINALS_EXP = """
+[[experiment]]
+name = "s2-code"
+command = "send"
+methods = ["send", "sendmsg", "zerocopy"]
+sizes = ["16K"]
+transports = ["veth"]
+placements = ["cross-core"]
+purpose = "claim"
+claims = ["C4"]
+originals = ["S2"]
+originals_rounds = 2
+"""
+
+
+def test_original_programs_join_the_block_of_their_copybench_cell(tmp_path: Path) -> None:
+    plan = plan_mod.make(_profile(tmp_path, exps=EXPS + ORIGINALS_EXP), CAPS)
+    orig = {cid: c for cid, c in plan.cells.items() if c.is_original}
+    assert sorted(c.method for c in orig.values()) == ["S2:one-copy", "S2:two-copy",
+                                                       "S2:zero-copy"]
+    for cid, c in orig.items():
+        base = plan.cells[c.block_as]
+        assert base.kind == "copybench" and base.size == c.size == 16384
+        assert c.block == base.block, "an original program is paired with copybench"
+        assert c.duration_s == 1.0 and c.warmup_s == 0.0  # whole seconds, no warm-up
+        assert c.kind == "original:S2" and c.transport == "veth"
+    blk = plan.blocks[next(iter(orig.values())).block]
+    assert blk["rounds"] > 2, "the test needs a block with more rounds than the cap"
+    assert blk["caps"] == {cid: 2 for cid in orig}
+    # rounds 1-2 hold their trials, later rounds do not; the block stays contiguous
+    for r, ids in enumerate(plan.rounds, 1):
+        theirs = [t for t in ids if Trial.parse(t).cell in orig]
+        assert len(theirs) == (3 if r <= 2 else 0), (r, theirs)
+    # the plan's time counts each capped cell for its own rounds only
+    secs = plan_mod.trial_seconds(next(iter(orig.values())))
+    full = blk["rounds"] * blk["seconds_per_round"]
+    assert plan_mod._block_seconds(blk) == pytest.approx(full - 3 * secs * (blk["rounds"] - 2))
+
+
+def test_original_programs_are_refused_where_they_cannot_run(tmp_path: Path) -> None:
+    bad = {"modes = [\"pingpong\"]": "only with modes",
+           "transports = [\"udp-forward\"]": "transport 'udp-forward'",
+           "originals = [\"S9\"]": "unknown value 'S9'"}
+    for line, msg in bad.items():
+        key = line.split(" = ")[0]
+        exp = "\n".join(ln for ln in ORIGINALS_EXP.splitlines()
+                        if not ln.startswith(key + " ")) + "\n" + line + "\n"
+        with pytest.raises(prof_mod.ProfileError, match=msg):
+            _profile(tmp_path, exps=EXPS + exp)

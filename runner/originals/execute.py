@@ -127,7 +127,7 @@ def run_trial(prog: Program, bin_dir: Path, transport: str = "loopback",
               placement: str = "same-core", threads: int = 1, size: int = 512,
               duration: int = 2, janitor: proc.Janitor | None = None,
               who: RunAs | None = None, server_args: str = "explicit",
-              on_running=None) -> dict[str, object]:
+              on_running=None, mtu: int | None = None) -> dict[str, object]:
     """One trial of ``prog`` -> a record (``status`` ok | failed | timeout).
 
     ``on_running(server_pid, client_pids)`` is called while both sides run (tests use it
@@ -151,7 +151,7 @@ def run_trial(prog: Program, bin_dir: Path, transport: str = "loopback",
                    "user": who.user},
         "status": "failed", "error": None, "result": None,
     }
-    topo = Topology("veth", janitor=janitor)
+    topo = Topology("veth", mtu, janitor=janitor)
     server: subprocess.Popen[bytes] | None = None
     clients: list[subprocess.Popen[bytes]] = []
     t0 = time.monotonic()
