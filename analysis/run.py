@@ -49,6 +49,8 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def _scenario(cfg: dict[str, Any]) -> str:
     kind = cfg.get("kind") or "copybench"
+    if kind.startswith("original:"):
+        return "original"
     if kind != "copybench":
         return "peer"
     if cfg.get("command") == "copy":
@@ -95,6 +97,9 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
         row["threads"] = 1
     for k in ("bytes", "messages", "seconds", "gbit_per_s", "msgs_per_s"):
         row[k] = res.get(k)
+    # a report's own program (runner/originals): the latency it prints, by its own definition
+    # (S1: window / messages; S2: mean time to receive one message; S3: mean recv() time)
+    row["their_latency_us"] = (res.get("theirs") or {}).get("latency_us")
     rtt = res.get("rtt_ns") or {}
     for p in ("p50", "p90", "p99", "p999", "max", "mean"):
         v = rtt.get(p)

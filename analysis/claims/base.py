@@ -193,9 +193,19 @@ def design_text(run: Run) -> str:
     return f"{run.primary} (declared in plan.json)"
 
 
+def original_cells(run: Run) -> pd.DataFrame:
+    """The reports' own programs' trials (kind ``original:S<n>``, methods ``S<n>:...``)."""
+    m = run.measured
+    return m[m["scenario"] == "original"]
+
+
 def rule_cells(run: Run, rule: "Rule", placement: str | None) -> pd.DataFrame:
-    """The cells of a rule's configuration (every method, every size)."""
-    if rule.mode == "stream":
+    """The cells of a rule's configuration (every method, every size); a rule about a
+    report's own programs (methods ``S<n>:...``) reads their trials."""
+    if ":" in rule.numerator + rule.denominator:
+        d = original_cells(run)
+        d = d[d["mode"] == rule.mode]
+    elif rule.mode == "stream":
         d = stream_cells(run)
     elif rule.mode == "pingpong":
         d = pingpong_cells(run)

@@ -1,0 +1,128 @@
+"""The reports' own programs beside copybench (#18): for each claim of S1-S3, the number the
+report published, the authors' program on this testbed and copybench on this testbed, each
+with its CI, and the claim's verdict under both.
+
+Their program is judged by the claim's own rule (:mod:`analysis.claims.rules`), with
+copybench's methods replaced by theirs (``send`` -> ``S<n>:two-copy``, ``sendmsg`` ->
+``one-copy``, ``zerocopy`` -> ``zero-copy``) and, where the claim quotes a latency, with the
+latency their program prints, by its own definition (S1: the window over the messages
+received; S3: the mean time of one ``recv()``). Their cells run in the same blocks and rounds
+as copybench's (runner/originals), so both ratios are paired the same way. Only the stream
+readings have a counterpart: none of their programs answers a ping-pong.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import pandas as pd
+
+from analysis.claims import crossover, latency, pa02
+from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_TESTABLE, REFUTED, apply_rule,
+                                  compare_pair, original_cells, rule_cells)
+from analysis.claims.rules import RULES, THREADS, Rule
+from analysis.run import Run
+
+#: (source, statement, published) of each claim, as its module states it
+STATEMENTS = {"C1": latency.C1, "C4": pa02.C4, "C5": crossover.C5, "C6": pa02.C6,
+              "C8": pa02.C8, "C9": pa02.C9, "C10": latency.C10}
+
+#: their Part A1/A2/A3 beside copybench's methods
+THEIRS = {"send": "two-copy", "sendmsg": "one-copy", "zerocopy": "zero-copy"}
+#: the source whose programs each claim quotes
+SOURCE_OF = {"C1": "S1", "C4": "S2", "C5": "S2", "C6": "S2", "C8": "S3", "C9": "S3",
+             "C10": "S3"}
+#: the reports' numbers (shared/CLAIMS.md), per claim and message size: (numerator,
+#: denominator) of the rule's ratio, in the report's unit
+REPORTED: dict[tuple[str, int], tuple[float, float]] = {
+    ("C1", 512): (7111.74, 58.82),  # us, zero- vs two-copy, 1 thread, 64 B per field
+    ("C4", 512): (5.44, 1.14), ("C4", 4096): (8.82, 2.79), ("C4", 16384): (30.61, 5.13),
+    ("C4", 65536): (66.42, 17.80),  # Gbit/s, one- vs two-copy
+    ("C5", 512): (1.11, 1.14), ("C5", 4096): (7.62, 2.79),  # Gbit/s, zero- vs two-copy
+    ("C6", 65536): (23.73, 58.63),  # Gbit/s, one-copy, 8 vs 4 threads
+    ("C8", 1024): (2.63, 2.33), ("C8", 4096): (7.03, 6.01), ("C8", 16384): (22.31, 19.98),
+    ("C8", 65536): (43.90, 46.89),  # Gbit/s, two- vs one-copy, 4 threads
+    ("C9", 1024): (0.91, 2.63), ("C9", 4096): (2.74, 7.03), ("C9", 16384): (9.13, 22.31),
+    ("C9", 65536): (22.91, 43.90),  # Gbit/s, zero- vs two-copy, 4 threads
+    ("C10", 65536): (65.54, 19.22),  # us, zero- vs two-copy
+}
+
+
+def their_rule(rule: Rule) -> Rule | None:
+    """The claim's rule applied to the report's own programs, or None where they have no
+    counterpart (a ping-pong reading)."""
+    src = SOURCE_OF.get(rule.claim)
+    if src is None or rule.mode != "stream":
+        return None
+    metric = "their_latency_us" if rule.metric == "inv_msg_rate_us" else rule.metric
+    if rule.combine == THREADS:
+        return dataclasses.replace(rule, metric=metric)
+    return dataclasses.replace(rule, numerator=f"{src}:{THEIRS[rule.numerator]}",
+                               denominator=f"{src}:{THEIRS[rule.denominator]}",
+                               metric=metric)
+
+
+#: the method of a thread-count rule (C6: one-copy, as S2 published it)
+THREAD_METHOD = {"C6": "sendmsg"}
+
+
+def _compare(run: Run, rule: Rule, placement: str | None, size: int, method: str | None
+             ) -> Any:
+    d = rule_cells(run, rule, placement)
+    if rule.combine == THREADS:
+        f = {"method": method, "size": size}
+        return compare_pair(run, d, {**f, "threads": int(rule.numerator)},
+                            {**f, "threads": int(rule.denominator)}, rule.metric,
+                            rule.family, rule.decision, size, rule.paired)
+    return compare_pair(run, d, {"method": rule.numerator, "size": size},
+                        {"method": rule.denominator, "size": size}, rule.metric,
+                        rule.family, rule.decision, size, rule.paired)
+
+
+def _cell(c: Any) -> dict[str, float]:
+    if c is None:
+        return {"ratio": math.nan, "lo": math.nan, "hi": math.nan, "n": 0}
+    r = c.primary.ratio
+    return {"ratio": r.value, "lo": r.lo, "hi": r.hi, "n": c.primary.n}
+
+
+def rows(run: Run) -> pd.DataFrame:
+    """One row per claim, reading, placement and size: published ratio, their program's ratio
+    [CI] and copybench's [CI] (same rule, family and pairing), and each verdict."""
+    out = []
+    c6 = {r.part: r.verdict for r in pa02.c6(run)}
+    has_theirs = not original_cells(run).empty
+    for claim in SOURCE_OF:
+        for rule in RULES[claim]:
+            theirs = their_rule(rule)
+            if theirs is None:
+                continue
+            src = SOURCE_OF[claim]
+            method = THREAD_METHOD.get(claim)
+            for pl in rule.placements:
+                threads = rule.combine == THREADS
+                cb_v = (c6.get(pl or "", NOT_TESTABLE) if threads
+                        else apply_rule(run, rule, STATEMENTS[claim], pl).verdict)
+                th_v = (apply_rule(run, theirs, STATEMENTS[claim], pl).verdict
+                        if has_theirs and not threads else NOT_TESTABLE)
+                for size in rule.sizes:
+                    pub = REPORTED.get((claim, size))
+                    cb = _cell(_compare(run, rule, pl, size, method))
+                    tc = (_compare(run, theirs, pl, size, f"{src}:{THEIRS[method]}"
+                                   if method else None) if has_theirs else None)
+                    th = _cell(tc)
+                    if threads and tc is not None:  # one comparison: its reading decides
+                        th_v = {"holds": HOLDS, "refuted": REFUTED}.get(
+                            tc.decision.outcome, INCONCLUSIVE)
+                    out.append({
+                        "claim": claim, "source": src, "reading": rule.reading,
+                        "placement": pl, "size": size, "metric": rule.metric,
+                        "their_metric": theirs.metric,
+                        "published": pub[0] / pub[1] if pub else math.nan,
+                        **{f"theirs_{k}": v for k, v in th.items()},
+                        **{f"copybench_{k}": v for k, v in cb.items()},
+                        "verdict_copybench": cb_v, "verdict_theirs": th_v,
+                    })
+    return pd.DataFrame(out)
