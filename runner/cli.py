@@ -87,7 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "run's records (the pilot profile's: python -m runner notebook "
                         "--profile pilot). Prints a table; --out writes the TOML a profile's "
                         "[design] noise key names.")
-    no.add_argument("run_dir", type=Path, metavar="RUN", help="a run directory")
+    no.add_argument("run_dirs", type=Path, nargs="+", metavar="RUN",
+                    help="run directories (several: pooled, each run's blocks apart)")
     no.add_argument("--out", type=Path, metavar="FILE", help="write the noise model (TOML)")
 
     e = sub.add_parser("env", help="print the environment manifest (JSON)",
@@ -237,15 +238,19 @@ def _print_end(res: "session.Result") -> None:
 def cmd_noise(args: argparse.Namespace) -> int:
     from rundir import atomic, records
     from runner import noise
-    if not args.run_dir.is_dir() or records.trials_file(args.run_dir) is None:
-        raise UsageError(f"noise: {args.run_dir}: not a run directory (no trials.jsonl)")
-    rows = noise.from_run(args.run_dir)
+    for d in args.run_dirs:
+        if not d.is_dir() or records.trials_file(d) is None:
+            raise UsageError(f"noise: {d}: not a run directory (no trials.jsonl)")
+    rows = noise.from_runs(args.run_dirs)
     if not any(r.log_ratio_sd is not None for r in rows):
-        raise UsageError(f"noise: {args.run_dir}: no block with two methods and three or more "
-                         "rounds (a block-design run, e.g. the pilot profile's, is needed)")
+        raise UsageError(f"noise: {' '.join(map(str, args.run_dirs))}: no block with two "
+                         "methods and three or more rounds (a block-design run, e.g. the "
+                         "pilot profile's, is needed)")
     print(noise.table(rows))
     if args.out:
-        atomic.write_text(args.out, noise.to_toml(rows, args.run_dir.resolve()))
+        per_run = ({d.name: noise.from_run(d) for d in args.run_dirs}
+                   if len(args.run_dirs) > 1 else None)
+        atomic.write_text(args.out, noise.to_toml(rows, list(args.run_dirs), per_run))
         print(f"runner: wrote {args.out}", file=sys.stderr)
     return 0
 

@@ -69,7 +69,9 @@ def rows(recs: Iterable[dict[str, Any]]) -> list[Row]:
             continue
         if cfg.get("kind", "copybench") != "copybench" or cfg.get("twin"):
             continue
-        by_block[cfg["block"]][r["cell"]][int(r["repetition"])] = r
+        # one run's block: the same configuration in another run is another block (its
+        # rounds are other rounds)
+        by_block[f"{r.get('run_id')}/{cfg['block']}"][r["cell"]][int(r["repetition"])] = r
     acc: dict[tuple[str, str, float, str], dict[str, Any]] = defaultdict(
         lambda: {"sq": [], "cv": [], "blocks": 0, "rounds": 0})
     for cells in by_block.values():
@@ -129,23 +131,32 @@ def best_windows(rs: list[Row], target: float = 0.05, family: int = 4,
     return out
 
 
-def to_toml(rs: list[Row], run_dir: Path) -> str:
+def to_toml(rs: list[Row], run_dir: Path | list[Path],
+            per_run: dict[str, list[Row]] | None = None) -> str:
+    dirs = run_dir if isinstance(run_dir, list) else [run_dir]
     lines = ["# The noise model of a block design (runner/design.py): per kind of cell, placement",
              "# and window, the sd of the per-round log ratio of two methods measured back to",
-             f"# back. Made by: python -m runner noise {run_dir}", "",
-             "[meta]", f'run = "{run_dir.name}"', ""]
+             f"# back. Made by: python -m runner noise {' '.join(map(str, dirs))}", "",
+             "[meta]", f'run = "{" + ".join(d.name for d in dirs)}"', ""]
     for r in rs:
         if r.metric != "primary" or r.log_ratio_sd is None:
             continue
         lines += ["[[sd]]", f'kind = "{r.kind}"', f'placement = "{r.placement}"',
-                  f"window_s = {r.window_s:g}", f"log_ratio_sd = {r.log_ratio_sd:.4f}"]
+                  f"window_s = {r.window_s:g}", f"log_ratio_sd = {r.log_ratio_sd:.4f}",
+                  f"blocks = {r.blocks}"]
         if r.trial_cv is not None:
             lines.append(f"trial_cv = {r.trial_cv:.4f}")
         lines += [f"rounds = {r.rounds}", ""]
     lines.append("# The window with the least time to ±5 % on a paired ratio (family of 4), per kind and")
-    lines.append("# placement: rounds_needed(sd) * 2 trials * (window + overhead)")
-    for (kind, placement), (w, cost) in sorted(best_windows(rs).items()):
-        lines.append(f"#   {kind:8s} {placement:10s} best window {w:g} s ({cost:.1f} min per comparison)")
+    lines.append("# placement: rounds_needed(sd) * 2 trials * (window + overhead); windows are compared")
+    lines.append("# only within one run (the noise of a day differs from another's)")
+    for name, runs_rows in (per_run or {dirs[0].name: rs}).items():
+        for (kind, placement), (w, cost) in sorted(best_windows(runs_rows).items()):
+            if sum(1 for r in runs_rows if r.kind == kind and r.placement == placement
+                   and r.metric == "primary" and r.log_ratio_sd is not None) < 2:
+                continue  # one window measured: nothing to choose between
+            lines.append(f"#   {name}: {kind:8s} {placement:10s} best window {w:g} s "
+                         f"({cost:.1f} min per comparison)")
     lines.append("# CPU-seconds per GB (sender, receiver): the same statistics, for the record")
     for r in rs:
         if r.metric == "primary":
@@ -170,7 +181,16 @@ def table(rs: list[Row]) -> str:
 
 
 def from_run(run_dir: Path) -> list[Row]:
-    path = records.trials_file(run_dir)
-    if path is None:
-        raise FileNotFoundError(2, "no trials.jsonl or trials.jsonl.gz", str(run_dir))
-    return rows(records.read(path))
+    return from_runs([run_dir])
+
+
+def from_runs(run_dirs: list[Path]) -> list[Row]:
+    """The noise model pooled over several runs (each block of each run is one sample of
+    its kind of cell: the pooled sd weighs them by their degrees of freedom)."""
+    def recs() -> Iterable[dict[str, Any]]:
+        for d in run_dirs:
+            path = records.trials_file(d)
+            if path is None:
+                raise FileNotFoundError(2, "no trials.jsonl or trials.jsonl.gz", str(d))
+            yield from records.read(path)
+    return rows(recs())

@@ -70,3 +70,30 @@ def test_runner_and_analysis_agree_and_the_model_round_trips(runner_copybench: P
 def test_noise_refuses_a_run_without_blocks(tmp_path: Path) -> None:
     r = run_runner("noise", str(tmp_path), timeout=60)
     assert r.returncode == 2 and "not a run directory" in r.stderr
+
+
+def test_a_model_pooled_over_runs_keeps_each_runs_blocks_apart(tmp_path: Path) -> None:
+    """The claims run and the reference run share block ids (same configurations): pooled,
+    each run's rounds stay its own, and an entry measured by both is their dof-weighted
+    root mean square."""
+    root = Path(__file__).resolve().parent.parent / "data" / "raw"
+    a, b = root / "20261123T062509Z-paper", root / "20261123T081603Z-claims"
+    if not (a.is_dir() and b.is_dir()):
+        pytest.skip("needs the committed runs 20261123T062509Z-paper and -claims")
+    key = ("stream", "cross-core", 1.0, "primary")
+
+    def entry(rows: list[RN.Row]) -> RN.Row:
+        return next(r for r in rows if (r.kind, r.placement, r.window_s, r.metric) == key)
+
+    ra, rb, both = entry(RN.from_run(a)), entry(RN.from_run(b)), entry(RN.from_runs([a, b]))
+    assert both.blocks == ra.blocks + rb.blocks  # shared block ids, counted per run
+    lo, hi = sorted((ra.log_ratio_sd, rb.log_ratio_sd))
+    assert lo < both.log_ratio_sd < hi
+    toml = RN.to_toml(RN.from_runs([a, b]), [a, b],
+                      {a.name: RN.from_run(a), b.name: RN.from_run(b)})
+    assert f'run = "{a.name} + {b.name}"' in toml and "blocks = " in toml
+    assert "windows are compared\n# only within one run" in toml
+    (tmp_path / "noise.toml").write_text(toml)
+    model = D.Noise.load(tmp_path / "noise.toml")  # what a profile's plan reads
+    assert model.sd("stream", "cross-core", 1.0)[0] == pytest.approx(both.log_ratio_sd,
+                                                                     abs=1e-4)
