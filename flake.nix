@@ -8,7 +8,14 @@
 
   inputs.nixpkgs.url = "github:NixOS/nixpkgs/nixos-25.11";
 
-  outputs = { self, nixpkgs }:
+  # The replicated reports' own programs (runner/originals), at the commits runner/originals/
+  # sources.tsv pins: not flakes and never copied into this repository (they carry no
+  # licence); the runner verifies each tree's git hash before building it.
+  inputs.originals-s1 = { url = "github:yashchoudhery/GRS-Assignment-2/4f60d52a29b2ea26ada8cb1282de7936626788d6"; flake = false; };
+  inputs.originals-s2 = { url = "github:arpitadebnath29/GRS_PA02/35b0228a748766d4d557299fa7cd3957c9856a74"; flake = false; };
+  inputs.originals-s3 = { url = "github:shivam697/GRS_PA02/54e8032f7de9312564bd9b035ef900af8fc04594"; flake = false; };
+
+  outputs = { self, nixpkgs, ... }:
     let
       systems = [ "x86_64-linux" "aarch64-linux" ];
       forAllSystems = f: builtins.listToAttrs (map (system: { name = system; value = f system; }) systems);

@@ -138,15 +138,65 @@ def test_flake_python_has_every_sphinx_extension_of_the_book() -> None:
 
 # --- flake.nix and flake.lock -----------------------------------------------------------
 
+ORIGINALS = {"originals-s1": "S1", "originals-s2": "S2", "originals-s3": "S3"}
+
+
 def test_lock_matches_design_entry() -> None:
     lock = json.loads(LOCK.read_text(encoding="utf-8"))
     assert lock["version"] == 7
     root = lock["nodes"][lock["root"]]
-    assert root["inputs"] == {"nixpkgs": "nixpkgs"}, "nixpkgs must be the only input"
+    # nixpkgs, and the replicated reports' programs as non-flake inputs (#18)
+    assert root["inputs"] == {"nixpkgs": "nixpkgs", **{k: k for k in ORIGINALS}}
     node = lock["nodes"]["nixpkgs"]
     assert node["locked"] == PIN
     assert node["original"] == {"type": "github", "owner": "NixOS", "repo": "nixpkgs", "ref": BRANCH}
-    assert set(lock["nodes"]) == {"root", "nixpkgs"}
+    assert set(lock["nodes"]) == {"root", "nixpkgs", *ORIGINALS}
+
+
+def test_originals_inputs_pin_the_commits_of_sources_tsv() -> None:
+    """flake.nix and flake.lock pin each report's repository at the commit the runner pins
+    (runner/originals/sources.tsv), as a non-flake input."""
+    from runner.originals import sources
+    pins = sources.load()
+    lock = json.loads(LOCK.read_text(encoding="utf-8"))
+    text = flake_text_without_comments()
+    for name, sid in ORIGINALS.items():
+        src = pins[sid]
+        owner, repo = src.repository.split("/")
+        node = lock["nodes"][name]
+        assert node["flake"] is False
+        assert node["original"] == {"type": "github", "owner": owner, "repo": repo,
+                                    "rev": src.commit}
+        locked = node["locked"]
+        assert (locked["owner"], locked["repo"], locked["rev"]) == (owner, repo, src.commit)
+        assert re.search(rf'inputs\.{name}\s*=\s*{{\s*url\s*=\s*"github:{src.repository}/'
+                         rf'{src.commit}";\s*flake\s*=\s*false;\s*}};', text), name
+
+
+def test_originals_lock_hashes_are_nix_own_of_the_archives() -> None:
+    """Each narHash is what Nix computes for GitHub's archive of the commit (nix-prefetch-url
+    --unpack of the archive ../shared/seed-repos holds), and lastModified its commit time
+    (GitHub sets every entry's mtime to it)."""
+    import tarfile
+    from runner.originals import sources
+    tool = need("nix-prefetch-url")
+    nix = need("nix")
+    seed = ROOT.parent / "shared" / "seed-repos"
+    if not seed.is_dir():
+        pytest.skip(f"needs the archives in {seed}")
+    lock = json.loads(LOCK.read_text(encoding="utf-8"))
+    pins = sources.load()
+    for name, sid in ORIGINALS.items():
+        archive = seed / pins[sid].archive_name
+        got = run([tool, "--unpack", "--type", "sha256", f"file://{archive}"])
+        assert got.returncode == 0, got.stderr
+        sri = subprocess.run([nix, "hash", "to-sri", "--type", "sha256", got.stdout.strip()],
+                             capture_output=True, text=True, env=NIX_ENV, check=False)
+        assert sri.returncode == 0, sri.stderr
+        locked = lock["nodes"][name]["locked"]
+        assert locked["narHash"] == sri.stdout.strip(), name
+        with tarfile.open(archive) as t:
+            assert {m.mtime for m in t.getmembers()} == {locked["lastModified"]}, name
 
 
 def test_pin_is_the_one_in_design_md() -> None:
@@ -164,7 +214,8 @@ def test_pin_is_the_one_in_design_md() -> None:
 def test_flake_input_is_the_branch_of_the_lock() -> None:
     text = flake_text_without_comments()
     urls = re.findall(r'url\s*=\s*"([^"]+)"', text)
-    assert urls == [f"github:NixOS/nixpkgs/{BRANCH}"], urls
+    assert urls[0] == f"github:NixOS/nixpkgs/{BRANCH}", urls
+    assert len(urls) == 1 + len(ORIGINALS), urls  # the others: test_originals_inputs_...
 
 
 def test_flake_parses() -> None:

@@ -21,7 +21,12 @@ BUILD_KEYS = ("ok", "compiler", "make", "commands", "flags", "warning_count", "w
               "binaries", "seconds", "user", "reason")
 
 
-def prepare(ids: list[str], log: Any = print) -> dict[str, dict[str, Any]]:
+def _stderr(line: str) -> None:
+    import sys
+    print(f"runner: {line}", file=sys.stderr, flush=True)
+
+
+def prepare(ids: list[str], log: Any = _stderr) -> dict[str, dict[str, Any]]:
     """Fetch (pinned) and build each report's code; per id either ``{"dir", "build",
     "source", "published"}`` or ``{"error"}`` (the reason, one line). Never raises for one
     source."""
@@ -34,20 +39,18 @@ def prepare(ids: list[str], log: Any = print) -> dict[str, dict[str, Any]]:
             b = ensure_built(f)
         except (OriginalsError, OSError, KeyError) as e:
             out[sid] = {"error": f"fetch or build failed: {e}"}
-            log(f"runner: originals {sid}: {out[sid]['error']}; its trials are recorded as "
-                "failed")
+            log(f"originals {sid}: {out[sid]['error']}; its trials are recorded as failed")
             continue
         if not b.get("ok"):
             out[sid] = {"error": f"build failed: {b.get('reason')}",
                         "build": {k: b.get(k) for k in BUILD_KEYS if k in b},
                         "source": f.describe()}
-            log(f"runner: originals {sid}: {out[sid]['error']}; its trials are recorded as "
-                "failed")
+            log(f"originals {sid}: {out[sid]['error']}; its trials are recorded as failed")
             continue
         out[sid] = {"dir": str(b["dir"]), "source": f.describe(),
                     "build": {k: b.get(k) for k in BUILD_KEYS if k in b},
                     "published": _published(sid, f.dir)}
-        log(f"runner: originals {sid}: {f.source.repository}@{f.source.commit[:12]} built "
+        log(f"originals {sid}: {f.source.repository}@{f.source.commit[:12]} built "
             f"({b.get('compiler')}; {b.get('warning_count')} warnings)")
     return out
 
