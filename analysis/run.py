@@ -99,7 +99,10 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
         row[k] = res.get(k)
     # a report's own program (runner/originals): the latency it prints, by its own definition
     # (S1: window / messages; S2: mean time to receive one message; S3: mean recv() time)
-    row["their_latency_us"] = (res.get("theirs") or {}).get("latency_us")
+    theirs = res.get("theirs") or {}
+    row["their_latency_us"] = theirs.get("latency_us")
+    # S2's server returns 2 s after its last accept: a client that saw EOF before its window
+    row["their_stopped_early"] = theirs.get("stopped_early")
     rtt = res.get("rtt_ns") or {}
     for p in ("p50", "p90", "p99", "p999", "max", "mean"):
         v = rtt.get(p)

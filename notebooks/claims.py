@@ -111,6 +111,60 @@ else:
     note("No claim comparison was computed in this run.")
 
 # %% [markdown]
+# (claims-originals)=
+# ## The reports' own programs on this testbed
+#
+# S1, S2 and S3 published their programs. Runs that carry them (the `claims` and `paper`
+# profiles' `originals`) run each of their programs in the block of the copybench cell it
+# replicates, so the two are paired by round like every comparison. Per claim, placement and
+# size: the ratio the report published, the same ratio from **their program here** and from
+# **copybench here** (each with its CI at the rule's Bonferroni level), and the claim's
+# verdict under the claim's own rule for each. Their program is read by the metric it
+# prints, as its code defines it (S1's "latency": the window over the messages received;
+# S3's: the mean time of one `recv()`); none of their programs answers a ping-pong, so only
+# the stream readings have a counterpart.
+
+# %% tags=["remove-input"]
+from analysis.claims import originals as O
+
+orig = O.rows(run)
+n_theirs = int(orig["theirs_n"].gt(0).sum()) if len(orig) else 0
+glue_text("originals_rows", f"{n_theirs} of {len(orig)}")
+if n_theirs == 0:
+    note("This run did not run the reports' own programs (its profile has no `originals`, "
+         "or their code could not be fetched or built: the manifest's `originals` says "
+         "which); copybench's side is shown alone.")
+
+
+def _ci(r: pd.Series, side: str) -> str:
+    v, lo, hi = r[f"{side}_ratio"], r[f"{side}_lo"], r[f"{side}_hi"]
+    if not math.isfinite(v):
+        return "—"
+    return f"{v:.3g} [{lo:.3g}, {hi:.3g}]"
+
+
+theirs_m = run.measured[run.measured["scenario"] == "original"]
+if len(theirs_m):
+    # what their programs did with the window they were given: a program that stops
+    # sending early, or measures another window than it was asked for, shows here
+    win = theirs_m.groupby("kind").agg(
+        trials=("seconds", "size"), window_asked_s=("duration_s", "median"),
+        window_measured_s_median=("seconds", "median"), window_measured_s_min=("seconds", "min"),
+        stopped_early=("their_stopped_early", lambda x: int((x == True).sum())),  # noqa: E712
+        MB_received_median=("bytes", lambda x: x.astype(float).median() / 1e6)).reset_index()
+    show_table(win)
+
+if len(orig):
+    show_table(pd.DataFrame({
+        "claim": orig["claim"], "reading": orig["reading"].replace("", "—"),
+        "placement": orig["placement"], "size": orig["size"].map(fmt_size),
+        "published": orig["published"].map(lambda x: f"{x:.3g}" if math.isfinite(x) else "—"),
+        "their program here [CI]": orig.apply(_ci, axis=1, side="theirs"),
+        "copybench here [CI]": orig.apply(_ci, axis=1, side="copybench"),
+        "verdict (their program)": orig["verdict_theirs"],
+        "verdict (copybench)": orig["verdict_copybench"]}))
+
+# %% [markdown]
 # ## Message methods against two-copy `send`: how many comparisons decide
 #
 # Issue 14 counted the comparisons of each message method against `send` in the reference
