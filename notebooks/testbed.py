@@ -55,6 +55,11 @@ glue_text("design_kind", "the block design (paired rounds, rounds per block plan
           f"noise model; primary statistic: {design.get('primary')})" if run.plan and
           run.plan.get("blocks") is not None else
           "the adaptive design (every cell judged alone; no blocks, no pairs)")
+glue_text("block_order", "in an order counterbalanced over pairs of rounds (shuffled in odd "
+          "rounds, reversed in even ones)" if "reversed" in str((run.plan or {}).get("order"))
+          else "in shuffled order")
+glue_text("design_noise", f"the noise model of {design['noise_source']}"
+          if design.get("noise_source") else "no noise model")
 glue_text("n_trials", f"{len(trials):,}")
 glue_text("n_measured", f"{len(m):,}")
 glue_text("n_cells", f"{m['cell'].nunique():,}")

@@ -473,6 +473,20 @@ purpose = "claim"
 claims = ["C4"]
 originals = ["S2"]
 originals_rounds = 2
+
+[[experiment]]
+name = "s2-threads"
+command = "send"
+methods = ["sendmsg"]
+sizes = ["64K"]
+threads = [4, 8]
+transports = ["veth"]
+placements = ["cross-core"]
+purpose = "claim"
+claims = ["C6"]
+pair_threads = true
+originals = ["S2"]
+originals_rounds = 2
 """
 
 
@@ -500,20 +514,30 @@ def test_a_sweep_runs_their_programs_in_the_blocks_of_copybench(tmp_path: Path) 
     ours = [x for x in recs if x["config"]["kind"] == "copybench"
             and x["config"]["transport"] == "veth"]
     # S2's two-copy and one-copy beside send and sendmsg, in rounds 1-2 only (the cap)
-    assert sorted((x["method"] if "method" in x else x["tool"], x["repetition"])
-                  for x in theirs) == [("S2:one-copy", 1), ("S2:one-copy", 2),
-                                       ("S2:two-copy", 1), ("S2:two-copy", 2)]
+    assert sorted((x["tool"], x["config"]["size"], x["config"]["threads"], x["repetition"])
+                  for x in theirs) == [
+        ("S2:one-copy", 4096, 1, 1), ("S2:one-copy", 4096, 1, 2),
+        ("S2:one-copy", 65536, 4, 1), ("S2:one-copy", 65536, 4, 2),
+        ("S2:one-copy", 65536, 8, 1), ("S2:one-copy", 65536, 8, 2),
+        ("S2:two-copy", 4096, 1, 1), ("S2:two-copy", 4096, 1, 2)]
     assert all(x["status"] == "ok" for x in theirs), [x["error"] for x in theirs]
-    assert {x["config"]["block"] for x in theirs} == {x["config"]["block"] for x in ours}
+    # each of their cells is in the block of the copybench cell it replicates
+    block_of = {(x["config"]["size"], x["config"]["threads"]): x["config"]["block"]
+                for x in ours}
+    assert all(x["config"]["block"] == block_of[(x["config"]["size"], x["config"]["threads"])]
+               for x in theirs)
     # each round's block is contiguous in the run order, their trials included
     for rnd in (1, 2, 3):
-        idx = sorted(x["order_index"] for x in theirs + ours if x["repetition"] == rnd)
-        assert idx == list(range(idx[0], idx[0] + len(idx))), (rnd, idx)
+        for blk in set(block_of.values()):
+            idx = sorted(x["order_index"] for x in theirs + ours
+                         if x["repetition"] == rnd and x["config"]["block"] == blk)
+            assert idx == list(range(idx[0], idx[0] + len(idx))), (rnd, blk, idx)
     for x in theirs:
         res = x["result"]
         assert res["gbit_per_s"] > 0 and res["bytes"] > 0 and res["seconds"] > 0.5
         assert res["theirs"]["metrics"]["throughput_gbps"].startswith("per client process")
-        assert x["config"]["size_unit"] == "message" and x["config"]["size_arg"] == 4096
+        assert x["config"]["size_unit"] == "message"
+        assert x["config"]["size_arg"] == x["config"]["size"]  # S2 takes the message size
         assert x["config"]["duration_s"] == 1.0 and x["tool_version"].endswith(
             sources.load()["S2"].commit[:12])
         # their processes ran unprivileged, pinned as the placement says
@@ -545,6 +569,10 @@ def test_a_sweep_runs_their_programs_in_the_blocks_of_copybench(tmp_path: Path) 
     # 3 of C4's 4 sizes are missing, so the claim cannot hold or be refuted on 4 KiB alone
     # unless 4 KiB contradicts it (two rounds at a family of 4 cannot)
     assert row["verdict_theirs"] in ("inconclusive", "not testable here")
+    # C6, a thread-count rule: their one-copy at 8 against 4 threads, paired in one block
+    c6 = t[(t["claim"] == "C6") & (t["placement"] == "cross-core")].iloc[0]
+    assert c6["theirs_n"] == 2 and math.isfinite(c6["theirs_ratio"])
+    assert c6["published"] == pytest.approx(23.73 / 58.63)
     assert leftovers(os.getpid()) == []
 
 
@@ -558,10 +586,10 @@ def test_a_sweep_records_their_programs_as_failed_when_they_cannot_be_had(
     r, run_dir = _sweep_with_originals(tmp_path, empty, tmp_path / "cache")
     recs = [json.loads(x) for x in (run_dir / "trials.jsonl").read_text().splitlines()]
     theirs = [x for x in recs if x["config"]["kind"] == "original:S2"]
-    assert len(theirs) == 4 and all(x["status"] == "failed" for x in theirs)
+    assert len(theirs) == 8 and all(x["status"] == "failed" for x in theirs)
     assert all("S2's programs: fetch or build failed" in x["error"] and "no " in x["error"]
                for x in theirs), theirs[0]["error"]
     assert all(x["status"] == "ok" for x in recs if x["config"]["kind"] == "copybench")
     assert "originals S2" in r.stderr and "Traceback" not in r.stderr
     # a complete run (every planned trial recorded) exits 0; the summary counts the failures
-    assert r.returncode == 0 and "4 failed" in r.stderr, r.stderr[-800:]
+    assert r.returncode == 0 and "8 failed" in r.stderr, r.stderr[-800:]

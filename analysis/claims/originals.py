@@ -23,7 +23,7 @@ from analysis.claims import crossover, latency, pa02
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_TESTABLE, REFUTED, apply_rule,
                                   compare_pair, original_cells, rule_cells)
 from analysis.claims.rules import RULES, THREADS, Rule
-from analysis.run import Run
+from analysis.run import Run, select
 
 #: (source, statement, published) of each claim, as its module states it
 STATEMENTS = {"C1": latency.C1, "C4": pa02.C4, "C5": crossover.C5, "C6": pa02.C6,
@@ -70,7 +70,11 @@ THREAD_METHOD = {"C6": "sendmsg"}
 
 def _compare(run: Run, rule: Rule, placement: str | None, size: int, method: str | None
              ) -> Any:
-    d = rule_cells(run, rule, placement)
+    if method and ":" in method:  # a thread-count rule about one of their programs
+        d = original_cells(run)
+        d = select(d[d["mode"] == rule.mode], transport=rule.transport, placement=placement)
+    else:
+        d = rule_cells(run, rule, placement)
     if rule.combine == THREADS:
         f = {"method": method, "size": size}
         return compare_pair(run, d, {**f, "threads": int(rule.numerator)},
