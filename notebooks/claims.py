@@ -148,10 +148,12 @@ if len(theirs_m):
     # what their programs did with the window they were given: a program that stops
     # sending early, or measures another window than it was asked for, shows here
     win = theirs_m.groupby("kind").agg(
-        trials=("seconds", "size"), window_asked_s=("duration_s", "median"),
-        window_measured_s_median=("seconds", "median"), window_measured_s_min=("seconds", "min"),
+        trials=("seconds", "size"), asked=("duration_s", "median"),
+        measured_median=("seconds", "median"), measured_min=("seconds", "min"),
         stopped_early=("their_stopped_early", lambda x: int((x == True).sum())),  # noqa: E712
-        MB_received_median=("bytes", lambda x: x.astype(float).median() / 1e6)).reset_index()
+        MB=("bytes", lambda x: x.astype(float).median() / 1e6)).reset_index()
+    win.columns = ["program", "trials", "window asked (s)", "window measured (s), median",
+                   "window measured (s), min", "stopped early", "MB received, median"]
     show_table(win)
 
 if len(orig):
