@@ -18,7 +18,13 @@ test: test-runner
 test-remote: build
 	$(PY) -m pytest -q -rs tests/test_remote.py
 
-test-slow: test-remote
+test-slow: test-remote test-originals-sweep
+
+# sweeps that run the reports' own programs in copybench's blocks (about 40 s, and a fetch
+# and build of their code): one of the slower checks, run by `make test-slow`
+.PHONY: test-originals-sweep
+test-originals-sweep: build
+	$(PY) -m pytest -q -rs tests/test_originals_sweep.py
 
 # a fresh smoke run at build/smoke-run for the book's tests (re-created each time)
 smoke-run: build
