@@ -99,7 +99,9 @@ def test_notebook_sigint_then_resume(runner_copybench: Path, tmp_path: Path) -> 
     log.close()
     first_log = (tmp_path / "first.log").read_text()
     assert rc == 130, first_log[-3000:]
-    assert "--resume" in first_log and "Traceback" not in first_log
+    # (the log is printed on failure: a traceback was seen here once in about ten runs, with
+    # rc 130, and could not be reproduced; its text is what the next failure must show)
+    assert "--resume" in first_log and "Traceback" not in first_log, first_log[-4000:]
     first = _trial_ids(run_dir)
     assert 3 <= len(first) < 12
     assert "sweep-exit: 130" in _outputs(run_dir / "sweep.ipynb")
