@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Leave-one-run-out check of the noise model the block design plans with.
+
+For each given block-design run: the CI half-widths its paired claim comparisons got, against
+the half-widths a noise model predicts at the same rounds and family, from (a) the first run
+given alone (the pilot, as the stop-9 plans used it) and (b) all the other runs pooled
+(``python -m runner noise`` of them). Prints one line per run and model.
+
+    .venv/bin/python scripts/check_noise_model.py data/raw/<pilot> data/raw/<run> ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from analysis.claims.base import apply_rule  # noqa: E402
+from analysis.claims.rules import RULES  # noqa: E402
+from analysis.run import load_run  # noqa: E402
+from runner import design as D  # noqa: E402
+from runner import noise as N  # noqa: E402
+
+
+def model(runs: list[Path]) -> D.Noise:
+    rows = N.from_runs(runs)
+    return D.Noise([D.NoiseEntry(r.kind, r.placement, r.window_s, r.log_ratio_sd)
+                    for r in rows if r.metric == "primary" and r.log_ratio_sd is not None],
+                   " + ".join(r.name for r in runs))
+
+
+def realized(run_dir: Path) -> list[tuple[str, str, float, int, int, float]]:
+    """(kind, placement, window, rounds, family, relative half-width) of each paired claim
+    comparison of the run."""
+    run = load_run(run_dir)
+    out = []
+    for rules in RULES.values():
+        for rule in rules:
+            kind = rule.mode if rule.mode in ("stream", "pingpong") else "file"
+            for pl in rule.placements:
+                for d in apply_rule(run, rule, ("", "", ""), pl).details:
+                    if d.get("design") != "paired" or not math.isfinite(d["lo"]):
+                        continue
+                    win = 1.0 if kind != "file" else 2.0  # the claims' and paper's windows
+                    family = round(0.05 / (1 - d["CI level"]))
+                    out.append((kind, pl or "", win, int(d["n"]), family,
+                                (d["hi"] - d["lo"]) / 2 / d["ratio"]))
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("runs", nargs="+", type=Path, metavar="RUN",
+                   help="block-design run directories; the first is the pilot")
+    a = p.parse_args()
+    for r in a.runs:
+        if not r.is_dir():
+            print(f"check_noise_model: {r}: not a directory", file=sys.stderr)
+            return 2
+    for target in a.runs[1:]:
+        got = realized(target)
+        if not got:
+            print(f"{target.name}: no paired claim comparison")
+            continue
+        real = np.array([h for *_, h in got])
+        others = [r for r in a.runs if r != target]
+        for label, m in (("the pilot alone", model(a.runs[:1])),
+                         ("the other runs pooled", model(others))):
+            pred = np.array([D.half_width(m.sd(k, pl, w)[0], n, 0.95, fam)
+                             for k, pl, w, n, fam, _ in got])
+            print(f"{target.name}: {len(got)} paired claim comparisons; got median "
+                  f"{np.median(real):.1%}, p90 {np.quantile(real, 0.9):.1%}; predicted by "
+                  f"{label}: median {np.median(pred):.1%}, p90 {np.quantile(pred, 0.9):.1%}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
