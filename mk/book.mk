@@ -26,11 +26,12 @@ BOOK_SOURCES   := $(wildcard book/*.md book/_static/*) book/_config.yml book/_to
 ANALYSIS_PY    := $(wildcard analysis/*.py analysis/claims/*.py rundir/*.py)
 JB             := .venv/bin/jupyter-book
 
-# The committed reference run: the newest data/raw/<id>-paper*/ (a run of the paper profile)
+# The committed reference run: the newest data/raw/<time>-paper[-<hex>]/ (a run of the paper profile)
 # whose SHA256SUMS is tracked by git (committed runs are packed: trials.jsonl.gz, see
 # `make pack`); pilots and claims runs committed beside it are never the reference.
 REFERENCE_RUN := $(patsubst %/SHA256SUMS,%,$(lastword $(sort $(shell git ls-files \
-                   'data/raw/*-paper*/SHA256SUMS' 2>/dev/null))))
+                   'data/raw/*-paper/SHA256SUMS' 'data/raw/*-paper-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]/SHA256SUMS' \
+                   2>/dev/null))))
 RUN ?= $(REFERENCE_RUN)
 RUN_ABS := $(abspath $(RUN))
 

@@ -122,7 +122,8 @@ else:
 # verdict under the claim's own rule for each. Their program is read by the metric it
 # prints, as its code defines it (S1's "latency": the window over the messages received;
 # S3's: the mean time of one `recv()`); none of their programs answers a ping-pong, so only
-# the stream readings have a counterpart.
+# the stream readings have a counterpart. Their programs do not report the steal time of their
+# window, so the run's interference rule cannot exclude one of their trials.
 
 # %% tags=["remove-input"]
 from analysis.claims import originals as O

@@ -248,7 +248,7 @@ def cmd_noise(args: argparse.Namespace) -> int:
                          "pilot profile's, is needed)")
     print(noise.table(rows))
     if args.out:
-        per_run = ({d.name: noise.from_run(d) for d in args.run_dirs}
+        per_run = ({str(d): noise.from_run(d) for d in args.run_dirs}
                    if len(args.run_dirs) > 1 else None)
         atomic.write_text(args.out, noise.to_toml(rows, list(args.run_dirs), per_run))
         print(f"runner: wrote {args.out}", file=sys.stderr)

@@ -65,8 +65,10 @@ class Cell:
     def factors(self) -> dict[str, Any]:
         d = asdict(self)
         for k in ("experiment", "timeout_s", "dir", "perf", "perf_trials", "block",
-                  "block_as", "rounds_cap"):
+                  "rounds_cap"):
             d.pop(k)
+        if not d["block_as"]:  # an original program's cell is the one beside its copybench
+            d.pop("block_as")  # cell: two copybench cells never share one
         if not d["twin"]:  # cells without a twin keep the ids they had before twins existed
             d.pop("twin")
         return d
@@ -339,9 +341,16 @@ def _original_cells(exp: Experiment, cell: Cell, skipped: Counter[str]) -> Itera
     theirs = ORIGINAL_METHOD_OF.get(cell.method)
     if not exp.originals or theirs is None or cell.mode != "stream":
         return
+    from runner.originals.execute import MAX_DURATION_S, MAX_SIZE, TRANSPORTS
     for src in exp.originals:
-        if cell.size % 8:
-            _skip(skipped, f"original:{src}: sizes that are a multiple of 8 only (8 fields)")
+        why = (f"transport {cell.transport} (their programs run on "
+               f"{' or '.join(TRANSPORTS)})" if cell.transport not in TRANSPORTS else
+               "sizes that are a multiple of 8 only (8 fields)" if cell.size % 8 else
+               f"sizes up to {format_size(MAX_SIZE)}" if cell.size > MAX_SIZE else
+               f"windows up to {MAX_DURATION_S} s" if original_window(src, cell.duration_s)
+               > MAX_DURATION_S else None)
+        if why:
+            _skip(skipped, f"original:{src}: {why}")
             continue
         yield Cell(**{**asdict(cell), "kind": f"original:{src}", "method": f"{src}:{theirs}",
                       "cache": None, "duration_s": float(original_window(src, cell.duration_s)),
@@ -438,7 +447,9 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
     block_of = {cid: bid for bid, ids in groups.items() for cid in ids}
     blocks: list[D.Block] = []
     for key, ids in sorted(groups.items()):
-        exps = [e for cid in ids for e in sources.get(cid, [])]
+        # the block's purpose, claims, family and margins: from the experiments that list its
+        # copybench cells (an original program's experiment lists them too)
+        exps = [e for cid in ids if not cells[cid].block_as for e in sources.get(cid, [])]
         purpose = min((e.purpose for e in exps), key=PURPOSES.index, default="descriptive")
         first = cells[min(ids, key=lambda c: (cells[c].kind != "copybench", c))]
         kind = D.cell_kind(first.mode, first.command, first.cache)

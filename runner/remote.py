@@ -187,6 +187,11 @@ def adapt_profile(profile: Any) -> tuple[Any, list[str]]:
                                  for p in e.placements))
         if pl != tuple(e.placements):
             notes.append(f"remote: experiment {e.name}: same-core is cross-core across hosts")
+        if e.originals:
+            notes.append(f"remote: experiment {e.name}: the reports' own programs "
+                         f"({', '.join(e.originals)}) run on one host (their fixed port and "
+                         "addresses): left out over remote")
+            e = replace(e, originals=(), originals_rounds=0)
         exps.append(replace(e, transports=("remote",), placements=pl))
     return replace(profile, experiments=tuple(exps)), notes
 

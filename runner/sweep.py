@@ -227,7 +227,8 @@ class Sweep:
                     self.reporter.start(f"{cell.label()} #{trial.repetition or 'perf'}")
                     topo, err = self.topology(cell)
                     rec = run_trial(ctx, cell, trial, topo, self.order_index, err)
-                    if rec["status"] != "ok" and topo is not None and topo.namespaces():
+                    if (rec["status"] != "ok" and topo is not None and topo.namespaces()
+                            and not cell.is_original):  # theirs run in namespaces of their own
                         # a failed trial may leave something behind in its namespaces:
                         # remove them; the next trial gets fresh ones
                         topo.teardown()

@@ -90,12 +90,13 @@ def runner_tagged_pids(tag: str) -> set[int]:
 
 
 def committed_reference_run() -> Path | None:
-    """The rule of mk/book.mk: the newest data/raw/<id>-paper*/ whose SHA256SUMS git tracks;
+    """The rule of mk/book.mk: the newest data/raw/<time>-paper[-<hex>]/ whose SHA256SUMS git tracks;
     None outside a git checkout."""
     if not (ROOT / ".git").exists():
         return None
     try:
-        out = subprocess.run(["git", "ls-files", "data/raw/*-paper*/SHA256SUMS"], cwd=ROOT,
+        out = subprocess.run(["git", "ls-files", "data/raw/*-paper/SHA256SUMS",
+                              "data/raw/*-paper-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]/SHA256SUMS"], cwd=ROOT,
                              capture_output=True, text=True, check=True).stdout.split()
     except (OSError, subprocess.CalledProcessError):
         return None

@@ -434,3 +434,19 @@ def test_runner_cli_delegates_to_originals(tmp_path: Path) -> None:
     h = subprocess.run([sys.executable, "-m", "runner", "--help"], capture_output=True,
                        text=True, cwd=str(ROOT), env=e, timeout=60, check=False)
     assert "originals" in h.stdout
+
+
+def test_a_trial_refused_before_it_runs_is_a_failed_record(tmp_path: Path) -> None:
+    """In a sweep, a trial of theirs that cannot start (binaries missing, arguments refused)
+    is a failed record naming why, never an exception that would stop the sweep."""
+    from runner.originals.trial import run_original
+    from runner.plan import Cell
+    cell = Cell(kind="original:S2", command="send", method="S2:one-copy",
+                transport="loopback", placement="cross-core", mode="stream", size=4096,
+                threads=1, cache=None, duration_s=1.0, warmup_s=0.0, verify="off", fields=8,
+                mtu=None, block_as="abc")
+    prep = {"S2": {"dir": str(tmp_path / "no-build"),
+                   "source": {"repository": "o/r", "commit": "0" * 40}}}
+    rec = run_original(prep, cell, {"trial_id": "x-1"}, {"kind": cell.kind}, {"size": 4096})
+    assert rec["status"] == "failed" and rec["result"] is None
+    assert "not built" in rec["error"] and rec["tool_version"] == "o/r@000000000000"

@@ -290,10 +290,44 @@ def test_original_programs_join_the_block_of_their_copybench_cell(tmp_path: Path
     for r, ids in enumerate(plan.rounds, 1):
         theirs = [t for t in ids if Trial.parse(t).cell in orig]
         assert len(theirs) == (3 if r <= 2 else 0), (r, theirs)
-    # the plan's time counts each capped cell for its own rounds only
-    secs = plan_mod.trial_seconds(next(iter(orig.values())))
-    full = blk["rounds"] * blk["seconds_per_round"]
-    assert plan_mod._block_seconds(blk) == pytest.approx(full - 3 * secs * (blk["rounds"] - 2))
+        pos = [i for i, t in enumerate(ids) if plan.cells[Trial.parse(t).cell].block == blk["id"]]
+        assert (r > blk["rounds"]) == (not pos)
+        assert not pos or pos == list(range(pos[0], pos[0] + len(pos))), (r, "block split")
+    # the plan's time for the block is the time of the trials it planned
+    planned = sum(plan_mod.trial_seconds(plan.cells[Trial.parse(t).cell])
+                  for ids in plan.rounds for t in ids
+                  if plan.cells[Trial.parse(t).cell].block == blk["id"])
+    assert plan_mod._block_seconds(blk) == pytest.approx(planned)
+
+
+def test_an_original_program_is_one_cell_per_copybench_cell(tmp_path: Path) -> None:
+    """Two copybench cells that differ only in what their programs do not take (the warm-up,
+    a fraction of a second of window) get one original cell each, each in its own block."""
+    other = ORIGINALS_EXP.replace('name = "s2-code"', 'name = "s2-code-b"').replace(
+        'placements = ["cross-core"]', 'placements = ["cross-core"]\nwarmup_s = 0.5').replace(
+        "originals_rounds = 2", "originals_rounds = 4")
+    plan = plan_mod.make(_profile(tmp_path, exps=EXPS + ORIGINALS_EXP + other), CAPS)
+    orig = [c for c in plan.cells.values() if c.is_original]
+    assert len(orig) == 6
+    for c in orig:
+        assert c.block == plan.cells[c.block_as].block
+    assert sorted({c.rounds_cap for c in orig}) == [2, 4]
+    # the block's claims come from the experiments that list its copybench cells
+    for c in orig:
+        assert plan.blocks[c.block]["claims"] == ["C4"]
+
+
+def test_original_programs_are_left_out_where_they_cannot_run(tmp_path: Path) -> None:
+    big = ORIGINALS_EXP.replace('sizes = ["16K"]', 'sizes = ["16K", "128M"]')
+    plan = plan_mod.make(_profile(tmp_path, exps=EXPS + big), CAPS)
+    sizes = {c.size for c in plan.cells.values() if c.is_original}
+    assert sizes == {16384}
+    assert any("original:S2: sizes up to 64M" in n for n in plan.notes), plan.notes
+    # over two hosts their programs (fixed port, one host) are dropped with a note
+    from runner import remote
+    prof, notes = remote.adapt_profile(_profile(tmp_path, exps=EXPS + ORIGINALS_EXP))
+    assert all(not e.originals for e in prof.experiments)
+    assert any("reports' own programs (S2)" in n for n in notes), notes
 
 
 def test_original_programs_are_refused_where_they_cannot_run(tmp_path: Path) -> None:

@@ -80,9 +80,12 @@ def _compare(run: Run, rule: Rule, placement: str | None, size: int, method: str
         return compare_pair(run, d, {**f, "threads": int(rule.numerator)},
                             {**f, "threads": int(rule.denominator)}, rule.metric,
                             rule.family, rule.decision, size, rule.paired)
+    # the seed apply_rule gives this size's comparison, so an unpaired (bootstrap) CI shown
+    # here is the one that decided
+    seed = list(rule.sizes).index(size) if size in rule.sizes else 0
     return compare_pair(run, d, {"method": rule.numerator, "size": size},
                         {"method": rule.denominator, "size": size}, rule.metric,
-                        rule.family, rule.decision, size, rule.paired)
+                        rule.family, rule.decision, size, rule.paired, seed=seed)
 
 
 def _cell(c: Any) -> dict[str, float]:

@@ -43,6 +43,8 @@ from runner.topology import NET_A, Topology, TopologyError, can_create_netns
 
 TRANSPORTS = ("loopback", "veth")
 PLACEMENTS = ("same-core", "cross-core", "unpinned")
+MAX_SIZE = 64 * 2**20  # their buffers: 8 fields of size/8 each, allocated per connection
+MAX_DURATION_S = 600
 CLIENT_SLACK_S = 15.0
 READY_TIMEOUT_S = 10.0
 SCHEMA = "copybench-original-trial/1"
@@ -113,10 +115,10 @@ def check_args(transport: str, placement: str, threads: int, size: int, duration
         raise OriginalsUsageError("placement cross-core needs two CPUs")
     if not 1 <= threads <= 64:
         raise OriginalsUsageError(f"threads {threads} (allowed: 1-64)")
-    if not 1 <= duration <= 600:
-        raise OriginalsUsageError(f"duration {duration} s (allowed: whole seconds 1-600; their "
-                                  "programs take whole seconds)")
-    if size <= 0 or size % adapters.FIELDS or size > 64 * 2**20:
+    if not 1 <= duration <= MAX_DURATION_S:
+        raise OriginalsUsageError(f"duration {duration} s (allowed: whole seconds 1-"
+                                  f"{MAX_DURATION_S}; their programs take whole seconds)")
+    if size <= 0 or size % adapters.FIELDS or size > MAX_SIZE:
         raise OriginalsUsageError(f"size {size} (allowed: a multiple of 8 up to 64 MiB: the "
                                   "message is 8 fields)")
     if transport == "veth" and not can_create_netns():

@@ -92,9 +92,14 @@ def run_original(prepared: dict[str, dict[str, Any]], cell: Any, rec: dict[str, 
         rec.update(tool=cell.method, tool_version=tool_version, config=config,
                    status="failed", error=f"{src}'s programs: {prep['error']}", result=None)
         return rec
-    o = execute.run_trial(prog, Path(prep["dir"]), cell.transport, cell.placement,
-                          cell.threads, cell.size, int(cell.duration_s), janitor=janitor,
-                          mtu=cell.mtu)
+    try:
+        o = execute.run_trial(prog, Path(prep["dir"]), cell.transport, cell.placement,
+                              cell.threads, cell.size, int(cell.duration_s), janitor=janitor,
+                              mtu=cell.mtu)
+    except OriginalsError as e:  # refused before it ran (arguments, user, binaries): a record
+        rec.update(tool=cell.method, tool_version=tool_version, config=config,
+                   status="failed", error=f"{cell.method}: {e}", result=None)
+        return rec
     theirs_cfg = o.get("config") or {}
     config.update({"size_arg": theirs_cfg.get("size_arg"), "size_unit": prog.size_unit,
                    "field_bytes": theirs_cfg.get("field_bytes"),
