@@ -121,9 +121,7 @@ class Block:
 
     def seconds(self, rounds: int) -> float:
         """The block's time for ``rounds`` rounds (capped cells stop at their cap)."""
-        capped = sum(self.cell_seconds.get(c, 0.0) * max(0, rounds - cap)
-                     for c, cap in self.caps.items() if cap)
-        return rounds * self.seconds_per_round - capped
+        return block_seconds(rounds, self.seconds_per_round, self.caps, self.cell_seconds)
 
     def runs_in(self, cell: str, r: int) -> bool:
         cap = self.caps.get(cell, 0)
@@ -131,6 +129,14 @@ class Block:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def block_seconds(rounds: int, seconds_per_round: float, caps: dict[str, int],
+                  cell_seconds: dict[str, float]) -> float:
+    """A block's time for ``rounds`` rounds: every cell each round, less the rounds a capped
+    cell sits out (also read from a plan.json's blocks)."""
+    return rounds * seconds_per_round - sum(cell_seconds.get(c, 0.0) * max(0, rounds - cap)
+                                            for c, cap in caps.items() if cap)
 
 
 def block_key(factors: dict[str, Any], also: tuple[str, ...] = ()) -> str:

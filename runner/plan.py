@@ -23,7 +23,8 @@ from typing import Any, Iterable
 
 from runner.errors import UsageError
 from runner.profile import (
-    FILE_SEND_METHODS, MESSAGE_METHODS, UDP_METHODS, Experiment, Profile, format_size,
+    FILE_SEND_METHODS, MESSAGE_METHODS, ORIGINAL_METHOD_OF, UDP_METHODS, Experiment, Profile,
+    format_size,
 )
 
 NAMESPACE_TRANSPORTS = ("veth", "udp-forward")
@@ -581,10 +582,10 @@ def summary_rows(plan: Plan) -> list[tuple[str, int, float]]:
 
 
 def _block_seconds(b: dict[str, Any]) -> float:
-    """A planned block's time (as design.Block.seconds, from its JSON)."""
-    secs = b.get("cell_seconds") or {}
-    return b["rounds"] * b["seconds_per_round"] - sum(
-        secs.get(c, 0.0) * max(0, b["rounds"] - cap) for c, cap in (b.get("caps") or {}).items())
+    """A planned block's time, from its JSON (plans made before caps existed have none)."""
+    from runner.design import block_seconds
+    return block_seconds(b["rounds"], b["seconds_per_round"], b.get("caps") or {},
+                         b.get("cell_seconds") or {})
 
 
 def block_rows(plan: Plan) -> list[dict[str, Any]]:

@@ -116,3 +116,19 @@ def build(fetched: Fetched, who: RunAs | None = None) -> dict[str, object]:
            **build_tree(fetched.dir, out, adapters.binaries(fetched.source.id), who)}
     (fetched.dir.parent / "build.json").write_text(json.dumps(res, indent=1) + "\n")
     return res
+
+
+def ensure_built(fetched: Fetched) -> dict[str, object]:
+    """The build record, reusing a good earlier build whose binaries are unchanged."""
+    stamp = fetched.dir.parent / "build.json"
+    if stamp.is_file():
+        try:
+            old = json.loads(stamp.read_text())
+        except (OSError, ValueError):
+            old = {}
+        out = build_dir_for(fetched)
+        if old.get("ok") and old.get("tree") == fetched.tree and all(
+                (out / b).is_file() and _sha256(out / b) == h
+                for b, h in old.get("binaries", {}).items()):
+            return old
+    return build(fetched)

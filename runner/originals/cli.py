@@ -78,22 +78,6 @@ def _fetch(ids: list[str], args: argparse.Namespace) -> list[fetch.Fetched]:
             for s in sources.select(ids, sources.load(args.pins))]
 
 
-def ensure_built(fetched: fetch.Fetched) -> dict[str, object]:
-    """The build record, reusing a good earlier build whose binaries are unchanged."""
-    stamp = fetched.dir.parent / "build.json"
-    if stamp.is_file():
-        try:
-            old = json.loads(stamp.read_text())
-        except (OSError, ValueError):
-            old = {}
-        out = build_mod.build_dir_for(fetched)
-        if old.get("ok") and old.get("tree") == fetched.tree and all(
-                (out / b).is_file() and build_mod._sha256(out / b) == h
-                for b, h in old.get("binaries", {}).items()):
-            return old
-    return build_mod.build(fetched)
-
-
 def cmd_fetch(args: argparse.Namespace) -> int:
     for f in _fetch(args.ids, args):
         print(f"{f.source.id} {f.source.repository}@{f.source.commit[:12]} tree "
@@ -126,7 +110,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{PROG}: --repeat {args.repeat} (allowed: 1-1000)", file=sys.stderr)
         return 2
     (f,) = _fetch([prog.source], args)
-    b = ensure_built(f)
+    b = build_mod.ensure_built(f)
     if not b["ok"]:
         print(f"{PROG}: {prog.source} build failed: {b['reason']}", file=sys.stderr)
         return 1

@@ -13,30 +13,25 @@ their own printed numbers and metric definitions under ``result.theirs``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from runner.originals import OriginalsError, adapters, execute, fetch, published, sources
+from runner.originals import (OriginalsError, adapters, build, execute, fetch, published,
+                              sources)
 
 BUILD_KEYS = ("ok", "compiler", "make", "commands", "flags", "warning_count", "warnings",
               "binaries", "seconds", "user", "reason")
 
 
-def _stderr(line: str) -> None:
-    import sys
-    print(f"runner: {line}", file=sys.stderr, flush=True)
-
-
-def prepare(ids: list[str], log: Any = _stderr) -> dict[str, dict[str, Any]]:
+def prepare(ids: list[str], log: Callable[[str], None]) -> dict[str, dict[str, Any]]:
     """Fetch (pinned) and build each report's code; per id either ``{"dir", "build",
     "source", "published"}`` or ``{"error"}`` (the reason, one line). Never raises for one
     source."""
-    from runner.originals.cli import ensure_built
     out: dict[str, dict[str, Any]] = {}
     pins = sources.load()
     for sid in ids:
         try:
             f = fetch.fetch(pins[sid])
-            b = ensure_built(f)
+            b = build.ensure_built(f)
         except (OriginalsError, OSError, KeyError) as e:
             out[sid] = {"error": f"fetch or build failed: {e}"}
             log(f"originals {sid}: {out[sid]['error']}; its trials are recorded as failed")
@@ -88,18 +83,19 @@ def run_original(prepared: dict[str, dict[str, Any]], cell: Any, rec: dict[str, 
     if "source" in prep:
         s = prep["source"]
         tool_version = f"{s['repository']}@{s['commit'][:12]}"
-    if "error" in prep:
+    def failed(error: str) -> dict[str, Any]:
         rec.update(tool=cell.method, tool_version=tool_version, config=config,
-                   status="failed", error=f"{src}'s programs: {prep['error']}", result=None)
+                   status="failed", error=error, result=None)
         return rec
+
+    if "error" in prep:
+        return failed(f"{src}'s programs: {prep['error']}")
     try:
         o = execute.run_trial(prog, Path(prep["dir"]), cell.transport, cell.placement,
                               cell.threads, cell.size, int(cell.duration_s), janitor=janitor,
                               mtu=cell.mtu)
     except OriginalsError as e:  # refused before it ran (arguments, user, binaries): a record
-        rec.update(tool=cell.method, tool_version=tool_version, config=config,
-                   status="failed", error=f"{cell.method}: {e}", result=None)
-        return rec
+        return failed(f"{cell.method}: {e}")
     theirs_cfg = o.get("config") or {}
     config.update({"size_arg": theirs_cfg.get("size_arg"), "size_unit": prog.size_unit,
                    "field_bytes": theirs_cfg.get("field_bytes"),
