@@ -500,3 +500,35 @@ def test_live_c_records_fit_the_schema(tmp_path: Path) -> None:
         sink.wait(timeout=10)
     for index, record in enumerate(records):
         assert problems(wrap(record, index)) == [], record["config"]
+
+
+def _reference_original_record() -> dict[str, Any]:
+    """One trial of a report's own program from the committed reference run."""
+    import gzip
+
+    from conftest import committed_reference_run
+    ref = committed_reference_run()
+    packed = ref / "trials.jsonl.gz" if ref else None
+    if packed is None or not packed.is_file():
+        pytest.skip("no packed committed reference run")
+    with gzip.open(packed, "rt") as f:
+        for line in f:
+            rec: dict[str, Any] = json.loads(line)
+            if str(rec["config"].get("kind", "")).startswith("original:"):
+                return rec
+    pytest.skip(f"the reference run {ref.name} has no trial of the reports' programs")
+
+
+def test_a_report_programs_record_fits_the_schema_and_its_own_rules() -> None:
+    rec = _reference_original_record()
+    assert problems(rec) == []
+    bad_kind = json.loads(json.dumps(rec))
+    bad_kind["config"]["kind"] = "original:anything"
+    assert problems(bad_kind)
+    no_theirs = json.loads(json.dumps(rec))
+    del no_theirs["result"]["theirs"]
+    assert problems(no_theirs)
+    # a CPU list as taskset takes it is theirs only: copybench's records carry arrays
+    mine = wrap(RECORDED[sorted(RECORDED)[0]])
+    mine["config"]["cpus_sender"] = "0"
+    assert problems(mine)
