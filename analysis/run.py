@@ -103,6 +103,14 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
     row["their_latency_us"] = theirs.get("latency_us")
     # S2's server returns 2 s after its last accept: a client that saw EOF before its window
     row["their_stopped_early"] = theirs.get("stopped_early")
+    if row["their_stopped_early"] is None and row["kind"] == "original:S3" and theirs:
+        # records written before the S3 adapter flagged it: the same test from what it
+        # recorded (a full window lasts at least duration - 1 s under their tv_sec rule)
+        secs, dur = res.get("seconds"), cfg.get("duration_s")
+        if secs is not None and dur is not None:
+            row["their_stopped_early"] = bool(secs < dur - 1)
+    # S2's script put the first client's printed throughput in its CSV (the others dropped)
+    row["their_published_gbps"] = theirs.get("published_gbps")
     rtt = res.get("rtt_ns") or {}
     for p in ("p50", "p90", "p99", "p999", "max", "mean"):
         v = rtt.get(p)

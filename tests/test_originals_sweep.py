@@ -157,6 +157,14 @@ def test_a_sweep_runs_their_programs_in_the_blocks_of_copybench(tmp_path: Path) 
     c6 = t[(t["claim"] == "C6") & (t["placement"] == "cross-core")].iloc[0]
     assert c6["theirs_n"] == 2 and math.isfinite(c6["theirs_ratio"])
     assert c6["published"] == pytest.approx(23.73 / 58.63)
+    # why they differ: each row read, their two-copy paired with copybench's send by round
+    from analysis.claims import why as W
+    e = W.table(run, t)
+    e4 = e[(e["claim"] == "C4") & (e["size"] == 4096) & (e["placement"] == "cross-core")]
+    assert len(e) == len(t) and len(e4) == 1
+    assert "S2:two-copy at" in e4.iloc[0]["factors"]
+    c6w = e[(e["claim"] == "C6") & (e["placement"] == "cross-core")].iloc[0]
+    assert "first client" in c6w["why"]  # their CSV's number, from the first client's output
     assert leftovers(os.getpid()) == []
 
 
