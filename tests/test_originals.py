@@ -208,6 +208,21 @@ def test_parser_on_captured_output(path: Path) -> None:
         assert res["gbit_per_s"] == pytest.approx(gbps, rel=1e-5)
         assert res["seconds"] <= dur + 0.5
         assert res["message_bytes_sent"] == size
+        assert res["stopped_early"] == (res["seconds"] < dur - 1)
+
+
+#: S3's zero-copy client, 64 KiB, 4 threads, 2 s asked: its output in trial 101d77eaef6c-1 of
+#: the reference run 20261123T151436Z-paper-f0ed (every connection ended after 26 ms)
+S3_EARLY = ("Starting 4 client receiver threads...\n\nTest complete.\nTotal bytes received: "
+            "34471936\nTest Duration (Actual): 0.026100 seconds\nThroughput: 10.566111 Gbps\n"
+            "Average Latency: 164.669145 us\n")
+
+
+def test_s3_flags_a_window_that_ended_before_its_tv_sec_rule_allows() -> None:
+    res = adapters.parse_s3([S3_EARLY], 65536, 2)
+    assert res["stopped_early"] and res["seconds"] == pytest.approx(0.0261)
+    full = S3_EARLY.replace("0.026100", "1.518724")
+    assert not adapters.parse_s3([full], 65536, 2)["stopped_early"]
 
 
 def test_parsers_name_the_missing_line() -> None:

@@ -234,6 +234,9 @@ def parse_s3(outs: list[str], size: int, duration: int, server_out: str = "",
         "gbit_per_s": nbytes * 8 / secs / 1e9 if secs > 0 else 0.0,
         "msgs_per_s": nbytes / sent_size / secs if secs > 0 else 0.0,
         "latency_us": lat, "message_bytes_sent": sent_size,
+        # their threads stop at a whole-second tv_sec difference, so a full window lasts at
+        # least duration - 1 s: shorter means a connection ended first (EOF or an error)
+        "stopped_early": secs < duration - 1,
         "printed": {"total_bytes": nbytes, "duration_s": secs, "throughput_gbps": gbps,
                     "latency_us": lat},
         "metrics": {
@@ -243,7 +246,9 @@ def parse_s3(outs: list[str], size: int, duration: int, server_out: str = "",
                           "message latency nor a round trip",
             "message_bytes_sent": "what the server sends per message: the size it was "
                                   "given, or 8192 when started without arguments as their "
-                                  "script does"},
+                                  "script does",
+            "stopped_early": "their measured duration is below duration - 1 s, the least "
+                             "a full window lasts under their tv_sec rule"},
     }
 
 
