@@ -108,7 +108,7 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
         # recorded (a full window lasts at least duration - 1 s under their tv_sec rule)
         secs, dur = res.get("seconds"), cfg.get("duration_s")
         if secs is not None and dur is not None:
-            row["their_stopped_early"] = bool(secs < dur - 1)
+            row["their_stopped_early"] = bool(secs < int(dur) - 1)  # whole s, as run
     # S2's script put the first client's printed throughput in its CSV (the others dropped)
     row["their_published_gbps"] = theirs.get("published_gbps")
     rtt = res.get("rtt_ns") or {}

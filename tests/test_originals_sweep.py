@@ -164,7 +164,10 @@ def test_a_sweep_runs_their_programs_in_the_blocks_of_copybench(tmp_path: Path) 
     assert len(e) == len(t) and len(e4) == 1
     assert "S2:two-copy at" in e4.iloc[0]["factors"]
     c6w = e[(e["claim"] == "C6") & (e["placement"] == "cross-core")].iloc[0]
-    assert "first client" in c6w["why"]  # their CSV's number, from the first client's output
+    # C6's factors are their one-copy against copybench's sendmsg at 8 and at 4 threads
+    assert "(8 threads)" in c6w["factors"] and "(4 threads)" in c6w["factors"]
+    assert (c6w["report"] == "partly explained by their CSV") == ("first client" in c6w["why"]
+                                                                  and "moves it" in c6w["why"])
     assert leftovers(os.getpid()) == []
 
 

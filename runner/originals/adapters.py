@@ -235,7 +235,8 @@ def parse_s3(outs: list[str], size: int, duration: int, server_out: str = "",
         "msgs_per_s": nbytes / sent_size / secs if secs > 0 else 0.0,
         "latency_us": lat, "message_bytes_sent": sent_size,
         # their threads stop at a whole-second tv_sec difference, so a full window lasts at
-        # least duration - 1 s: shorter means a connection ended first (EOF or an error)
+        # least duration - 1 s; their duration runs until every thread has joined, so shorter
+        # means every connection ended before its window did (EOF or an error)
         "stopped_early": secs < duration - 1,
         "printed": {"total_bytes": nbytes, "duration_s": secs, "throughput_gbps": gbps,
                     "latency_us": lat},
@@ -247,8 +248,9 @@ def parse_s3(outs: list[str], size: int, duration: int, server_out: str = "",
             "message_bytes_sent": "what the server sends per message: the size it was "
                                   "given, or 8192 when started without arguments as their "
                                   "script does",
-            "stopped_early": "their measured duration is below duration - 1 s, the least "
-                             "a full window lasts under their tv_sec rule"},
+            "stopped_early": "their measured duration (until every thread joined) is "
+                             "below duration - 1 s, the least a full window lasts under "
+                             "their tv_sec rule: every connection ended early"},
     }
 
 
