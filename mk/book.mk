@@ -11,7 +11,8 @@
 #   make test-stats test-book           statistics tests; notebooks + book on a smoke run
 #   make test-plots                     the figure checks of analysis/plots.py on synthetic data
 #   make test-slow                      the book from the committed reference run, checked as a
-#                                       reader sees it: test-figures, test-browser, test-pdf
+#                                       reader sees it: test-figures, test-browser, test-pdf;
+#                                       test-reference: the tests that read the whole run
 
 .PHONY: book pdf reproduce compare test-stats test-book test-layout notebooks notebooks-sync \
         book-check-run _book-force
@@ -121,8 +122,16 @@ notebooks-sync: setup
 test-layout: setup
 	$(PY) -m pytest -q tests/test_layout.py
 
+# The tests that read the whole committed reference run (its claims, its why-they-differ
+# table, its seal) run in `make test-slow`, keeping `make test` under 15 min.
+REFERENCE_TESTS := tests/test_stats_claims.py tests/test_claims_why.py tests/test_verify_reference.py
+
 test-stats: setup
-	$(PY) -m pytest -q $(wildcard tests/test_stats*.py)
+	$(PY) -m pytest -q $(filter-out $(REFERENCE_TESTS),$(wildcard tests/test_stats*.py))
+
+.PHONY: test-reference
+test-reference: setup
+	$(PY) -m pytest -q -rs $(REFERENCE_TESTS)
 
 # Every notebook through papermill on the smoke run, the book built with -W, then the HTML
 # checked for every chapter, every figure and a verdict row for each claim C1-C15.
@@ -163,6 +172,6 @@ test-pdf: book-reference
 	$(MAKE) --no-print-directory pdf RUN=$(REFERENCE_RUN)
 	COPYBENCH_BOOK_RUN=$(REFERENCE_RUN) $(PY) -m pytest -q -rs tests/test_pdf.py
 
-test-slow: test-figures test-browser test-pdf
+test-slow: test-figures test-browser test-pdf test-reference
 	@echo "make test-slow: the reference run's book passed the figure, browser and PDF checks"
 
