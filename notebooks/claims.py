@@ -215,7 +215,6 @@ else:
         "claim": expl["claim"], "placement": expl["placement"],
         "size": expl["size"].map(fmt_size), "report gap": expl["report"],
         "program gap": expl["status"], "their ratio / copybench's [CI]": expl["gap"],
-        "factors (their method / copybench's)": expl["factors"].replace("", "—"),
         "why they differ": expl["why"]}))
 
 # %% [markdown]
