@@ -48,21 +48,26 @@ def _blocks(ratio: float, rounds: int = 6, noise: float = 0.05, seed: int = 1) -
     return pd.DataFrame(rows)
 
 
-def test_factor_pairs_by_block_and_round() -> None:
+def _four(ratio: float, seed: int = 1) -> pd.DataFrame:
+    """Their two-copy at ``ratio`` x copybench's send, their one-copy at 1x sendmsg."""
+    return pd.concat([_blocks(ratio, seed=seed), _blocks(1.0, noise=0.001, seed=seed + 1)
+                      .replace({"method": {"send": "sendmsg", "S2:two-copy": "S2:one-copy"}})])
+
+
+def test_split_pairs_by_block_and_round() -> None:
     # a drift shared by both sides of a round cancels: the paired factor finds the ratio
-    f = W.factor(_blocks(0.5), "S2:two-copy", "send", 512, family=1)
-    assert f.n == 12
-    assert f.lo < 0.5 < f.hi and f.hi < 0.6
-    assert f.differs
-    same = W.factor(_blocks(1.0, noise=0.001), "S2:two-copy", "send", 512, family=1)
-    assert not same.differs
+    sp = W.split(_four(0.5), ("S2:one-copy", "sendmsg", None), ("S2:two-copy", "send", None),
+                 512, 1)
+    assert sp.den.n == 12 and sp.den.lo < 0.5 < sp.den.hi and sp.den.hi < 0.6
+    assert sp.den.differs and not sp.num.differs
 
 
-def test_factor_without_pairs_is_nan_not_zero() -> None:
-    d = _blocks(0.5)
+def test_a_split_without_common_rounds_is_no_data_not_zero() -> None:
+    d = _four(0.5)
     d.loc[d["method"] == "send", "block"] = "elsewhere"
-    f = W.factor(d, "S2:two-copy", "send", 512, family=1)
-    assert f.n == 0 and not math.isfinite(f.value) and not f.differs
+    sp = W.split(d, ("S2:one-copy", "sendmsg", None), ("S2:two-copy", "send", None), 512, 1)
+    assert sp.gap.n == 0 and not math.isfinite(sp.gap.value) and not sp.gap.differs
+    assert W.read_gap(sp, {}, "gbit_per_s")[0] == "no data"
 
 
 def _fac(name: str, cb: str, v: float, half: float = 0.1) -> W.Factor:

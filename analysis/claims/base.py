@@ -149,6 +149,14 @@ def _twin0(df: pd.DataFrame) -> pd.DataFrame:
     return df[df["twin"].fillna(0).astype(int) == 0] if "twin" in df else df
 
 
+def round_values(df: pd.DataFrame, f: dict[str, Any], metric: str) -> pd.Series:
+    """The cells matching ``f``, one value per (block, round): the median of ``metric``
+    (the A/A twin left out)."""
+    d = _twin0(select(df, **f))
+    d = d[d["block"].notna() & d[metric].notna()]
+    return d.groupby(["block", "repetition"])[metric].median().astype(float)
+
+
 def paired_values(df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any],
                   metric: str) -> tuple[np.ndarray, np.ndarray]:
     """Values of a and b measured in the same block and round (repetition), aligned: the
@@ -156,12 +164,8 @@ def paired_values(df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any],
     if "block" not in df or not df["block"].notna().any():
         return np.array([]), np.array([])
 
-    def side(f: dict[str, Any]) -> pd.Series:
-        d = _twin0(select(df, **f))
-        d = d[d["block"].notna() & d[metric].notna()]
-        return d.groupby(["block", "repetition"])[metric].median().astype(float)
-
-    j = pd.concat([side(a).rename("a"), side(b).rename("b")], axis=1, join="inner").dropna()
+    j = pd.concat([round_values(df, a, metric).rename("a"),
+                   round_values(df, b, metric).rename("b")], axis=1, join="inner").dropna()
     return j["a"].to_numpy(), j["b"].to_numpy()
 
 

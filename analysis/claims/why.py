@@ -47,7 +47,8 @@ from typing import Any
 import pandas as pd
 
 from analysis import stats as S
-from analysis.claims.base import original_cells, paired_values, stream_cells
+from analysis.claims.base import original_cells, paired_values, round_values, stream_cells
+from analysis.claims.originals import THEIRS
 from analysis.claims.rules import RULES, THREADS, Rule, fmt_size
 from analysis.run import Run, select
 
@@ -80,10 +81,6 @@ CODE_FACTS: dict[tuple[str, str, str], CodeFact] = {
         OTHER_QUANTITY, "their latency is the mean time of one recv() into 64 KiB, not the "
         "time per message"),
 }
-
-#: copybench's method for each of their methods
-COPYBENCH_OF = {"two-copy": "send", "one-copy": "sendmsg", "zero-copy": "zerocopy"}
-
 
 @dataclass(frozen=True)
 class Factor:
@@ -137,25 +134,13 @@ def _rounds(df: pd.DataFrame, method: str, size: int, threads: int | None) -> pd
     f: dict[str, Any] = {"method": method, "size": size}
     if threads is not None:
         f["threads"] = threads
-    d = select(df, **f)
-    d = d[d["twin"].fillna(0).astype(int) == 0] if "twin" in d else d
-    d = d[d["block"].notna() & d["_m"].notna()]
-    return d.groupby(["block", "repetition"])["_m"].median().astype(float)
+    return round_values(df, f, "_m")
 
 
 def _factor(theirs: str, copybench: str, x: Any, y: Any, family: int,
             threads: int | None = None) -> Factor:
     r = S.paired_ratio(x, y, family).ratio
     return Factor(theirs, copybench, r.value, r.lo, r.hi, r.n, threads)
-
-
-def factor(df: pd.DataFrame, theirs: str, copybench: str, size: int, family: int,
-           threads: int | None = None) -> Factor:
-    """Their method / copybench's counterpart over the rounds both ran in one block."""
-    j = pd.concat([_rounds(df, theirs, size, threads).rename("a"),
-                   _rounds(df, copybench, size, threads).rename("b")],
-                  axis=1, join="inner").dropna()
-    return _factor(theirs, copybench, j["a"].to_numpy(), j["b"].to_numpy(), family, threads)
 
 
 @dataclass(frozen=True)
@@ -263,9 +248,8 @@ def explain(run: Run, row: pd.Series) -> dict[str, Any]:
                          "published ratio")
                         + f" (first client {_ci(first)}, sum over clients {_ci(summed)})")
     else:
-        inv = {v: k for k, v in COPYBENCH_OF.items()}
-        sp = split(df, (f"{src}:{inv[rule.numerator]}", rule.numerator, None),
-                   (f"{src}:{inv[rule.denominator]}", rule.denominator, None), size,
+        sp = split(df, (f"{src}:{THEIRS[rule.numerator]}", rule.numerator, None),
+                   (f"{src}:{THEIRS[rule.denominator]}", rule.denominator, None), size,
                    rule.family)
     parts = []
     if reproduced:
@@ -312,5 +296,4 @@ def per_claim(expl: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-__all__ = ["CODE_FACTS", "Factor", "Split", "explain", "factor", "per_claim", "read_gap", "split",
-           "table"]
+__all__ = ["CODE_FACTS", "Factor", "Split", "explain", "per_claim", "read_gap", "split", "table"]
