@@ -8,13 +8,13 @@
 #   make compare RUN=<run> [REF=<ref>] [THRESHOLD=0.03]
 #                                       RUN against the reference run, cell by cell and
 #                                       claim by claim: build/compare/<run>-vs-<ref>/
-#   make test-stats test-book           statistics tests; notebooks + book on a smoke run
-#   make test-plots                     the figure checks of analysis/plots.py on synthetic data
+#   make test-py                        every test without a marker of another target
+#   make test-book                      notebooks + book on a smoke run, and its checks
 #   make test-slow                      the book from the committed reference run, checked as a
 #                                       reader sees it: test-figures, test-browser, test-pdf;
 #                                       test-reference: the tests that read the whole run
 
-.PHONY: book pdf reproduce compare test-stats test-book test-layout notebooks notebooks-sync \
+.PHONY: book pdf reproduce compare notebooks notebooks-sync \
         book-check-run _book-force
 
 BOOK_NOTEBOOKS := testbed findings message latency cpu_cost zerocopy files fidelity copies claims
@@ -118,36 +118,35 @@ NOTEBOOK_SOURCES := $(shell grep -l '^# jupyter:' notebooks/*.py 2>/dev/null)
 notebooks-sync: setup
 	cd notebooks && ../$(PY) -m jupytext --to ipynb --update $(notdir $(NOTEBOOK_SOURCES))
 
+# Tests are selected by pytest markers, never by file lists (tests/conftest.py): `make test`
+# runs every test without one of the markers below, so a new test file runs by default.
+PYTEST = $(PY) -m pytest -q -rs
+PYTEST_ELSEWHERE := slow or reference or sshd or book or compare_report
+
+.PHONY: test-py test-layout test-reference test-book
+test-py: setup build
+	$(PYTEST) -m "not ($(PYTEST_ELSEWHERE))" tests
+
 # the pipeline's import boundaries and the notebooks against their sources
 test-layout: setup
-	$(PY) -m pytest -q tests/test_layout.py
+	$(PYTEST) tests/test_layout.py
 
-# The tests that read the whole committed reference run (its claims, its why-they-differ
-# table, its seal) run in `make test-slow`, keeping `make test` under 15 min.
-REFERENCE_TESTS := tests/test_stats_claims.py tests/test_claims_why.py tests/test_verify_reference.py
-
-test-stats: setup
-	$(PY) -m pytest -q $(filter-out $(REFERENCE_TESTS),$(wildcard tests/test_stats*.py))
-
-.PHONY: test-reference
+# the tests that read the whole committed reference run (its claims, its why-they-differ
+# table, its seal): make test-slow
 test-reference: setup
-	$(PY) -m pytest -q -rs $(REFERENCE_TESTS)
+	$(PYTEST) -m "reference and not book" tests
 
 # Every notebook through papermill on the smoke run, the book built with -W, then the HTML
-# checked for every chapter, every figure and a verdict row for each claim C1-C15.
+# checked for every chapter, every figure and a verdict row for each claim C1-C15 (marker
+# book), and the compare report of the smoke run against the reference (compare_report).
 test-book: setup smoke-run
 	$(MAKE) --no-print-directory book RUN=build/smoke-run
-	COPYBENCH_BOOK_RUN=build/smoke-run $(PY) -m pytest -q tests/test_book.py
+	COPYBENCH_BOOK_RUN=build/smoke-run $(PYTEST) -m "book and not (reference or browser or pdf)" tests
 	$(MAKE) --no-print-directory compare RUN=build/smoke-run
 	COPYBENCH_COMPARE_REPORT=build/compare/smoke-run-vs-$(notdir $(REF)) \
-	  $(PY) -m pytest -q tests/test_compare.py tests/test_compare_report.py
+	  $(PYTEST) -m compare_report tests
 
-# analysis/plots.py's figure checks (data against the figure, overlapping labels) on
-# synthetic figures: the old thread-scaling selection and colliding labels are caught
-test-plots: setup
-	$(PY) -m pytest -q tests/test_plots.py tests/test_findings.py
-
-test: test-layout test-stats test-book test-plots
+test: test-py test-book
 
 # --- the book from the committed reference run (make test-slow; .ci/run runs it after make test)
 .PHONY: book-reference test-figures test-browser test-pdf test-slow
@@ -158,19 +157,19 @@ book-reference: setup
 # every figure against the data it claims to show (book/_generated/figdata/*.check.json),
 # every figure's data CSV beside it, and the HTML checks of test-book, on the reference run
 test-figures: book-reference
-	COPYBENCH_BOOK_RUN=$(REFERENCE_RUN) $(PY) -m pytest -q -rs tests/test_figures.py tests/test_book.py
+	COPYBENCH_BOOK_RUN=$(REFERENCE_RUN) $(PYTEST) -m "book and not (browser or pdf)" tests
 
 # headless Chromium (Debian's chromium + chromium-driver, via selenium) opens every page:
 # images load, internal links resolve, no glue key, Python error or raw LaTeX shows;
 # screenshots in book/_build/screenshots/
 test-browser: book-reference
-	COPYBENCH_BOOK_RUN=$(REFERENCE_RUN) $(PY) -m pytest -q -rs tests/test_browser.py
+	COPYBENCH_BOOK_RUN=$(REFERENCE_RUN) $(PYTEST) -m "book and browser" tests
 
 # the PDF of the reference run's book: title page and abstract before the contents, the
-# verdict table whole (tests/test_pdf.py, with pdftotext)
+# verdict table whole (tests/book/test_pdf.py, with pdftotext)
 test-pdf: book-reference
 	$(MAKE) --no-print-directory pdf RUN=$(REFERENCE_RUN)
-	COPYBENCH_BOOK_RUN=$(REFERENCE_RUN) $(PY) -m pytest -q -rs tests/test_pdf.py
+	COPYBENCH_BOOK_RUN=$(REFERENCE_RUN) $(PYTEST) -m "book and pdf" tests
 
 test-slow: test-figures test-browser test-pdf test-reference
 	@echo "make test-slow: the reference run's book passed the figure, browser and PDF checks"

@@ -34,9 +34,7 @@ pack: setup
 # Flake parse/lock/attribute checks (skipped with a printed reason where Nix is missing),
 # CITATION.cff validation, and rundir (seal/verify/pack) on generated runs.
 test-packaging: setup
-	$(PY) -m pytest -q -rs $(filter-out $(REFERENCE_TESTS),$(wildcard tests/test_packaging*.py tests/test_verify*.py))
-
-test: test-packaging
+	$(PYTEST) -m "not ($(PYTEST_ELSEWHERE))" tests/packaging tests/rundir
 
 # Under Nix (flake.nix exports COPYBENCH_NIX=1): every tool comes from the flake, so `setup`
 # installs nothing and Python is the flake's. With COPYBENCH_BIN (nix run .#reproduce/.#book)

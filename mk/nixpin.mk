@@ -9,7 +9,7 @@
 #   make compare-nix-book  also the pip path's book in build/pip-book/, and every glued value
 #                          of the two books compared
 #   make test-c-hardened   the C tests against src/build-hardened/copybench
-#   make test-nix-offline  tests/test_nix_offline.py: the installed nix runs the flake (show,
+#   make test-nix-offline  tests/packaging/test_nix_offline.py: the installed nix runs the flake (show,
 #                          check --no-build, run -- ARGS) against the stub nixpkgs
 #   bench/hardened         throughput of the hardened build relative to the plain one
 
@@ -59,8 +59,8 @@ test-nix-book: $(NIXPKGS_VENV)/.stamp
 	@# every chapter, figure and claim verdict, as test-book checks the pip path's book (the
 	@# notebook-source check is test-layout's business and needs no second toolchain)
 	cd $(NIX_BOOK_TREE) && COPYBENCH_BOOK_RUN=$(REFERENCE_RUN) PYTHONPATH=$(CURDIR)/$(NIX_BOOK_TREE) \
-	  $(CURDIR)/$(NIXPKGS_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/test_book.py \
-	  --deselect tests/test_book.py::test_notebook_sources_in_sync_and_without_outputs
+	  $(CURDIR)/$(NIXPKGS_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/book/test_book.py \
+	  --deselect tests/book/test_book.py::test_notebook_sources_in_sync_and_without_outputs
 	@$(NIXPKGS_VENV)/bin/python -c 'import sys, sphinx, myst_nb, myst_parser, jupyter_book, pandas, numpy, matplotlib; print(f"test-nix-book: ok: book built with python {sys.version.split()[0]}, sphinx {sphinx.__version__}, jupyter-book {jupyter_book.__version__}, myst-nb {myst_nb.__version__}, myst-parser {myst_parser.__version__}, pandas {pandas.__version__}, numpy {numpy.__version__}, matplotlib {matplotlib.__version__}: $(NIX_BOOK_TREE)/book/_build/html/index.html")'
 
 # The same book with the pip path's .venv in a second copy, then every glued value (each
@@ -80,9 +80,9 @@ test-c-hardened:
 	$(MAKE) -C src test-hardened
 
 test-nix-offline: setup
-	$(PY) -m pytest -q -rs tests/test_nix_offline.py
+	$(PYTEST) tests/packaging/test_nix_offline.py
 
-test: test-c-hardened test-nix-offline
+test: test-c-hardened
 # The book with the pin's versions builds a second venv and a whole book (5-9 min here): it
 # runs in `make test-slow` (which .ci/run calls after `make test`), keeping `make test` under
 # 15 min. In `nix develop` the environment already has the pin's versions: no second venv.

@@ -1,30 +1,23 @@
 # Runner: sweep profiles -> data/raw/<run-id>/ (python -m runner). Tests need root for the
 # namespace topologies and perf (they skip, saying why, when not root).
 
-.PHONY: test-runner test-remote smoke-run originals
+.PHONY: test-runner test-remote test-slow-sweeps smoke-run originals
 
-# pytest on the runner's tests: profiles, plan, topologies, perf reduction, end-to-end sweeps
+# the runner's tests alone (profiles, plan, topologies, perf reduction, end-to-end sweeps);
+# make test runs them with every other test (make test-py)
 test-runner: build
-	$(PY) -m pytest -q -rs tests/test_runner_profile.py tests/test_runner_plan.py \
-	  tests/test_runner_system.py tests/test_runner_sweep.py tests/test_originals.py \
-	  tests/test_runner_notebook.py tests/test_copy_safety.py \
-	  tests/test_rundir_safety.py tests/test_runner_design.py tests/test_noise.py \
-	  tests/test_runner_window.py
+	$(PYTEST) -m "not ($(PYTEST_ELSEWHERE))" tests/runner tests/c
 
-test: test-runner
-
-# the remote transport against a real sshd in a network namespace (about 2.5 min): one of
-# the slower checks, run by `make test-slow` (which .ci/run calls after `make test`)
+# the remote transport against a real sshd in a network namespace (about 2.5 min, marker
+# sshd) and the sweeps with the reports' own programs (about 40 s and a build of their code,
+# marker slow): run by `make test-slow` (which .ci/run calls after `make test`)
 test-remote: build
-	$(PY) -m pytest -q -rs tests/test_remote.py
+	$(PYTEST) -m sshd tests
 
-test-slow: test-remote test-originals-sweep
+test-slow-sweeps: build
+	$(PYTEST) -m "slow and not (book or reference or sshd)" tests
 
-# sweeps that run the reports' own programs in copybench's blocks (about 40 s, and a fetch
-# and build of their code): one of the slower checks, run by `make test-slow`
-.PHONY: test-originals-sweep
-test-originals-sweep: build
-	$(PY) -m pytest -q -rs tests/test_originals_sweep.py
+test-slow: test-remote test-slow-sweeps
 
 # a fresh smoke run at build/smoke-run for the book's tests (re-created each time)
 smoke-run: build

@@ -1,4 +1,23 @@
-"""Shared fixtures. The runner's are prefixed ``runner_``."""
+"""Shared fixtures and the test-selection policy. The runner's fixtures are prefixed
+``runner_``.
+
+Tests mirror the packages (``tests/runner/``, ``tests/rundir/``, ``tests/analysis/``,
+``tests/book/``, ``tests/c/``, ``tests/packaging/``) and are selected by markers, never by
+file lists: ``make test`` runs every test *without* one of the markers below, so a new test
+file runs there by default. The markers say what a test needs beyond a checkout and a build
+(the make target that provides it selects them, see mk/book.mk and mk/runner.mk):
+
+* ``slow``: too slow for ``make test`` (sweeps with the reports' own programs, a browser);
+  run by ``make test-slow``;
+* ``reference``: reads the whole committed reference run; ``make test-slow``;
+* ``sshd``: starts a real OpenSSH server (the remote transport); ``make test-slow``;
+* ``book``: checks a built book (``COPYBENCH_BOOK_RUN`` names its run): ``make test-book``
+  on a smoke run, ``make test-slow`` on the reference run (``browser``, ``pdf``: the parts
+  that need Chromium or the PDF build);
+* ``compare_report``: checks a ``make compare`` report (``COPYBENCH_COMPARE_REPORT``);
+* ``root``: needs root (network namespaces, perf); skipped, saying why, without it;
+* ``sweep``: runs real sweeps (in ``make test``; the Nix sandbox check leaves them out).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +29,23 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# helper modules beside the tests (conftest, fixtures/) import by name from any subfolder
+for _p in (Path(__file__).resolve().parent, Path(__file__).resolve().parent / "fixtures"):
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
+
+#: markers whose tests ``make test`` leaves to another target (see the module doc)
+ELSEWHERE = ("slow", "reference", "sshd", "book", "compare_report")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A ``root`` test without root is skipped with the reason printed (never silently)."""
+    if os.geteuid() == 0:
+        return
+    why = "needs root: network namespaces / perf record -a (run as root to include it)"
+    for item in items:
+        if item.get_closest_marker("root") is not None:
+            item.add_marker(pytest.mark.skip(reason=why))
 
 
 def _copybench_bin() -> Path | None:

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import jupytext
@@ -104,3 +105,52 @@ def test_notebook_matches_its_source(src: Path) -> None:
     assert not any(c.get("outputs") for c in have.cells if c.cell_type == "code"), \
         f"notebooks/{src.stem}.ipynb is stored with outputs"
     assert have.metadata.get("kernelspec", {}).get("name") == "python3"
+
+
+# --- the tests mirror the packages and are selected by markers, not file lists ------------
+
+#: where tests live: one folder per package or area of the pipeline
+TEST_AREAS = {"runner", "rundir", "analysis", "book", "c", "packaging"}
+
+
+def test_tests_mirror_the_packages() -> None:
+    """Every test file sits in the folder of the package or area it tests (test_layout.py,
+    about the whole tree, is the one file at the top)."""
+    stray = [str(f.relative_to(ROOT)) for f in (ROOT / "tests").rglob("test_*.py")
+             if f.parent.name not in TEST_AREAS and f != Path(__file__).resolve()]
+    assert stray == [], f"test files outside tests/{{{','.join(sorted(TEST_AREAS))}}}/: {stray}"
+    names = [f.name for f in (ROOT / "tests").rglob("test_*.py")]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    assert dup == [], f"test file names must be unique across folders (pytest imports them by name): {dup}"
+
+
+def test_make_selects_tests_by_marker_not_by_file() -> None:
+    """No make target runs a hand-written list of test files (a file on no list never ran):
+    targets select by marker or folder; only the Nix book check names the one file it runs
+    with a second toolchain, and test-nix-offline its one file."""
+    allowed = {"tests/book/test_book.py", "tests/packaging/test_nix_offline.py",
+               "tests/test_layout.py"}
+    named = []
+    for mk in [ROOT / "Makefile", *sorted((ROOT / "mk").glob("*.mk"))]:
+        for i, line in enumerate(mk.read_text().splitlines(), 1):
+            if line.lstrip().startswith("#"):
+                continue
+            for m in re.findall(r"tests/[\w/]*test_\w+\.py", line):
+                if m not in allowed:
+                    named.append(f"{mk.relative_to(ROOT)}:{i}: {m}")
+    assert named == [], named
+
+
+def test_make_test_leaves_out_only_the_markers_other_targets_run() -> None:
+    """`make test` runs every test without one of conftest.ELSEWHERE's markers, and each of
+    those markers is selected by a target of `make test` or `make test-slow`."""
+    import conftest
+    book = (ROOT / "mk" / "book.mk").read_text()
+    elsewhere = re.search(r"^PYTEST_ELSEWHERE\s*:?=\s*(.+)$", book, re.M)
+    assert elsewhere, "mk/book.mk defines PYTEST_ELSEWHERE"
+    assert [w for w in elsewhere.group(1).split() if w != "or"] == list(conftest.ELSEWHERE)
+    makefiles = book + (ROOT / "mk" / "runner.mk").read_text()
+    selected = " ".join(a or b for a, b in re.findall(r'-m (?:"([^"]+)"|(\w+))', makefiles))
+    for marker in conftest.ELSEWHERE:
+        assert re.search(rf"(^|[ (]){marker}\b", selected.replace(f"not ($(PYTEST_ELSEWHERE))", "")), \
+            f"no make target selects the tests marked {marker}"

@@ -17,7 +17,7 @@ import pytest
 
 from rundir import verify as v
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BINARY = ROOT / "src" / "build" / "copybench"
 
 RECORDED: dict[str, Any] = json.loads(r"""

@@ -19,7 +19,7 @@ import pytest
 from conftest import (ROOT, run_runner, runner_cmd, runner_env, runner_namespaces,
                       runner_root_links, runner_tagged_pids)
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.sweep
 
 
 def _records(run_dir: Path) -> list[dict[str, Any]]:

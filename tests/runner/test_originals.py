@@ -23,7 +23,7 @@ from runner.originals.privs import proc_identity, run_as
 from runner.proc import Janitor
 from runner.topology import leftovers
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "tests" / "fixtures" / "originals"
 SEED = ROOT.parent / "shared" / "seed-repos"
 OUTPUTS = sorted((FIX / "output").glob("*.json"))

@@ -45,7 +45,7 @@ def _trial_ids(run_dir: Path) -> list[str]:
     return [json.loads(x)["trial_id"] for x in (run_dir / "trials.jsonl").read_text().splitlines()]
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_notebook_sweep_is_kept_and_sealed(runner_copybench: Path, tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     r = run_runner("notebook", "--profile", str(_profile(tmp_path)), "--run-dir", str(run_dir),
@@ -78,7 +78,7 @@ def test_notebook_bad_profile_is_one_line_and_creates_nothing(tmp_path: Path) ->
     assert not list(tmp_path.glob(".*.sweep.ipynb"))
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_notebook_sigint_then_resume(runner_copybench: Path, tmp_path: Path) -> None:
     prof = _profile(tmp_path, reps="min = 3\nmax = 3")
     run_dir = tmp_path / "run"

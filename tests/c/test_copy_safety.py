@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FILE_METHODS = ["read-write", "sendfile", "splice", "splice2", "copy_file_range"]
 QUICK = ["--duration", "0.05", "--warmup", "0.02"]
 # an mtime far in the past: any write or truncation would move it to now

@@ -100,7 +100,7 @@ def _small_run(tmp_path: Path) -> Path:
 
 
 @pytest.mark.root
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_sweep_fills_its_file_system_then_resumes(runner_copybench: Path, tmpfs: Path,
                                                   tmp_path: Path) -> None:
     prof = tmp_path / "full.toml"

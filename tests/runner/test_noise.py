@@ -36,7 +36,7 @@ twin = true
 """
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_runner_and_analysis_agree_and_the_model_round_trips(runner_copybench: Path,
                                                              tmp_path: Path) -> None:
     prof = tmp_path / "n.toml"
@@ -76,7 +76,7 @@ def test_a_model_pooled_over_runs_keeps_each_runs_blocks_apart(tmp_path: Path) -
     """The claims run and the reference run share block ids (same configurations): pooled,
     each run's rounds stay its own, and an entry measured by both is their dof-weighted
     root mean square."""
-    root = Path(__file__).resolve().parent.parent / "data" / "raw"
+    root = Path(__file__).resolve().parents[2] / "data" / "raw"
     a, b = root / "20261123T062509Z-paper", root / "20261123T081603Z-claims"
     if not (a.is_dir() and b.is_dir()):
         pytest.skip("needs the committed runs 20261123T062509Z-paper and -claims")

@@ -31,7 +31,7 @@ import pytest
 
 import test_packaging as tp
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TABLE = ROOT / "nix" / "python-versions.tsv"
 REQS = (ROOT / "nix" / "requirements-nixpkgs.txt", ROOT / "nix" / "requirements-nixpkgs-nodeps.txt")
 # what the nixos-25.11 nixpkgs needs to be evaluated at all (lib/minver.nix, see README)

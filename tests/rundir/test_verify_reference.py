@@ -15,7 +15,9 @@ import pytest
 from conftest import committed_reference_run
 from rundir import verify as v
 
-ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.reference
+
+ROOT = Path(__file__).resolve().parents[2]
 #: keep the repository lean: the packed reference run must stay well under this
 MAX_BYTES = 8 << 20
 

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from remote_host import (REMOTE_ADDR, RUNNER_ADDR, STRANGER_ADDR,  # noqa: E402
                          UNREACHABLE_ADDR, RemoteHost, connect_from, sshd_missing)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PY = os.environ.get("COPYBENCH_PYTHON", str(ROOT / ".venv" / "bin" / "python"))
 BIN = Path(os.environ.get("COPYBENCH_BIN", ROOT / "src" / "build" / "copybench")).resolve()
 TOKEN = "0123456789abcdef0123456789abcdef"
@@ -57,7 +57,7 @@ placements = ["cross-core"]
 """
 
 why = sshd_missing() or (None if BIN.is_file() else f"{BIN} not built (make build)")
-pytestmark = pytest.mark.skipif(why is not None, reason=str(why))
+pytestmark = [pytest.mark.sshd, pytest.mark.skipif(why is not None, reason=str(why))]
 
 
 @pytest.fixture(scope="module")

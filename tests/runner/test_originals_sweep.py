@@ -21,6 +21,8 @@ from runner.originals import sources
 from runner.topology import leftovers
 from test_originals import ROOT, SEED, _need_root, _need_seed
 
+pytestmark = pytest.mark.slow
+
 # --- in the block design: a sweep runs their programs beside copybench --------------------
 
 SWEEP_PROFILE = """[profile]

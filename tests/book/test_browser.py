@@ -23,7 +23,7 @@ from urllib.parse import unquote, urldefrag, urlparse
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "book" / "_build" / "html"
 SHOTS = ROOT / "book" / "_build" / "screenshots"
 RUN = os.environ.get("COPYBENCH_BOOK_RUN")
@@ -47,7 +47,7 @@ BAD_TEXT = [
 ]
 
 pytestmark = [
-    pytest.mark.slow,
+    pytest.mark.book, pytest.mark.browser,
     pytest.mark.skipif(not (CHROMIUM and DRIVER),
                        reason="chromium and chromium-driver not installed "
                               "(apt-get install chromium chromium-driver; scripts/setup does "

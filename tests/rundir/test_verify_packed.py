@@ -17,7 +17,7 @@ from rundir import records
 from rundir import verify as v
 from test_verify import make_run
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

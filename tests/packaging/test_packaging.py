@@ -22,7 +22,7 @@ import pytest
 
 from conftest import committed_reference_run
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FLAKE = ROOT / "flake.nix"
 LOCK = ROOT / "flake.lock"
 ATTRIBUTES = ROOT / "nix" / "attributes.txt"

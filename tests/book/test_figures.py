@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GEN = ROOT / "book" / "_generated"
 FIGDATA = GEN / "figdata"
 HTML = ROOT / "book" / "_build" / "html"
@@ -23,8 +23,9 @@ RUN = os.environ.get("COPYBENCH_BOOK_RUN")
 CHECKED = ["findings", "message", "latency", "cpu_cost", "zerocopy", "files", "fidelity",
            "testbed", "copies", "claims"]
 
-pytestmark = pytest.mark.skipif(not RUN, reason="set by `make test-figures` after building "
-                                "the book from the reference run")
+pytestmark = [pytest.mark.book, pytest.mark.reference,
+              pytest.mark.skipif(not RUN, reason="set by `make test-slow` after building "
+                                 "the book from the reference run")]
 
 
 def test_built_from_the_run() -> None:

@@ -10,13 +10,15 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 
 import make_synthetic_run  # noqa: E402
 
 from analysis import run as A  # noqa: E402
 from analysis import claims as C  # noqa: E402
+
+pytestmark = pytest.mark.reference
 
 VERDICTS = {C.HOLDS, C.REFUTED, C.INCONCLUSIVE, C.NOT_TESTABLE}
 

@@ -18,7 +18,7 @@ import pytest
 
 from rundir import verify as v
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RUN_ID = "20260101T000000Z-test"
 COUNTERS = ["task_clock_ns", "context_switches", "cpu_migrations", "page_faults", "cycles",
             "instructions", "cache_references", "cache_misses", "l1d_load_misses",

@@ -14,6 +14,8 @@ from analysis.claims import originals as O
 from analysis.claims import why as W
 from conftest import committed_reference_run
 
+pytestmark = pytest.mark.reference
+
 
 def _f(value: float, lo: float, hi: float) -> W.Factor:
     return W.Factor("S2:two-copy", "send", value, lo, hi, 6)

@@ -13,6 +13,8 @@ import pytest
 
 from analysis import compare as K
 
+pytestmark = pytest.mark.compare_report
+
 AGREEMENTS = {K.BOTH_HOLD, K.BOTH_REFUTED, K.SAME_VERDICT, K.ONE_SIDE, K.NEITHER, K.DISAGREE}
 VERDICTS = {K.FASTER, K.SLOWER, K.SAME, K.INCONCLUSIVE}
 

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PDF = ROOT / "book" / "_build" / "latex" / "copybench.pdf"
 RUN = os.environ.get("COPYBENCH_BOOK_RUN")
 
 pytestmark = [
+    pytest.mark.book, pytest.mark.pdf,
     pytest.mark.skipif(not RUN, reason="set by `make test-pdf` after building the PDF"),
     pytest.mark.skipif(not shutil.which("pdftotext"),
                        reason="pdftotext missing (apt-get install poppler-utils; scripts/setup "
