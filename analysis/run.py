@@ -133,7 +133,27 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
     row["busy_frac"] = inter.get("busy_frac")
     row["interference_unavailable"] = res.get("interference_unavailable")
     row["retries"] = len(rec.get("retries") or [])
+    # how many CPUs each side's threads were pinned to (the runner's CPU lists; copybench
+    # pins thread i to the (i mod n)-th CPU of its list): the thread-count claims' condition
+    row["n_cpus_sender"] = _n_cpus(cfg.get("cpus_sender_list"), cfg.get("cpus_sender"))
+    row["n_cpus_sink"] = _n_cpus(cfg.get("cpus_sink_list"), cfg.get("cpus_receiver"))
     return row
+
+
+def _n_cpus(spec: Any, array: Any) -> int | None:
+    """The number of CPUs in a CPU list ("0", "0,1", "2-5") or array; None when unpinned."""
+    if isinstance(array, list) and array:
+        return len(array)
+    if not isinstance(spec, str) or not spec.strip():
+        return None
+    n = 0
+    for part in spec.split(","):
+        a, _, b = part.partition("-")
+        try:
+            n += int(b or a) - int(a) + 1
+        except ValueError:
+            return None
+    return n
 
 
 def _derive(df: pd.DataFrame) -> pd.DataFrame:

@@ -12,24 +12,33 @@ they share.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict
 from typing import Any, Callable, Sequence, Union
 
 import pandas as pd
 
-from analysis.claims.base import HOLDS, INCONCLUSIVE, NOT_TESTABLE, REFUTED, ClaimResult
+from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE,
+                                  REFUTED, THEIR_PROGRAM, VERDICTS, ClaimResult)
 from analysis.claims.copies import COPIES_TOL, TEXTBOOK_COPIES, c15, copies_per_byte
 from analysis.claims.crossover import c3, c5
 from analysis.claims.files import c13, c14
 from analysis.claims.latency import c1, c10
 from analysis.claims.pa02 import c4, c6, c8, c9, c11
+from analysis.claims.originals import REPORTED, SOURCE_OF, their_results
 from analysis.claims.placement import placement_hypothesis
 from analysis.claims.pmu import c2, c7, c12
-from analysis.claims.rules import RULES, rule_text, rules_table
+from analysis.claims.rules import REVISED, REVISION_NOTE, RULES, rule_text, rules_table
 from analysis.claims.sendcmp import send_comparisons, twin_pairs
+from analysis.fmt import fmt_num, fmt_size
 from analysis.run import Run
 
-__all__ = ["HOLDS", "REFUTED", "INCONCLUSIVE", "NOT_TESTABLE", "ClaimResult", "CLAIMS",
+#: the claims whose source's own program runs here (S1-S3)
+ORIGINAL_CLAIMS = frozenset(SOURCE_OF)
+
+__all__ = ["HOLDS", "REFUTED", "INCONCLUSIVE", "NOT_TESTABLE", "NOT_RUN", "VERDICTS",
+           "COPYBENCH", "THEIR_PROGRAM", "ClaimResult", "CLAIMS", "verdict_counts",
+           "compact_table", "counts_text", "post_hoc", "REVISED", "REVISION_NOTE",
            "COPIES_TOL", "TEXTBOOK_COPIES", "copies_per_byte", "placement_hypothesis",
            "evaluate", "verdict_table", "as_dict", "by_claim", "claim_verdict_text", "RULES",
            "rule_text", "rules_table", "send_comparisons", "twin_pairs", "c1", "c2", "c3", "c4", "c5", "c6", "c7",
@@ -41,20 +50,57 @@ CLAIMS: tuple[ClaimFn, ...] = (c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12
 
 
 def evaluate(run: Run) -> list[ClaimResult]:
-    """Every claim's results, in claim order: one per placement (and per reading of the
-    source, where it has two) as the rules in :mod:`analysis.claims.rules` say, or one row
-    when the run cannot test the claim at all. Missing data gives "not testable here" with
-    the reason; an analysis bug raises (and fails the notebook, hence the book build)."""
+    """Every claim's results, in claim order: one per placement and reading, as the rules in
+    :mod:`analysis.claims.rules` say: the claim as its report words it (copybench's
+    measurement), then, for S1-S3, the claim as the report's code behaves (their own program
+    run here). A claim the testbed cannot test is "not testable here" with its applicability
+    condition; one this run's plan has no cells for is "not run in this profile"; an analysis
+    bug raises (and fails the notebook, hence the book build)."""
     out: list[ClaimResult] = []
+    theirs = by_claim(their_results(run))
     for fn in CLAIMS:
         res = fn(run)
-        for r in (res if isinstance(res, list) else [res]):
+        res = res if isinstance(res, list) else [res]
+        for r in res + theirs.get(res[0].claim, []):
             if not r.rule:
                 r.rule = rule_text(r.claim)
             if not r.boundaries:
                 r.boundaries = r.rule
+            if not r.reading and r.basis == COPYBENCH and r.claim in theirs:
+                r.reading = "report's words (copybench)"
             out.append(r)
     return out
+
+
+def verdict_counts(results: Sequence[ClaimResult]) -> dict[str, dict[str, int]]:
+    """Per basis (copybench: the claims as worded; their program: as their code behaves),
+    how many verdicts of each state."""
+    out: dict[str, dict[str, int]] = {}
+    for basis in (COPYBENCH, THEIR_PROGRAM):
+        rs = [r for r in results if r.basis == basis]
+        if rs:
+            out[basis] = {v: sum(r.verdict == v for r in rs) for v in VERDICTS}
+    return out
+
+
+def counts_text(results: Sequence[ClaimResult]) -> str:
+    """The verdict counts in one sentence, each count saying which reading it is for."""
+    names = {COPYBENCH: "the claims as their reports word them, measured by copybench",
+             THEIR_PROGRAM: "the claims as the reports' own programs behave, run here"}
+    parts = []
+    for basis, c in verdict_counts(results).items():
+        n = sum(c.values())
+        parts.append(f"{names[basis]}: " + ", ".join(f"{k} {v}" for k, v in c.items() if v)
+                     + f" (of {n} verdicts)")
+    return "; ".join(parts)
+
+
+def post_hoc(run: Run) -> bool:
+    """Whether the run was made before the rules' last revision (:data:`REVISED`): its
+    verdicts under the current rules are then re-decided after the run was seen, not
+    pre-registered."""
+    made = str((run.plan or {}).get("created_at") or run.manifest.get("created_at") or "")
+    return bool(made) and made[:10] < REVISED
 
 
 def by_claim(results: Sequence[ClaimResult]) -> dict[str, list[ClaimResult]]:
@@ -74,7 +120,11 @@ def claim_verdict_text(results: Sequence[ClaimResult]) -> str:
 
 def verdict_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
     return pd.DataFrame([{"claim": r.claim, "for": r.part or "—", "source": r.source,
+                          "basis": r.basis, "reading": r.reading or "—",
+                          "placement": r.placement or "—",
                           "statement": r.statement, "verdict": r.verdict,
+                          "verdict (direction)": r.verdict_text,
+                          "applicability": r.condition or "—",
                           "statistic": r.statistic,
                           "estimate [CI]": r.ci_text(), "design": r.design or "—",
                           "sensitivity (other design)": r.sensitivity or "—",
@@ -86,3 +136,53 @@ def verdict_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
 
 def as_dict(r: ClaimResult) -> dict[str, Any]:
     return asdict(r)
+
+
+def _stat(r: ClaimResult | None, size: float = math.nan) -> str:
+    """A verdict's statistic with its CI (at ``size``, where that comparison exists, so the
+    two columns of a row speak of one size)."""
+    if r is None:
+        return "—"
+    if not math.isfinite(r.value):
+        return r.verdict
+    many = len({d.get("size") for d in r.details}) > 1
+    if math.isfinite(size) and many:
+        d = next((d for d in r.details if d.get("size") == size and "ratio" in d), None)
+        if d is not None:
+            return (f"{fmt_num(d['ratio'])} [{fmt_num(d['lo'])}, {fmt_num(d['hi'])}] at "
+                    f"{fmt_size(size)}")
+    return r.ci_text() + (f" at {fmt_size(r.size)}" if many and math.isfinite(r.size) else "")
+
+
+def short_reading(r: ClaimResult) -> str:
+    """A verdict's reading in a few words: "report's words" or the rule's own reading for
+    copybench's measurement; "S<n>'s program" (and the rule's reading) for theirs."""
+    own = r.rule_id.split(":", 1)[1] if ":" in r.rule_id else ""
+    if r.basis == THEIR_PROGRAM:
+        src = SOURCE_OF.get(r.claim, "their")
+        return f"{src}'s program" + (f": {own.split(':')[0]}" if own else "")
+    return own.split(":")[0] if own else ("report's words" if r.claim in ORIGINAL_CLAIMS
+                                           else "—")
+
+
+def compact_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
+    """One row per verdict: claim, reading, placement, the published ratio (at the size
+    shown), their program here and copybench here (each with its CI, at the rule's family
+    level), the rule's boundaries in a few words and the verdict (with the direction of a
+    refutation); the long reasons are in the claims section."""
+    other = {COPYBENCH: THEIR_PROGRAM, THEIR_PROGRAM: COPYBENCH}
+    by_key = {(r.rule_id, r.placement, r.basis): r for r in results}
+    rows = []
+    for r in results:
+        twin = by_key.get((r.rule_id, r.placement, other[r.basis]))
+        cb, th = (r, twin) if r.basis == COPYBENCH else (twin, r)
+        pub = REPORTED.get((r.claim, int(r.size))) if math.isfinite(r.size) else None
+        short = r.direction.split(":")[0] if r.direction else ""
+        rows.append({"claim": r.claim, "reading": short_reading(r),
+                     "placement": r.placement or "—",
+                     "published": f"{pub[0] / pub[1]:.3g}" if pub else "—",
+                     "their program here [CI]": _stat(th, r.size),
+                     "copybench here [CI]": _stat(cb, r.size), "rule": r.rule_short or "—",
+                     "verdict": r.verdict + (f" ({short})" if short else ""),
+                     "state": r.verdict, "basis": r.basis})
+    return pd.DataFrame(rows)

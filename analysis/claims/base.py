@@ -20,6 +20,13 @@ if TYPE_CHECKING:
     from analysis.claims.rules import Rule
 
 HOLDS, REFUTED, INCONCLUSIVE, NOT_TESTABLE = "holds", "refuted", "inconclusive", "not testable here"
+#: the run's plan has no cells for the claim (a profile that leaves it out): not a statement
+#: about the testbed, unlike NOT_TESTABLE
+NOT_RUN = "not run in this profile"
+VERDICTS = (HOLDS, REFUTED, INCONCLUSIVE, NOT_TESTABLE, NOT_RUN)
+#: what a verdict rests on: copybench's own measurement (the claim as the report words it)
+#: or the report's own program run here (the claim as its code behaves)
+COPYBENCH, THEIR_PROGRAM = "copybench", "their program"
 TRANSPORT_PREF = ("veth", "loopback")  # S2/S3 used a veth pair between two namespaces
 PLACEMENT_PREF = ("cross-core", "unpinned", "same-core")
 KiB = 1024
@@ -50,10 +57,24 @@ class ClaimResult:
     design: str = ""  # paired | unpaired: the primary statistic's design
     sensitivity: str = ""  # the other design's estimate and outcome
     boundary: str = ""  # inconclusive: the boundary the CI straddles
+    basis: str = COPYBENCH  # copybench | their program (which measurement decided)
+    reading: str = ""  # the reading of the source (its words, its code) the verdict is for
+    placement: str = ""
+    condition: str = ""  # the rule's applicability condition(s), printed beside the verdict
+    direction: str = ""  # refuted: which way the data contradict the claim
+    rule_id: str = ""  # the rule (claim and its reading) the verdict comes from
+    rule_short: str = ""  # the rule's boundaries in a few words
+    size: float = math.nan  # the size of the comparison shown (value, lo, hi)
+    band: tuple[float, ...] = ()  # the rule's boundaries on the ratio (for the forest plot)
 
     @property
     def key(self) -> str:
         return f"{self.claim} ({self.part})" if self.part else self.claim
+
+    @property
+    def verdict_text(self) -> str:
+        """The verdict with its direction, where it was refuted ("refuted: higher ...")."""
+        return f"{self.verdict}: {self.direction}" if self.direction else self.verdict
 
     def ci_text(self) -> str:
         if not math.isfinite(self.value):
@@ -203,9 +224,19 @@ def original_cells(run: Run) -> pd.DataFrame:
     return m[m["scenario"] == "original"]
 
 
+def claim_blocks(run: Run, claim: str) -> set[str] | None:
+    """The blocks the run's plan declares for a claim (its experiments' ``claims``), or
+    None for a run without the block design (every matching cell counts there)."""
+    blocks = (run.plan or {}).get("blocks")
+    if not run.has_blocks or not isinstance(blocks, dict):
+        return None
+    return {bid for bid, b in blocks.items() if claim in (b.get("claims") or [])}
+
+
 def rule_cells(run: Run, rule: "Rule", placement: str | None) -> pd.DataFrame:
-    """The cells of a rule's configuration (every method, every size); a rule about a
-    report's own programs (methods ``S<n>:...``) reads their trials."""
+    """The cells of a rule's configuration (every method, every size) in the blocks the
+    plan declares for its claim; a rule about a report's own programs (methods
+    ``S<n>:...``) reads their trials."""
     if ":" in rule.numerator + rule.denominator:
         d = original_cells(run)
         d = d[d["mode"] == rule.mode]
@@ -218,107 +249,37 @@ def rule_cells(run: Run, rule: "Rule", placement: str | None) -> pd.DataFrame:
         d = m[m["scenario"] == rule.mode]
         if rule.cache:
             d = d[d["cache"] == rule.cache]
+    blocks = claim_blocks(run, rule.claim)
+    if blocks is not None:
+        d = d[d["block"].isin(blocks)]
     f: dict[str, Any] = {"transport": rule.transport, "placement": placement}
-    if rule.combine != "threads":
+    if rule.combine not in ("threads", "best thread count"):
         f["threads"] = rule.threads
     return select(d, **f)
 
 
-def _sizes_with(d: pd.DataFrame, a: str, b: str, metric: str) -> list[int]:
+def sizes_with(d: pd.DataFrame, a: str, b: str, metric: str) -> list[int]:
+    """The sizes at which both methods have two values or more in the cells ``d``."""
     return sorted(int(s) for s in d["size"].dropna().unique()
                   if has_data(d, metric, method=a, size=s) and has_data(d, metric, method=b, size=s))
 
 
-def _result(rule: "Rule", stmt: tuple[str, str, str], placement: str | None) -> ClaimResult:
+def new_result(rule: "Rule", stmt: tuple[str, str, str], placement: str | None,
+               basis: str = COPYBENCH, reading: str | None = None) -> ClaimResult:
+    """A result for one rule at one placement, its rule, boundaries and condition filled in
+    (``reading`` overrides the rule's, e.g. for the reports' own programs)."""
+    reading = rule.reading if reading is None else reading
     r = ClaimResult(rule.claim, *stmt)
-    r.part = ", ".join(x for x in (placement, rule.reading) if x)
-    r.rule = (f"[{rule.reading}] " if rule.reading else "") + rule.text()
-    r.boundaries = (f"[{rule.reading}] " if rule.reading else "") + rule.boundaries_text()
+    r.basis, r.reading, r.placement = basis, reading, placement or ""
+    r.rule_id = f"{rule.claim}:{rule.reading}"
+    r.rule_short = rule.short()
+    r.part = ", ".join(x for x in (placement, reading) if x)
+    r.rule = (f"[{reading}] " if reading else "") + rule.text()
+    r.boundaries = (f"[{reading}] " if reading else "") + rule.boundaries_text()
     r.configuration = rule.configuration(placement)
-    return r
-
-
-def apply_rule(run: Run, rule: "Rule", stmt: tuple[str, str, str],
-               placement: str | None) -> ClaimResult:
-    """Evaluate one rule at one placement: the comparisons, each read by the rule, combined
-    into the verdict. ``stmt`` = (source, statement, published)."""
-    r = _result(rule, stmt, placement)
-    d = rule_cells(run, rule, placement)
-    a, b, metric = rule.numerator, rule.denominator, rule.metric
-    if rule.pmu:
-        ok, why = pmu_status(run)
-        if not ok:
-            r.reason = f"needs hardware cache counters ({metric}); this run has none: {why}"
-            return r
-    sizes = list(rule.sizes) or _sizes_with(d, a, b, metric)
-    if not sizes:
-        r.reason = _missing(run, rule, placement)
-        return r
-    r.design = run.primary if run.has_blocks else S.UNPAIRED
-    if rule.combine == "crossover":
-        return _crossover(run, rule, r, d)
-    family = rule.family or len(sizes)
-    comps: dict[int, Compared | None] = {
-        s: compare_pair(run, d, {"method": a, "size": s}, {"method": b, "size": s}, metric,
-                        family, rule.decision, s, rule.paired, seed=i)
-        for i, s in enumerate(sizes)}
-    have = {s: c for s, c in comps.items() if c is not None}
-    missing = [s for s, c in comps.items() if c is None]
-    if not have:
-        r.reason = _missing(run, rule, placement, sizes)
-        return r
-    r.details = [c.row() for c in have.values()]
-    r.statistic = rule.statistic + (f" (CI level {S.family_confidence(family):.2%})"
-                                    if family > 1 else "")
-    per = "; ".join(f"{fmt_size(s)}: {c.decision.outcome} ({c.decision.why})"
-                    for s, c in have.items())
-    pick: Compared
-    if rule.combine == "single":
-        pick = next(iter(have.values()))
-        out = pick.decision.outcome
-        r.verdict = {"holds": HOLDS, "refuted": REFUTED}.get(out, INCONCLUSIVE)
-    elif rule.combine == "every":
-        exp = {s: (rule.expected[i] if len(rule.expected) == len(sizes) else rule.expected[0])
-               for i, s in enumerate(sizes)}
-        contrary = [s for s, c in have.items()
-                    if c.decision.outcome not in exp[s] | {"inconclusive"}]
-        undecided = [s for s, c in have.items() if c.decision.outcome == "inconclusive"]
-        if contrary:
-            r.verdict, pick = REFUTED, have[contrary[0]]
-        elif missing and not undecided:  # agrees wherever measured, but a size is missing
-            r.verdict, pick = NOT_TESTABLE, next(iter(have.values()))
-        elif undecided:  # (a missing size could not make it hold either)
-            r.verdict, pick = INCONCLUSIVE, have[undecided[0]]
-        else:
-            r.verdict = HOLDS
-            pick = min(have.values(), key=lambda c: abs(math.log(c.primary.ratio.value)))
-    else:  # at best: the largest ratio over the sizes is ~R
-        band_lo, band_hi = rule.decision.boundaries()
-        above = [c for c in have.values() if c.primary.ratio.lo > band_hi]
-        best = max(have.values(), key=lambda c: c.primary.ratio.value)
-        finite = all(math.isfinite(c.primary.ratio.hi) for c in have.values())
-        if above:
-            r.verdict, pick = REFUTED, above[0]
-        elif finite and all(c.primary.ratio.hi < band_lo for c in have.values()):
-            r.verdict, pick = REFUTED, best
-        elif missing and finite and all(c.primary.ratio.hi <= band_hi for c in have.values()):
-            r.verdict, pick = NOT_TESTABLE, best
-        elif finite and all(c.primary.ratio.hi <= band_hi for c in have.values()) and any(
-                c.decision.outcome == "holds" for c in have.values()):
-            r.verdict, pick = HOLDS, best
-        else:
-            r.verdict, pick = INCONCLUSIVE, best
-    set_estimate(r, pick.primary.ratio)
-    if len(sizes) > 1:
-        r.statistic += f"; shown: {fmt_size(pick.size)}"
-    if pick.sensitivity is not None and pick.sens_decision is not None:
-        s = pick.sensitivity.ratio
-        r.sensitivity = (f"{pick.sensitivity.kind}: {fmt_num(s.value)} [{fmt_num(s.lo)}, "
-                         f"{fmt_num(s.hi)}] → {pick.sens_decision.outcome}")
-    if r.verdict == INCONCLUSIVE:
-        r.boundary = "; ".join(f"{fmt_size(s)}: {c.decision.why}" for s, c in have.items()
-                               if c.decision.outcome == "inconclusive") or pick.decision.why
-    r.reason = per + (f"; no cells at {sizes_text(missing)}" if missing else "")
+    r.condition = "; ".join(c.text() for c in rule.conditions)
+    r.band = tuple(float(b) for b in rule.band) if rule.combine == "crossover" \
+        else tuple(float(b) for b in rule.decision.boundaries())
     return r
 
 
@@ -339,71 +300,35 @@ def crossover_of(run: Run, d: pd.DataFrame, a: str, b: str, metric: str,
             S.UNPAIRED)
 
 
-def _crossover(run: Run, rule: "Rule", r: ClaimResult, d: pd.DataFrame) -> ClaimResult:
-    a, b, metric = rule.numerator, rule.denominator, rule.metric
-    sizes = _sizes_with(d, a, b, metric)
-    if len(sizes) < 2:
-        r.verdict = NOT_TESTABLE
-        r.reason = "fewer than two sizes with both methods in this configuration"
-        return r
-    c, r.design = crossover_of(run, d, a, b, metric, sizes)
-    r.value, r.lo, r.hi = c.size, c.lo, c.hi
-    r.statistic = (f"{rule.statistic} (bytes, {r.design} bootstrap; P(no crossover in range) "
-                   f"= {c.p_none:.2f})")
-    r.verdict, why = S.crossover_verdict(c, *rule.band)
-    r.configuration = rule.configuration(r.part.split(",")[0] or None).replace(
-        "every file size measured", "sizes " + sizes_text(c.sizes))
-    if r.verdict == INCONCLUSIVE:
-        r.boundary = why
-    copied = select(run.measured, method=a, transport=rule.transport)["zc_copied_fraction"]
-    cf = f"; copied fraction of zero-copy completions on {rule.transport}: {copied.median():.2f}" \
-        if a == "zerocopy" and copied.notna().any() else ""
-    r.reason = f"{why} ({fmt_size(rule.band[0])}–{fmt_size(rule.band[1])}){cf}"
-    return r
-
-
-def _missing(run: Run, rule: "Rule", placement: str | None,
-             sizes: Sequence[int] | None = None) -> str:
-    if rule.mode in ("stream", "pingpong"):
+def missing_reason(run: Run, rule: "Rule", placement: str | None,
+                   sizes: Sequence[int] | None = None) -> str:
+    """Why a rule has no data here: the first factor level the claim's cells lack."""
+    if ":" in rule.numerator + rule.denominator:
+        base, what = original_cells(run), "their programs'"
+    elif rule.mode in ("stream", "pingpong"):
         base = stream_cells(run) if rule.mode == "stream" else pingpong_cells(run)
         what = "stream" if rule.mode == "stream" else "ping-pong"
     else:
         m = run.measured
         base, what = m[m["scenario"] == rule.mode], rule.mode
+    blocks = claim_blocks(run, rule.claim)
+    if blocks is not None:
+        base = base[base["block"].isin(blocks)]
+        what = f"{rule.claim} {what}"
+    threads_rule = rule.combine in ("threads", "best thread count")
     f: dict[str, Any] = {}
     if rule.transport:
         f["transport"] = [rule.transport]
     if placement:
         f["placement"] = [placement]
-    if rule.mode in ("stream", "pingpong") and rule.combine != "threads":
+    if rule.mode in ("stream", "pingpong") and not threads_rule:
         f["threads"] = [rule.threads]
     if rule.sizes or sizes:
         f["size"] = list(sizes or rule.sizes)
-    f["method"] = [rule.numerator] if rule.combine != "threads" else None
-    f = {k: v for k, v in f.items() if v is not None}
+    if not threads_rule:
+        f["method"] = [rule.numerator]
     why = why_missing(base, what, **f)
     if why.startswith("fewer"):
         return (f"no {what} cells with both {rule.numerator} and {rule.denominator} at "
                 f"{rule.configuration(placement)} in this run")
     return why
-
-
-def evaluate_rules(run: Run, rules: Sequence["Rule"], stmt: tuple[str, str, str]
-                   ) -> list[ClaimResult]:
-    """Every rule of a claim at every placement it names. When every result is "not
-    testable here" for the same reason, one row says so."""
-    out = [apply_rule(run, rule, stmt, pl) for rule in rules for pl in rule.placements]
-    return collapse(out)
-
-
-def collapse(out: list[ClaimResult]) -> list[ClaimResult]:
-    if len(out) > 1 and all(x.verdict == NOT_TESTABLE and not math.isfinite(x.value)
-                            for x in out):
-        one = out[0]
-        one.part = ""
-        one.reason = "; ".join(dict.fromkeys(x.reason for x in out))
-        one.rule = " | ".join(dict.fromkeys(x.rule for x in out))
-        one.boundaries = " | ".join(dict.fromkeys(x.boundaries for x in out))
-        one.configuration = " | ".join(dict.fromkeys(x.configuration for x in out))
-        return [one]
-    return out

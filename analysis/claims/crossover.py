@@ -4,7 +4,8 @@ argument) and C5 (S2, "overtakes between 512 B and 4 KB": not ahead at 512 B, ah
 
 from __future__ import annotations
 
-from analysis.claims.base import ClaimResult, evaluate_rules
+from analysis.claims.base import ClaimResult
+from analysis.claims.engine import evaluate_rules
 from analysis.claims.rules import RULES
 from analysis.run import Run
 

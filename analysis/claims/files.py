@@ -3,7 +3,8 @@ localhost) and C14 (S5, dual-pipe splice). Rules: :mod:`analysis.claims.rules`."
 
 from __future__ import annotations
 
-from analysis.claims.base import ClaimResult, evaluate_rules
+from analysis.claims.base import ClaimResult
+from analysis.claims.engine import evaluate_rules
 from analysis.claims.rules import RULES
 from analysis.run import Run
 

@@ -4,7 +4,8 @@ source's "latency" (its code's and its report's words), per placement; the rules
 
 from __future__ import annotations
 
-from analysis.claims.base import ClaimResult, evaluate_rules
+from analysis.claims.base import ClaimResult
+from analysis.claims.engine import evaluate_rules
 from analysis.claims.rules import RULES
 from analysis.run import Run
 

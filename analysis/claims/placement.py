@@ -1,4 +1,17 @@
-"""The placement hypothesis: does CPU placement explain why S2 and S3 disagree?"""
+"""The placement hypothesis P1: does CPU placement explain why S2 and S3 disagree?
+
+Rule (revised on the date :data:`analysis.claims.rules.REVISED` says): every (method pair,
+size, threads) cell the plan declares for P1 and measured under both same-core and
+cross-core is searched; the two orderings of each cell (one per placement) are all one
+family, m = 2 x the cells searched, so each ordering's CI is at level 1 - 0.05/m (paired by
+round in a block-design run; the ratio of medians with a bootstrap CI otherwise) and read
+against the +-3 % practical threshold. A *flip* is a cell where both orderings are decided
+and opposite (greater under one placement, less under the other).
+
+* holds: at least one flip;
+* refuted: every ordering decided and none flips (the ranking is the same under both);
+* inconclusive otherwise.
+"""
 
 from __future__ import annotations
 
@@ -6,91 +19,103 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats as S
-from analysis.claims.base import (HOLDS, INCONCLUSIVE, REFUTED, TRANSPORT_PREF, ClaimResult,
-                                  paired_values, stream_cells)
+from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, REFUTED, TRANSPORT_PREF,
+                                  ClaimResult, claim_blocks, paired_values, stream_cells)
 from analysis.fmt import fmt_size
 from analysis.run import Run, select, values
 
-
-class _Dir:
-    """One placement's ranking of a pair: its ratio estimate and direction."""
-
-    def __init__(self, ratio: S.Estimate, direction: str) -> None:
-        self.ratio, self.direction = ratio, direction
+PAIRS = (("zerocopy", "send"), ("sendmsg", "send"))
+PLACEMENTS = ("same-core", "cross-core")
+STATEMENT = ("P1", "S2 vs S3", "CPU placement (same core vs different cores) explains why the "
+             "two PA02 reports rank the methods oppositely", "—")
 
 
-def _directions(run: Run, dt: pd.DataFrame, a: str, b: str, f: dict,
-                x: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[_Dir]:
-    """The ranking under same-core and under cross-core: in a block-design run the per-round
-    paired ratio (the two placements are one family of two), else the unpaired ratio of
-    medians with Mann-Whitney and Holm, as before blocks existed."""
+def _cells(run: Run) -> pd.DataFrame:
+    st = stream_cells(run)
+    blocks = claim_blocks(run, "P1")
+    return st if blocks is None else st[st["block"].isin(blocks)]
+
+
+def _searched(dt: pd.DataFrame) -> list[tuple[str, str, int, int]]:
+    """Every (a, b, threads, size) with both methods under both placements (2 values each)."""
+    out = []
+    for a, b in PAIRS:
+        for th in sorted(dt["threads"].dropna().unique()):
+            for s in sorted(dt["size"].dropna().unique()):
+                f = dict(size=s, threads=th)
+                if all(values(select(dt, placement=pl, method=m, **f), "gbit_per_s").size >= 2
+                       for pl in PLACEMENTS for m in (a, b)):
+                    out.append((a, b, int(th), int(s)))
+    return out
+
+
+def _ordering(run: Run, dt: pd.DataFrame, a: str, b: str, f: dict, pl: str,
+              family: int, seed: int) -> S.Estimate:
+    """a/b under one placement at the family's level: paired by round where the run has
+    blocks, else the ratio of medians."""
     if run.has_blocks:
-        out = []
-        for pl in ("same-core", "cross-core"):
-            xa, yb = paired_values(dt, dict(placement=pl, method=a, **f),
-                                   dict(placement=pl, method=b, **f), "gbit_per_s")
-            if xa.size >= 2:
-                t = S.paired_ratio(xa, yb, family=2)
-                out.append(_Dir(t.ratio, S.classify_ratio(t.ratio)))
-            else:
-                out.append(_Dir(S.Estimate(np.nan, np.nan, np.nan, 0), "inconclusive"))
-        return out
-    return [_Dir(c.ratio, c.direction)
-            for c in S.compare_family([x["same-core"], x["cross-core"]])]
+        xa, yb = paired_values(dt, dict(placement=pl, method=a, **f),
+                               dict(placement=pl, method=b, **f), "gbit_per_s")
+        if xa.size >= 2:
+            return S.paired_ratio(xa, yb, family=family).ratio
+    return S.unpaired_ratio(values(select(dt, placement=pl, method=a, **f), "gbit_per_s"),
+                            values(select(dt, placement=pl, method=b, **f), "gbit_per_s"),
+                            family=family, seed=seed).ratio
 
 
 def placement_hypothesis(run: Run) -> tuple[ClaimResult, pd.DataFrame]:
-    """Does CPU placement explain why S2 (C4, C5) and S3 (C8, C9) disagree?
-
-    For each method pair (zero-copy vs two-copy, one-copy vs two-copy), each size and thread
-    count present under both same-core and cross-core placement: the ranking under each
-    placement (paired per-round ratios in a block-design run) and the ratio of ratios
-    (same-core / cross-core) with a bootstrap CI.
-    Holds if the ranking flips with placement somewhere; refuted if every ranking is
-    determinate and the same under both placements; inconclusive otherwise."""
-    r = ClaimResult("P1", "S2 vs S3", "CPU placement (same core vs different cores) explains "
-                    "why the two PA02 reports rank the methods oppositely", "—")
-    st = stream_cells(run)
+    """P1's verdict and its table: one row per cell searched, each placement's ordering
+    (ratio, CI, decision at the family's level) and the ratio of ratios."""
+    r = ClaimResult(*STATEMENT)
+    st = _cells(run)
     rows = []
     for t in TRANSPORT_PREF:
         dt = st[st["transport"] == t]
-        for a, b in (("zerocopy", "send"), ("sendmsg", "send")):
-            for th in sorted(dt["threads"].dropna().unique()):
-                for s in sorted(dt["size"].dropna().unique()):
-                    f = dict(size=s, threads=th)
-                    x = {pl: (values(select(dt, placement=pl, method=a, **f), "gbit_per_s"),
-                              values(select(dt, placement=pl, method=b, **f), "gbit_per_s"))
-                         for pl in ("same-core", "cross-core")}
-                    if any(v[0].size < 2 or v[1].size < 2 for v in x.values()):
-                        continue
-                    fam = _directions(run, dt, a, b, f, x)
-                    rr = S.ratio_of_ratios(*x["same-core"], *x["cross-core"])
-                    rows.append({"transport": t, "pair": f"{a}/{b}", "threads": int(th),
-                                 "size": int(s), "same_core": fam[0].direction,
-                                 "same_core_ratio": fam[0].ratio.value,
-                                 "cross_core": fam[1].direction,
-                                 "cross_core_ratio": fam[1].ratio.value,
-                                 "ratio_of_ratios": rr.value, "lo": rr.lo, "hi": rr.hi})
+        cells = _searched(dt)
+        family = 2 * len(cells)
+        for i, (a, b, th, s) in enumerate(cells):
+            f = dict(size=s, threads=th)
+            est = {pl: _ordering(run, dt, a, b, f, pl, family, seed=2 * i + k)
+                   for k, pl in enumerate(PLACEMENTS)}
+            x = {pl: (values(select(dt, placement=pl, method=a, **f), "gbit_per_s"),
+                      values(select(dt, placement=pl, method=b, **f), "gbit_per_s"))
+                 for pl in PLACEMENTS}
+            rr = S.ratio_of_ratios(*x["same-core"], *x["cross-core"], seed=i)
+            rows.append({"transport": t, "pair": f"{a}/{b}", "threads": th, "size": s,
+                         "family": family,
+                         **{f"{pl.replace('-', '_')}{k}": v for pl in PLACEMENTS for k, v in (
+                             ("", S.classify_ratio(est[pl])), ("_ratio", est[pl].value),
+                             ("_lo", est[pl].lo), ("_hi", est[pl].hi))},
+                         "ratio_of_ratios": rr.value, "lo": rr.lo, "hi": rr.hi})
         if rows:
             break
     table = pd.DataFrame(rows)
     if table.empty:
-        r.reason = ("needs the same cells under both same-core and cross-core placement; "
-                    "placements in this run: " + ", ".join(map(str, sorted(
-                        st["placement"].dropna().unique()))) if not st.empty else
-                    "no message stream cells in this run")
+        r.verdict = NOT_RUN
+        r.reason = ("needs the same cells under both same-core and cross-core placement in "
+                    "the blocks the plan declares for P1; this run has none (the claims "
+                    "profile runs them)")
         return r, table
-    flips = table[((table["same_core"] == "greater") & (table["cross_core"] == "less"))
-                  | ((table["same_core"] == "less") & (table["cross_core"] == "greater"))]
-    determinate = table[["same_core", "cross_core"]].isin(["greater", "less", "equivalent"]).all(axis=1)
-    same = (table["same_core"] == table["cross_core"]) & determinate
-    r.verdict = HOLDS if len(flips) else REFUTED if same.all() else INCONCLUSIVE
+    sc, cc = table["same_core"], table["cross_core"]
+    flips = table[((sc == "greater") & (cc == "less")) | ((sc == "less") & (cc == "greater"))]
+    decided = sc.isin(["greater", "less", "equivalent"]) & cc.isin(["greater", "less",
+                                                                     "equivalent"])
+    r.verdict = HOLDS if len(flips) else REFUTED if decided.all() else INCONCLUSIVE
     pick = flips if len(flips) else table
     row = pick.loc[(np.log(pick["ratio_of_ratios"].astype(float))).abs().idxmax()]
     r.value, r.lo, r.hi = row["ratio_of_ratios"], row["lo"], row["hi"]
+    level = S.family_confidence(int(row["family"]))
     r.statistic = (f"ratio of ratios same-core / cross-core, {row['pair']} at "
-                   f"{fmt_size(row['size'])}, {row['threads']} thread(s)")
+                   f"{fmt_size(row['size'])}, {row['threads']} thread(s); orderings decided "
+                   f"at CI level {level:.2%} (family of {int(row['family'])})")
     r.configuration = f"{row['transport']}, TCP stream, same-core vs cross-core"
-    r.reason = (f"ranking flips with placement in {len(flips)} of {len(table)} "
-                "(pair, size, threads) cells")
+    r.rule = (f"a flip = both orderings decided and opposite, each at CI level {level:.2%} "
+              f"over the {len(table)} cells searched x 2 placements; holds if a cell flips, "
+              "refuted if every ordering is decided and none flips, else inconclusive")
+    r.boundaries = r.rule
+    undecided = int((~decided).sum())
+    r.reason = (f"ranking flips with placement in {len(flips)} of {len(table)} (pair, size, "
+                f"threads) cells; {undecided} cell(s) with an undecided ordering")
+    if r.verdict == INCONCLUSIVE:
+        r.boundary = f"{undecided} of {len(table)} cells have an undecided ordering; none flips"
     return r, table

@@ -4,7 +4,8 @@ they are "not testable here" with the machine's reason. Rules: :mod:`analysis.cl
 
 from __future__ import annotations
 
-from analysis.claims.base import ClaimResult, evaluate_rules
+from analysis.claims.base import ClaimResult
+from analysis.claims.engine import evaluate_rules
 from analysis.claims.rules import RULES
 from analysis.run import Run
 

@@ -24,6 +24,17 @@ Conventions that follow from the sources:
 * The verdict's family is the set of comparisons that one verdict combines (the sizes of
   C4, the two sizes of C5, ...): Bonferroni over them. Comparisons across thread counts
   (C6, C11) are paired only where the profile puts the thread counts in one block.
+* A rule reads only the cells of the blocks the run's plan declares for its claim
+  (``claims`` of the profile's experiments): a configuration measured for another purpose
+  (a question block with another window, say) never joins a claim's verdict, and a family
+  of "every size" is the sizes the plan declares for the claim.
+* Each rule carries an **applicability condition** (:class:`Applicability`), written with
+  the rule: what the testbed must offer for the measurement to test the claim at all. Where
+  the run's machine fails it, the verdict is *not testable here* with the condition and what
+  the machine has; a machine that meets it decides the claim with the same code. A claim the
+  run's plan has no cells for is *not run in this profile*, a different state.
+* Every rule states when it was last revised (:data:`REVISED`): a run analysed with a rule
+  revised after that run was made is told so beside its verdicts (not pre-registered).
 """
 
 from __future__ import annotations
@@ -51,6 +62,16 @@ APPROX_TOL = 1.25
 #: the practical threshold of "beats" / "faster": ratios inside 1 +- 3 % are no difference
 THRESHOLD = S.PRACTICAL_THRESHOLD
 
+#: the date the rules below were last revised; a run made before it is re-decided post hoc
+REVISED = "2026-11-24"
+#: what changed on that date, for the book's sentence about post-hoc verdicts
+REVISION_NOTE = ("C3's crossover must agree with the decided comparisons above the claimed "
+                 "band and exclude 'no crossover' at 95 %; C11 decides the best thread count "
+                 "from CIs between thread counts; P1 counts a flip only where both orderings "
+                 "are decided at the level of every cell searched; every rule reads only the "
+                 "cells its plan declares; applicability conditions (thread counts need a CPU "
+                 "per thread and side; the dual pipe needs two CPUs)")
+
 GREATER = frozenset({"greater"})
 LESS = frozenset({"less"})
 NOT_GREATER = frozenset({"less", "equivalent"})
@@ -61,6 +82,43 @@ EVERY = "every"  # every size must give an expected outcome; any contrary outcom
 AT_BEST = "at best"  # the largest ratio over the sizes is ~R
 CROSSOVER = "crossover"  # the size where a first reaches b lies in a band
 THREADS = "threads"  # a thread-count comparison (between blocks: unpaired)
+BEST_THREADS = "best thread count"  # which thread count is best, from CIs between them
+
+
+@dataclass(frozen=True)
+class Applicability:
+    """What the testbed must offer for a rule to test its claim (declared with the rule).
+
+    * ``pmu``: hardware cache counters;
+    * ``cpu_per_thread`` (``threads`` = the largest thread count compared): every thread of
+      each side on a CPU of its own, sender and receiver apart when they are meant to be
+      (cross-core): ``threads`` CPUs per side, so 2 x ``threads`` CPUs cross-core and
+      ``threads`` same-core. With fewer, a comparison of thread counts measures how the
+      scheduler shares the CPUs (oversubscription), not the claim;
+    * ``parallel`` (``threads`` = the method's threads): the method's threads on CPUs of
+      their own (S5's dual pipe runs its two pipes in parallel; on one CPU they take turns).
+    """
+
+    kind: str
+    threads: int = 0
+
+    def text(self) -> str:
+        if self.kind == "pmu":
+            return "needs hardware cache counters (a PMU)"
+        if self.kind == "cpu_per_thread":
+            n = self.threads
+            return (f"needs a CPU per thread and side: {n} threads each on a CPU of its own, "
+                    f">= {2 * n} CPUs cross-core (sender and receiver apart), >= {n} same-core")
+        return (f"needs {self.threads} CPUs for the method's {self.threads} threads (its pipes "
+                "run in parallel only on CPUs of their own)")
+
+    def cpus_needed(self, placement: str | None) -> int:
+        """CPUs per run of the configuration (the machine must have at least this many)."""
+        if self.kind == "cpu_per_thread":
+            return self.threads * (1 if placement == "same-core" else 2)
+        if self.kind == "parallel":
+            return self.threads
+        return 0
 
 
 @dataclass(frozen=True)
@@ -85,6 +143,13 @@ class Rule:
     paired: bool = True  # pairs by block and round when the run has blocks
     note: str = ""
     pmu: bool = False  # needs hardware counters
+    applies: Applicability | None = None  # the testbed's condition (besides the PMU)
+    p_none_max: float = 0.05  # CROSSOVER: the largest P(no crossover) a "holds" allows
+
+    @property
+    def conditions(self) -> tuple[Applicability, ...]:
+        return ((Applicability("pmu"),) if self.pmu else ()) + \
+            ((self.applies,) if self.applies else ())
 
     def configuration(self, placement: str | None = None) -> str:
         parts = [self.transport or "", placement or ""]
@@ -115,10 +180,48 @@ class Rule:
                     f"one lies inside [{lo:.3g}, {hi:.3g}]; refuted if a size's CI lies above "
                     f"{hi:.3g} or every CI below {lo:.3g}")
         if self.combine == CROSSOVER:
-            return (f"holds if the crossover CI lies inside [{fmt_size(self.band[0])}, "
-                    f"{fmt_size(self.band[1])}]; refuted if it lies outside or if no crossover "
-                    "occurs in a range that spans the band (bootstrap probability >= 0.95)")
+            lo, hi = fmt_size(self.band[0]), fmt_size(self.band[1])
+            return (f"holds if the crossover CI lies inside [{lo}, {hi}], P(no crossover in "
+                    f"range) <= {self.p_none_max:g} and every size above {hi} is decided "
+                    f"greater (it pays off there); refuted if a size above {hi} is decided "
+                    "less, if no crossover occurs in a range that spans the band (bootstrap "
+                    f"probability >= {1 - self.p_none_max:g}), or if the crossover CI lies "
+                    f"outside the band with P(no crossover) <= {self.p_none_max:g}; else "
+                    "inconclusive")
+        if self.combine == BEST_THREADS:
+            return ("holds if 2 or 4 threads is decided greater than 1 thread and 8 threads "
+                    "decided less than that count; refuted if 1 thread is decided greater "
+                    "than both 2 and 4, or 8 threads decided not less (greater or equivalent) "
+                    "than both 2 and 4; else inconclusive (the best thread count is decided "
+                    "from CIs between thread counts, never from medians)")
         return "one comparison between thread counts"
+
+    def short(self) -> str:
+        """The rule's boundaries in a few words, for the compact verdict table."""
+        d = self.decision
+        if self.combine == CROSSOVER:
+            return (f"crossover in [{fmt_size(self.band[0])}, {fmt_size(self.band[1])}], "
+                    "greater above")
+        if self.combine == BEST_THREADS:
+            return "2 or 4 threads > 1 and > 8"
+        if self.combine == AT_BEST:
+            lo, hi = d.boundaries()
+            return f"largest ratio ~{d.value:g}: [{lo:.3g}, {hi:.3g}]"
+        if d.kind == "above":
+            return f"> {d.value:g}"
+        if d.kind == "below":
+            return f"< {d.value:g}"
+        if d.kind == "approx":
+            lo, hi = d.boundaries()
+            return f"~{d.value:.3g}: [{lo:.3g}, {hi:.3g}]"
+        words = {GREATER: f"> {1 + d.threshold:g}", LESS: f"< {1 - d.threshold:g}",
+                 NOT_GREATER: f"<= {1 + d.threshold:g}"}
+        if len(set(self.expected)) <= 1:
+            return f"{words.get(self.expected[0], '?') if self.expected else '?'} at every size"
+        groups: dict[str, list[str]] = {}
+        for size, exp in zip(self.sizes, self.expected):
+            groups.setdefault(words.get(exp, "?"), []).append(fmt_size(size))
+        return "; ".join(f"{w} at {', '.join(g)}" for w, g in groups.items())
 
     def boundaries_text(self) -> str:
         """What the verdict turns on, short: the per-comparison reading, or for a crossover
@@ -133,9 +236,17 @@ class Rule:
                    "unpaired (ratio of medians, bootstrap CI): the cells are in different "
                    "blocks")
         rule = "" if self.combine == CROSSOVER else f"; per comparison: {self.decision.text()}"
+        cond = "; ".join(c.text() for c in self.conditions)
         return (f"{self.statistic}{rule}; {self.combine_text()}; family of {self.family}, "
                 f"{level:.2%} CI (Bonferroni); the CI decides; {pairing}"
-                + (f"; {self.note}" if self.note else ""))
+                + (f"; {self.note}" if self.note else "")
+                + (f"; applicability: {cond}" if cond else ""))
+
+
+#: C8-C10 compare methods at one thread count (4): on fewer CPUs than threads both methods
+#: share the same oversubscription, so the comparison stays a comparison of methods
+OVERSUBSCRIBED = ("4 connections on fewer CPUs than threads: both methods share the same "
+                  "oversubscription, so the ratio still compares the methods")
 
 
 def _direction(t: float = THRESHOLD) -> S.DecisionRule:
@@ -193,6 +304,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         Rule("C6", "throughput ratio 8 threads / 4 threads, one-copy, 64 KiB", "8", "4",
              "gbit_per_s", "stream", "veth", PLACEMENTS, 8, (64 * KiB,),
              S.DecisionRule("below", value=0.7), THREADS, 1,
+             applies=Applicability("cpu_per_thread", 8),
              note="'collapses' = a drop of more than 30 % (published 0.40); paired only where "
              "the profile puts both thread counts in one block (pair_threads)"),
     ),
@@ -205,15 +317,16 @@ RULES: dict[str, tuple[Rule, ...]] = {
         Rule("C8", "throughput ratio two-copy / one-copy per size", "send", "sendmsg",
              "gbit_per_s", "stream", "veth", PLACEMENTS, 4, S3_SIZES, _direction(), EVERY, 4,
              expected=(GREATER, GREATER, GREATER, LESS),
-             note="two-copy 'beats' = greater beyond 3 %; one-copy 'wins' at 64 KiB = less"),
+             note="two-copy 'beats' = greater beyond 3 %; one-copy 'wins' at 64 KiB = less; "
+             + OVERSUBSCRIBED),
     ),
     "C9": (
         Rule("C9", "throughput ratio zero-copy / two-copy per size", "zerocopy", "send",
              "gbit_per_s", "stream", "veth", PLACEMENTS, 4, S3_SIZES, _direction(), EVERY, 4,
-             expected=(NOT_GREATER,) * 4, reading="never beats"),
+             expected=(NOT_GREATER,) * 4, reading="never beats", note=OVERSUBSCRIBED),
         Rule("C9", "throughput ratio zero-copy / two-copy, largest over the sizes", "zerocopy",
              "send", "gbit_per_s", "stream", "veth", PLACEMENTS, 4, S3_SIZES, _approx(0.52),
-             AT_BEST, 4, reading="at best ~52 %"),
+             AT_BEST, 4, reading="at best ~52 %", note=OVERSUBSCRIBED),
     ),
     "C10": (
         Rule("C10", "round-trip time ratio zero-copy / two-copy (per-trial p50 of a ping-pong)",
@@ -225,15 +338,15 @@ RULES: dict[str, tuple[Rule, ...]] = {
              "zerocopy", "send", "inv_msg_rate_us", "stream", "veth", PLACEMENTS, 4,
              (64 * KiB,), _approx(65.54 / 19.22), SINGLE, 1,
              reading="S3's code: stream",
-             note="S3's code times recv() in a 4-thread stream; here: window / messages"),
+             note="S3's code times recv() in a 4-thread stream; here: window / messages; "
+             + OVERSUBSCRIBED),
     ),
     "C11": (
-        Rule("C11", "throughput ratio 8 threads / the better of 2 and 4 threads, two-copy",
-             "8", "2|4", "gbit_per_s", "stream", "veth", PLACEMENTS, 8, (16 * KiB,),
-             _direction(), THREADS, 1,
-             note="holds if the best median is at 2 or 4 threads and 8 threads is less "
-             "(beyond 3 %); super-linearity itself is not tested; 16 KiB, the middle of S3's "
-             "4-thread sizes; paired only where the thread counts share a block"),
+        Rule("C11", "throughput ratios between thread counts (2/1, 4/1, 8/2, 8/4), two-copy",
+             "2|4", "1|8", "gbit_per_s", "stream", "veth", PLACEMENTS, 8, (16 * KiB,),
+             _direction(), BEST_THREADS, 4, applies=Applicability("cpu_per_thread", 8),
+             note="super-linearity itself is not tested; 16 KiB, the middle of S3's 4-thread "
+             "sizes; paired only where the thread counts share a block"),
     ),
     "C12": (
         Rule("C12", "LLC load misses per byte (sender), one-copy / two-copy", "sendmsg", "send",
@@ -250,14 +363,18 @@ RULES: dict[str, tuple[Rule, ...]] = {
         Rule("C14", "throughput ratio splice2 (two pipes) / splice (one pipe) per file size",
              "splice2", "splice", "gbit_per_s", "file→file", None, PLACEMENTS, 1, (),
              _direction(), EVERY, 0, expected=(GREATER,), cache="warm",
+             applies=Applicability("parallel", 2),
              note="S5 averages over its file sizes: 'faster' must hold at every size; family "
              "= the file sizes the run's plan declares"),
     ),
 }
 
 #: C15 is decided in analysis/claims/copies.py (owned there); its rule text for the table
-C15_RULE = ("measured CPU copies per transfer (copy-routine CPU time per byte / memcpy cost per "
-            "byte) against the textbook table; decided in analysis/claims/copies.py")
+C15_RULE = ("measured CPU copies per transfer (the sending side's copy-routine CPU time per byte "
+            "divided by the CPU cost of one copied byte, calibrated in the same run at the same "
+            "size on the configurations whose count is known, leave-one-out) against the "
+            "textbook table: holds if every CI lies within 0.5 of the table's count; decided in "
+            "analysis/claims/copies.py")
 
 
 def rules_for(claim: str) -> tuple[Rule, ...]:
@@ -284,5 +401,6 @@ def rules_table(claims: Sequence[str] | None = None) -> list[dict[str, str]]:
                          " / ".join(p for p in r.placements if p) or None),
                          "statistic": r.statistic, "rule": r.boundaries_text(),
                          "combine": r.combine_text(), "family": str(r.family or "sizes"),
-                         "pairing": "paired" if r.paired else "unpaired"})
+                         "pairing": "paired" if r.paired else "unpaired",
+                         "applicability": "; ".join(x.text() for x in r.conditions) or "—"})
     return rows

@@ -2,9 +2,10 @@
 
 * :func:`send_comparisons`: every message method against two-copy ``send`` (method x size x
   transport x placement x threads, TCP stream), each read against the +-3 % practical
-  threshold; issue 14's "56 comparisons" are the reference run's loopback cross-core set
-  (:data:`FIFTY_SIX`: 4 methods x 8 sizes at 1 thread + 4 methods x 2 sizes x 2, 4, 8
-  threads), 40 of them inconclusive under the old rule (``legacy=True``).
+  threshold; :data:`FIFTY_SIX` is the loopback cross-core set of the first paper run
+  (``20261122T052509Z-paper-0690``: 4 methods x 8 sizes at 1 thread + 4 methods x 2 sizes x
+  2, 4, 8 threads), and ``legacy=True`` the rule runs without blocks used before the block
+  design (kept to reproduce that run's count; the book uses the current rule only).
 * :func:`file_comparisons`: every file method against ``read-write``, the same way;
   :func:`baseline_comparisons` is the engine of both, :func:`crossovers` the size where a
   method starts to beat its baseline (the findings' ratio figures).
@@ -23,8 +24,8 @@ from analysis import stats as S
 from analysis.claims.base import compare_pair, crossover_of, stream_cells
 from analysis.run import FILE_METHODS, MESSAGE_METHODS, Run, select, values
 
-#: the message-method-vs-send set the issue counted on the reference run (the message
-#: chapter's comparison table at its reference transport and placement, every thread count)
+#: the message-method-vs-send set of the message chapter's comparison table at its
+#: reference transport and placement (loopback, cross-core), every thread count
 FIFTY_SIX = {"transport": "loopback", "placement": "cross-core"}
 FACTORS = ("transport", "placement", "threads")
 FILE_FACTORS = ("scenario", "transport", "placement", "cache", "threads")
@@ -37,9 +38,9 @@ def send_comparisons(run: Run, legacy: bool = False, threshold: float = S.PRACTI
 
     Family: the sizes of one (method, transport, placement, threads). ``legacy=False``: the
     run's declared design (paired by block and round when it has blocks), CI at level
-    1 - 0.05/m, the CI decides. ``legacy=True``: the rule before issue 14 (ratio of medians
-    with a 95 % bootstrap CI, Mann-Whitney p Holm-adjusted over the family, "greater"/"less"
-    only when the adjusted p < 0.05 as well)."""
+    1 - 0.05/m, the CI decides. ``legacy=True``: the rule of runs before the block design
+    (ratio of medians with a 95 % bootstrap CI, Mann-Whitney p Holm-adjusted over the
+    family, "greater"/"less" only when the adjusted p < 0.05 as well)."""
     return baseline_comparisons(run, select(stream_cells(run), **filters), "send",
                                 MESSAGE_METHODS, FACTORS, legacy=legacy, threshold=threshold)
 

@@ -14,8 +14,6 @@ from analysis.claims import originals as O
 from analysis.claims import why as W
 from conftest import committed_reference_run
 
-pytestmark = pytest.mark.reference
-
 
 def _f(value: float, lo: float, hi: float) -> W.Factor:
     return W.Factor("S2:two-copy", "send", value, lo, hi, 6)
@@ -92,8 +90,11 @@ def test_the_carrier_pushes_the_ratio_the_gaps_way() -> None:
     # gap 4x up: their two-copy (denominator) at 0.25x pushes it up -> the 8-send() fact
     sp = W.Split(_fac("their ratio", "copybench's ratio", 4.0),
                  _fac("S2:one-copy", "sendmsg", 1.0, 0.02), _fac("S2:two-copy", "send", 0.25))
-    status, carrier, text = W.read_gap(sp, SLOW_TWO, "gbit_per_s")
+    own = {"S2:two-copy": _fac("S2:two-copy", "S2:one-copy", 0.25)}
+    status, carrier, text = W.read_gap(sp, SLOW_TWO, "gbit_per_s", own)
     assert (status, carrier) == ("explained", "S2:two-copy") and "8 separate" in text
+    # untested against their program's other method, the fact explains nothing
+    assert W.read_gap(sp, SLOW_TWO, "gbit_per_s")[0] == "not explained"
     # the same gap with their two-copy *faster* than copybench's send cannot be carried by
     # it (it pushes the ratio down); their one-copy far ahead carries it, unexplained
     sp = W.Split(_fac("their ratio", "copybench's ratio", 4.0),
@@ -112,6 +113,28 @@ def test_a_fact_against_the_measured_direction_does_not_explain() -> None:
                  _fac("S2:one-copy", "sendmsg", 1.0, 0.02), _fac("S2:two-copy", "send", 4.0))
     status, carrier, text = W.read_gap(sp, SLOW_TWO, "gbit_per_s")
     assert (status, carrier) == ("not explained", "S2:two-copy") and "predicts slower" in text
+
+
+def test_a_fact_is_tested_against_the_same_programs_other_method() -> None:
+    # their two-copy 1.6x copybench's send (the copy-once fact predicts faster), but their
+    # one-copy, the same sendmsg as copybench's, is 1.5x too: the gap is their program's
+    fast_two = {"S3:two-copy": W.CODE_FACTS[("S3", "two-copy", "throughput")]}
+    sp = W.Split(_fac("their ratio", "copybench's ratio", 0.6),
+                 _fac("S3:zero-copy", "zerocopy", 1.0, 0.02), _fac("S3:two-copy", "send", 1.6))
+    common = {"S3:two-copy": _fac("S3:two-copy", "S3:one-copy", 1.07, 0.06)}
+    status, carrier, text = W.read_gap(sp, fast_two, "gbit_per_s", common)
+    assert (status, carrier) == ("not explained", "S3:two-copy")
+    assert "common to their program" in text
+    own = {"S3:two-copy": _fac("S3:two-copy", "S3:one-copy", 1.3, 0.05)}
+    assert W.read_gap(sp, fast_two, "gbit_per_s", own)[0] == "explained"
+
+
+def test_a_fact_that_fits_either_direction_only_labels() -> None:
+    other = {"S3:zero-copy": W.CODE_FACTS[("S3", "zero-copy", "latency")]}
+    sp = W.Split(_fac("their ratio", "copybench's ratio", 0.5),
+                 _fac("S3:zero-copy", "zerocopy", 0.5), _fac("S3:two-copy", "send", 1.0, 0.02))
+    status, carrier, _ = W.read_gap(sp, other, "their_latency_us")
+    assert (status, carrier) == (W.LABELLED, "S3:zero-copy")
 
 
 def test_split_uses_only_rounds_where_all_four_ran() -> None:
@@ -137,17 +160,25 @@ def reference() -> tuple[A.Run, pd.DataFrame, pd.DataFrame]:
     return run, rows, W.table(run, rows)
 
 
+@pytest.mark.reference
 def test_every_row_of_the_reference_run_gets_a_reading(reference) -> None:
     _, rows, expl = reference
     assert len(expl) == len(rows)
-    assert set(expl["status"]) <= {W.NO_GAP, "explained", "not explained", "no data"}
+    assert set(expl["status"]) <= {W.NO_GAP, "explained", "not explained", "no data",
+                                   W.LABELLED}
     assert set(expl["report"]) <= {"reproduced", "not reproduced", "no data",
-                                   "no published number", "partly explained by their CSV"}
+                                   "no published number", "partly explained by their CSV",
+                                   "not distinguishable"}
     assert expl["why"].str.len().gt(20).all()
-    # reproduced is the published value inside their CI, nothing else
+    # reproduced is the published value inside a CI narrow enough to tell, nothing else
     for (_, r), (_, e) in zip(rows.iterrows(), expl.iterrows()):
+        inside = r["theirs_lo"] <= r["published"] <= r["theirs_hi"]
+        narrow = (r["published"] / W.REPRODUCED_TOL <= r["theirs_lo"]
+                  and r["theirs_hi"] <= r["published"] * W.REPRODUCED_TOL)
         if e["reproduced"] is not None:
-            assert e["reproduced"] == (r["theirs_lo"] <= r["published"] <= r["theirs_hi"])
+            assert e["reproduced"] == (inside and narrow)
+        if e["report"] == "not distinguishable":
+            assert inside and not narrow
         if e["status"] == W.NO_GAP:
             assert "no gap shown" in e["why"]
         if e["status"] == "explained":

@@ -1,0 +1,260 @@
+"""The rules engine: one rule of :mod:`analysis.claims.rules` applied to a run at one
+placement, each comparison read by its CI, the comparisons combined into the verdict.
+
+Order of the checks, the same for every rule: the rule's applicability condition (a testbed
+that fails it: *not testable here*); the cells the plan declares for the claim (none: *not
+run in this profile*, or *not testable here* when its trials failed); then the comparisons,
+each a CI at the family's Bonferroni level read by the rule (never a point estimate), and
+the combination. A refutation says which way the data contradict the claim.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Sequence
+
+import pandas as pd
+
+from analysis import stats as S
+from analysis.claims.applicability import absent, finite, not_applicable
+from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE,
+                                  REFUTED, ClaimResult, Compared, compare_pair, crossover_of,
+                                  new_result, rule_cells, set_estimate, sizes_text, sizes_with)
+from analysis.claims.rules import AT_BEST, CROSSOVER, EVERY, SINGLE, fmt_size
+from analysis.fmt import fmt_num
+from analysis.run import Run, select
+
+if TYPE_CHECKING:
+    from analysis.claims.rules import Rule
+
+
+def _ci(e: S.Estimate) -> str:
+    return f"{fmt_num(e.value)} [{fmt_num(e.lo)}, {fmt_num(e.hi)}]"
+
+
+def refutation(rule: "Rule", ci: S.Estimate, where: str = "") -> str:
+    """Which way a refuting CI lies against the rule's boundaries, in words."""
+    at = f" at {where}" if where else ""
+    ratio = f"{rule.numerator}/{rule.denominator}{at} {_ci(ci)}"
+    bounds = rule.decision.boundaries()
+    lo, hi = bounds[0], bounds[-1]
+    if rule.decision.kind == "approx":
+        if ci.lo > hi:
+            return f"higher than claimed: {ratio}, above ~{rule.decision.value:.3g}'s band (up to {hi:.3g})"
+        return f"lower than claimed: {ratio}, below ~{rule.decision.value:.3g}'s band (from {lo:.3g})"
+    if rule.decision.kind == "above":
+        return f"not above {lo:.3g}: {ratio}"
+    if rule.decision.kind == "below":
+        return f"not below {lo:.3g}: {ratio}"
+    return ratio
+
+
+def apply_rule(run: Run, rule: "Rule", stmt: tuple[str, str, str], placement: str | None,
+               basis: str = COPYBENCH, reading: str | None = None) -> ClaimResult:
+    """Evaluate one rule at one placement. ``stmt`` = (source, statement, published)."""
+    r = new_result(rule, stmt, placement, basis, reading)
+    d = rule_cells(run, rule, placement)
+    why = not_applicable(run, rule, placement, d)
+    if why:
+        r.verdict, r.reason = NOT_TESTABLE, why
+        return r
+    a, b, metric = rule.numerator, rule.denominator, rule.metric
+    planned = sizes_with(d, a, b, metric)
+    sizes = [s for s in rule.sizes if s in planned] if rule.sizes else planned
+    if not sizes or (rule.combine == CROSSOVER and len(sizes) < 2):
+        r.verdict, r.reason = absent(run, rule, placement, list(rule.sizes) or None)
+        return r
+    r.design = run.primary if run.has_blocks else S.UNPAIRED
+    if rule.combine == CROSSOVER:
+        return _crossover(run, rule, r, d, sizes)
+    missing = [s for s in rule.sizes if s not in sizes]
+    family = rule.family or len(sizes)
+    comps: dict[int, Compared] = {}
+    for i, s in enumerate(rule.sizes or sizes):
+        if s in sizes:
+            c = compare_pair(run, d, {"method": a, "size": s}, {"method": b, "size": s},
+                             metric, family, rule.decision, s, rule.paired, seed=i)
+            if c is not None:
+                comps[s] = c
+    if not comps:
+        r.verdict, r.reason = absent(run, rule, placement, sizes)
+        return r
+    r.details = [c.row() for c in comps.values()]
+    r.statistic = rule.statistic + (f" (CI level {S.family_confidence(family):.2%})"
+                                    if family > 1 else "")
+    combine = {SINGLE: _single, EVERY: _every, AT_BEST: _at_best}[rule.combine]
+    pick = combine(rule, r, comps, missing, sizes)
+    set_estimate(r, pick.primary.ratio)
+    r.size = pick.size
+    if len(comps) > 1:
+        r.statistic += f"; shown: {fmt_size(pick.size)}"
+    if pick.sensitivity is not None and pick.sens_decision is not None:
+        r.sensitivity = (f"{pick.sensitivity.kind}: {_ci(pick.sensitivity.ratio)} → "
+                         f"{pick.sens_decision.outcome}")
+    if r.verdict == INCONCLUSIVE and not r.boundary:
+        r.boundary = "; ".join(f"{fmt_size(s)}: {c.decision.why}" for s, c in comps.items()
+                               if c.decision.outcome == "inconclusive") or pick.decision.why
+    r.reason = "; ".join(f"{fmt_size(s)}: {c.decision.outcome} ({c.decision.why})"
+                         for s, c in comps.items()) \
+        + (f"; no cells at {sizes_text(missing)}" if missing else "")
+    return r
+
+
+def _single(rule: "Rule", r: ClaimResult, comps: dict[int, Compared], missing: list[int],
+            sizes: list[int]) -> Compared:
+    pick = next(iter(comps.values()))
+    out = pick.decision.outcome
+    r.verdict = {"holds": HOLDS, "refuted": REFUTED}.get(out, INCONCLUSIVE)
+    if r.verdict == REFUTED:
+        r.direction = refutation(rule, pick.primary.ratio)
+    return pick
+
+
+def _every(rule: "Rule", r: ClaimResult, comps: dict[int, Compared], missing: list[int],
+           sizes: list[int]) -> Compared:
+    """Every size must give an expected outcome; a contrary determinate outcome refutes."""
+    order = list(rule.sizes or sizes)
+    exp = {s: (rule.expected[i] if len(rule.expected) == len(order) else rule.expected[0])
+           for i, s in enumerate(order)}
+    contrary = [s for s, c in comps.items() if c.decision.outcome not in exp[s] | {"inconclusive"}]
+    undecided = [s for s, c in comps.items() if c.decision.outcome == "inconclusive"]
+    if contrary:
+        s = contrary[0]
+        c = comps[s]
+        r.verdict = REFUTED
+        r.direction = (f"{c.decision.outcome} at {fmt_size(s)} where the claim says "
+                       f"{'/'.join(sorted(exp[s]))}: {rule.numerator}/{rule.denominator} "
+                       f"{_ci(c.primary.ratio)}")
+        return c
+    if undecided:
+        r.verdict = INCONCLUSIVE
+        return comps[undecided[0]]
+    if missing:  # agrees wherever measured, but the plan lacks a size of the claim
+        r.verdict = NOT_RUN
+        r.reason = f"no cells at {sizes_text(missing)}"
+        return next(iter(comps.values()))
+    r.verdict = HOLDS
+    return min(comps.values(), key=lambda c: abs(math.log(c.primary.ratio.value)))
+
+
+def _at_best(rule: "Rule", r: ClaimResult, comps: dict[int, Compared], missing: list[int],
+             sizes: list[int]) -> Compared:
+    """The largest ratio over the sizes is ~R: decided by the CIs of every size."""
+    band_lo, band_hi = rule.decision.boundaries()
+    above = [c for c in comps.values() if c.primary.ratio.lo > band_hi]
+    best = max(comps.values(), key=lambda c: c.primary.ratio.value)
+    bounded = all(finite(c.primary.ratio.hi) for c in comps.values())
+    if above:
+        r.verdict, r.direction = REFUTED, refutation(rule, above[0].primary.ratio,
+                                                     fmt_size(above[0].size))
+        return above[0]
+    if bounded and all(c.primary.ratio.hi < band_lo for c in comps.values()):
+        r.verdict = REFUTED
+        r.direction = "lower than claimed at every size: " + refutation(
+            rule, best.primary.ratio, fmt_size(best.size))
+        return best
+    inside = [c for c in comps.values() if c.decision.outcome == "holds"]
+    if bounded and all(c.primary.ratio.hi <= band_hi for c in comps.values()) and inside:
+        if missing:
+            r.verdict, r.reason = NOT_RUN, f"no cells at {sizes_text(missing)}"
+        else:
+            r.verdict = HOLDS
+        return max(inside, key=lambda c: c.primary.ratio.value)
+    r.verdict = INCONCLUSIVE
+    return best
+
+
+def _crossover(run: Run, rule: "Rule", r: ClaimResult, d: pd.DataFrame,
+               sizes: list[int]) -> ClaimResult:
+    """Where a first reaches b, and whether a pays off above the claimed band, both from
+    CIs: the crossover's bootstrap CI and P(no crossover), and each size's comparison."""
+    a, b, metric = rule.numerator, rule.denominator, rule.metric
+    band_lo, band_hi = rule.band
+    c, r.design = crossover_of(run, d, a, b, metric, sizes)
+    family = len(sizes)
+    direction = S.DecisionRule("direction")
+    comps = {s: compare_pair(run, d, {"method": a, "size": s}, {"method": b, "size": s},
+                             metric, family, direction, s, rule.paired, seed=i)
+             for i, s in enumerate(sizes)}
+    r.details = [x.row() for x in comps.values() if x is not None]
+    r.value, r.lo, r.hi = c.size, c.lo, c.hi
+    r.statistic = (f"{rule.statistic} (bytes, {r.design} bootstrap; P(no crossover in range) "
+                   f"= {c.p_none:.2f}; sizes above the band at CI level "
+                   f"{S.family_confidence(family):.2%})")
+    r.configuration = rule.configuration(r.placement or None).replace(
+        "every file size measured", "sizes " + sizes_text(c.sizes))
+    above = {s: x for s, x in comps.items() if s > band_hi and x is not None}
+    not_paying = {s: x for s, x in above.items()
+                  if x.decision.outcome in ("less", "equivalent")}
+    covers = min(sizes) <= band_lo and max(sizes) >= band_hi
+    bounded = finite(c.lo, c.hi)
+    inside = bounded and band_lo <= c.lo and c.hi <= band_hi
+    outside = bounded and (c.hi < band_lo or c.lo > band_hi)
+    p_max = rule.p_none_max
+    why = []
+    if not_paying:
+        s, x = next(iter(not_paying.items()))
+        r.verdict = REFUTED
+        r.direction = (f"does not pay off above the band: {a}/{b} at {fmt_size(s)} "
+                       f"{_ci(x.primary.ratio)}, decided {x.decision.outcome}")
+    elif covers and c.p_none >= 1 - p_max:
+        r.verdict = REFUTED
+        r.direction = f"no crossover in the range (bootstrap probability {c.p_none:.2f})"
+    elif outside and c.p_none <= p_max:
+        r.verdict = REFUTED
+        r.direction = ("crossover " + ("below" if c.hi < band_lo else "above")
+                       + f" the claimed band: {fmt_num(c.size)} B [{fmt_num(c.lo)}, {fmt_num(c.hi)}]")
+    elif inside and c.p_none <= p_max and above and \
+            all(x.decision.outcome == "greater" for x in above.values()):
+        r.verdict = HOLDS
+    else:
+        r.verdict = INCONCLUSIVE
+        if c.p_none > p_max:
+            why.append(f"P(no crossover in range) = {c.p_none:.2f} > {p_max:g}")
+        if not inside:
+            why.append("the crossover CI is not inside the band" if bounded else
+                       "no crossover CI (too few resamples cross)")
+        if not above:
+            why.append(f"no size above {fmt_size(band_hi)} to show it pays off")
+        undecided = [fmt_size(s) for s, x in above.items() if x.decision.outcome != "greater"]
+        if undecided:
+            why.append("not decided greater above the band at " + ", ".join(undecided))
+        r.boundary = "; ".join(why)
+    per = "; ".join(f"{fmt_size(s)}: {x.decision.outcome} ({x.decision.why})"
+                    for s, x in comps.items() if x is not None)
+    r.reason = (f"crossover {fmt_num(c.size)} B, P(no crossover) {c.p_none:.2f}, band "
+                f"{fmt_size(band_lo)}–{fmt_size(band_hi)}; per size: {per}")
+    copied = select(run.measured, method=a, transport=rule.transport)["zc_copied_fraction"]
+    if a == "zerocopy" and copied.notna().any():
+        r.reason += (f"; copied fraction of zero-copy completions on {rule.transport}: "
+                     f"{copied.median():.2f}")
+    return r
+
+
+def evaluate_rules(run: Run, rules: Sequence["Rule"], stmt: tuple[str, str, str],
+                   basis: str = COPYBENCH, reading_of=None) -> list[ClaimResult]:
+    """Every rule of a claim at every placement it names; ``reading_of(rule)`` overrides
+    each rule's reading (the reports' own programs). When every result is the same
+    non-verdict for the same reason, one row says so."""
+    out = [apply_rule(run, rule, stmt, pl, basis,
+                      reading_of(rule) if reading_of is not None else None)
+           for rule in rules for pl in rule.placements]
+    return collapse(out)
+
+
+def collapse(out: list[ClaimResult]) -> list[ClaimResult]:
+    """Rows that all say *not testable here* (or all *not run*) with no estimate become one
+    row naming every reason once."""
+    states = {x.verdict for x in out}
+    if len(out) > 1 and len(states) == 1 and states <= {NOT_TESTABLE, NOT_RUN} \
+            and not any(math.isfinite(x.value) for x in out) \
+            and len({x.basis for x in out}) == 1:
+        one = out[0]
+        one.part, one.placement = "", ""
+        one.reading = " | ".join(dict.fromkeys(x.reading for x in out if x.reading))
+        one.reason = "; ".join(dict.fromkeys(x.reason for x in out))
+        one.rule = " | ".join(dict.fromkeys(x.rule for x in out))
+        one.boundaries = " | ".join(dict.fromkeys(x.boundaries for x in out))
+        one.configuration = " | ".join(dict.fromkeys(x.configuration for x in out))
+        return [one]
+    return out
