@@ -5,6 +5,8 @@
 #   make book [RUN=data/raw/<run-id>]   default: the committed reference run under data/raw/
 #   make pdf  [RUN=...]                 the same book as a PDF (pdflatex)
 #   make reproduce                      setup, build, quick sweep into a new run, book
+#   make claims [ORIGINALS_ARCHIVES=DIR] the claims profile, its book, and its compare
+#                                       against the reference run (a reviewer's check)
 #   make compare RUN=<run> [REF=<ref>] [THRESHOLD=0.03]
 #                                       RUN against the reference run, cell by cell and
 #                                       claim by claim: build/compare/<run>-vs-<ref>/
@@ -17,7 +19,7 @@
 .PHONY: book pdf reproduce compare notebooks notebooks-sync \
         book-check-run _book-force
 
-BOOK_NOTEBOOKS := testbed findings message latency cpu_cost zerocopy files fidelity copies claims
+BOOK_NOTEBOOKS := testbed findings message latency cpu_cost zerocopy files fidelity copies claims replication
 BOOK_GEN       := book/_generated
 BOOK_HTML      := book/_build/html
 BOOK_STAMP     := book/_build/.stamp-html
@@ -102,6 +104,20 @@ reproduce: setup build
 	$(PY) -m runner notebook --profile quick --run-dir "$$run" && \
 	$(MAKE) --no-print-directory book RUN="$$run" && \
 	echo "reproduce: run $$run; book at $(CURDIR)/$(BOOK_HTML)/index.html"
+
+# The reviewer's check of the verdicts: the claims profile (every claim testable here, the
+# reports' own programs in their blocks; about 55 min on 2 CPUs), its book, and its compare
+# against the committed reference run under the appendix's "Results Reproduced" rule. The
+# reports' programs come from GitHub, or from ORIGINALS_ARCHIVES=DIR (their archives).
+CLAIMS_RUN = data/raw/$(shell date -u +%Y%m%dT%H%M%SZ)-claims
+.PHONY: claims
+claims: setup build
+	@run="$(CLAIMS_RUN)"; \
+	$(if $(ORIGINALS_ARCHIVES),COPYBENCH_ORIGINALS_ARCHIVES="$(abspath $(ORIGINALS_ARCHIVES))") \
+	$(PY) -m runner notebook --profile claims --run-dir "$$run" && \
+	$(MAKE) --no-print-directory book RUN="$$run" && \
+	$(MAKE) --no-print-directory compare RUN="$$run" && \
+	echo "claims: run $$run; book at $(CURDIR)/$(BOOK_HTML)/index.html; compare at $(CURDIR)/build/compare/$$(basename $$run)-vs-$(notdir $(REF))/compare.html"
 
 REF ?= $(REFERENCE_RUN)
 THRESHOLD ?= 0.03
