@@ -9,6 +9,7 @@ BIN       := src/build/copybench
 help:
 	@echo "make reproduce   set up, build, run the quick sweep, execute notebooks, build the book"
 	@echo "make test        set up, build, run every test (C, ASan/UBSan, pytest, book)"
+	@echo "make claims      the reviewer's check: claims profile (~55 min), its book, compare vs reference"
 	@echo "make build       build src/build/copybench"
 	@echo "make book RUN=data/raw/<id>   notebooks + book from an existing run"
 	@echo "make pdf         the book as PDF (pdflatex)"

@@ -196,6 +196,36 @@ def window_mismatches(run: Run, ref: Run) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["configuration", "window run (s)", "window reference (s)"])
 
 
+def unmatched_cells(run: Run, ref: Run) -> pd.DataFrame:
+    """Every configuration of the run that the reference did not measure with the same
+    window, each with the reason: another window there, or the factor(s) the nearest
+    reference configurations differ in (the ones that differ in a single factor)."""
+    a, b = _key_frame(run.measured), _key_frame(ref.measured)
+    ka, kb = _keys(a), _keys(b)
+    windows: dict[tuple[Any, ...], set[Any]] = {}
+    for k in kb:
+        windows.setdefault(k[:-1], set()).add(k[-1])
+    rows = []
+    for k in sorted(ka - kb, key=str):
+        key = dict(zip(KEY, k))
+        if k[:-1] in windows:
+            there = ", ".join(f"{float(w):g}" for w in sorted(windows[k[:-1]]) if w != "")
+            reason = (f"the reference measured it with a {there} s window, not "
+                      f"{float(key['duration_s']):g} s")
+        else:
+            near: set[str] = set()
+            for kk in kb:
+                diff = [n for n, x, y in zip(KEY, k, kk) if x != y]
+                if len(diff) == 1:
+                    near.add(diff[0])
+            near = sorted(near)
+            reason = "the reference has no such configuration" + (
+                f" (it has one differing only in {' or '.join(near)})" if near else "")
+        rows.append({"scenario": key["scenario"], "configuration": _label(key),
+                     "reason": reason})
+    return pd.DataFrame(rows, columns=["scenario", "configuration", "reason"])
+
+
 def verdict_counts(cells: pd.DataFrame) -> pd.DataFrame:
     """Cells per scenario and verdict, raw and after the machine factor."""
     if cells.empty:

@@ -11,8 +11,11 @@
 #
 # This notebook is not a chapter of the book: `make compare RUN=<your run> REF=<reference>`
 # executes it. It sets a run, usually a reviewer's on another machine, beside the reference
-# run committed in `data/raw/`. It answers three questions:
+# run committed in `data/raw/`. It answers four questions:
 #
+# 0. **Does the run reproduce the reference's verdicts?** Each verdict of the reference
+#    (claim, reading, placement) is judged by the artifact appendix's "Results Reproduced"
+#    rule: *reproduced*, *not reproduced* or *not comparable* (why).
 # 1. **Which machine facts differ?** The kernel, CPU, PMU, memcpy bound and sysctls, taken
 #    from both manifests.
 # 2. **Which cells differ beyond the threshold?** Cells are the configurations measured in
@@ -44,6 +47,7 @@ from analysis import run as A
 from analysis import claims as C
 from analysis import plots as P
 from analysis import compare as K
+from analysis import reproduce as RP
 from analysis.output import note, show_table
 
 P.setup()
@@ -51,6 +55,20 @@ run = A.load_run(run_dir)
 ref = A.load_run(ref_dir)
 note(f"run **{run.run_id}** ({run.path}) against reference **{ref.run_id}** ({ref.path}); "
        f"threshold t = {threshold:g}")
+cells = K.compare_cells(run, ref, threshold=threshold)
+run_results, ref_results = C.evaluate(run), C.evaluate(ref)
+
+# %% [markdown]
+# ## Are the reference's verdicts reproduced?
+#
+# The rule, as the artifact appendix states it (the same code writes both):
+
+# %% tags=["remove-input"]
+note(RP.rule_text(threshold))
+reproduced = RP.table(ref_results, run_results, cells, threshold)
+note(f"**{RP.total(reproduced)}.**")
+show_table(reproduced[["claim", "reading", "placement", "reference", "reference estimate",
+                       "run", "run estimate", "status", "why"]])
 
 # %% [markdown]
 # ## The two machines
@@ -67,12 +85,11 @@ show_table(K.machines(run, ref))
 
 # %% tags=["remove-input"]
 show_table(K.unmatched(run, ref))
-wm = K.window_mismatches(run, ref)
-if len(wm):
-    note(f"{len(wm)} configuration(s) measured by both runs with different windows were not "
-         "compared:")
-    show_table(wm)
-cells = K.compare_cells(run, ref, threshold=threshold)
+why_not = K.unmatched_cells(run, ref)
+if len(why_not):
+    note(f"{len(why_not)} configuration(s) of the run have no counterpart in the reference; "
+         "each with the reason:")
+    show_table(why_not)
 if cells.empty:
     note("The runs share no configuration: nothing to compare cell by cell.")
 
@@ -156,7 +173,7 @@ if not cells.empty:
 # smoke run lacks the cells, or one machine has no hardware PMU).
 
 # %% tags=["remove-input"]
-claims = K.compare_claims(C.evaluate(run), C.evaluate(ref))
+claims = K.compare_claims(run_results, ref_results)
 show_table(claims[["claim", "statement", "reference", "reference estimate", "run",
                      "run estimate", "agreement"]])
 both = claims.loc[claims["agreement"] == K.BOTH_HOLD, "claim"].tolist()
@@ -169,3 +186,5 @@ if out_dir:
     out.mkdir(parents=True, exist_ok=True)
     cells.to_csv(out / "cells.csv", index=False)
     claims.to_csv(out / "claims.csv", index=False)
+    reproduced.to_csv(out / "reproduced.csv", index=False)
+    why_not.to_csv(out / "unmatched.csv", index=False)
