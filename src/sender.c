@@ -1,37 +1,21 @@
 /* `copybench send`: N connections, each with its own sender thread, against a sink. The main
  * thread only keeps time: warm-up, then the measured window, then stop; workers take their
  * own counter snapshots at the first operation after each phase change. */
-#include "args.h"
 #include "control.h"
 #include "histo.h"
 #include "method.h"
 #include "record.h"
+#include "sendopts.h"
 #include "socket.h"
 #include "srcfile.h"
 
 #include <fcntl.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
-
-struct send_opts {
-	const struct method *m;
-	const char *host, *file, *dir;
-	int port, fields, threads;
-	enum proto proto;
-	enum mode mode;
-	uint64_t size, seed;
-	bool size_set, verify_set, no_sink;
-	int cache; /* -1: not a file method, 0 warm, 1 cold */
-	enum verify_mode verify;
-	enum counter_set counters;
-	struct cpulist cpus;
-	double duration, warmup;
-};
 
 struct sender {
 	int index;
@@ -76,120 +60,6 @@ static void gate_open(struct gate *g, int n)
 	pthread_mutex_unlock(&g->mu);
 }
 
-static const char *const cache_names[] = { "warm", "cold", NULL };
-
-static void send_usage(FILE *f)
-{
-	fputs("usage: copybench send --method M --host ADDR [options]\n"
-	      "  Sends to a `copybench sink` and prints one JSON record of the trial on stdout.\n"
-	      "  --method M        message: send sendmsg zerocopy uring-zc vmsplice\n"
-	      "                    file:    read-write mmap-write sendfile splice splice2\n"
-	      "  --host ADDR       the sink's address (IPv4 or IPv6 literal, or a name)\n"
-	      "  --port N          the sink's control port (default 5201)\n"
-	      "  --transport P     tcp | udp (default tcp; udp: message methods but vmsplice)\n"
-	      "  --mode M          stream (throughput) | pingpong (round trip per message)\n"
-	      "  --size BYTES      message size, or generated file size (default 64K; 1 to 1G)\n"
-	      "  --fields N        separately allocated fields per message (default 8)\n"
-	      "  --threads N       connections, each with its own thread (default 1)\n"
-	      "  --cpus LIST       pin sender thread i to the (i mod n)-th CPU of LIST\n"
-	      "  --duration S      measured window in seconds (default 2)\n"
-	      "  --warmup S        warm-up before the window (default 0.5)\n"
-	      "  --verify V        full | sample | off: receiver checks every byte (default sample)\n"
-	      "  --seed N          pattern seed (default 1)\n"
-	      "  --counters C      full: getrusage + perf counters + syscall count (default);\n"
-	      "                    rusage: getrusage only (perf events add latency; use for pingpong)\n"
-	      "  --file PATH       file methods: send this file (no verification possible)\n"
-	      "  --dir DIR         where a generated file goes (default /var/tmp)\n"
-	      "  --cache C         file methods: warm | cold page cache (default warm)\n"
-	      "  --no-sink         udp only: send to ADDR:PORT where nothing receives\n", f);
-}
-
-static void parse(int argc, char **argv, struct send_opts *o)
-{
-	static const struct option opts[] = {
-		{ "method", 1, 0, 'm' }, { "host", 1, 0, 'H' }, { "port", 1, 0, 'p' },
-		{ "transport", 1, 0, 't' }, { "mode", 1, 0, 'M' }, { "size", 1, 0, 's' },
-		{ "fields", 1, 0, 'f' }, { "threads", 1, 0, 'T' }, { "cpus", 1, 0, 'c' },
-		{ "duration", 1, 0, 'd' }, { "warmup", 1, 0, 'w' }, { "verify", 1, 0, 'v' },
-		{ "seed", 1, 0, 'S' }, { "file", 1, 0, 'F' }, { "dir", 1, 0, 'D' },
-		{ "cache", 1, 0, 'C' }, { "no-sink", 0, 0, 'n' }, { "counters", 1, 0, 'k' },
-		{ "help", 0, 0, 'h' }, { 0 },
-	};
-	const char *method = NULL;
-	int c, cache = -2;
-
-	*o = (struct send_opts){ .port = 5201, .fields = 8, .threads = 1, .size = 65536, .seed = 1,
-				 .duration = 2, .warmup = 0.5, .verify = VERIFY_SAMPLE, .dir = "/var/tmp",
-				 .cache = -1 };
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm': method = optarg; break;
-		case 'H': o->host = optarg; break;
-		case 'p': o->port = (int)parse_long("--port", optarg, 1, 65535); break;
-		case 't': o->proto = parse_choice("--transport", optarg, proto_names); break;
-		case 'M': o->mode = parse_choice("--mode", optarg, mode_names); break;
-		case 's': o->size = parse_size("--size", optarg, 1, MAX_SIZE); o->size_set = true; break;
-		case 'f': o->fields = (int)parse_long("--fields", optarg, 1, MAX_FIELDS); break;
-		case 'T': o->threads = (int)parse_long("--threads", optarg, 1, MAX_THREADS); break;
-		case 'c': parse_cpulist("--cpus", optarg, &o->cpus); break;
-		case 'd': o->duration = parse_seconds("--duration", optarg, 0.01, 3600); break;
-		case 'w': o->warmup = parse_seconds("--warmup", optarg, 0, 600); break;
-		case 'v': o->verify = parse_choice("--verify", optarg, verify_names); o->verify_set = true; break;
-		case 'S': o->seed = parse_u64("--seed", optarg); break;
-		case 'F': o->file = optarg; break;
-		case 'D': o->dir = optarg; break;
-		case 'C': cache = parse_choice("--cache", optarg, cache_names); break;
-		case 'n': o->no_sink = true; break;
-		case 'k': o->counters = parse_choice("--counters", optarg, counter_set_names); break;
-		case 'h': send_usage(stdout); exit(0);
-		default:
-			die_usage("send: unknown or incomplete option '%s' (see copybench send --help)", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		die_usage("send: unexpected argument '%s' (see copybench send --help)", argv[optind]);
-	if (!method)
-		die_usage("send: --method is required (see copybench methods)");
-	o->m = method_find(method);
-	if (!o->m)
-		die_usage("--method: unknown method '%s' (allowed: send, sendmsg, zerocopy, uring-zc, vmsplice, "
-			  "read-write, mmap-write, sendfile, splice, splice2)", method);
-	if (!(o->m->kinds & (M_MSG | M_FILE_SOCK)))
-		die_usage("--method: %s copies file to file; use `copybench copy`", method);
-	if (!o->host)
-		die_usage("send: --host is required (the sink's address, e.g. 127.0.0.1)");
-	if (o->proto == PROTO_UDP && !(o->m->kinds & M_UDP))
-		die_usage("--transport: udp works with send, sendmsg, zerocopy, uring-zc (not %s)", method);
-	if (o->no_sink && o->proto != PROTO_UDP)
-		die_usage("--no-sink: only with --transport udp (TCP needs a receiver)");
-	if (o->no_sink && o->mode == MODE_PINGPONG)
-		die_usage("--no-sink: pingpong needs a sink to answer");
-	if (o->no_sink) {
-		if (o->verify_set && o->verify != VERIFY_OFF)
-			die_usage("--verify: nothing receives with --no-sink, so only 'off' is allowed");
-		o->verify = VERIFY_OFF;
-	}
-	if (o->m->kinds & M_FILE_SOCK) {
-		if (o->mode == MODE_PINGPONG)
-			die_usage("--mode: file methods stream a file; pingpong is for message methods");
-		o->cache = cache == -2 ? 0 : cache;
-		if (o->file && o->size_set)
-			die_usage("--size: give either --file or --size (the size of a generated file), not both");
-		if (o->file && o->verify_set && o->verify != VERIFY_OFF)
-			die_usage("--verify: a --file of your own has no known pattern; only 'off' is allowed (or use --size)");
-		if (o->file)
-			o->verify = VERIFY_OFF;
-	} else {
-		if (o->file)
-			die_usage("--file: only for file methods (read-write, mmap-write, sendfile, splice, splice2)");
-		if (cache != -2)
-			die_usage("--cache: only for file methods");
-	}
-	if (o->proto == PROTO_UDP && o->size > 65507)
-		die_usage("--size: a UDP datagram holds at most 65507 bytes (got %llu)", (unsigned long long)o->size);
-}
-
 static int file_progress(struct pass *p, struct meter *m, uint64_t bytes)
 {
 	const struct sender *s = p->arg;
@@ -209,14 +79,14 @@ static void *sender_main(void *arg)
 	/* a comm of its own, so a system-wide CPU profile tells the sending threads from the
 	 * sink's (cb-sink.N) without subtraction, and this trial's from any other copybench's:
 	 * N = the pattern seed mod 100000, which the sink learns in HELLO */
-	name_thread("cb-send", o->seed);
-	if (pin_to_cpu(&o->cpus, s->index, &s->err))
+	name_thread("cb-send", o->t.seed);
+	if (pin_to_cpu(&o->t.cpus, s->index, &s->err))
 		goto out;
-	meter_open(&s->meter, o->counters);
+	meter_open(&s->meter, o->t.counters);
 	if (s->m->open && s->m->open(c))
 		goto out;
 	opened = true;
-	if (o->mode == MODE_PINGPONG && !(echo = malloc(o->size + 1))) {
+	if (o->mode == MODE_PINGPONG && !(echo = malloc(o->t.size + 1))) {
 		err_set(&s->err, "out of memory");
 		goto out;
 	}
@@ -225,7 +95,7 @@ static void *sender_main(void *arg)
 	if (s->m->kinds & M_FILE_SOCK) {
 		struct pass p = { .progress = file_progress, .arg = s, .meter = &s->meter };
 		while (!meter_tick(&s->meter, s->phase)) {
-			if (o->cache == 1 && drop_cache(c->src_fd, &s->err))
+			if (o->t.cache == 1 && drop_cache(c->src_fd, &s->err))
 				goto out;
 			if (s->m->pass(c, &p))
 				goto out;
@@ -240,18 +110,18 @@ static void *sender_main(void *arg)
 				goto out;
 			if (o->mode == MODE_PINGPONG) {
 				if (o->proto == PROTO_UDP) {
-					ssize_t n = recv(c->fd, echo, o->size + 1, 0);
+					ssize_t n = recv(c->fd, echo, o->t.size + 1, 0);
 					if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 						s->reply_timeouts++; /* lost datagram: not a round trip */
 						continue;
 					}
-					if (n != (ssize_t)o->size) {
+					if (n != (ssize_t)o->t.size) {
 						err_set(&s->err, "pingpong: reply of %zd bytes, expected %llu (%s)", n,
-							(unsigned long long)o->size, n < 0 ? strerror(errno) : "short");
+							(unsigned long long)o->t.size, n < 0 ? strerror(errno) : "short");
 						goto out;
 					}
 				} else {
-					int rc = read_full(c->fd, echo, o->size, &s->err);
+					int rc = read_full(c->fd, echo, o->t.size, &s->err);
 					if (rc <= 0) {
 						if (rc == 0)
 							err_set(&s->err, "pingpong: the sink closed the connection");
@@ -261,7 +131,7 @@ static void *sender_main(void *arg)
 				if (s->meter.seen == PHASE_MEASURE)
 					histo_add(&s->rtt, now_ns() - t0);
 			}
-			s->meter.bytes += o->size;
+			s->meter.bytes += o->t.size;
 			s->meter.messages++;
 		}
 	}
@@ -415,7 +285,7 @@ int cmd_send(int argc, char **argv)
 	struct interference *itf = malloc(sizeof(*itf));
 	const char *token;
 
-	parse(argc, argv, &o);
+	send_parse(argc, argv, &o);
 	window_probe_init(&wp);
 	token = getenv("COPYBENCH_TOKEN");
 	if (token && !*token)
@@ -433,11 +303,11 @@ int cmd_send(int argc, char **argv)
 	}
 	r = (struct record){ .command = "send", .method = o.m->name, .mode = mode_names[o.mode],
 			     .protocol = proto_names[o.proto], .host = o.host, .port = o.port,
-			     .size = o.size, .fields = o.fields, .threads = o.threads,
-			     .cpus_sender = &o.cpus, .duration_s = o.duration, .warmup_s = o.warmup,
-			     .verify = verify_names[o.verify], .seed = o.seed, .no_sink = o.no_sink,
-			     .counters = counter_set_names[o.counters],
-			     .cache = o.cache >= 0 ? cache_names[o.cache] : NULL, .file = o.file,
+			     .size = o.t.size, .fields = o.fields, .threads = o.threads,
+			     .cpus_sender = &o.t.cpus, .duration_s = o.t.duration, .warmup_s = o.t.warmup,
+			     .verify = verify_names[o.t.verify], .seed = o.t.seed, .no_sink = o.no_sink,
+			     .counters = counter_set_names[o.t.counters],
+			     .cache = o.t.cache >= 0 ? cache_names[o.t.cache] : NULL, .file = o.file,
 			     .udp = o.proto == PROTO_UDP, .family = "unknown",
 			     .receiver_unavailable = o.no_sink ? "--no-sink: nothing receives" : "no result from the sink" };
 
@@ -452,25 +322,25 @@ int cmd_send(int argc, char **argv)
 		if (o.file) {
 			srcfile_open_user(&src, "--file", o.file);
 		} else {
-			pattern_init(pat, o.seed, o.size, false);
-			if (srcfile_generate(&src, o.dir, o.size, pat, &e))
+			pattern_init(pat, o.t.seed, o.t.size, false);
+			if (srcfile_generate(&src, o.t.dir, o.t.size, pat, &e))
 				goto done;
 		}
 		r.file_size = src.size;
-		if (o.cache == 0 && warm_cache(src.fd, src.size, &e))
+		if (o.t.cache == 0 && warm_cache(src.fd, src.size, &e))
 			goto done;
-		pattern_init(pat, o.seed, src.size, false);
+		pattern_init(pat, o.t.seed, src.size, false);
 	} else {
-		pattern_init(pat, o.seed, o.size, true);
+		pattern_init(pat, o.t.seed, o.t.size, true);
 	}
 
 	if (o.no_sink) {
 		for (int i = 0; i < o.threads; i++)
 			ports[i] = o.port;
 	} else {
-		struct session ss = { .proto = o.proto, .mode = o.mode, .threads = o.threads, .size = o.size,
-				      .record = pat->record, .stamped = pat->stamped, .verify = o.verify,
-				      .seed = o.seed, .counters = o.counters };
+		struct session ss = { .proto = o.proto, .mode = o.mode, .threads = o.threads, .size = o.t.size,
+				      .record = pat->record, .stamped = pat->stamped, .verify = o.t.verify,
+				      .seed = o.t.seed, .counters = o.t.counters };
 		char line[256];
 		size_t hl;
 		int rc;
@@ -504,10 +374,10 @@ int cmd_send(int argc, char **argv)
 		int one = 1;
 
 		*s = (struct sender){ .index = i, .o = &o, .m = o.m, .phase = &phase, .gate = &gate };
-		s->ctx = (struct mctx){ .fd = -1, .udp = o.proto == PROTO_UDP, .size = o.size, .fields = o.fields,
+		s->ctx = (struct mctx){ .fd = -1, .udp = o.proto == PROTO_UDP, .size = o.t.size, .fields = o.fields,
 					.pat = pat, .err = &s->err, .src_fd = src.fd, .file_size = src.size,
 					.src_path = src.path, .helper_meter = &s->helper_meter, .phase = &phase,
-					.counters = o.counters };
+					.counters = o.t.counters };
 		s->ctx.fd = o.proto == PROTO_UDP ? udp_connect_to(o.host, ports[i], &e)
 						 : tcp_connect_to(o.host, ports[i], 3000, &e);
 		if (s->ctx.fd < 0)
@@ -537,7 +407,7 @@ int cmd_send(int argc, char **argv)
 	gate_open(&gate, started);
 
 	t = now_ns();
-	window(t + (uint64_t)(o.warmup * 1e9), &gate, &phase, token && ctlfd >= 0 ? &ctl : NULL);
+	window(t + (uint64_t)(o.t.warmup * 1e9), &gate, &phase, token && ctlfd >= 0 ? &ctl : NULL);
 	if (atomic_load(&phase) != PHASE_STOP)
 		window_probe_start(&wp); /* before the start signal: the read stays out of the window */
 	if (ctlfd >= 0 && atomic_load(&phase) != PHASE_STOP)
@@ -545,7 +415,7 @@ int cmd_send(int argc, char **argv)
 	if (atomic_load(&phase) != PHASE_STOP)
 		atomic_store(&phase, PHASE_MEASURE);
 	t = now_ns();
-	window(t + (uint64_t)(o.duration * 1e9), &gate, &phase, token && ctlfd >= 0 ? &ctl : NULL);
+	window(t + (uint64_t)(o.t.duration * 1e9), &gate, &phase, token && ctlfd >= 0 ? &ctl : NULL);
 	atomic_store(&phase, PHASE_STOP);
 	window_probe_end(&wp);
 	if (ctlfd >= 0)
