@@ -1,6 +1,11 @@
 /* `copybench send`: N connections, each with its own sender thread, against a sink. The main
  * thread only keeps time: warm-up, then the measured window, then stop; workers take their
- * own counter snapshots at the first operation after each phase change. */
+ * own counter snapshots at the first operation after each phase change.
+ *
+ * cmd_send runs one trial in phases, each a function: options -> source (the data) -> control
+ * handshake -> connections -> threads -> window -> collect -> report. A phase that fails sets
+ * the trial's error and the later ones up to the report are skipped; the report always prints
+ * the one record. */
 #include "control.h"
 #include "histo.h"
 #include "method.h"
@@ -68,6 +73,73 @@ static int file_progress(struct pass *p, struct meter *m, uint64_t bytes)
 	return meter_tick(m, s->phase);
 }
 
+/* File methods: whole passes over the file until the stop signal. */
+static int send_passes(struct sender *s)
+{
+	struct pass p = { .progress = file_progress, .arg = s, .meter = &s->meter };
+
+	while (!meter_tick(&s->meter, s->phase)) {
+		if (s->o->t.cache == 1 && drop_cache(s->ctx.src_fd, &s->err))
+			return -1;
+		if (s->m->pass(&s->ctx, &p))
+			return -1;
+		if (s->meter.seen != PHASE_STOP)
+			s->meter.messages++; /* whole passes over the file */
+	}
+	return 0;
+}
+
+/* Pingpong: wait for the echo of one message. 1 = a round trip, 0 = a UDP reply that never
+ * came (a lost datagram), -1 = failure. */
+static int await_echo(struct sender *s, uint8_t *echo)
+{
+	const struct send_opts *o = s->o;
+	int rc;
+
+	if (o->proto == PROTO_UDP) {
+		ssize_t n = recv(s->ctx.fd, echo, o->t.size + 1, 0);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			s->reply_timeouts++; /* lost datagram: not a round trip */
+			return 0;
+		}
+		if (n != (ssize_t)o->t.size) {
+			err_set(&s->err, "pingpong: reply of %zd bytes, expected %llu (%s)", n,
+				(unsigned long long)o->t.size, n < 0 ? strerror(errno) : "short");
+			return -1;
+		}
+		return 1;
+	}
+	rc = read_full(s->ctx.fd, echo, o->t.size, &s->err);
+	if (rc == 0)
+		err_set(&s->err, "pingpong: the sink closed the connection");
+	return rc <= 0 ? -1 : 1;
+}
+
+/* Message methods: one message after another (pingpong: each waits for its echo). */
+static int send_messages(struct sender *s, uint8_t *echo)
+{
+	const struct send_opts *o = s->o;
+
+	for (uint64_t i = 0; !meter_tick(&s->meter, s->phase); i++) {
+		uint64_t t0 = o->mode == MODE_PINGPONG ? now_ns() : 0;
+
+		if (s->m->send_msg(&s->ctx, i))
+			return -1;
+		if (o->mode == MODE_PINGPONG) {
+			int rc = await_echo(s, echo);
+			if (rc < 0)
+				return -1;
+			if (rc == 0)
+				continue;
+			if (s->meter.seen == PHASE_MEASURE)
+				histo_add(&s->rtt, now_ns() - t0);
+		}
+		s->meter.bytes += o->t.size;
+		s->meter.messages++;
+	}
+	return 0;
+}
+
 static void *sender_main(void *arg)
 {
 	struct sender *s = arg;
@@ -91,50 +163,8 @@ static void *sender_main(void *arg)
 		goto out;
 	}
 	gate_arrive(s->gate, true);
-
-	if (s->m->kinds & M_FILE_SOCK) {
-		struct pass p = { .progress = file_progress, .arg = s, .meter = &s->meter };
-		while (!meter_tick(&s->meter, s->phase)) {
-			if (o->t.cache == 1 && drop_cache(c->src_fd, &s->err))
-				goto out;
-			if (s->m->pass(c, &p))
-				goto out;
-			if (s->meter.seen != PHASE_STOP)
-				s->meter.messages++; /* whole passes over the file */
-		}
-	} else {
-		for (uint64_t i = 0; !meter_tick(&s->meter, s->phase); i++) {
-			uint64_t t0 = o->mode == MODE_PINGPONG ? now_ns() : 0;
-
-			if (s->m->send_msg(c, i))
-				goto out;
-			if (o->mode == MODE_PINGPONG) {
-				if (o->proto == PROTO_UDP) {
-					ssize_t n = recv(c->fd, echo, o->t.size + 1, 0);
-					if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-						s->reply_timeouts++; /* lost datagram: not a round trip */
-						continue;
-					}
-					if (n != (ssize_t)o->t.size) {
-						err_set(&s->err, "pingpong: reply of %zd bytes, expected %llu (%s)", n,
-							(unsigned long long)o->t.size, n < 0 ? strerror(errno) : "short");
-						goto out;
-					}
-				} else {
-					int rc = read_full(c->fd, echo, o->t.size, &s->err);
-					if (rc <= 0) {
-						if (rc == 0)
-							err_set(&s->err, "pingpong: the sink closed the connection");
-						goto out;
-					}
-				}
-				if (s->meter.seen == PHASE_MEASURE)
-					histo_add(&s->rtt, now_ns() - t0);
-			}
-			s->meter.bytes += o->t.size;
-			s->meter.messages++;
-		}
-	}
+	if (s->m->kinds & M_FILE_SOCK ? send_passes(s) : send_messages(s, echo))
+		goto out;
 	if (s->m->drain && s->m->drain(c, 10000))
 		goto out;
 out:
@@ -262,223 +292,340 @@ static int read_result(struct ctl *ctl, struct record *r, char *recv_json, size_
 	}
 }
 
-int cmd_send(int argc, char **argv)
-{
+/* One `send` trial: what its phases share (cmd_send runs them in order). */
+struct send_run {
 	struct send_opts o;
-	struct srcfile src = { .fd = -1 };
-	struct pattern *pat = malloc(sizeof(*pat));
-	struct sender *snd = NULL;
+	const char *token;            /* runner-token mode: $COPYBENCH_TOKEN; NULL otherwise */
+	struct srcfile src;
+	struct pattern *pat;
+	struct histo *rtt;
+	struct interference *itf;
+	struct sender *snd;           /* MAX_THREADS of them */
+	int ports[MAX_THREADS];
 	struct ctl ctl;
-	struct err e = { "" };
-	struct record r;
-	struct meter *meters[2 * MAX_THREADS];
-	struct histo *rtt = calloc(1, sizeof(*rtt));
-	char recv_json[8192], first[512];
-	char hello[512];
-	int ports[MAX_THREADS], nmeters = 0, ctlfd = -1;
-	_Atomic int phase = PHASE_WARMUP;
-	struct gate gate = { .mu = PTHREAD_MUTEX_INITIALIZER };
-	pthread_condattr_t ca;
-	uint64_t t;
-	int started = 0;
+	int ctlfd, started;
+	_Atomic int phase;
+	struct gate gate;
 	struct window_probe wp;       /* /proc/stat at the window's edges (interference) */
-	struct interference *itf = malloc(sizeof(*itf));
-	const char *token;
+	struct record r;
+	struct err e;
+	char recv_json[8192], first[512];
+};
 
-	send_parse(argc, argv, &o);
-	window_probe_init(&wp);
-	token = getenv("COPYBENCH_TOKEN");
+/* The runner's token ($COPYBENCH_TOKEN), which proves our connections to a --token-stdin sink;
+ * none with --no-sink (no sink to prove them to). */
+static const char *runner_token(bool no_sink)
+{
+	const char *token = getenv("COPYBENCH_TOKEN");
+
 	if (token && !*token)
 		token = NULL;
 	if (token && !token_valid(token))
 		die_usage("COPYBENCH_TOKEN: not a runner token (%d to %d lowercase hex digits)", TOKEN_MIN, TOKEN_MAX);
-	if (token && o.no_sink)
-		token = NULL;
+	return no_sink ? NULL : token;
+}
+
+/* Phase 1, options: the command line, then the token from the environment. */
+static void send_options(int argc, char **argv, struct send_run *run)
+{
+	send_parse(argc, argv, &run->o);
+	window_probe_init(&run->wp);
+	run->token = runner_token(run->o.no_sink);
+}
+
+/* The record's config, and what it says until the sink answers. */
+static void send_record_init(struct send_run *run)
+{
+	const struct send_opts *o = &run->o;
+
+	run->r = (struct record){ .command = "send", .method = o->m->name, .mode = mode_names[o->mode],
+				  .protocol = proto_names[o->proto], .host = o->host, .port = o->port,
+				  .size = o->t.size, .fields = o->fields, .threads = o->threads,
+				  .cpus_sender = &o->t.cpus, .duration_s = o->t.duration, .warmup_s = o->t.warmup,
+				  .verify = verify_names[o->t.verify], .seed = o->t.seed, .no_sink = o->no_sink,
+				  .counters = counter_set_names[o->t.counters],
+				  .cache = o->t.cache >= 0 ? cache_names[o->t.cache] : NULL, .file = o->file,
+				  .udp = o->proto == PROTO_UDP, .family = "unknown",
+				  .receiver_unavailable = o->no_sink ? "--no-sink: nothing receives"
+								     : "no result from the sink" };
+}
+
+/* Buffers, the gate and the record; -1 when out of memory (no record then). */
+static int send_init(struct send_run *run)
+{
+	pthread_condattr_t ca;
+
+	atomic_init(&run->phase, PHASE_WARMUP);
+	pthread_mutex_init(&run->gate.mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* sleep_until's deadlines are monotonic */
-	pthread_cond_init(&gate.cv, &ca);
-	if (!pat || !rtt) {
+	pthread_cond_init(&run->gate.cv, &ca);
+	run->pat = malloc(sizeof(*run->pat));
+	run->rtt = calloc(1, sizeof(*run->rtt));
+	run->itf = malloc(sizeof(*run->itf));
+	if (!run->pat || !run->rtt) {
 		fputs("copybench: out of memory\n", stderr);
-		return 1;
+		return -1;
 	}
-	r = (struct record){ .command = "send", .method = o.m->name, .mode = mode_names[o.mode],
-			     .protocol = proto_names[o.proto], .host = o.host, .port = o.port,
-			     .size = o.t.size, .fields = o.fields, .threads = o.threads,
-			     .cpus_sender = &o.t.cpus, .duration_s = o.t.duration, .warmup_s = o.t.warmup,
-			     .verify = verify_names[o.t.verify], .seed = o.t.seed, .no_sink = o.no_sink,
-			     .counters = counter_set_names[o.t.counters],
-			     .cache = o.t.cache >= 0 ? cache_names[o.t.cache] : NULL, .file = o.file,
-			     .udp = o.proto == PROTO_UDP, .family = "unknown",
-			     .receiver_unavailable = o.no_sink ? "--no-sink: nothing receives" : "no result from the sink" };
+	send_record_init(run);
+	return 0;
+}
 
-	if (o.m->probe) {
+/* Phase 2, the data: a method that cannot run here fails the trial; a file method gets its file
+ * (the user's, or one generated with the pattern), a message method the pattern of its size. */
+static int send_source(struct send_run *run)
+{
+	const struct send_opts *o = &run->o;
+
+	if (o->m->probe) {
 		char why[200];
-		if (o.m->probe(why, sizeof(why))) {
-			err_set(&e, "method %s is not available here: %s", o.m->name, why);
-			goto done;
+		if (o->m->probe(why, sizeof(why))) {
+			err_set(&run->e, "method %s is not available here: %s", o->m->name, why);
+			return -1;
 		}
 	}
-	if (o.m->kinds & M_FILE_SOCK) {
-		if (o.file) {
-			srcfile_open_user(&src, "--file", o.file);
-		} else {
-			pattern_init(pat, o.t.seed, o.t.size, false);
-			if (srcfile_generate(&src, o.t.dir, o.t.size, pat, &e))
-				goto done;
-		}
-		r.file_size = src.size;
-		if (o.t.cache == 0 && warm_cache(src.fd, src.size, &e))
-			goto done;
-		pattern_init(pat, o.t.seed, src.size, false);
+	if (!(o->m->kinds & M_FILE_SOCK)) {
+		pattern_init(run->pat, o->t.seed, o->t.size, true);
+		return 0;
+	}
+	if (o->file) {
+		srcfile_open_user(&run->src, "--file", o->file);
 	} else {
-		pattern_init(pat, o.t.seed, o.t.size, true);
+		pattern_init(run->pat, o->t.seed, o->t.size, false);
+		if (srcfile_generate(&run->src, o->t.dir, o->t.size, run->pat, &run->e))
+			return -1;
 	}
+	run->r.file_size = run->src.size;
+	if (o->t.cache == 0 && warm_cache(run->src.fd, run->src.size, &run->e))
+		return -1;
+	pattern_init(run->pat, o->t.seed, run->src.size, false);
+	return 0;
+}
 
-	if (o.no_sink) {
-		for (int i = 0; i < o.threads; i++)
-			ports[i] = o.port;
-	} else {
-		struct session ss = { .proto = o.proto, .mode = o.mode, .threads = o.threads, .size = o.t.size,
-				      .record = pat->record, .stamped = pat->stamped, .verify = o.t.verify,
-				      .seed = o.t.seed, .counters = o.t.counters };
-		char line[256];
-		size_t hl;
-		int rc;
+/* Phase 3, control handshake: HELLO with the session (and the runner's token); the sink
+ * answers with the data port(s). --no-sink: no sink, the data goes to --host:--port. */
+static int send_handshake(struct send_run *run)
+{
+	const struct send_opts *o = &run->o;
+	struct session ss = { .proto = o->proto, .mode = o->mode, .threads = o->threads, .size = o->t.size,
+			      .record = run->pat->record, .stamped = run->pat->stamped, .verify = o->t.verify,
+			      .seed = o->t.seed, .counters = o->t.counters };
+	char hello[512], line[256];
+	size_t hl;
+	int rc;
 
-		ctlfd = tcp_connect_to(o.host, o.port, 3000, &e);
-		if (ctlfd < 0)
-			goto done;
-		r.family = sock_family_name(ctlfd);
-		ctl_init(&ctl, ctlfd);
-		session_format(&ss, hello, sizeof(hello));
-		hl = strlen(hello);
-		if (token) /* runner-token mode: the sink refuses a greeting without its token */
-			snprintf(hello + hl, sizeof(hello) - hl, " token=%s", token);
-		if (ctl_send(&ctl, &e, "%s", hello))
-			goto done;
-		rc = ctl_recv(&ctl, line, sizeof(line), 5000, &e);
-		if (rc == 0)
-			err_set(&e, "control: the peer at %s port %d closed the connection (not a copybench sink?)",
-				o.host, o.port);
-		if (rc <= 0 || parse_ok(line, ports, o.threads, &e))
-			goto done;
+	if (o->no_sink) {
+		for (int i = 0; i < o->threads; i++)
+			run->ports[i] = o->port;
+		return 0;
 	}
+	run->ctlfd = tcp_connect_to(o->host, o->port, 3000, &run->e);
+	if (run->ctlfd < 0)
+		return -1;
+	run->r.family = sock_family_name(run->ctlfd);
+	ctl_init(&run->ctl, run->ctlfd);
+	session_format(&ss, hello, sizeof(hello));
+	hl = strlen(hello);
+	if (run->token) /* runner-token mode: the sink refuses a greeting without its token */
+		snprintf(hello + hl, sizeof(hello) - hl, " token=%s", run->token);
+	if (ctl_send(&run->ctl, &run->e, "%s", hello))
+		return -1;
+	rc = ctl_recv(&run->ctl, line, sizeof(line), 5000, &run->e);
+	if (rc == 0)
+		err_set(&run->e, "control: the peer at %s port %d closed the connection (not a copybench sink?)",
+			o->host, o->port);
+	if (rc <= 0 || parse_ok(line, run->ports, o->threads, &run->e))
+		return -1;
+	return 0;
+}
 
-	snd = calloc(MAX_THREADS, sizeof(*snd));
-	if (!snd) {
-		err_set(&e, "out of memory");
-		goto done;
-	}
-	for (int i = 0; i < o.threads; i++) {
-		struct sender *s = &snd[i];
-		int one = 1;
+/* Thread i's data connection, to the port the sink gave it. */
+static int connect_one(struct send_run *run, int i)
+{
+	const struct send_opts *o = &run->o;
+	struct sender *s = &run->snd[i];
+	int one = 1;
 
-		*s = (struct sender){ .index = i, .o = &o, .m = o.m, .phase = &phase, .gate = &gate };
-		s->ctx = (struct mctx){ .fd = -1, .udp = o.proto == PROTO_UDP, .size = o.t.size, .fields = o.fields,
-					.pat = pat, .err = &s->err, .src_fd = src.fd, .file_size = src.size,
-					.src_path = src.path, .helper_meter = &s->helper_meter, .phase = &phase,
-					.counters = o.t.counters };
-		s->ctx.fd = o.proto == PROTO_UDP ? udp_connect_to(o.host, ports[i], &e)
-						 : tcp_connect_to(o.host, ports[i], 3000, &e);
-		if (s->ctx.fd < 0)
-			goto done;
-		if (token && o.proto == PROTO_TCP) { /* prove the data connection is ours */
-			char pre[sizeof(CTL_DATA_MAGIC) + TOKEN_MAX + 2];
-			int pl = snprintf(pre, sizeof(pre), CTL_DATA_MAGIC "%s\n", token);
-			if (write_full(s->ctx.fd, pre, (size_t)pl, &e))
-				goto done;
-		}
-		if (o.no_sink)
-			r.family = sock_family_name(s->ctx.fd);
-		if (o.proto == PROTO_UDP && o.mode == MODE_PINGPONG)
-			set_timeout_ms(s->ctx.fd, SO_RCVTIMEO, 1000);
-		if (o.mode == MODE_PINGPONG && o.proto == PROTO_TCP) /* one message per round trip */
-			setsockopt(s->ctx.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	*s = (struct sender){ .index = i, .o = o, .m = o->m, .phase = &run->phase, .gate = &run->gate };
+	s->ctx = (struct mctx){ .fd = -1, .udp = o->proto == PROTO_UDP, .size = o->t.size, .fields = o->fields,
+				.pat = run->pat, .err = &s->err, .src_fd = run->src.fd, .file_size = run->src.size,
+				.src_path = run->src.path, .helper_meter = &s->helper_meter, .phase = &run->phase,
+				.counters = o->t.counters };
+	s->ctx.fd = o->proto == PROTO_UDP ? udp_connect_to(o->host, run->ports[i], &run->e)
+					 : tcp_connect_to(o->host, run->ports[i], 3000, &run->e);
+	if (s->ctx.fd < 0)
+		return -1;
+	if (run->token && o->proto == PROTO_TCP) { /* prove the data connection is ours */
+		char pre[sizeof(CTL_DATA_MAGIC) + TOKEN_MAX + 2];
+		int pl = snprintf(pre, sizeof(pre), CTL_DATA_MAGIC "%s\n", run->token);
+		if (write_full(s->ctx.fd, pre, (size_t)pl, &run->e))
+			return -1;
 	}
-	for (int i = 0; i < o.threads; i++) {
-		int rc = pthread_create(&snd[i].tid, NULL, sender_main, &snd[i]);
+	if (o->no_sink)
+		run->r.family = sock_family_name(s->ctx.fd);
+	if (o->proto == PROTO_UDP && o->mode == MODE_PINGPONG)
+		set_timeout_ms(s->ctx.fd, SO_RCVTIMEO, 1000);
+	if (o->mode == MODE_PINGPONG && o->proto == PROTO_TCP) /* one message per round trip */
+		setsockopt(s->ctx.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return 0;
+}
+
+/* Phase 4, connections: one data socket per thread. */
+static int send_connect(struct send_run *run)
+{
+	run->snd = calloc(MAX_THREADS, sizeof(*run->snd));
+	if (!run->snd) {
+		err_set(&run->e, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < MAX_THREADS; i++)
+		run->snd[i].ctx.fd = -1; /* not connected (yet): nothing to close */
+	for (int i = 0; i < run->o.threads; i++)
+		if (connect_one(run, i))
+			return -1;
+	return 0;
+}
+
+/* Phase 5, threads: start one sender per connection; they set up, then wait at the gate. */
+static void send_start(struct send_run *run)
+{
+	for (int i = 0; i < run->o.threads; i++) {
+		int rc = pthread_create(&run->snd[i].tid, NULL, sender_main, &run->snd[i]);
 		if (rc) {
-			err_set(&e, "pthread_create: %s", strerror(rc));
-			atomic_store(&phase, PHASE_STOP);
+			err_set(&run->e, "pthread_create: %s", strerror(rc));
+			atomic_store(&run->phase, PHASE_STOP);
 			break;
 		}
-		started++;
+		run->started++;
 	}
-	gate_open(&gate, started);
+	gate_open(&run->gate, run->started);
+}
 
-	t = now_ns();
-	window(t + (uint64_t)(o.t.warmup * 1e9), &gate, &phase, token && ctlfd >= 0 ? &ctl : NULL);
-	if (atomic_load(&phase) != PHASE_STOP)
-		window_probe_start(&wp); /* before the start signal: the read stays out of the window */
-	if (ctlfd >= 0 && atomic_load(&phase) != PHASE_STOP)
-		ctl_send(&ctl, &e, "MEASURE");
-	if (atomic_load(&phase) != PHASE_STOP)
-		atomic_store(&phase, PHASE_MEASURE);
-	t = now_ns();
-	window(t + (uint64_t)(o.t.duration * 1e9), &gate, &phase, token && ctlfd >= 0 ? &ctl : NULL);
-	atomic_store(&phase, PHASE_STOP);
-	window_probe_end(&wp);
-	if (ctlfd >= 0)
-		ctl_send(&ctl, &e, "STOP");
-	for (int i = 0; i < started; i++) {
-		pthread_join(snd[i].tid, NULL);
-		if (snd[i].err.msg[0])
-			err_set(&e, "thread %d: %s", i, snd[i].err.msg);
-		meters[nmeters++] = &snd[i].meter;
-		if (snd[i].helper_meter.opened || snd[i].helper_meter.have_end)
-			meters[nmeters++] = &snd[i].helper_meter;
-		histo_merge(rtt, &snd[i].rtt);
-		r.zc_used |= snd[i].ctx.zc_used;
-		r.zc.sends += snd[i].ctx.zc.sends;
-		r.zc.completions += snd[i].ctx.zc.completions;
-		r.zc.copied += snd[i].ctx.zc.copied;
-		r.zc.enobufs += snd[i].ctx.zc.enobufs;
-		r.datagrams_sent += snd[i].meter.messages;
-		r.reply_timeouts += snd[i].reply_timeouts;
-	}
-	side_totals(&r.sender, meters, nmeters);
-	r.have_result = started == o.threads;
-	r.rtt = o.mode == MODE_PINGPONG ? rtt : NULL;
-	if (ctlfd >= 0 && started) {
-		struct err ce = { "" };
-		uint64_t received = 0, sent = 0;
+/* Phase 6, the window: warm-up, MEASURE, the measured window, STOP. The sink learns each
+ * boundary on the control connection; /proc/stat is read just outside the window. */
+static void send_window(struct send_run *run)
+{
+	const struct send_opts *o = &run->o;
+	struct ctl *hb = run->token && run->ctlfd >= 0 ? &run->ctl : NULL;
+	uint64_t t = now_ns();
 
-		if (read_result(&ctl, &r, recv_json, sizeof(recv_json), &received, first, sizeof(first), &ce) == 0) {
-			r.receiver_json = recv_json;
-			for (int i = 0; i < started; i++) /* splice2's second thread counts its own */
-				sent += snd[i].meter.bytes + snd[i].helper_meter.bytes;
-			/* every byte sent (warm-up included) must have arrived, once */
-			if (o.proto == PROTO_TCP && !e.msg[0] && received != sent)
-				err_set(&e, "the sink received %llu bytes but %llu were sent",
-					(unsigned long long)received, (unsigned long long)sent);
-			if (r.verify_mismatches)
-				err_set(&e, "verification failed: %llu mismatches, first at %s",
-					(unsigned long long)r.verify_mismatches, r.first_mismatch);
-		} else {
-			err_set(&e, "%s", ce.msg);
-		}
+	window(t + (uint64_t)(o->t.warmup * 1e9), &run->gate, &run->phase, hb);
+	if (atomic_load(&run->phase) != PHASE_STOP)
+		window_probe_start(&run->wp); /* before the start signal: the read stays out of the window */
+	if (run->ctlfd >= 0 && atomic_load(&run->phase) != PHASE_STOP)
+		ctl_send(&run->ctl, &run->e, "MEASURE");
+	if (atomic_load(&run->phase) != PHASE_STOP)
+		atomic_store(&run->phase, PHASE_MEASURE);
+	t = now_ns();
+	window(t + (uint64_t)(o->t.duration * 1e9), &run->gate, &run->phase, hb);
+	atomic_store(&run->phase, PHASE_STOP);
+	window_probe_end(&run->wp);
+	if (run->ctlfd >= 0)
+		ctl_send(&run->ctl, &run->e, "STOP");
+}
+
+/* Join the threads and add up their figures into the record. */
+static void collect_threads(struct send_run *run)
+{
+	struct record *r = &run->r;
+	struct meter *meters[2 * MAX_THREADS];
+	int nmeters = 0;
+
+	for (int i = 0; i < run->started; i++) {
+		struct sender *s = &run->snd[i];
+
+		pthread_join(s->tid, NULL);
+		if (s->err.msg[0])
+			err_set(&run->e, "thread %d: %s", i, s->err.msg);
+		meters[nmeters++] = &s->meter;
+		if (s->helper_meter.opened || s->helper_meter.have_end)
+			meters[nmeters++] = &s->helper_meter;
+		histo_merge(run->rtt, &s->rtt);
+		r->zc_used |= s->ctx.zc_used;
+		r->zc.sends += s->ctx.zc.sends;
+		r->zc.completions += s->ctx.zc.completions;
+		r->zc.copied += s->ctx.zc.copied;
+		r->zc.enobufs += s->ctx.zc.enobufs;
+		r->datagrams_sent += s->meter.messages;
+		r->reply_timeouts += s->reply_timeouts;
 	}
-done:
-	if (itf) {
-		window_probe_finish(&wp, itf);
-		r.interference = itf;
+	side_totals(&r->sender, meters, nmeters);
+	r->have_result = run->started == run->o.threads;
+	r->rtt = run->o.mode == MODE_PINGPONG ? run->rtt : NULL;
+}
+
+/* The sink's result: its receiver block, and whether every byte arrived, once and right. */
+static void collect_receiver(struct send_run *run)
+{
+	struct record *r = &run->r;
+	struct err ce = { "" };
+	uint64_t received = 0, sent = 0;
+
+	if (read_result(&run->ctl, r, run->recv_json, sizeof(run->recv_json), &received, run->first,
+			sizeof(run->first), &ce)) {
+		err_set(&run->e, "%s", ce.msg);
+		return;
 	}
-	record_judge_window(&r, &e);
-	r.error = e.msg[0] ? e.msg : NULL;
-	record_print(stdout, &r);
-	record_summary(stderr, &r);
-	for (int i = 0; snd && i < o.threads; i++)
-		if (snd[i].ctx.fd >= 0)
-			close(snd[i].ctx.fd);
-	if (ctlfd >= 0)
-		close(ctlfd);
-	if (src.fd >= 0)
-		close(src.fd);
-	free(snd);
-	free(pat);
-	free(rtt);
-	free(itf);
-	free(wp.start); /* window_probe_finish freed them unless itf was NULL */
-	free(wp.end);
-	return record_exit_code(&r);
+	r->receiver_json = run->recv_json;
+	for (int i = 0; i < run->started; i++) /* splice2's second thread counts its own */
+		sent += run->snd[i].meter.bytes + run->snd[i].helper_meter.bytes;
+	/* every byte sent (warm-up included) must have arrived, once */
+	if (run->o.proto == PROTO_TCP && !run->e.msg[0] && received != sent)
+		err_set(&run->e, "the sink received %llu bytes but %llu were sent",
+			(unsigned long long)received, (unsigned long long)sent);
+	if (r->verify_mismatches)
+		err_set(&run->e, "verification failed: %llu mismatches, first at %s",
+			(unsigned long long)r->verify_mismatches, r->first_mismatch);
+}
+
+/* Phase 7, collect: the threads' figures, then the sink's. */
+static void send_collect(struct send_run *run)
+{
+	collect_threads(run);
+	if (run->ctlfd >= 0 && run->started)
+		collect_receiver(run);
+}
+
+/* Phase 8, report: judge the window, print the record and the summary, free; the exit code. */
+static int send_report(struct send_run *run)
+{
+	struct record *r = &run->r;
+
+	if (run->itf) {
+		window_probe_finish(&run->wp, run->itf);
+		r->interference = run->itf;
+	}
+	record_judge_window(r, &run->e);
+	r->error = run->e.msg[0] ? run->e.msg : NULL;
+	record_print(stdout, r);
+	record_summary(stderr, r);
+	for (int i = 0; run->snd && i < run->o.threads; i++)
+		if (run->snd[i].ctx.fd >= 0)
+			close(run->snd[i].ctx.fd);
+	if (run->ctlfd >= 0)
+		close(run->ctlfd);
+	if (run->src.fd >= 0)
+		close(run->src.fd);
+	free(run->snd);
+	free(run->pat);
+	free(run->rtt);
+	free(run->itf);
+	free(run->wp.start); /* window_probe_finish freed them unless itf was NULL */
+	free(run->wp.end);
+	return record_exit_code(r);
+}
+
+int cmd_send(int argc, char **argv)
+{
+	struct send_run run = { .ctlfd = -1, .src = { .fd = -1 } };
+
+	send_options(argc, argv, &run);
+	if (send_init(&run))
+		return 1;
+	if (!send_source(&run) && !send_handshake(&run) && !send_connect(&run)) {
+		send_start(&run);
+		send_window(&run);
+		send_collect(&run);
+	}
+	return send_report(&run);
 }
