@@ -584,31 +584,57 @@ static int serve(int cfd, struct sink_opts *o)
 	return g != GREET_REFUSED;
 }
 
-int cmd_sink(int argc, char **argv)
+/* --peer: a numeric address, kept in the form peer_addr writes, to compare with it */
+static void normalize_peer(struct sink_opts *o)
+{
+	unsigned char a[sizeof(struct in6_addr)];
+
+	if (inet_pton(AF_INET, o->peer, a) == 1)
+		inet_ntop(AF_INET, a, o->peer_norm, sizeof(o->peer_norm));
+	else if (inet_pton(AF_INET6, o->peer, a) == 1)
+		inet_ntop(AF_INET6, a, o->peer_norm, sizeof(o->peer_norm));
+	else
+		die_usage("--peer: '%s' is not a numeric IPv4 or IPv6 address", o->peer);
+}
+
+/* --token-stdin: the token is the first line of stdin */
+static void read_token(struct sink_opts *o)
+{
+	char line[TOKEN_MAX + 4];
+	ssize_t n = 0, r;
+
+	/* byte by byte: nothing after the newline may be consumed (stdin stays the lifeline) */
+	while (n < (ssize_t)sizeof(line) - 1 && (r = read(0, line + n, 1)) == 1 && line[n] != '\n')
+		n++;
+	line[n] = 0;
+	if (!token_valid(line))
+		die_usage("--token-stdin: the first line of stdin is not a token (%d to %d lowercase hex digits)",
+			  TOKEN_MIN, TOKEN_MAX);
+	strcpy(o->token, line);
+}
+
+/* Phase 0, options of `copybench sink`; the runner's token is read from stdin. */
+static void sink_parse(int argc, char **argv, struct sink_opts *o)
 {
 	static const struct option opts[] = {
 		{ "port", 1, 0, 'p' }, { "bind", 1, 0, 'b' }, { "cpus", 1, 0, 'c' },
 		{ "once", 0, 0, 'o' }, { "help", 0, 0, 'h' }, { "token-stdin", 0, 0, 't' },
 		{ "peer", 1, 0, 'P' }, { "idle-timeout", 1, 0, 'i' }, { 0 },
 	};
-	struct sink_opts o = { .bind = "::", .port = 5201 };
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct err e = { "" };
 	bool token_stdin = false;
-	const char *why_exit = "signal";
-	double idle_since;
-	int c, lfd;
+	int c;
 
+	*o = (struct sink_opts){ .bind = "::", .port = 5201 };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'p': o.port = (int)parse_long("--port", optarg, 0, 65535); break; /* 0: any free port */
-		case 'b': o.bind = optarg; break;
-		case 'c': parse_cpulist("--cpus", optarg, &o.cpus); break;
-		case 'o': o.once = true; break;
+		case 'p': o->port = (int)parse_long("--port", optarg, 0, 65535); break; /* 0: any free port */
+		case 'b': o->bind = optarg; break;
+		case 'c': parse_cpulist("--cpus", optarg, &o->cpus); break;
+		case 'o': o->once = true; break;
 		case 't': token_stdin = true; break;
-		case 'P': o.peer = optarg; break;
-		case 'i': o.idle_s = parse_seconds("--idle-timeout", optarg, 0.1, 86400); break;
+		case 'P': o->peer = optarg; break;
+		case 'i': o->idle_s = parse_seconds("--idle-timeout", optarg, 0.1, 86400); break;
 		case 'h': sink_usage(stdout); exit(0);
 		default:
 			die_usage("sink: unknown or incomplete option '%s' (see copybench sink --help)", argv[optind - 1]);
@@ -616,78 +642,71 @@ int cmd_sink(int argc, char **argv)
 	}
 	if (optind < argc)
 		die_usage("sink: unexpected argument '%s' (see copybench sink --help)", argv[optind]);
-	if (o.peer) {
-		unsigned char a[sizeof(struct in6_addr)];
-		if (inet_pton(AF_INET, o.peer, a) == 1)
-			inet_ntop(AF_INET, a, o.peer_norm, sizeof(o.peer_norm));
-		else if (inet_pton(AF_INET6, o.peer, a) == 1)
-			inet_ntop(AF_INET6, a, o.peer_norm, sizeof(o.peer_norm));
-		else
-			die_usage("--peer: '%s' is not a numeric IPv4 or IPv6 address", o.peer);
-	}
-	if (token_stdin) {
-		char line[TOKEN_MAX + 4];
-		ssize_t n = 0, r;
-		/* byte by byte: nothing after the newline may be consumed (stdin stays the lifeline) */
-		while (n < (ssize_t)sizeof(line) - 1 && (r = read(0, line + n, 1)) == 1 && line[n] != '\n')
-			n++;
-		line[n] = 0;
-		if (!token_valid(line))
-			die_usage("--token-stdin: the first line of stdin is not a token (%d to %d lowercase hex digits)",
-				  TOKEN_MIN, TOKEN_MAX);
-		strcpy(o.token, line);
-	}
-	lfd = tcp_listen_on(o.bind, o.port, &e);
-	if (lfd < 0) {
-		fprintf(stderr, "copybench: sink: %s\n", e.msg);
-		return 1;
-	}
-	o.lfd = lfd;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	printf("{\"event\":\"ready\",\"port\":%d}\n", sock_port(lfd));
-	fflush(stdout);
-	idle_since = now_s();
+	if (o->peer)
+		normalize_peer(o);
+	if (token_stdin)
+		read_token(o);
+}
+
+/* The serving loop: sessions one after another until a signal, --once, --idle-timeout or (in
+ * runner-token mode) the lifeline ends it; returns why, for the exit event. */
+static const char *sink_loop(struct sink_opts *o)
+{
+	double idle_since = now_s();
+
 	while (!quit) {
-		struct pollfd pfd[2] = { { .fd = lfd, .events = POLLIN }, { .fd = 0, .events = POLLIN } };
+		struct pollfd pfd[2] = { { .fd = o->lfd, .events = POLLIN }, { .fd = 0, .events = POLLIN } };
 		char peer[INET6_ADDRSTRLEN];
 		int cfd, port;
 
-		if (o.idle_s > 0 && now_s() - idle_since > o.idle_s) {
-			why_exit = "idle";
-			break;
-		}
-		if (poll(pfd, o.token[0] ? 2 : 1, 200) <= 0)
+		if (o->idle_s > 0 && now_s() - idle_since > o->idle_s)
+			return "idle";
+		if (poll(pfd, o->token[0] ? 2 : 1, 200) <= 0)
 			continue;
-		if (o.token[0] && pfd[1].revents && lifeline_closed(&o, 0)) {
-			why_exit = "lifeline";
-			break;
-		}
+		if (o->token[0] && pfd[1].revents && lifeline_closed(o, 0))
+			return "lifeline";
 		if (!(pfd[0].revents & POLLIN))
 			continue;
-		cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		cfd = accept4(o->lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (cfd < 0)
 			continue;
 		peer_addr(cfd, peer, sizeof(peer), &port);
-		if (o.peer && strcmp(peer, o.peer_norm)) {
-			refuse(&o, cfd, peer, port, "unexpected peer address");
+		if (o->peer && strcmp(peer, o->peer_norm)) {
+			refuse(o, cfd, peer, port, "unexpected peer address");
 			continue;
 		}
-		if (serve(cfd, &o)) {
-			o.sessions++;
+		if (serve(cfd, o)) {
+			o->sessions++;
 			idle_since = now_s();
 		}
 		close(cfd);
-		if (o.lifeline_gone) {
-			why_exit = "lifeline";
-			break;
-		}
-		if (o.once && o.sessions) {
-			why_exit = "once";
-			break;
-		}
+		if (o->lifeline_gone)
+			return "lifeline";
+		if (o->once && o->sessions)
+			return "once";
 	}
-	close(lfd);
+	return "signal";
+}
+
+int cmd_sink(int argc, char **argv)
+{
+	struct sink_opts o;
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct err e = { "" };
+	const char *why_exit;
+
+	sink_parse(argc, argv, &o);
+	o.lfd = tcp_listen_on(o.bind, o.port, &e);
+	if (o.lfd < 0) {
+		fprintf(stderr, "copybench: sink: %s\n", e.msg);
+		return 1;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	printf("{\"event\":\"ready\",\"port\":%d}\n", sock_port(o.lfd));
+	fflush(stdout);
+	why_exit = sink_loop(&o);
+	close(o.lfd);
 	if (o.token[0]) {
 		printf("{\"event\":\"exit\",\"reason\":\"%s\",\"sessions\":%lu,\"refused\":%lu}\n",
 		       why_exit, o.sessions, o.refused);
