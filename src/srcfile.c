@@ -73,6 +73,29 @@ int scratch_file(const char *dir, char *path, size_t len, struct err *e)
 	return fd;
 }
 
+/* Writes all of buf at off. A short count carries no errno (the file system filled up midway,
+ * or a signal came): the rest is written again, and a file system that is full then fails that
+ * write with the cause (ENOSPC, EDQUOT, EFBIG), which is what the error names. */
+static int pwrite_full(int fd, const uint8_t *buf, size_t n, uint64_t off, const char *path, struct err *e)
+{
+	for (size_t done = 0; done < n;) {
+		ssize_t w = pwrite(fd, buf + done, n - done, (off_t)(off + done));
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w < 0)
+				err_set(e, "write %s at byte %llu: %s", path, (unsigned long long)(off + done),
+					strerror(errno));
+			else /* write(2) returns 0 only for a count of 0; never seen for a regular file */
+				err_set(e, "write %s at byte %llu: no progress (0 of %zu bytes written; no space left "
+					"on the device?)", path, (unsigned long long)(off + done), n - done);
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	return 0;
+}
+
 int srcfile_generate(struct srcfile *s, const char *dir, uint64_t size, const struct pattern *p,
 		     struct err *e)
 {
@@ -91,8 +114,7 @@ int srcfile_generate(struct srcfile *s, const char *dir, uint64_t size, const st
 	for (uint64_t off = 0; off < size;) {
 		size_t n = size - off < chunk ? (size_t)(size - off) : chunk;
 		pattern_fill(p, off, buf, n);
-		if (pwrite(s->fd, buf, n, (off_t)off) != (ssize_t)n) {
-			err_set(e, "write %s: %s", s->path, strerror(errno));
+		if (pwrite_full(s->fd, buf, n, off, s->path, e)) {
 			free(buf);
 			return -1;
 		}
