@@ -9,7 +9,7 @@
 
 void srcfile_open_user(struct srcfile *s, const char *arg, const char *path)
 {
-	struct stat st;
+	struct stat st, out;
 	int fl;
 
 	memset(s, 0, sizeof(*s));
@@ -21,6 +21,13 @@ void srcfile_open_user(struct srcfile *s, const char *arg, const char *path)
 			  strerror(errno));
 	if (fstat(s->fd, &st) || !S_ISREG(st.st_mode))
 		die_usage("%s: '%s' is not a regular file", arg, path);
+	/* The record goes to standard output. Were that this file (`>> FILE`, or a link to it: an
+	 * inode is its (st_dev, st_ino) however it is named), the record would be written into the
+	 * source; `> FILE` has emptied it already. Refused before anything is written. */
+	if (fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode) && out.st_dev == st.st_dev &&
+	    out.st_ino == st.st_ino)
+		die_usage("%s: '%s' is the file standard output (the record) goes to; refusing to write the record "
+			  "into the source (allowed: standard output to another file or a pipe)", arg, path);
 	/* O_NONBLOCK was for the open only: the methods read with the flags they always had */
 	fl = fcntl(s->fd, F_GETFL);
 	if (fl < 0 || fcntl(s->fd, F_SETFL, fl & ~O_NONBLOCK))
