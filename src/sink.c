@@ -697,6 +697,8 @@ int cmd_sink(int argc, char **argv)
 
 	sink_parse(argc, argv, &o);
 	o.lfd = tcp_listen_on(o.bind, o.port, &e);
+	if (o.lfd == LISTEN_BAD_BIND) /* bad input: a usage error, like any other option's */
+		die_usage("%s", e.msg);
 	if (o.lfd < 0) {
 		fprintf(stderr, "copybench: sink: %s\n", e.msg);
 		return 1;
