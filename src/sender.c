@@ -42,6 +42,7 @@ struct gate {
 	pthread_cond_t cv;
 	int ready;
 	bool open;
+	int done;                 /* threads that have ended (the deadline's wait counts them) */
 };
 
 static void gate_arrive(struct gate *g, bool wait)
@@ -51,6 +52,15 @@ static void gate_arrive(struct gate *g, bool wait)
 	pthread_cond_broadcast(&g->cv);
 	while (wait && !g->open)
 		pthread_cond_wait(&g->cv, &g->mu);
+	pthread_mutex_unlock(&g->mu);
+}
+
+/* A thread's last act: it has ended, main may join it. */
+static void gate_leave(struct gate *g)
+{
+	pthread_mutex_lock(&g->mu);
+	g->done++;
+	pthread_cond_broadcast(&g->cv);
 	pthread_mutex_unlock(&g->mu);
 }
 
@@ -183,14 +193,34 @@ out:
 		gate_arrive(s->gate, false); /* failed before the gate: don't keep main waiting */
 	free(echo);
 	meter_close(&s->meter);
+	gate_leave(s->gate);
 	return NULL;
+}
+
+static struct timespec mono_ts(uint64_t ns)
+{
+	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull) };
+}
+
+/* main: wait until n threads have ended or `until` (CLOCK_MONOTONIC ns); how many have not */
+static int gate_wait_done(struct gate *g, int n, uint64_t until)
+{
+	struct timespec ts = mono_ts(until);
+	int left;
+
+	pthread_mutex_lock(&g->mu);
+	while (g->done < n && pthread_cond_timedwait(&g->cv, &g->mu, &ts) != ETIMEDOUT)
+		;
+	left = n - g->done;
+	pthread_mutex_unlock(&g->mu);
+	return left;
 }
 
 /* Sleep until `until` (CLOCK_MONOTONIC ns) or a worker fails (it signals the gate's cond):
  * one timed wait, no periodic wake-ups to disturb pinned workers. */
 static void sleep_until(uint64_t until, struct gate *g, _Atomic int *phase)
 {
-	struct timespec ts = { .tv_sec = (time_t)(until / 1000000000ull), .tv_nsec = (long)(until % 1000000000ull) };
+	struct timespec ts = mono_ts(until);
 
 	pthread_mutex_lock(&g->mu);
 	while (atomic_load(phase) != PHASE_STOP &&
@@ -249,16 +279,24 @@ bad:
 	return -1;
 }
 
-/* Read RESULT / RECEIVER / END from the sink. */
+/* Read RESULT / RECEIVER / END from the sink, by `deadline` (CLOCK_MONOTONIC ns). */
 static int read_result(struct ctl *ctl, struct record *r, char *recv_json, size_t len,
-		       uint64_t *bytes_received, char *first, size_t first_len, struct err *e)
+		       uint64_t *bytes_received, char *first, size_t first_len, uint64_t deadline, struct err *e)
 {
 	char line[sizeof(ctl->buf)];
 	unsigned long long checked, mism, bytes, dgrams;
 	int off = 0;
 
 	for (;;) {
-		int rc = ctl_recv(ctl, line, sizeof(line), 60000, e);
+		int64_t left_ms = ((int64_t)(deadline - now_ns())) / 1000000;
+		/* at least 1 ms: ctl_recv reads what has arrived only if it may poll */
+		int rc = ctl_recv(ctl, line, sizeof(line), left_ms > 1 ? (int)left_ms : 1, e);
+		if (rc == CTL_TIMEOUT) {
+			e->msg[0] = 0; /* ctl_recv's "no answer within N ms": say what it means */
+			err_set(e, "gave up waiting for the sink's result (--grace after the window): the sink "
+				"stopped answering (stopped or hung?) or the path to it stalled");
+			return -1;
+		}
 		if (rc <= 0) {
 			if (rc == 0)
 				err_set(e, "control: the sink closed the connection before its result");
@@ -307,6 +345,9 @@ struct send_run {
 	_Atomic int phase;
 	struct gate gate;
 	struct window_probe wp;       /* /proc/stat at the window's edges (interference) */
+	uint64_t deadline_ns;         /* the window's end + --grace: threads and result by then */
+	bool gave_up;                 /* threads were still blocked at the deadline */
+	bool abandoned;               /* ... and some even after their sockets were shut down */
 	struct record r;
 	struct err e;
 	char recv_json[8192], first[512];
@@ -522,6 +563,32 @@ static void send_window(struct send_run *run)
 	window_probe_end(&run->wp);
 	if (run->ctlfd >= 0)
 		ctl_send(&run->ctl, &run->e, "STOP");
+	/* the sender bounds its own life: whatever the sink does, it gives up by then */
+	run->deadline_ns = now_ns() + (uint64_t)(o->grace * 1e9);
+}
+
+/* A blocked thread's own bounded waits (a method's wait for zero-copy completions, 10 s) may
+ * outlast its socket's shutdown; this long after it, it is left behind. */
+#define UNBLOCK_NS 2000000000ull
+
+/* The deadline: threads still running --grace seconds after the window are blocked in a send
+ * (or a pingpong recv) that the sink will not let complete — it stopped reading (SIGSTOP, a
+ * hang) or the path to it stalled. shutdown(SHUT_RDWR) wakes a thread blocked on its socket
+ * (tcp_shutdown and the state change wake the socket's waiters: send fails with EPIPE, recv
+ * returns 0). false when some thread still has not ended UNBLOCK_NS later: it cannot be joined. */
+static bool stop_blocked_threads(struct send_run *run)
+{
+	int left = gate_wait_done(&run->gate, run->started, run->deadline_ns);
+
+	if (!left)
+		return true;
+	run->gave_up = true;
+	err_set(&run->e, "gave up %g s after the window (--grace): %d of %d sending threads still blocked; "
+		"the sink stopped reading (stopped or hung?) or the path to it stalled",
+		run->o.grace, left, run->started);
+	for (int i = 0; i < run->started; i++)
+		shutdown(run->snd[i].ctx.fd, SHUT_RDWR);
+	return gate_wait_done(&run->gate, run->started, now_ns() + UNBLOCK_NS) == 0;
 }
 
 /* Join the threads and add up their figures into the record. */
@@ -531,6 +598,10 @@ static void collect_threads(struct send_run *run)
 	struct meter *meters[2 * MAX_THREADS];
 	int nmeters = 0;
 
+	if (!stop_blocked_threads(run)) {
+		run->abandoned = true; /* no figures from threads still running: result null */
+		return;
+	}
 	for (int i = 0; i < run->started; i++) {
 		struct sender *s = &run->snd[i];
 
@@ -562,7 +633,7 @@ static void collect_receiver(struct send_run *run)
 	uint64_t received = 0, sent = 0;
 
 	if (read_result(&run->ctl, r, run->recv_json, sizeof(run->recv_json), &received, run->first,
-			sizeof(run->first), &ce)) {
+			sizeof(run->first), run->deadline_ns, &ce)) {
 		err_set(&run->e, "%s", ce.msg);
 		return;
 	}
@@ -582,7 +653,7 @@ static void collect_receiver(struct send_run *run)
 static void send_collect(struct send_run *run)
 {
 	collect_threads(run);
-	if (run->ctlfd >= 0 && run->started)
+	if (run->ctlfd >= 0 && run->started && !run->gave_up) /* gave up: the sink is not answering */
 		collect_receiver(run);
 }
 
@@ -597,8 +668,10 @@ static int send_report(struct send_run *run)
 	}
 	record_judge_window(r, &run->e);
 	r->error = run->e.msg[0] ? run->e.msg : NULL;
-	record_print(stdout, r);
+	record_print(stdout, r); /* flushed */
 	record_summary(stderr, r);
+	if (run->abandoned) /* threads still blocked in the kernel use these buffers: exit_group ends them */
+		_exit(record_exit_code(r));
 	for (int i = 0; run->snd && i < run->o.threads; i++)
 		if (run->snd[i].ctx.fd >= 0)
 			close(run->snd[i].ctx.fd);

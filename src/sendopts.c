@@ -27,13 +27,16 @@ static void send_usage(FILE *f)
 	      "  --file PATH       file methods: send this file (no verification possible)\n"
 	      "  --dir DIR         where a generated file goes (default /var/tmp)\n"
 	      "  --cache C         file methods: warm | cold page cache (default warm)\n"
-	      "  --no-sink         udp only: send to ADDR:PORT where nothing receives\n", f);
+	      "  --no-sink         udp only: send to ADDR:PORT where nothing receives\n"
+	      "  --grace S         give up S seconds after the window when a sending thread or the sink\n"
+	      "                    has not finished (it stopped reading or answering): a failed record,\n"
+	      "                    exit 1 (default 10)\n", f);
 }
 
 static const struct option send_own[] = {
 	{ "host", 1, 0, 'H' }, { "port", 1, 0, 'p' }, { "transport", 1, 0, 't' }, { "mode", 1, 0, 'M' },
 	{ "fields", 1, 0, 'f' }, { "threads", 1, 0, 'T' }, { "file", 1, 0, 'F' }, { "no-sink", 0, 0, 'n' },
-	{ 0 },
+	{ "grace", 1, 0, 'g' }, { 0 },
 };
 
 static void send_opt(int val, const char *arg, void *opts)
@@ -49,6 +52,7 @@ static void send_opt(int val, const char *arg, void *opts)
 	case 'T': o->threads = (int)parse_long("--threads", arg, 1, MAX_THREADS); break;
 	case 'F': o->file = arg; break;
 	case 'n': o->no_sink = true; break;
+	case 'g': o->grace = parse_seconds("--grace", arg, 0.1, 3600); break;
 	}
 }
 
@@ -94,7 +98,7 @@ void send_parse(int argc, char **argv, struct send_opts *o)
 				       .usage = send_usage, .opts = o };
 	const char *method;
 
-	*o = (struct send_opts){ .port = 5201, .fields = 8, .threads = 1 };
+	*o = (struct send_opts){ .port = 5201, .fields = 8, .threads = 1, .grace = 10 };
 	trialopts_init(&o->t, 65536);
 	trialopts_parse(argc, argv, &o->t, &cmd);
 	method = o->t.method;

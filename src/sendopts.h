@@ -14,6 +14,7 @@ struct send_opts {
 	enum proto proto;
 	enum mode mode;
 	bool no_sink;
+	double grace;              /* --grace: how long after the window the sender waits (s) */
 };
 
 /* Parses and checks send's arguments; every bad one is a usage error (exit 2). */
