@@ -1,28 +1,25 @@
 /* `copybench copy`: file -> file with one method, passes repeated over a measured window.
  * The destination (--dst, or a nameless scratch file in --dir) is rewritten from offset 0 each
  * pass and checked against the pattern at the end; a --dst is never truncated before it is known
- * not to be the source (dstfile.c). */
-#include "args.h"
+ * not to be the source (dstfile.c).
+ *
+ * cmd_copy runs one trial in phases, each a function: options -> files (source, destination)
+ * -> setup (the copying thread) -> window (the passes) -> report; a phase that fails sets the
+ * trial's error and skips the rest but the report, which always prints the one record. */
 #include "dstfile.h"
 #include "method.h"
 #include "record.h"
 #include "srcfile.h"
+#include "trialopts.h"
 
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 struct copy_opts {
+	struct trial_opts t;       /* shared with send (trialopts.h) */
 	const struct method *m;
-	const char *src, *dst, *dir;
-	uint64_t size, seed;
-	bool size_set, verify_set;
-	int cache;
-	enum verify_mode verify;
-	enum counter_set counters;
-	struct cpulist cpus;
-	double duration, warmup;
+	const char *src, *dst;
 };
 
 /* No timer thread: the copying thread advances the phase itself from the clock. */
@@ -62,54 +59,44 @@ static void copy_usage(FILE *f)
 	      "  --counters C   full (getrusage + perf counters + syscalls, default) | rusage\n", f);
 }
 
+static const struct option copy_own[] = {
+	{ "src", 1, 0, 'S' }, { "dst", 1, 0, 'D' }, { 0 },
+};
+
+static void copy_opt(int val, const char *arg, void *opts)
+{
+	struct copy_opts *o = opts;
+
+	if (val == 'S')
+		o->src = arg;
+	else if (val == 'D')
+		o->dst = arg;
+}
+
 static void parse(int argc, char **argv, struct copy_opts *o)
 {
-	static const struct option opts[] = {
-		{ "method", 1, 0, 'm' }, { "size", 1, 0, 's' }, { "src", 1, 0, 'S' }, { "dst", 1, 0, 'D' },
-		{ "dir", 1, 0, 'd' }, { "cache", 1, 0, 'C' }, { "cpus", 1, 0, 'c' }, { "duration", 1, 0, 'u' },
-		{ "warmup", 1, 0, 'w' }, { "verify", 1, 0, 'v' }, { "seed", 1, 0, 'e' }, { "counters", 1, 0, 'k' },
-		{ "help", 0, 0, 'h' }, { 0 },
-	};
-	static const char *const caches[] = { "warm", "cold", NULL };
-	const char *method = NULL;
-	int c;
+	const struct trial_cmd cmd = { .name = "copy", .own = copy_own, .own_opt = copy_opt,
+				       .usage = copy_usage, .opts = o };
+	const char *method;
 
-	*o = (struct copy_opts){ .size = 1u << 20, .seed = 1, .dir = "/var/tmp", .duration = 2,
-				 .warmup = 0.5, .verify = VERIFY_SAMPLE };
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm': method = optarg; break;
-		case 's': o->size = parse_size("--size", optarg, 1, MAX_SIZE); o->size_set = true; break;
-		case 'S': o->src = optarg; break;
-		case 'D': o->dst = optarg; break;
-		case 'd': o->dir = optarg; break;
-		case 'C': o->cache = parse_choice("--cache", optarg, caches); break;
-		case 'c': parse_cpulist("--cpus", optarg, &o->cpus); break;
-		case 'u': o->duration = parse_seconds("--duration", optarg, 0.01, 3600); break;
-		case 'w': o->warmup = parse_seconds("--warmup", optarg, 0, 600); break;
-		case 'v': o->verify = parse_choice("--verify", optarg, verify_names); o->verify_set = true; break;
-		case 'e': o->seed = parse_u64("--seed", optarg); break;
-		case 'k': o->counters = parse_choice("--counters", optarg, counter_set_names); break;
-		case 'h': copy_usage(stdout); exit(0);
-		default:
-			die_usage("copy: unknown or incomplete option '%s' (see copybench copy --help)", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		die_usage("copy: unexpected argument '%s' (see copybench copy --help)", argv[optind]);
+	*o = (struct copy_opts){ 0 };
+	trialopts_init(&o->t, 1u << 20);
+	trialopts_parse(argc, argv, &o->t, &cmd);
+	if (o->t.cache == CACHE_UNSET)
+		o->t.cache = 0; /* warm */
+	method = o->t.method;
 	if (!method)
 		die_usage("copy: --method is required (read-write, sendfile, splice, splice2, copy_file_range)");
 	o->m = method_find(method);
 	if (!o->m || !(o->m->kinds & M_FILE_FILE))
 		die_usage("--method: '%s' cannot copy file to file (allowed: read-write, sendfile, splice, splice2, "
 			  "copy_file_range)", method);
-	if (o->src && o->size_set)
+	if (o->src && o->t.size_set)
 		die_usage("--size: give either --src or --size, not both");
-	if (o->src && o->verify_set && o->verify != VERIFY_OFF)
+	if (o->src && o->t.verify_set && o->t.verify != VERIFY_OFF)
 		die_usage("--verify: a --src of your own has no known pattern; only 'off' is allowed (or use --size)");
 	if (o->src)
-		o->verify = VERIFY_OFF;
+		o->t.verify = VERIFY_OFF;
 }
 
 static int copy_progress(struct pass *p, struct meter *m, uint64_t bytes)
@@ -160,112 +147,167 @@ static void verify_dst(int fd, uint64_t size, const struct pattern *pat, enum ve
 	}
 }
 
+/* One `copy` trial: what its phases share (cmd_copy runs them in order). */
+struct copy_run {
+	struct copy_opts o;
+	struct copier cp;
+	struct meter meter, helper;   /* the copying thread's; splice2's second thread's */
+	struct srcfile src;
+	int dst;
+	char dst_path[512], first[200];
+	struct pattern *pat;
+	struct mctx c;
+	bool opened;                  /* the method's open succeeded: close it */
+	struct window_probe wp;
+	struct interference *itf;
+	struct record r;
+	struct err e;
+};
+
+/* Phase 1, options: the command line and the record's config. */
+static void copy_options(int argc, char **argv, struct copy_run *run)
+{
+	const struct copy_opts *o = &run->o;
+
+	parse(argc, argv, &run->o);
+	window_probe_init(&run->wp);
+	run->cp.wp = &run->wp;
+	run->r = (struct record){ .command = "copy", .method = o->m->name, .mode = "stream", .protocol = NULL,
+				  .host = NULL, .size = 0, .fields = 0, .threads = 1, .cpus_sender = &o->t.cpus,
+				  .duration_s = o->t.duration, .warmup_s = o->t.warmup,
+				  .verify = verify_names[o->t.verify], .seed = o->t.seed,
+				  .cache = o->t.cache ? "cold" : "warm", .file = o->src, .family = NULL,
+				  .receiver_unavailable = "file to file: no receiver",
+				  .counters = counter_set_names[o->t.counters] };
+}
+
+/* Phase 2, the files: the source (--src, or a pattern file in --dir), then the destination
+ * (--dst, decided on once the source is open so the two can be compared; or a nameless
+ * scratch file in --dir). */
+static int copy_files(struct copy_run *run)
+{
+	const struct copy_opts *o = &run->o;
+
+	if (!run->pat) {
+		err_set(&run->e, "out of memory");
+		return -1;
+	}
+	if (o->src) {
+		srcfile_open_user(&run->src, "--src", o->src);
+	} else {
+		pattern_init(run->pat, o->t.seed, o->t.size, false);
+		if (srcfile_generate(&run->src, o->t.dir, o->t.size, run->pat, &run->e))
+			return -1;
+	}
+	run->r.size = run->r.file_size = run->src.size;
+	if (o->dst) {
+		/* after the source is open, so the open destination can be compared with it */
+		if ((run->dst = dstfile_open("--dst", o->dst, &run->src, "--src", &run->e)) < 0)
+			return -1;
+		snprintf(run->dst_path, sizeof(run->dst_path), "%s", o->dst);
+	} else if ((run->dst = scratch_file(o->t.dir, run->dst_path, sizeof(run->dst_path), &run->e)) < 0) {
+		return -1;
+	}
+	return 0;
+}
+
+/* Phase 3, the copying thread: pinned, measured, the method opened, the cache warmed. */
+static int copy_setup(struct copy_run *run)
+{
+	const struct copy_opts *o = &run->o;
+
+	name_thread("cb-copy", o->t.seed); /* the copying thread, in CPU profiles */
+	if (pin_to_cpu(&o->t.cpus, 0, &run->e))
+		return -1;
+	run->c = (struct mctx){ .fd = run->dst, .dst_file = true, .src_fd = run->src.fd,
+				.file_size = run->src.size, .src_path = run->src.path, .pat = run->pat,
+				.err = &run->e, .helper_meter = &run->helper, .phase = &run->cp.phase,
+				.counters = o->t.counters };
+	meter_open(&run->meter, o->t.counters);
+	if (o->m->open && o->m->open(&run->c))
+		return -1;
+	run->opened = true;
+	if (!o->t.cache && warm_cache(run->src.fd, run->src.size, &run->e))
+		return -1;
+	return 0;
+}
+
+/* Phase 4, the window: whole passes, each from offset 0, from warm-up to the stop; the phase
+ * follows the clock (copier_clock). Then, for verification, one whole pass outside it. */
+static int copy_window(struct copy_run *run)
+{
+	const struct copy_opts *o = &run->o;
+	struct copier *cp = &run->cp;
+	struct pass p = { .progress = copy_progress, .arg = cp, .meter = &run->meter };
+	uint64_t t = now_ns();
+
+	cp->measure_at_ns = t + (uint64_t)(o->t.warmup * 1e9);
+	cp->stop_at_ns = cp->measure_at_ns + (uint64_t)(o->t.duration * 1e9);
+	for (copier_clock(cp); !meter_tick(&run->meter, &cp->phase); copier_clock(cp)) {
+		if (o->t.cache && drop_cache(run->src.fd, &run->e))
+			return -1;
+		if (lseek(run->dst, 0, SEEK_SET) < 0) {
+			err_sys(&run->e, "lseek destination");
+			return -1;
+		}
+		if (o->m->pass(&run->c, &p))
+			return -1;
+		if (run->meter.seen != PHASE_STOP)
+			run->meter.messages++; /* whole passes */
+	}
+	window_probe_end(&run->wp); /* after the end snapshot */
+	meter_transition(&run->meter, PHASE_STOP);
+	/* the window may end mid-pass: one whole pass, outside the window, before checking */
+	if (o->t.verify != VERIFY_OFF) {
+		struct pass whole = { .progress = never_stop, .meter = &run->meter };
+		if (lseek(run->dst, 0, SEEK_SET) < 0 || o->m->pass(&run->c, &whole))
+			return -1;
+	}
+	return 0;
+}
+
+/* Phase 5, collect and report: the totals, the destination checked, the record printed. */
+static int copy_report(struct copy_run *run)
+{
+	const struct copy_opts *o = &run->o;
+	struct meter *meters[2] = { &run->meter, &run->helper };
+	struct record *r = &run->r;
+
+	meter_transition(&run->meter, PHASE_STOP);
+	if (run->opened && o->m->close)
+		o->m->close(&run->c);
+	side_totals(&r->sender, meters, run->helper.have_end ? 2 : 1);
+	r->have_result = run->opened;
+	if (!run->e.msg[0] && o->t.verify != VERIFY_OFF)
+		verify_dst(run->dst, run->src.size, run->pat, o->t.verify, r, run->first, sizeof(run->first), &run->e);
+	if (run->itf) {
+		window_probe_finish(&run->wp, run->itf);
+		r->interference = run->itf;
+	}
+	record_judge_window(r, &run->e);
+	r->error = run->e.msg[0] ? run->e.msg : NULL;
+	record_print(stdout, r);
+	record_summary(stderr, r);
+	meter_close(&run->meter);
+	if (run->dst >= 0)
+		close(run->dst);
+	if (run->src.fd >= 0)
+		close(run->src.fd);
+	free(run->pat);
+	free(run->itf);
+	free(run->wp.start); /* window_probe_finish freed them unless itf was NULL */
+	free(run->wp.end);
+	return record_exit_code(r);
+}
+
 int cmd_copy(int argc, char **argv)
 {
-	struct copy_opts o;
-	struct copier cp = { .phase = PHASE_WARMUP };
-	struct meter meter = { 0 }, helper = { 0 };
-	char dst_path[512], first[200] = "";
-	struct srcfile src = { .fd = -1 };
-	struct pattern *pat = malloc(sizeof(*pat));
-	struct err e = { "" };
-	struct mctx c;
-	struct record r;
-	struct meter *meters[2] = { &meter, &helper };
-	struct pass p = { .progress = copy_progress, .arg = &cp, .meter = &meter };
-	bool opened = false;
-	int dst = -1;
-	uint64_t t;
-	struct window_probe wp;
-	struct interference *itf = malloc(sizeof(*itf));
+	struct copy_run run = { .cp = { .phase = PHASE_WARMUP }, .src = { .fd = -1 }, .dst = -1 };
 
-	parse(argc, argv, &o);
-	window_probe_init(&wp);
-	cp.wp = &wp;
-	r = (struct record){ .command = "copy", .method = o.m->name, .mode = "stream", .protocol = NULL,
-			     .host = NULL, .size = 0, .fields = 0, .threads = 1, .cpus_sender = &o.cpus,
-			     .duration_s = o.duration, .warmup_s = o.warmup, .verify = verify_names[o.verify],
-			     .seed = o.seed, .cache = o.cache ? "cold" : "warm", .file = o.src, .family = NULL,
-			     .receiver_unavailable = "file to file: no receiver", .counters = counter_set_names[o.counters] };
-	if (!pat) {
-		err_set(&e, "out of memory");
-		goto done;
-	}
-	if (o.src) {
-		srcfile_open_user(&src, "--src", o.src);
-	} else {
-		pattern_init(pat, o.seed, o.size, false);
-		if (srcfile_generate(&src, o.dir, o.size, pat, &e))
-			goto done;
-	}
-	r.size = r.file_size = src.size;
-	if (o.dst) {
-		/* after the source is open, so the open destination can be compared with it */
-		if ((dst = dstfile_open("--dst", o.dst, &src, "--src", &e)) < 0)
-			goto done;
-		snprintf(dst_path, sizeof(dst_path), "%s", o.dst);
-	} else if ((dst = scratch_file(o.dir, dst_path, sizeof(dst_path), &e)) < 0) {
-		goto done;
-	}
-	name_thread("cb-copy", o.seed); /* the copying thread, in CPU profiles */
-	if (pin_to_cpu(&o.cpus, 0, &e))
-		goto done;
-	c = (struct mctx){ .fd = dst, .dst_file = true, .src_fd = src.fd, .file_size = src.size,
-			   .src_path = src.path, .pat = pat, .err = &e, .helper_meter = &helper,
-			   .phase = &cp.phase, .counters = o.counters };
-	meter_open(&meter, o.counters);
-	if (o.m->open && o.m->open(&c))
-		goto done;
-	opened = true;
-	if (!o.cache && warm_cache(src.fd, src.size, &e))
-		goto done;
-	t = now_ns();
-	cp.measure_at_ns = t + (uint64_t)(o.warmup * 1e9);
-	cp.stop_at_ns = cp.measure_at_ns + (uint64_t)(o.duration * 1e9);
-	for (copier_clock(&cp); !meter_tick(&meter, &cp.phase); copier_clock(&cp)) {
-		if (o.cache && drop_cache(src.fd, &e))
-			goto done;
-		if (lseek(dst, 0, SEEK_SET) < 0) {
-			err_sys(&e, "lseek destination");
-			goto done;
-		}
-		if (o.m->pass(&c, &p))
-			goto done;
-		if (meter.seen != PHASE_STOP)
-			meter.messages++; /* whole passes */
-	}
-	window_probe_end(&wp); /* after the end snapshot */
-	meter_transition(&meter, PHASE_STOP);
-	/* the window may end mid-pass: one whole pass, outside the window, before checking */
-	if (o.verify != VERIFY_OFF) {
-		struct pass whole = { .progress = never_stop, .meter = &meter };
-		if (lseek(dst, 0, SEEK_SET) < 0 || o.m->pass(&c, &whole))
-			goto done;
-	}
-done:
-	meter_transition(&meter, PHASE_STOP);
-	if (opened && o.m->close)
-		o.m->close(&c);
-	side_totals(&r.sender, meters, helper.have_end ? 2 : 1);
-	r.have_result = opened;
-	if (!e.msg[0] && o.verify != VERIFY_OFF)
-		verify_dst(dst, src.size, pat, o.verify, &r, first, sizeof(first), &e);
-	if (itf) {
-		window_probe_finish(&wp, itf);
-		r.interference = itf;
-	}
-	record_judge_window(&r, &e);
-	r.error = e.msg[0] ? e.msg : NULL;
-	record_print(stdout, &r);
-	record_summary(stderr, &r);
-	meter_close(&meter);
-	if (dst >= 0)
-		close(dst);
-	if (src.fd >= 0)
-		close(src.fd);
-	free(pat);
-	free(itf);
-	free(wp.start); /* window_probe_finish freed them unless itf was NULL */
-	free(wp.end);
-	return record_exit_code(&r);
+	run.pat = malloc(sizeof(*run.pat));
+	run.itf = malloc(sizeof(*run.itf));
+	copy_options(argc, argv, &run);
+	if (!copy_files(&run) && !copy_setup(&run))
+		copy_window(&run);
+	return copy_report(&run);
 }

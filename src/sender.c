@@ -1,37 +1,26 @@
 /* `copybench send`: N connections, each with its own sender thread, against a sink. The main
  * thread only keeps time: warm-up, then the measured window, then stop; workers take their
- * own counter snapshots at the first operation after each phase change. */
-#include "args.h"
+ * own counter snapshots at the first operation after each phase change.
+ *
+ * cmd_send runs one trial in phases, each a function: options -> source (the data) -> control
+ * handshake -> connections -> threads -> window -> collect -> report. A phase that fails sets
+ * the trial's error and the later ones up to the report are skipped; the report always prints
+ * the one record. */
 #include "control.h"
 #include "histo.h"
 #include "method.h"
 #include "record.h"
+#include "sendopts.h"
 #include "socket.h"
 #include "srcfile.h"
 
 #include <fcntl.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
-
-struct send_opts {
-	const struct method *m;
-	const char *host, *file, *dir;
-	int port, fields, threads;
-	enum proto proto;
-	enum mode mode;
-	uint64_t size, seed;
-	bool size_set, verify_set, no_sink;
-	int cache; /* -1: not a file method, 0 warm, 1 cold */
-	enum verify_mode verify;
-	enum counter_set counters;
-	struct cpulist cpus;
-	double duration, warmup;
-};
 
 struct sender {
 	int index;
@@ -53,6 +42,7 @@ struct gate {
 	pthread_cond_t cv;
 	int ready;
 	bool open;
+	int done;                 /* threads that have ended (the deadline's wait counts them) */
 };
 
 static void gate_arrive(struct gate *g, bool wait)
@@ -62,6 +52,15 @@ static void gate_arrive(struct gate *g, bool wait)
 	pthread_cond_broadcast(&g->cv);
 	while (wait && !g->open)
 		pthread_cond_wait(&g->cv, &g->mu);
+	pthread_mutex_unlock(&g->mu);
+}
+
+/* A thread's last act: it has ended, main may join it. */
+static void gate_leave(struct gate *g)
+{
+	pthread_mutex_lock(&g->mu);
+	g->done++;
+	pthread_cond_broadcast(&g->cv);
 	pthread_mutex_unlock(&g->mu);
 }
 
@@ -76,126 +75,79 @@ static void gate_open(struct gate *g, int n)
 	pthread_mutex_unlock(&g->mu);
 }
 
-static const char *const cache_names[] = { "warm", "cold", NULL };
-
-static void send_usage(FILE *f)
-{
-	fputs("usage: copybench send --method M --host ADDR [options]\n"
-	      "  Sends to a `copybench sink` and prints one JSON record of the trial on stdout.\n"
-	      "  --method M        message: send sendmsg zerocopy uring-zc vmsplice\n"
-	      "                    file:    read-write mmap-write sendfile splice splice2\n"
-	      "  --host ADDR       the sink's address (IPv4 or IPv6 literal, or a name)\n"
-	      "  --port N          the sink's control port (default 5201)\n"
-	      "  --transport P     tcp | udp (default tcp; udp: message methods but vmsplice)\n"
-	      "  --mode M          stream (throughput) | pingpong (round trip per message)\n"
-	      "  --size BYTES      message size, or generated file size (default 64K; 1 to 1G)\n"
-	      "  --fields N        separately allocated fields per message (default 8)\n"
-	      "  --threads N       connections, each with its own thread (default 1)\n"
-	      "  --cpus LIST       pin sender thread i to the (i mod n)-th CPU of LIST\n"
-	      "  --duration S      measured window in seconds (default 2)\n"
-	      "  --warmup S        warm-up before the window (default 0.5)\n"
-	      "  --verify V        full | sample | off: receiver checks every byte (default sample)\n"
-	      "  --seed N          pattern seed (default 1)\n"
-	      "  --counters C      full: getrusage + perf counters + syscall count (default);\n"
-	      "                    rusage: getrusage only (perf events add latency; use for pingpong)\n"
-	      "  --file PATH       file methods: send this file (no verification possible)\n"
-	      "  --dir DIR         where a generated file goes (default /var/tmp)\n"
-	      "  --cache C         file methods: warm | cold page cache (default warm)\n"
-	      "  --no-sink         udp only: send to ADDR:PORT where nothing receives\n", f);
-}
-
-static void parse(int argc, char **argv, struct send_opts *o)
-{
-	static const struct option opts[] = {
-		{ "method", 1, 0, 'm' }, { "host", 1, 0, 'H' }, { "port", 1, 0, 'p' },
-		{ "transport", 1, 0, 't' }, { "mode", 1, 0, 'M' }, { "size", 1, 0, 's' },
-		{ "fields", 1, 0, 'f' }, { "threads", 1, 0, 'T' }, { "cpus", 1, 0, 'c' },
-		{ "duration", 1, 0, 'd' }, { "warmup", 1, 0, 'w' }, { "verify", 1, 0, 'v' },
-		{ "seed", 1, 0, 'S' }, { "file", 1, 0, 'F' }, { "dir", 1, 0, 'D' },
-		{ "cache", 1, 0, 'C' }, { "no-sink", 0, 0, 'n' }, { "counters", 1, 0, 'k' },
-		{ "help", 0, 0, 'h' }, { 0 },
-	};
-	const char *method = NULL;
-	int c, cache = -2;
-
-	*o = (struct send_opts){ .port = 5201, .fields = 8, .threads = 1, .size = 65536, .seed = 1,
-				 .duration = 2, .warmup = 0.5, .verify = VERIFY_SAMPLE, .dir = "/var/tmp",
-				 .cache = -1 };
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm': method = optarg; break;
-		case 'H': o->host = optarg; break;
-		case 'p': o->port = (int)parse_long("--port", optarg, 1, 65535); break;
-		case 't': o->proto = parse_choice("--transport", optarg, proto_names); break;
-		case 'M': o->mode = parse_choice("--mode", optarg, mode_names); break;
-		case 's': o->size = parse_size("--size", optarg, 1, MAX_SIZE); o->size_set = true; break;
-		case 'f': o->fields = (int)parse_long("--fields", optarg, 1, MAX_FIELDS); break;
-		case 'T': o->threads = (int)parse_long("--threads", optarg, 1, MAX_THREADS); break;
-		case 'c': parse_cpulist("--cpus", optarg, &o->cpus); break;
-		case 'd': o->duration = parse_seconds("--duration", optarg, 0.01, 3600); break;
-		case 'w': o->warmup = parse_seconds("--warmup", optarg, 0, 600); break;
-		case 'v': o->verify = parse_choice("--verify", optarg, verify_names); o->verify_set = true; break;
-		case 'S': o->seed = parse_u64("--seed", optarg); break;
-		case 'F': o->file = optarg; break;
-		case 'D': o->dir = optarg; break;
-		case 'C': cache = parse_choice("--cache", optarg, cache_names); break;
-		case 'n': o->no_sink = true; break;
-		case 'k': o->counters = parse_choice("--counters", optarg, counter_set_names); break;
-		case 'h': send_usage(stdout); exit(0);
-		default:
-			die_usage("send: unknown or incomplete option '%s' (see copybench send --help)", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		die_usage("send: unexpected argument '%s' (see copybench send --help)", argv[optind]);
-	if (!method)
-		die_usage("send: --method is required (see copybench methods)");
-	o->m = method_find(method);
-	if (!o->m)
-		die_usage("--method: unknown method '%s' (allowed: send, sendmsg, zerocopy, uring-zc, vmsplice, "
-			  "read-write, mmap-write, sendfile, splice, splice2)", method);
-	if (!(o->m->kinds & (M_MSG | M_FILE_SOCK)))
-		die_usage("--method: %s copies file to file; use `copybench copy`", method);
-	if (!o->host)
-		die_usage("send: --host is required (the sink's address, e.g. 127.0.0.1)");
-	if (o->proto == PROTO_UDP && !(o->m->kinds & M_UDP))
-		die_usage("--transport: udp works with send, sendmsg, zerocopy, uring-zc (not %s)", method);
-	if (o->no_sink && o->proto != PROTO_UDP)
-		die_usage("--no-sink: only with --transport udp (TCP needs a receiver)");
-	if (o->no_sink && o->mode == MODE_PINGPONG)
-		die_usage("--no-sink: pingpong needs a sink to answer");
-	if (o->no_sink) {
-		if (o->verify_set && o->verify != VERIFY_OFF)
-			die_usage("--verify: nothing receives with --no-sink, so only 'off' is allowed");
-		o->verify = VERIFY_OFF;
-	}
-	if (o->m->kinds & M_FILE_SOCK) {
-		if (o->mode == MODE_PINGPONG)
-			die_usage("--mode: file methods stream a file; pingpong is for message methods");
-		o->cache = cache == -2 ? 0 : cache;
-		if (o->file && o->size_set)
-			die_usage("--size: give either --file or --size (the size of a generated file), not both");
-		if (o->file && o->verify_set && o->verify != VERIFY_OFF)
-			die_usage("--verify: a --file of your own has no known pattern; only 'off' is allowed (or use --size)");
-		if (o->file)
-			o->verify = VERIFY_OFF;
-	} else {
-		if (o->file)
-			die_usage("--file: only for file methods (read-write, mmap-write, sendfile, splice, splice2)");
-		if (cache != -2)
-			die_usage("--cache: only for file methods");
-	}
-	if (o->proto == PROTO_UDP && o->size > 65507)
-		die_usage("--size: a UDP datagram holds at most 65507 bytes (got %llu)", (unsigned long long)o->size);
-}
-
 static int file_progress(struct pass *p, struct meter *m, uint64_t bytes)
 {
 	const struct sender *s = p->arg;
 
 	m->bytes += bytes;
 	return meter_tick(m, s->phase);
+}
+
+/* File methods: whole passes over the file until the stop signal. */
+static int send_passes(struct sender *s)
+{
+	struct pass p = { .progress = file_progress, .arg = s, .meter = &s->meter };
+
+	while (!meter_tick(&s->meter, s->phase)) {
+		if (s->o->t.cache == 1 && drop_cache(s->ctx.src_fd, &s->err))
+			return -1;
+		if (s->m->pass(&s->ctx, &p))
+			return -1;
+		if (s->meter.seen != PHASE_STOP)
+			s->meter.messages++; /* whole passes over the file */
+	}
+	return 0;
+}
+
+/* Pingpong: wait for the echo of one message. 1 = a round trip, 0 = a UDP reply that never
+ * came (a lost datagram), -1 = failure. */
+static int await_echo(struct sender *s, uint8_t *echo)
+{
+	const struct send_opts *o = s->o;
+	int rc;
+
+	if (o->proto == PROTO_UDP) {
+		ssize_t n = recv(s->ctx.fd, echo, o->t.size + 1, 0);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			s->reply_timeouts++; /* lost datagram: not a round trip */
+			return 0;
+		}
+		if (n != (ssize_t)o->t.size) {
+			err_set(&s->err, "pingpong: reply of %zd bytes, expected %llu (%s)", n,
+				(unsigned long long)o->t.size, n < 0 ? strerror(errno) : "short");
+			return -1;
+		}
+		return 1;
+	}
+	rc = read_full(s->ctx.fd, echo, o->t.size, &s->err);
+	if (rc == 0)
+		err_set(&s->err, "pingpong: the sink closed the connection");
+	return rc <= 0 ? -1 : 1;
+}
+
+/* Message methods: one message after another (pingpong: each waits for its echo). */
+static int send_messages(struct sender *s, uint8_t *echo)
+{
+	const struct send_opts *o = s->o;
+
+	for (uint64_t i = 0; !meter_tick(&s->meter, s->phase); i++) {
+		uint64_t t0 = o->mode == MODE_PINGPONG ? now_ns() : 0;
+
+		if (s->m->send_msg(&s->ctx, i))
+			return -1;
+		if (o->mode == MODE_PINGPONG) {
+			int rc = await_echo(s, echo);
+			if (rc < 0)
+				return -1;
+			if (rc == 0)
+				continue;
+			if (s->meter.seen == PHASE_MEASURE)
+				histo_add(&s->rtt, now_ns() - t0);
+		}
+		s->meter.bytes += o->t.size;
+		s->meter.messages++;
+	}
+	return 0;
 }
 
 static void *sender_main(void *arg)
@@ -209,62 +161,20 @@ static void *sender_main(void *arg)
 	/* a comm of its own, so a system-wide CPU profile tells the sending threads from the
 	 * sink's (cb-sink.N) without subtraction, and this trial's from any other copybench's:
 	 * N = the pattern seed mod 100000, which the sink learns in HELLO */
-	name_thread("cb-send", o->seed);
-	if (pin_to_cpu(&o->cpus, s->index, &s->err))
+	name_thread("cb-send", o->t.seed);
+	if (pin_to_cpu(&o->t.cpus, s->index, &s->err))
 		goto out;
-	meter_open(&s->meter, o->counters);
+	meter_open(&s->meter, o->t.counters);
 	if (s->m->open && s->m->open(c))
 		goto out;
 	opened = true;
-	if (o->mode == MODE_PINGPONG && !(echo = malloc(o->size + 1))) {
+	if (o->mode == MODE_PINGPONG && !(echo = malloc(o->t.size + 1))) {
 		err_set(&s->err, "out of memory");
 		goto out;
 	}
 	gate_arrive(s->gate, true);
-
-	if (s->m->kinds & M_FILE_SOCK) {
-		struct pass p = { .progress = file_progress, .arg = s, .meter = &s->meter };
-		while (!meter_tick(&s->meter, s->phase)) {
-			if (o->cache == 1 && drop_cache(c->src_fd, &s->err))
-				goto out;
-			if (s->m->pass(c, &p))
-				goto out;
-			if (s->meter.seen != PHASE_STOP)
-				s->meter.messages++; /* whole passes over the file */
-		}
-	} else {
-		for (uint64_t i = 0; !meter_tick(&s->meter, s->phase); i++) {
-			uint64_t t0 = o->mode == MODE_PINGPONG ? now_ns() : 0;
-
-			if (s->m->send_msg(c, i))
-				goto out;
-			if (o->mode == MODE_PINGPONG) {
-				if (o->proto == PROTO_UDP) {
-					ssize_t n = recv(c->fd, echo, o->size + 1, 0);
-					if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-						s->reply_timeouts++; /* lost datagram: not a round trip */
-						continue;
-					}
-					if (n != (ssize_t)o->size) {
-						err_set(&s->err, "pingpong: reply of %zd bytes, expected %llu (%s)", n,
-							(unsigned long long)o->size, n < 0 ? strerror(errno) : "short");
-						goto out;
-					}
-				} else {
-					int rc = read_full(c->fd, echo, o->size, &s->err);
-					if (rc <= 0) {
-						if (rc == 0)
-							err_set(&s->err, "pingpong: the sink closed the connection");
-						goto out;
-					}
-				}
-				if (s->meter.seen == PHASE_MEASURE)
-					histo_add(&s->rtt, now_ns() - t0);
-			}
-			s->meter.bytes += o->size;
-			s->meter.messages++;
-		}
-	}
+	if (s->m->kinds & M_FILE_SOCK ? send_passes(s) : send_messages(s, echo))
+		goto out;
 	if (s->m->drain && s->m->drain(c, 10000))
 		goto out;
 out:
@@ -283,14 +193,34 @@ out:
 		gate_arrive(s->gate, false); /* failed before the gate: don't keep main waiting */
 	free(echo);
 	meter_close(&s->meter);
+	gate_leave(s->gate);
 	return NULL;
+}
+
+static struct timespec mono_ts(uint64_t ns)
+{
+	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull) };
+}
+
+/* main: wait until n threads have ended or `until` (CLOCK_MONOTONIC ns); how many have not */
+static int gate_wait_done(struct gate *g, int n, uint64_t until)
+{
+	struct timespec ts = mono_ts(until);
+	int left;
+
+	pthread_mutex_lock(&g->mu);
+	while (g->done < n && pthread_cond_timedwait(&g->cv, &g->mu, &ts) != ETIMEDOUT)
+		;
+	left = n - g->done;
+	pthread_mutex_unlock(&g->mu);
+	return left;
 }
 
 /* Sleep until `until` (CLOCK_MONOTONIC ns) or a worker fails (it signals the gate's cond):
  * one timed wait, no periodic wake-ups to disturb pinned workers. */
 static void sleep_until(uint64_t until, struct gate *g, _Atomic int *phase)
 {
-	struct timespec ts = { .tv_sec = (time_t)(until / 1000000000ull), .tv_nsec = (long)(until % 1000000000ull) };
+	struct timespec ts = mono_ts(until);
 
 	pthread_mutex_lock(&g->mu);
 	while (atomic_load(phase) != PHASE_STOP &&
@@ -349,16 +279,24 @@ bad:
 	return -1;
 }
 
-/* Read RESULT / RECEIVER / END from the sink. */
+/* Read RESULT / RECEIVER / END from the sink, by `deadline` (CLOCK_MONOTONIC ns). */
 static int read_result(struct ctl *ctl, struct record *r, char *recv_json, size_t len,
-		       uint64_t *bytes_received, char *first, size_t first_len, struct err *e)
+		       uint64_t *bytes_received, char *first, size_t first_len, uint64_t deadline, struct err *e)
 {
 	char line[sizeof(ctl->buf)];
 	unsigned long long checked, mism, bytes, dgrams;
 	int off = 0;
 
 	for (;;) {
-		int rc = ctl_recv(ctl, line, sizeof(line), 60000, e);
+		int64_t left_ms = ((int64_t)(deadline - now_ns())) / 1000000;
+		/* at least 1 ms: ctl_recv reads what has arrived only if it may poll */
+		int rc = ctl_recv(ctl, line, sizeof(line), left_ms > 1 ? (int)left_ms : 1, e);
+		if (rc == CTL_TIMEOUT) {
+			e->msg[0] = 0; /* ctl_recv's "no answer within N ms": say what it means */
+			err_set(e, "gave up waiting for the sink's result (--grace after the window): the sink "
+				"stopped answering (stopped or hung?) or the path to it stalled");
+			return -1;
+		}
 		if (rc <= 0) {
 			if (rc == 0)
 				err_set(e, "control: the sink closed the connection before its result");
@@ -392,223 +330,375 @@ static int read_result(struct ctl *ctl, struct record *r, char *recv_json, size_
 	}
 }
 
-int cmd_send(int argc, char **argv)
-{
+/* One `send` trial: what its phases share (cmd_send runs them in order). */
+struct send_run {
 	struct send_opts o;
-	struct srcfile src = { .fd = -1 };
-	struct pattern *pat = malloc(sizeof(*pat));
-	struct sender *snd = NULL;
+	const char *token;            /* runner-token mode: $COPYBENCH_TOKEN; NULL otherwise */
+	struct srcfile src;
+	struct pattern *pat;
+	struct histo *rtt;
+	struct interference *itf;
+	struct sender *snd;           /* MAX_THREADS of them */
+	int ports[MAX_THREADS];
 	struct ctl ctl;
-	struct err e = { "" };
-	struct record r;
-	struct meter *meters[2 * MAX_THREADS];
-	struct histo *rtt = calloc(1, sizeof(*rtt));
-	char recv_json[8192], first[512];
-	char hello[512];
-	int ports[MAX_THREADS], nmeters = 0, ctlfd = -1;
-	_Atomic int phase = PHASE_WARMUP;
-	struct gate gate = { .mu = PTHREAD_MUTEX_INITIALIZER };
-	pthread_condattr_t ca;
-	uint64_t t;
-	int started = 0;
+	int ctlfd, started;
+	_Atomic int phase;
+	struct gate gate;
 	struct window_probe wp;       /* /proc/stat at the window's edges (interference) */
-	struct interference *itf = malloc(sizeof(*itf));
-	const char *token;
+	uint64_t deadline_ns;         /* the window's end + --grace: threads and result by then */
+	bool gave_up;                 /* threads were still blocked at the deadline */
+	bool abandoned;               /* ... and some even after their sockets were shut down */
+	struct record r;
+	struct err e;
+	char recv_json[8192], first[512];
+};
 
-	parse(argc, argv, &o);
-	window_probe_init(&wp);
-	token = getenv("COPYBENCH_TOKEN");
+/* The runner's token ($COPYBENCH_TOKEN), which proves our connections to a --token-stdin sink;
+ * none with --no-sink (no sink to prove them to). */
+static const char *runner_token(bool no_sink)
+{
+	const char *token = getenv("COPYBENCH_TOKEN");
+
 	if (token && !*token)
 		token = NULL;
 	if (token && !token_valid(token))
 		die_usage("COPYBENCH_TOKEN: not a runner token (%d to %d lowercase hex digits)", TOKEN_MIN, TOKEN_MAX);
-	if (token && o.no_sink)
-		token = NULL;
+	return no_sink ? NULL : token;
+}
+
+/* Phase 1, options: the command line, then the token from the environment. */
+static void send_options(int argc, char **argv, struct send_run *run)
+{
+	send_parse(argc, argv, &run->o);
+	window_probe_init(&run->wp);
+	run->token = runner_token(run->o.no_sink);
+}
+
+/* The record's config, and what it says until the sink answers. */
+static void send_record_init(struct send_run *run)
+{
+	const struct send_opts *o = &run->o;
+
+	run->r = (struct record){ .command = "send", .method = o->m->name, .mode = mode_names[o->mode],
+				  .protocol = proto_names[o->proto], .host = o->host, .port = o->port,
+				  .size = o->t.size, .fields = o->fields, .threads = o->threads,
+				  .cpus_sender = &o->t.cpus, .duration_s = o->t.duration, .warmup_s = o->t.warmup,
+				  .verify = verify_names[o->t.verify], .seed = o->t.seed, .no_sink = o->no_sink,
+				  .counters = counter_set_names[o->t.counters],
+				  .cache = o->t.cache >= 0 ? cache_names[o->t.cache] : NULL, .file = o->file,
+				  .udp = o->proto == PROTO_UDP, .family = "unknown",
+				  .receiver_unavailable = o->no_sink ? "--no-sink: nothing receives"
+								     : "no result from the sink" };
+}
+
+/* Buffers, the gate and the record; -1 when out of memory (no record then). */
+static int send_init(struct send_run *run)
+{
+	pthread_condattr_t ca;
+
+	atomic_init(&run->phase, PHASE_WARMUP);
+	pthread_mutex_init(&run->gate.mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* sleep_until's deadlines are monotonic */
-	pthread_cond_init(&gate.cv, &ca);
-	if (!pat || !rtt) {
+	pthread_cond_init(&run->gate.cv, &ca);
+	run->pat = malloc(sizeof(*run->pat));
+	run->rtt = calloc(1, sizeof(*run->rtt));
+	run->itf = malloc(sizeof(*run->itf));
+	if (!run->pat || !run->rtt) {
 		fputs("copybench: out of memory\n", stderr);
-		return 1;
+		return -1;
 	}
-	r = (struct record){ .command = "send", .method = o.m->name, .mode = mode_names[o.mode],
-			     .protocol = proto_names[o.proto], .host = o.host, .port = o.port,
-			     .size = o.size, .fields = o.fields, .threads = o.threads,
-			     .cpus_sender = &o.cpus, .duration_s = o.duration, .warmup_s = o.warmup,
-			     .verify = verify_names[o.verify], .seed = o.seed, .no_sink = o.no_sink,
-			     .counters = counter_set_names[o.counters],
-			     .cache = o.cache >= 0 ? cache_names[o.cache] : NULL, .file = o.file,
-			     .udp = o.proto == PROTO_UDP, .family = "unknown",
-			     .receiver_unavailable = o.no_sink ? "--no-sink: nothing receives" : "no result from the sink" };
+	send_record_init(run);
+	return 0;
+}
 
-	if (o.m->probe) {
+/* Phase 2, the data: a method that cannot run here fails the trial; a file method gets its file
+ * (the user's, or one generated with the pattern), a message method the pattern of its size. */
+static int send_source(struct send_run *run)
+{
+	const struct send_opts *o = &run->o;
+
+	if (o->m->probe) {
 		char why[200];
-		if (o.m->probe(why, sizeof(why))) {
-			err_set(&e, "method %s is not available here: %s", o.m->name, why);
-			goto done;
+		if (o->m->probe(why, sizeof(why))) {
+			err_set(&run->e, "method %s is not available here: %s", o->m->name, why);
+			return -1;
 		}
 	}
-	if (o.m->kinds & M_FILE_SOCK) {
-		if (o.file) {
-			srcfile_open_user(&src, "--file", o.file);
-		} else {
-			pattern_init(pat, o.seed, o.size, false);
-			if (srcfile_generate(&src, o.dir, o.size, pat, &e))
-				goto done;
-		}
-		r.file_size = src.size;
-		if (o.cache == 0 && warm_cache(src.fd, src.size, &e))
-			goto done;
-		pattern_init(pat, o.seed, src.size, false);
+	if (!(o->m->kinds & M_FILE_SOCK)) {
+		pattern_init(run->pat, o->t.seed, o->t.size, true);
+		return 0;
+	}
+	if (o->file) {
+		srcfile_open_user(&run->src, "--file", o->file);
 	} else {
-		pattern_init(pat, o.seed, o.size, true);
+		pattern_init(run->pat, o->t.seed, o->t.size, false);
+		if (srcfile_generate(&run->src, o->t.dir, o->t.size, run->pat, &run->e))
+			return -1;
 	}
+	run->r.file_size = run->src.size;
+	if (o->t.cache == 0 && warm_cache(run->src.fd, run->src.size, &run->e))
+		return -1;
+	pattern_init(run->pat, o->t.seed, run->src.size, false);
+	return 0;
+}
 
-	if (o.no_sink) {
-		for (int i = 0; i < o.threads; i++)
-			ports[i] = o.port;
-	} else {
-		struct session ss = { .proto = o.proto, .mode = o.mode, .threads = o.threads, .size = o.size,
-				      .record = pat->record, .stamped = pat->stamped, .verify = o.verify,
-				      .seed = o.seed, .counters = o.counters };
-		char line[256];
-		size_t hl;
-		int rc;
+/* Phase 3, control handshake: HELLO with the session (and the runner's token); the sink
+ * answers with the data port(s). --no-sink: no sink, the data goes to --host:--port. */
+static int send_handshake(struct send_run *run)
+{
+	const struct send_opts *o = &run->o;
+	struct session ss = { .proto = o->proto, .mode = o->mode, .threads = o->threads, .size = o->t.size,
+			      .record = run->pat->record, .stamped = run->pat->stamped, .verify = o->t.verify,
+			      .seed = o->t.seed, .counters = o->t.counters };
+	char hello[512], line[256];
+	size_t hl;
+	int rc;
 
-		ctlfd = tcp_connect_to(o.host, o.port, 3000, &e);
-		if (ctlfd < 0)
-			goto done;
-		r.family = sock_family_name(ctlfd);
-		ctl_init(&ctl, ctlfd);
-		session_format(&ss, hello, sizeof(hello));
-		hl = strlen(hello);
-		if (token) /* runner-token mode: the sink refuses a greeting without its token */
-			snprintf(hello + hl, sizeof(hello) - hl, " token=%s", token);
-		if (ctl_send(&ctl, &e, "%s", hello))
-			goto done;
-		rc = ctl_recv(&ctl, line, sizeof(line), 5000, &e);
-		if (rc == 0)
-			err_set(&e, "control: the peer at %s port %d closed the connection (not a copybench sink?)",
-				o.host, o.port);
-		if (rc <= 0 || parse_ok(line, ports, o.threads, &e))
-			goto done;
+	if (o->no_sink) {
+		for (int i = 0; i < o->threads; i++)
+			run->ports[i] = o->port;
+		return 0;
 	}
+	run->ctlfd = tcp_connect_to(o->host, o->port, 3000, &run->e);
+	if (run->ctlfd < 0)
+		return -1;
+	run->r.family = sock_family_name(run->ctlfd);
+	ctl_init(&run->ctl, run->ctlfd);
+	session_format(&ss, hello, sizeof(hello));
+	hl = strlen(hello);
+	if (run->token) /* runner-token mode: the sink refuses a greeting without its token */
+		snprintf(hello + hl, sizeof(hello) - hl, " token=%s", run->token);
+	if (ctl_send(&run->ctl, &run->e, "%s", hello))
+		return -1;
+	rc = ctl_recv(&run->ctl, line, sizeof(line), 5000, &run->e);
+	if (rc == 0)
+		err_set(&run->e, "control: the peer at %s port %d closed the connection (not a copybench sink?)",
+			o->host, o->port);
+	if (rc <= 0 || parse_ok(line, run->ports, o->threads, &run->e))
+		return -1;
+	return 0;
+}
 
-	snd = calloc(MAX_THREADS, sizeof(*snd));
-	if (!snd) {
-		err_set(&e, "out of memory");
-		goto done;
-	}
-	for (int i = 0; i < o.threads; i++) {
-		struct sender *s = &snd[i];
-		int one = 1;
+/* Thread i's data connection, to the port the sink gave it. */
+static int connect_one(struct send_run *run, int i)
+{
+	const struct send_opts *o = &run->o;
+	struct sender *s = &run->snd[i];
+	int one = 1;
 
-		*s = (struct sender){ .index = i, .o = &o, .m = o.m, .phase = &phase, .gate = &gate };
-		s->ctx = (struct mctx){ .fd = -1, .udp = o.proto == PROTO_UDP, .size = o.size, .fields = o.fields,
-					.pat = pat, .err = &s->err, .src_fd = src.fd, .file_size = src.size,
-					.src_path = src.path, .helper_meter = &s->helper_meter, .phase = &phase,
-					.counters = o.counters };
-		s->ctx.fd = o.proto == PROTO_UDP ? udp_connect_to(o.host, ports[i], &e)
-						 : tcp_connect_to(o.host, ports[i], 3000, &e);
-		if (s->ctx.fd < 0)
-			goto done;
-		if (token && o.proto == PROTO_TCP) { /* prove the data connection is ours */
-			char pre[sizeof(CTL_DATA_MAGIC) + TOKEN_MAX + 2];
-			int pl = snprintf(pre, sizeof(pre), CTL_DATA_MAGIC "%s\n", token);
-			if (write_full(s->ctx.fd, pre, (size_t)pl, &e))
-				goto done;
-		}
-		if (o.no_sink)
-			r.family = sock_family_name(s->ctx.fd);
-		if (o.proto == PROTO_UDP && o.mode == MODE_PINGPONG)
-			set_timeout_ms(s->ctx.fd, SO_RCVTIMEO, 1000);
-		if (o.mode == MODE_PINGPONG && o.proto == PROTO_TCP) /* one message per round trip */
-			setsockopt(s->ctx.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	*s = (struct sender){ .index = i, .o = o, .m = o->m, .phase = &run->phase, .gate = &run->gate };
+	s->ctx = (struct mctx){ .fd = -1, .udp = o->proto == PROTO_UDP, .size = o->t.size, .fields = o->fields,
+				.pat = run->pat, .err = &s->err, .src_fd = run->src.fd, .file_size = run->src.size,
+				.src_path = run->src.path, .helper_meter = &s->helper_meter, .phase = &run->phase,
+				.counters = o->t.counters };
+	s->ctx.fd = o->proto == PROTO_UDP ? udp_connect_to(o->host, run->ports[i], &run->e)
+					 : tcp_connect_to(o->host, run->ports[i], 3000, &run->e);
+	if (s->ctx.fd < 0)
+		return -1;
+	if (run->token && o->proto == PROTO_TCP) { /* prove the data connection is ours */
+		char pre[sizeof(CTL_DATA_MAGIC) + TOKEN_MAX + 2];
+		int pl = snprintf(pre, sizeof(pre), CTL_DATA_MAGIC "%s\n", run->token);
+		if (write_full(s->ctx.fd, pre, (size_t)pl, &run->e))
+			return -1;
 	}
-	for (int i = 0; i < o.threads; i++) {
-		int rc = pthread_create(&snd[i].tid, NULL, sender_main, &snd[i]);
+	if (o->no_sink)
+		run->r.family = sock_family_name(s->ctx.fd);
+	if (o->proto == PROTO_UDP && o->mode == MODE_PINGPONG)
+		set_timeout_ms(s->ctx.fd, SO_RCVTIMEO, 1000);
+	if (o->mode == MODE_PINGPONG && o->proto == PROTO_TCP) /* one message per round trip */
+		setsockopt(s->ctx.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return 0;
+}
+
+/* Phase 4, connections: one data socket per thread. */
+static int send_connect(struct send_run *run)
+{
+	run->snd = calloc(MAX_THREADS, sizeof(*run->snd));
+	if (!run->snd) {
+		err_set(&run->e, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < MAX_THREADS; i++)
+		run->snd[i].ctx.fd = -1; /* not connected (yet): nothing to close */
+	for (int i = 0; i < run->o.threads; i++)
+		if (connect_one(run, i))
+			return -1;
+	return 0;
+}
+
+/* Phase 5, threads: start one sender per connection; they set up, then wait at the gate. */
+static void send_start(struct send_run *run)
+{
+	for (int i = 0; i < run->o.threads; i++) {
+		int rc = pthread_create(&run->snd[i].tid, NULL, sender_main, &run->snd[i]);
 		if (rc) {
-			err_set(&e, "pthread_create: %s", strerror(rc));
-			atomic_store(&phase, PHASE_STOP);
+			err_set(&run->e, "pthread_create: %s", strerror(rc));
+			atomic_store(&run->phase, PHASE_STOP);
 			break;
 		}
-		started++;
+		run->started++;
 	}
-	gate_open(&gate, started);
+	gate_open(&run->gate, run->started);
+}
 
-	t = now_ns();
-	window(t + (uint64_t)(o.warmup * 1e9), &gate, &phase, token && ctlfd >= 0 ? &ctl : NULL);
-	if (atomic_load(&phase) != PHASE_STOP)
-		window_probe_start(&wp); /* before the start signal: the read stays out of the window */
-	if (ctlfd >= 0 && atomic_load(&phase) != PHASE_STOP)
-		ctl_send(&ctl, &e, "MEASURE");
-	if (atomic_load(&phase) != PHASE_STOP)
-		atomic_store(&phase, PHASE_MEASURE);
-	t = now_ns();
-	window(t + (uint64_t)(o.duration * 1e9), &gate, &phase, token && ctlfd >= 0 ? &ctl : NULL);
-	atomic_store(&phase, PHASE_STOP);
-	window_probe_end(&wp);
-	if (ctlfd >= 0)
-		ctl_send(&ctl, &e, "STOP");
-	for (int i = 0; i < started; i++) {
-		pthread_join(snd[i].tid, NULL);
-		if (snd[i].err.msg[0])
-			err_set(&e, "thread %d: %s", i, snd[i].err.msg);
-		meters[nmeters++] = &snd[i].meter;
-		if (snd[i].helper_meter.opened || snd[i].helper_meter.have_end)
-			meters[nmeters++] = &snd[i].helper_meter;
-		histo_merge(rtt, &snd[i].rtt);
-		r.zc_used |= snd[i].ctx.zc_used;
-		r.zc.sends += snd[i].ctx.zc.sends;
-		r.zc.completions += snd[i].ctx.zc.completions;
-		r.zc.copied += snd[i].ctx.zc.copied;
-		r.zc.enobufs += snd[i].ctx.zc.enobufs;
-		r.datagrams_sent += snd[i].meter.messages;
-		r.reply_timeouts += snd[i].reply_timeouts;
-	}
-	side_totals(&r.sender, meters, nmeters);
-	r.have_result = started == o.threads;
-	r.rtt = o.mode == MODE_PINGPONG ? rtt : NULL;
-	if (ctlfd >= 0 && started) {
-		struct err ce = { "" };
-		uint64_t received = 0, sent = 0;
+/* Phase 6, the window: warm-up, MEASURE, the measured window, STOP. The sink learns each
+ * boundary on the control connection; /proc/stat is read just outside the window. */
+static void send_window(struct send_run *run)
+{
+	const struct send_opts *o = &run->o;
+	struct ctl *hb = run->token && run->ctlfd >= 0 ? &run->ctl : NULL;
+	uint64_t t = now_ns();
 
-		if (read_result(&ctl, &r, recv_json, sizeof(recv_json), &received, first, sizeof(first), &ce) == 0) {
-			r.receiver_json = recv_json;
-			for (int i = 0; i < started; i++) /* splice2's second thread counts its own */
-				sent += snd[i].meter.bytes + snd[i].helper_meter.bytes;
-			/* every byte sent (warm-up included) must have arrived, once */
-			if (o.proto == PROTO_TCP && !e.msg[0] && received != sent)
-				err_set(&e, "the sink received %llu bytes but %llu were sent",
-					(unsigned long long)received, (unsigned long long)sent);
-			if (r.verify_mismatches)
-				err_set(&e, "verification failed: %llu mismatches, first at %s",
-					(unsigned long long)r.verify_mismatches, r.first_mismatch);
-		} else {
-			err_set(&e, "%s", ce.msg);
-		}
+	window(t + (uint64_t)(o->t.warmup * 1e9), &run->gate, &run->phase, hb);
+	if (atomic_load(&run->phase) != PHASE_STOP)
+		window_probe_start(&run->wp); /* before the start signal: the read stays out of the window */
+	if (run->ctlfd >= 0 && atomic_load(&run->phase) != PHASE_STOP)
+		ctl_send(&run->ctl, &run->e, "MEASURE");
+	if (atomic_load(&run->phase) != PHASE_STOP)
+		atomic_store(&run->phase, PHASE_MEASURE);
+	t = now_ns();
+	window(t + (uint64_t)(o->t.duration * 1e9), &run->gate, &run->phase, hb);
+	atomic_store(&run->phase, PHASE_STOP);
+	window_probe_end(&run->wp);
+	if (run->ctlfd >= 0)
+		ctl_send(&run->ctl, &run->e, "STOP");
+	/* the sender bounds its own life: whatever the sink does, it gives up by then */
+	run->deadline_ns = now_ns() + (uint64_t)(o->grace * 1e9);
+}
+
+/* A blocked thread's own bounded waits (a method's wait for zero-copy completions, 10 s) may
+ * outlast its socket's shutdown; this long after it, it is left behind. */
+#define UNBLOCK_NS 2000000000ull
+
+/* The deadline: threads still running --grace seconds after the window are blocked in a send
+ * (or a pingpong recv) that the sink will not let complete — it stopped reading (SIGSTOP, a
+ * hang) or the path to it stalled. shutdown(SHUT_RDWR) wakes a thread blocked on its socket
+ * (tcp_shutdown and the state change wake the socket's waiters: send fails with EPIPE, recv
+ * returns 0). false when some thread still has not ended UNBLOCK_NS later: it cannot be joined. */
+static bool stop_blocked_threads(struct send_run *run)
+{
+	int left = gate_wait_done(&run->gate, run->started, run->deadline_ns);
+
+	if (!left)
+		return true;
+	run->gave_up = true;
+	err_set(&run->e, "gave up %g s after the window (--grace): %d of %d sending threads still blocked; "
+		"the sink stopped reading (stopped or hung?) or the path to it stalled",
+		run->o.grace, left, run->started);
+	for (int i = 0; i < run->started; i++)
+		shutdown(run->snd[i].ctx.fd, SHUT_RDWR);
+	return gate_wait_done(&run->gate, run->started, now_ns() + UNBLOCK_NS) == 0;
+}
+
+/* Join the threads and add up their figures into the record. */
+static void collect_threads(struct send_run *run)
+{
+	struct record *r = &run->r;
+	struct meter *meters[2 * MAX_THREADS];
+	int nmeters = 0;
+
+	if (!stop_blocked_threads(run)) {
+		run->abandoned = true; /* no figures from threads still running: result null */
+		return;
 	}
-done:
-	if (itf) {
-		window_probe_finish(&wp, itf);
-		r.interference = itf;
+	for (int i = 0; i < run->started; i++) {
+		struct sender *s = &run->snd[i];
+
+		pthread_join(s->tid, NULL);
+		if (s->err.msg[0])
+			err_set(&run->e, "thread %d: %s", i, s->err.msg);
+		meters[nmeters++] = &s->meter;
+		if (s->helper_meter.opened || s->helper_meter.have_end)
+			meters[nmeters++] = &s->helper_meter;
+		histo_merge(run->rtt, &s->rtt);
+		r->zc_used |= s->ctx.zc_used;
+		r->zc.sends += s->ctx.zc.sends;
+		r->zc.completions += s->ctx.zc.completions;
+		r->zc.copied += s->ctx.zc.copied;
+		r->zc.enobufs += s->ctx.zc.enobufs;
+		r->datagrams_sent += s->meter.messages;
+		r->reply_timeouts += s->reply_timeouts;
 	}
-	record_judge_window(&r, &e);
-	r.error = e.msg[0] ? e.msg : NULL;
-	record_print(stdout, &r);
-	record_summary(stderr, &r);
-	for (int i = 0; snd && i < o.threads; i++)
-		if (snd[i].ctx.fd >= 0)
-			close(snd[i].ctx.fd);
-	if (ctlfd >= 0)
-		close(ctlfd);
-	if (src.fd >= 0)
-		close(src.fd);
-	free(snd);
-	free(pat);
-	free(rtt);
-	free(itf);
-	free(wp.start); /* window_probe_finish freed them unless itf was NULL */
-	free(wp.end);
-	return record_exit_code(&r);
+	side_totals(&r->sender, meters, nmeters);
+	r->have_result = run->started == run->o.threads;
+	r->rtt = run->o.mode == MODE_PINGPONG ? run->rtt : NULL;
+}
+
+/* The sink's result: its receiver block, and whether every byte arrived, once and right. */
+static void collect_receiver(struct send_run *run)
+{
+	struct record *r = &run->r;
+	struct err ce = { "" };
+	uint64_t received = 0, sent = 0;
+
+	if (read_result(&run->ctl, r, run->recv_json, sizeof(run->recv_json), &received, run->first,
+			sizeof(run->first), run->deadline_ns, &ce)) {
+		err_set(&run->e, "%s", ce.msg);
+		return;
+	}
+	r->receiver_json = run->recv_json;
+	for (int i = 0; i < run->started; i++) /* splice2's second thread counts its own */
+		sent += run->snd[i].meter.bytes + run->snd[i].helper_meter.bytes;
+	/* every byte sent (warm-up included) must have arrived, once */
+	if (run->o.proto == PROTO_TCP && !run->e.msg[0] && received != sent)
+		err_set(&run->e, "the sink received %llu bytes but %llu were sent",
+			(unsigned long long)received, (unsigned long long)sent);
+	if (r->verify_mismatches)
+		err_set(&run->e, "verification failed: %llu mismatches, first at %s",
+			(unsigned long long)r->verify_mismatches, r->first_mismatch);
+}
+
+/* Phase 7, collect: the threads' figures, then the sink's. */
+static void send_collect(struct send_run *run)
+{
+	collect_threads(run);
+	if (run->ctlfd >= 0 && run->started && !run->gave_up) /* gave up: the sink is not answering */
+		collect_receiver(run);
+}
+
+/* Phase 8, report: judge the window, print the record and the summary, free; the exit code. */
+static int send_report(struct send_run *run)
+{
+	struct record *r = &run->r;
+
+	if (run->itf) {
+		window_probe_finish(&run->wp, run->itf);
+		r->interference = run->itf;
+	}
+	record_judge_window(r, &run->e);
+	r->error = run->e.msg[0] ? run->e.msg : NULL;
+	record_print(stdout, r); /* flushed */
+	record_summary(stderr, r);
+	if (run->abandoned) /* threads still blocked in the kernel use these buffers: exit_group ends them */
+		_exit(record_exit_code(r));
+	for (int i = 0; run->snd && i < run->o.threads; i++)
+		if (run->snd[i].ctx.fd >= 0)
+			close(run->snd[i].ctx.fd);
+	if (run->ctlfd >= 0)
+		close(run->ctlfd);
+	if (run->src.fd >= 0)
+		close(run->src.fd);
+	free(run->snd);
+	free(run->pat);
+	free(run->rtt);
+	free(run->itf);
+	free(run->wp.start); /* window_probe_finish freed them unless itf was NULL */
+	free(run->wp.end);
+	return record_exit_code(r);
+}
+
+int cmd_send(int argc, char **argv)
+{
+	struct send_run run = { .ctlfd = -1, .src = { .fd = -1 } };
+
+	send_options(argc, argv, &run);
+	if (send_init(&run))
+		return 1;
+	if (!send_source(&run) && !send_handshake(&run) && !send_connect(&run)) {
+		send_start(&run);
+		send_window(&run);
+		send_collect(&run);
+	}
+	return send_report(&run);
 }

@@ -1,7 +1,12 @@
 /* `copybench sink`: the receiving side. Serves sessions one after another on a control port;
  * per session one receiver thread per connection, each pinned, each verifying what arrives
  * and measuring itself. A client that speaks garbage or vanishes is dropped; the sink keeps
- * serving. */
+ * serving.
+ *
+ * serve runs one session in phases, each a function: control handshake (the greeting) ->
+ * connections -> threads -> window (MEASURE to STOP) -> collect and report (RESULT, RECEIVER,
+ * END); a phase that fails aborts the session (session_abort), which unblocks and joins the
+ * receivers. */
 #include "args.h"
 #include "control.h"
 #include "counters.h"
@@ -278,244 +283,358 @@ static int accept_data(struct sink_opts *o, int lfd, int *fds, int n, const char
 	return 0;
 }
 
-/* One control connection: 1 = it was a session (served or aborted), 0 = refused. */
-static int serve(int cfd, struct sink_opts *o)
-{
-	struct ctl *ctl = malloc(sizeof(*ctl));
+/* One session on a control connection: what its phases share (serve runs them in order). */
+struct sink_session {
+	struct sink_opts *o;
+	int cfd;                      /* the control connection */
+	struct ctl *ctl;
 	struct session ss;
-	struct pattern *pat = malloc(sizeof(*pat));
-	struct receiver *rcv = NULL;
-	struct err e = { "" };
-	char line[1024], why[160], ports[MAX_THREADS * 7 + 16];
-	int lfd = -1, started = 0, rc;
-	_Atomic int phase = PHASE_WARMUP;
-	bool stopped = false;
-	int served = 1, silent_ms = 0, cport;
-	char cpeer[INET6_ADDRSTRLEN];
+	struct pattern *pat;
+	struct receiver *rcv;         /* ss.threads of them */
+	int lfd, started;             /* the data listener (tcp); receiver threads running */
+	_Atomic int phase;
+	char cpeer[INET6_ADDRSTRLEN]; /* the control connection's peer */
+	int cport;
 	struct window_probe wp;       /* this host's /proc/stat from MEASURE to STOP (interference) */
-	struct interference *itf = malloc(sizeof(*itf));
+	struct interference *itf;
+	struct err e;
+};
 
-	window_probe_init(&wp);
-	peer_addr(cfd, cpeer, sizeof(cpeer), &cport);
-	if (!ctl || !pat)
-		goto out;
-	ctl_init(ctl, cfd);
-	rc = ctl_recv(ctl, line, sizeof(line), o->token[0] ? 2000 : 5000, &e);
-	if (rc <= 0) {
-		if (o->token[0]) {
-			refuse(o, -1, cpeer, cport, rc ? "no greeting within 2 s" : "closed before greeting");
-			served = 0;
-		} else
-			fprintf(stderr, "copybench sink: dropped a client: %s\n", rc ? e.msg : "closed before greeting");
-		goto out;
+/* What the greeting phase decided. */
+enum greeting { GREET_OK, GREET_DROPPED, GREET_REFUSED };
+
+/* A greeting that is not a session: dropped (logged) or, in runner-token mode, refused
+ * (counted). ERR answers it when `answer` is set. */
+static enum greeting turn_away(struct sink_session *s, const char *refused, const char *dropped,
+			       const char *answer)
+{
+	if (s->o->token[0]) {
+		refuse(s->o, -1, s->cpeer, s->cport, refused);
+		if (answer)
+			ctl_send(s->ctl, &s->e, "ERR refused");
+		return GREET_REFUSED;
 	}
-	if (session_parse(line, &ss, why, sizeof(why))) {
-		if (o->token[0]) {
-			refuse(o, -1, cpeer, cport, "not a copybench greeting with the runner's token");
-			ctl_send(ctl, &e, "ERR refused");
-			served = 0;
-			goto out;
-		}
-		fprintf(stderr, "copybench sink: dropped a client: %s\n", why);
-		ctl_send(ctl, &e, "ERR %s", why);
-		goto out;
+	fprintf(stderr, "copybench sink: dropped a client: %s\n", dropped);
+	if (answer)
+		ctl_send(s->ctl, &s->e, "ERR %s", answer);
+	return GREET_DROPPED;
+}
+
+/* Phase 1, control handshake: the sender's HELLO (with the runner's token in that mode). */
+static enum greeting session_greet(struct sink_session *s)
+{
+	char line[1024], why[160];
+	int rc;
+
+	rc = ctl_recv(s->ctl, line, sizeof(line), s->o->token[0] ? 2000 : 5000, &s->e);
+	if (rc <= 0) /* nothing to answer: it said nothing */
+		return turn_away(s, rc ? "no greeting within 2 s" : "closed before greeting",
+				 rc ? s->e.msg : "closed before greeting", NULL);
+	if (session_parse(line, &s->ss, why, sizeof(why)))
+		return turn_away(s, "not a copybench greeting with the runner's token", why, why);
+	if (s->o->token[0] && strcmp(s->ss.token, s->o->token)) {
+		refuse(s->o, -1, s->cpeer, s->cport,
+		       s->ss.token[0] ? "wrong runner token" : "greeting without the runner's token");
+		ctl_send(s->ctl, &s->e, "ERR refused");
+		return GREET_REFUSED;
 	}
-	if (o->token[0] && strcmp(ss.token, o->token)) {
-		refuse(o, -1, cpeer, cport, ss.token[0] ? "wrong runner token" : "greeting without the runner's token");
-		ctl_send(ctl, &e, "ERR refused");
-		served = 0;
-		goto out;
-	}
-	pattern_init(pat, ss.seed, ss.record, ss.stamped);
-	rcv = calloc((size_t)ss.threads, sizeof(*rcv));
-	if (!rcv)
-		goto out;
-	for (int i = 0; i < ss.threads; i++)
-		rcv[i].fd = -1;
-	if (ss.proto == PROTO_TCP) {
-		int port;
-		lfd = listen_like(cfd, SOCK_STREAM, &port, &e);
-		if (lfd < 0 || ctl_send(ctl, &e, "OK port=%d", port))
-			goto fail;
-		int fds[MAX_THREADS];
-		if (accept_data(o, lfd, fds, ss.threads, cpeer, &e))
-			goto fail;
-		close(lfd); /* every data connection is here: nobody else gets in */
-		lfd = -1;
-		for (int i = 0; i < ss.threads; i++) {
+	pattern_init(s->pat, s->ss.seed, s->ss.record, s->ss.stamped);
+	s->rcv = calloc((size_t)s->ss.threads, sizeof(*s->rcv));
+	if (!s->rcv)
+		return GREET_DROPPED;
+	for (int i = 0; i < s->ss.threads; i++)
+		s->rcv[i].fd = -1;
+	return GREET_OK;
+}
+
+/* Phase 2, connections: TCP, one listener on the control connection's address, its port
+ * sent, then every data connection accepted (and the listener closed); UDP, one socket per
+ * thread, their ports sent. */
+static int session_connect(struct sink_session *s)
+{
+	char ports[MAX_THREADS * 7 + 16];
+	size_t len = 0;
+	int port, fds[MAX_THREADS];
+
+	if (s->ss.proto == PROTO_TCP) {
+		s->lfd = listen_like(s->cfd, SOCK_STREAM, &port, &s->e);
+		if (s->lfd < 0 || ctl_send(s->ctl, &s->e, "OK port=%d", port))
+			return -1;
+		if (accept_data(s->o, s->lfd, fds, s->ss.threads, s->cpeer, &s->e))
+			return -1;
+		close(s->lfd); /* every data connection is here: nobody else gets in */
+		s->lfd = -1;
+		for (int i = 0; i < s->ss.threads; i++) {
 			int one = 1;
-			rcv[i].fd = fds[i];
-			if (ss.mode == MODE_PINGPONG) /* echo at once: no Nagle wait behind the last reply */
+			s->rcv[i].fd = fds[i];
+			if (s->ss.mode == MODE_PINGPONG) /* echo at once: no Nagle wait behind the last reply */
 				setsockopt(fds[i], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		}
-	} else {
-		size_t len = 0;
-		for (int i = 0; i < ss.threads; i++) {
-			int port;
-			rcv[i].fd = listen_like(cfd, SOCK_DGRAM, &port, &e);
-			if (rcv[i].fd < 0)
-				goto fail;
-			len += (size_t)snprintf(ports + len, sizeof(ports) - len, "%s%d", i ? "," : "", port);
-		}
-		if (ctl_send(ctl, &e, "OK ports=%s", ports))
-			goto fail;
+		return 0;
 	}
-	for (int i = 0; i < ss.threads; i++) {
-		struct receiver *r = &rcv[i];
+	for (int i = 0; i < s->ss.threads; i++) {
+		s->rcv[i].fd = listen_like(s->cfd, SOCK_DGRAM, &port, &s->e);
+		if (s->rcv[i].fd < 0)
+			return -1;
+		len += (size_t)snprintf(ports + len, sizeof(ports) - len, "%s%d", i ? "," : "", port);
+	}
+	return ctl_send(s->ctl, &s->e, "OK ports=%s", ports) ? -1 : 0;
+}
+
+/* Phase 3, threads: one receiver per connection. */
+static int session_start(struct sink_session *s)
+{
+	for (int i = 0; i < s->ss.threads; i++) {
+		struct receiver *r = &s->rcv[i];
 		r->index = i;
-		r->ss = &ss;
-		r->pat = pat;
-		r->cpus = &o->cpus;
-		r->phase = &phase;
+		r->ss = &s->ss;
+		r->pat = s->pat;
+		r->cpus = &s->o->cpus;
+		r->phase = &s->phase;
 		if (pthread_create(&r->tid, NULL, receiver_main, r)) {
-			err_sys(&e, "pthread_create");
-			goto fail;
+			err_sys(&s->e, "pthread_create");
+			return -1;
 		}
-		started++;
+		s->started++;
 	}
-	while (!stopped) {
-		refuse_waiting(o);
-		if (lifeline_closed(o, 0)) {
-			err_set(&e, "stdin closed: the runner is gone");
-			goto fail;
+	return 0;
+}
+
+/* Phase 4, the window: the sender's MEASURE and STOP on the control connection (its PINGs in
+ * runner-token mode), however long it takes; the session ends early when the sender goes
+ * away, falls silent (runner-token mode) or says something else, or the runner is gone. */
+static int session_window(struct sink_session *s)
+{
+	char line[1024];
+	int rc, silent_ms = 0;
+
+	for (;;) {
+		refuse_waiting(s->o);
+		if (lifeline_closed(s->o, 0)) {
+			err_set(&s->e, "stdin closed: the runner is gone");
+			return -1;
 		}
-		rc = ctl_recv(ctl, line, sizeof(line), 1000, &e);
+		rc = ctl_recv(s->ctl, line, sizeof(line), 1000, &s->e);
 		if (rc == CTL_TIMEOUT && !quit) { /* windows last as long as the sender says */
-			e.msg[0] = 0;
+			s->e.msg[0] = 0;
 			silent_ms += 1000;
-			if (o->token[0] && silent_ms >= CTL_HEARTBEAT_LIMIT_MS) {
-				err_set(&e, "no heartbeat from the sender for %d s", silent_ms / 1000);
-				goto fail;
+			if (s->o->token[0] && silent_ms >= CTL_HEARTBEAT_LIMIT_MS) {
+				err_set(&s->e, "no heartbeat from the sender for %d s", silent_ms / 1000);
+				return -1;
 			}
 			continue;
 		}
 		if (rc <= 0) {
-			err_set(&e, "the client went away mid-session");
-			goto fail;
+			err_set(&s->e, "the client went away mid-session");
+			return -1;
 		}
 		silent_ms = 0;
 		if (!strcmp(line, "PING"))
 			continue;
 		if (!strcmp(line, "MEASURE")) {
-			window_probe_start(&wp);
-			atomic_store(&phase, PHASE_MEASURE);
-		}
-		else if (!strcmp(line, "STOP"))
-			stopped = true;
-		else {
-			err_set(&e, "unexpected control line '%.40s'", line);
-			ctl_send(ctl, &e, "ERR unexpected control line");
-			goto fail;
+			window_probe_start(&s->wp);
+			atomic_store(&s->phase, PHASE_MEASURE);
+		} else if (!strcmp(line, "STOP")) {
+			break;
+		} else {
+			err_set(&s->e, "unexpected control line '%.40s'", line);
+			ctl_send(s->ctl, &s->e, "ERR unexpected control line");
+			return -1;
 		}
 	}
-	atomic_store(&phase, PHASE_STOP);
-	window_probe_end(&wp);
-	{
-		struct meter *ms[MAX_THREADS];
-		struct side_totals t;
-		struct json j;
-		char *json = NULL, *ijson = NULL, first[400] = "", cpus[MAX_CPUS * 5 + 4];
-		size_t jlen = 0, ilen = 0;
-		uint64_t checked = 0, mism = 0, bytes = 0, dgrams = 0;
-		FILE *f;
-
-		for (int i = 0; i < started; i++) {
-			pthread_join(rcv[i].tid, NULL);
-			ms[i] = &rcv[i].meter;
-			checked += rcv[i].v.bytes_checked;
-			mism += rcv[i].v.mismatches;
-			bytes += rcv[i].meter.bytes;
-			if (ss.proto == PROTO_UDP)
-				dgrams += rcv[i].meter.messages;
-			if (!first[0] && rcv[i].v.first[0])
-				snprintf(first, sizeof(first), "connection %d: %s", i, rcv[i].v.first);
-			if (rcv[i].err.msg[0] && !mism)
-				snprintf(first, sizeof(first), "connection %d: %s", i, rcv[i].err.msg), mism++;
-		}
-		started = 0;
-		side_totals(&t, ms, ss.threads);
-		f = open_memstream(&json, &jlen);
-		if (!f)
-			goto fail;
-		json_init(&j, f);
-		side_totals_json(&j, NULL, &t);
-		fclose(f);
-		/* the sink host's interference, its CPUs only (the control line is bounded) */
-		if (itf)
-			window_probe_finish(&wp, itf);
-		f = open_memstream(&ijson, &ilen);
-		if (f) {
-			json_init(&j, f);
-			json_begin(&j, NULL);
-			interference_json_sel(&j, itf, &o->cpus, SINK_INTERFERENCE_CPUS);
-			json_end(&j);
-			fclose(f);
-		}
-		/* add the receiver's CPUs inside the object: replace the final '}' */
-		if (jlen && json[jlen - 1] == '}') {
-			json[jlen - 1] = 0;
-			ctl_send(ctl, &e, "RESULT checked=%llu mismatches=%llu bytes=%llu datagrams=%llu first=%s",
-				 (unsigned long long)checked, (unsigned long long)mism, (unsigned long long)bytes,
-				 (unsigned long long)dgrams, first);
-			ctl_send(ctl, &e, "RECEIVER %s,\"cpus\":[%s]%s%s", json, cpus_json(&o->cpus, cpus, sizeof(cpus)),
-				 ijson && ilen > 2 ? "," : "}", ijson && ilen > 2 ? ijson + 1 : "");
-			ctl_send(ctl, &e, "END");
-		}
-		free(json);
-		free(ijson);
-		fprintf(stderr, "copybench sink: session %s %s threads=%d size=%llu: %llu bytes, %s\n",
-			proto_names[ss.proto], mode_names[ss.mode], ss.threads, (unsigned long long)ss.size,
-			(unsigned long long)bytes, mism ? "MISMATCH" : "verified");
-		goto out;
-	}
-fail:
-	fprintf(stderr, "copybench sink: session aborted: %s\n", e.msg);
-	atomic_store(&phase, PHASE_STOP);
-	for (int i = 0; rcv && i < ss.threads; i++)
-		if (rcv[i].fd >= 0)
-			shutdown(rcv[i].fd, SHUT_RDWR); /* unblock receivers */
-	for (int i = 0; i < started; i++)
-		pthread_join(rcv[i].tid, NULL);
-out:
-	for (int i = 0; rcv && i < ss.threads; i++)
-		if (rcv[i].fd >= 0)
-			close(rcv[i].fd);
-	if (lfd >= 0)
-		close(lfd);
-	free(rcv);
-	free(pat);
-	free(ctl);
-	free(itf);
-	free(wp.start); /* window_probe_finish freed them unless itf was NULL */
-	free(wp.end);
-	return served;
+	atomic_store(&s->phase, PHASE_STOP);
+	window_probe_end(&s->wp);
+	return 0;
 }
 
-int cmd_sink(int argc, char **argv)
+/* The receivers' verification, added up; `first` names the first mismatch or failure. */
+struct rx_totals {
+	uint64_t checked, mism, bytes, dgrams;
+	char first[400];
+};
+
+/* Join the receivers and add up what they checked and measured. */
+static void collect_receivers(struct sink_session *s, struct meter **ms, struct rx_totals *t)
+{
+	for (int i = 0; i < s->started; i++) {
+		struct receiver *r = &s->rcv[i];
+
+		pthread_join(r->tid, NULL);
+		ms[i] = &r->meter;
+		t->checked += r->v.bytes_checked;
+		t->mism += r->v.mismatches;
+		t->bytes += r->meter.bytes;
+		if (s->ss.proto == PROTO_UDP)
+			t->dgrams += r->meter.messages;
+		if (!t->first[0] && r->v.first[0])
+			snprintf(t->first, sizeof(t->first), "connection %d: %s", i, r->v.first);
+		if (r->err.msg[0] && !t->mism)
+			snprintf(t->first, sizeof(t->first), "connection %d: %s", i, r->err.msg), t->mism++;
+	}
+	s->started = 0;
+}
+
+/* The sink host's interference over the window, as a JSON object (NULL when none could be
+ * written); its CPUs only, at most SINK_INTERFERENCE_CPUS (the control line is bounded). */
+static char *interference_object(struct sink_session *s, size_t *len)
+{
+	char *ijson = NULL;
+	struct json j;
+	FILE *f;
+
+	if (s->itf)
+		window_probe_finish(&s->wp, s->itf);
+	f = open_memstream(&ijson, len);
+	if (f) {
+		json_init(&j, f);
+		json_begin(&j, NULL);
+		interference_json_sel(&j, s->itf, &s->o->cpus, SINK_INTERFERENCE_CPUS);
+		json_end(&j);
+		fclose(f);
+	}
+	return ijson;
+}
+
+/* Phase 5, collect: join the receivers and send RESULT, RECEIVER (the receiving side's block:
+ * totals, CPUs, interference) and END. -1 only when the block cannot be written at all. */
+static int session_report(struct sink_session *s)
+{
+	struct meter *ms[MAX_THREADS];
+	struct side_totals t;
+	struct rx_totals rx = { 0 };
+	struct json j;
+	char *json = NULL, *ijson, cpus[MAX_CPUS * 5 + 4];
+	size_t jlen = 0, ilen = 0;
+	FILE *f;
+
+	collect_receivers(s, ms, &rx);
+	side_totals(&t, ms, s->ss.threads);
+	f = open_memstream(&json, &jlen);
+	if (!f)
+		return -1;
+	json_init(&j, f);
+	side_totals_json(&j, NULL, &t);
+	fclose(f);
+	ijson = interference_object(s, &ilen);
+	/* add the receiver's CPUs inside the object: replace the final '}' */
+	if (jlen && json[jlen - 1] == '}') {
+		json[jlen - 1] = 0;
+		ctl_send(s->ctl, &s->e, "RESULT checked=%llu mismatches=%llu bytes=%llu datagrams=%llu first=%s",
+			 (unsigned long long)rx.checked, (unsigned long long)rx.mism, (unsigned long long)rx.bytes,
+			 (unsigned long long)rx.dgrams, rx.first);
+		ctl_send(s->ctl, &s->e, "RECEIVER %s,\"cpus\":[%s]%s%s", json, cpus_json(&s->o->cpus, cpus, sizeof(cpus)),
+			 ijson && ilen > 2 ? "," : "}", ijson && ilen > 2 ? ijson + 1 : "");
+		ctl_send(s->ctl, &s->e, "END");
+	}
+	free(json);
+	free(ijson);
+	fprintf(stderr, "copybench sink: session %s %s threads=%d size=%llu: %llu bytes, %s\n",
+		proto_names[s->ss.proto], mode_names[s->ss.mode], s->ss.threads, (unsigned long long)s->ss.size,
+		(unsigned long long)rx.bytes, rx.mism ? "MISMATCH" : "verified");
+	return 0;
+}
+
+/* A session that failed midway: logged; the receivers are unblocked and joined. */
+static void session_abort(struct sink_session *s)
+{
+	fprintf(stderr, "copybench sink: session aborted: %s\n", s->e.msg);
+	atomic_store(&s->phase, PHASE_STOP);
+	for (int i = 0; s->rcv && i < s->ss.threads; i++)
+		if (s->rcv[i].fd >= 0)
+			shutdown(s->rcv[i].fd, SHUT_RDWR); /* unblock receivers */
+	for (int i = 0; i < s->started; i++)
+		pthread_join(s->rcv[i].tid, NULL);
+}
+
+static void session_free(struct sink_session *s)
+{
+	for (int i = 0; s->rcv && i < s->ss.threads; i++)
+		if (s->rcv[i].fd >= 0)
+			close(s->rcv[i].fd);
+	if (s->lfd >= 0)
+		close(s->lfd);
+	free(s->rcv);
+	free(s->pat);
+	free(s->ctl);
+	free(s->itf);
+	free(s->wp.start); /* window_probe_finish freed them unless itf was NULL */
+	free(s->wp.end);
+}
+
+/* One control connection: 1 = it was a session (served or aborted), 0 = refused. */
+static int serve(int cfd, struct sink_opts *o)
+{
+	struct sink_session s = { .o = o, .cfd = cfd, .lfd = -1 };
+	enum greeting g = GREET_DROPPED;
+
+	atomic_init(&s.phase, PHASE_WARMUP);
+	s.ctl = malloc(sizeof(*s.ctl));
+	s.pat = malloc(sizeof(*s.pat));
+	s.itf = malloc(sizeof(*s.itf));
+	window_probe_init(&s.wp);
+	peer_addr(cfd, s.cpeer, sizeof(s.cpeer), &s.cport);
+	if (s.ctl && s.pat) {
+		ctl_init(s.ctl, cfd);
+		g = session_greet(&s);
+	}
+	if (g == GREET_OK && (session_connect(&s) || session_start(&s) || session_window(&s) ||
+			      session_report(&s)))
+		session_abort(&s);
+	session_free(&s);
+	return g != GREET_REFUSED;
+}
+
+/* --peer: a numeric address, kept in the form peer_addr writes, to compare with it */
+static void normalize_peer(struct sink_opts *o)
+{
+	unsigned char a[sizeof(struct in6_addr)];
+
+	if (inet_pton(AF_INET, o->peer, a) == 1)
+		inet_ntop(AF_INET, a, o->peer_norm, sizeof(o->peer_norm));
+	else if (inet_pton(AF_INET6, o->peer, a) == 1)
+		inet_ntop(AF_INET6, a, o->peer_norm, sizeof(o->peer_norm));
+	else
+		die_usage("--peer: '%s' is not a numeric IPv4 or IPv6 address", o->peer);
+}
+
+/* --token-stdin: the token is the first line of stdin */
+static void read_token(struct sink_opts *o)
+{
+	char line[TOKEN_MAX + 4];
+	ssize_t n = 0, r;
+
+	/* byte by byte: nothing after the newline may be consumed (stdin stays the lifeline) */
+	while (n < (ssize_t)sizeof(line) - 1 && (r = read(0, line + n, 1)) == 1 && line[n] != '\n')
+		n++;
+	line[n] = 0;
+	if (!token_valid(line))
+		die_usage("--token-stdin: the first line of stdin is not a token (%d to %d lowercase hex digits)",
+			  TOKEN_MIN, TOKEN_MAX);
+	strcpy(o->token, line);
+}
+
+/* Phase 0, options of `copybench sink`; the runner's token is read from stdin. */
+static void sink_parse(int argc, char **argv, struct sink_opts *o)
 {
 	static const struct option opts[] = {
 		{ "port", 1, 0, 'p' }, { "bind", 1, 0, 'b' }, { "cpus", 1, 0, 'c' },
 		{ "once", 0, 0, 'o' }, { "help", 0, 0, 'h' }, { "token-stdin", 0, 0, 't' },
 		{ "peer", 1, 0, 'P' }, { "idle-timeout", 1, 0, 'i' }, { 0 },
 	};
-	struct sink_opts o = { .bind = "::", .port = 5201 };
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct err e = { "" };
 	bool token_stdin = false;
-	const char *why_exit = "signal";
-	double idle_since;
-	int c, lfd;
+	int c;
 
+	*o = (struct sink_opts){ .bind = "::", .port = 5201 };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'p': o.port = (int)parse_long("--port", optarg, 0, 65535); break; /* 0: any free port */
-		case 'b': o.bind = optarg; break;
-		case 'c': parse_cpulist("--cpus", optarg, &o.cpus); break;
-		case 'o': o.once = true; break;
+		case 'p': o->port = (int)parse_long("--port", optarg, 0, 65535); break; /* 0: any free port */
+		case 'b': o->bind = optarg; break;
+		case 'c': parse_cpulist("--cpus", optarg, &o->cpus); break;
+		case 'o': o->once = true; break;
 		case 't': token_stdin = true; break;
-		case 'P': o.peer = optarg; break;
-		case 'i': o.idle_s = parse_seconds("--idle-timeout", optarg, 0.1, 86400); break;
+		case 'P': o->peer = optarg; break;
+		case 'i': o->idle_s = parse_seconds("--idle-timeout", optarg, 0.1, 86400); break;
 		case 'h': sink_usage(stdout); exit(0);
 		default:
 			die_usage("sink: unknown or incomplete option '%s' (see copybench sink --help)", argv[optind - 1]);
@@ -523,78 +642,73 @@ int cmd_sink(int argc, char **argv)
 	}
 	if (optind < argc)
 		die_usage("sink: unexpected argument '%s' (see copybench sink --help)", argv[optind]);
-	if (o.peer) {
-		unsigned char a[sizeof(struct in6_addr)];
-		if (inet_pton(AF_INET, o.peer, a) == 1)
-			inet_ntop(AF_INET, a, o.peer_norm, sizeof(o.peer_norm));
-		else if (inet_pton(AF_INET6, o.peer, a) == 1)
-			inet_ntop(AF_INET6, a, o.peer_norm, sizeof(o.peer_norm));
-		else
-			die_usage("--peer: '%s' is not a numeric IPv4 or IPv6 address", o.peer);
-	}
-	if (token_stdin) {
-		char line[TOKEN_MAX + 4];
-		ssize_t n = 0, r;
-		/* byte by byte: nothing after the newline may be consumed (stdin stays the lifeline) */
-		while (n < (ssize_t)sizeof(line) - 1 && (r = read(0, line + n, 1)) == 1 && line[n] != '\n')
-			n++;
-		line[n] = 0;
-		if (!token_valid(line))
-			die_usage("--token-stdin: the first line of stdin is not a token (%d to %d lowercase hex digits)",
-				  TOKEN_MIN, TOKEN_MAX);
-		strcpy(o.token, line);
-	}
-	lfd = tcp_listen_on(o.bind, o.port, &e);
-	if (lfd < 0) {
-		fprintf(stderr, "copybench: sink: %s\n", e.msg);
-		return 1;
-	}
-	o.lfd = lfd;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	printf("{\"event\":\"ready\",\"port\":%d}\n", sock_port(lfd));
-	fflush(stdout);
-	idle_since = now_s();
+	if (o->peer)
+		normalize_peer(o);
+	if (token_stdin)
+		read_token(o);
+}
+
+/* The serving loop: sessions one after another until a signal, --once, --idle-timeout or (in
+ * runner-token mode) the lifeline ends it; returns why, for the exit event. */
+static const char *sink_loop(struct sink_opts *o)
+{
+	double idle_since = now_s();
+
 	while (!quit) {
-		struct pollfd pfd[2] = { { .fd = lfd, .events = POLLIN }, { .fd = 0, .events = POLLIN } };
+		struct pollfd pfd[2] = { { .fd = o->lfd, .events = POLLIN }, { .fd = 0, .events = POLLIN } };
 		char peer[INET6_ADDRSTRLEN];
 		int cfd, port;
 
-		if (o.idle_s > 0 && now_s() - idle_since > o.idle_s) {
-			why_exit = "idle";
-			break;
-		}
-		if (poll(pfd, o.token[0] ? 2 : 1, 200) <= 0)
+		if (o->idle_s > 0 && now_s() - idle_since > o->idle_s)
+			return "idle";
+		if (poll(pfd, o->token[0] ? 2 : 1, 200) <= 0)
 			continue;
-		if (o.token[0] && pfd[1].revents && lifeline_closed(&o, 0)) {
-			why_exit = "lifeline";
-			break;
-		}
+		if (o->token[0] && pfd[1].revents && lifeline_closed(o, 0))
+			return "lifeline";
 		if (!(pfd[0].revents & POLLIN))
 			continue;
-		cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		cfd = accept4(o->lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (cfd < 0)
 			continue;
 		peer_addr(cfd, peer, sizeof(peer), &port);
-		if (o.peer && strcmp(peer, o.peer_norm)) {
-			refuse(&o, cfd, peer, port, "unexpected peer address");
+		if (o->peer && strcmp(peer, o->peer_norm)) {
+			refuse(o, cfd, peer, port, "unexpected peer address");
 			continue;
 		}
-		if (serve(cfd, &o)) {
-			o.sessions++;
+		if (serve(cfd, o)) {
+			o->sessions++;
 			idle_since = now_s();
 		}
 		close(cfd);
-		if (o.lifeline_gone) {
-			why_exit = "lifeline";
-			break;
-		}
-		if (o.once && o.sessions) {
-			why_exit = "once";
-			break;
-		}
+		if (o->lifeline_gone)
+			return "lifeline";
+		if (o->once && o->sessions)
+			return "once";
 	}
-	close(lfd);
+	return "signal";
+}
+
+int cmd_sink(int argc, char **argv)
+{
+	struct sink_opts o;
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct err e = { "" };
+	const char *why_exit;
+
+	sink_parse(argc, argv, &o);
+	o.lfd = tcp_listen_on(o.bind, o.port, &e);
+	if (o.lfd == LISTEN_BAD_BIND) /* bad input: a usage error, like any other option's */
+		die_usage("%s", e.msg);
+	if (o.lfd < 0) {
+		fprintf(stderr, "copybench: sink: %s\n", e.msg);
+		return 1;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	printf("{\"event\":\"ready\",\"port\":%d}\n", sock_port(o.lfd));
+	fflush(stdout);
+	why_exit = sink_loop(&o);
+	close(o.lfd);
 	if (o.token[0]) {
 		printf("{\"event\":\"exit\",\"reason\":\"%s\",\"sessions\":%lu,\"refused\":%lu}\n",
 		       why_exit, o.sessions, o.refused);

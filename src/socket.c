@@ -8,7 +8,7 @@
 #include <poll.h>
 #include <unistd.h>
 
-int sock_resolve(const char *host, int port, int socktype, struct sockaddr_storage *ss,
+int sock_resolve(const char *arg, const char *host, int port, int socktype, struct sockaddr_storage *ss,
 		 socklen_t *len, struct err *e)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = socktype }, *res;
@@ -18,7 +18,7 @@ int sock_resolve(const char *host, int port, int socktype, struct sockaddr_stora
 	snprintf(portstr, sizeof(portstr), "%d", port);
 	rc = getaddrinfo(host, portstr, &hints, &res);
 	if (rc) {
-		err_set(e, "--host: cannot resolve '%s': %s", host, gai_strerror(rc));
+		err_set(e, "%s: cannot resolve '%s': %s", arg, host, gai_strerror(rc));
 		return -1;
 	}
 	memcpy(ss, res->ai_addr, res->ai_addrlen);
@@ -52,14 +52,21 @@ const char *sock_family_name(int fd)
 	return "ipv4";
 }
 
+/* what --bind may be, for its errors */
+#define BIND_ALLOWED "(allowed: an IPv4 or IPv6 address of this host, e.g. :: (the default: every " \
+	"address, IPv4 too), 0.0.0.0, 127.0.0.1 or ::1, or a name that resolves to one)"
+
 int tcp_listen_on(const char *bind_host, int port, struct err *e)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
+	struct err re = { "" };
 	int fd, one = 1, zero = 0;
 
-	if (sock_resolve(bind_host, port, SOCK_STREAM, &ss, &len, e))
-		return -1;
+	if (sock_resolve("--bind", bind_host, port, SOCK_STREAM, &ss, &len, &re)) {
+		err_set(e, "%s %s", re.msg, BIND_ALLOWED);
+		return LISTEN_BAD_BIND;
+	}
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		err_sys(e, "socket");
@@ -69,9 +76,15 @@ int tcp_listen_on(const char *bind_host, int port, struct err *e)
 	if (ss.ss_family == AF_INET6) /* "::" serves IPv4 too */
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
 	if (bind(fd, (struct sockaddr *)&ss, len)) {
-		err_set(e, "--port: cannot bind %s port %d: %s", bind_host, port, strerror(errno));
+		int bad_bind = errno == EADDRNOTAVAIL; /* no local interface has this address */
+
+		if (bad_bind)
+			err_set(e, "--bind: %s is not an address of this host (bind: %s) %s", bind_host,
+				strerror(errno), BIND_ALLOWED);
+		else
+			err_set(e, "--port: cannot bind %s port %d: %s", bind_host, port, strerror(errno));
 		close(fd);
-		return -1;
+		return bad_bind ? LISTEN_BAD_BIND : -1;
 	}
 	if (listen(fd, 128)) {
 		err_sys(e, "listen");
@@ -117,7 +130,7 @@ int tcp_connect_to(const char *host, int port, int timeout_ms, struct err *e)
 	int fd, rc, soerr = 0;
 	socklen_t sl = sizeof(soerr);
 
-	if (sock_resolve(host, port, SOCK_STREAM, &ss, &len, e))
+	if (sock_resolve("--host", host, port, SOCK_STREAM, &ss, &len, e))
 		return -1;
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
@@ -152,7 +165,7 @@ int udp_connect_to(const char *host, int port, struct err *e)
 	socklen_t len;
 	int fd;
 
-	if (sock_resolve(host, port, SOCK_DGRAM, &ss, &len, e))
+	if (sock_resolve("--host", host, port, SOCK_DGRAM, &ss, &len, e))
 		return -1;
 	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {

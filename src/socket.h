@@ -7,8 +7,13 @@
 
 enum proto { PROTO_TCP, PROTO_UDP };
 
-int sock_resolve(const char *host, int port, int socktype, struct sockaddr_storage *ss,
+/* getaddrinfo; its failure is named after the option `arg` that gave `host` */
+int sock_resolve(const char *arg, const char *host, int port, int socktype, struct sockaddr_storage *ss,
 		 socklen_t *len, struct err *e);
+/* The sink's control listener on `bind_host` (--bind) and port (--port): the fd; -1 with e set;
+ * LISTEN_BAD_BIND when --bind itself is wrong (not resolvable, or no address of this host),
+ * e naming --bind and what it may be. */
+#define LISTEN_BAD_BIND (-2)
 int tcp_listen_on(const char *bind_host, int port, struct err *e);
 /* listener on an ephemeral port at the local address of an existing socket */
 int listen_like(int fd, int socktype, int *port_out, struct err *e);

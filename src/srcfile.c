@@ -9,7 +9,7 @@
 
 void srcfile_open_user(struct srcfile *s, const char *arg, const char *path)
 {
-	struct stat st;
+	struct stat st, out;
 	int fl;
 
 	memset(s, 0, sizeof(*s));
@@ -21,6 +21,13 @@ void srcfile_open_user(struct srcfile *s, const char *arg, const char *path)
 			  strerror(errno));
 	if (fstat(s->fd, &st) || !S_ISREG(st.st_mode))
 		die_usage("%s: '%s' is not a regular file", arg, path);
+	/* The record goes to standard output. Were that this file (`>> FILE`, or a link to it: an
+	 * inode is its (st_dev, st_ino) however it is named), the record would be written into the
+	 * source; `> FILE` has emptied it already. Refused before anything is written. */
+	if (fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode) && out.st_dev == st.st_dev &&
+	    out.st_ino == st.st_ino)
+		die_usage("%s: '%s' is the file standard output (the record) goes to; refusing to write the record "
+			  "into the source (allowed: standard output to another file or a pipe)", arg, path);
 	/* O_NONBLOCK was for the open only: the methods read with the flags they always had */
 	fl = fcntl(s->fd, F_GETFL);
 	if (fl < 0 || fcntl(s->fd, F_SETFL, fl & ~O_NONBLOCK))
@@ -73,6 +80,29 @@ int scratch_file(const char *dir, char *path, size_t len, struct err *e)
 	return fd;
 }
 
+/* Writes all of buf at off. A short count carries no errno (the file system filled up midway,
+ * or a signal came): the rest is written again, and a file system that is full then fails that
+ * write with the cause (ENOSPC, EDQUOT, EFBIG), which is what the error names. */
+static int pwrite_full(int fd, const uint8_t *buf, size_t n, uint64_t off, const char *path, struct err *e)
+{
+	for (size_t done = 0; done < n;) {
+		ssize_t w = pwrite(fd, buf + done, n - done, (off_t)(off + done));
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w < 0)
+				err_set(e, "write %s at byte %llu: %s", path, (unsigned long long)(off + done),
+					strerror(errno));
+			else /* write(2) returns 0 only for a count of 0; never seen for a regular file */
+				err_set(e, "write %s at byte %llu: no progress (0 of %zu bytes written; no space left "
+					"on the device?)", path, (unsigned long long)(off + done), n - done);
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	return 0;
+}
+
 int srcfile_generate(struct srcfile *s, const char *dir, uint64_t size, const struct pattern *p,
 		     struct err *e)
 {
@@ -91,8 +121,7 @@ int srcfile_generate(struct srcfile *s, const char *dir, uint64_t size, const st
 	for (uint64_t off = 0; off < size;) {
 		size_t n = size - off < chunk ? (size_t)(size - off) : chunk;
 		pattern_fill(p, off, buf, n);
-		if (pwrite(s->fd, buf, n, (off_t)off) != (ssize_t)n) {
-			err_set(e, "write %s: %s", s->path, strerror(errno));
+		if (pwrite_full(s->fd, buf, n, off, s->path, e)) {
 			free(buf);
 			return -1;
 		}

@@ -10,7 +10,8 @@ struct srcfile {
 	char path[512];
 	bool generated;   /* pattern content, without a name (O_TMPFILE) or unlinked already */
 };
-/* A user file: usage error (exit 2) when missing, unreadable, not regular, empty or > 1 GiB. */
+/* A user file: usage error (exit 2) when missing, unreadable, not regular, the file standard output
+ * goes to, empty or > 1 GiB. */
 void srcfile_open_user(struct srcfile *s, const char *arg, const char *path);
 /* A pattern file of `size` bytes in dir, without a name (tmpfile_in) so nothing is left behind. */
 int srcfile_generate(struct srcfile *s, const char *dir, uint64_t size, const struct pattern *p,

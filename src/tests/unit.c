@@ -183,16 +183,11 @@ static bool near(double a, double b)
 	return a > b - 1e-9 && a < b + 1e-9;
 }
 
+/* /proc/stat parsing and the difference of two readings */
 static void test_procstat(void)
 {
 	static struct procstat a, b, bad;
 	static struct interference d;
-	char path[] = "/tmp/copybench-unit-stat.XXXXXX";
-	char *text = NULL;
-	size_t len = 0;
-	FILE *mem;
-	struct json j;
-	int fd;
 
 	CHECK(procstat_parse(stat_a, &a) == 0 && a.ok, "parse: %s", a.why);
 	CHECK(a.n == 2 && a.all.cpu == -1 && a.cpu[0].cpu == 0 && a.cpu[1].cpu == 1, "two CPUs and the aggregate");
@@ -230,8 +225,15 @@ static void test_procstat(void)
 		      interference_diff(&a, &b, 100, &d) == -1, "fewer ticks in the aggregate: backwards");
 	CHECK(procstat_parse("cpu  200 5 50 1100 20 3 7 10 4 0\ncpu1 40 0 20 700 10 1 4 0 0 0\n", &b) == 0 &&
 		      interference_diff(&a, &b, 100, &d) == 0 && d.n == 1 && d.cpu[0].cpu == 1, "cpu0 went offline");
+}
 
-	/* reading a file; and a path that cannot be read gives the reason */
+/* reading a file; and a path that cannot be read gives the reason */
+static void test_procstat_read(void)
+{
+	static struct procstat b;
+	char path[] = "/tmp/copybench-unit-stat.XXXXXX";
+	int fd;
+
 	fd = mkstemp(path);
 	CHECK(fd >= 0 && write(fd, stat_a, sizeof(stat_a) - 1) == (ssize_t)(sizeof(stat_a) - 1), "temp file");
 	close(fd);
@@ -239,12 +241,24 @@ static void test_procstat(void)
 	unlink(path);
 	CHECK(procstat_read(&b, path) == -1 && strstr(b.why, "No such file"), "missing file: %s", b.why);
 	CHECK(procstat_read(&b, NULL) == 0 && b.n >= 1, "this machine's /proc/stat: %s", b.why);
+}
+
+/* interference as JSON: the sink's selection, and null with the reason */
+static void test_procstat_json(void)
+{
+	static struct procstat a, b;
+	static struct interference d;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+	struct json j;
 
 	/* the sink's selection: only its CPUs, at most `max`, and says when it left some out */
 	{
 		struct cpulist one = { .n = 1, .cpu = { 1 } };
 
-		CHECK(procstat_parse(stat_b, &b) == 0 && interference_diff(&a, &b, 100, &d) == 0, "diff again: %s", d.why);
+		CHECK(procstat_parse(stat_a, &a) == 0 && procstat_parse(stat_b, &b) == 0 &&
+		      interference_diff(&a, &b, 100, &d) == 0, "diff again: %s", d.why);
 		mem = open_memstream(&text, &len);
 		json_init(&j, mem);
 		json_begin(&j, NULL);
@@ -332,6 +346,8 @@ int main(void)
 	test_histo();
 	test_greeting();
 	test_procstat();
+	test_procstat_read();
+	test_procstat_json();
 	test_window();
 	printf("unit: %d passed, %d failed\n", checks - failures, failures);
 	return failures ? 1 : 0;

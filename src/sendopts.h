@@ -1,0 +1,22 @@
+/* `copybench send`'s command line: the shared trial options (trialopts.h), then its own. */
+#ifndef COPYBENCH_SENDOPTS_H
+#define COPYBENCH_SENDOPTS_H
+#include "common.h"
+#include "control.h"
+#include "method.h"
+#include "trialopts.h"
+
+struct send_opts {
+	struct trial_opts t;       /* shared with copy; t.cache stays CACHE_UNSET for message methods */
+	const struct method *m;
+	const char *host, *file;
+	int port, fields, threads;
+	enum proto proto;
+	enum mode mode;
+	bool no_sink;
+	double grace;              /* --grace: how long after the window the sender waits (s) */
+};
+
+/* Parses and checks send's arguments; every bad one is a usage error (exit 2). */
+void send_parse(int argc, char **argv, struct send_opts *o);
+#endif
