@@ -24,8 +24,10 @@ Per verdict (one claim, rule reading, placement and measurement), reference agai
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -198,3 +200,20 @@ def total(t: pd.DataFrame) -> str:
 
 __all__ = ["REPRODUCED", "NOT_REPRODUCED", "NOT_COMPARABLE", "Judgement", "judge", "rule_text",
            "table", "total", "method_factors", "INCONCLUSIVE"]
+
+
+def reruns(ref_dir: Path) -> list[Path]:
+    """The committed runs beside the reference that rerun its claims (packed runs of the
+    claims or paper profile), oldest first: the reproduction rule's own check."""
+    out = []
+    for d in sorted(Path(ref_dir).parent.iterdir()):
+        if d.resolve() == Path(ref_dir).resolve() or not (d / "trials.jsonl.gz").is_file():
+            continue
+        plan = d / "plan.json"
+        try:
+            profile = json.loads(plan.read_text(encoding="utf-8")).get("profile")
+        except (OSError, ValueError):
+            continue
+        if profile in ("claims", "paper"):
+            out.append(d)
+    return out

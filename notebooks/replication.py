@@ -40,7 +40,7 @@ from analysis import plots as P
 from analysis import run as A
 from IPython.display import display
 
-from analysis.output import glue_text, list_table, note
+from analysis.output import glue_text, list_table, note, show_table
 
 P.setup()
 run = A.load_run(run_dir)
@@ -100,6 +100,48 @@ if len(forest):
 else:
     note("No claim comparison has a CI in this run: every claim is not testable here or not "
          "run in this profile.")
+
+# %% [markdown]
+# (replication-reproduced)=
+# ## Reproducing these verdicts
+#
+# A reviewer's run (`make claims`, or any run) is judged against this one, verdict by
+# verdict, by one rule, which `make compare` applies and which is stated here from the same
+# code: {glue:text}`reproduce_rule:s` The rule on the runs committed beside this one (each
+# against this run): {glue:text}`reproduce_expected:s`
+
+# %% tags=["remove-input"]
+from analysis import compare as K
+from analysis import reproduce as RP
+
+glue_text("reproduce_rule", RP.rule_text())
+rows = []
+for d in RP.reruns(run.path):
+    other = A.load_run(d)
+    t = RP.table(results, C.evaluate(other), K.compare_cells(other, run))
+    cpu = str(((other.manifest.get("cpu") or {}).get("model")) or "unknown CPU")
+    n = t["status"].value_counts()
+    rows.append({"run": other.run_id, "profile": (other.plan or {}).get("profile"),
+                 "CPU": cpu, "reproduced": int(n.get(RP.REPRODUCED, 0)),
+                 "not reproduced": int(n.get(RP.NOT_REPRODUCED, 0)),
+                 "not comparable": int(n.get(RP.NOT_COMPARABLE, 0)),
+                 "not reproduced (claim, placement)": ", ".join(
+                     f"{r.claim} {r.placement}" for r in t[t["status"] == RP.NOT_REPRODUCED]
+                     .itertuples()) or "—"})
+this_cpu = str(((run.manifest.get("cpu") or {}).get("model")) or "unknown CPU")
+
+
+def _where(r: dict) -> str:
+    return "this run's CPU" if r["CPU"] == this_cpu else f"{r['CPU']}, not this run's {this_cpu}"
+
+
+glue_text("reproduce_expected", "; ".join(
+    f"run {r['run']} ({r['profile']}, {_where(r)}): {r['reproduced']} of "
+    f"{r['reproduced'] + r['not reproduced']} comparable verdicts reproduced "
+    f"({r['not comparable']} not comparable)" for r in rows) + "."
+    if rows else "no other run is committed beside this one.")
+if rows:
+    show_table(pd.DataFrame(rows))
 
 # %% [markdown]
 # ## The reports' own programs, here
