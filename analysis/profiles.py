@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from rundir import layout
 from rundir.perf import CATEGORIES, group_of, read_sides
 
 
@@ -67,7 +68,7 @@ def load_profiles(path: Path, trials: pd.DataFrame) -> Profiles:
     win_rows: list[dict[str, Any]] = []
     ssym_rows: list[dict[str, Any]] = []
     cell_of = dict(zip(trials["trial_id"], trials["cell"])) if not trials.empty else {}
-    d = path / "perf"
+    d = path / layout.PERF_DIR
     for f in sorted(d.glob("*.json")) if d.is_dir() else []:
         o = read_json(f)
         if not isinstance(o, dict) or "symbols" not in o:

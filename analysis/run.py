@@ -16,7 +16,7 @@ import pandas as pd
 
 from analysis import stats as S
 from analysis.profiles import Profiles, load_profiles, read_json
-from rundir import records
+from rundir import layout, records
 
 MESSAGE_METHODS = ("send", "sendmsg", "zerocopy", "uring-zc", "vmsplice")
 FILE_METHODS = ("read-write", "mmap-write", "sendfile", "splice", "splice2", "copy_file_range")
@@ -222,18 +222,18 @@ def load_run(run_dir: str | Path) -> Run:
     path = Path(run_dir).expanduser().resolve()
     trials_file = records.trials_file(path)
     if trials_file is None:
-        raise FileNotFoundError(f"{path}: no {records.TRIALS} (or packed "
-                                f"{records.TRIALS_PACKED}) in this run directory")
+        raise FileNotFoundError(f"{path}: no {layout.TRIALS} (or packed "
+                                f"{layout.TRIALS_PACKED}) in this run directory")
     rows = [tidy_record(r) for r in _read_jsonl(trials_file)]
     df = pd.DataFrame(rows)
     if df.empty:
         df = pd.DataFrame(columns=list(tidy_record({}).keys()))
     df = _derive(df)
-    manifest = read_json(path / "manifest.json") or {}
-    plan = read_json(path / "plan.json")
+    manifest = read_json(path / layout.MANIFEST) or {}
+    plan = read_json(path / layout.PLAN)
     notes: list[str] = []
     if not manifest:
-        notes.append("manifest.json missing or empty")
+        notes.append(f"{layout.MANIFEST} missing or empty")
     return Run(path, df, manifest, plan, load_profiles(path, df), notes)
 
 

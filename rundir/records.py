@@ -17,8 +17,8 @@ from zlib import error as zlib_error
 from pathlib import Path
 from typing import IO, Any, Iterator
 
-TRIALS = "trials.jsonl"
-TRIALS_PACKED = TRIALS + ".gz"
+from rundir.layout import TRIALS, TRIALS_PACKED
+
 SCHEMA_VERSION = 1
 
 

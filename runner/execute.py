@@ -31,6 +31,7 @@ from runner.placement import Cpus, cpus_for
 from runner.plan import Cell, Trial
 from runner.proc import Janitor, kill, spawn, stop, tail, wait_for_line
 from runner.profile import FILE_SEND_METHODS
+from rundir import layout
 from rundir.records import SCHEMA_VERSION
 from runner.topology import Topology
 
@@ -319,7 +320,7 @@ def _run_copybench(ctx: Context, cell: Cell, trial: Trial, topo: Topology, cpus:
     port = port_for(topo)
     seed = trial_seed(ctx.seed, trial.id)
     core = sender_argv(ctx.binary, cell, topo, port, cpus, seed)
-    perf_data = ctx.run_dir / "perf" / f"{trial.id}.perf.data"
+    perf_data = layout.perf_data(ctx.run_dir, trial.id)
     timeout = cell.timeout()
     if profiled:
         perf_data.parent.mkdir(parents=True, exist_ok=True)
@@ -405,7 +406,7 @@ def _parse_record(stdout: str) -> tuple[dict[str, Any] | None, str | None]:
 
 def _reduce_profile(ctx: Context, trial: Trial, data: Path, status: str,
                     seed: int | None = None) -> dict[str, Any]:
-    out_path = ctx.run_dir / "perf" / f"{trial.id}.json"
+    out_path = layout.perf_json(ctx.run_dir, trial.id)
     try:
         if not data.exists():
             return {"error": "perf record wrote no data"}

@@ -20,6 +20,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from rundir import layout
 from runner import remote as remote_mod
 from runner import session
 from runner.binary import repo_root
@@ -35,12 +36,10 @@ EXIT_MARK = "sweep-exit: "
 
 def executed_name(run_dir: Path) -> str:
     """``sweep.ipynb`` for the first session of a run, ``sweep.resume-<n>.ipynb`` after."""
-    if not (run_dir / "sweep.ipynb").exists():
-        return "sweep.ipynb"
-    n = 1
-    while (run_dir / f"sweep.resume-{n}.ipynb").exists():
+    n = 0
+    while (run_dir / layout.sweep_notebook_name(n)).exists():
         n += 1
-    return f"sweep.resume-{n}.ipynb"
+    return layout.sweep_notebook_name(n)
 
 
 def _exit_code(nb_path: Path) -> int | None:
@@ -94,7 +93,7 @@ def execute(profile: str | None, run_dir: Path | None, seed: int | None,
     if code == 0:
         from rundir.verify import seal
         seal(target)  # again: the sweep sealed before its notebook was complete
-    elif code in (130, 143) or (code == 1 and (target / "plan.json").is_file()):
+    elif code in (130, 143) or (code == 1 and (target / layout.PLAN).is_file()):
         print(f"runner: resume with: python -m runner notebook --resume --run-dir {target}",
               file=sys.stderr)
     return 1 if code is None else code
@@ -127,7 +126,7 @@ def _keep(partial: Path, target: Path) -> None:
     """Move the executed notebook into the run directory (when there is one)."""
     if not partial.exists():
         return
-    if not (target / "plan.json").is_file():  # nothing was planned: nothing to keep it with
+    if not (target / layout.PLAN).is_file():  # nothing was planned: nothing to keep it with
         partial.unlink()
         return
     partial.replace(target / executed_name(target))

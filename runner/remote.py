@@ -43,6 +43,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
+from rundir import atomic, layout
 from runner.errors import RunnerError, UsageError
 from runner.placement import Cpus
 from runner.proc import Janitor, _pdeathsig, tail, wait_for_line
@@ -50,7 +51,6 @@ from runner.ssh import Ssh, SshError
 
 SINK_READY_S = 20.0
 SINK_IDLE_S = 15
-REMOTE_FILE = "remote.json"
 _KEYS = {"host", "data_addr", "copybench", "cpus", "ssh_config", "sender_addr"}
 
 
@@ -782,13 +782,12 @@ def reap(ssh_opts: list[str], pids: Sequence[int]) -> None:
 # --- the run directory -----------------------------------------------------------------
 
 def save(run_dir: Path, remote: Remote) -> None:
-    from rundir import atomic
-    atomic.write_text(run_dir / REMOTE_FILE, json.dumps(
+    atomic.write_text(run_dir / layout.REMOTE, json.dumps(
         {"spec": remote.spec_json(), **remote.describe()}, indent=1) + "\n")
 
 
 def saved_spec(run_dir: Path) -> RemoteSpec | None:
-    p = run_dir / REMOTE_FILE
+    p = run_dir / layout.REMOTE
     if not p.is_file():
         return None
     d = json.loads(p.read_text(encoding="utf-8"))["spec"]

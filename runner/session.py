@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from rundir import records
+from rundir import layout, records
 from runner import plan as plan_mod
 from runner import profile as profile_mod
 from runner import sweep as sw
@@ -182,7 +182,7 @@ def open_run(profile: str | None, run_dir: Path | None = None, seed: int | None 
         from runner.originals.trial import prepare
         s.originals = prepare(srcs, log=_log)
     before = _sessions(run_dir)
-    if not (run_dir / sw.MANIFEST).exists() or before:
+    if not (run_dir / layout.MANIFEST).exists() or before:
         try:
             sw.write_manifest(run_dir, run_id, binary, before, remote=rem,
                               originals=s.originals)
@@ -222,7 +222,7 @@ def run(o: OpenRun, seal: bool = True) -> Result:
         raise
     try:
         session(outcome)
-        recs = list(records.read(o.run_dir / records.TRIALS))
+        recs = list(records.read(o.run_dir / layout.TRIALS))
         sealed = False
         if outcome.complete and seal:
             from rundir.verify import seal as seal_run
@@ -233,11 +233,11 @@ def run(o: OpenRun, seal: bool = True) -> Result:
             raise sw.RunDirError(e, o.run_dir, len(o.sweep.done)) from None
         raise RunnerError(
             f"{e.filename or o.run_dir}: {e.strerror or e}; every planned trial is recorded "
-            f"({len(o.sweep.done)} in {o.run_dir / records.TRIALS}) but the run is not sealed: "
+            f"({len(o.sweep.done)} in {o.run_dir / layout.TRIALS}) but the run is not sealed: "
             f"make seal RUN={o.run_dir} when the file system has room") from None
     return Result(o.run_dir, outcome, recs, sealed)
 
 
 def _sessions(run_dir: Path) -> int:
-    p = run_dir / sw.SESSIONS
+    p = run_dir / layout.SESSIONS
     return len(json.loads(p.read_text())) if p.exists() else 0

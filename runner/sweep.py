@@ -31,7 +31,7 @@ from typing import Any
 
 from runner import manifest as manifest_mod
 from runner import plan as plan_mod
-from rundir import atomic, records
+from rundir import atomic, layout, records
 from runner.adaptive import decide, metric
 from runner.errors import RunnerError, UsageError
 from runner.execute import Context, run_trial
@@ -41,11 +41,6 @@ from runner.profile import Profile
 from runner.progress import Reporter
 from runner.binary import binary_methods, find_binary, repo_root  # noqa: F401
 from runner.topology import Topology, TopologyError
-
-PLAN = "plan.json"
-MANIFEST = "manifest.json"
-SESSIONS = "sessions.json"
-
 
 class RunDirError(RunnerError):
     """A file of the run directory could not be written: one line naming the file and the
@@ -57,7 +52,7 @@ class RunDirError(RunnerError):
         super().__init__(
             f"{exc.filename or run_dir}: {exc.strerror or exc}{f' ({name})' if name else ''}; "
             f"{recorded} trial{'s' if recorded != 1 else ''} safely recorded in "
-            f"{run_dir / records.TRIALS}; resume with: python -m runner sweep --resume "
+            f"{run_dir / layout.TRIALS}; resume with: python -m runner sweep --resume "
             f"--run-dir {run_dir}")
 
 
@@ -119,7 +114,7 @@ class Sweep:
 
     # --- state from existing records -----------------------------------------------------
     def load_records(self) -> None:
-        path = self.run_dir / records.TRIALS
+        path = self.run_dir / layout.TRIALS
         cut = records.repair(path)
         if cut:
             print(f"runner: resume: dropped a torn last line ({cut} bytes) of {path}",
@@ -193,7 +188,7 @@ class Sweep:
         self.reporter = Reporter(len(remaining_fixed), est, enabled=self.progress)
         failure: RunDirError | None = None
         try:
-            writer = records.Writer(self.run_dir / records.TRIALS)
+            writer = records.Writer(self.run_dir / layout.TRIALS)
         except OSError as e:
             self.reporter.close()
             raise RunDirError(e, self.run_dir, len(self.done)) from None
@@ -287,30 +282,31 @@ def prepare_new(profile: Profile, run_dir: Path | None, seed: int | None,
         raise UsageError(f"--run-dir {run_dir}: exists and is not empty (use --resume to "
                          "continue it, or another directory)")
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "profiles").mkdir(exist_ok=True)
-    (run_dir / "profiles" / f"{profile.name}.toml").write_text(profile.text, encoding="utf-8")
+    copy = layout.profile_copy(run_dir, profile.name)
+    copy.parent.mkdir(exist_ok=True)
+    copy.write_text(profile.text, encoding="utf-8")
     doc = {"run_id": run_id, "created_at": datetime.now(timezone.utc).isoformat(
         timespec="seconds"), "profile_path": profile.path, **plan.to_json()}
     est = plan_mod.estimate(plan)
     doc["estimate_s"] = {"min": round(est.seconds_min), "expected": round(est.seconds_expected),
                          "max": round(est.seconds_max)}
-    _write_json(run_dir / PLAN, doc)
+    _write_json(run_dir / layout.PLAN, doc)
     return run_dir, run_id, plan
 
 
 def prepare_resume(run_dir: Path, profile_arg: str | None) -> tuple[Profile, Plan, str]:
     from runner import profile as profile_mod
-    pj = run_dir / PLAN
+    pj = run_dir / layout.PLAN
     if not pj.is_file():
-        raise UsageError(f"--resume: {run_dir} has no {PLAN} (not a run directory)")
+        raise UsageError(f"--resume: {run_dir} has no {layout.PLAN} (not a run directory)")
     if records.is_packed(run_dir):
         raise UsageError(f"--resume: {run_dir} is packed (trials.jsonl.gz, a finished, committed "
                          "run); start a new run instead")
     doc = json.loads(pj.read_text(encoding="utf-8"))
     plan = plan_mod.from_json(doc)
-    copies = sorted((run_dir / "profiles").glob("*.toml"))
+    copies = sorted((run_dir / layout.PROFILES_DIR).glob("*.toml"))
     if not copies:
-        raise UsageError(f"--resume: {run_dir}/profiles/ has no profile copy")
+        raise UsageError(f"--resume: {run_dir / layout.PROFILES_DIR}/ has no profile copy")
     prof = profile_mod.parse(copies[0].read_text(encoding="utf-8"), str(copies[0]))
     if profile_arg is not None:
         given = profile_mod.load(profile_arg)
@@ -327,7 +323,7 @@ def original_sources(plan: Plan) -> list[str]:
 
 def write_manifest(run_dir: Path, run_id: str, binary: Path, resumed: int,
                    remote: Any = None, originals: dict[str, Any] | None = None) -> None:
-    name = MANIFEST if resumed == 0 else f"manifest.resume-{resumed}.json"
+    name = layout.manifest_name(resumed)
     m = manifest_mod.collect(repo_root(), binary)
     m = {"schema_version": m.pop("schema_version"), "run_id": run_id,
          "git_commit": m["git"]["commit"], "python_packages": m["python"]["packages"], **m}
@@ -340,7 +336,7 @@ def write_manifest(run_dir: Path, run_id: str, binary: Path, resumed: int,
 
 
 def record_session(run_dir: Path, entry: dict[str, Any]) -> int:
-    path = run_dir / SESSIONS
+    path = run_dir / layout.SESSIONS
     sessions = json.loads(path.read_text()) if path.exists() else []
     sessions.append(entry)
     _write_json(path, sessions)
@@ -351,9 +347,9 @@ def latest_run(profile: str | None) -> Path:
     root = Path.cwd() / "data" / "raw"
     # a packed run (the committed reference run) is finished: never a resume candidate
     cands = sorted((p for p in root.glob("*")
-                    if (p / PLAN).is_file() and not records.is_packed(p)),
+                    if (p / layout.PLAN).is_file() and not records.is_packed(p)),
                    key=lambda p: p.stat().st_mtime, reverse=True)
     for p in cands:
-        if profile is None or json.loads((p / PLAN).read_text()).get("profile") == profile:
+        if profile is None or json.loads((p / layout.PLAN).read_text()).get("profile") == profile:
             return p
     raise UsageError("--resume: no run directory found under data/raw (give --run-dir)")

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from rundir import layout
 from rundir import verify as v
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,7 +139,7 @@ def test_sealed_run_verifies(sealed_run: Path) -> None:
 def test_sums_file_is_sha256sum_format(sealed_run: Path) -> None:
     if shutil.which("sha256sum") is None:
         pytest.skip("sha256sum not installed")
-    done = subprocess.run(["sha256sum", "--check", "--quiet", v.SUMS_NAME], cwd=sealed_run,
+    done = subprocess.run(["sha256sum", "--check", "--quiet", layout.SUMS], cwd=sealed_run,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -395,11 +396,11 @@ def test_resume_manifests_are_checked_too(tmp_path: Path) -> None:
 def test_smoke_run_if_present() -> None:
     """A real run from `make smoke-run`, when one was made: its records must fit the schema."""
     run = ROOT / "build" / "smoke-run"
-    candidates = [run] if (run / v.TRIALS_NAME).is_file() else sorted(
-        p.parent for p in run.glob(f"*/{v.TRIALS_NAME}")) if run.is_dir() else []
+    candidates = [run] if (run / layout.TRIALS).is_file() else sorted(
+        p.parent for p in run.glob(f"*/{layout.TRIALS}")) if run.is_dir() else []
     if not candidates:
         pytest.skip("no build/smoke-run (make smoke-run makes one)")
     for run_dir in candidates:
-        problems = [p for p in v.verify(run_dir).problems if v.SUMS_NAME not in p
+        problems = [p for p in v.verify(run_dir).problems if layout.SUMS not in p
                     and "SHA-256" not in p and "listed" not in p]
         assert problems == [], f"{run_dir}: " + "; ".join(problems[:10])

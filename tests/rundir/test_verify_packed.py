@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from rundir import records
+from rundir import layout
 from rundir import verify as v
 from test_verify import make_run
 
@@ -38,7 +39,7 @@ def test_pack_keeps_every_record_and_verifies(tmp_path: Path) -> None:
     report = v.verify(run)
     assert report.ok, report.problems
     assert report.records_checked == original.count(b"\n")
-    sums = (run / v.SUMS_NAME).read_text()
+    sums = (run / layout.SUMS).read_text()
     assert "trials.jsonl.gz" in sums and "  trials.jsonl\n" not in sums
 
 
