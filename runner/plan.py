@@ -159,7 +159,7 @@ class Capabilities:
     def detect(cls, methods: tuple[str, ...] | None) -> "Capabilities":
         from runner.perfprof import available
         from runner.placement import online_cpus
-        from runner.topology import can_create_netns
+        from runner.netns import can_create_netns
         perf, why = available()
         return cls(methods=methods, root=can_create_netns(), cpus=len(online_cpus()),
                    peers={p: shutil.which(p) is not None for p in ("iperf3", "sockperf")},

@@ -77,27 +77,30 @@ def stop(p: subprocess.Popen[bytes], janitor: Janitor | None, grace: float = 2.0
     try:
         rc = p.wait(timeout=grace)
     except subprocess.TimeoutExpired:
-        _signal_group(p.pid, signal.SIGTERM)
+        kill_group(p.pid, signal.SIGTERM)
         try:
             rc = p.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
-            _signal_group(p.pid, signal.SIGKILL)
+            kill_group(p.pid)
             rc = p.wait()
-    _signal_group(p.pid, signal.SIGKILL)
+    kill_group(p.pid)
     if janitor:
         janitor.note(f"-pg {p.pid}")
     return rc
 
 
 def kill(p: subprocess.Popen[bytes], janitor: Janitor | None) -> int:
-    _signal_group(p.pid, signal.SIGKILL)
+    kill_group(p.pid)
     rc = p.wait()
     if janitor:
         janitor.note(f"-pg {p.pid}")
     return rc
 
 
-def _signal_group(pgid: int, sig: int) -> None:
+def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
+    """Signal a whole process group (every process of a trial: ``ip netns exec`` -> ``perf``
+    -> copybench); one that is gone already is no error. The one kill helper of the runner:
+    trials, the remote transport's ssh clients and the reaper all end groups with it."""
     try:
         os.killpg(pgid, sig)
     except (ProcessLookupError, PermissionError):

@@ -33,7 +33,6 @@ import json
 import os
 import secrets
 import shlex
-import signal
 import socket
 import subprocess
 import tempfile
@@ -46,7 +45,7 @@ from typing import Any, Sequence
 from rundir import atomic, layout
 from runner.errors import RunnerError, UsageError
 from runner.placement import Cpus
-from runner.proc import Janitor, _pdeathsig, tail, wait_for_line
+from runner.proc import Janitor, _pdeathsig, kill_group, tail, wait_for_line
 from runner.ssh import Ssh, SshError
 
 SINK_READY_S = 20.0
@@ -645,11 +644,11 @@ class Remote:
                 try:
                     rc = p.wait(timeout=remaining)
                 except subprocess.TimeoutExpired:
-                    _killpg(p.pid)
+                    kill_group(p.pid)
                     rc = p.wait()
                     status, problem = "timeout", f"timed out after {timeout:g} s (killed)"
                 finally:
-                    _killpg(p.pid)
+                    kill_group(p.pid)
                     if janitor:
                         janitor.note(f"-pg {p.pid}")
                 # the sink ends by itself after its one session (--once)
@@ -695,7 +694,7 @@ class Remote:
         try:
             return p.wait(timeout=3)
         except subprocess.TimeoutExpired:
-            _killpg(p.pid)
+            kill_group(p.pid)
             return p.wait()
 
     def remote_processes(self) -> list[str]:
@@ -753,30 +752,6 @@ def _with_port(argv: list[str], port: int) -> list[str]:
     i = len(out) - 1 - out[::-1].index("--port")
     out[i + 1] = str(port)
     return out
-
-
-def _killpg(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def reap(ssh_opts: list[str], pids: Sequence[int]) -> None:
-    """For the reaper: kill remote sinks still registered (only if still copybench), then end
-    the ssh master."""
-    from runner.ssh import exit_master
-    if pids:
-        script = ('for p in "$@"; do grep -q -e copybench -e iperf3 -e sockperf /proc/$p/cmdline '
-                  '2>/dev/null && { kill -KILL -- -$p 2>/dev/null || kill -KILL $p; }; done; true')
-        *opts, target = ssh_opts
-        try:
-            subprocess.run(["ssh", *opts, target, "--", "sh -c " + shlex.quote(script) + " sh "
-                            + " ".join(str(p) for p in pids)], capture_output=True,
-                           check=False, timeout=20, stdin=subprocess.DEVNULL)
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-    exit_master(ssh_opts)
 
 
 # --- the run directory -----------------------------------------------------------------

@@ -28,41 +28,20 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import Any, Sequence
 
+from runner.netns import NS_PREFIX, can_create_netns, remove_netns
 from runner.proc import Janitor
-from runner.reaper import remove_netns
 
 NET_A = "198.18.0.1"
 NET_B = "198.18.0.2"
 PREFIX = 24
 UDP_DEST = "198.19.0.1"
 UDP_DEST_NET = "198.19.0.0/24"
-NS_PREFIX = "cb"
 
 _serial = count()
 
 
 class TopologyError(Exception):
     pass
-
-
-def needs_root(transport: str) -> bool:
-    return transport in ("veth", "udp-forward")
-
-
-CAP_SYS_ADMIN = 21
-
-
-def can_create_netns() -> bool:
-    """Whether this process may create network namespaces (CAP_SYS_ADMIN in effect), which
-    is what "root" means here: uid 0 without the capability cannot."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("CapEff:"):
-                    return bool(int(line.split()[1], 16) >> CAP_SYS_ADMIN & 1)
-    except OSError:
-        pass
-    return os.geteuid() == 0
 
 
 def _ip(args: Sequence[str]) -> None:
@@ -169,13 +148,3 @@ class Topology:
         self.sender_ns = self.sink_ns = None
         self.links = []
         self.up = False
-
-
-def leftovers(pid: int | None = None) -> list[str]:
-    """Namespaces of ours (of sweep ``pid``, or any) that still exist."""
-    try:
-        names = os.listdir("/run/netns")
-    except FileNotFoundError:
-        return []
-    mark = f"{NS_PREFIX}{pid}-" if pid else NS_PREFIX
-    return sorted(n for n in names if n.startswith(mark))

@@ -39,7 +39,8 @@ from runner.originals import OriginalsError, OriginalsUsageError, adapters
 from runner.originals.adapters import PORT, ParseError, Program
 from runner.originals.privs import RunAs, proc_identity, run_as
 from runner.placement import cpus_for, cross_core_possible
-from runner.topology import NET_A, Topology, TopologyError, can_create_netns
+from runner.netns import can_create_netns
+from runner.topology import NET_A, Topology, TopologyError
 
 TRANSPORTS = ("loopback", "veth")
 PLACEMENTS = ("same-core", "cross-core", "unpinned")

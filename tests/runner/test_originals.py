@@ -21,7 +21,7 @@ from runner.originals import OriginalsError, adapters, execute, fetch, published
 from runner.originals import build as build_mod
 from runner.originals.privs import proc_identity, run_as
 from runner.proc import Janitor
-from runner.topology import leftovers
+from runner.netns import leftovers
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "tests" / "fixtures" / "originals"

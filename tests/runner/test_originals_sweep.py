@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from runner.originals import sources
-from runner.topology import leftovers
+from runner.netns import leftovers
 from test_originals import ROOT, SEED, _need_root, _need_seed
 
 pytestmark = pytest.mark.slow

@@ -18,7 +18,8 @@ from conftest import ROOT, runner_env, runner_namespaces, runner_root_links
 from rundir import records
 from runner import peers, perfprof
 from runner.proc import Janitor, spawn
-from runner.topology import Topology, leftovers
+from runner.netns import leftovers
+from runner.topology import Topology
 
 LISTEN = ("import socket,sys; s=socket.socket(); s.bind(('0.0.0.0', 5555)); s.listen(); "
           "print('ready', flush=True); c,_=s.accept(); sys.stdout.write(c.recv(16).decode())")
