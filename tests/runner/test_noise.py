@@ -13,7 +13,7 @@ from analysis import noise as AN
 from analysis import run as A
 from conftest import run_runner
 from runner import design as D
-from runner import noise as RN
+from runner import noisemodel as RN
 
 PROFILE = """[profile]
 name = "n"

@@ -19,7 +19,7 @@ from rundir import records
 from runner import peers, perfprof
 from runner.proc import Janitor, spawn
 from runner.netns import leftovers
-from runner.topology import Topology
+from runner.transports import make as make_transport
 
 LISTEN = ("import socket,sys; s=socket.socket(); s.bind(('0.0.0.0', 5555)); s.listen(); "
           "print('ready', flush=True); c,_=s.accept(); sys.stdout.write(c.recv(16).decode())")
@@ -32,7 +32,7 @@ CONNECT = ("import socket,sys; s=socket.create_connection((sys.argv[1], 5555), t
 def test_namespace_topology_up_and_gone(runner_root: None, transport: str, mtu: int) -> None:
     j = Janitor()
     names: set[str] = set()
-    topo = Topology(transport, mtu, j)
+    topo = make_transport(transport, mtu, j)
     try:
         topo.setup()
         names = set(topo.namespaces())
@@ -71,9 +71,9 @@ def test_reaper_cleans_up_after_sigkill(runner_root: None, tmp_path: Path) -> No
     script = tmp_path / "victim.py"
     script.write_text(
         "import subprocess, os, sys, time\n"
-        "from runner.topology import Topology\n"
+        "from runner.transports import Namespaces\n"
         "from runner.proc import Janitor, spawn\n"
-        "j = Janitor(); t = Topology('veth', 1500, j); t.setup()\n"
+        "j = Janitor(); t = Namespaces('veth', 1500, j); t.setup()\n"
         "p = spawn(t.sink_prefix() + ['sleep', '300'], j, None, None)\n"
         "q = spawn(['sleep', '301'], j, None, None)\n"
         "print(' '.join(t.namespaces()), p.pid, q.pid, flush=True)\n"
