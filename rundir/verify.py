@@ -7,6 +7,7 @@ file of the run. `verify(run_dir)` checks, without changing anything:
   is missing from the list (an added, edited or removed file is found);
 * `manifest.json` (and any `manifest.resume-N.json`) is JSON and valid under
   `rundir/schema/manifest.schema.json`;
+* `plan.json` is JSON and valid under `rundir/schema/plan.schema.json`;
 * every line of `trials.jsonl` is a JSON object valid under `rundir/schema/trial.schema.json`,
   trial ids are unique, and every record's `run_id` is the run's (the manifest's `run_id`,
   else the first record's).
@@ -32,7 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from rundir import atomic, layout, records
+import jsonschema
+
+from rundir import atomic, layout, planfile, records
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 TRIAL_SCHEMA = SCHEMA_DIR / "trial.schema.json"
@@ -139,8 +142,6 @@ def validator_for(schema: dict[str, Any]) -> Any:
 
     The schemas use only keywords that mean the same in both drafts, so the answer is the same.
     """
-    import jsonschema
-
     cls = getattr(jsonschema, "Draft202012Validator", None) or jsonschema.Draft7Validator
     cls.check_schema(schema)
     return cls(schema)
@@ -199,6 +200,21 @@ def _check_manifest(root: Path, report: Report) -> str | None:
     return run_id
 
 
+def _check_plan(root: Path, report: Report) -> None:
+    """Validate plan.json (required)."""
+    path = root / layout.PLAN
+    if not path.is_file():
+        report.problems.append(f"{layout.PLAN} missing")
+        return
+    try:
+        plan = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        report.problems.append(f"{layout.PLAN}: not JSON ({exc})")
+        return
+    report.problems.extend(schema_problems(validator_for(load_schema(planfile.SCHEMA)), plan,
+                                           layout.PLAN))
+
+
 def _check_trials(root: Path, run_id: str | None, report: Report) -> None:
     path = records.trials_file(root)
     if path is None:
@@ -253,6 +269,7 @@ def verify(run_dir: Path | str) -> Report:
     report = Report(run_dir=root)
     _check_hashes(root, report)
     run_id = _check_manifest(root, report)
+    _check_plan(root, report)
     _check_trials(root, run_id, report)
     return report
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from rundir import layout
+from rundir import layout, planfile
 from rundir import verify as v
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,6 +102,20 @@ def sample_records() -> list[dict[str, Any]]:
             copy_record(3), peer_record(4), failed_record(5)]
 
 
+def plan_doc() -> dict[str, Any]:
+    """A plan.json valid under plan.schema.json: one cell, one round."""
+    cell = {"kind": "copybench", "command": "send", "method": "send", "transport": "loopback",
+            "placement": "cross-core", "mode": "stream", "size": 65536, "threads": 1,
+            "cache": None, "duration_s": 0.2, "warmup_s": 0.05, "verify": "sample",
+            "fields": 8, "mtu": None, "experiment": "m", "timeout_s": None, "dir": None,
+            "perf": False}
+    return {"run_id": RUN_ID, "created_at": "2026-11-22T00:00:00+00:00",
+            "profile_path": "quick.toml", "profile": "quick", "seed": 1,
+            "repetitions": {"min": 1, "max": 1}, "cells": {"0123456789ab": cell},
+            "skipped": {}, "notes": [], "rounds": [["0123456789ab-1"]], "order": "shuffled",
+            "estimate_s": {"min": 1, "expected": 1, "max": 1}}
+
+
 def make_run(parent: Path, records: list[dict[str, Any]] | None = None) -> Path:
     run = parent / RUN_ID
     (run / "profiles").mkdir(parents=True)
@@ -110,7 +124,7 @@ def make_run(parent: Path, records: list[dict[str, Any]] | None = None) -> Path:
     (run / "manifest.json").write_text(json.dumps({
         "schema_version": 1, "run_id": RUN_ID, "kernel": "6.1.0-test", "git_commit": None,
         "nix_store_path": None, "cpu": {"model": "test", "count": 2}}), encoding="utf-8")
-    (run / "plan.json").write_text(json.dumps({"seed": 1, "trials": len(lines)}), encoding="utf-8")
+    (run / "plan.json").write_text(json.dumps(plan_doc()), encoding="utf-8")
     (run / "profiles" / "quick.toml").write_text("[sweep]\nmethods = [\"send\"]\n", encoding="utf-8")
     return run
 
@@ -177,6 +191,33 @@ def test_removed_and_added_files_fail(sealed_run: Path) -> None:
     problems = v.verify(sealed_run).problems
     assert any(p.startswith("plan.json: listed") for p in problems)
     assert any(p.startswith("profiles/extra.toml: not listed") for p in problems)
+
+
+def test_plan_outside_its_schema_fails_even_when_resealed(tmp_path: Path) -> None:
+    """plan.json is checked against plan.schema.json: a wrong type, a key the plan does not
+    have and a missing one are each named."""
+    run = make_run(tmp_path)
+    doc = plan_doc()
+    doc["cells"]["0123456789ab"]["size"] = "64K"
+    doc["surprise"] = 1
+    del doc["rounds"]
+    (run / "plan.json").write_text(json.dumps(doc), encoding="utf-8")
+    v.seal(run)
+    problems = v.verify(run).problems
+    assert problems and all(p.startswith("plan.json: ") for p in problems), problems
+    assert any("cells.0123456789ab.size" in p and "integer" in p for p in problems), problems
+    assert any("surprise" in p for p in problems) and any("rounds" in p for p in problems)
+
+
+def test_committed_plans_fit_the_schema() -> None:
+    """Every committed run's plan.json (written by the runner of its day) is valid."""
+    plans = sorted((ROOT / "data" / "raw").glob(f"*/{layout.PLAN}"))
+    if not plans:
+        pytest.skip("no committed run under data/raw")
+    validator = v.validator_for(v.load_schema(planfile.SCHEMA))
+    for p in plans:
+        problems = v.schema_problems(validator, json.loads(p.read_text()), str(p))
+        assert problems == [], problems
 
 
 def test_unsealed_run_fails(tmp_path: Path) -> None:
