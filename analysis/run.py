@@ -16,7 +16,8 @@ import pandas as pd
 
 from analysis import stats as S
 from analysis.profiles import Profiles, load_profiles, read_json
-from rundir import layout, records
+from rundir import layout, planfile, records
+from rundir.quantities import primary
 
 MESSAGE_METHODS = ("send", "sendmsg", "zerocopy", "uring-zc", "vmsplice")
 FILE_METHODS = ("read-write", "mmap-write", "sendfile", "splice", "splice2", "copy_file_range")
@@ -97,6 +98,8 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
         row["threads"] = 1
     for k in ("bytes", "messages", "seconds", "gbit_per_s", "msgs_per_s"):
         row[k] = res.get(k)
+    # the primary metric (Gbit/s, or the median RTT in ns for pingpong), as the runner has it
+    row["primary_metric"] = primary(rec)
     # a report's own program (runner/originals): the latency it prints, by its own definition
     # (S1: window / messages; S2: mean time to receive one message; S3: mean recv() time)
     theirs = res.get("theirs") or {}
@@ -180,8 +183,7 @@ class Run:
         """The interference rule the profile declared before the run (``[design]
         exclude_steal_above``): a trial whose window had a larger share of steal time is
         excluded. None: no rule (nothing is excluded)."""
-        v = ((self.plan or {}).get("design") or {}).get("exclude_steal_above")
-        return float(v) if isinstance(v, (int, float)) else None
+        return planfile.Declared.of(self.plan).exclude_steal_above
 
     @property
     def excluded(self) -> pd.DataFrame:
@@ -210,8 +212,7 @@ class Run:
         ``paired`` or ``unpaired``; runs without blocks can only be unpaired."""
         if not self.has_blocks:
             return S.UNPAIRED
-        d = (self.plan or {}).get("design") or {}
-        return S.UNPAIRED if d.get("primary") == S.UNPAIRED else S.PAIRED
+        return planfile.Declared.of(self.plan).primary
 
     @property
     def run_id(self) -> str:
@@ -230,7 +231,7 @@ def load_run(run_dir: str | Path) -> Run:
         df = pd.DataFrame(columns=list(tidy_record({}).keys()))
     df = _derive(df)
     manifest = read_json(path / layout.MANIFEST) or {}
-    plan = read_json(path / layout.PLAN)
+    plan = planfile.read(path)
     notes: list[str] = []
     if not manifest:
         notes.append(f"{layout.MANIFEST} missing or empty")
