@@ -44,7 +44,7 @@ MAX_PROBLEMS_PER_RECORD = 5
 _CHUNK = 1 << 20
 
 
-class UsageError(Exception):
+class RunDirUsageError(Exception):
     """The run directory cannot be used at all (missing, not a directory)."""
 
 
@@ -70,7 +70,7 @@ class Report:
 def _require_dir(run_dir: Path | str) -> Path:
     path = Path(run_dir)
     if not path.is_dir():
-        raise UsageError(f"run directory {str(path)!r} does not exist or is not a directory")
+        raise RunDirUsageError(f"run directory {str(path)!r} does not exist or is not a directory")
     return path
 
 
@@ -110,9 +110,9 @@ def _sums_text(root: Path, leaving: str | None = None) -> str:
         if rel == leaving or atomic.is_temporary(path):
             continue
         if path.is_symlink() or not path.is_file():
-            raise UsageError(f"{rel}: not a regular file; a run directory holds only regular files")
+            raise RunDirUsageError(f"{rel}: not a regular file; a run directory holds only regular files")
         if "\n" in rel or "\\" in rel:
-            raise UsageError(f"{rel!r}: file names with newlines or backslashes cannot be sealed")
+            raise RunDirUsageError(f"{rel!r}: file names with newlines or backslashes cannot be sealed")
         lines.append(f"{sha256_file(path)}  {rel}\n")
     return "".join(lines)
 
@@ -293,10 +293,10 @@ def pack(run_dir: Path | str) -> Path:
     src, dst = root / layout.TRIALS, root / layout.TRIALS_PACKED
     if not src.is_file():
         state = "already packed" if dst.is_file() else f"has no {layout.TRIALS}"
-        raise UsageError(f"{root}: {state}")
+        raise RunDirUsageError(f"{root}: {state}")
     report = verify(root)
     if not report.ok:
-        raise UsageError(f"{root} does not verify, refusing to pack it: {report.problems[0]}"
+        raise RunDirUsageError(f"{root} does not verify, refusing to pack it: {report.problems[0]}"
                          + (f" (and {len(report.problems) - 1} more)" if len(report.problems) > 1
                             else ""))
     with atomic.replacing(dst) as raw:
@@ -350,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{packed.stat().st_size} B; re-sealed")
             return 0
         report = verify(run_dir)
-    except UsageError as exc:
+    except RunDirUsageError as exc:
         print(f"rundir: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:

@@ -12,8 +12,6 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import NoReturn
-
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -26,7 +24,7 @@ from runner import notebook
 from runner import profile as profile_mod
 from runner import session
 from runner.binary import binary_methods, find_binary, repo_root
-from runner.errors import RunnerError, UsageError
+from runner.errors import OneLineParser, RunnerError, UsageError
 from runner.expand import ONE_HOST, TWO_HOSTS
 from runner.inventory import RemoteSpec
 from runner.machine import Capabilities
@@ -35,12 +33,6 @@ from runner.model import Plan
 from runner.originals.commands import main as originals_main
 from runner.plan import make
 from runner.progress import fmt_duration, summary_table
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # one line, exit 2
-        print(f"{self.prog}: {message}", file=sys.stderr)
-        sys.exit(2)
 
 
 def _remote_options(p: argparse.ArgumentParser, plan_only: bool = False) -> None:
@@ -94,9 +86,9 @@ def _run_options(p: argparse.ArgumentParser, names: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m runner",
+    p = OneLineParser(prog="python -m runner",
                 description="Sweep copybench over a profile's design into data/raw/<run-id>/.")
-    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=OneLineParser)
     names = ", ".join(profile_mod.available())
 
     s = sub.add_parser("sweep", help="run a profile's plan (or resume a run)",

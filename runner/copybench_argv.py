@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from runner.placement import Cpus
+from runner.pinning import Cpus
 from runner.model import Cell
 from runner.profile import FILE_SEND_METHODS
 

@@ -3,7 +3,7 @@ the cell's transport, and what the sender printed wrapped into the sweep's recor
 
 The record keeps copybench's own fields unchanged and adds the runner-level factors in
 ``config``, ``invocation`` (argv, exit codes, wall time), and for a profiled trial
-``perf_profile`` (the reduction of ``perf record``, :mod:`runner.perfprof`). A trial that
+``perf_profile`` (the reduction of ``perf record``, :mod:`runner.cpuprofile`). A trial that
 fails or times out is recorded with ``status`` ``failed``/``timeout`` and ``error`` = what
 went wrong plus the tail of stderr.
 """
@@ -16,10 +16,10 @@ from typing import Any
 
 from rundir import layout
 from rundir.records import TrialRecord
-from runner import perfprof
+from runner import cpuprofile
 from runner.copybench_argv import sender_argv, trial_seed
 from runner.pair import LineReady, Pair, run_pair
-from runner.placement import Cpus
+from runner.pinning import Cpus
 from runner.model import Cell, Trial
 from runner.trialrecord import Context, error_text, intended_config, invocation
 from runner.transports import Transport
@@ -49,7 +49,7 @@ def run_copybench(ctx: Context, cell: Cell, trial: Trial, transport: Transport, 
     timeout = cell.timeout()
     if profiled:
         perf_data.parent.mkdir(parents=True, exist_ok=True)
-        core = [*perfprof.PERF_RECORD, "-o", str(perf_data), "--", *core]
+        core = [*cpuprofile.PERF_RECORD, "-o", str(perf_data), "--", *core]
         timeout += PERF_TIMEOUT_S
     sender = transport.sender_prefix() + core
     sink = (transport.copybench_sink(ctx.binary, port, cpus, idle_s=timeout)
@@ -123,8 +123,8 @@ def reduce_profile(ctx: Context, trial: Trial, data: Path, seed: int | None = No
     try:
         if not data.exists():
             return {"error": "perf record wrote no data"}
-        red = perfprof.reduce_file(data, seed=seed)
-        perfprof.store(red, out_path)
+        red = cpuprofile.reduce_file(data, seed=seed)
+        cpuprofile.store(red, out_path)
         return {"path": str(out_path.relative_to(ctx.run_dir)), "samples": red.samples,
                 "kernel_share": red.kernel_share, "groups": red.groups,
                 "user_copy_share": red.user_copy_share, "format": red.format,

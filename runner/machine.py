@@ -7,8 +7,8 @@ import shutil
 from dataclasses import dataclass, field
 
 from runner.netns import can_create_netns
-from runner.perfprof import available
-from runner.placement import online_cpus
+from runner.cpuprofile import available
+from runner.pinning import online_cpus
 
 
 @dataclass

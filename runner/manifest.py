@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from runner import __version__
-from runner.perfprof import available as perf_available
+from runner.cpuprofile import available as perf_available
 from runner.netns import can_create_netns
 
 SYSCTLS = (

@@ -9,7 +9,7 @@ from typing import Any
 from rundir.records import TrialRecord
 from runner import peers
 from runner.pair import LineReady, Pair, run_pair
-from runner.placement import Cpus
+from runner.pinning import Cpus
 from runner.model import Cell
 from runner.trialrecord import Context, cpu_list, error_text, intended_config, invocation
 from runner.transports import Transport

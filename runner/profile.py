@@ -111,7 +111,9 @@ class Design:
 
 
 @dataclass(frozen=True)
-class Topology:
+class TopologySettings:
+    """The profile's ``[topology]`` table (the transports themselves: runner.transports)."""
+
     veth_mtu: int
     udp_mtu: int
 
@@ -154,7 +156,7 @@ class Profile:
     seed: int
     budget_s: float | None
     repetitions: Repetitions
-    topology: Topology
+    topology: TopologySettings
     experiments: tuple[Experiment, ...]
     text: str
     design: Design | None = None
@@ -391,7 +393,7 @@ def parse(text: str, path: str) -> Profile:
     if not isinstance(topo_t, dict):
         raise c.fail("topology", "must be a table")
     c.unknown(topo_t, _TOPO_KEYS, "topology")
-    topo = Topology(
+    topo = TopologySettings(
         veth_mtu=c.number(topo_t, "veth_mtu", "topology", 1500, 68, 65535, integer=True),
         udp_mtu=c.number(topo_t, "udp_mtu", "topology", 65521, 68, 65535, integer=True),
     )

@@ -25,7 +25,7 @@ from typing import Any
 from runner.errors import RunnerError, UsageError
 from runner.hostfacts import FACTS_SCRIPT, local_facts, parse_facts
 from runner.inventory import RemoteSpec, cpulist, ip_address
-from runner.placement import Cpus
+from runner.pinning import Cpus
 from runner.proc import Janitor
 from runner.ssh import Ssh, SshError
 

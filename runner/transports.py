@@ -39,7 +39,7 @@ from typing import Any, Sequence
 from runner.copybench_argv import sink_argv
 from runner.netns import NS_PREFIX, can_create_netns, remove_netns
 from runner.pair import HERE, Here, Pair, PairResult, RemoteSide, Server
-from runner.placement import Cpus
+from runner.pinning import Cpus
 from runner.proc import Janitor, kill_group, spawn, tail
 from runner.remotehost import RemoteHost
 from runner.ssh import classify

@@ -17,7 +17,7 @@ from typing import Any
 
 from rundir.records import TrialRecord
 from runner.pair import PairResult
-from runner.placement import Cpus
+from runner.pinning import Cpus
 from runner.model import Cell, Trial
 from runner.proc import Janitor
 

@@ -16,7 +16,7 @@ from rundir.records import TrialRecord
 from runner.copybench_trial import EXIT_WINDOW_MISSED, run_copybench
 from runner.originals.original_trial import run_original
 from runner.peer_trial import run_peer
-from runner.placement import cpus_for
+from runner.pinning import cpus_for
 from runner.model import Cell, Trial
 from runner.trialrecord import (Context, intended_config, loadavg, new_record, now,
                                 trial_config)

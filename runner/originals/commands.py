@@ -12,8 +12,8 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
 
+from runner.errors import OneLineParser
 from runner.originals import OriginalsError, adapters, sources
 from runner.originals import build as build_mod
 from runner.originals import fetch, published
@@ -21,12 +21,6 @@ from runner.originals.program_run import check_args, run_program
 from runner.proc import Janitor
 
 PROG = "python -m runner originals"
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # one line, exit 2
-        print(f"{self.prog}: {message}", file=sys.stderr)
-        sys.exit(2)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -42,9 +36,9 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
-    p = _Parser(prog=prog, description="The replicated reports' own programs (S1-S3): "
+    p = OneLineParser(prog=prog, description="The replicated reports' own programs (S1-S3): "
                 "fetch pinned, build as published, run here unprivileged.")
-    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=OneLineParser)
     f = sub.add_parser("fetch", help="fetch and verify the pinned repositories")
     f.add_argument("ids", nargs="*", metavar="ID", help="S1 S2 S3 (default: all)")
     _common(f)

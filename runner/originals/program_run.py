@@ -10,7 +10,7 @@ gets network namespaces of its own, made by ``runner.transports``):
   (the receiver) in namespace B, connecting to 198.18.0.1 over the veth pair: data flows
   A -> B as in copybench's veth cells.
 
-Placement follows ``runner.placement.cpus_for(placement, has_sink=True)``: the server gets
+Placement follows ``runner.pinning.cpus_for(placement, has_sink=True)``: the server gets
 the sender's CPUs, the client(s) the sink's, through ``taskset -c`` (their threads inherit
 it). Each process is ``ip netns exec NS`` (as root) -> ``setpriv`` (drops to the
 unprivileged user, clean environment, parent-death signal re-armed) -> ``taskset`` -> their
@@ -43,7 +43,7 @@ from runner.originals.adapters import PORT, ParseError, Program
 from runner.originals.limits import MAX_DURATION_S, MAX_SIZE, PLACEMENTS, TRANSPORTS
 from runner.originals.privs import RunAs, proc_identity, run_as
 from runner.pair import Pair, run_pair
-from runner.placement import cpus_for, cross_core_possible
+from runner.pinning import cpus_for, cross_core_possible
 from runner.transports import NET_A, Namespaces, TopologyError
 
 CLIENT_SLACK_S = 15.0

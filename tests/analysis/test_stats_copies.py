@@ -260,7 +260,7 @@ def test_sides_and_categories() -> None:
 
 
 def test_perf_script_parsing_and_windows() -> None:
-    from runner import perfprof
+    from runner import cpuprofile
     text = "\n".join([
         "   cb-send.34567  100 [000]  10.000: ffffffff8100 _copy_from_iter ([kernel.kallsyms])",
         "   cb-send.34567  100 [000]  10.300: 7f0000001000 __memmove_avx_unaligned_erms "
@@ -271,9 +271,9 @@ def test_perf_script_parsing_and_windows() -> None:
         "   Web Content  400 [001]  10.500: 7f00 foo (/usr/lib/x.so)",
         "   swapper     0 [001]  10.600: ffffffff8400 default_idle ([kernel.kallsyms])",
     ])
-    samples = list(perfprof.parse_script(text.splitlines()))
+    samples = list(cpuprofile.parse_script(text.splitlines()))
     assert len(samples) == 7 and samples[5][0] == "Web Content"
-    red = perfprof.reduce_samples(samples, tag="34567", window_s=0.5)
+    red = cpuprofile.reduce_samples(samples, tag="34567", window_s=0.5)
     assert red.format == 2
     assert red.sides["sender"]["samples"] == 3 and red.sides["sender"]["copy"] == 2
     assert red.sides["receiver"]["samples"] == 1  # the other trial's sink is not ours

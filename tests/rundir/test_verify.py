@@ -257,12 +257,12 @@ def test_truncated_last_record_fails(tmp_path: Path) -> None:
 def test_seal_refuses_symlinks(tmp_path: Path) -> None:
     run = make_run(tmp_path)
     (run / "link.json").symlink_to(run / "plan.json")
-    with pytest.raises(v.UsageError, match="link.json: not a regular file"):
+    with pytest.raises(v.RunDirUsageError, match="link.json: not a regular file"):
         v.seal(run)
 
 
 def test_missing_run_dir_is_usage_error(tmp_path: Path) -> None:
-    with pytest.raises(v.UsageError, match="does not exist"):
+    with pytest.raises(v.RunDirUsageError, match="does not exist"):
         v.verify(tmp_path / "nope")
 
 

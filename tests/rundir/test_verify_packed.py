@@ -56,13 +56,13 @@ def test_pack_refuses_a_run_that_does_not_verify(tmp_path: Path) -> None:
     run = make_run(tmp_path)
     v.seal(run)
     (run / "plan.json").write_text("{}")
-    with pytest.raises(v.UsageError, match="does not verify"):
+    with pytest.raises(v.RunDirUsageError, match="does not verify"):
         v.pack(run)
     assert (run / "trials.jsonl").is_file() and not (run / "trials.jsonl.gz").exists()
 
 
 def test_pack_twice_is_a_usage_error(packed: Path) -> None:
-    with pytest.raises(v.UsageError, match="already packed"):
+    with pytest.raises(v.RunDirUsageError, match="already packed"):
         v.pack(packed)
     p = subprocess.run([sys.executable, "-m", "rundir", "pack", str(packed)], cwd=ROOT,
                        capture_output=True, text=True)
