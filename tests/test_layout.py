@@ -205,7 +205,8 @@ def layer_violations(graph: dict[str, set[str]],
                 bad.append(f"{m}: in two layers")
             level[m] = i
     bad += [f"{m}: in no layer of RUNNER_LAYERS" for m in sorted(set(graph) - set(level))]
-    bad += [f"{m}: listed in RUNNER_LAYERS but no such module" for m in sorted(set(level) - set(graph))]
+    bad += [f"{m}: listed in RUNNER_LAYERS but no such module"
+            for m in sorted(set(level) - set(graph))]
     for m in sorted(set(graph) & set(level)):
         for d in sorted(graph[m] & set(level)):
             if level[d] > level[m]:

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import math
 import random
+import tomllib
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from conftest import write_sweep_profile
 from runner import design as D
 from runner import plan as plan_mod
 from runner import profile as prof_mod
@@ -22,20 +24,6 @@ from runner.model import Plan, Trial
 CAPS = Capabilities(methods=None, root=True, cpus=2, peers={"iperf3": True, "sockperf": True},
                     perf=True)
 
-HEAD = """[profile]
-name = "t"
-seed = 11
-duration_s = 1
-warmup_s = 0.1
-budget_s = {budget}
-
-[design]
-rounds_min = 3
-rounds_max = 40
-target = 0.05
-noise = "{noise}"
-{strict}
-"""
 NOISE = """[[sd]]
 kind = "stream"
 placement = "cross-core"
@@ -82,10 +70,11 @@ placements = ["cross-core"]
 def _profile(tmp_path: Path, budget: float = 0, cross: float = 0.03, same: float = 0.10,
              strict: bool = False, exps: str = EXPS) -> prof_mod.Profile:
     (tmp_path / "noise.toml").write_text(NOISE.format(cross=cross, same=same))
-    text = HEAD.format(budget=budget, noise="noise.toml",
-                       strict="strict = true" if strict else "") + exps
-    p = tmp_path / "t.toml"
-    p.write_text(text)
+    design = {"rounds_min": 3, "rounds_max": 40, "target": 0.05, "noise": "noise.toml",
+              **({"strict": True} if strict else {})}
+    p = write_sweep_profile(tmp_path, "t", seed=11, duration_s=1, warmup_s=0.1, budget_s=budget,
+                            repetitions=None, design=design,
+                            experiments=tomllib.loads(exps)["experiment"])
     return prof_mod.load(str(p))
 
 
