@@ -1,7 +1,7 @@
 """Load a run directory (``trials.jsonl``, ``manifest.json``, ``plan.json``, CPU profile
 reductions) into tidy pandas tables for the notebooks, and select and summarise cells.
-Loading and tidying only: the statistics live in :mod:`analysis.stats`, profiles in
-:mod:`analysis.profiles`, figures in :mod:`analysis.plots`, formatting in :mod:`analysis.fmt`.
+Loading and tidying only: the statistics live in :mod:`analysis.stats`, CPU profiles in
+:mod:`analysis.cpuprofiles`, figures in :mod:`analysis.plots`, formatting in :mod:`analysis.fmt`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats as S
-from analysis.profiles import Profiles, load_profiles, read_json
+from analysis.cpuprofiles import CpuProfiles, load_cpu_profiles, read_json
 from rundir import layout, planfile, records
 from rundir.quantities import primary
 
@@ -167,7 +167,7 @@ class Run:
     trials: pd.DataFrame
     manifest: dict[str, Any]
     plan: dict[str, Any] | None
-    profiles: Profiles
+    profiles: CpuProfiles  # the CPU profiles (perf/)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -235,7 +235,7 @@ def load_run(run_dir: str | Path) -> Run:
     notes: list[str] = []
     if not manifest:
         notes.append(f"{layout.MANIFEST} missing or empty")
-    return Run(path, df, manifest, plan, load_profiles(path, df), notes)
+    return Run(path, df, manifest, plan, load_cpu_profiles(path, df), notes)
 
 
 # ---------------------------------------------------------------------------- manifest

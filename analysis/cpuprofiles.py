@@ -39,7 +39,7 @@ def _is_copy_routine(symbol: str, kernel: bool = True) -> bool:
 
 
 @dataclass
-class Profiles:
+class CpuProfiles:
     """CPU profiles of the profiled trials (``perf record -a -e cpu-clock``, reduced by the
     runner to symbol shares of *all* samples, idle included): ``summary`` has one row per
     profiled trial, ``symbols`` one row per (trial, symbol)."""
@@ -59,7 +59,7 @@ class Profiles:
         return self.summary.empty
 
 
-def load_profiles(path: Path, trials: pd.DataFrame) -> Profiles:
+def load_cpu_profiles(path: Path, trials: pd.DataFrame) -> CpuProfiles:
     """Reads ``perf/<trial_id>.json`` (the runner's reductions); the trial id maps the
     profile to its cell through ``trials.jsonl``."""
     sum_rows: list[dict[str, Any]] = []
@@ -129,6 +129,6 @@ def load_profiles(path: Path, trials: pd.DataFrame) -> Profiles:
                           ["cell", "trial_id", "window", "side", "samples", "copy"])
     ssym_df = pd.DataFrame(ssym_rows, columns=None if ssym_rows else
                            ["cell", "trial_id", "side", "symbol", "kernel", "samples"])
-    return Profiles(summary, symbols, sides_df, win_df, ssym_df)
+    return CpuProfiles(summary, symbols, sides_df, win_df, ssym_df)
 
 
