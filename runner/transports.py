@@ -117,10 +117,6 @@ class Transport:
     def namespaces(self) -> list[str]:
         return []
 
-    def describe(self) -> dict[str, object]:
-        return {"transport": self.name, "mtu": self.mtu, "namespaces": self.namespaces(),
-                "links": [], "host": self.host}
-
     def setup(self) -> None:
         self.up = True
 
@@ -188,9 +184,6 @@ class Namespaces(Transport):
 
     def namespaces(self) -> list[str]:
         return [n for n in (self.sender_ns, self.sink_ns) if n]
-
-    def describe(self) -> dict[str, object]:
-        return {**super().describe(), "links": self.links}
 
     def port(self) -> int:
         return _NS_PORT_BASE + next(_ns_ports) % 40000
