@@ -58,13 +58,11 @@ def _remote_options(p: argparse.ArgumentParser, plan_only: bool = False) -> None
 
 
 def remote_spec(args: argparse.Namespace) -> RemoteSpec | None:
-    """The remote host the command line names (--remote*, --inventory), or None."""
-    return inventory.from_args(getattr(args, "inventory", None), getattr(args, "remote", None),
-                     getattr(args, "remote_data_addr", None),
-                     getattr(args, "remote_copybench", None),
-                     getattr(args, "remote_cpus", None),
-                     getattr(args, "remote_ssh_config", None),
-                     getattr(args, "remote_sender_addr", None))
+    """The remote host the command line names (--remote*, --inventory), or None. ``plan``
+    takes only --remote and --inventory: the other options are then absent."""
+    opts = ("inventory", "remote", "remote_data_addr", "remote_copybench", "remote_cpus",
+            "remote_ssh_config", "remote_sender_addr")
+    return inventory.from_args(*(getattr(args, k, None) for k in opts))
 
 
 def _seed_options(p: argparse.ArgumentParser) -> None:
