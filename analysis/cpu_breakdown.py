@@ -23,7 +23,7 @@ import pandas as pd
 from rundir.perf import (CATEGORIES, CATEGORY_EXACT, CATEGORY_LABELS, CATEGORY_PATTERNS,
                          USER_COPY)
 
-from analysis.copies import CONFIG_KEY, SIDES_OF, config_keys
+from analysis.copycount import CONFIG_KEY, SIDES_OF, config_keys
 
 #: colours per category (colour-blind-safe-ish qualitative palette, fixed order)
 COLOURS = {"data_copy": "#d62728", "tcp_ip": "#1f77b4", "netdev": "#aec7e8",

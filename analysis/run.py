@@ -1,7 +1,7 @@
 """Load a run directory (``trials.jsonl``, ``manifest.json``, ``plan.json``, CPU profile
 reductions) into tidy pandas tables for the notebooks, and select and summarise cells.
-Loading and tidying only: the statistics live in :mod:`analysis.stats`, profiles in
-:mod:`analysis.profiles`, figures in :mod:`analysis.plots`, formatting in :mod:`analysis.fmt`.
+Loading and tidying only: the statistics live in :mod:`analysis.stats`, CPU profiles in
+:mod:`analysis.cpuprofiles`, figures in :mod:`analysis.plots`, formatting in :mod:`analysis.fmt`.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats as S
-from analysis.profiles import Profiles, load_profiles, read_json
-from rundir import records
+from analysis.cpuprofiles import CpuProfiles, load_cpu_profiles, read_json
+from rundir import layout, planfile, records
+from rundir.quantities import primary
 
 MESSAGE_METHODS = ("send", "sendmsg", "zerocopy", "uring-zc", "vmsplice")
 FILE_METHODS = ("read-write", "mmap-write", "sendfile", "splice", "splice2", "copy_file_range")
@@ -97,6 +98,8 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
         row["threads"] = 1
     for k in ("bytes", "messages", "seconds", "gbit_per_s", "msgs_per_s"):
         row[k] = res.get(k)
+    # the primary metric (Gbit/s, or the median RTT in ns for pingpong), as the runner has it
+    row["primary_metric"] = primary(rec)
     # a report's own program (runner/originals): the latency it prints, by its own definition
     # (S1: window / messages; S2: mean time to receive one message; S3: mean recv() time)
     theirs = res.get("theirs") or {}
@@ -184,7 +187,7 @@ class Run:
     trials: pd.DataFrame
     manifest: dict[str, Any]
     plan: dict[str, Any] | None
-    profiles: Profiles
+    profiles: CpuProfiles  # the CPU profiles (perf/)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -200,8 +203,7 @@ class Run:
         """The interference rule the profile declared before the run (``[design]
         exclude_steal_above``): a trial whose window had a larger share of steal time is
         excluded. None: no rule (nothing is excluded)."""
-        v = ((self.plan or {}).get("design") or {}).get("exclude_steal_above")
-        return float(v) if isinstance(v, (int, float)) else None
+        return planfile.Declared.of(self.plan).exclude_steal_above
 
     @property
     def excluded(self) -> pd.DataFrame:
@@ -230,8 +232,7 @@ class Run:
         ``paired`` or ``unpaired``; runs without blocks can only be unpaired."""
         if not self.has_blocks:
             return S.UNPAIRED
-        d = (self.plan or {}).get("design") or {}
-        return S.UNPAIRED if d.get("primary") == S.UNPAIRED else S.PAIRED
+        return planfile.Declared.of(self.plan).primary
 
     @property
     def run_id(self) -> str:
@@ -242,19 +243,19 @@ def load_run(run_dir: str | Path) -> Run:
     path = Path(run_dir).expanduser().resolve()
     trials_file = records.trials_file(path)
     if trials_file is None:
-        raise FileNotFoundError(f"{path}: no {records.TRIALS} (or packed "
-                                f"{records.TRIALS_PACKED}) in this run directory")
+        raise FileNotFoundError(f"{path}: no {layout.TRIALS} (or packed "
+                                f"{layout.TRIALS_PACKED}) in this run directory")
     rows = [tidy_record(r) for r in _read_jsonl(trials_file)]
     df = pd.DataFrame(rows)
     if df.empty:
         df = pd.DataFrame(columns=list(tidy_record({}).keys()))
     df = _derive(df)
-    manifest = read_json(path / "manifest.json") or {}
-    plan = read_json(path / "plan.json")
+    manifest = read_json(path / layout.MANIFEST) or {}
+    plan = planfile.read(path)
     notes: list[str] = []
     if not manifest:
-        notes.append("manifest.json missing or empty")
-    return Run(path, df, manifest, plan, load_profiles(path, df), notes)
+        notes.append(f"{layout.MANIFEST} missing or empty")
+    return Run(path, df, manifest, plan, load_cpu_profiles(path, df), notes)
 
 
 # ---------------------------------------------------------------------------- manifest

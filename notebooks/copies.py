@@ -16,7 +16,7 @@
 # and threads of anything else running on the machine are left out. Each profile is also
 # cut into 0.5 s windows. The copy count is calibrated in this run, at the same size, on
 # the configurations whose count is known from the kernel's code, and validated by
-# leave-one-out before it is used (`analysis/copies.py`); the CPU breakdown puts every
+# leave-one-out before it is used (`analysis/copycount.py`); the CPU breakdown puts every
 # sample in one of Cai et al.'s categories (`analysis/cpu_breakdown.py`).
 
 # %% tags=["parameters"]
@@ -29,7 +29,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from analysis import copies as CP
+from analysis import copycount as CP
 from analysis import cpu_breakdown as BD
 from analysis import run as A
 from analysis.claims.copies import TEXTBOOK_COPIES, c15_details

@@ -21,7 +21,7 @@ run_dir = ""  # the run directory; empty: data/raw/<run-id>
 seed = -1  # the plan's seed; -1: the profile's own
 resume = False  # continue the interrupted run in run_dir
 rehearsal = False  # a tenth of the planned rounds: checks the pipeline and book on this plan
-remote = ""  # two hosts: the --remote options as JSON (runner/remote.py); empty: one host
+remote = ""  # two hosts: the --remote options as JSON (runner/inventory.py); empty: one host
 
 # %% [markdown]
 # ## The plan
@@ -32,19 +32,19 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from runner import plan as plan_mod
-from runner import remote as remote_mod
+from runner import estimate as estimate_mod
+from runner import inventory
 from runner import session
 from runner.progress import fmt_duration, summary_table
 
 run = session.open_run(profile or None, Path(run_dir) if run_dir else None,
                        None if seed < 0 else seed, resume, rehearsal=rehearsal,
-                       remote=remote_mod.spec_from_json(remote))
+                       remote=inventory.spec_from_json(remote))
 print(run.headline())
 plan_table = Table(title=f"profile {run.profile.name}: cells per experiment")
 for col in ("experiment [kind]", "cells", "s per repetition"):
     plan_table.add_column(col, justify="left" if col.startswith("exp") else "right")
-for name, ncells, secs in plan_mod.summary_rows(run.plan):
+for name, ncells, secs in estimate_mod.summary_rows(run.plan):
     plan_table.add_row(name, str(ncells), f"{secs:.0f}")
 Console(width=100).print(plan_table)
 print(f"seed {run.plan.seed}; repetitions {run.plan.rep_min}..{run.plan.rep_max}; "

@@ -14,12 +14,63 @@ import gzip
 import json
 import os
 from zlib import error as zlib_error
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Iterator
 
-TRIALS = "trials.jsonl"
-TRIALS_PACKED = TRIALS + ".gz"
+from rundir.layout import TRIALS, TRIALS_PACKED
+
 SCHEMA_VERSION = 1
+
+#: the optional sections of a record, in the order a record lists them
+SECTIONS = ("invocation", "remote", "identity", "output", "copybench_extra", "perf_profile",
+            "retries")
+
+
+@dataclass
+class TrialRecord:
+    """One line of ``trials.jsonl`` (``rundir/schema/trial.schema.json``).
+
+    The runner makes one per trial (``runner.trials.new_record``: who, where in the run, when)
+    and the trial's kind fills in what ran and how it went; :meth:`to_json` is the line.
+    ``sections`` holds the optional parts (:data:`SECTIONS`): ``invocation`` (argv, exit
+    codes, wall time), ``remote`` (the remote sink), ``identity`` and ``output`` (the reports'
+    own programs), ``copybench_extra`` (what copybench printed beyond its record),
+    ``perf_profile`` (a profiled trial's reduction) and ``retries`` (earlier attempts after a
+    missed window). A section absent is absent from the line; one set to ``None`` is null."""
+
+    run_id: str
+    trial_id: str
+    cell: str
+    order_index: int
+    repetition: int
+    started_at: str
+    loadavg: list[float]
+    tool: str | None = None
+    tool_version: str | None = None
+    config: dict[str, Any] = field(default_factory=dict)
+    status: str = "failed"  # ok | failed | timeout
+    error: str | None = None
+    result: dict[str, Any] | None = None
+    sections: dict[str, Any] = field(default_factory=dict)
+    schema_version: int = SCHEMA_VERSION
+
+    def set(self, section: str, value: Any) -> None:
+        """Set one of the optional sections (:data:`SECTIONS`)."""
+        if section not in SECTIONS:
+            raise KeyError(f"{section!r} is not a section of a trial record "
+                           f"(sections: {', '.join(SECTIONS)})")
+        self.sections[section] = value
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"schema_version": self.schema_version, "run_id": self.run_id,
+               "trial_id": self.trial_id, "cell": self.cell, "order_index": self.order_index,
+               "repetition": self.repetition, "started_at": self.started_at,
+               "loadavg": self.loadavg, "tool": self.tool, "tool_version": self.tool_version,
+               "config": self.config, "status": self.status, "error": self.error,
+               "result": self.result}
+        out.update((k, self.sections[k]) for k in SECTIONS if k in self.sections)
+        return out
 
 
 def trials_file(run_dir: Path) -> Path | None:

@@ -7,6 +7,7 @@ file of the run. `verify(run_dir)` checks, without changing anything:
   is missing from the list (an added, edited or removed file is found);
 * `manifest.json` (and any `manifest.resume-N.json`) is JSON and valid under
   `rundir/schema/manifest.schema.json`;
+* `plan.json` is JSON and valid under `rundir/schema/plan.schema.json`;
 * every line of `trials.jsonl` is a JSON object valid under `rundir/schema/trial.schema.json`,
   trial ids are unique, and every record's `run_id` is the run's (the manifest's `run_id`,
   else the first record's).
@@ -32,11 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from rundir import atomic, records
+import jsonschema
 
-SUMS_NAME = "SHA256SUMS"
-TRIALS_NAME = "trials.jsonl"
-MANIFEST_NAME = "manifest.json"
+from rundir import atomic, layout, planfile, records
+
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 TRIAL_SCHEMA = SCHEMA_DIR / "trial.schema.json"
 MANIFEST_SCHEMA = SCHEMA_DIR / "manifest.schema.json"
@@ -44,7 +44,7 @@ MAX_PROBLEMS_PER_RECORD = 5
 _CHUNK = 1 << 20
 
 
-class UsageError(Exception):
+class RunDirUsageError(Exception):
     """The run directory cannot be used at all (missing, not a directory)."""
 
 
@@ -70,7 +70,7 @@ class Report:
 def _require_dir(run_dir: Path | str) -> Path:
     path = Path(run_dir)
     if not path.is_dir():
-        raise UsageError(f"run directory {str(path)!r} does not exist or is not a directory")
+        raise RunDirUsageError(f"run directory {str(path)!r} does not exist or is not a directory")
     return path
 
 
@@ -86,7 +86,7 @@ def _run_files(run_dir: Path) -> Iterator[tuple[str, Path]]:
     """(relative POSIX path, path) of every file under run_dir except SHA256SUMS, sorted."""
     for path in sorted(run_dir.rglob("*")):
         rel = path.relative_to(run_dir).as_posix()
-        if rel == SUMS_NAME or path.is_dir() and not path.is_symlink():
+        if rel == layout.SUMS or path.is_dir() and not path.is_symlink():
             continue
         yield rel, path
 
@@ -98,7 +98,7 @@ def seal(run_dir: Path | str) -> Path:
     are refused: a run holds its own bytes.
     """
     root = _require_dir(run_dir)
-    target = root / SUMS_NAME
+    target = root / layout.SUMS
     atomic.write_text(target, _sums_text(root))
     return target
 
@@ -110,9 +110,9 @@ def _sums_text(root: Path, leaving: str | None = None) -> str:
         if rel == leaving or atomic.is_temporary(path):
             continue
         if path.is_symlink() or not path.is_file():
-            raise UsageError(f"{rel}: not a regular file; a run directory holds only regular files")
+            raise RunDirUsageError(f"{rel}: not a regular file; a run directory holds only regular files")
         if "\n" in rel or "\\" in rel:
-            raise UsageError(f"{rel!r}: file names with newlines or backslashes cannot be sealed")
+            raise RunDirUsageError(f"{rel!r}: file names with newlines or backslashes cannot be sealed")
         lines.append(f"{sha256_file(path)}  {rel}\n")
     return "".join(lines)
 
@@ -122,11 +122,11 @@ def _parse_sums(text: str, problems: list[str]) -> dict[str, str]:
     for number, line in enumerate(text.splitlines(), start=1):
         digest, sep, rel = line.partition("  ")
         if not sep or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
-            problems.append(f"{SUMS_NAME}:{number}: not '<sha256>  <path>'")
+            problems.append(f"{layout.SUMS}:{number}: not '<sha256>  <path>'")
             continue
         rel = rel.removeprefix("*")
         if rel in sums:
-            problems.append(f"{SUMS_NAME}:{number}: {rel} listed twice")
+            problems.append(f"{layout.SUMS}:{number}: {rel} listed twice")
         sums[rel] = digest
     return sums
 
@@ -142,8 +142,6 @@ def validator_for(schema: dict[str, Any]) -> Any:
 
     The schemas use only keywords that mean the same in both drafts, so the answer is the same.
     """
-    import jsonschema
-
     cls = getattr(jsonschema, "Draft202012Validator", None) or jsonschema.Draft7Validator
     cls.check_schema(schema)
     return cls(schema)
@@ -164,51 +162,66 @@ def schema_problems(validator: Any, instance: Any, label: str) -> list[str]:
 
 
 def _check_hashes(root: Path, report: Report) -> None:
-    sums_path = root / SUMS_NAME
+    sums_path = root / layout.SUMS
     if not sums_path.is_file():
-        report.problems.append(f"{SUMS_NAME} missing: seal the run first (make seal RUN={root})")
+        report.problems.append(f"{layout.SUMS} missing: seal the run first (make seal RUN={root})")
         return
     sums = _parse_sums(sums_path.read_text(encoding="utf-8"), report.problems)
     present = {rel: path for rel, path in _run_files(root)}
     for rel, digest in sums.items():
         path = present.get(rel)
         if path is None or not path.is_file():
-            report.problems.append(f"{rel}: listed in {SUMS_NAME} but missing")
+            report.problems.append(f"{rel}: listed in {layout.SUMS} but missing")
             continue
         report.files_checked += 1
         if sha256_file(path) != digest:
-            report.problems.append(f"{rel}: SHA-256 differs from {SUMS_NAME} (file changed)")
+            report.problems.append(f"{rel}: SHA-256 differs from {layout.SUMS} (file changed)")
     for rel in present:
         if rel not in sums:
-            report.problems.append(f"{rel}: not listed in {SUMS_NAME} (file added after sealing)")
+            report.problems.append(f"{rel}: not listed in {layout.SUMS} (file added after sealing)")
 
 
 def _check_manifest(root: Path, report: Report) -> str | None:
     """Validate manifest.json (required) and any manifest.resume-N.json; return the run_id."""
-    if not (root / MANIFEST_NAME).is_file():
-        report.problems.append(f"{MANIFEST_NAME} missing")
+    if not (root / layout.MANIFEST).is_file():
+        report.problems.append(f"{layout.MANIFEST} missing")
     validator = validator_for(load_schema(MANIFEST_SCHEMA))
     run_id: str | None = None
-    for path in sorted(root.glob("manifest*.json")):
+    for path in sorted(root.glob(layout.MANIFEST_GLOB)):
         try:
             manifest = json.loads(path.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             report.problems.append(f"{path.name}: not JSON ({exc})")
             continue
         report.problems.extend(schema_problems(validator, manifest, path.name))
-        if path.name == MANIFEST_NAME and isinstance(manifest, dict):
+        if path.name == layout.MANIFEST and isinstance(manifest, dict):
             value = manifest.get("run_id")
             run_id = value if isinstance(value, str) else None
     return run_id
 
 
+def _check_plan(root: Path, report: Report) -> None:
+    """Validate plan.json (required)."""
+    path = root / layout.PLAN
+    if not path.is_file():
+        report.problems.append(f"{layout.PLAN} missing")
+        return
+    try:
+        plan = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        report.problems.append(f"{layout.PLAN}: not JSON ({exc})")
+        return
+    report.problems.extend(schema_problems(validator_for(load_schema(planfile.SCHEMA)), plan,
+                                           layout.PLAN))
+
+
 def _check_trials(root: Path, run_id: str | None, report: Report) -> None:
     path = records.trials_file(root)
     if path is None:
-        report.problems.append(f"{TRIALS_NAME} missing")
+        report.problems.append(f"{layout.TRIALS} missing")
         return
-    if (root / TRIALS_NAME).is_file() and (root / records.TRIALS_PACKED).is_file():
-        report.problems.append(f"both {TRIALS_NAME} and {records.TRIALS_PACKED}: a run keeps "
+    if (root / layout.TRIALS).is_file() and (root / layout.TRIALS_PACKED).is_file():
+        report.problems.append(f"both {layout.TRIALS} and {layout.TRIALS_PACKED}: a run keeps "
                                "its records in one of them")
     validator = validator_for(load_schema(TRIAL_SCHEMA))
     seen: dict[str, int] = {}
@@ -256,6 +269,7 @@ def verify(run_dir: Path | str) -> Report:
     report = Report(run_dir=root)
     _check_hashes(root, report)
     run_id = _check_manifest(root, report)
+    _check_plan(root, report)
     _check_trials(root, run_id, report)
     return report
 
@@ -276,13 +290,13 @@ def pack(run_dir: Path | str) -> Path:
     analysed, not resumed.
     """
     root = _require_dir(run_dir)
-    src, dst = root / TRIALS_NAME, root / records.TRIALS_PACKED
+    src, dst = root / layout.TRIALS, root / layout.TRIALS_PACKED
     if not src.is_file():
-        state = "already packed" if dst.is_file() else f"has no {TRIALS_NAME}"
-        raise UsageError(f"{root}: {state}")
+        state = "already packed" if dst.is_file() else f"has no {layout.TRIALS}"
+        raise RunDirUsageError(f"{root}: {state}")
     report = verify(root)
     if not report.ok:
-        raise UsageError(f"{root} does not verify, refusing to pack it: {report.problems[0]}"
+        raise RunDirUsageError(f"{root} does not verify, refusing to pack it: {report.problems[0]}"
                          + (f" (and {len(report.problems) - 1} more)" if len(report.problems) > 1
                             else ""))
     with atomic.replacing(dst) as raw:
@@ -297,7 +311,7 @@ def pack(run_dir: Path | str) -> Path:
     # .gz goes and the run is as it was; once it is written, removing the original is all
     # that is left, and unlink needs no space
     try:
-        atomic.write_text(root / SUMS_NAME, _sums_text(root, leaving=TRIALS_NAME))
+        atomic.write_text(root / layout.SUMS, _sums_text(root, leaving=layout.TRIALS))
     except BaseException:
         dst.unlink()
         raise
@@ -329,14 +343,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"sealed {run_dir}: {count} files in {target.name}")
             return 0
         if command == "pack":
-            src = Path(run_dir) / TRIALS_NAME
+            src = Path(run_dir) / layout.TRIALS
             before = src.stat().st_size if src.is_file() else 0
             packed = pack(run_dir)
-            print(f"packed {run_dir}: {TRIALS_NAME} {before} B -> {packed.name} "
+            print(f"packed {run_dir}: {layout.TRIALS} {before} B -> {packed.name} "
                   f"{packed.stat().st_size} B; re-sealed")
             return 0
         report = verify(run_dir)
-    except UsageError as exc:
+    except RunDirUsageError as exc:
         print(f"rundir: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:

@@ -1,8 +1,9 @@
 """Adaptive repetitions: when has a cell been measured enough?
 
 A cell runs at least ``min`` and at most ``max`` repetitions. After ``min`` it stops as soon
-as the percentile-bootstrap CI of the median of its metric (throughput, or the median RTT
-for pingpong) has a half-width within ``target_rel_ci`` of the median. Pure functions of the
+as the percentile-bootstrap CI of the median of its primary metric (throughput, or the median
+RTT for pingpong: :func:`rundir.quantities.primary`) has a half-width within
+``target_rel_ci`` of the median. Pure functions of the
 values: the same records always give the same decision (the bootstrap is seeded from the
 cell id and the number of values), so a resumed sweep makes the same choices.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 from scipy import stats
@@ -58,40 +59,27 @@ def median_ci(values: Sequence[float], confidence: float = 0.95, resamples: int 
     return CI(med, float(res.confidence_interval.low), float(res.confidence_interval.high), n)
 
 
-def metric(record: dict[str, Any]) -> float | None:
-    """The value a cell's stopping rule looks at, or None when the trial has none."""
-    if record.get("status") != "ok":
-        return None
-    result = record.get("result") or {}
-    mode = (record.get("config") or {}).get("mode")
-    if mode == "pingpong":
-        rtt = result.get("rtt_ns") or {}
-        v = rtt.get("p50")
-    else:
-        v = result.get("gbit_per_s")
-    if isinstance(v, (int, float)) and math.isfinite(v):
-        return float(v)
-    return None
-
-
 @dataclass(frozen=True)
-class Decision:
+class StopDecision:
+    """Whether a cell needs another repetition, and why."""
+
     more: bool
     reason: str
     ci: CI | None
 
 
-def decide(attempts: int, values: Sequence[float], reps: Repetitions, key: str = "") -> Decision:
+def decide(attempts: int, values: Sequence[float], reps: Repetitions,
+           key: str = "") -> StopDecision:
     """Whether a cell with ``attempts`` repetitions so far (``values`` from the ok ones)
     needs another."""
     if attempts < reps.min:
-        return Decision(True, "below min", None)
+        return StopDecision(True, "below min", None)
     if attempts >= reps.max:
-        return Decision(False, "max reached", median_ci(values, reps.confidence,
+        return StopDecision(False, "max reached", median_ci(values, reps.confidence,
                                                         reps.resamples, key))
     if not values:
-        return Decision(False, "no successful repetition", None)
+        return StopDecision(False, "no successful repetition", None)
     ci = median_ci(values, reps.confidence, reps.resamples, key)
     if ci.rel_half_width <= reps.target_rel_ci:
-        return Decision(False, "target reached", ci)
-    return Decision(True, "CI above target", ci)
+        return StopDecision(False, "target reached", ci)
+    return StopDecision(True, "CI above target", ci)

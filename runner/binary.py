@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 
@@ -30,7 +31,6 @@ def find_binary() -> Path | None:
 def binary_methods(binary: Path | None) -> tuple[str, ...] | None:
     if binary is None:
         return None
-    import subprocess
     try:
         r = subprocess.run([str(binary), "methods", "--json"], capture_output=True, text=True,
                            timeout=30, check=False)

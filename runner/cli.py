@@ -12,25 +12,57 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
-
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
 
-from runner import plan as plan_mod
+from rundir import atomic, records
+from runner import estimate as estimate_mod
+from runner import inventory
+from runner import noisemodel
+from runner import notebook
 from runner import profile as profile_mod
-from runner import remote as remote_mod
-from runner.errors import RunnerError, UsageError
+from runner import session
+from runner.binary import binary_methods, find_binary, repo_root
+from runner.errors import OneLineParser, RunnerError, UsageError
+from runner.expand import ONE_HOST, TWO_HOSTS
+from runner.inventory import RemoteSpec
+from runner.machine import Capabilities
+from runner.manifest import collect
+from runner.model import Plan
+from runner.originals.commands import main as originals_main
+from runner.plan import make
 from runner.progress import fmt_duration, summary_table
 
-if TYPE_CHECKING:
-    from runner import session
+
+def _remote_options(p: argparse.ArgumentParser, plan_only: bool = False) -> None:
+    """The ``--remote*`` and ``--inventory`` options of ``sweep`` (and ``plan``, where only
+    the adaptation of the profile matters: nothing connects)."""
+    g = p.add_argument_group("two hosts (the remote transport)")
+    g.add_argument("--remote", metavar="USER@HOST", help="run the sink on this host over "
+                   "ssh (an alias of ~/.ssh/config works); socket experiments run over it")
+    g.add_argument("--inventory", metavar="FILE", help="TOML with a [remote] table (host, "
+                   "data_addr, copybench, cpus, ssh_config, sender_addr)")
+    if plan_only:
+        return
+    g.add_argument("--remote-data-addr", metavar="ADDR",
+                   help="the remote address the sender sends to (default: the ssh host's)")
+    g.add_argument("--remote-copybench", metavar="PATH",
+                   help="copybench on the remote host (default: copybench on its PATH)")
+    g.add_argument("--remote-cpus", metavar="LIST",
+                   help="the sink's CPUs on the remote host (default: its first online CPU)")
+    g.add_argument("--remote-ssh-config", metavar="FILE", help="ssh -F FILE")
+    g.add_argument("--remote-sender-addr", metavar="ADDR", help="the only address the "
+                   "remote sink serves (default: this host's source address to the data "
+                   "address)")
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # one line, exit 2
-        print(f"{self.prog}: {message}", file=sys.stderr)
-        sys.exit(2)
+def remote_spec(args: argparse.Namespace) -> RemoteSpec | None:
+    """The remote host the command line names (--remote*, --inventory), or None. ``plan``
+    takes only --remote and --inventory: the other options are then absent."""
+    opts = ("inventory", "remote", "remote_data_addr", "remote_copybench", "remote_cpus",
+            "remote_ssh_config", "remote_sender_addr")
+    return inventory.from_args(*(getattr(args, k, None) for k in opts))
 
 
 def _seed_options(p: argparse.ArgumentParser) -> None:
@@ -52,9 +84,9 @@ def _run_options(p: argparse.ArgumentParser, names: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m runner",
+    p = OneLineParser(prog="python -m runner",
                 description="Sweep copybench over a profile's design into data/raw/<run-id>/.")
-    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=OneLineParser)
     names = ", ".join(profile_mod.available())
 
     s = sub.add_parser("sweep", help="run a profile's plan (or resume a run)",
@@ -62,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "records to <run-dir>/trials.jsonl.")
     _run_options(s, names)
     s.add_argument("--no-progress", action="store_true", help="no progress output")
-    remote_mod.add_options(s)
+    _remote_options(s)
 
     pl = sub.add_parser("plan", help="print the plan and its estimated time; run nothing",
                         description="Expand a profile into its valid cells and rounds and "
@@ -72,14 +104,14 @@ def build_parser() -> argparse.ArgumentParser:
     _seed_options(pl)
     pl.add_argument("--json", action="store_true", help="print plan.json as it would be written")
     pl.add_argument("--cells", action="store_true", help="list every cell")
-    remote_mod.add_options(pl, plan_only=True)
+    _remote_options(pl, plan_only=True)
 
     nb = sub.add_parser("notebook", help="run a sweep through the sweep notebook (papermill)",
                         description="Execute notebooks/sweep.ipynb with papermill: the plan "
                         "and its time, progress, and the summary are kept in the run "
                         "directory as sweep.ipynb (sealed with the run).")
     _run_options(nb, names)
-    remote_mod.add_options(nb)
+    _remote_options(nb)
 
     no = sub.add_parser("noise", help="the noise model of a block-design run (pilot)",
                         description="Per kind of cell, placement and window: the sd of the "
@@ -103,8 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["originals"]:  # its own parser: runner/originals/cli.py
-        from runner.originals.cli import main as originals_main
+    if argv[:1] == ["originals"]:  # its own parser: runner/originals/commands.py
         return originals_main(argv[1:], prog="python -m runner originals")
     args = build_parser().parse_args(argv)
     try:
@@ -132,22 +163,19 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _caps() -> plan_mod.Capabilities:
-    from runner.binary import binary_methods, find_binary
-    return plan_mod.Capabilities.detect(binary_methods(find_binary()))
+def _caps() -> Capabilities:
+    return Capabilities.detect(binary_methods(find_binary()))
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
     prof = profile_mod.load(args.profile)
-    if remote_mod.from_namespace(args) is not None:  # the profile as run over two hosts
-        prof, notes = remote_mod.adapt_profile(prof)
-        for n in notes:
-            print(f"runner: {n}", file=sys.stderr)
-    plan = plan_mod.make(prof, _caps(), args.seed, args.rehearsal)
+    # over two hosts the plan says (in its notes and its hosts) what that changes
+    hosts = TWO_HOSTS if remote_spec(args) is not None else ONE_HOST
+    plan = make(prof, _caps(), args.seed, args.rehearsal, hosts)
     if args.json:
         print(json.dumps(plan.to_json(), indent=1))
         return 0
-    est = plan_mod.estimate(plan)
+    est = estimate_mod.estimate(plan)
     out = Console(soft_wrap=True, width=max(150, Console().width))
     out.print(f"profile {prof.name} ({prof.path}): {prof.description}", markup=False,
               highlight=False)
@@ -159,11 +187,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
         out.print(blocks_table(plan))
     for n in plan.notes:
         out.print(f"  {n}", markup=False, highlight=False)
-    from rich.table import Table
     t = Table(title="cells per experiment")
     for col in ("experiment [kind]", "cells", "s per repetition"):
         t.add_column(col, justify="left" if col.startswith("exp") else "right")
-    for name, ncells, secs in plan_mod.summary_rows(plan):
+    for name, ncells, secs in estimate_mod.summary_rows(plan):
         t.add_row(escape(name), str(ncells), f"{secs:.0f}")
     out.print(t)
     if args.cells:
@@ -182,9 +209,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
-def blocks_table(plan: plan_mod.Plan) -> Any:
+def blocks_table(plan: Plan) -> Table:
     """The block design's plan: rounds per block from the noise model, against the target."""
-    from rich.table import Table
     d = plan.design or {}
     t = Table(title=f"block design: seed {plan.seed}; rounds {d.get('rounds_min')}.."
               f"{d.get('rounds_max')}; target ±{d.get('target', 0):.0%} for claims, control "
@@ -194,7 +220,7 @@ def blocks_table(plan: plan_mod.Plan) -> Any:
             "minutes")
     for col in cols:
         t.add_column(col, justify="left" if col in ("block", "purpose", "claims") else "right")
-    for r in plan_mod.block_rows(plan):
+    for r in estimate_mod.block_rows(plan):
         t.add_row(escape(r["block"]), r["purpose"], r["claims"], str(r["cells"]),
                   str(r["rounds"]), f"{r['sd']:.3f}", f"{r['expected ±']:.1%}"
                   + ("" if not r["note"] else " !"), f"{r['target ±']:.0%}",
@@ -203,18 +229,15 @@ def blocks_table(plan: plan_mod.Plan) -> Any:
 
 
 def cmd_env(args: argparse.Namespace) -> int:
-    from runner.manifest import collect
-    from runner.binary import find_binary, repo_root
     print(json.dumps(collect(repo_root(), find_binary(), measure=not args.no_memcpy),
                      indent=1))
     return 0
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from runner import session
     o = session.open_run(args.profile, args.run_dir, args.seed, args.resume,
-                         progress=not args.no_progress,
-                         remote=remote_mod.from_namespace(args), rehearsal=args.rehearsal)
+                         progress=not args.no_progress, remote=remote_spec(args),
+                         rehearsal=args.rehearsal)
     print(f"runner: {o.headline()}", file=sys.stderr, flush=True)
     res = session.run(o)
     if res.complete:
@@ -226,7 +249,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return res.exit_code()
 
 
-def _print_end(res: "session.Result") -> None:
+def _print_end(res: session.Result) -> None:
     out = res.outcome
     print(f"runner: {'done' if out.complete else 'interrupted (' + str(out.interrupted) + ')'}"
           f" in {fmt_duration(out.wall_s)}: {res.status_text()}; {res.run_dir}",
@@ -236,26 +259,23 @@ def _print_end(res: "session.Result") -> None:
 
 
 def cmd_noise(args: argparse.Namespace) -> int:
-    from rundir import atomic, records
-    from runner import noise
     for d in args.run_dirs:
         if not d.is_dir() or records.trials_file(d) is None:
             raise UsageError(f"noise: {d}: not a run directory (no trials.jsonl)")
-    rows = noise.from_runs(args.run_dirs)
+    rows = noisemodel.from_runs(args.run_dirs)
     if not any(r.log_ratio_sd is not None for r in rows):
         raise UsageError(f"noise: {' '.join(map(str, args.run_dirs))}: no block with two "
                          "methods and three or more rounds (a block-design run, e.g. the "
                          "pilot profile's, is needed)")
-    print(noise.table(rows))
+    print(noisemodel.table(rows))
     if args.out:
-        per_run = ({str(d): noise.from_run(d) for d in args.run_dirs}
+        per_run = ({str(d): noisemodel.from_run(d) for d in args.run_dirs}
                    if len(args.run_dirs) > 1 else None)
-        atomic.write_text(args.out, noise.to_toml(rows, list(args.run_dirs), per_run))
+        atomic.write_text(args.out, noisemodel.to_toml(rows, list(args.run_dirs), per_run))
         print(f"runner: wrote {args.out}", file=sys.stderr)
     return 0
 
 
 def cmd_notebook(args: argparse.Namespace) -> int:
-    from runner import notebook
     return notebook.execute(args.profile, args.run_dir, args.seed, args.resume, args.rehearsal,
-                            remote=remote_mod.from_namespace(args))
+                            remote=remote_spec(args))

@@ -88,12 +88,6 @@ class Noise:
                                    f"window (pilot)")
 
 
-def cell_kind(mode: str | None, command: str, cache: str | None) -> str:
-    if command == "copy" or cache is not None:
-        return "file"
-    return mode or "stream"
-
-
 @dataclass
 class Block:
     id: str

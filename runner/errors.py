@@ -1,6 +1,19 @@
-"""Errors the CLI turns into one line on stderr and an exit code (never a traceback)."""
+"""Errors the CLI turns into one line on stderr and an exit code (never a traceback), and the
+argument parser whose own errors are one line too."""
 
 from __future__ import annotations
+
+import argparse
+import sys
+from typing import NoReturn
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one line on stderr and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message}", file=sys.stderr)
+        sys.exit(2)
 
 
 class UsageError(Exception):

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from runner import __version__
-from runner.perfprof import available as perf_available
-from runner.topology import can_create_netns
+from runner.cpuprofile import available as perf_available
+from runner.netns import can_create_netns
 
 SYSCTLS = (
     "net.core.optmem_max", "net.core.rmem_max", "net.core.wmem_max", "net.core.rmem_default",

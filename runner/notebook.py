@@ -18,12 +18,17 @@ import signal
 import sys
 from pathlib import Path
 from types import FrameType
-from typing import Any
 
-from runner import remote as remote_mod
+import nbformat
+import papermill
+import psutil
+
+from rundir import layout
+from rundir.verify import seal
 from runner import session
 from runner.binary import repo_root
 from runner.errors import RunnerError
+from runner.inventory import RemoteSpec, spec_to_json
 
 NOTEBOOK = Path("notebooks") / "sweep.ipynb"
 #: exceptions raised in the notebook that are the runner's own one-line errors -> exit code
@@ -35,16 +40,13 @@ EXIT_MARK = "sweep-exit: "
 
 def executed_name(run_dir: Path) -> str:
     """``sweep.ipynb`` for the first session of a run, ``sweep.resume-<n>.ipynb`` after."""
-    if not (run_dir / "sweep.ipynb").exists():
-        return "sweep.ipynb"
-    n = 1
-    while (run_dir / f"sweep.resume-{n}.ipynb").exists():
+    n = 0
+    while (run_dir / layout.sweep_notebook_name(n)).exists():
         n += 1
-    return f"sweep.resume-{n}.ipynb"
+    return layout.sweep_notebook_name(n)
 
 
 def _exit_code(nb_path: Path) -> int | None:
-    import nbformat
     nb = nbformat.read(nb_path, as_version=4)
     for cell in reversed(nb.cells):
         for out in cell.get("outputs", []):
@@ -55,10 +57,8 @@ def _exit_code(nb_path: Path) -> int | None:
 
 
 def execute(profile: str | None, run_dir: Path | None, seed: int | None,
-            resume: bool, rehearsal: bool = False, remote: Any = None) -> int:
-    """``remote``: a runner.remote.RemoteSpec (two hosts), handed to the notebook as JSON."""
-    import papermill
-
+            resume: bool, rehearsal: bool = False, remote: RemoteSpec | None = None) -> int:
+    """``remote``: the other host (two hosts), handed to the notebook as JSON."""
     root = repo_root()
     target = session.resolve_run_dir(profile, run_dir, resume).resolve()
     partial = target.parent / f".{target.name}.sweep.ipynb"
@@ -75,7 +75,7 @@ def execute(profile: str | None, run_dir: Path | None, seed: int | None,
             parameters={"profile": profile or "", "run_dir": str(target),
                         "seed": -1 if seed is None else seed, "resume": resume,
                         "rehearsal": rehearsal,
-                        "remote": json.dumps(remote_mod.spec_to_json(remote)) if remote else ""})
+                        "remote": json.dumps(spec_to_json(remote)) if remote else ""})
         code = _exit_code(partial)
     except papermill.PapermillExecutionError as exc:
         code = _EXIT.get(exc.ename)
@@ -92,9 +92,8 @@ def execute(profile: str | None, run_dir: Path | None, seed: int | None,
             signal.signal(signum, handler)
     _keep(partial, target)
     if code == 0:
-        from rundir.verify import seal
         seal(target)  # again: the sweep sealed before its notebook was complete
-    elif code in (130, 143) or (code == 1 and (target / "plan.json").is_file()):
+    elif code in (130, 143) or (code == 1 and (target / layout.PLAN).is_file()):
         print(f"runner: resume with: python -m runner notebook --resume --run-dir {target}",
               file=sys.stderr)
     return 1 if code is None else code
@@ -104,8 +103,6 @@ def _forward_signals() -> dict[int, object]:
     """SIGINT/SIGTERM go to the kernel, where the sweep stops cleanly after the current trial
     (its own handlers: records flushed, namespaces removed) and the notebook's last cells
     still run; papermill then ends normally. A second SIGINT stops the driver itself."""
-    import psutil
-
     seen: list[int] = []
 
     def forward(signum: int, frame: FrameType | None) -> None:
@@ -127,7 +124,7 @@ def _keep(partial: Path, target: Path) -> None:
     """Move the executed notebook into the run directory (when there is one)."""
     if not partial.exists():
         return
-    if not (target / "plan.json").is_file():  # nothing was planned: nothing to keep it with
+    if not (target / layout.PLAN).is_file():  # nothing was planned: nothing to keep it with
         partial.unlink()
         return
     partial.replace(target / executed_name(target))

@@ -14,7 +14,7 @@ import re
 import subprocess
 from typing import Any
 
-from runner.placement import Cpus
+from runner.pinning import Cpus
 
 
 @functools.lru_cache(maxsize=None)

@@ -61,9 +61,12 @@ class Janitor:
 
 
 def spawn(argv: Sequence[str], janitor: Janitor | None, stdout: IO[bytes] | int | None,
-          stderr: IO[bytes] | int | None) -> subprocess.Popen[bytes]:
-    p = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-                         start_new_session=True, preexec_fn=_pdeathsig)
+          stderr: IO[bytes] | int | None, env: dict[str, str] | None = None,
+          cwd: Path | None = None, stdin: int = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
+    """Start ``argv`` in a process group of its own (registered with the reaper), killed
+    when the sweep dies (PR_SET_PDEATHSIG)."""
+    p = subprocess.Popen(list(argv), stdin=stdin, stdout=stdout, stderr=stderr, env=env,
+                         cwd=cwd, start_new_session=True, preexec_fn=_pdeathsig)
     if janitor:
         janitor.note(f"+pg {p.pid}")
     return p
@@ -77,27 +80,30 @@ def stop(p: subprocess.Popen[bytes], janitor: Janitor | None, grace: float = 2.0
     try:
         rc = p.wait(timeout=grace)
     except subprocess.TimeoutExpired:
-        _signal_group(p.pid, signal.SIGTERM)
+        kill_group(p.pid, signal.SIGTERM)
         try:
             rc = p.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
-            _signal_group(p.pid, signal.SIGKILL)
+            kill_group(p.pid)
             rc = p.wait()
-    _signal_group(p.pid, signal.SIGKILL)
+    kill_group(p.pid)
     if janitor:
         janitor.note(f"-pg {p.pid}")
     return rc
 
 
 def kill(p: subprocess.Popen[bytes], janitor: Janitor | None) -> int:
-    _signal_group(p.pid, signal.SIGKILL)
+    kill_group(p.pid)
     rc = p.wait()
     if janitor:
         janitor.note(f"-pg {p.pid}")
     return rc
 
 
-def _signal_group(pgid: int, sig: int) -> None:
+def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
+    """Signal a whole process group (every process of a trial: ``ip netns exec`` -> ``perf``
+    -> copybench); one that is gone already is no error. The one kill helper of the runner:
+    trials, the remote transport's ssh clients and the reaper all end groups with it."""
     try:
         os.killpg(pgid, sig)
     except (ProcessLookupError, PermissionError):
@@ -140,5 +146,10 @@ def tail(path: Path, lines: int = 20, chars: int = 2000) -> str:
         text = path.read_text(errors="replace")
     except FileNotFoundError:
         return ""
+    return tail_text(text, lines, chars)
+
+
+def tail_text(text: str, lines: int = 20, chars: int = 2000) -> str:
+    """The last ``lines`` lines of ``text``, at most ``chars`` characters."""
     out = "\n".join(text.rstrip().splitlines()[-lines:])
     return out[-chars:]

@@ -111,7 +111,9 @@ class Design:
 
 
 @dataclass(frozen=True)
-class Topology:
+class TopologySettings:
+    """The profile's ``[topology]`` table (the transports themselves: runner.transports)."""
+
     veth_mtu: int
     udp_mtu: int
 
@@ -154,7 +156,7 @@ class Profile:
     seed: int
     budget_s: float | None
     repetitions: Repetitions
-    topology: Topology
+    topology: TopologySettings
     experiments: tuple[Experiment, ...]
     text: str
     design: Design | None = None
@@ -341,7 +343,16 @@ def parse(text: str, path: str) -> Profile:
         "fields": c.number(prof, "fields", "profile", 8, 1, 1024, integer=True),
         "dir": c.string(prof, "dir", "profile", None),
     }
+    reps = _repetitions(c, doc)
+    design = _design(c, doc)
+    topo = _topology(c, doc)
+    exps = _experiments(c, doc, defaults)
+    return Profile(path=path, name=name, description=description, seed=seed,
+                   budget_s=budget or None, repetitions=reps, topology=topo,
+                   experiments=tuple(exps), text=text, design=design)
 
+
+def _repetitions(c: _Checker, doc: dict[str, Any]) -> Repetitions:
     reps_t = doc.get("repetitions", {})
     if not isinstance(reps_t, dict):
         raise c.fail("repetitions", "must be a table")
@@ -351,7 +362,7 @@ def parse(text: str, path: str) -> Profile:
     if rmax < rmin:
         raise c.fail("repetitions.max", f"{rmax} is below repetitions.min = {rmin}"
                      f" (allowed: {rmin} to 1000)")
-    reps = Repetitions(
+    return Repetitions(
         min=rmin, max=rmax,
         target_rel_ci=c.number(reps_t, "target_rel_ci", "repetitions", 0.03, 0.0001, 1.0),
         confidence=c.number(reps_t, "confidence", "repetitions", 0.95, 0.5, 0.999),
@@ -359,43 +370,50 @@ def parse(text: str, path: str) -> Profile:
                            integer=True),
     )
 
-    design = None
-    if "design" in doc:
-        des_t = doc["design"]
-        if not isinstance(des_t, dict):
-            raise c.fail("design", "must be a table")
-        if "repetitions" in doc:
-            raise c.fail("repetitions", "a profile has either [design] (blocks) or "
-                         "[repetitions] (adaptive), not both")
-        c.unknown(des_t, _DESIGN_KEYS, "design")
-        dmin = c.number(des_t, "rounds_min", "design", 3, 2, 1000, integer=True)
-        dmax = c.number(des_t, "rounds_max", "design", max(dmin, 30), 2, 1000, integer=True)
-        if dmax < dmin:
-            raise c.fail("design.rounds_max", f"{dmax} is below design.rounds_min = {dmin}"
-                         f" (allowed: {dmin} to 1000)")
-        steal = c.number(des_t, "exclude_steal_above", "design", -1, -1, 1.0)
-        design = Design(
-            rounds_min=dmin, rounds_max=dmax,
-            target=c.number(des_t, "target", "design", 0.05, 0.001, 1.0),
-            descriptive_target=c.number(des_t, "descriptive_target", "design", 0.10,
-                                        0.001, 1.0),
-            confidence=c.number(des_t, "confidence", "design", 0.95, 0.5, 0.999),
-            noise=c.string(des_t, "noise", "design", None),
-            primary=c.string(des_t, "primary", "design", "paired", PRIMARY),
-            exclude_steal_above=None if steal < 0 else steal,
-            strict=c.boolean(des_t, "strict", "design", False),
-            descriptive_rounds_min=c.number(des_t, "descriptive_rounds_min", "design", dmin,
-                                            2, dmin, integer=True))
 
+def _design(c: _Checker, doc: dict[str, Any]) -> Design | None:
+    if "design" not in doc:
+        return None
+    des_t = doc["design"]
+    if not isinstance(des_t, dict):
+        raise c.fail("design", "must be a table")
+    if "repetitions" in doc:
+        raise c.fail("repetitions", "a profile has either [design] (blocks) or "
+                     "[repetitions] (adaptive), not both")
+    c.unknown(des_t, _DESIGN_KEYS, "design")
+    dmin = c.number(des_t, "rounds_min", "design", 3, 2, 1000, integer=True)
+    dmax = c.number(des_t, "rounds_max", "design", max(dmin, 30), 2, 1000, integer=True)
+    if dmax < dmin:
+        raise c.fail("design.rounds_max", f"{dmax} is below design.rounds_min = {dmin}"
+                     f" (allowed: {dmin} to 1000)")
+    steal = c.number(des_t, "exclude_steal_above", "design", -1, -1, 1.0)
+    return Design(
+        rounds_min=dmin, rounds_max=dmax,
+        target=c.number(des_t, "target", "design", 0.05, 0.001, 1.0),
+        descriptive_target=c.number(des_t, "descriptive_target", "design", 0.10,
+                                    0.001, 1.0),
+        confidence=c.number(des_t, "confidence", "design", 0.95, 0.5, 0.999),
+        noise=c.string(des_t, "noise", "design", None),
+        primary=c.string(des_t, "primary", "design", "paired", PRIMARY),
+        exclude_steal_above=None if steal < 0 else steal,
+        strict=c.boolean(des_t, "strict", "design", False),
+        descriptive_rounds_min=c.number(des_t, "descriptive_rounds_min", "design", dmin,
+                                        2, dmin, integer=True))
+
+
+def _topology(c: _Checker, doc: dict[str, Any]) -> TopologySettings:
     topo_t = doc.get("topology", {})
     if not isinstance(topo_t, dict):
         raise c.fail("topology", "must be a table")
     c.unknown(topo_t, _TOPO_KEYS, "topology")
-    topo = Topology(
+    return TopologySettings(
         veth_mtu=c.number(topo_t, "veth_mtu", "topology", 1500, 68, 65535, integer=True),
         udp_mtu=c.number(topo_t, "udp_mtu", "topology", 65521, 68, 65535, integer=True),
     )
 
+
+def _experiments(c: _Checker, doc: dict[str, Any],
+                 defaults: dict[str, Any]) -> list[Experiment]:
     exps_t = doc.get("experiment")
     if not isinstance(exps_t, list) or not exps_t:
         raise c.fail("experiment", "missing: at least one [[experiment]] table is required")
@@ -410,9 +428,7 @@ def parse(text: str, path: str) -> Profile:
             raise c.fail(f"{where}.name", f"duplicate experiment name {exp.name!r}")
         names.add(exp.name)
         exps.append(exp)
-    return Profile(path=path, name=name, description=description, seed=seed,
-                   budget_s=budget or None, repetitions=reps, topology=topo,
-                   experiments=tuple(exps), text=text, design=design)
+    return exps
 
 
 def _experiment(c: _Checker, e: dict[str, Any], where: str,

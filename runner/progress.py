@@ -17,7 +17,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
-from runner.plan import Cell
+from rundir.quantities import primary
+from runner.adaptive import median_ci
+from runner.model import Cell
 from runner.profile import format_size
 
 
@@ -103,7 +105,6 @@ class Reporter:
 
 
 def summary_table(cells: dict[str, Cell], records: Iterable[dict[str, Any]]) -> Table:
-    from runner.adaptive import median_ci, metric  # scipy: only when needed
     by_cell: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         if r.get("repetition", 0) >= 1:
@@ -119,7 +120,7 @@ def summary_table(cells: dict[str, Cell], records: Iterable[dict[str, Any]]) -> 
                                                   c.placement, c.cache or ""))
     for c in order:
         recs = by_cell.get(c.id, [])
-        vals = [v for v in (metric(r) for r in recs) if v is not None]
+        vals = [v for v in (primary(r) for r in recs) if v is not None]
         ok = sum(1 for r in recs if r.get("status") == "ok")
         if vals:
             ci = median_ci(vals, key=c.id)

@@ -14,45 +14,20 @@ registered namespace, and deletes the namespaces (their veth links go with them)
 ``remote`` transport it kills (over ssh) the remote sinks still registered and ends the ssh
 master, which ``ControlPersist`` would otherwise keep alive. After a normal exit nothing is
 registered and it just ends.
+
+It imports only the helpers that do the removing (:mod:`runner.proc`, :mod:`runner.netns`,
+:mod:`runner.ssh`), nothing of the transports: it is a leaf that anything may start.
 """
 
 from __future__ import annotations
 
-import os
 import shlex
 import signal
-import subprocess
 import sys
-import time
 
-
-def kill_group(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def netns_pids(name: str) -> list[int]:
-    out = subprocess.run(["ip", "netns", "pids", name], capture_output=True, text=True,
-                         check=False).stdout
-    return [int(x) for x in out.split() if x.isdigit()]
-
-
-def remove_netns(name: str) -> None:
-    """Kill every process in the namespace, then delete it (retrying briefly)."""
-    for _ in range(50):
-        pids = netns_pids(name)
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        if not pids:
-            break
-        time.sleep(0.02)
-    if os.path.exists(f"/run/netns/{name}"):
-        subprocess.run(["ip", "netns", "delete", name], capture_output=True, check=False)
+from runner.netns import remove_netns
+from runner.proc import kill_group
+from runner.ssh import reap
 
 
 def main() -> int:
@@ -84,10 +59,8 @@ def main() -> int:
         kill_group(pg)
     for ns in namespaces:
         remove_netns(ns)
-    if ssh:
-        from runner.remote import reap
-        for opts in ssh:
-            reap(opts, sorted(rsinks))
+    for opts in ssh:
+        reap(opts, sorted(rsinks))
     return 0
 
 

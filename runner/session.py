@@ -18,14 +18,22 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from rundir import records
-from runner import plan as plan_mod
+from rundir import layout, records
+from rundir.verify import seal as seal_run
+from runner import inventory
 from runner import profile as profile_mod
+from runner import runfiles
 from runner import sweep as sw
+from runner.binary import find_binary
 from runner.errors import RunnerError, UsageError
-from runner.plan import Plan
+from runner.estimate import TimeEstimate, estimate
+from runner.expand import ONE_HOST, TWO_HOSTS
+from runner.inventory import RemoteSpec
+from runner.model import Plan
+from runner.originals.original_trial import prepare as prepare_originals
 from runner.profile import Profile
 from runner.progress import fmt_duration
+from runner.remotehost import RemoteHost
 
 
 def _log(line: str) -> None:
@@ -43,7 +51,7 @@ class OpenRun:
     binary: Path
     resumed: bool
     sweep: sw.Sweep
-    estimate: plan_mod.Estimate
+    estimate: TimeEstimate
     sessions_before: int
 
     @property
@@ -75,7 +83,7 @@ class Result:
         return Counter(str(r.get("status")) for r in self.records)
 
     def retried(self) -> tuple[int, int]:
-        """(trials run again after a missed window, extra attempts): runner.execute's
+        """(trials run again after a missed window, extra attempts): runner.trials's
         ``retries``; each trial is still one record."""
         n = [len(r.get("retries") or ()) for r in self.records]
         return sum(1 for x in n if x), sum(n)
@@ -105,7 +113,7 @@ class Result:
 
 
 def _binary() -> Path:
-    binary = sw.find_binary()
+    binary = find_binary()
     if binary is None:
         raise RunnerError("copybench not found: build it (make -C src) or set COPYBENCH_BIN")
     return binary
@@ -119,79 +127,92 @@ def resolve_run_dir(profile: str | None, run_dir: Path | None, resume: bool) -> 
         return Path(run_dir)
     if resume:
         name = profile_mod.load(profile).name if profile else None
-        return sw.latest_run(name)
+        return runfiles.latest_run(name)
     if not profile:
         raise UsageError("--profile is required (or --resume with --run-dir; profiles: "
                          f"{', '.join(profile_mod.available())})")
-    return Path.cwd() / "data" / "raw" / sw.new_run_id(profile_mod.load(profile).name)
+    return Path.cwd() / "data" / "raw" / runfiles.new_run_id(profile_mod.load(profile).name)
 
 
 def open_run(profile: str | None, run_dir: Path | None = None, seed: int | None = None,
-             resume: bool = False, progress: bool = True, remote: Any = None,
+             resume: bool = False, progress: bool = True, remote: RemoteSpec | None = None,
              rehearsal: bool = False) -> OpenRun:
     """Plan a new run (writing plan.json, the profile copy) or reopen an interrupted one.
 
-    ``remote`` (a :class:`runner.remote.RemoteSpec`): run the socket experiments over the
-    ``remote`` transport; the host is connected to and checked before anything is created."""
-    from runner import remote as remote_mod
-    rem = None
+    ``remote``: run the socket experiments over the ``remote`` transport (the plan says what
+    that changes); the host is connected to and checked before anything is created."""
     if resume:
-        run_dir = resolve_run_dir(profile, run_dir, resume=True)
-        prof, plan, run_id = sw.prepare_resume(run_dir, profile)
-        if seed is not None and seed != plan.seed:
-            raise UsageError(f"--seed {seed}: the run in {run_dir} was planned with "
-                             f"seed {plan.seed}")
-        binary = _binary()
-        if any(c.transport == "remote" for c in plan.cells.values()):
-            spec = remote or remote_mod.saved_spec(run_dir)
-            if spec is None:
-                raise UsageError(f"--resume: the run in {run_dir} has remote cells: give "
-                                 "--remote USER@HOST (or --inventory FILE)")
-            rem = remote_mod.Remote(spec, binary).open()
+        prof, plan, run_dir, run_id, binary, rem = _reopen(profile, run_dir, seed, remote)
     else:
-        if not profile:
-            raise UsageError("sweep: --profile is required (or --resume with --run-dir; "
-                             f"profiles: {', '.join(profile_mod.available())})")
-        prof = profile_mod.load(profile)  # a bad profile is rejected before anything runs
-        binary = _binary()
-        if remote is not None:  # connected and checked before anything is created
-            prof, notes = remote_mod.adapt_profile(prof)
-            rem = remote_mod.Remote(remote, binary).open()
-            for n in notes:  # after the checks, so a failed check is one line
-                _log(n)
-        try:
-            run_dir, run_id, plan = sw.prepare_new(prof, run_dir, seed, binary, rehearsal)
-            if rem is not None:
-                remote_mod.save(run_dir, rem)
-        except OSError as e:
-            if rem is not None:
-                rem.close()
-            raise RunnerError(f"{e.filename or run_dir}: {e.strerror or e}; the run could not "
-                              "be created (no trial was run)") from None
-        except BaseException:
-            if rem is not None:
-                rem.close()
-            raise
+        prof, plan, run_dir, run_id, binary, rem = _create(profile, run_dir, seed, remote,
+                                                           rehearsal)
     for n in plan.notes:
         _log(n)
     s = sw.Sweep(prof, plan, run_dir, run_id, binary, progress=progress)
     s.remote = rem
     s.load_records()
-    srcs = sw.original_sources(plan)
+    srcs = runfiles.original_sources(plan)
     if srcs:  # fetched (pinned) and built before the first trial, as an unprivileged user
-        from runner.originals.trial import prepare
-        s.originals = prepare(srcs, log=_log)
+        s.originals = prepare_originals(srcs, log=_log)
     before = _sessions(run_dir)
-    if not (run_dir / sw.MANIFEST).exists() or before:
+    if not (run_dir / layout.MANIFEST).exists() or before:
         try:
-            sw.write_manifest(run_dir, run_id, binary, before, remote=rem,
-                              originals=s.originals)
+            runfiles.write_manifest(run_dir, run_id, binary, before, remote=rem,
+                                    originals=s.originals)
         except OSError as e:
             if rem is not None:
                 rem.close()
-            raise sw.RunDirError(e, run_dir, len(s.done)) from None
-    return OpenRun(prof, plan, run_dir, run_id, binary, resume, s, plan_mod.estimate(plan),
-                   before)
+            raise runfiles.RunDirError(e, run_dir, len(s.done)) from None
+    return OpenRun(prof, plan, run_dir, run_id, binary, resume, s, estimate(plan), before)
+
+
+def _reopen(profile: str | None, run_dir: Path | None, seed: int | None,
+            remote: RemoteSpec | None
+            ) -> tuple[Profile, Plan, Path, str, Path, RemoteHost | None]:
+    """An interrupted run: its plan and profile, and its remote host connected again."""
+    run_dir = resolve_run_dir(profile, run_dir, resume=True)
+    prof, plan, run_id = runfiles.prepare_resume(run_dir, profile)
+    if seed is not None and seed != plan.seed:
+        raise UsageError(f"--seed {seed}: the run in {run_dir} was planned with "
+                         f"seed {plan.seed}")
+    binary = _binary()
+    rem = None
+    if any(c.transport == "remote" for c in plan.cells.values()):
+        spec = remote or inventory.saved_spec(run_dir)
+        if spec is None:
+            raise UsageError(f"--resume: the run in {run_dir} has remote cells: give "
+                             "--remote USER@HOST (or --inventory FILE)")
+        rem = RemoteHost(spec, binary).open()
+    return prof, plan, run_dir, run_id, binary, rem
+
+
+def _create(profile: str | None, run_dir: Path | None, seed: int | None,
+            remote: RemoteSpec | None, rehearsal: bool
+            ) -> tuple[Profile, Plan, Path, str, Path, RemoteHost | None]:
+    """A new run: the profile checked, the remote host (if any) connected and checked, then
+    the run directory with its plan."""
+    if not profile:
+        raise UsageError("sweep: --profile is required (or --resume with --run-dir; "
+                         f"profiles: {', '.join(profile_mod.available())})")
+    prof = profile_mod.load(profile)  # a bad profile is rejected before anything runs
+    binary = _binary()
+    # connected and checked before anything is created, so a failed check is one line
+    rem = RemoteHost(remote, binary).open() if remote is not None else None
+    try:
+        run_dir, run_id, plan = runfiles.prepare_new(prof, run_dir, seed, binary, rehearsal,
+                                                     TWO_HOSTS if rem else ONE_HOST)
+        if rem is not None:
+            inventory.save(run_dir, rem.spec, rem.describe())
+    except OSError as e:
+        if rem is not None:
+            rem.close()
+        raise RunnerError(f"{e.filename or run_dir}: {e.strerror or e}; the run could not "
+                          "be created (no trial was run)") from None
+    except BaseException:
+        if rem is not None:
+            rem.close()
+        raise
+    return prof, plan, run_dir, run_id, binary, rem
 
 
 def run(o: OpenRun, seal: bool = True) -> Result:
@@ -199,7 +220,7 @@ def run(o: OpenRun, seal: bool = True) -> Result:
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
 
     def session(outcome: sw.Outcome | None, error: str | None = None) -> None:
-        sw.record_session(o.run_dir, {
+        runfiles.record_session(o.run_dir, {
             "started_at": started,
             "ended_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "wall_s": round(outcome.wall_s, 1) if outcome else None, "pid": os.getpid(),
@@ -214,7 +235,7 @@ def run(o: OpenRun, seal: bool = True) -> Result:
         finally:
             if o.sweep.remote is not None:  # end the ssh master (ControlPersist)
                 o.sweep.remote.close()
-    except sw.RunDirError as e:
+    except runfiles.RunDirError as e:
         try:  # best effort: the disk that refused a record may refuse this too
             session(None, str(e))
         except OSError:
@@ -222,22 +243,21 @@ def run(o: OpenRun, seal: bool = True) -> Result:
         raise
     try:
         session(outcome)
-        recs = list(records.read(o.run_dir / records.TRIALS))
+        recs = list(records.read(o.run_dir / layout.TRIALS))
         sealed = False
         if outcome.complete and seal:
-            from rundir.verify import seal as seal_run
             seal_run(o.run_dir)
             sealed = True
     except OSError as e:
         if not outcome.complete:
-            raise sw.RunDirError(e, o.run_dir, len(o.sweep.done)) from None
+            raise runfiles.RunDirError(e, o.run_dir, len(o.sweep.done)) from None
         raise RunnerError(
             f"{e.filename or o.run_dir}: {e.strerror or e}; every planned trial is recorded "
-            f"({len(o.sweep.done)} in {o.run_dir / records.TRIALS}) but the run is not sealed: "
+            f"({len(o.sweep.done)} in {o.run_dir / layout.TRIALS}) but the run is not sealed: "
             f"make seal RUN={o.run_dir} when the file system has room") from None
     return Result(o.run_dir, outcome, recs, sealed)
 
 
 def _sessions(run_dir: Path) -> int:
-    p = run_dir / sw.SESSIONS
+    p = run_dir / layout.SESSIONS
     return len(json.loads(p.read_text())) if p.exists() else 0

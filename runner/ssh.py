@@ -106,6 +106,28 @@ class Ssh:
         return "+ssh " + shlex.join([*self.options(), self.target])
 
 
+#: what the reaper kills over ssh: only a process still running one of these (a pid the remote
+#: host has since given to something else is left alone)
+REAPED = ("copybench", "iperf3", "sockperf")
+
+
+def reap(options_and_target: list[str], pids: Sequence[int]) -> None:
+    """For the reaper: kill the remote servers still registered (their process group, only if
+    still one of :data:`REAPED`), then end the ssh master."""
+    if pids:
+        test = " ".join(f"-e {name}" for name in REAPED)
+        script = (f'for p in "$@"; do grep -q {test} /proc/$p/cmdline '
+                  '2>/dev/null && { kill -KILL -- -$p 2>/dev/null || kill -KILL $p; }; done; true')
+        *opts, target = options_and_target
+        try:
+            subprocess.run(["ssh", *opts, target, "--", "sh -c " + shlex.quote(script) + " sh "
+                            + " ".join(str(p) for p in pids)], capture_output=True,
+                           check=False, timeout=20, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    exit_master(options_and_target)
+
+
 def exit_master(options_and_target: list[str]) -> None:
     """``ssh -O exit`` for a connection described by ``Ssh.reaper_line`` (used by the reaper)."""
     *opts, target = options_and_target

@@ -24,7 +24,7 @@ from analysis.claims.base import apply_rule  # noqa: E402
 from analysis.claims.rules import RULES  # noqa: E402
 from analysis.run import load_run  # noqa: E402
 from runner import design as D  # noqa: E402
-from runner import noise as N  # noqa: E402
+from runner import noisemodel as N  # noqa: E402
 
 
 def model(runs: list[Path]) -> D.Noise:

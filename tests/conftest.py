@@ -21,10 +21,12 @@ file runs there by default. The markers say what a test needs beyond a checkout 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, Mapping, Sequence
 
 import pytest
 
@@ -72,6 +74,57 @@ def runner_root() -> None:
         msg = "needs root: network namespaces / perf record -a (run as root to include it)"
         print(f"SKIP: {msg}", file=sys.stderr)
         pytest.skip(msg)
+
+
+# --- sweep profiles for the tests ------------------------------------------------------------
+
+#: the experiment most sweep tests run: two message methods at two sizes, loopback, cross-core
+PAIR_EXPERIMENT: dict[str, Any] = {
+    "name": "m", "command": "send", "methods": ["send", "sendmsg"], "sizes": ["1K", "16K"],
+    "transports": ["loopback"], "placements": ["cross-core"]}
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)  # a TOML basic string has JSON's escapes
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise TypeError(f"no TOML for {v!r}")
+
+
+def _toml_table(header: str, table: Mapping[str, Any]) -> str:
+    return "\n".join([header, *(f"{k} = {_toml_value(v)}" for k, v in table.items())]) + "\n"
+
+
+def sweep_profile(name: str = "t", *, seed: int = 42, duration_s: float = 0.2,
+                  warmup_s: float = 0.05,
+                  repetitions: Mapping[str, Any] | None = {"min": 2, "max": 2},
+                  design: Mapping[str, Any] | None = None,
+                  experiments: Sequence[Mapping[str, Any]] = (PAIR_EXPERIMENT,),
+                  **profile: Any) -> str:
+    """The TOML of a sweep profile (runner/README.md, "Profiles"): its ``[profile]`` table
+    (name, seed, short windows by default, and any other key given), ``[repetitions]`` (the
+    adaptive design, two rounds by default) or ``[design]`` (the block design: give it and
+    ``repetitions=None``), and its experiments (by default :data:`PAIR_EXPERIMENT`)."""
+    parts = [_toml_table("[profile]", {"name": name, "seed": seed, "duration_s": duration_s,
+                                       "warmup_s": warmup_s, **profile})]
+    if repetitions is not None:
+        parts.append(_toml_table("[repetitions]", repetitions))
+    if design is not None:
+        parts.append(_toml_table("[design]", design))
+    parts += [_toml_table("[[experiment]]", e) for e in experiments]
+    return "\n".join(parts)
+
+
+def write_sweep_profile(directory: Path, name: str = "t", **kw: Any) -> Path:
+    """:func:`sweep_profile` written to ``directory/<name>.toml``; its path."""
+    path = directory / f"{name}.toml"
+    path.write_text(sweep_profile(name, **kw))
+    return path
 
 
 def runner_cmd(*args: str) -> list[str]:

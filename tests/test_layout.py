@@ -7,6 +7,8 @@
 * A notebook belongs to one side: the sweep notebook drives ``runner``; the analysis
   notebooks use ``analysis``; none uses both.
 * Every ``notebooks/*.ipynb`` is what jupytext makes of its percent-format ``.py`` source.
+* Inside ``runner/`` no import cycle (imports inside functions count), and the modules sit in
+  declared layers (:data:`RUNNER_LAYERS`, lowest first): none imports a higher layer.
 """
 
 from __future__ import annotations
@@ -76,6 +78,174 @@ def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
                      "rundir/records.py imports runner", "notebooks/mixed.py imports both "
                      "runner and analysis", "notebooks/reader.py imports rundir (only runner "
                      "and analysis may)"], found
+
+
+# --- inside runner/: no import cycle, and the layers hold --------------------------------
+
+#: the runner's modules (relative to ``runner``; ``runner`` is the package itself), in layers
+#: from the lowest: a module imports modules of its own layer or lower ones, never higher
+RUNNER_LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("base: errors, processes, namespaces, ssh, host facts, CPU profiles",
+     ("runner", "errors", "binary", "pinning", "proc", "netns", "ssh", "hostfacts",
+      "cpuprofile")),
+    ("leaves over the base: the watchdog, the sweep profile, the peer tools, the remote "
+     "host as named, the environment, the pair runner",
+     ("reaper", "profile", "peers", "inventory", "manifest", "pair")),
+    ("the reports' own programs: pins, fetch, build, their adapters",
+     ("originals", "originals.limits", "originals.published", "originals.sources",
+      "originals.privs", "originals.adapters", "originals.fetch", "originals.build")),
+    ("the plan: core types, the machine, cells, blocks, estimates, the noise model",
+     ("model", "machine", "adaptive", "design", "expand", "estimate", "plan", "noisemodel")),
+    ("where trials run: the remote host, copybench's argv, the transports",
+     ("remotehost", "copybench_argv", "transports")),
+    ("trials: their programs', the record, copybench's, the peers', the dispatch",
+     ("originals.program_run", "originals.original_trial", "trialrecord", "copybench_trial",
+      "peer_trial", "trials")),
+    ("a run: its files, progress, the loop, the session, the notebook, the commands",
+     ("runfiles", "progress", "sweep", "session", "notebook", "originals.commands", "cli",
+      "__main__", "originals.__main__")),
+]
+
+
+def _module_name(pkg_root: Path, f: Path) -> str:
+    parts = f.relative_to(pkg_root.parent).with_suffix("").parts
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def module_graph(root: Path, pkg: str = "runner") -> dict[str, set[str]]:
+    """Module -> the modules of ``pkg`` it imports (anywhere in it: at module level or inside
+    a function), the packages a submodule import runs included; names relative to ``pkg``."""
+    mods = {_module_name(root / pkg, f): f for f in sorted((root / pkg).rglob("*.py"))}
+
+    def known(name: str) -> str | None:
+        while name and name not in mods:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for name, f in mods.items():
+        targets: set[str] = set()
+        is_pkg = f.name == "__init__.py"
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names if a.name.split(".")[0] == pkg)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    here = name.split(".")
+                    up = here if is_pkg else here[:-1]
+                    up = up[:len(up) - (node.level - 1)]
+                    base = ".".join([*up, base] if base else up)
+                if base.split(".")[0] != pkg:
+                    continue
+                targets.update(f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base
+                               for a in node.names)
+        deps: set[str] = set()
+        for t in targets:
+            m = known(t)
+            while m:  # importing a.b.c runs the packages a and a.b first
+                deps.add(m)
+                m = known(m.rpartition(".")[0]) if "." in m else None
+        deps.discard(name)
+        graph[name] = deps
+    return {_short(k, pkg): {_short(d, pkg) for d in v} for k, v in graph.items()}
+
+
+def _short(name: str, pkg: str) -> str:
+    return name if name == pkg else name.removeprefix(pkg + ".")
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of ``graph``: its strongly connected components of two or more
+    modules (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(out)
+
+
+def layer_violations(graph: dict[str, set[str]],
+                     layers: list[tuple[str, tuple[str, ...]]]) -> list[str]:
+    """Every import of a higher layer, every module in no layer (or in two), every layer
+    entry that is no module, as readable lines."""
+    level: dict[str, int] = {}
+    bad = []
+    for i, (_, mods) in enumerate(layers):
+        for m in mods:
+            if m in level:
+                bad.append(f"{m}: in two layers")
+            level[m] = i
+    bad += [f"{m}: in no layer of RUNNER_LAYERS" for m in sorted(set(graph) - set(level))]
+    bad += [f"{m}: listed in RUNNER_LAYERS but no such module"
+            for m in sorted(set(level) - set(graph))]
+    for m in sorted(set(graph) & set(level)):
+        for d in sorted(graph[m] & set(level)):
+            if level[d] > level[m]:
+                bad.append(f"{m} (layer {level[m] + 1}) imports {d} (layer {level[d] + 1}, higher)")
+    return bad
+
+
+def test_runner_has_no_import_cycle() -> None:
+    assert cycles(module_graph(ROOT)) == []
+
+
+def test_runner_layers_hold() -> None:
+    assert layer_violations(module_graph(ROOT), RUNNER_LAYERS) == []
+
+
+def test_the_checks_see_a_cycle_and_an_upward_import(tmp_path: Path) -> None:
+    """The checkers themselves can fail: a planted cycle (one side inside a function, one
+    through ``from runner import``) and a planted upward import are reported."""
+    pkg = tmp_path / "runner"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "low.py").write_text("def f():\n    from runner.sub import high\n")
+    (pkg / "sub" / "high.py").write_text("from runner import mid\n")
+    (pkg / "mid.py").write_text("import runner.low as L\n")
+    (pkg / "leaf.py").write_text("from . import mid\n")
+    graph = module_graph(tmp_path)
+    assert graph["low"] == {"runner", "sub", "sub.high"}  # a submodule runs its packages
+    assert graph["leaf"] == {"runner", "mid"}  # a relative import
+    assert cycles(graph) == [["low", "mid", "sub.high"]]
+    layers = [("low", ("runner", "low", "leaf")), ("high", ("mid", "sub", "sub.high"))]
+    found = layer_violations(graph, layers)
+    assert found == ["leaf (layer 1) imports mid (layer 2, higher)",
+                     "low (layer 1) imports sub (layer 2, higher)",
+                     "low (layer 1) imports sub.high (layer 2, higher)"], found
+    assert layer_violations(graph, [*layers[:1], ("high", ("mid", "sub", "gone"))]) == [
+        "sub.high: in no layer of RUNNER_LAYERS", "gone: listed in RUNNER_LAYERS but no such "
+        "module", "leaf (layer 1) imports mid (layer 2, higher)",
+        "low (layer 1) imports sub (layer 2, higher)"]
 
 
 def notebook_sources() -> list[Path]:

@@ -1,5 +1,5 @@
 import sys
 
-from runner.originals.cli import main
+from runner.originals.commands import main
 
 sys.exit(main(prog="python -m runner.originals"))

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from rundir import layout, planfile
 from rundir import verify as v
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,6 +102,20 @@ def sample_records() -> list[dict[str, Any]]:
             copy_record(3), peer_record(4), failed_record(5)]
 
 
+def plan_doc() -> dict[str, Any]:
+    """A plan.json valid under plan.schema.json: one cell, one round."""
+    cell = {"kind": "copybench", "command": "send", "method": "send", "transport": "loopback",
+            "placement": "cross-core", "mode": "stream", "size": 65536, "threads": 1,
+            "cache": None, "duration_s": 0.2, "warmup_s": 0.05, "verify": "sample",
+            "fields": 8, "mtu": None, "experiment": "m", "timeout_s": None, "dir": None,
+            "perf": False}
+    return {"run_id": RUN_ID, "created_at": "2026-11-22T00:00:00+00:00",
+            "profile_path": "quick.toml", "profile": "quick", "seed": 1,
+            "repetitions": {"min": 1, "max": 1}, "cells": {"0123456789ab": cell},
+            "skipped": {}, "notes": [], "rounds": [["0123456789ab-1"]], "order": "shuffled",
+            "estimate_s": {"min": 1, "expected": 1, "max": 1}}
+
+
 def make_run(parent: Path, records: list[dict[str, Any]] | None = None) -> Path:
     run = parent / RUN_ID
     (run / "profiles").mkdir(parents=True)
@@ -109,7 +124,7 @@ def make_run(parent: Path, records: list[dict[str, Any]] | None = None) -> Path:
     (run / "manifest.json").write_text(json.dumps({
         "schema_version": 1, "run_id": RUN_ID, "kernel": "6.1.0-test", "git_commit": None,
         "nix_store_path": None, "cpu": {"model": "test", "count": 2}}), encoding="utf-8")
-    (run / "plan.json").write_text(json.dumps({"seed": 1, "trials": len(lines)}), encoding="utf-8")
+    (run / "plan.json").write_text(json.dumps(plan_doc()), encoding="utf-8")
     (run / "profiles" / "quick.toml").write_text("[sweep]\nmethods = [\"send\"]\n", encoding="utf-8")
     return run
 
@@ -138,7 +153,7 @@ def test_sealed_run_verifies(sealed_run: Path) -> None:
 def test_sums_file_is_sha256sum_format(sealed_run: Path) -> None:
     if shutil.which("sha256sum") is None:
         pytest.skip("sha256sum not installed")
-    done = subprocess.run(["sha256sum", "--check", "--quiet", v.SUMS_NAME], cwd=sealed_run,
+    done = subprocess.run(["sha256sum", "--check", "--quiet", layout.SUMS], cwd=sealed_run,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -178,6 +193,33 @@ def test_removed_and_added_files_fail(sealed_run: Path) -> None:
     assert any(p.startswith("profiles/extra.toml: not listed") for p in problems)
 
 
+def test_plan_outside_its_schema_fails_even_when_resealed(tmp_path: Path) -> None:
+    """plan.json is checked against plan.schema.json: a wrong type, a key the plan does not
+    have and a missing one are each named."""
+    run = make_run(tmp_path)
+    doc = plan_doc()
+    doc["cells"]["0123456789ab"]["size"] = "64K"
+    doc["surprise"] = 1
+    del doc["rounds"]
+    (run / "plan.json").write_text(json.dumps(doc), encoding="utf-8")
+    v.seal(run)
+    problems = v.verify(run).problems
+    assert problems and all(p.startswith("plan.json: ") for p in problems), problems
+    assert any("cells.0123456789ab.size" in p and "integer" in p for p in problems), problems
+    assert any("surprise" in p for p in problems) and any("rounds" in p for p in problems)
+
+
+def test_committed_plans_fit_the_schema() -> None:
+    """Every committed run's plan.json (written by the runner of its day) is valid."""
+    plans = sorted((ROOT / "data" / "raw").glob(f"*/{layout.PLAN}"))
+    if not plans:
+        pytest.skip("no committed run under data/raw")
+    validator = v.validator_for(v.load_schema(planfile.SCHEMA))
+    for p in plans:
+        problems = v.schema_problems(validator, json.loads(p.read_text()), str(p))
+        assert problems == [], problems
+
+
 def test_unsealed_run_fails(tmp_path: Path) -> None:
     report = v.verify(make_run(tmp_path))
     assert any("SHA256SUMS missing" in p for p in report.problems)
@@ -215,12 +257,12 @@ def test_truncated_last_record_fails(tmp_path: Path) -> None:
 def test_seal_refuses_symlinks(tmp_path: Path) -> None:
     run = make_run(tmp_path)
     (run / "link.json").symlink_to(run / "plan.json")
-    with pytest.raises(v.UsageError, match="link.json: not a regular file"):
+    with pytest.raises(v.RunDirUsageError, match="link.json: not a regular file"):
         v.seal(run)
 
 
 def test_missing_run_dir_is_usage_error(tmp_path: Path) -> None:
-    with pytest.raises(v.UsageError, match="does not exist"):
+    with pytest.raises(v.RunDirUsageError, match="does not exist"):
         v.verify(tmp_path / "nope")
 
 
@@ -395,11 +437,11 @@ def test_resume_manifests_are_checked_too(tmp_path: Path) -> None:
 def test_smoke_run_if_present() -> None:
     """A real run from `make smoke-run`, when one was made: its records must fit the schema."""
     run = ROOT / "build" / "smoke-run"
-    candidates = [run] if (run / v.TRIALS_NAME).is_file() else sorted(
-        p.parent for p in run.glob(f"*/{v.TRIALS_NAME}")) if run.is_dir() else []
+    candidates = [run] if (run / layout.TRIALS).is_file() else sorted(
+        p.parent for p in run.glob(f"*/{layout.TRIALS}")) if run.is_dir() else []
     if not candidates:
         pytest.skip("no build/smoke-run (make smoke-run makes one)")
     for run_dir in candidates:
-        problems = [p for p in v.verify(run_dir).problems if v.SUMS_NAME not in p
+        problems = [p for p in v.verify(run_dir).problems if layout.SUMS not in p
                     and "SHA-256" not in p and "listed" not in p]
         assert problems == [], f"{run_dir}: " + "; ".join(problems[:10])

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from rundir import records
+from rundir import layout
 from rundir import verify as v
 from test_verify import make_run
 
@@ -38,7 +39,7 @@ def test_pack_keeps_every_record_and_verifies(tmp_path: Path) -> None:
     report = v.verify(run)
     assert report.ok, report.problems
     assert report.records_checked == original.count(b"\n")
-    sums = (run / v.SUMS_NAME).read_text()
+    sums = (run / layout.SUMS).read_text()
     assert "trials.jsonl.gz" in sums and "  trials.jsonl\n" not in sums
 
 
@@ -55,13 +56,13 @@ def test_pack_refuses_a_run_that_does_not_verify(tmp_path: Path) -> None:
     run = make_run(tmp_path)
     v.seal(run)
     (run / "plan.json").write_text("{}")
-    with pytest.raises(v.UsageError, match="does not verify"):
+    with pytest.raises(v.RunDirUsageError, match="does not verify"):
         v.pack(run)
     assert (run / "trials.jsonl").is_file() and not (run / "trials.jsonl.gz").exists()
 
 
 def test_pack_twice_is_a_usage_error(packed: Path) -> None:
-    with pytest.raises(v.UsageError, match="already packed"):
+    with pytest.raises(v.RunDirUsageError, match="already packed"):
         v.pack(packed)
     p = subprocess.run([sys.executable, "-m", "rundir", "pack", str(packed)], cwd=ROOT,
                        capture_output=True, text=True)

@@ -11,29 +11,15 @@ import pytest
 
 from analysis import noise as AN
 from analysis import run as A
-from conftest import run_runner
+from conftest import run_runner, sweep_profile
 from runner import design as D
-from runner import noise as RN
+from runner import noisemodel as RN
 
-PROFILE = """[profile]
-name = "n"
-seed = 4
-duration_s = 0.2
-warmup_s = 0.05
-
-[design]
-rounds_min = 4
-rounds_max = 4
-descriptive_target = 1.0
-
-[[experiment]]
-name = "s"
-command = "send"
-methods = ["send", "sendmsg"]
-sizes = ["16K"]
-placements = ["cross-core", "same-core"]
-twin = true
-"""
+PROFILE = sweep_profile(
+    "n", seed=4, repetitions=None,
+    design={"rounds_min": 4, "rounds_max": 4, "descriptive_target": 1.0},
+    experiments=[{"name": "s", "command": "send", "methods": ["send", "sendmsg"],
+                  "sizes": ["16K"], "placements": ["cross-core", "same-core"], "twin": True}])
 
 
 @pytest.mark.sweep

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from runner.originals import OriginalsError, adapters, execute, fetch, published, sources
+from runner.originals import OriginalsError, adapters, fetch, program_run, published, sources
 from runner.originals import build as build_mod
 from runner.originals.privs import proc_identity, run_as
 from runner.proc import Janitor
-from runner.topology import leftovers
+from runner.netns import leftovers
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "tests" / "fixtures" / "originals"
@@ -54,7 +54,7 @@ def _need_root() -> None:
 
 
 def _listening_here(port: int = adapters.PORT) -> bool:
-    return execute._listening(os.getpid(), port)
+    return program_run._listening(os.getpid(), port)
 
 
 # --- the pin ---------------------------------------------------------------------------
@@ -263,7 +263,7 @@ def test_published_numbers_from_their_csvs(built: dict[str, dict[str, object]]) 
 
 def _no_leftovers(uid: int, listening_before: bool) -> None:
     assert leftovers(os.getpid()) == []
-    assert execute.processes_of(uid) == []
+    assert program_run.processes_of(uid) == []
     assert _listening_here() == listening_before
 
 
@@ -283,7 +283,7 @@ def test_smoke_run_leaves_nothing_behind(built: dict[str, dict[str, object]], na
     before = _listening_here()
     j = Janitor()
     try:
-        rec = execute.run_trial(prog, Path(built[prog.source]["build"]["dir"]), transport,
+        rec = program_run.run_program(prog, Path(built[prog.source]["build"]["dir"]), transport,
                                 "cross-core", threads, size, duration, janitor=j, who=who)
     finally:
         j.close()
@@ -314,7 +314,7 @@ def test_their_processes_run_without_root(built: dict[str, dict[str, object]]) -
                            for c in clients]
 
     prog = adapters.program("S1:one-copy")
-    rec = execute.run_trial(prog, Path(built["S1"]["build"]["dir"]), "loopback",
+    rec = program_run.run_program(prog, Path(built["S1"]["build"]["dir"]), "loopback",
                             "same-core", 1, 512, 1, on_running=look)
     assert rec["status"] == "ok", rec["error"]
     comm, ident = seen["server"]
@@ -330,7 +330,7 @@ def test_s2_server_stops_sending_early(built: dict[str, dict[str, object]]) -> N
     client sees EOF after about 2 s, and the record says so."""
     _need_root()
     prog = adapters.program("S2:two-copy")
-    rec = execute.run_trial(prog, Path(built["S2"]["build"]["dir"]), "loopback",
+    rec = program_run.run_program(prog, Path(built["S2"]["build"]["dir"]), "loopback",
                             "same-core", 1, 4096, 4)
     assert rec["status"] == "ok", rec["error"]
     assert rec["result"]["stopped_early"] and 1.5 < rec["result"]["seconds"] < 2.6
@@ -369,17 +369,17 @@ def test_sigkilled_runner_leaves_nothing_behind(built: dict[str, dict[str, objec
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 20
-        while len(execute.processes_of(who.uid)) < 2:  # server and client both running
+        while len(program_run.processes_of(who.uid)) < 2:  # server and client both running
             assert p.poll() is None and time.monotonic() < deadline, "run did not start"
             time.sleep(0.05)
         assert leftovers(p.pid)
         os.kill(p.pid, signal.SIGKILL)
         p.wait()
         deadline = time.monotonic() + 15
-        while (execute.processes_of(who.uid) or leftovers(p.pid)) and \
+        while (program_run.processes_of(who.uid) or leftovers(p.pid)) and \
                 time.monotonic() < deadline:
             time.sleep(0.1)
-        assert execute.processes_of(who.uid) == []
+        assert program_run.processes_of(who.uid) == []
         assert leftovers(p.pid) == []
         assert _listening_here() == before
     finally:
@@ -454,14 +454,17 @@ def test_runner_cli_delegates_to_originals(tmp_path: Path) -> None:
 def test_a_trial_refused_before_it_runs_is_a_failed_record(tmp_path: Path) -> None:
     """In a sweep, a trial of theirs that cannot start (binaries missing, arguments refused)
     is a failed record naming why, never an exception that would stop the sweep."""
-    from runner.originals.trial import run_original
-    from runner.plan import Cell
+    from rundir.records import TrialRecord
+    from runner.model import Cell
+    from runner.originals.original_trial import run_original
     cell = Cell(kind="original:S2", command="send", method="S2:one-copy",
                 transport="loopback", placement="cross-core", mode="stream", size=4096,
                 threads=1, cache=None, duration_s=1.0, warmup_s=0.0, verify="off", fields=8,
                 mtu=None, block_as="abc")
     prep = {"S2": {"dir": str(tmp_path / "no-build"),
                    "source": {"repository": "o/r", "commit": "0" * 40}}}
-    rec = run_original(prep, cell, {"trial_id": "x-1"}, {"kind": cell.kind}, {"size": 4096})
+    base = TrialRecord(run_id="r", trial_id="x-1", cell=cell.id, order_index=0, repetition=1,
+                       started_at="t", loadavg=[0.0, 0.0, 0.0])
+    rec = run_original(prep, cell, base, {"kind": cell.kind}, {"size": 4096}).to_json()
     assert rec["status"] == "failed" and rec["result"] is None
     assert "not built" in rec["error"] and rec["tool_version"] == "o/r@000000000000"

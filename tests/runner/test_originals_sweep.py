@@ -17,63 +17,29 @@ from pathlib import Path
 
 import pytest
 
+from conftest import sweep_profile
+from runner.netns import leftovers
 from runner.originals import sources
-from runner.topology import leftovers
 from test_originals import ROOT, SEED, _need_root, _need_seed
 
 pytestmark = pytest.mark.slow
 
 # --- in the block design: a sweep runs their programs beside copybench --------------------
 
-SWEEP_PROFILE = """[profile]
-name = "orig-blocks"
-seed = 5
-duration_s = 0.3
-warmup_s = 0.1
-verify = "sample"
-
-[design]
-rounds_min = 3
-rounds_max = 3
-target = 0.05
-
-[[experiment]]
-name = "aa"
-command = "send"
-methods = ["send"]
-sizes = ["16K"]
-transports = ["loopback"]
-placements = ["cross-core"]
-purpose = "control"
-claims = ["AA"]
-twin = true
-
-[[experiment]]
-name = "s2"
-command = "send"
-methods = ["send", "sendmsg"]
-sizes = ["4K"]
-transports = ["veth"]
-placements = ["cross-core"]
-purpose = "claim"
-claims = ["C4"]
-originals = ["S2"]
-originals_rounds = 2
-
-[[experiment]]
-name = "s2-threads"
-command = "send"
-methods = ["sendmsg"]
-sizes = ["64K"]
-threads = [4, 8]
-transports = ["veth"]
-placements = ["cross-core"]
-purpose = "claim"
-claims = ["C6"]
-pair_threads = true
-originals = ["S2"]
-originals_rounds = 2
-"""
+SWEEP_PROFILE = sweep_profile(
+    "orig-blocks", seed=5, duration_s=0.3, warmup_s=0.1, verify="sample", repetitions=None,
+    design={"rounds_min": 3, "rounds_max": 3, "target": 0.05},
+    experiments=[
+        {"name": "aa", "command": "send", "methods": ["send"], "sizes": ["16K"],
+         "transports": ["loopback"], "placements": ["cross-core"], "purpose": "control",
+         "claims": ["AA"], "twin": True},
+        {"name": "s2", "command": "send", "methods": ["send", "sendmsg"], "sizes": ["4K"],
+         "transports": ["veth"], "placements": ["cross-core"], "purpose": "claim",
+         "claims": ["C4"], "originals": ["S2"], "originals_rounds": 2},
+        {"name": "s2-threads", "command": "send", "methods": ["sendmsg"], "sizes": ["64K"],
+         "threads": [4, 8], "transports": ["veth"], "placements": ["cross-core"],
+         "purpose": "claim", "claims": ["C6"], "pair_threads": True, "originals": ["S2"],
+         "originals_rounds": 2}])
 
 
 def _sweep_with_originals(tmp_path: Path, archives: Path, cache: Path

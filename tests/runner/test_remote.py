@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from conftest import sweep_profile  # noqa: E402
 from remote_host import (REMOTE_ADDR, RUNNER_ADDR, STRANGER_ADDR,  # noqa: E402
                          UNREACHABLE_ADDR, RemoteHost, connect_from, sshd_missing)
 
@@ -33,28 +34,8 @@ PY = os.environ.get("COPYBENCH_PYTHON", str(ROOT / ".venv" / "bin" / "python"))
 BIN = Path(os.environ.get("COPYBENCH_BIN", ROOT / "src" / "build" / "copybench")).resolve()
 TOKEN = "0123456789abcdef0123456789abcdef"
 
-LONG_PROFILE = """
-[profile]
-name = "remote-long"
-description = "long send trials over remote, for the kill and stranger tests"
-seed = 7
-duration_s = {duration}
-warmup_s = 0.2
-verify = "full"
-
-[repetitions]
-min = {reps}
-max = {reps}
-target_rel_ci = 0.5
-
-[[experiment]]
-name = "long"
-command = "send"
-methods = ["send"]
-sizes = ["64K"]
-transports = ["loopback"]
-placements = ["cross-core"]
-"""
+LONG_EXPERIMENT = {"name": "long", "command": "send", "methods": ["send"], "sizes": ["64K"],
+                   "transports": ["loopback"], "placements": ["cross-core"]}
 
 why = sshd_missing() or (None if BIN.is_file() else f"{BIN} not built (make build)")
 pytestmark = [pytest.mark.sshd, pytest.mark.skipif(why is not None, reason=str(why))]
@@ -96,7 +77,11 @@ def records(run_dir: Path) -> list[dict]:
 
 def long_profile(tmp: Path, duration: float = 3, reps: int = 1) -> Path:
     p = tmp / f"remote-long-{duration:g}-{reps}.toml"
-    p.write_text(LONG_PROFILE.format(duration=duration, reps=reps))
+    p.write_text(sweep_profile(
+        "remote-long", seed=7, duration_s=duration, warmup_s=0.2, verify="full",
+        description="long send trials over remote, for the kill and stranger tests",
+        repetitions={"min": reps, "max": reps, "target_rel_ci": 0.5},
+        experiments=[LONG_EXPERIMENT]))
     return p
 
 

@@ -21,27 +21,10 @@ from typing import Iterator
 
 import pytest
 
-from conftest import ROOT, run_runner, runner_cmd, runner_env
+from conftest import ROOT, run_runner, runner_cmd, runner_env, sweep_profile
 from rundir.verify import verify
 
-PROFILE = """[profile]
-name = "full"
-seed = 3
-duration_s = 0.2
-warmup_s = 0.05
-
-[repetitions]
-min = 2
-max = 2
-
-[[experiment]]
-name = "m"
-command = "send"
-methods = ["send", "sendmsg"]
-sizes = ["1K", "16K"]
-transports = ["loopback"]
-placements = ["cross-core"]
-"""
+PROFILE = sweep_profile("full", seed=3)
 
 
 #: make's own closing line for a failed target ("make: *** [...] Error 1", "make[1]: ..."
@@ -134,7 +117,7 @@ def test_sweep_fills_its_file_system_then_resumes(runner_copybench: Path, tmpfs:
 def test_run_directory_removed_while_the_sweep_runs(runner_copybench: Path,
                                                     tmp_path: Path) -> None:
     prof = tmp_path / "full.toml"
-    prof.write_text(PROFILE.replace("min = 2\nmax = 2", "min = 4\nmax = 4"))
+    prof.write_text(sweep_profile("full", seed=3, repetitions={"min": 4, "max": 4}))
     run = tmp_path / "run"
     p = subprocess.Popen(runner_cmd("sweep", "--profile", str(prof), "--run-dir", str(run),
                                     "--no-progress"), stderr=subprocess.PIPE, text=True,

@@ -6,33 +6,24 @@ from __future__ import annotations
 
 import math
 import random
+import tomllib
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from conftest import write_sweep_profile
 from runner import design as D
 from runner import plan as plan_mod
 from runner import profile as prof_mod
-from runner.plan import Capabilities, Trial
+from runner import estimate as estimate_mod
+from runner.expand import TWO_HOSTS
+from runner.machine import Capabilities
+from runner.model import Plan, Trial
 
 CAPS = Capabilities(methods=None, root=True, cpus=2, peers={"iperf3": True, "sockperf": True},
                     perf=True)
 
-HEAD = """[profile]
-name = "t"
-seed = 11
-duration_s = 1
-warmup_s = 0.1
-budget_s = {budget}
-
-[design]
-rounds_min = 3
-rounds_max = 40
-target = 0.05
-noise = "{noise}"
-{strict}
-"""
 NOISE = """[[sd]]
 kind = "stream"
 placement = "cross-core"
@@ -79,10 +70,11 @@ placements = ["cross-core"]
 def _profile(tmp_path: Path, budget: float = 0, cross: float = 0.03, same: float = 0.10,
              strict: bool = False, exps: str = EXPS) -> prof_mod.Profile:
     (tmp_path / "noise.toml").write_text(NOISE.format(cross=cross, same=same))
-    text = HEAD.format(budget=budget, noise="noise.toml",
-                       strict="strict = true" if strict else "") + exps
-    p = tmp_path / "t.toml"
-    p.write_text(text)
+    design = {"rounds_min": 3, "rounds_max": 40, "target": 0.05, "noise": "noise.toml",
+              **({"strict": True} if strict else {})}
+    p = write_sweep_profile(tmp_path, "t", seed=11, duration_s=1, warmup_s=0.1, budget_s=budget,
+                            repetitions=None, design=design,
+                            experiments=tomllib.loads(exps)["experiment"])
     return prof_mod.load(str(p))
 
 
@@ -137,7 +129,7 @@ def test_rounds_follow_the_noise_model(tmp_path: Path) -> None:
 
 def test_budget_cuts_descriptive_blocks_first(tmp_path: Path) -> None:
     free = plan_mod.make(_profile(tmp_path, cross=0.08, same=0.12), CAPS)
-    total = plan_mod.estimate(free).seconds_expected
+    total = estimate_mod.estimate(free).seconds_expected
     tight = plan_mod.make(_profile(tmp_path, cross=0.08, same=0.12, budget=total * 0.8), CAPS)
     f = {b["id"]: b for b in free.blocks.values()}
     t = {b["id"]: b for b in tight.blocks.values()}
@@ -148,7 +140,7 @@ def test_budget_cuts_descriptive_blocks_first(tmp_path: Path) -> None:
     cut_claims = [i for i in claim if t[i]["rounds"] < f[i]["rounds"]]
     if cut_claims:  # claims are cut only once every descriptive block is at the minimum
         assert all(t[i]["rounds"] == 3 for i in desc)
-    assert plan_mod.estimate(tight).seconds_expected <= total * 0.8 + 1e-6
+    assert estimate_mod.estimate(tight).seconds_expected <= total * 0.8 + 1e-6
     assert any("cannot reach" in n for n in tight.notes) or all(
         t[i]["reaches_target"] for i in claim)
 
@@ -163,10 +155,10 @@ def test_strict_profile_refuses_an_unreachable_rule(tmp_path: Path) -> None:
 
 def test_plan_round_trips_through_json(tmp_path: Path) -> None:
     plan = plan_mod.make(_profile(tmp_path), CAPS)
-    back = plan_mod.from_json(plan.to_json())
+    back = Plan.from_json(plan.to_json())
     assert back.rounds == plan.rounds and back.blocks == plan.blocks
     assert back.cells == plan.cells
-    assert plan_mod.estimate(back) == plan_mod.estimate(plan)
+    assert estimate_mod.estimate(back) == estimate_mod.estimate(plan)
 
 
 def test_sample_size_reaches_its_target_on_data_of_known_variance() -> None:
@@ -294,10 +286,10 @@ def test_original_programs_join_the_block_of_their_copybench_cell(tmp_path: Path
         assert (r > blk["rounds"]) == (not pos)
         assert not pos or pos == list(range(pos[0], pos[0] + len(pos))), (r, "block split")
     # the plan's time for the block is the time of the trials it planned
-    planned = sum(plan_mod.trial_seconds(plan.cells[Trial.parse(t).cell])
+    planned = sum(estimate_mod.trial_seconds(plan.cells[Trial.parse(t).cell])
                   for ids in plan.rounds for t in ids
                   if plan.cells[Trial.parse(t).cell].block == blk["id"])
-    assert plan_mod._block_seconds(blk) == pytest.approx(planned)
+    assert estimate_mod.block_seconds_of(blk) == pytest.approx(planned)
 
 
 def test_an_original_program_is_one_cell_per_copybench_cell(tmp_path: Path) -> None:
@@ -323,11 +315,18 @@ def test_original_programs_are_left_out_where_they_cannot_run(tmp_path: Path) ->
     sizes = {c.size for c in plan.cells.values() if c.is_original}
     assert sizes == {16384}
     assert any("original:S2: sizes up to 64M" in n for n in plan.notes), plan.notes
-    # over two hosts their programs (fixed port, one host) are dropped with a note
-    from runner import remote
-    prof, notes = remote.adapt_profile(_profile(tmp_path, exps=EXPS + ORIGINALS_EXP))
-    assert all(not e.originals for e in prof.experiments)
-    assert any("reports' own programs (S2)" in n for n in notes), notes
+    # over two hosts their programs (fixed port, one host) are dropped with a note; the
+    # profile itself is as loaded, and plan.json says what two hosts changed
+    prof = _profile(tmp_path, exps=EXPS + ORIGINALS_EXP)
+    two = plan_mod.make(prof, CAPS, hosts=TWO_HOSTS)
+    assert any(e.originals for e in prof.experiments)
+    assert not any(c.is_original for c in two.cells.values())
+    assert {c.transport for c in two.cells.values()} == {"remote"}
+    assert "same-core" not in {c.placement for c in two.cells.values()}
+    assert any("reports' own programs (S2)" in n for n in two.notes), two.notes
+    hosts = two.to_json()["hosts"]
+    assert hosts["count"] == 2 and any("same-core is cross-core" in n for n in hosts["changes"])
+    assert "hosts" not in plan_mod.make(prof, CAPS).to_json()
 
 
 def test_original_programs_are_refused_where_they_cannot_run(tmp_path: Path) -> None:

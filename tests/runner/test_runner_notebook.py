@@ -14,25 +14,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import ROOT, run_runner, runner_cmd, runner_env
+from conftest import ROOT, run_runner, runner_cmd, runner_env, write_sweep_profile
 from rundir.verify import verify
 
-BODY = """
-[[experiment]]
-name = "m"
-command = "send"
-methods = ["send", "sendmsg"]
-sizes = ["1K", "16K"]
-transports = ["loopback"]
-placements = ["cross-core"]
-"""
-
-
-def _profile(tmp_path: Path, reps: str = "min = 2\nmax = 2", duration: float = 0.2) -> Path:
-    p = tmp_path / "nb.toml"
-    p.write_text(f'[profile]\nname = "nb"\nseed = 7\nduration_s = {duration}\nwarmup_s = 0.05\n'
-                 f"\n[repetitions]\n{reps}\n{BODY}")
-    return p
+def _profile(tmp_path: Path, reps: int = 2, duration: float = 0.2) -> Path:
+    return write_sweep_profile(tmp_path, "nb", seed=7, duration_s=duration,
+                               repetitions={"min": reps, "max": reps})
 
 
 def _outputs(nb_path: Path) -> str:
@@ -80,7 +67,7 @@ def test_notebook_bad_profile_is_one_line_and_creates_nothing(tmp_path: Path) ->
 
 @pytest.mark.sweep
 def test_notebook_sigint_then_resume(runner_copybench: Path, tmp_path: Path) -> None:
-    prof = _profile(tmp_path, reps="min = 3\nmax = 3")
+    prof = _profile(tmp_path, reps=3)
     run_dir = tmp_path / "run"
     log = open(tmp_path / "first.log", "w")
     p = subprocess.Popen(runner_cmd("notebook", "--profile", str(prof), "--run-dir",

@@ -10,8 +10,11 @@ import pytest
 from conftest import run_runner
 from runner import plan as plan_mod
 from runner import profile as prof
-from runner.adaptive import decide, median_ci, metric
-from runner.plan import Capabilities, Trial
+from rundir.quantities import primary as metric
+from runner import estimate as estimate_mod
+from runner.adaptive import decide, median_ci
+from runner.machine import Capabilities
+from runner.model import Cell, Plan, Trial
 from runner.profile import Repetitions
 
 CAPS = Capabilities(methods=None, root=True, cpus=2, perf=True,
@@ -65,7 +68,7 @@ def test_cell_ids_stable_and_distinct() -> None:
     assert set(a.cells) == set(b.cells)
     assert len({c.id for c in a.cells.values()}) == len(a.cells)
     for cid, c in a.cells.items():
-        assert plan_mod.Cell.from_json(json.loads(json.dumps(c.to_json()))).id == cid
+        assert Cell.from_json(json.loads(json.dumps(c.to_json()))).id == cid
 
 
 UDP_BIG = """
@@ -143,7 +146,7 @@ def test_quick_has_every_method_and_both_placements() -> None:
 
 @pytest.mark.parametrize("name,limit", [("smoke", 60), ("quick", 600), ("paper", 7200)])
 def test_estimates_within_budget(name: str, limit: float) -> None:
-    est = plan_mod.estimate(plan_mod.make(lenient(name), CAPS))
+    est = estimate_mod.estimate(plan_mod.make(lenient(name), CAPS))
     assert est.seconds_expected < limit
 
 
@@ -220,7 +223,7 @@ def test_plan_json_roundtrip(tmp_path: Path) -> None:
     pl = plan_mod.make(prof.load("quick"), CAPS, seed=5)
     path = tmp_path / "plan.json"
     path.write_text(json.dumps(pl.to_json()))
-    back = plan_mod.from_json(json.loads(path.read_text()))
+    back = Plan.from_json(json.loads(path.read_text()))
     assert back.rounds == pl.rounds and set(back.cells) == set(pl.cells)
 
 

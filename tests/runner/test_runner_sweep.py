@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import time
+import tomllib
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 
 from conftest import (ROOT, run_runner, runner_cmd, runner_env, runner_namespaces,
-                      runner_root_links, runner_tagged_pids)
+                      runner_root_links, runner_tagged_pids, write_sweep_profile)
 
 pytestmark = pytest.mark.sweep
 
@@ -85,10 +86,11 @@ def _no_leftovers(tag: str | None = None, timeout: float = 15.0) -> None:
 
 def _profile(tmp_path: Path, body: str, name: str = "t", reps: str = "min = 1\nmax = 1",
              duration: float = 0.2) -> Path:
-    p = tmp_path / f"{name}.toml"
-    p.write_text(f'[profile]\nname = "{name}"\nseed = 42\nduration_s = {duration}\n'
-                 f'warmup_s = 0.05\n\n[repetitions]\n{reps}\n\n{body}')
-    return p
+    """The shared sweep profile with this test's experiments (``body``, TOML) and
+    repetitions (``reps``, TOML)."""
+    return write_sweep_profile(tmp_path, name, duration_s=duration,
+                               repetitions=tomllib.loads(reps),
+                               experiments=tomllib.loads(body)["experiment"])
 
 
 # --- the smoke profile ---------------------------------------------------------------------
@@ -377,7 +379,7 @@ def test_without_root_namespaces_skipped_with_one_line(runner_copybench: Path,
     import shutil
     import tempfile
 
-    from runner.topology import can_create_netns
+    from runner.netns import can_create_netns
     prefix: list[str] = []
     work = Path(tempfile.mkdtemp(prefix="runner-noroot-", dir="/tmp"))
     try:

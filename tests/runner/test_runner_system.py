@@ -16,9 +16,10 @@ import pytest
 
 from conftest import ROOT, runner_env, runner_namespaces, runner_root_links
 from rundir import records
-from runner import peers, perfprof
+from runner import cpuprofile, peers
 from runner.proc import Janitor, spawn
-from runner.topology import Topology, leftovers
+from runner.netns import leftovers
+from runner.transports import make as make_transport
 
 LISTEN = ("import socket,sys; s=socket.socket(); s.bind(('0.0.0.0', 5555)); s.listen(); "
           "print('ready', flush=True); c,_=s.accept(); sys.stdout.write(c.recv(16).decode())")
@@ -31,7 +32,7 @@ CONNECT = ("import socket,sys; s=socket.create_connection((sys.argv[1], 5555), t
 def test_namespace_topology_up_and_gone(runner_root: None, transport: str, mtu: int) -> None:
     j = Janitor()
     names: set[str] = set()
-    topo = Topology(transport, mtu, j)
+    topo = make_transport(transport, mtu, j)
     try:
         topo.setup()
         names = set(topo.namespaces())
@@ -70,9 +71,9 @@ def test_reaper_cleans_up_after_sigkill(runner_root: None, tmp_path: Path) -> No
     script = tmp_path / "victim.py"
     script.write_text(
         "import subprocess, os, sys, time\n"
-        "from runner.topology import Topology\n"
+        "from runner.transports import Namespaces\n"
         "from runner.proc import Janitor, spawn\n"
-        "j = Janitor(); t = Topology('veth', 1500, j); t.setup()\n"
+        "j = Janitor(); t = Namespaces('veth', 1500, j); t.setup()\n"
         "p = spawn(t.sink_prefix() + ['sleep', '300'], j, None, None)\n"
         "q = spawn(['sleep', '301'], j, None, None)\n"
         "print(' '.join(t.namespaces()), p.pid, q.pid, flush=True)\n"
@@ -119,27 +120,27 @@ def test_spawned_group_is_killed(tmp_path: Path) -> None:
 def test_perf_reduction_of_a_real_recording(runner_root: None, tmp_path: Path) -> None:
     if shutil.which("perf") is None:
         pytest.skip("perf is not installed")
-    ok, why = perfprof.available()
+    ok, why = cpuprofile.available()
     if not ok:
         pytest.skip(f"perf record unavailable: {why}")
     src = tmp_path / "src.bin"
     src.write_bytes(os.urandom(32 << 20))
     data = tmp_path / "dd.perf.data"
-    subprocess.run([*perfprof.PERF_RECORD, "-o", str(data), "--", "sh", "-c",
+    subprocess.run([*cpuprofile.PERF_RECORD, "-o", str(data), "--", "sh", "-c",
                     f"for i in 1 2 3 4 5 6; do dd if={src} of=/dev/null bs=64k "
                     "status=none; done"], check=True, capture_output=True, timeout=120)
-    red = perfprof.reduce_file(data)
+    red = cpuprofile.reduce_file(data)
     assert red.samples > 50
     assert 0 < red.kernel_share <= 1.0 + 1e-9
     # reading a cached file into a user buffer is a kernel copy (copy_to_user family)
     assert red.groups["copy"] > 0.05, red.symbols[:10]
     copy_syms = [s.symbol for s in red.symbols
-                 if s.kernel and perfprof.group_of(s.symbol, True) == "copy"]
+                 if s.kernel and cpuprofile.group_of(s.symbol, True) == "copy"]
     assert copy_syms
     assert abs(sum(red.groups.values()) - red.kernel_share) < 1e-6
     assert "dd" in red.by_comm
     out = tmp_path / "r.json"
-    perfprof.store(red, out)
+    cpuprofile.store(red, out)
     assert json.loads(out.read_text())["samples"] == red.samples
 
 
@@ -147,14 +148,14 @@ def test_perf_grouping_patterns() -> None:
     for sym in ("copy_user_enhanced_fast_string", "rep_movs_alternative", "_copy_to_iter",
                 "_copy_from_iter", "skb_copy_datagram_iter", "memcpy_orig", "__memcpy",
                 "__pi_memcpy", "skb_copy_ubufs"):
-        assert perfprof.group_of(sym, True) == "copy", sym
-    assert perfprof.group_of("tcp_sendmsg_locked", True) == "tcp_ip"
-    assert perfprof.group_of("zerocopy_fill_skb_from_iter", True) == "zerocopy"
-    assert perfprof.group_of("__memmove_avx_unaligned_erms", False) == "user_copy"
-    assert perfprof.group_of("main", False) is None
-    rows = perfprof.parse_report(
+        assert cpuprofile.group_of(sym, True) == "copy", sym
+    assert cpuprofile.group_of("tcp_sendmsg_locked", True) == "tcp_ip"
+    assert cpuprofile.group_of("zerocopy_fill_skb_from_iter", True) == "zerocopy"
+    assert cpuprofile.group_of("__memmove_avx_unaligned_erms", False) == "user_copy"
+    assert cpuprofile.group_of("main", False) is None
+    rows = cpuprofile.parse_report(
         "# comment\n 40.00% \t 4 \t[k] _copy_to_iter\n 60.00% \t 6 \t[.] main\n")
-    red = perfprof.reduce_rows(rows)
+    red = cpuprofile.reduce_rows(rows)
     assert red.samples == 10 and abs(red.groups["copy"] - 0.4) < 1e-9
     assert abs(red.kernel_share - 0.4) < 1e-9
 

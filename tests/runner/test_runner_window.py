@@ -11,10 +11,24 @@ from typing import Any
 
 import pytest
 
-from runner import execute
-from runner.plan import Cell, Trial
-from runner.topology import Topology
+from rundir.records import TrialRecord
 from rundir.verify import TRIAL_SCHEMA, load_schema, schema_problems, validator_for
+from runner import trials
+from runner.copybench_trial import EXIT_WINDOW_MISSED
+from runner.model import Cell, Trial
+from runner.transports import make as make_transport
+from runner.trialrecord import Context
+
+
+def _record(d: dict[str, Any]) -> TrialRecord:
+    """A record with the fields of ``d`` (the rest made up)."""
+    rec = TrialRecord(run_id="r", trial_id=d.get("trial_id", "abc-1"), cell="abc",
+                      order_index=0, repetition=1, started_at=d.get("started_at", "t0"),
+                      loadavg=d.get("loadavg", [0.0, 0.0, 0.0]), status=d.get("status", "failed"),
+                      error=d.get("error"), result=d.get("result"))
+    if "invocation" in d:
+        rec.set("invocation", d["invocation"])
+    return rec
 
 
 def _missed(attempt: int = 1) -> dict[str, Any]:
@@ -34,44 +48,47 @@ def _ok() -> dict[str, Any]:
 
 
 def test_window_missed_is_only_exit_3_with_a_missed_window() -> None:
-    assert execute.window_missed(_missed())
-    assert not execute.window_missed(_ok())
+    assert trials.window_missed(_record(_missed()))
+    assert not trials.window_missed(_record(_ok()))
     wrong = _missed()
     wrong["invocation"]["sender_exit"] = 1  # e.g. verification failed too: a wrong result
-    assert not execute.window_missed(wrong)
+    assert not trials.window_missed(_record(wrong))
     timeout = {**_missed(), "status": "timeout"}
-    assert not execute.window_missed(timeout)
+    assert not trials.window_missed(_record(timeout))
     old = {"status": "failed", "error": "x", "result": None, "invocation": {"sender_exit": 3}}
-    assert not execute.window_missed(old)
+    assert not trials.window_missed(_record(old))
 
 
-def _runner(outcomes: list[dict[str, Any]]) -> tuple[Any, list[dict[str, Any]]]:
-    seen: list[dict[str, Any]] = []
+def _runner(outcomes: list[dict[str, Any]]) -> tuple[Any, list[TrialRecord]]:
+    seen: list[TrialRecord] = []
 
-    def run(base: dict[str, Any]) -> dict[str, Any]:
+    def run(base: TrialRecord) -> TrialRecord:
         seen.append(base)
-        return {**base, **outcomes[len(seen) - 1]}
+        out = outcomes[len(seen) - 1]
+        base.status, base.error, base.result = out["status"], out["error"], out["result"]
+        base.set("invocation", out["invocation"])
+        return base
     return run, seen
 
 
 def test_missed_then_met_is_one_ok_record_with_the_retries() -> None:
     run, seen = _runner([_missed(1), _missed(2), _ok()])
-    rec = execute.with_window_retries(run, {"trial_id": "abc-1", "started_at": "t0",
-                                            "loadavg": [0, 0, 0]})
-    assert len(seen) == 3 and all(b["trial_id"] == "abc-1" for b in seen)
+    rec = trials.with_window_retries(run, _record({"trial_id": "abc-1", "started_at": "t0",
+                                                  "loadavg": [0, 0, 0]})).to_json()
+    assert len(seen) == 3 and all(b.trial_id == "abc-1" for b in seen)
     assert rec["status"] == "ok" and rec["trial_id"] == "abc-1"
     assert [r["attempt"] for r in rec["retries"]] == [1, 2]
     assert all(r["reason"].startswith("window missed: ") for r in rec["retries"])
     assert rec["retries"][0]["window"]["measured_s"] == 1.7e-5
-    assert seen[1]["started_at"] != "t0"  # each attempt has its own start time
+    assert seen[1].started_at != "t0"  # each attempt has its own start time
 
 
 def test_missed_every_time_is_failed_after_two_retries() -> None:
     run, seen = _runner([_missed(1), _missed(2), _missed(3), _ok()])
-    rec = execute.with_window_retries(run, {"trial_id": "abc-1"})
-    assert len(seen) == 1 + execute.WINDOW_RETRIES == 3
-    assert rec["status"] == "failed" and execute.window_missed(rec)
-    assert len(rec["retries"]) == 2
+    rec = trials.with_window_retries(run, _record({"trial_id": "abc-1"}))
+    assert len(seen) == 1 + trials.WINDOW_RETRIES == 3
+    assert rec.status == "failed" and trials.window_missed(rec)
+    assert len(rec.to_json()["retries"]) == 2
 
 
 def test_wrong_result_and_ok_are_not_retried() -> None:
@@ -79,7 +96,7 @@ def test_wrong_result_and_ok_are_not_retried() -> None:
     wrong["invocation"] = {"sender_exit": 1}
     for first in (wrong, _ok()):
         run, seen = _runner([first, _ok()])
-        rec = execute.with_window_retries(run, {})
+        rec = trials.with_window_retries(run, _record({})).to_json()
         assert len(seen) == 1 and "retries" not in rec
 
 
@@ -96,11 +113,10 @@ def _cell(**kw: Any) -> Cell:
 
 
 def _run(tmp_path: Path, binary: Path, cell: Cell) -> dict[str, Any]:
-    ctx = execute.Context(binary=binary, run_dir=tmp_path, run_id="window-test", seed=1,
-                          janitor=None)
-    topo = Topology(cell.transport or "loopback")
-    topo.setup()
-    return execute.run_trial(ctx, cell, Trial(cell.id, 1), topo, 0)
+    ctx = Context(binary=binary, run_dir=tmp_path, run_id="window-test", seed=1, janitor=None)
+    transport = make_transport(cell.transport or "loopback", None, None)
+    transport.setup()
+    return trials.run_trial(ctx, cell, Trial(cell.id, 1), transport, 0).to_json()
 
 
 def _schema_ok(rec: dict[str, Any]) -> None:
@@ -114,10 +130,10 @@ def test_a_window_that_cannot_be_met_is_retried_then_failed(tmp_path: Path,
     cell = _cell(size=256 << 20, duration_s=0.01, verify="off")
     rec = _run(tmp_path, runner_copybench, cell)
     assert rec["status"] == "failed", rec["error"]
-    assert rec["invocation"]["sender_exit"] == execute.EXIT_WINDOW_MISSED
+    assert rec["invocation"]["sender_exit"] == EXIT_WINDOW_MISSED
     assert rec["error"].startswith("window missed: ")
     assert rec["result"]["window"]["missed"] is True
-    assert len(rec["retries"]) == execute.WINDOW_RETRIES
+    assert len(rec["retries"]) == trials.WINDOW_RETRIES
     for i, r in enumerate(rec["retries"], 1):
         assert r["attempt"] == i and r["reason"].startswith("window missed: ")
         assert r["window"]["missed"] is True
@@ -147,7 +163,7 @@ def test_a_trial_records_interference_and_its_window(tmp_path: Path,
 def test_the_sink_records_its_own_hosts_interference(tmp_path: Path,
                                                      runner_copybench: Path) -> None:
     rec = _run(tmp_path, runner_copybench, _cell(placement="cross-core", duration_s=0.5))
-    if rec["status"] != "ok" and execute.window_missed(rec):
+    if rec["status"] != "ok" and rec["invocation"]["sender_exit"] == EXIT_WINDOW_MISSED:
         pytest.skip(f"the machine was too busy for three windows: {rec['error'][:200]}")
     assert rec["status"] == "ok", rec["error"]
     rv = rec["result"]["receiver"]

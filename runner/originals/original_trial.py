@@ -4,8 +4,8 @@ A plan cell of kind ``original:S<n>`` (runner.plan: an experiment's ``originals`
 their methods (``S2:one-copy``) at the configuration of the copybench cell whose block it joins.
 :func:`prepare` fetches and builds each report's code once per run (pinned, unprivileged, as
 ``python -m runner originals build`` does) and says what it built for the manifest;
-:func:`run_original` runs one trial through :func:`runner.originals.execute.run_trial` and
-returns the sweep's record: ``result`` in copybench's shape (``bytes``, ``seconds``,
+:func:`run_original` runs one trial through :func:`runner.originals.program_run.run_program`
+and fills in the sweep's record: ``result`` in copybench's shape (``bytes``, ``seconds``,
 ``gbit_per_s``, ``msgs_per_s``; what copybench measures and they do not is absent) with
 their own printed numbers and metric definitions under ``result.theirs``.
 """
@@ -15,8 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from runner.originals import (OriginalsError, adapters, build, execute, fetch, published,
-                              sources)
+from rundir.records import TrialRecord
+from runner.originals import OriginalsError, adapters, build, fetch, published, sources
+from runner.originals.program_run import run_program
+from runner.model import Cell
+from runner.proc import Janitor
 
 BUILD_KEYS = ("ok", "compiler", "make", "commands", "flags", "warning_count", "warnings",
               "binaries", "seconds", "user", "reason")
@@ -72,9 +75,9 @@ def _result(res: dict[str, Any]) -> dict[str, Any]:
             "theirs": {k: v for k, v in res.items() if k not in shared}}
 
 
-def run_original(prepared: dict[str, dict[str, Any]], cell: Any, rec: dict[str, Any],
+def run_original(prepared: dict[str, dict[str, Any]], cell: Cell, rec: TrialRecord,
                  rconf: dict[str, Any], intended: dict[str, Any],
-                 janitor: Any = None) -> dict[str, Any]:
+                 janitor: Janitor | None = None) -> TrialRecord:
     src = cell.kind.split(":", 1)[1]
     prep = prepared.get(src) or {"error": "not prepared for this run"}
     prog = adapters.program(cell.method)
@@ -83,17 +86,18 @@ def run_original(prepared: dict[str, dict[str, Any]], cell: Any, rec: dict[str, 
     if "source" in prep:
         s = prep["source"]
         tool_version = f"{s['repository']}@{s['commit'][:12]}"
-    def failed(error: str) -> dict[str, Any]:
-        rec.update(tool=cell.method, tool_version=tool_version, config=config,
-                   status="failed", error=error, result=None)
+
+    def failed(error: str) -> TrialRecord:
+        rec.tool, rec.tool_version, rec.config = cell.method, tool_version, config
+        rec.status, rec.error, rec.result = "failed", error, None
         return rec
 
     if "error" in prep:
         return failed(f"{src}'s programs: {prep['error']}")
     try:
-        o = execute.run_trial(prog, Path(prep["dir"]), cell.transport, cell.placement,
-                              cell.threads, cell.size, int(cell.duration_s), janitor=janitor,
-                              mtu=cell.mtu)
+        o = run_program(prog, Path(prep["dir"]), cell.transport or "loopback",
+                        cell.placement, cell.threads, cell.size, int(cell.duration_s),
+                        janitor=janitor, mtu=cell.mtu)
     except OriginalsError as e:  # refused before it ran (arguments, user, binaries): a record
         return failed(f"{cell.method}: {e}")
     theirs_cfg = o.get("config") or {}
@@ -104,10 +108,11 @@ def run_original(prepared: dict[str, dict[str, Any]], cell: Any, rec: dict[str, 
                    "host": theirs_cfg.get("host"), "namespaces": theirs_cfg.get("namespaces"),
                    "user": theirs_cfg.get("user")})
     res = o.get("result")
-    rec.update(tool=cell.method, tool_version=tool_version, config=config,
-               status=o["status"], error=o.get("error"),
-               result=_result(res) if isinstance(res, dict) else None,
-               invocation={**(o.get("invocation") or {}), "exit": o.get("exit"),
-                           "client_wall_s": o.get("client_wall_s"), "wall_s": o.get("wall_s")},
-               identity=o.get("identity"), output=o.get("output"))
+    rec.tool, rec.tool_version, rec.config = cell.method, tool_version, config
+    rec.status, rec.error = o["status"], o.get("error")
+    rec.result = _result(res) if isinstance(res, dict) else None
+    rec.set("invocation", {**(o.get("invocation") or {}), "exit": o.get("exit"),
+                           "client_wall_s": o.get("client_wall_s"), "wall_s": o.get("wall_s")})
+    rec.set("identity", o.get("identity"))
+    rec.set("output", o.get("output"))
     return rec

@@ -8,37 +8,26 @@ placement and window, it is the ``log_ratio_sd`` the planner needs. The per-tria
 coefficient of variation of each method is kept beside it, for throughput (or RTT) and for
 CPU-seconds per GB on each side, so the book can show both against the window.
 
-The sweep plans with this; the analysis has its own statistics (the runner never imports
-the analysis).
+The quantity itself is :mod:`rundir.quantities`' (the analysis reports the same one, from the
+same definition); the runner never imports the analysis.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from rundir import records
-from runner.adaptive import metric
-from runner.design import cell_kind
+from rundir import quantities as Q
+from runner.design import rounds_needed
 
-
-def cpu_per_gb(rec: dict[str, Any], side: str) -> float | None:
-    res = rec.get("result") or {}
-    s = res.get(side) or {}
-    ut, st, nbytes = s.get("utime_s"), s.get("stime_s"), res.get("bytes")
-    if not isinstance(ut, (int, float)) or not isinstance(st, (int, float)) or not nbytes:
-        return None
-    return (ut + st) / (nbytes / 1e9)
-
-
-METRICS = {"primary": metric,
-           "sender_cpu": lambda r: cpu_per_gb(r, "sender"),
-           "receiver_cpu": lambda r: cpu_per_gb(r, "receiver")}
+METRICS: dict[str, Callable[[dict[str, Any]], float | None]] = {
+    "primary": Q.primary,
+    "sender_cpu": lambda r: Q.cpu_per_gb(r, "sender"),
+    "receiver_cpu": lambda r: Q.cpu_per_gb(r, "receiver")}
 
 
 @dataclass
@@ -53,14 +42,8 @@ class Row:
     rounds: int
 
 
-def _cv(x: list[float]) -> float | None:
-    x = [v for v in x if v and math.isfinite(v)]
-    if len(x) < 2:
-        return None
-    return statistics.stdev(x) / statistics.mean(x)
-
-
-def rows(recs: Iterable[dict[str, Any]]) -> list[Row]:
+def _blocks(recs: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[int, dict[str, Any]]]]:
+    """The ok, measured copybench records of block-design runs: block -> cell -> round."""
     by_block: dict[str, dict[str, dict[int, dict[str, Any]]]] = defaultdict(
         lambda: defaultdict(dict))
     for r in recs:
@@ -72,40 +55,32 @@ def rows(recs: Iterable[dict[str, Any]]) -> list[Row]:
         # one run's block: the same configuration in another run is another block (its
         # rounds are other rounds)
         by_block[f"{r.get('run_id')}/{cfg['block']}"][r["cell"]][int(r["repetition"])] = r
+    return by_block
+
+
+def rows(recs: Iterable[dict[str, Any]]) -> list[Row]:
+    """The noise quantity (rundir.quantities) per kind of cell, placement, window and
+    metric, pooled over the blocks."""
     acc: dict[tuple[str, str, float, str], dict[str, Any]] = defaultdict(
-        lambda: {"sq": [], "cv": [], "blocks": 0, "rounds": 0})
-    for cells in by_block.values():
+        lambda: {"var": [], "cv": [], "blocks": 0, "rounds": 0})
+    for cells in _blocks(recs).values():
         any_rec = next(iter(next(iter(cells.values())).values()))
         cfg = any_rec["config"]
-        kind = cell_kind(cfg.get("mode"), cfg.get("command", "send"), cfg.get("cache"))
+        kind = Q.cell_kind(cfg.get("mode"), cfg.get("command", "send"), cfg.get("cache"))
         key0 = (kind, str(cfg.get("placement")), float(cfg.get("duration_s") or 0))
         for mname, fn in METRICS.items():
             a = acc[(*key0, mname)]
-            used = False
-            for c1, c2 in itertools.combinations(sorted(cells), 2):
-                rounds = sorted(set(cells[c1]) & set(cells[c2]))
-                lr = []
-                for k in rounds:
-                    x, y = fn(cells[c1][k]), fn(cells[c2][k])
-                    if x and y and x > 0 and y > 0:
-                        lr.append(math.log(x / y))
-                if len(lr) >= 3:
-                    a["sq"].append((statistics.variance(lr), len(lr) - 1))
-                    a["rounds"] = max(a["rounds"], len(lr))
-                    used = True
-            for c in cells.values():
-                cv = _cv([fn(r) or math.nan for r in c.values()])
-                if cv is not None:
-                    a["cv"].append(cv)
-            a["blocks"] += int(used)
-    out = []
-    for (kind, placement, window, mname), a in sorted(acc.items()):
-        dof = sum(d for _, d in a["sq"])
-        sd = math.sqrt(sum(v * d for v, d in a["sq"]) / dof) if dof else None
-        out.append(Row(kind, placement, window, mname, sd,
-                       statistics.median(a["cv"]) if a["cv"] else None, a["blocks"],
-                       a["rounds"]))
-    return out
+            values = {cid: {k: fn(r) for k, r in by_round.items()}
+                      for cid, by_round in cells.items()}
+            variances = Q.pair_variances(values)
+            a["var"] += variances
+            a["rounds"] = max([a["rounds"], *(n for _, _, n in variances)])
+            a["cv"] += [cv for v in values.values()
+                        if (cv := Q.trial_cv(v.values())) is not None]
+            a["blocks"] += int(bool(variances))
+    return [Row(kind, placement, window, mname, Q.pooled_sd(a["var"]),
+                statistics.median(a["cv"]) if a["cv"] else None, a["blocks"], a["rounds"])
+            for (kind, placement, window, mname), a in sorted(acc.items())]
 
 
 #: per-trial cost beyond the window (process start, warm-up, sink set-up), measured here
@@ -118,7 +93,6 @@ def best_windows(rs: list[Row], target: float = 0.05, family: int = 4,
     cell and placement, the window with the least time to reach ``target`` on a paired
     ratio: rounds_needed(sd(w)) * (w + overhead). Returns (kind, placement) -> (window,
     minutes per two-method comparison)."""
-    from runner.design import rounds_needed
     out: dict[tuple[str, str], tuple[float, float]] = {}
     for r in rs:
         if r.metric != "primary" or r.log_ratio_sd is None:

@@ -12,19 +12,15 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
 
+from runner.errors import OneLineParser
 from runner.originals import OriginalsError, adapters, sources
 from runner.originals import build as build_mod
-from runner.originals import execute, fetch, published
+from runner.originals import fetch, published
+from runner.originals.program_run import check_args, run_program
+from runner.proc import Janitor
 
 PROG = "python -m runner originals"
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # one line, exit 2
-        print(f"{self.prog}: {message}", file=sys.stderr)
-        sys.exit(2)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -40,9 +36,9 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
-    p = _Parser(prog=prog, description="The replicated reports' own programs (S1-S3): "
+    p = OneLineParser(prog=prog, description="The replicated reports' own programs (S1-S3): "
                 "fetch pinned, build as published, run here unprivileged.")
-    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=OneLineParser)
     f = sub.add_parser("fetch", help="fetch and verify the pinned repositories")
     f.add_argument("ids", nargs="*", metavar="ID", help="S1 S2 S3 (default: all)")
     _common(f)
@@ -104,7 +100,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     prog = adapters.program(args.method)
-    execute.check_args(args.transport, args.placement, args.threads, args.size, args.duration)
+    check_args(args.transport, args.placement, args.threads, args.size, args.duration)
     prog.size_arg(args.size)
     if not 1 <= args.repeat <= 1000:
         print(f"{PROG}: --repeat {args.repeat} (allowed: 1-1000)", file=sys.stderr)
@@ -114,13 +110,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not b["ok"]:
         print(f"{PROG}: {prog.source} build failed: {b['reason']}", file=sys.stderr)
         return 1
-    from runner.proc import Janitor
     janitor = Janitor()
     rc = 0
     try:
         for i in range(args.repeat):
-            rec = execute.run_trial(prog, Path(b["dir"]), args.transport, args.placement,
-                                    args.threads, args.size, args.duration, janitor=janitor,
+            rec = run_program(prog, Path(b["dir"]), args.transport, args.placement,
+                              args.threads, args.size, args.duration, janitor=janitor,
                                     server_args=args.server_args)
             rec["repetition"] = i
             rec["build"] = {k: b[k] for k in ("compiler", "flags", "warning_count", "binaries")}

@@ -259,7 +259,7 @@ def gather(trials: pd.DataFrame, profiles: Any, manifest: dict[str, Any] | None 
     """One :class:`Config` per profiled configuration with format-2 profiles.
 
     ``trials``: the tidy trial table (``analysis.run``), every record, profiled ones
-    included; ``profiles``: :class:`analysis.profiles.Profiles`."""
+    included; ``profiles``: :class:`analysis.cpuprofiles.CpuProfiles`."""
     wins = profiles.windows
     if wins is None or wins.empty:
         return []
@@ -338,7 +338,7 @@ def group_of_config(c: Config) -> tuple:
 # ------------------------------------------------------------------------- calibration
 
 @dataclass
-class Estimate:
+class CostEstimate:
     value: float
     lo: float
     hi: float
@@ -358,7 +358,7 @@ class Group:
     configs: list[Config]
     identifiable: bool = False
     reason: str = ""
-    cost: dict[str, Estimate] = field(default_factory=dict)  # CPU-s per byte per copy
+    cost: dict[str, CostEstimate] = field(default_factory=dict)  # CPU-s per byte per copy
 
 
 def calibrate(configs: list[Config], seed: int = 13, resamples: int = RESAMPLES
@@ -409,7 +409,7 @@ def calibrate(configs: list[Config], seed: int = 13, resamples: int = RESAMPLES
             full = cost(members, side)
             if full is not None:
                 lo, hi = _ci(full[1])
-                g.cost[side] = Estimate(full[0], lo, hi)
+                g.cost[side] = CostEstimate(full[0], lo, hi)
         # leave-one-out for every calibration point of the group
         fails: list[str] = []
         for i in members:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from rundir import layout
 from rundir.perf import CATEGORIES, group_of, read_sides
 
 
@@ -38,7 +39,7 @@ def _is_copy_routine(symbol: str, kernel: bool = True) -> bool:
 
 
 @dataclass
-class Profiles:
+class CpuProfiles:
     """CPU profiles of the profiled trials (``perf record -a -e cpu-clock``, reduced by the
     runner to symbol shares of *all* samples, idle included): ``summary`` has one row per
     profiled trial, ``symbols`` one row per (trial, symbol)."""
@@ -58,7 +59,7 @@ class Profiles:
         return self.summary.empty
 
 
-def load_profiles(path: Path, trials: pd.DataFrame) -> Profiles:
+def load_cpu_profiles(path: Path, trials: pd.DataFrame) -> CpuProfiles:
     """Reads ``perf/<trial_id>.json`` (the runner's reductions); the trial id maps the
     profile to its cell through ``trials.jsonl``."""
     sum_rows: list[dict[str, Any]] = []
@@ -67,7 +68,7 @@ def load_profiles(path: Path, trials: pd.DataFrame) -> Profiles:
     win_rows: list[dict[str, Any]] = []
     ssym_rows: list[dict[str, Any]] = []
     cell_of = dict(zip(trials["trial_id"], trials["cell"])) if not trials.empty else {}
-    d = path / "perf"
+    d = path / layout.PERF_DIR
     for f in sorted(d.glob("*.json")) if d.is_dir() else []:
         o = read_json(f)
         if not isinstance(o, dict) or "symbols" not in o:
@@ -128,6 +129,6 @@ def load_profiles(path: Path, trials: pd.DataFrame) -> Profiles:
                           ["cell", "trial_id", "window", "side", "samples", "copy"])
     ssym_df = pd.DataFrame(ssym_rows, columns=None if ssym_rows else
                            ["cell", "trial_id", "side", "symbol", "kernel", "samples"])
-    return Profiles(summary, symbols, sides_df, win_df, ssym_df)
+    return CpuProfiles(summary, symbols, sides_df, win_df, ssym_df)
 
 

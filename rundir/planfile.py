@@ -1,0 +1,46 @@
+"""``plan.json``: the plan of a run, written before its first trial, under
+``rundir/schema/plan.schema.json`` (checked by ``python -m rundir verify``).
+
+The runner writes it from its plan (``runner.model.Plan``); the analysis reads what the plan
+declared before the run through :class:`Declared`: the primary statistic of the block design
+(``paired`` or ``unpaired``) and the interference rule (``exclude_steal_above``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rundir import layout
+
+SCHEMA = Path(__file__).resolve().parent / "schema" / "plan.schema.json"
+PAIRED = "paired"
+UNPAIRED = "unpaired"
+
+
+def read(run_dir: Path) -> dict[str, Any] | None:
+    """The run's ``plan.json`` as written, or None when it has none."""
+    p = run_dir / layout.PLAN
+    if not p.is_file():
+        return None
+    doc = json.loads(p.read_text(encoding="utf-8") or "null")
+    return doc if isinstance(doc, dict) else None
+
+
+@dataclass(frozen=True)
+class Declared:
+    """What a plan declared before its run, for the statistics."""
+
+    primary: str  # paired (per-round ratios) | unpaired (ratio of medians)
+    exclude_steal_above: float | None  # a trial with more steal in its window is excluded
+
+    @classmethod
+    def of(cls, plan: dict[str, Any] | None) -> "Declared":
+        """From a plan.json (None: a run without one declares nothing)."""
+        design = (plan or {}).get("design") or {}
+        steal = design.get("exclude_steal_above")
+        return cls(primary=UNPAIRED if design.get("primary") == UNPAIRED else PAIRED,
+                   exclude_steal_above=float(steal) if isinstance(steal, (int, float))
+                   and not isinstance(steal, bool) else None)
