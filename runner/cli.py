@@ -20,7 +20,6 @@ from rundir import atomic, records
 from runner import estimate as estimate_mod
 from runner import inventory
 from runner import noisemodel
-from runner import notebook
 from runner import profile as profile_mod
 from runner import session
 from runner.binary import binary_methods, find_binary, repo_root
@@ -277,5 +276,9 @@ def cmd_noise(args: argparse.Namespace) -> int:
 
 
 def cmd_notebook(args: argparse.Namespace) -> int:
+    # papermill and the Jupyter stack are an optional dependency: only this command needs
+    # them (a sweep, a plan or a second machine's bundle run without), and importing them
+    # costs every other command about 0.4 s at start
+    from runner import notebook
     return notebook.execute(args.profile, args.run_dir, args.seed, args.resume, args.rehearsal,
                             remote=remote_spec(args))
