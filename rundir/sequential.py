@@ -5,9 +5,9 @@ rule's boundary while the others continue, without the optimism of "stop when it
 The statistics (Jennison & Turnbull, JRSS B 51, 1989: repeated confidence intervals; alpha
 spending after Lan & DeMets, Biometrika 70, 1983):
 
-* A block is looked at after n_1 < n_2 < ... < n_K rounds (:func:`schedule`: its planned
-  rounds n0, then every k rounds, up to its maximum N); the information fraction of look j is
-  t_j = n_j / N.
+* A block is looked at after n_1 < n_2 < ... < n_K rounds (:func:`schedule`: a first look,
+  then every k rounds, up to its maximum N; :class:`SequentialDesign` says where the first
+  look falls); the information fraction of look j is t_j = n_j / N.
 * A spending function alpha(t) (:data:`SPENDING`) says how much of the two-sided error
   alpha has been used by fraction t; :func:`boundaries` turns it into critical values
   c_1..c_K on the normal scale, such that under H0 (Z_j the standardised mean after n_j
@@ -19,8 +19,10 @@ spending after Lan & DeMets, Biometrika 70, 1983):
   (:func:`repeated_cis`). The per-round log ratios' sd is estimated, so the normal-scale c_j
   is carried over by its nominal level: CI_j = mean_j +- q_j sd_j / sqrt(n_j) with q_j the t
   quantile (n_j - 1 df) at the two-sided level 2 (1 - Phi(c_j)) (Jennison & Turnbull,
-  *Group Sequential Methods*, 2000, sec. 11.1: an approximation; the simulations in
-  tests/rundir/test_sequential_simulation.py check its error rates at this design's n).
+  *Group Sequential Methods*, 2000, sec. 11.1: an approximation, slightly liberal at few
+  degrees of freedom; tests/rundir/test_sequential_simulation.py checks that the error
+  rates stay within alpha + 0.02 at this design's rounds, scripts/simulate_topup.py prints
+  them).
 * A verdict's family of m comparisons is read at alpha/m each (Bonferroni), as the fixed
   design reads it (analysis.stats.paired_ratio).
 
