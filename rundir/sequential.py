@@ -1,0 +1,482 @@
+"""Group-sequential reading of the block design's paired comparisons: interim looks with
+repeated confidence intervals, so a comparison may stop once its CI clears its decision
+rule's boundary while the others continue, without the optimism of "stop when it looks good".
+
+The statistics (Jennison & Turnbull, JRSS B 51, 1989: repeated confidence intervals; alpha
+spending after Lan & DeMets, Biometrika 70, 1983):
+
+* A block is looked at after n_1 < n_2 < ... < n_K rounds (:func:`schedule`: a first look,
+  then every k rounds, up to its maximum N; :class:`SequentialDesign` says where the first
+  look falls); the information fraction of look j is t_j = n_j / N.
+* A spending function alpha(t) (:data:`SPENDING`) says how much of the two-sided error
+  alpha has been used by fraction t; :func:`boundaries` turns it into critical values
+  c_1..c_K on the normal scale, such that under H0 (Z_j the standardised mean after n_j
+  rounds, corr(Z_i, Z_j) = sqrt(t_i / t_j)) the chance of first crossing at look j is
+  alpha(t_j) - alpha(t_{j-1}); the chance of ever crossing is alpha(t_K) <= alpha.
+* Inverting the test at every look gives intervals that hold *simultaneously*:
+  P(theta in CI_j for every j) >= 1 - alpha, so the CI at any look chosen from the data (the
+  first that decides, or the one where the budget ran out) keeps its confidence
+  (:func:`repeated_cis`). The per-round log ratios' sd is estimated, so the normal-scale c_j
+  is carried over by its nominal level: CI_j = mean_j +- q_j sd_j / sqrt(n_j) with q_j the t
+  quantile (n_j - 1 df) at the two-sided level 2 (1 - Phi(c_j)) (Jennison & Turnbull,
+  *Group Sequential Methods*, 2000, sec. 11.1: an approximation, slightly liberal at few
+  degrees of freedom; tests/rundir/test_sequential_simulation.py checks that the error
+  rates stay within alpha + 0.02 at this design's rounds, scripts/simulate_topup.py prints
+  them).
+* A verdict's family of m comparisons is read at alpha/m each (Bonferroni), as the fixed
+  design reads it (analysis.stats.paired_ratio).
+
+The runner decides from :func:`rank_blocks` which undecided block gets the next rounds; the
+analysis reads each comparison at its :func:`stopping_look`. This module imports neither.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+from scipy import optimize, stats
+
+#: the two-sided error of a family of comparisons (split over its m members, Bonferroni)
+ALPHA = 0.05
+OBRIEN_FLEMING = "obrien-fleming"
+POCOCK = "pocock"
+#: the QMC integration of the normal rectangles: fixed seed and tolerances (reproducible c_j)
+MVN_SEED = 20261124
+MVN_MAXPTS = 200_000
+#: relative accuracy of a crossing probability (an error e moves c by about e / c)
+MVN_RELEPS = 1e-4
+#: earlier looks whose crossing chances add up to less than this share of the current
+#: look's increment are left out of its integral (an error below 1e-4 in c)
+NEGLIGIBLE = 1e-4
+#: absolute tolerance of each c_k (moves a t quantile by less than 1e-4 of itself)
+C_TOL = 1e-4
+
+
+def _obrien_fleming(alpha: float, t: float) -> float:
+    """Lan-DeMets O'Brien-Fleming type: alpha(t) = 2 - 2 Phi(z_{1 - alpha/2} / sqrt(t))."""
+    return 2.0 * float(stats.norm.sf(stats.norm.isf(alpha / 2.0) / math.sqrt(t)))
+
+
+def _pocock(alpha: float, t: float) -> float:
+    """Lan-DeMets Pocock type: alpha(t) = alpha ln(1 + (e - 1) t)."""
+    return alpha * math.log1p((math.e - 1.0) * t)
+
+
+#: spending functions by name: alpha(t) for 0 < t <= 1, alpha(1) = alpha
+SPENDING: dict[str, Callable[[float, float], float]] = {
+    OBRIEN_FLEMING: _obrien_fleming, POCOCK: _pocock}
+SPENDING_TEXT = {OBRIEN_FLEMING: "O'Brien-Fleming-type spending function alpha(t) = 2 - 2 "
+                 "Phi(z(1 - alpha/2) / sqrt(t))",
+                 POCOCK: "Pocock-type spending function alpha(t) = alpha ln(1 + (e - 1) t)"}
+
+
+def _check_spending(name: str) -> None:
+    if name not in SPENDING:
+        raise ValueError(f"unknown spending function {name!r}: allowed are "
+                         f"{', '.join(sorted(SPENDING))}")
+
+
+def _check_alpha(alpha: float) -> None:
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+
+
+def spend(name: str, alpha: float, t: float) -> float:
+    """The error spent by information fraction t (0 < t <= 1; t > 1 counts as 1)."""
+    _check_spending(name)
+    _check_alpha(alpha)
+    if not t > 0.0:
+        raise ValueError(f"information fraction must be > 0, got {t!r}")
+    return SPENDING[name](alpha, min(t, 1.0))
+
+
+def _check_fractions(fractions: Sequence[float]) -> None:
+    if not fractions:
+        raise ValueError("boundaries need at least one information fraction")
+    if not all(0.0 < t <= 1.0 for t in fractions):
+        raise ValueError(f"information fractions must lie in (0, 1], got {list(fractions)}")
+    if any(b <= a for a, b in zip(fractions, fractions[1:])):
+        raise ValueError(f"information fractions must increase strictly, got "
+                         f"{list(fractions)}")
+
+
+def _cross_prob(c: float, prior: Sequence[float], t_prior: Sequence[float], t: float) -> float:
+    """P(|Z_i| < c_i for the given earlier looks i, |Z| >= c at fraction t) under H0,
+    corr(Z_i, Z_j) = sqrt(t_i / t_j): twice the rectangle {|Z_i| < c_i, Z > c} (the normal
+    is symmetric), by scipy's QMC integration (fixed seed and tolerances)."""
+    if not prior:
+        return 2.0 * float(stats.norm.sf(c))
+    tt = np.asarray([*t_prior, t])
+    cov = np.sqrt(np.minimum.outer(tt, tt) / np.maximum.outer(tt, tt))
+    upper = np.array([*prior, np.inf])
+    lower = np.array([-x for x in prior] + [c])
+    scale = 2.0 * float(stats.norm.sf(c))
+    p = stats.multivariate_normal.cdf(
+        upper, mean=np.zeros(tt.size), cov=cov, lower_limit=lower, maxpts=MVN_MAXPTS,
+        abseps=max(scale * MVN_RELEPS, 1e-13), releps=MVN_RELEPS,
+        rng=np.random.default_rng(MVN_SEED))
+    return 2.0 * float(p)
+
+
+def _binding(prior: Sequence[float], t: Sequence[float], increment: float) -> list[int]:
+    """The earlier looks that constrain look k: leaving out looks whose chances
+    P(|Z_i| >= c_i) add up to at most NEGLIGIBLE * increment changes the crossing
+    probability by at most that sum (a union bound), so they are left out (fewer
+    dimensions; an infinite c_i constrains nothing)."""
+    tail = sorted((2.0 * float(stats.norm.sf(c)), i) for i, c in enumerate(prior))
+    dropped, keep = 0.0, []
+    for p, i in tail:
+        if dropped + p <= NEGLIGIBLE * increment:
+            dropped += p
+        else:
+            keep.append(i)
+    return sorted(keep)
+
+
+def _next_boundary(prior: Sequence[float], t: Sequence[float], spent_before: float,
+                   increment: float) -> float:
+    """c_k solving P(no crossing before k, |Z_k| >= c_k) = increment, by Brent's method.
+
+    The univariate bound P(|Z_k| >= c) >= P(...) gives c_hi; writing the left side as
+    r(c) P(|Z_k| >= c), with r(c) the chance of no earlier crossing given a crossing at c
+    (it changes slowly with c), one step c = z(1 - increment / (2 r(c_hi))) lands past the
+    root, so the two usually bracket it closely; otherwise the bracket is the univariate
+    bounds, P(|Z_k| >= c) - spent_before <= P(...) <= P(|Z_k| >= c)."""
+    if increment <= 0.0:
+        return math.inf  # nothing left to spend at this look: it never stops a comparison
+    hi = float(stats.norm.isf(increment / 2.0))
+    keep = _binding(prior, t, increment)
+    if not keep:
+        return hi
+    cs, ts = [prior[i] for i in keep], [t[i] for i in keep]
+    seen: dict[float, float] = {}  # brentq evaluates the bracket ends again: reuse them
+
+    def f(c: float) -> float:
+        if c not in seen:
+            seen[c] = _cross_prob(c, cs, ts, t[-1]) - increment
+        return seen[c]
+
+    if f(hi) >= 0.0:  # integration error at the bound: the bound itself is the answer
+        return hi
+    r = (f(hi) + increment) / (2.0 * float(stats.norm.sf(hi)))
+    lo = float(stats.norm.isf(min(increment / (2.0 * max(r, 1e-300)), 0.5)))
+    if f(lo) <= 0.0:
+        lo = float(stats.norm.isf(min(increment + spent_before, 1.0) / 2.0))
+        if f(lo) <= 0.0:
+            return lo
+    return float(optimize.brentq(f, lo, hi, xtol=C_TOL))
+
+
+@lru_cache(maxsize=256)
+def _critical_values(fractions: tuple[float, ...], spent: tuple[float, ...]) -> tuple[float, ...]:
+    out: list[float] = []
+    before = 0.0
+    for k, total in enumerate(spent):
+        out.append(_next_boundary(out, fractions[:k + 1], before, total - before))
+        before = total
+    return tuple(out)
+
+
+def critical_values(fractions: Sequence[float], spent: Sequence[float]) -> tuple[float, ...]:
+    """Two-sided critical values c_1..c_K (normal scale) for the cumulative error ``spent``
+    (s_1 <= ... <= s_K) at information fractions 0 < t_1 < ... < t_K <= 1: under H0, with
+    corr(Z_i, Z_j) = sqrt(t_i / t_j), P(|Z_1| < c_1, ..., |Z_{k-1}| < c_{k-1}, |Z_k| >= c_k)
+    = s_k - s_{k-1}.
+
+    c_1 = z(1 - s_1/2); each later c_k is the root (Brent) of that equation, whose left side
+    is a rectangle probability of the multivariate normal (scipy's QMC integration with a
+    fixed seed and tolerances, so the values are reproducible; relative error about 1e-4 of
+    the increment, below 1e-4 in c). c_k depends only on t_1..t_k and s_1..s_k: the looks of
+    a schedule cut short keep their values. Cached."""
+    _check_fractions(fractions)
+    if len(spent) != len(fractions) or any(b < a for a, b in zip(spent, spent[1:])) \
+            or not all(0.0 <= x < 1.0 for x in spent):
+        raise ValueError("spent error must be one non-decreasing value in [0, 1) per look")
+    return _critical_values(tuple(float(t) for t in fractions), tuple(float(x) for x in spent))
+
+
+def boundaries(fractions: Sequence[float], alpha: float = ALPHA,
+               spending: str = POCOCK) -> tuple[float, ...]:
+    """The critical values c_1..c_K at information fractions t_1 < ... < t_K <= 1 for the
+    two-sided error alpha spent by the named function: under H0 the chance of first
+    crossing at look k is alpha(t_k) - alpha(t_{k-1}) (:func:`critical_values`)."""
+    _check_spending(spending)
+    _check_alpha(alpha)
+    _check_fractions(fractions)
+    return critical_values(fractions, [spend(spending, alpha, t) for t in fractions])
+
+
+# ----------------------------------------------------------------------------- the schedule
+
+@dataclass(frozen=True)
+class Schedule:
+    """A block's looks: after n0, n0 + k, ... rounds, and after its maximum N."""
+
+    looks: tuple[int, ...]
+
+    @property
+    def rounds_max(self) -> int:
+        return self.looks[-1]
+
+    @property
+    def fractions(self) -> tuple[float, ...]:
+        """Information fractions n_j / N (the sd per round is taken as constant)."""
+        return tuple(n / self.rounds_max for n in self.looks)
+
+
+def schedule(n0: int, k: int, n_max: int) -> Schedule:
+    """The looks n0, n0 + k, n0 + 2k, ... and N (included even when N - n0 is no multiple
+    of k) for a block with planned rounds n0, look interval k and maximum N."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"look interval must be an integer >= 1, got {k!r}")
+    if isinstance(n0, bool) or not isinstance(n0, int) or n0 < 2:
+        raise ValueError(f"planned rounds n0 must be an integer >= 2, got {n0!r}")
+    if isinstance(n_max, bool) or not isinstance(n_max, int) or n_max < n0:
+        raise ValueError(f"maximum rounds N must be an integer >= n0 = {n0}, got {n_max!r}")
+    return Schedule(tuple(range(n0, n_max, k)) + (n_max,))
+
+
+@lru_cache(maxsize=1024)
+def _levels(sched: Schedule, family: int, alpha: float, spending: str) -> tuple[
+        tuple[float, ...], tuple[float, ...]]:
+    cs = boundaries(sched.fractions, alpha / family, spending)
+    tails = [float(stats.norm.sf(c)) for c in cs]
+    return (tuple(float(stats.t.isf(p, n - 1)) for p, n in zip(tails, sched.looks)),
+            tuple(1.0 - 2.0 * p for p in tails))
+
+
+def quantiles(sched: Schedule, family: int = 1, alpha: float = ALPHA,
+              spending: str = POCOCK) -> tuple[float, ...]:
+    """q_j per look: the t quantile with n_j - 1 df at the two-sided level 2 (1 - Phi(c_j)),
+    c_j from :func:`boundaries` at alpha / family (Bonferroni over the verdict's family).
+    Cached."""
+    if isinstance(family, bool) or not isinstance(family, int) or family < 1:
+        raise ValueError(f"family size must be an integer >= 1, got {family!r}")
+    return _levels(sched, family, float(alpha), spending)[0]
+
+
+# ------------------------------------------------------------------ the repeated intervals
+
+@dataclass(frozen=True)
+class Look:
+    """The repeated CI of one comparison at one look (ratio scale)."""
+
+    index: int  # 1-based look number
+    rounds: int
+    estimate: float  # geometric-mean ratio exp(mean of the log ratios)
+    lo: float
+    hi: float
+    level: float  # nominal two-sided level of this look's interval, 1 - 2 (1 - Phi(c_j))
+    mean_log: float
+    sd_log: float
+
+
+def repeated_cis(log_ratios: Sequence[float], sched: Schedule, family: int = 1,
+                 spending: str = POCOCK, alpha: float = ALPHA) -> list[Look]:
+    """The repeated CI at every look the data reach: log_ratios are the comparison's
+    per-round log ratios in round order; at look j with n_j rounds the CI is
+    exp(mean +- q_j sd / sqrt(n_j)) over the first n_j of them (:func:`quantiles`).
+    Looks beyond the data are not reached; with zero spread the CI is the point."""
+    d = np.asarray(log_ratios, dtype=float)
+    if d.ndim != 1 or not np.all(np.isfinite(d)):
+        raise ValueError("log ratios must be a flat sequence of finite numbers")
+    qs = quantiles(sched, family, alpha, spending)
+    levels = _levels(sched, family, float(alpha), spending)[1]
+    reached = [n for n in sched.looks if n <= d.size]
+    if not reached:
+        return []
+    # running sums of the values less the first one (a shift that keeps the variance exact)
+    y = d[:reached[-1]] - d[0]
+    s1, s2 = np.cumsum(y), np.cumsum(y * y)
+    out: list[Look] = []
+    for j, (n, q, level) in enumerate(zip(reached, qs, levels), 1):
+        m = float(s1[n - 1]) / n
+        sd = math.sqrt(max(float(s2[n - 1]) - n * m * m, 0.0) / (n - 1))
+        mean = float(d[0]) + m
+        half = q * sd / math.sqrt(n)
+        out.append(Look(j, n, _exp(mean), _exp(mean - half), _exp(mean + half), level, mean,
+                        sd))
+    return out
+
+
+def _exp(x: float) -> float:
+    """exp that gives inf past the float range (an early look's q can be in the hundreds)."""
+    return math.exp(x) if x < 709.0 else math.inf
+
+
+# ----------------------------------------------------------- reading a CI against its rule
+
+def decided(lo: float, hi: float, rule_boundaries: Iterable[float]) -> bool:
+    """A CI is decided when no boundary of its rule lies strictly inside it (it lies wholly
+    on one side of each: direction 0.97 / 1.03, "~R" R/1.25 / 1.25 R, above/below X: X).
+    A CI with a NaN end decides nothing."""
+    if math.isnan(lo) or math.isnan(hi):
+        return False
+    return not any(lo < b < hi for b in rule_boundaries)
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Where a comparison stops: its first decided look, else the last look reached."""
+
+    look: int
+    rounds: int
+    lo: float
+    hi: float
+    estimate: float
+    decided: bool
+
+
+def stopping_look(looks: Sequence[Look], rule_boundaries: Sequence[float]) -> Stop:
+    """The stopping look of a comparison: the first look whose CI is :func:`decided`, else
+    the last look reached (undecided). Its CI is the one the verdict reads."""
+    if not looks:
+        raise ValueError("no look reached: a comparison needs at least its first look")
+    for lk in looks:
+        if decided(lk.lo, lk.hi, rule_boundaries):
+            return Stop(lk.index, lk.rounds, lk.lo, lk.hi, lk.estimate, True)
+    lk = looks[-1]
+    return Stop(lk.index, lk.rounds, lk.lo, lk.hi, lk.estimate, False)
+
+
+# -------------------------------------------------------------- the order of the top-up
+
+ORDER_RULE = ("among blocks with an undecided comparison and rounds left, the block whose "
+              "undecided comparison is closest to deciding runs first: closeness = the extra "
+              "rounds it needs, ((q_K s) / d)^2 - n, with s the observed sd of its per-round "
+              "log ratios, d the log-distance from their mean to the nearest boundary its CI "
+              "straddles, q_K the quantile of the block's last look and n its rounds so far; "
+              "ties go to the smaller block id")
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One comparison at its latest look, as the order rule needs it."""
+
+    block: str
+    rounds: int  # n: rounds so far
+    rounds_left: int  # N - n for its block
+    mean_log: float
+    sd_log: float
+    lo: float  # CI at the latest look (ratio scale)
+    hi: float
+    rule_boundaries: tuple[float, ...]  # ratio scale
+    q_final: float  # q_K of the block's schedule at its family
+
+
+def summarize(block: str, log_ratios: Sequence[float], sched: Schedule, family: int,
+              rule_boundaries: Sequence[float], spending: str = POCOCK,
+              alpha: float = ALPHA) -> Summary:
+    """The :class:`Summary` of a comparison from its per-round log ratios so far (the
+    runner's numbers from the records); its CI is the one at the latest look reached."""
+    looks = repeated_cis(log_ratios, sched, family, spending, alpha)
+    if not looks:
+        raise ValueError(f"block {block}: {len(log_ratios)} rounds reach no look "
+                         f"(the first is at {sched.looks[0]})")
+    last = looks[-1]
+    q_final = quantiles(sched, family, alpha, spending)[-1]
+    return Summary(block, last.rounds, sched.rounds_max - last.rounds, last.mean_log,
+                   last.sd_log, last.lo, last.hi, tuple(rule_boundaries), q_final)
+
+
+def extra_rounds(s: Summary) -> float | None:
+    """The extra rounds a comparison needs by the order rule, ((q_K s)/d)^2 - n, or None when
+    it is decided (no boundary strictly inside its CI). d = 0 (the mean on a boundary): inf."""
+    inside = [b for b in s.rule_boundaries if s.lo < b < s.hi]
+    if not inside:
+        return None
+    d = min(abs(s.mean_log - math.log(b)) for b in inside)
+    if d == 0.0:
+        return math.inf
+    return (s.q_final * s.sd_log / d) ** 2 - s.rounds
+
+
+def rank_blocks(summaries: Iterable[Summary]) -> list[tuple[str, float]]:
+    """The top-up order (:data:`ORDER_RULE`): (block id, extra rounds of its closest
+    undecided comparison), closest first, ties by block id; blocks with every comparison
+    decided or no rounds left are not listed."""
+    best: dict[str, float] = {}
+    for s in summaries:
+        need = extra_rounds(s)
+        if need is None or s.rounds_left <= 0:
+            continue
+        best[s.block] = min(need, best.get(s.block, math.inf))
+    return sorted(best.items(), key=lambda kv: (kv[1], kv[0]))
+
+
+# ----------------------------------------------------------------------- the design itself
+
+@dataclass(frozen=True)
+class SequentialDesign:
+    """The sequential part of a block design: where a block's looks fall, how the error is
+    spent over them, how far a block may go and which block is topped up first.
+
+    A block's first look is after ``first_look`` rounds (None: after its planned rounds n0
+    from the noise model), then every ``look_every`` rounds up to N = ``rounds_max`` (or,
+    with ``max_factor``, N = min(max_factor n0, rounds_max)). The defaults are the ones the
+    simulations (scripts/simulate_topup.py) support for this VM's noise: an early first look
+    and Pocock-type spending let the comparisons decided by a wide margin stop after a few
+    rounds, and the rounds they leave go to the near-boundary ones."""
+
+    spending: str = POCOCK
+    alpha: float = ALPHA
+    first_look: int | None = 6
+    look_every: int = 6
+    rounds_max: int = 90
+    max_factor: int | None = None
+
+    def __post_init__(self) -> None:
+        _check_spending(self.spending)
+        _check_alpha(self.alpha)
+        for name, least in (("first_look", 2), ("look_every", 1), ("rounds_max", 2),
+                            ("max_factor", 1)):
+            v = getattr(self, name)
+            if v is None and name in ("first_look", "max_factor"):
+                continue
+            if isinstance(v, bool) or not isinstance(v, int) or v < least:
+                raise ValueError(f"{name} must be an integer >= {least}, got {v!r}")
+        if self.first_look is not None and self.first_look > self.rounds_max:
+            raise ValueError(f"first_look = {self.first_look} exceeds rounds_max = "
+                             f"{self.rounds_max}")
+
+    def schedule(self, n0: int) -> Schedule:
+        """The looks of a block whose planned rounds are n0."""
+        first = self.first_look if self.first_look is not None else n0
+        if isinstance(first, int) and not isinstance(first, bool) and first > self.rounds_max:
+            raise ValueError(f"planned rounds n0 = {first} exceed rounds_max = "
+                             f"{self.rounds_max}")
+        n_max = self.rounds_max if self.max_factor is None else \
+            min(self.max_factor * first, self.rounds_max)
+        return schedule(first, self.look_every, n_max)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-serialisable description (plan.json, the book's method chapter)."""
+        first = (f"after {self.first_look} rounds" if self.first_look is not None
+                 else "after the block's planned rounds n0")
+        most = (f"{self.rounds_max} rounds" if self.max_factor is None
+                else f"min({self.max_factor} n0, {self.rounds_max}) rounds")
+        return {**asdict(self),
+                "method": "group-sequential design with repeated confidence intervals",
+                "references": "Jennison & Turnbull 1989; alpha spending after Lan & DeMets 1983",
+                "spending_function": SPENDING_TEXT[self.spending],
+                "family_rule": "Bonferroni: each comparison of a verdict's family of m is read "
+                               "at alpha/m",
+                "interval": "mean of the per-round log ratios +- q_j sd / sqrt(n_j), q_j the "
+                            "t quantile (n_j - 1 df) at the nominal level of look j",
+                "first_look_text": first, "max_text": most, "order_rule": ORDER_RULE}
+
+
+def design_text(doc: Mapping[str, Any]) -> str:
+    """The design in one paragraph, from :meth:`SequentialDesign.to_json` (or plan.json)."""
+    return (f"Each block is first looked at {doc['first_look_text']}, then every "
+            f"{doc['look_every']} rounds, up to N = {doc['max_text']}; a comparison stops at "
+            f"the first look whose CI lies wholly on one side of each of its rule's "
+            f"boundaries. The CIs are repeated confidence intervals ({doc['references']}), "
+            f"valid at every look at once: the two-sided error {doc['alpha']:g} of a family is "
+            f"spent over the looks by the {doc['spending_function']}, t = n/N; "
+            f"{doc['family_rule']}; the interval at look j is the {doc['interval']}. The rounds "
+            f"left in the budget go out one look at a time: {doc['order_rule']}.")
