@@ -226,6 +226,12 @@ def test_c11_best_thread_count_from_cis_not_medians(tmp_path: Path) -> None:
                 ["C11"], cpus=32)
     r = _one(C.evaluate(run), "cross-core")
     assert r.verdict == C.INCONCLUSIVE, (r.verdict, r.reason)
+    # the medians put the best at 8 threads (a reading by medians refutes), but 8 against 2
+    # and 4 straddles both bounds of the practical band: nothing is decided
+    run = _load(tmp_path / "eight", _threads(rule, "send", {1: 1.0, 2: 1.02, 4: 1.03, 8: 1.1},
+                                             0.3), ["C11"], cpus=32)
+    r = _one(C.evaluate(run), "cross-core")
+    assert r.verdict == C.INCONCLUSIVE, (r.verdict, r.reason)
     run = _load(tmp_path / "b", _threads(rule, "send", {1: 1.0, 2: 1.5, 4: 1.6, 8: 0.9}, 0.02),
                 ["C11"], cpus=32)
     assert _one(C.evaluate(run), "cross-core").verdict == C.HOLDS
