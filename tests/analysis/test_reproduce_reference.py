@@ -1,0 +1,58 @@
+"""The README's statement of what the "Results Reproduced" rule gives on the committed runs
+is the rule's own result on them (not typed from memory): the reference machine's reruns and
+the runs made on another CPU, each judged against the committed reference run."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from analysis import claims as C
+from analysis import compare as K
+from analysis import reproduce as RP
+from analysis import run as A
+from conftest import committed_reference_run
+
+pytestmark = pytest.mark.reference
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def totals() -> dict[str, tuple[int, int, str]]:
+    ref_dir = committed_reference_run()
+    if ref_dir is None:
+        pytest.skip("no committed reference run (not a git checkout)")
+    ref = A.load_run(ref_dir)
+    results = C.evaluate(ref)
+    out = {}
+    for d in RP.reruns(ref_dir):
+        run = A.load_run(d)
+        t = RP.table(results, C.evaluate(run), K.compare_cells(run, ref))
+        n = t["status"].value_counts()
+        ok = int(n.get(RP.REPRODUCED, 0))
+        out[d.name] = (ok, ok + int(n.get(RP.NOT_REPRODUCED, 0)),
+                       str(run.manifest.get("cpu", {}).get("model")))
+    return out
+
+
+def test_the_readme_states_the_rules_result_on_the_committed_runs(totals) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ref_cpu = json.loads((committed_reference_run() / "manifest.json").read_text())["cpu"]["model"]
+    same = [f"{a} of {b}" for a, b, cpu in totals.values() if cpu == ref_cpu]
+    other = [f"{a} of {b}" for a, b, cpu in totals.values() if cpu != ref_cpu]
+    assert same and all(s == same[0] for s in same), totals  # every rerun there: one count
+    assert f"reproduce every comparable verdict ({same[0]} each)" in readme, same
+    assert f"reproduce {' and '.join(other)}:" in readme, other
+
+
+def test_the_readme_states_the_claims_runs_size_and_time() -> None:
+    runs = sorted((ROOT / "data" / "raw").glob("*-claims"))
+    run = runs[-1]
+    sessions = json.loads((run / "sessions.json").read_text())
+    trials = sum(sum(s["trials"].values()) for s in sessions)
+    minutes = round(sum(s["wall_s"] for s in sessions) / 60)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert re.search(rf"{trials} trials, {minutes} min on an otherwise idle 2-CPU VM", readme)
