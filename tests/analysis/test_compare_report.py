@@ -39,7 +39,7 @@ def test_notebook_ran_without_errors(report: Path) -> None:
 
 def test_html_has_every_section_and_the_figure(report: Path) -> None:
     html = (report / "compare.html").read_text(encoding="utf-8")
-    for heading in ("The two machines", "Which configurations both runs measured",
+    for heading in ("the reference", "The two machines", "Which configurations both runs measured",
                     "Verdicts per scenario", "Every matched cell", "Claims on both machines"):
         assert heading in html, heading
     assert "<img" in html  # the ratio figure
@@ -54,7 +54,10 @@ def test_cells_compare_the_shared_configurations(report: Path) -> None:
     assert len(cells) >= 1, cells
     assert set(cells["verdict"]) <= VERDICTS
     html = (report / "compare.html").read_text(encoding="utf-8")
-    assert "with different windows were not" in html
+    assert "have no counterpart in the reference; each with the reason" in html
+    unmatched = pd.read_csv(report / "unmatched.csv")
+    assert len(unmatched) and unmatched["reason"].str.contains(
+        "the reference measured it with a 1 s window, not 0.2 s").any()
     assert (cells["speed_ratio"] > 0).all()
     ok = cells["lo"].notna()
     assert (cells.loc[ok, "lo"] <= cells.loc[ok, "speed_ratio"]).all()
@@ -67,3 +70,14 @@ def test_claims_side_by_side(report: Path) -> None:
     order = list(dict.fromkeys(claims["claim"]))
     assert order == [f"C{i}" for i in range(1, 16)], order
     assert set(claims["agreement"]) <= AGREEMENTS
+
+
+def test_verdicts_judged_by_the_reproduced_rule(report: Path) -> None:
+    from analysis import reproduce as RP
+    t = pd.read_csv(report / "reproduced.csv")
+    assert set(t["status"]) <= {RP.REPRODUCED, RP.NOT_REPRODUCED, RP.NOT_COMPARABLE}
+    assert t["why"].str.len().gt(10).all()
+    # the smoke profile declares no claim: its verdicts are not run, so none is comparable
+    # but those the two machines cannot test for the same reason
+    html = (report / "compare.html").read_text(encoding="utf-8")
+    assert "comparable verdicts reproduced" in html and RP.rule_text()[:60] in html
