@@ -328,7 +328,8 @@ def original_sources(plan: Plan) -> list[str]:
 def write_manifest(run_dir: Path, run_id: str, binary: Path, resumed: int,
                    remote: Any = None, originals: dict[str, Any] | None = None) -> None:
     name = MANIFEST if resumed == 0 else f"manifest.resume-{resumed}.json"
-    m = manifest_mod.collect(repo_root(), binary)
+    # memcpy measured at every working-set size of the plan (written before the manifest)
+    m = manifest_mod.collect(repo_root(), binary, sizes=manifest_mod.plan_sizes(run_dir))
     m = {"schema_version": m.pop("schema_version"), "run_id": run_id,
          "git_commit": m["git"]["commit"], "python_packages": m["python"]["packages"], **m}
     if remote is not None:  # two hosts: both in full (runner.remote)
