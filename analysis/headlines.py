@@ -333,8 +333,9 @@ def placement_scope(best: Mapping[str, Any], rows: pd.DataFrame) -> str:
     out = []
     for pl, g in other.groupby("placement"):
         at = g[g["size"] == best["size"]]
-        here = (f"{ci(at.iloc[0], True)} ({WORDS[at.iloc[0]['decision']]}) at "
-                f"{fmt_size(best['size'])}") if len(at) else f"not measured at {fmt_size(best['size'])}"
+        size = fmt_size(best["size"])
+        here = (f"{ci(at.iloc[0], True)} ({WORDS[at.iloc[0]['decision']]}) at {size}"
+                if len(at) else f"not measured at {size}")
         slower = g[g["decision"] == "less"]
         txt = f"{pl} it is {here}"
         if len(slower):
@@ -402,7 +403,7 @@ def abstract_results(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.
         return (f"This build comes from a run that cannot support results "
                 f"({UNSUPPORTED_KINDS[kind]}); the reference run's abstract states them.")
     copied = copied or {}
-    out = [f"On {testbed} ({n_trials:,} trials, {hours:.1f} h),"]
+    out = [f"On {testbed} ({n_trials:,} measured trials, {hours:.1f} h),"]
     if len(vs_send):
         dec = vs_send["decision"].value_counts()
         threads = ", ".join(str(int(t)) for t in sorted(vs_send["threads"].unique()))

@@ -137,8 +137,11 @@ def rule_reads(rule: Rule, cell: Mapping[str, Any], methods: Iterable[str] = ())
         return False
     if rule.transport and cell.get("transport") != rule.transport:
         return False
-    if rule.mode in ("stream", "pingpong") and rule.combine != "threads" \
-            and int(cell.get("threads") or 1) != rule.threads:
+    th = int(cell.get("threads") or 1)
+    if rule.combine == "threads":  # the thread counts it compares: "8" against "2|4"
+        if th not in {int(x) for x in f"{rule.numerator}|{rule.denominator}".split("|")}:
+            return False
+    elif rule.mode in ("stream", "pingpong") and th != rule.threads:
         return False
     if rule.sizes and int(cell.get("size") or 0) not in rule.sizes:
         return False
@@ -146,8 +149,11 @@ def rule_reads(rule: Rule, cell: Mapping[str, Any], methods: Iterable[str] = ())
 
 
 def _cells(plan: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The plan's cells, each with its id; an experiment's reports' programs and peer tools
+    (``S1-code:originals``, ``pingpong:peers``) under the experiment's own name."""
     c = plan.get("cells") or {}
-    return [dict(v, id=k) for k, v in c.items()] if isinstance(c, dict) else list(c)
+    cells = [dict(v, id=k) for k, v in c.items()] if isinstance(c, dict) else list(c)
+    return [dict(x, experiment=str(x.get("experiment")).split(":")[0]) for x in cells]
 
 
 def experiment_claims(profile: Mapping[str, Any]) -> dict[str, list[str]]:
@@ -184,8 +190,12 @@ def describe_experiment(plan: Mapping[str, Any], name: str) -> str:
     threads, cache; rounds (from its blocks)."""
     cells = [c for c in _cells(plan) if c.get("experiment") == name
              and (c.get("kind") or "copybench") == "copybench"]
+    theirs = sorted({str(c.get("kind")).split(":")[1] for c in _cells(plan)
+                     if c.get("experiment") == name
+                     and str(c.get("kind")).startswith("original:")})
     if not cells:
-        return ""
+        return (f"{', '.join(theirs)}'s own programs, in the blocks of the copybench cells "
+                "they replicate") if theirs else ""
 
     def vals(k: str) -> list[Any]:
         return sorted({c.get(k) for c in cells if c.get(k) is not None}, key=str)
@@ -201,8 +211,6 @@ def describe_experiment(plan: Mapping[str, Any], name: str) -> str:
     th = sorted({int(c.get("threads") or 1) for c in cells})
     if th != [1]:
         parts.append(f"{'/'.join(map(str, th))} threads")
-    theirs = sorted({str(c.get("kind")).split(":")[1] for c in _cells(plan)
-                     if c.get("experiment") == name and str(c.get("kind")).startswith("original:")})
     if theirs:
         parts.append(f"beside {', '.join(theirs)}'s own programs")
     return "; ".join(p for p in parts if p)

@@ -224,8 +224,11 @@ if len(bd):
         show_fig(BD.plot(g, f"{scen}, {tr}, {fmt_size(size)}",
                          [x for x in (order or []) if x in set(g["method"])] or None))
     w = BD.wide(bd)
-    w["size"] = w["size"].map(fmt_size)
-    show_table(w, floatfmt="{:.3f}")
+    ids = ["scenario", "transport", "size", "method", "side"]
+    # one column names the configuration (the PDF's page holds the categories beside it)
+    w.insert(0, "configuration", w["scenario"] + " " + w["transport"] + " "
+             + w["size"].map(fmt_size) + ", " + w["method"] + ", " + w["side"])
+    show_table(w.drop(columns=ids), floatfmt="{:.3f}")
 else:
     note("No per-side CPU profiles in this run (profile format 1): no breakdown.")
 

@@ -104,7 +104,8 @@ def iperf3_cpu(path) -> pd.DataFrame:
             r = json.loads(line)
             cfg, res = r.get("config") or {}, r.get("result") or {}
             cu = res.get("cpu_utilization_percent") or {}
-            if cfg.get("kind") != "peer:iperf3" or r.get("status") != "ok" or not res.get("bytes"):
+            if (cfg.get("kind") != "peer:iperf3" or r.get("status") != "ok"
+                    or not res.get("bytes")):
                 continue
             gb = res["bytes"] / 1e9
             rows.append({"transport": cfg.get("transport"), "placement": cfg.get("placement"),

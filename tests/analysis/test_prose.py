@@ -115,7 +115,8 @@ def test_the_claim_map_names_only_the_plans_experiments() -> None:
     plan = json.loads((run / "plan.json").read_text())
     profile = tomllib.loads(next((run / "profiles").glob("*.toml")).read_text())
     cmap = PR.claim_map(plan, profile)
-    present = {c["experiment"] for c in plan["cells"].values()}
+    # (the reports' programs and peers are cells of "<experiment>:originals" / ":peers")
+    present = {c["experiment"].split(":")[0] for c in plan["cells"].values()}
     assert {f"C{i}" for i in range(1, 16)} <= set(cmap["claim"])
     for names in cmap["experiments"]:
         if names != "none in this run's plan":
@@ -127,3 +128,7 @@ def test_the_claim_map_names_only_the_plans_experiments() -> None:
     assert "hardware PMU" in row.loc["C2", "needs"]
     # C14 reads file-to-file splice and splice2 at every size the plan has them
     assert "C14-copy" in row.loc["C14", "experiments"]
+    # a thread-count rule reads its thread counts only; the reports' programs are named
+    assert row.loc["C6", "experiments"] == "C6-threads, S2-code-threads"
+    assert "S1-code" in row.loc["C1", "experiments"]
+    assert "S1's own programs" in row.loc["C1", "what they run"]
