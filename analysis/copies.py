@@ -546,7 +546,9 @@ def validation_view(val: pd.DataFrame) -> pd.DataFrame:
     (prediction / known count: what a copied byte of this configuration costs against the
     price the others of its group imply), which is defined whatever its value."""
     if val.empty:
-        return val
+        return val.assign(**{"prediction": pd.Series(dtype=object),
+                             "price ratio": pd.Series(dtype=float),
+                             "price CI": pd.Series(dtype=object)})
     out = val.copy()
     out["prediction"] = [
         (f"{r['estimate']:.2f} [{r['lo']:.2f}, {r['hi']:.2f}]" if in_bounds(r["estimate"])
