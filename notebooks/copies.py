@@ -38,7 +38,7 @@ from analysis.claims.copies import TEXTBOOK_COPIES, c15_details
 from analysis.fmt import fmt_size
 from analysis.output import glue_text, list_table, note, show_table
 from analysis import plots as P
-from rundir import perf as PERF
+from analysis import profiles as PROF
 
 P.setup()
 run = A.load_run(run_dir)
@@ -50,8 +50,8 @@ val, cnt, groups = CP.analyse(run) if fmt2 else (pd.DataFrame(), pd.DataFrame(),
 glue_text("copies_bound", f"{CP.BOUND:g}")
 glue_text("copies_tolerance", f"{CP.TOLERANCE:g}")
 glue_text("copies_max", f"{CP.MAX_TOTAL:g}")
-glue_text("perf_cmd", f"perf record -a -g -e cpu-clock -F {PERF.SAMPLE_HZ}")
-glue_text("perf_window", f"{PERF.WINDOW_S:g} s")
+glue_text("perf_cmd", PROF.perf_command())
+glue_text("perf_window", PROF.window_text())
 per_cell = run.trials[(run.trials["repetition"] <= 0) & (run.trials["status"] == "ok")
                       & run.trials["cell"].isin(prof.summary["cell"] if not prof.empty
                                                 else [])].groupby("cell").size()

@@ -25,18 +25,17 @@
 run_dir = "../build/smoke-run"
 
 # %% tags=["remove-input"]
-import json
 import math
 
 import pandas as pd
 
 from analysis import findings as F
+from analysis import peers as PEERS
 from analysis import run as A
 from analysis import plots as P
 from analysis import stats as S
 from analysis.fmt import fmt_est, fmt_size
 from analysis.output import glue_text, note, show_table
-from rundir import records
 
 P.setup("fidelity")
 run = A.load_run(run_dir)
@@ -94,30 +93,8 @@ for peer, what in (("iperf3", "throughput"), ("sockperf", "latency")):
         glue_text(f"fid_{peer}", f"not measured ({peer} trials with a matching copybench "
                   "cell are absent from this run)")
 # CPU per GB of each side: copybench's from getrusage (the tidy table), iperf3's from the
-# CPU utilisation it reports for its client and server over the test (its JSON, kept in
-# the record)
-def iperf3_cpu(path) -> pd.DataFrame:
-    rows = []
-    tf = records.trials_file(path)
-    with records.open_trials(tf) as fh:
-        for line in fh:
-            r = json.loads(line)
-            cfg, res = r.get("config") or {}, r.get("result") or {}
-            cu = res.get("cpu_utilization_percent") or {}
-            if (cfg.get("kind") != "peer:iperf3" or r.get("status") != "ok"
-                    or not res.get("bytes")):
-                continue
-            gb = res["bytes"] / 1e9
-            rows.append({"transport": cfg.get("transport"), "placement": cfg.get("placement"),
-                         "size": cfg.get("size"), "threads": cfg.get("threads") or 1,
-                         "sender_cpu_s_per_gb": (cu.get("sender") or math.nan) / 100
-                         * res["seconds"] / gb,
-                         "receiver_cpu_s_per_gb": (cu.get("receiver") or math.nan) / 100
-                         * res["seconds"] / gb})
-    return pd.DataFrame(rows)
-
-
-ipc = iperf3_cpu(run.path)
+# CPU utilisation it reports for its client and server over the test (analysis/peers.py)
+ipc = PEERS.iperf3_cpu(run.path)
 cpu_rows = []
 for key, g in (ipc.groupby(keys) if len(ipc) else []):
     f = dict(zip(keys, key))
