@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from rundir import layout
-from rundir.perf import CATEGORIES, group_of, read_sides
+from rundir.perf import CATEGORIES, SAMPLE_HZ, WINDOW_S, group_of, read_sides
 
 
 def read_json(p: Path) -> Any:
@@ -132,3 +132,11 @@ def load_cpu_profiles(path: Path, trials: pd.DataFrame) -> CpuProfiles:
     return CpuProfiles(summary, symbols, sides_df, win_df, ssym_df)
 
 
+def perf_command() -> str:
+    """How the runner records a profiled trial (rundir.perf's sampling rate): for the book."""
+    return f"perf record -a -g -e cpu-clock -F {SAMPLE_HZ}"
+
+
+def window_text() -> str:
+    """The length of the windows a profile is cut into (its bootstrap resamples them)."""
+    return f"{WINDOW_S:g} s"

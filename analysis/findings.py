@@ -1,13 +1,16 @@
-"""The paper's findings and abstract, worded from a run's decided comparisons.
+"""The results chapter's findings, one per configuration, worded from a run's decided
+comparisons.
 
 Pure functions of tables the notebooks already compute (no I/O): the message methods against
 two-copy ``send`` and the file methods against ``read-write``
 (:func:`analysis.claims.sendcmp.baseline_comparisons`), their crossover sizes
-(:func:`analysis.claims.sendcmp.crossovers`), the claim verdicts and the A/A control. Each
-finding is one sentence with its number and CI, the configuration it holds for and the label
-of the figure that shows it. Nothing is asserted that the run did not decide: an
+(:func:`analysis.claims.sendcmp.crossovers`, drawn and quoted only where they agree with the
+decided comparisons: :func:`crossover_agreement`), the claim verdicts and the A/A control.
+Each finding is one sentence with its number and CI, the configuration it holds for and the
+label of the figure that shows it. Nothing is asserted that the run did not decide: an
 inconclusive comparison is reported as undecided, and a run that cannot support findings at
-all (synthetic, a rehearsal, a smoke run) says so in every sentence.
+all (synthetic, a rehearsal, a smoke run) says so in every sentence. The headline findings
+and the abstract are :mod:`analysis.headlines`.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ class Finding:
     text: str          # the sentence (Markdown, methods in backticks)
     figure: str        # the label of the figure that shows it ("" when none)
     decided: bool      # whether it rests on at least one decided comparison
+    table: str = ""    # the label of the table that lists its comparisons ("" when none)
 
 
 def run_kind(manifest: Mapping[str, Any], plan: Mapping[str, Any] | None) -> str | None:
@@ -91,7 +95,8 @@ def method_clause(rows: pd.DataFrame, baseline: str,
         best = by["greater"].loc[by["greater"]["ratio"].idxmax()]
         txt = (f"`{meth}` beats `{baseline}` {_range(list(by['greater']['size']), all_sizes)}"
                f" (up to {_ci(best)} at {fmt_size(best['size'])}")
-        if crossover is not None and math.isfinite(crossover.get("crossover", math.nan)):
+        if crossover is not None and math.isfinite(crossover.get("crossover", math.nan)) \
+                and crossover.get("agrees", True):
             lo, hi = crossover.get("lo", math.nan), crossover.get("hi", math.nan)
             ci = (f", CI {fmt_size(lo)}–{fmt_size(hi)}" if math.isfinite(lo) and math.isfinite(hi)
                   else "")
@@ -167,6 +172,38 @@ def comparison_findings(cmp: pd.DataFrame, baseline: str, factors: Sequence[str]
     return out
 
 
+def crossover_agreement(xo: pd.DataFrame, cmp: pd.DataFrame, factors: Sequence[str]
+                        ) -> pd.DataFrame:
+    """Each crossover (``xo``: the size from which a method beats its baseline) against the
+    decided comparisons of the same method and configuration (``cmp``): it *agrees* when no
+    size below it is decided faster, no size above it slower, and a size above it is decided
+    faster. Adds ``agrees`` and ``why``; a figure draws only the crossovers that agree."""
+    if xo.empty:
+        return xo.assign(agrees=pd.Series(dtype=bool), why=pd.Series(dtype=object))
+    keys = [f for f in factors if f in xo and f in cmp]
+    agrees, why = [], []
+    for _, x in xo.iterrows():
+        sel = cmp[cmp["method"] == x["method"]]
+        for k in keys:
+            sel = sel[(sel[k] == x[k]) | (sel[k].isna() & pd.isna(x[k]))]
+        c = float(x["crossover"])
+        if not math.isfinite(c):
+            agrees.append(False)
+            why.append("no crossover in the measured range")
+            continue
+        above, below = sel[sel["size"] > c], sel[sel["size"] < c]
+        bad = [f"decided slower at {_sizes(above[above['decision'] == 'less'])} above it"
+               ] if (above["decision"] == "less").any() else []
+        if (below["decision"] == "greater").any():
+            bad.append(f"decided faster at {_sizes(below[below['decision'] == 'greater'])} "
+                       "below it")
+        if not (above["decision"] == "greater").any():
+            bad.append("no size above it is decided faster")
+        agrees.append(not bad)
+        why.append("; ".join(bad) if bad else "agrees with the decided comparisons")
+    return xo.assign(agrees=agrees, why=why)
+
+
 def verdict_counts(verdicts: pd.DataFrame, with_ids: bool = False) -> str:
     """"4 hold, 23 are refuted, 3 are inconclusive and 4 are not testable", optionally with
     the claims of each verdict in parentheses."""
@@ -213,57 +250,77 @@ def unsupported_text(kind: str | None) -> str:
 
 
 def findings_markdown(findings: Sequence[Finding], kind: str | None) -> str:
-    """The findings section's body: a numbered list, each item linked to its figure."""
+    """A numbered list, each item linked to its figure and its table."""
     if not findings:
         return "This run has no comparisons from which a finding could be worded."
     lines = [unsupported_text(kind), ""] if kind else []
     for i, f in enumerate(findings, 1):
-        link = f" ({{ref}}`figure <{f.figure}>`)" if f.figure else ""
+        refs = [f"{{ref}}`{what} <{lab}>`" for what, lab in (("figure", f.figure),
+                                                             ("table", f.table)) if lab]
+        link = f" ({', '.join(refs)})" if refs else ""
         tag = "" if f.decided else " *(nothing decided here)*"
         lines.append(f"{i}. {f.text}{tag}{link}")
     return "\n".join(lines)
 
 
-def _best_gain(cmp: pd.DataFrame) -> pd.Series | None:
-    g = cmp[cmp["decision"] == "greater"] if len(cmp) else cmp
-    return g.loc[g["ratio"].idxmax()] if len(g) else None
-
-
-def abstract_results(msg: pd.DataFrame, files: pd.DataFrame, verdicts: pd.DataFrame,
-                     kind: str | None, n_trials: int, hours: float, testbed: str) -> str:
-    """The abstract's results sentences, worded from the decided comparisons; ``testbed``
-    names the machine as its manifest describes it ("one 2-CPU virtual machine")."""
-    if kind:
-        return (f"This build comes from a run that cannot support results "
-                f"({UNSUPPORTED_KINDS[kind]}); the reference run's abstract states them.")
-    out = [f"On {testbed} ({n_trials:,} trials, {hours:.1f} h),"]
-    if len(msg):
-        dec = msg["decision"].value_counts()
-        threads = ", ".join(str(int(t)) for t in sorted(msg["threads"].unique()))
-        out.append(f"of {len(msg)} comparisons of a copy-avoiding message method with "
-                   f"two-copy `send` (method × size × transport × placement, {threads} "
-                   f"thread{'s' if threads != '1' else ''}), "
-                   f"{dec.get('greater', 0)} are faster, {dec.get('less', 0)} slower, "
-                   f"{dec.get('equivalent', 0)} equivalent within ±3 % and "
-                   f"{dec.get('inconclusive', 0)} undecided.")
-        b = _best_gain(msg)
-        if b is not None:
-            out.append(f"The largest decided gain is `{b['method']}` at {fmt_size(b['size'])} "
-                       f"({_config_text(b.to_dict())}): {_ci(b)}.")
-        never = [m for m, g in msg.groupby("method") if not (g["decision"] == "greater").any()
-                 and (g["decision"] == "less").any()]
-        if never:
-            out.append("Never faster than `send` in any configuration measured: "
-                       + ", ".join(f"`{m}`" for m in never) + ".")
-    if len(files):
-        b = _best_gain(files)
-        if b is not None:
-            out.append(f"Among file methods the largest decided gain over `read-write` is "
-                       f"`{b['method']}` ({b['scenario']}, {fmt_size(b['size'])}): {_ci(b)}.")
-    if len(verdicts):
-        out.append(f"Of {len(verdicts)} verdicts on {verdicts['claim'].nunique()} published "
-                   f"claims, {verdict_counts(verdicts)} here.")
+def fidelity_why(fid: pd.DataFrame, cpu: pd.DataFrame | None = None) -> str:
+    """Where copybench `send` and iperf3 differ: whether copybench `sendmsg` (the kernel's
+    copy only, as iperf3's write of one buffer) differs too, so that the gap is or is not
+    `send`'s own user-space copy; and which side's CPU per GB differs (``cpu``: per tool
+    and size, the median CPU-s/GB of each side)."""
+    if fid.empty or "copybench method" not in fid:
+        return ""
+    ip = fid[fid["peer"] == "iperf3"]
+    out = []
+    for (size, tr, pl), g in ip.groupby(["size", "transport", "placement"], sort=False):
+        s, m = g[g["copybench method"] == "send"], g[g["copybench method"] == "sendmsg"]
+        if s.empty or s.iloc[0]["decision"] not in ("less", "greater"):
+            continue
+        x = s.iloc[0]
+        word = "below" if x["decision"] == "less" else "above"
+        txt = (f"At {size} ({tr}, {pl}) copybench `send` is {word} iperf3 "
+               f"({fmt_num(x['copybench / peer'])}× [{fmt_num(x['CI low'])}, "
+               f"{fmt_num(x['CI high'])}])")
+        if m.empty:
+            out.append(txt + "; no copybench `sendmsg` cell to tell its user-space copy apart.")
+            continue
+        y = m.iloc[0]
+        txt += (f"; copybench `sendmsg`, whose call is the kernel's copy alone like iperf3's "
+                f"write, is {fmt_num(y['copybench / peer'])}× [{fmt_num(y['CI low'])}, "
+                f"{fmt_num(y['CI high'])}] of iperf3 ({y['decision']})")
+        if y["decision"] != x["decision"]:
+            out.append(txt + ": the gap is `send`'s user-space copy of the fields into one "
+                       "buffer, which iperf3 does not make, not the harness.")
+            continue
+        txt += ": the gap is not `send`'s user-space copy"
+        out.append(txt + (_cpu_side(cpu, size, tr, pl) if cpu is not None else "") + ".")
     return " ".join(out)
+
+
+def _cpu_side(cpu: pd.DataFrame, size: str, tr: str, pl: str) -> str:
+    """Which side of copybench `sendmsg` costs more CPU per GB than iperf3's, and whether
+    that side was busy the whole window (the bottleneck)."""
+    c = cpu[(cpu["size"] == size) & (cpu["transport"] == tr) & (cpu["placement"] == pl)]
+    ip, cb = c[c["tool"] == "iperf3"], c[c["tool"] == "copybench sendmsg"]
+    if ip.empty or cb.empty:
+        return ""
+    i, b = ip.iloc[0], cb.iloc[0]
+    parts = []
+    for side in ("sender", "receiver"):
+        a_, p_ = b[f"{side} CPU-s/GB"], i[f"{side} CPU-s/GB"]
+        if math.isfinite(a_) and math.isfinite(p_) and p_ > 0:
+            parts.append((side, a_, p_, a_ / p_))
+    if not parts:
+        return ""
+    worst = max(parts, key=lambda t: t[3])
+    txt = "; ".join(f"{side}: copybench `sendmsg` {a_:.3f} CPU-s per GB, iperf3 {p_:.3f}"
+                    for side, a_, p_, _ in parts)
+    busy = b.get("receiver CPU-s per window second") if worst[0] == "receiver" else math.nan
+    tail = (f", and copybench's receiving thread was busy {busy:.2f} s of each second of the "
+            "window, so it is the bottleneck" if isinstance(busy, float) and math.isfinite(busy)
+            and busy > 0.9 else "")
+    return (f". Per byte moved, the {worst[0]} costs copybench {worst[3]:.1f} times what it "
+            f"costs iperf3 ({txt}){tail}")
 
 
 def testbed_text(manifest: Mapping[str, Any]) -> str:

@@ -52,21 +52,84 @@ def show_table(df: pd.DataFrame, floatfmt: str = "{:.3g}") -> None:
              "text/plain": df.to_string(index=False)}, raw=True)
 
 
+#: the PDF's table geometry (book/_config.yml: a4 text width, longtables in \small with
+#: 4 pt column separation): characters of \small text per text width, and what each
+#: column's separation and rules cost in characters
+LINE_CHARS = 95
+COLUMN_CHARS = 2.2
+#: room beside a column's longest word, in characters (digits are wider than the average)
+WORD_SLACK = 1.5
+#: a token longer than this gets break opportunities (zero-width spaces after / _ . , = : -)
+LONG_TOKEN = 14
+ZWSP = "\u200b"
+
+
+def breakable(cell: str) -> str:
+    """Break opportunities inside long tokens (paths, hashes, flags), so that a narrow PDF
+    column wraps them instead of printing them over the next column; invisible in HTML."""
+    def split(tok: str) -> str:
+        if len(tok) <= LONG_TOKEN:
+            return tok
+        tok = re.sub(r"([/_.,=:;|-])(?=\S)", lambda m: m.group(1) + ZWSP, tok)
+        parts = tok.split(ZWSP)  # what is still long: every LONG_TOKEN characters
+        return ZWSP.join(ZWSP.join(p[i:i + LONG_TOKEN] for i in range(0, len(p), LONG_TOKEN))
+                         for p in parts)
+    return " ".join(split(t) for t in cell.split(" "))
+
+
+#: the table fonts the PDF can fall back to when a table's words do not fit at \small, and
+#: how many more characters a line holds in each (book/_config.yml: \cbtablefont)
+TABLE_FONTS = (("small", 1.0), ("footnotesize", 9 / 8), ("scriptsize", 9 / 7))
+
+
+def _words(c: str) -> list[str]:
+    """The unbreakable pieces of a cell as the PDF sets it (a short cell is one piece: its
+    spaces are non-breaking)."""
+    if len(c.strip()) <= 10:
+        return [c.strip()]
+    return [w for w in re.split(r"[ \u200b]", c) if w]
+
+
+def table_font(header: list[str], body: list[list[str]]) -> tuple[str, float]:
+    """The largest table font whose line holds every column's longest word."""
+    n = len(header)
+    least = [max((len(w) for c in [header[i], *(r[i] for r in body)] for w in _words(c)),
+                 default=1) + WORD_SLACK for i in range(n)]
+    need = sum(least) + COLUMN_CHARS * n
+    for name, scale in TABLE_FONTS:
+        if need <= LINE_CHARS * scale:
+            return name, scale
+    return TABLE_FONTS[-1]
+
+
+def column_widths(header: list[str], body: list[list[str]], scale: float = 1.0) -> list[int]:
+    """Percent widths: every column at least its longest unbreakable word (a number is
+    never cut), the room left shared by how much text each column holds; ``scale``: how
+    many more characters the table's font fits on a line than the book's table font."""
+    n = len(header)
+    cells = [[header[i], *(r[i] for r in body)] for i in range(n)]
+    least = [max((len(w) for c in col for w in _words(c)), default=1) + WORD_SLACK
+             for col in cells]
+    typical = [sorted(len(c) for c in col)[int(0.9 * (len(col) - 1))] for col in cells]
+    line = LINE_CHARS * scale
+    room = line - COLUMN_CHARS * n - sum(least)
+    want = [max(0.0, min(t, 60) - m) for t, m in zip(typical, least)]
+    extra = [room * w / sum(want) if room > 0 and sum(want) else 0.0 for w in want]
+    chars = [m + e + COLUMN_CHARS for m, e in zip(least, extra)]
+    total = max(sum(chars), line)
+    return [max(1, round(100 * c / total)) for c in chars]
+
+
 def list_table(header: list[str], body: list[list[str]]) -> str:
     """A MyST list-table for the PDF: a longtable (breaks across pages, so no row is
-    printed over the footer) with column widths from the text each column holds (a long
-    column gets room, a short one does not take it)."""
-    def need(i: int) -> float:
-        cells = [header[i], *(r[i] for r in body)]
-        longest_word = max((len(w) for c in cells for w in c.split()), default=1)
-        typical = sorted(len(c) for c in cells)[int(0.9 * (len(cells) - 1))]
-        return max(longest_word, min(typical, 60), 3)
-
-    widths = [need(i) for i in range(len(header))]
-    total = sum(widths)
-    w = [max(1, round(100 * x / total)) for x in widths]
+    printed over the footer) whose columns are at least as wide as their longest word (a
+    number or a method name is never cut) and share the rest by the text they hold; long
+    tokens get break opportunities (:func:`breakable`)."""
+    # plain text: an underscore or asterisk is no emphasis (kernel symbols, file names)
+    body = [[breakable(re.sub(r"([*_])", r"\\\1", c)) for c in r] for r in body]
+    font, scale = table_font(header, body)
     lines = ["```{list-table}", ":header-rows: 1", ":class: longtable",
-             f":widths: {' '.join(map(str, w))}", ""]
+             f":widths: {' '.join(map(str, column_widths(header, body, scale)))}", ""]
     for r in [header, *body]:
         for k, c in enumerate(r):
             c = c.strip() or "—"
@@ -77,4 +140,7 @@ def list_table(header: list[str], body: list[list[str]]) -> str:
                 c = c.replace(" ", "\u00a0")  # "256 KiB" stays on one line
             lines.append(("* - " if k == 0 else "  - ") + c)
     lines.append("```")
+    if font != "small":  # a smaller font for this table only (PDF; HTML ignores raw LaTeX)
+        lines = ["```{raw} latex", f"\\begingroup\\renewcommand{{\\cbtablefont}}{{\\{font}}}",
+                 "```", "", *lines, "", "```{raw} latex", "\\endgroup", "```"]
     return "\n".join(lines)

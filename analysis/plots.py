@@ -83,12 +83,14 @@ def palette(values: Iterable[Any]) -> dict[Any, str]:
 
 def memcpy_bounds(manifest: Mapping[str, Any]) -> dict[int, float]:
     """memcpy bandwidth (Gbit/s) by the working-set size it was measured at, from the run's
-    manifest (``memcpy`` is one measurement ``{memcpy_gbit_per_s, size}`` or a list of
-    them). A line drawn from it bounds only a point of the same size."""
+    manifest: ``memcpy`` is one measurement ``{memcpy_gbit_per_s, size}`` (every manifest
+    has the 64 MiB one; older ones only that), optionally with ``at_sizes``, one measurement
+    per working-set size of the plan, or a list of them. A line drawn from it bounds only a
+    point of the same size."""
     m = manifest.get("memcpy")
-    items = m if isinstance(m, list) else [m] if isinstance(m, dict) else []
+    items: list[Any] = list(m) if isinstance(m, list) else [m] if isinstance(m, dict) else []
     if isinstance(m, dict) and isinstance(m.get("at_sizes"), list):
-        items = m["at_sizes"]
+        items += m["at_sizes"]
     out: dict[int, float] = {}
     for it in items:
         if not isinstance(it, dict):
@@ -97,7 +99,7 @@ def memcpy_bounds(manifest: Mapping[str, Any]) -> dict[int, float]:
         s = it.get("size")
         if isinstance(v, (int, float)) and isinstance(s, (int, float)) and math.isfinite(v):
             out[int(s)] = float(v)
-    return out
+    return dict(sorted(out.items()))
 
 
 def _bound_marks(ax: Any, bound: Mapping[int, float] | None, xs: Iterable[Any]) -> int:
@@ -110,6 +112,28 @@ def _bound_marks(ax: Any, bound: Mapping[int, float] | None, xs: Iterable[Any]) 
         ax.plot([x / 1.4, x * 1.4], [bound[x]] * 2, color="0.2", linestyle="--", linewidth=1.2,
                 label="memcpy at this size" if i == 0 else None)
     return len(hits)
+
+
+# --- selections -------------------------------------------------------------------------------
+
+#: the factors that make a configuration (a figure's point pools trials of one configuration)
+CONFIG_FACTORS = ("kind", "scenario", "method", "mode", "protocol", "transport", "placement",
+                  "size", "threads", "cache")
+
+
+def one_window(df: pd.DataFrame) -> pd.DataFrame:
+    """The trials of each configuration at one window length: where the run measured a
+    configuration at several windows (the method chapter's window curves), the window with
+    the most trials, so that no point or CI of a figure pools two windows."""
+    if df.empty or "duration_s" not in df or df["duration_s"].nunique(dropna=True) < 2:
+        return df
+    keys = [c for c in CONFIG_FACTORS if c in df]
+    n = df.groupby([*keys, "duration_s"], dropna=False)["duration_s"].transform("size")
+    best = n.groupby([df[k] for k in keys], dropna=False).transform("max")
+    keep = df[n == best]
+    # ties: the longest of the windows with the most trials
+    top = keep.groupby(keys, dropna=False)["duration_s"].transform("max")
+    return keep[keep["duration_s"] == top]
 
 
 # --- axes, facets, titles ----------------------------------------------------------------------
@@ -183,16 +207,36 @@ def _plain(v: float, _: Any = None) -> str:
     """Tick numbers as numbers (20, 0.5), not 2×10^1."""
     if v == 0 or not math.isfinite(v):
         return "0"
-    return f"{v:,.0f}" if abs(v) >= 10 else f"{v:.3g}"
+    return f"{v:,.0f}" if abs(v) >= 10 else f"{v:.2g}" if abs(v) >= 1 else f"{v:.3g}"
+
+
+def log_ticks(lo: float, hi: float, most: int = 8) -> list[float]:
+    """Tick values a reader can read a log axis by: decades where the range spans several,
+    else the 1-2-5 series, else finer steps, so an axis spanning less than a decade still
+    has three labelled ticks or more."""
+    if not (lo > 0 and hi > lo and math.isfinite(lo) and math.isfinite(hi)):
+        return []
+    e0, e1 = math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1
+    for mant in ((1,), (1, 2, 5), (1, 1.5, 2, 3, 5, 7), (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9)):
+        ticks = [m * 10.0 ** e for e in range(e0, e1 + 1) for m in mant]
+        ticks = sorted(t for t in ticks if lo <= t * (1 + 1e-9) and t <= hi * (1 + 1e-9))
+        if len(ticks) >= 3:
+            while len(ticks) > most:
+                ticks = ticks[::2]
+            return ticks
+    return ticks
 
 
 def _log_y(ax: Any) -> None:
+    """A log y axis with readable ticks (:func:`log_ticks`) over the axis's current range."""
     ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(FuncFormatter(_plain))
     lo, hi = ax.get_ylim()
-    # over a narrow range matplotlib labels minor ticks: as numbers, and only then
-    ax.yaxis.set_minor_formatter(FuncFormatter(_plain) if hi / max(lo, 1e-300) < 3
-                                 else FuncFormatter(lambda v, _: ""))
+    ticks = log_ticks(lo, hi)
+    if ticks:
+        ax.yaxis.set_major_locator(FixedLocator(ticks))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_major_formatter(FuncFormatter(_plain))
+    ax.set_ylim(lo, hi)
 
 
 def _is_size(col: str | None) -> bool:
@@ -322,6 +366,15 @@ def bars(df: pd.DataFrame, x: str, y: str, hue: str | None, xlabel: str, ylabel:
                     sharey=False, sharex=False, **({"hue": hue} if hue and hue != x else {}),
                     **hk)
     _finish(g, xlabel, ylabel, title, None, col)
+    drawn = 0
+    if bound and col is not None and _is_size(col):  # a facet per size: its own bound only
+        for key, ax in _axes(g):
+            if key is not None and pd.notna(key) and int(key) in bound:
+                ax.axhline(bound[int(key)], color="0.2", linestyle="--", linewidth=1.2)
+                drawn += 1
+    if drawn:
+        g.figure.text(0.5, -0.02, "dashed: memcpy bandwidth at that working-set size",
+                      ha="center", fontsize=9)
     g.figure.canvas.draw()
     for ax in g.axes.flat:
         _declutter_xticks(ax)
@@ -418,57 +471,56 @@ def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None
                  source=source)
 
 
-def decision_map(df: pd.DataFrame, facet: str, methods: Sequence[str],
-                 title: str | None = None, ncols: int = 2) -> Any:
-    """One grid per configuration (``facet``): a row per method, a column per size, each
-    square coloured by its decision against the baseline and printed with its ratio. The
-    answer to "where does avoiding a copy pay?" at a glance."""
+def decision_map(df: pd.DataFrame, group: str, methods: Sequence[str],
+                 title: str | None = None) -> Any:
+    """One grid: a row per (``group``, method), a column per size (every size any row has),
+    each square coloured by its decision against the baseline and printed with its ratio;
+    hatched where that method was not compared at that size. The answer to "where does
+    avoiding a copy pay?" at a glance. Sized so that, scaled to a PDF page's width, its
+    numbers stay readable (about 7 pt): draw one map per placement rather than one wide map."""
     from matplotlib.patches import Patch
 
-    facets = sorted(dict.fromkeys(df[facet]), key=str)
-    n = len(facets)
-    nc = min(ncols, n) or 1
-    nr = math.ceil(n / nc) if n else 1
-    widths = [len(df.loc[df[facet] == f, "size"].unique()) for f in facets] or [1]
-    w = max(3.2, 0.62 * max(widths) + 1.6)
-    fig, axs = plt.subplots(nr, nc, figsize=(w * nc, 0.42 * len(methods) * nr + 1.2 * nr + 0.6),
-                            squeeze=False)
-    for ax in axs.flat[n:]:
-        ax.set_visible(False)
-    for ax, f in zip(axs.flat, facets):
-        d = df[df[facet] == f]
-        ms = [m for m in methods if (d["method"] == m).any()]
-        sizes = sorted(d["size"].unique())
-        for i, m in enumerate(ms):
-            for j, s in enumerate(sizes):
-                r = d[(d["method"] == m) & (d["size"] == s)]
-                if r.empty:
-                    ax.add_patch(plt.Rectangle((j, i), 1, 1, facecolor="0.97",
-                                               edgecolor="white", hatch="//", linewidth=0))
-                    continue
-                r = r.iloc[0]
-                ax.add_patch(plt.Rectangle((j, i), 1, 1,
-                                           facecolor=DECISION_COLORS.get(r["decision"], "white"),
-                                           edgecolor="0.6", linewidth=0.6))
-                ax.text(j + 0.5, i + 0.5, f"{r['ratio']:.2f}", ha="center", va="center",
-                        fontsize=7.5)
-        ax.set_xlim(0, max(len(sizes), 1))
-        ax.set_ylim(len(ms), 0)
-        ax.set_xticks([j + 0.5 for j in range(len(sizes))])
-        ax.set_xticklabels([fmt_size(s) for s in sizes], fontsize=8, rotation=45, ha="right")
-        ax.set_yticks([i + 0.5 for i in range(len(ms))])
-        ax.set_yticklabels(ms, fontsize=8.5)
-        ax.set_title(str(f), fontsize=9.5)
-        ax.grid(False)
-        for sp in ax.spines.values():
-            sp.set_visible(False)
+    groups = list(dict.fromkeys(df[group]))
+    rows = [(gv, m) for gv in groups for m in methods
+            if ((df[group] == gv) & (df["method"] == m)).any()]
+    sizes = sorted(df["size"].unique())
+    cw, rh = 0.56, 0.30
+    label_w = 0.075 * max((len(f"{gv} · {m}") for gv, m in rows), default=10) + 0.4
+    fig, ax = plt.subplots(figsize=(label_w + cw * max(len(sizes), 3) + 0.3,
+                                    rh * max(len(rows), 1) + 1.5))
+    for i, (gv, m) in enumerate(rows):
+        for j, sz in enumerate(sizes):
+            r = df[(df[group] == gv) & (df["method"] == m) & (df["size"] == sz)]
+            if r.empty:
+                ax.add_patch(plt.Rectangle((j, i), 1, 1, facecolor="0.97", edgecolor="white",
+                                           hatch="//", linewidth=0))
+                continue
+            r = r.iloc[0]
+            ax.add_patch(plt.Rectangle((j, i), 1, 1,
+                                       facecolor=DECISION_COLORS.get(r["decision"], "white"),
+                                       edgecolor="0.6", linewidth=0.6))
+            ax.text(j + 0.5, i + 0.5, f"{r['ratio']:.2f}", ha="center", va="center",
+                    fontsize=9)
+    for i in range(1, len(rows)):  # a rule between groups
+        if rows[i][0] != rows[i - 1][0]:
+            ax.axhline(i, color="0.2", linewidth=1.2)
+    ax.set_xlim(0, max(len(sizes), 1))
+    ax.set_ylim(max(len(rows), 1), 0)
+    ax.set_xticks([j + 0.5 for j in range(len(sizes))])
+    ax.set_xticklabels([fmt_size(x) for x in sizes], fontsize=9, rotation=45, ha="right")
+    ax.set_yticks([i + 0.5 for i in range(len(rows))])
+    ax.set_yticklabels([f"{gv} · {m}" for gv, m in rows], fontsize=9)
+    ax.set_xlabel("message size", fontsize=9)
+    ax.grid(False)
+    for sp in ax.spines.values():
+        sp.set_visible(False)
     handles = [Patch(facecolor=c, edgecolor="0.6", label=k) for k, c in DECISION_COLORS.items()]
-    fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False, fontsize=8.5,
-               bbox_to_anchor=(0.5, -0.02))
+    fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False, fontsize=9,
+               bbox_to_anchor=(0.5, 0.0))
     if title:
-        fig.suptitle(title, y=1.0)
-    fig.tight_layout(rect=(0, 0.05, 1, 0.97))
-    return _meta(Figure(fig), kind="map", data=df, x="size", y="ratio", hue="method", col=facet,
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    return _meta(Figure(fig), kind="map", data=df, x="size", y="ratio", hue="method", col=group,
                  row=None, extra=["lo", "hi", "decision"], source=None)
 
 

@@ -24,6 +24,8 @@ run_dir = "../build/smoke-run"
 
 # %% tags=["remove-input"]
 import math
+import os
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -34,8 +36,9 @@ from analysis import cpu_breakdown as BD
 from analysis import run as A
 from analysis.claims.copies import TEXTBOOK_COPIES, c15_details
 from analysis.fmt import fmt_size
-from analysis.output import glue_text, note, show_table
+from analysis.output import glue_text, list_table, note, show_table
 from analysis import plots as P
+from analysis import cpuprofiles as PROF
 
 P.setup()
 run = A.load_run(run_dir)
@@ -46,6 +49,17 @@ fmt2 = not prof.empty and getattr(prof, "windows", None) is not None and not pro
 val, cnt, groups = CP.analyse(run) if fmt2 else (pd.DataFrame(), pd.DataFrame(), [])
 glue_text("copies_bound", f"{CP.BOUND:g}")
 glue_text("copies_tolerance", f"{CP.TOLERANCE:g}")
+glue_text("copies_max", f"{CP.MAX_TOTAL:g}")
+glue_text("perf_cmd", PROF.perf_command())
+glue_text("perf_window", PROF.window_text())
+per_cell = run.trials[(run.trials["repetition"] <= 0) & (run.trials["status"] == "ok")
+                      & run.trials["cell"].isin(prof.summary["cell"] if not prof.empty
+                                                else [])].groupby("cell").size()
+glue_text("copies_profiled_per_cell",
+          ("no profiled trials in this run" if per_cell.empty else
+           f"{per_cell.min()} profiled trial{'s' if per_cell.min() != 1 else ''} per cell"
+           if per_cell.min() == per_cell.max() else
+           f"{per_cell.min()}–{per_cell.max()} profiled trials per cell"))
 
 
 def show_fig(fig):
@@ -62,7 +76,17 @@ def show_fig(fig):
 # `copy_file_range` only on a file system that does not reflink.
 
 # %% tags=["remove-input"]
-show_table(CP.known_table())
+known = CP.known_table()
+show_table(known)
+out = os.environ.get("COPYBENCH_FIGDATA")
+if out:  # the chapter prints the same table (book/copies.md: {include}), whole or not at all
+    short = known[["scenario", "method", "transports", "sender", "receiver", "kernel path"]]
+    short = short.assign(**{"kernel path": short["kernel path"].str.split(";").str[0]})
+    inc = Path(out).parent / "known-copies.inc"
+    tmp = inc.with_name(".known-copies.inc.tmp")
+    tmp.write_text(list_table(list(short.columns), [[str(v) for v in r] for r in
+                                                    short.itertuples(index=False)]) + "\n")
+    tmp.replace(inc)
 
 # %% [markdown]
 # ## Validation: each known configuration predicted from the others
@@ -80,13 +104,13 @@ if not fmt2:
          "(profile format 1, or no profiles): the copy count cannot be calibrated. Only the "
          "copy-routine share of copybench's samples is shown below.")
     glue_text("copies_validation", "not available (profile format 1)")
+    glue_text("copies_price_spread", "not measured (profile format 1)")
 else:
-    vt = val.assign(size=val["size"].map(fmt_size),
-                    result=np.where(val["pass"], "pass", "FAIL"))
-    show_table(vt[["group", "method", "side", "known", "estimate", "lo", "hi", "error",
+    vt = CP.validation_view(val).assign(result=np.where(val["pass"], "pass", "FAIL"))
+    show_table(vt[["group", "method", "side", "known", "prediction", "price ratio", "price CI",
                    "result", "samples", "profiled_trials"]]
-               .rename(columns={"lo": "CI low", "hi": "CI high",
-                                "profiled_trials": "profiled trials"}), floatfmt="{:.2f}")
+               .rename(columns={"profiled_trials": "profiled trials"}), floatfmt="{:.2f}")
+    glue_text("copies_price_spread", CP.price_spread_text(val))
     gt = pd.DataFrame([{"group": CP._gname(g.key),
                         "identifiable": "yes" if g.identifiable else "no",
                         "CPU ns per copied byte, sender": g.cost["sender"].value * 1e9
@@ -174,11 +198,12 @@ book = pd.DataFrame([{"method": k, "textbook CPU copies": "/".join(map(str, v))}
                      for k, v in TEXTBOOK_COPIES.items()])
 d = c15_details(val, groups) if fmt2 else pd.DataFrame()
 if len(d):
-    show_table(d.assign(size=d["size"].map(fmt_size),
-                        identifiable=np.where(d["identifiable"], "yes", "no"))[
-        ["method", "size", "textbook", "estimate", "lo", "hi", "identifiable"]]
-        .rename(columns={"estimate": "sending-path copies (leave-one-out)", "lo": "CI low",
-                         "hi": "CI high"}), floatfmt="{:.2f}")
+    dv = CP.validation_view(d.drop(columns=["identifiable"])).assign(
+        identifiable=np.where(d["identifiable"], "yes", "no"))
+    show_table(dv.assign(size=d["size"].map(fmt_size))[
+        ["method", "size", "textbook", "prediction", "price ratio", "identifiable"]]
+        .rename(columns={"prediction": "sending-path copies (leave-one-out)"}),
+        floatfmt="{:.2f}")
 else:
     show_table(book)
 
@@ -199,8 +224,11 @@ if len(bd):
         show_fig(BD.plot(g, f"{scen}, {tr}, {fmt_size(size)}",
                          [x for x in (order or []) if x in set(g["method"])] or None))
     w = BD.wide(bd)
-    w["size"] = w["size"].map(fmt_size)
-    show_table(w, floatfmt="{:.3f}")
+    ids = ["scenario", "transport", "size", "method", "side"]
+    # one column names the configuration (the PDF's page holds the categories beside it)
+    w.insert(0, "configuration", w["scenario"] + " " + w["transport"] + " "
+             + w["size"].map(fmt_size) + ", " + w["method"] + ", " + w["side"])
+    show_table(w.drop(columns=ids), floatfmt="{:.3f}")
 else:
     note("No per-side CPU profiles in this run (profile format 1): no breakdown.")
 
@@ -219,19 +247,21 @@ show_table(BD.category_map_table())
 # ## System calls per MiB moved
 
 # %% tags=["remove-input"]
-sc = m[m["sender_syscalls_per_mib"].notna() & (m["sender_syscalls_per_mib"] > 0)]
+sc = P.one_window(m[m["sender_syscalls_per_mib"].notna() & (m["sender_syscalls_per_mib"] > 0)])
+msg_sc = sc[(sc["scenario"] == "message") & (sc["mode"] == "stream") & (sc["threads"] == 1)
+            & (sc["protocol"] != "udp")]
+t_ref, p_ref = A.reference(msg_sc) if len(msg_sc) else (None, None)
+sc = pd.concat([msg_sc[(msg_sc["transport"] == t_ref) & (msg_sc["placement"] == p_ref)],
+                sc[sc["scenario"].isin(["file→socket", "file→file"])]])
 if len(sc):
-    s = sc.groupby(["scenario", "method"])["sender_syscalls_per_mib"].median().reset_index()
-    s = s.sort_values(["scenario", "sender_syscalls_per_mib"])
-    fig, ax = plt.subplots(figsize=(7, 0.35 * len(s) + 1))
-    labels = s["scenario"] + ": " + s["method"]
-    ax.barh(range(len(s)), s["sender_syscalls_per_mib"], color=[P.color(x) for x in s["method"]])
-    ax.set_yticks(range(len(s)))
-    ax.set_yticklabels(labels, fontsize=8)
-    ax.invert_yaxis()
-    ax.set_xscale("log")
-    ax.set_xlabel("sender system calls per MiB (median over sizes and trials; log scale)")
-    fig.tight_layout()
-    show_fig(fig)
+    # one panel per path, transport, placement and cache state; a point per size: the
+    # median over that configuration's trials with its 95 % bootstrap CI (nothing pooled)
+    sc = sc.assign(path=sc.apply(lambda r: ", ".join(
+        str(x) for x in (r["scenario"], r["transport"], r["placement"], r["cache"])
+        if isinstance(x, str)), axis=1))
+    g = P.lines(sc, "size", "sender_syscalls_per_mib", "method", "size (bytes, log scale)",
+                "syscalls per MiB (log)", col="path", logy=True,
+                title="system calls per MiB moved, sending side")
+    P.show(g)
 else:
     note("No syscall counts in this run (the tracepoint needs root and perf).")

@@ -43,7 +43,9 @@ def sides(df: pd.DataFrame, metric: str) -> pd.DataFrame:
 # ## Message methods (stream)
 
 # %% tags=["remove-input"]
-st = m[(m["scenario"] == "message") & (m["mode"] == "stream") & (m["protocol"] != "udp")]
+# one window per configuration: a point never pools the window curves' other windows
+st = P.one_window(m[(m["scenario"] == "message") & (m["mode"] == "stream")
+                    & (m["protocol"] != "udp")])
 t_ref, p_ref = A.reference(st)
 if len(st):
     d = st[(st["transport"] == t_ref) & (st["placement"] == p_ref)
@@ -71,13 +73,20 @@ else:
 # ## File methods
 
 # %% tags=["remove-input"]
-fm = m[m["scenario"].isin(["file→socket", "file→file"])]
+fm = P.one_window(m[m["scenario"].isin(["file→socket", "file→file"])]).copy()
 if len(fm):
-    long = sides(fm, "cpu_s_per_gb")
-    long["path"] = long["scenario"]
-    g = P.bars(long, "method", "cpu_s_per_gb", "side", "method",
-               "CPU time per GB moved (CPU-s/GB)", col="path", order=None)
-    P.show(g)
+    # one panel per path, placement and cache state: no CI pools those, or sizes
+    fm["path"] = (fm["scenario"] + ", " + fm["placement"].astype(str) + ", "
+                  + fm["cache"].fillna("n/a").astype(str) + " cache")
+    long = fm.melt(id_vars=["method", "size", "cell", "path"],
+                   value_vars=["sender_cpu_s_per_gb", "receiver_cpu_s_per_gb"],
+                   var_name="side", value_name="cpu_s_per_gb").dropna(subset=["cpu_s_per_gb"])
+    long["side"] = long["side"].str.split("_").str[0]
+    for side, d in long.groupby("side", sort=False):
+        g = P.lines(d, "size", "cpu_s_per_gb", "method", "file size (bytes, log scale)",
+                    "CPU-s per GB (log)", col="path", logy=True,
+                    title=f"file methods: {side} CPU time per GB moved")
+        P.show(g)
 else:
     note("No file-method cells in this run.")
 
@@ -97,7 +106,23 @@ else:
     note(f"Cycles per byte need the hardware PMU, which this testbed lacks: {pmu_why}. "
            "The same cell computes them on a machine that has it.")
 
+# %% [markdown]
+# ## Sender CPU per GB, cell by cell
+#
+# The median and its 95 % bootstrap CI of each cell (one method at one size, path,
+# transport, placement, thread count and cache state; never pooled over any of them): the
+# message methods at the figures' transport and placement, every file cell.
+
 # %% tags=["remove-input"]
-tab = A.summarize_cells(m, "sender_cpu_s_per_gb", ["scenario", "method"])
-show_table(tab.rename(columns={"median": "sender CPU-s/GB (median)", "lo": "CI low",
-                                 "hi": "CI high"}).drop(columns=["shapiro_p"]))
+if len(st):
+    one = st[(st["transport"] == t_ref) & (st["placement"] == p_ref)]
+    tab = A.summarize_cells(one, "sender_cpu_s_per_gb", ["method", "threads", "size"])
+    tab.insert(0, "configuration", f"message, {t_ref}, {p_ref}")
+    tab["size"] = tab["size"].map(fmt_size)
+    show_table(tab.rename(columns={"median": "sender CPU-s/GB (median)", "lo": "CI low",
+                                   "hi": "CI high"}).drop(columns=["shapiro_p"]))
+if len(fm):
+    tab = A.summarize_cells(fm, "sender_cpu_s_per_gb", ["path", "method", "size"])
+    tab["size"] = tab["size"].map(fmt_size)
+    show_table(tab.rename(columns={"median": "sender CPU-s/GB (median)", "lo": "CI low",
+                                   "hi": "CI high"}).drop(columns=["shapiro_p"]))

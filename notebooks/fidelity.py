@@ -11,15 +11,26 @@
 #
 # Does copybench measure what established tools measure? In the same run and the same
 # topology, `iperf3` (TCP stream throughput) and `sockperf` (ping-pong latency) run beside
-# copybench's closest equivalents: `send` streams of the same size, and `send` ping-pong.
-# A ratio near 1 says the harness adds no artefact of its own.
+# copybench's equivalents: `send` and `sendmsg` streams of the same size, and `send`
+# ping-pong. A ratio near 1 says the harness adds no artefact of its own. `send` copies the
+# message's eight fields into one buffer before the kernel's copy; iperf3 writes one buffer it
+# never fills again, so its write is the kernel's copy alone, as `sendmsg`'s is. Each row is
+# the ratio of medians copybench / peer with its 95 % bootstrap CI (unpaired: the two sets
+# of trials resampled independently), read against ±3 %; every row is shown, decided or not.
+# Where the two differ, the second table says which side costs more: each side's CPU time
+# per GB moved (copybench from getrusage; iperf3 from the CPU utilisation it reports for its
+# client and server), medians over the trials of the configuration.
 
 # %% tags=["parameters"]
 run_dir = "../build/smoke-run"
 
 # %% tags=["remove-input"]
+import math
+
 import pandas as pd
 
+from analysis import findings as F
+from analysis import peers as PEERS
 from analysis import run as A
 from analysis import plots as P
 from analysis import stats as S
@@ -30,7 +41,7 @@ P.setup("fidelity")
 run = A.load_run(run_dir)
 m = run.measured
 peers = m[m["scenario"] == "peer"]
-cb_all = m[(m["scenario"] == "message") & m["method"].isin(["send", "sendmsg"])]
+cb_all = P.one_window(m[(m["scenario"] == "message") & m["method"].isin(["send", "sendmsg"])])
 if peers.empty:
     note("This run has no peer-tool (iperf3, sockperf) trials.")
 
@@ -42,52 +53,85 @@ for kind, metric, mode, unit in (("peer:iperf3", "gbit_per_s", "stream", "Gbit/s
     pk = peers[peers["kind"] == kind]
     for key, g in pk.groupby(keys):
         f = dict(zip(keys, key))
-        # copybench's closest equivalent: send, else sendmsg, same topology and size
+        # copybench's equivalents in the same topology and size: send (a user-space memcpy
+        # of the fields, then the kernel's copy) and sendmsg (the kernel's copy only, as a
+        # peer tool's write of one buffer)
         cand = A.select(cb_all, mode=mode, **f)
-        meth = next((x for x in ("send", "sendmsg") if (cand["method"] == x).any()), None)
-        mine = cand[cand["method"] == meth]
-        a, b = A.values(mine, metric), A.values(g, metric)
+        b = A.values(g, metric)
         if b.size == 0:
             continue
-        e = S.ratio_of_medians(a, b)
-        pe, ce = S.median_ci(b), S.median_ci(a)
-        rows.append({"peer": kind.split(":")[1], "copybench method": meth or "—",
-                     "transport": f["transport"],
-                     "placement": f["placement"], "size": fmt_size(f["size"]),
-                     "threads": f["threads"], "metric": f"{metric} ({unit})",
-                     "peer median": pe.value, "copybench median": ce.value,
-                     "copybench / peer": e.value, "CI low": e.lo, "CI high": e.hi,
-                     "decision (±3 %)": S.classify_ratio(e) if a.size else "no copybench cell"})
+        for meth in [x for x in ("send", "sendmsg") if (cand["method"] == x).any()] or [None]:
+            a = A.values(cand[cand["method"] == meth], metric) if meth else b[:0]
+            e = S.ratio_of_medians(a, b)
+            pe, ce = S.median_ci(b), S.median_ci(a)
+            rows.append({"peer": kind.split(":")[1], "copybench method": meth or "—",
+                         "transport": f["transport"], "placement": f["placement"],
+                         "size": fmt_size(f["size"]), "threads": f["threads"],
+                         "metric": f"{metric} ({unit})", "peer median": pe.value,
+                         "copybench median": ce.value, "copybench / peer": e.value,
+                         "CI low": e.lo, "CI high": e.hi,
+                         "decision": S.classify_ratio(e) if a.size else "no copybench cell"})
 fid = pd.DataFrame(rows)
 show_table(fid)
+
+
+def row_text(x: pd.Series) -> str:
+    est = S.Estimate(x["copybench / peer"], x["CI low"], x["CI high"], 0)
+    return (f"{fmt_est(est).replace(', n=0', '')} at {x['size']} "
+            f"({x['decision']})")
+
+
 for peer, what in (("iperf3", "throughput"), ("sockperf", "latency")):
-    r = fid[(fid["peer"] == peer) & fid["copybench / peer"].notna()] if len(fid) else fid
+    r = fid[(fid["peer"] == peer) & (fid["copybench method"] == "send")
+            & fid["copybench / peer"].notna()] if len(fid) else fid
     if len(r):
         x = r.iloc[0]
-        glue_text(f"fid_{peer}", f"copybench/{peer} {what} ratio "
-                  + fmt_est(S.Estimate(x["copybench / peer"], x["CI low"], x["CI high"],
-                                         0)).replace(", n=0", "")
-                  + f" ({x['transport']}, {x['placement']}, {x['size']}, copybench "
-                  f"`{x['copybench method']}`)")
+        glue_text(f"fid_{peer}", f"copybench `send` / {peer} {what} ratio, "
+                  f"{x['transport']}, {x['placement']}: "
+                  + "; ".join(row_text(y) for _, y in r.iterrows()))
     else:
         glue_text(f"fid_{peer}", f"not measured ({peer} trials with a matching copybench "
                   "cell are absent from this run)")
+# CPU per GB of each side: copybench's from getrusage (the tidy table), iperf3's from the
+# CPU utilisation it reports for its client and server over the test (analysis/peers.py)
+ipc = PEERS.iperf3_cpu(run.path)
+cpu_rows = []
+for key, g in (ipc.groupby(keys) if len(ipc) else []):
+    f = dict(zip(keys, key))
+    cand = A.select(cb_all, mode="stream", **f)
+    for tool, d in [("iperf3", g)] + [(f"copybench {x}", cand[cand["method"] == x])
+                                      for x in ("send", "sendmsg") if (cand["method"] == x).any()]:
+        cpu_rows.append({**f, "size": fmt_size(f["size"]), "tool": tool, "trials": len(d),
+                         "sender CPU-s/GB": d["sender_cpu_s_per_gb"].median(),
+                         "receiver CPU-s/GB": d["receiver_cpu_s_per_gb"].median(),
+                         "receiver CPU-s per window second": (
+                             (d["receiver_cpu_s"] / d["seconds"]).median()
+                             if "receiver_cpu_s" in d else math.nan)})
+cpu = pd.DataFrame(cpu_rows)
+if len(cpu):
+    show_table(cpu)
+glue_text("fid_why", F.fidelity_why(fid, cpu))
 
 # %% tags=["remove-input"]
 if len(peers):
+    # copybench's cells of the peers' own configurations only (a bar never pools
+    # placements, thread counts or windows), one window per configuration
+    cfg = ["transport", "placement", "size", "threads", "mode"]
+    mine = P.one_window(cb_all.merge(peers[cfg].drop_duplicates(), on=cfg))
     both = pd.concat([
         peers.assign(tool=peers["kind"].str.split(":").str[1]),
-        cb_all.assign(tool="copybench " + cb_all["method"]),
+        mine.assign(tool="copybench " + mine["method"]),
     ])
     st = both[both["gbit_per_s"].notna() & (both["mode"] == "stream")
               & both["size"].isin(peers.loc[peers["kind"] == "peer:iperf3", "size"])]
     if len(st):
         g = P.bars(st, "transport", "gbit_per_s", "tool", "transport", "throughput (Gbit/s)",
-                   title="stream: copybench vs iperf3")
+                   col="size", title="stream: copybench vs iperf3, by message size")
         P.show(g)
     lt = both[both["rtt_p50_us"].notna()
               & both["size"].isin(peers.loc[peers["kind"] == "peer:sockperf", "size"])]
     if len(lt):
         g = P.bars(lt, "transport", "rtt_p50_us", "tool", "transport",
-                   "median round-trip time (µs)", title="ping-pong: copybench vs sockperf")
+                   "median round-trip time (µs)", col="size",
+                   title="ping-pong: copybench vs sockperf, by message size")
         P.show(g)

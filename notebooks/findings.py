@@ -16,8 +16,12 @@
 # mean of the per-round ratios, t CI at level 1 − 0.05/m over the m sizes of one method in
 # one configuration) read with one rule fixed before the run: **greater** if the CI lies
 # above 1.03, **less** if below 0.97, **equivalent** if inside [0.97, 1.03], otherwise
-# **inconclusive**. The findings at the front of the book are worded from these tables
-# (`analysis/findings.py`); nothing in them is typed by hand.
+# **inconclusive**. Each copy-avoiding message method is also set against `sendmsg`, which
+# makes the same kernel copy as `send` without `send`'s user-space memcpy: a gain over `send`
+# that `sendmsg` shares is the memcpy skipped, not a kernel copy avoided. The findings at the
+# front of the book (`analysis/headlines.py`) and the per-configuration list of the results
+# chapter (`analysis/findings.py`) are worded from these tables; nothing in them is typed by
+# hand.
 
 # %% tags=["parameters"]
 run_dir = "../build/smoke-run"
@@ -31,6 +35,7 @@ from IPython.display import Markdown, display
 
 from analysis import claims as C
 from analysis import findings as F
+from analysis import headlines as H
 from analysis import plots as P
 from analysis import run as A
 from analysis.claims.base import stream_cells
@@ -46,8 +51,15 @@ cells = stream_cells(run, udp=True)  # TCP and udp-forward
 th0 = int(cells["threads"].min()) if len(cells) else 1
 one = cells[cells["threads"] == th0]
 msg = baseline_comparisons(run, one, "send", A.MESSAGE_METHODS, MSG_FACTORS)
+# the copy-avoiding methods against sendmsg: the same kernel copy as send, no user memcpy
+msg_sm = baseline_comparisons(run, one, "sendmsg", [m for m in A.MESSAGE_METHODS
+                                                    if m != "send"], MSG_FACTORS)
 xo = crossovers(run, one, "send", A.MESSAGE_METHODS, MSG_FACTORS)
 files = file_comparisons(run)
+zc = run.measured[run.measured["method"].isin(["zerocopy", "uring-zc"])
+                  & run.measured["zc_completions"].fillna(0).gt(0)]
+copied = {t: (int(g["zc_copied"].sum()), int(g["zc_completions"].sum()))
+          for t, g in zc.groupby("transport")}
 
 
 def config_label(r: pd.Series) -> str:
@@ -55,32 +67,63 @@ def config_label(r: pd.Series) -> str:
     return f"{t}, {r['placement']}, {r['duration_s']:g} s"
 
 
-for d in (msg, xo):
-    if len(d):
-        d["configuration"] = d.apply(config_label, axis=1)
-# the figures and findings show configurations measured at two sizes or more (the method
-# chapter's window curves add single-size cells at other windows; the tables list them)
-if len(msg):
-    n_sizes = msg.groupby("configuration")["size"].transform("nunique")
-    curve = msg[n_sizes >= 2].copy()
-else:
-    curve = msg
+def curves(d: pd.DataFrame) -> pd.DataFrame:
+    """The configurations measured at two sizes or more (the method chapter's window curves
+    add single-size cells at other windows; the tables list them)."""
+    if d.empty:
+        return d
+    d = d.assign(configuration=d.apply(config_label, axis=1))
+    return d[d.groupby("configuration")["size"].transform("nunique") >= 2].copy()
+
+
+curve, curve_sm = curves(msg), curves(msg_sm)
+if len(xo):
+    xo["configuration"] = xo.apply(config_label, axis=1)
+    xo = F.crossover_agreement(xo, msg, MSG_FACTORS)
 
 # %% [markdown]
 # (fig-decision-map)=
 # ## Decision map: message methods against `send`
 #
-# One square per method and size: green where the method is faster than `send`, orange
-# where it is slower, grey where the two are equivalent within ±3 %, white where the CI
-# straddles a boundary (undecided); the number is the ratio method / `send`.
+# One map per placement; in each, one row per transport and method, one column per message
+# size: green where the method is faster than `send`, orange where it is slower, grey where
+# the two are equivalent within ±3 %, white where the CI straddles a boundary (undecided),
+# hatched where the pair was not measured at that size; the number is the ratio
+# method / `send`. Sizes of one transport may come from blocks with different windows (the
+# profiled 16 and 64 MiB cells ran 2 s windows): the tables below give each one's window.
 
 # %% tags=["remove-input"]
+def maps(d: pd.DataFrame, baseline: str) -> None:
+    """One decision map per placement (rows: transport and method, columns: sizes); a
+    transport measured at one size with two windows gets one row per window."""
+    meths = [m for m in A.MESSAGE_METHODS if m not in ("send", baseline)]
+    for pl, g in d.groupby("placement", sort=True):
+        lab = g.apply(lambda r: f"{r['transport']}" + (" UDP" if r.get("protocol") == "udp"
+                                                      else ""), axis=1)
+        dup = g.assign(_l=lab).duplicated(["_l", "method", "size"], keep=False).any()
+        g = g.assign(group=lab + (g["duration_s"].map(lambda w: f", {w:g} s") if dup else ""))
+        P.show(P.decision_map(g, "group", meths, title=f"method / {baseline}, {pl}, "
+                                                        f"{th0} thread(s)"))
+
+
 if len(curve):
-    g = P.decision_map(curve, "configuration", [m for m in A.MESSAGE_METHODS if m != "send"],
-                       title=f"method / send, TCP and UDP stream, {th0} thread(s)")
-    P.show(g)
+    maps(curve, "send")
 else:
     note("This run has no message stream cell measured with both a method and `send`.")
+
+# %% [markdown]
+# (fig-decision-map-sendmsg)=
+# ## Decision map: the zero-copy methods against `sendmsg`
+#
+# The same map with `sendmsg` as the baseline. `sendmsg` gathers the fields in the kernel's
+# one copy; `send` adds a user-space memcpy in front of that copy. A method that beats `send`
+# but not `sendmsg` gains by skipping that memcpy, not by avoiding the kernel's copy.
+
+# %% tags=["remove-input"]
+if len(curve_sm):
+    maps(curve_sm, "sendmsg")
+else:
+    note("This run has no message stream cell measured with both a method and `sendmsg`.")
 
 # %% [markdown]
 # (fig-ratio-message)=
@@ -88,21 +131,28 @@ else:
 #
 # The ratio method / `send` with its CI as a band; the grey band is ±3 % around 1.0. A
 # dotted vertical line marks a crossover (the size from which a method beats `send`, by
-# bootstrap over rounds) with its CI shaded, where the curves cross in the measured range.
+# bootstrap over rounds) with its CI shaded, where the curves cross in the measured range
+# *and* the crossover agrees with the decided comparisons around it (no size above it
+# decided slower, none below it decided faster, one above it decided faster); the table
+# below lists every crossover and why one is not drawn.
 
 # %% tags=["remove-input"]
 if len(curve):
+    drawn = xo[xo["agrees"]] if len(xo) else xo
     g = P.ratios(curve, "method", "message size (bytes, log scale)", "ratio to send (log scale)",
-                 col="configuration", col_wrap=2, crossovers=xo,
+                 col="configuration", col_wrap=2, crossovers=drawn,
                  title=f"throughput relative to two-copy send, {th0} thread(s)")
     P.show(g)
     xs = xo[xo["crossover"].notna()] if len(xo) else xo
     if len(xs):
         t = xs.assign(crossover=xs["crossover"].map(fmt_size), lo=xs["lo"].map(fmt_size),
-                      hi=xs["hi"].map(fmt_size))
-        show_table(t[["configuration", "method", "crossover", "lo", "hi", "p_none", "design"]]
+                      hi=xs["hi"].map(fmt_size),
+                      drawn=xs["agrees"].map({True: "yes", False: "no"}))
+        show_table(t[["configuration", "method", "crossover", "lo", "hi", "p_none", "drawn",
+                      "why"]]
                    .rename(columns={"lo": "CI low", "hi": "CI high",
-                                    "p_none": "P(no crossover)"}))
+                                    "p_none": "P(no crossover)",
+                                    "why": "against the decided comparisons"}))
     else:
         note("No method crosses `send` within the measured sizes in this run.")
 
@@ -121,44 +171,75 @@ else:
     note("This run has no file cell measured with both a method and `read-write`.")
 
 # %% [markdown]
-# ## Every comparison
+# (tab-cmp-message)=
+# ## Every comparison: message methods against `send`
 
 # %% tags=["remove-input"]
+COLS = ["configuration", "method", "size", "design", "n", "ratio", "lo", "hi", "decision",
+        "why"]
+CI_NAMES = {"lo": "CI low", "hi": "CI high"}
 if len(msg):
-    show_table(msg.assign(size=msg["size"].map(fmt_size))[
-        ["configuration", "method", "size", "n", "ratio", "lo", "hi", "decision", "why"]]
-        .rename(columns={"lo": "CI low", "hi": "CI high"}))
+    show_table(msg.assign(size=msg["size"].map(fmt_size),
+                          configuration=msg.apply(config_label, axis=1))[COLS]
+               .rename(columns=CI_NAMES))
+else:
+    note("No message method was measured beside `send` in this run.")
+
+# %% [markdown]
+# (tab-cmp-sendmsg)=
+# ## Every comparison: the zero-copy methods against `sendmsg`
+
+# %% tags=["remove-input"]
+if len(msg_sm):
+    show_table(msg_sm.assign(size=msg_sm["size"].map(fmt_size),
+                             configuration=msg_sm.apply(config_label, axis=1))[COLS]
+               .rename(columns=CI_NAMES))
+else:
+    note("No message method was measured beside `sendmsg` in this run.")
+
+# %% [markdown]
+# (tab-cmp-files)=
+# ## Every comparison: file methods against `read-write`
+
+# %% tags=["remove-input"]
 if len(files):
     show_table(files.assign(size=files["size"].map(fmt_size))[
-        ["scenario", "transport", "placement", "cache", "method", "size", "n", "ratio", "lo",
-         "hi", "decision"]].rename(columns={"lo": "CI low", "hi": "CI high"}))
+        ["scenario", "transport", "placement", "cache", "method", "size", "design", "n",
+         "ratio", "lo", "hi", "decision"]].rename(columns={**CI_NAMES, "scenario": "path"}))
+else:
+    note("No file method was measured beside `read-write` in this run.")
 
 # %% tags=["remove-input"]
 verdicts = C.verdict_table(C.evaluate(run))
 aa = C.twin_pairs(run)
-found = (F.comparison_findings(curve.drop(columns=["configuration"]) if len(curve) else curve,
+labels = {"send-fig": "fig-decision-map", "send-tab": "tab-cmp-message",
+          "sendmsg-fig": "fig-decision-map-sendmsg", "sendmsg-tab": "tab-cmp-sendmsg",
+          "files-fig": "fig-ratio-files", "files-tab": "tab-cmp-files"}
+headline = H.key_findings(curve, curve_sm, files, copied, [F.claims_finding(verdicts)], labels)
+control = F.control_finding(aa)
+body = F.findings_markdown(headline, kind) + (f"\n\n{control.text}" if control else "")
+# the exhaustive list, configuration by configuration, for the results chapter
+every = (F.comparison_findings(curve.drop(columns=["configuration"]) if len(curve) else curve,
                                "send", MSG_FACTORS, "message", "fig-ratio-message", xo,
                                [m for m in A.MESSAGE_METHODS if m != "send"])
          + F.comparison_findings(files, "read-write", ("scenario", "transport", "placement",
                                                        "cache"), "file", "fig-ratio-files",
                                  None, [m for m in A.FILE_METHODS if m != "read-write"]))
-for extra in (F.claims_finding(verdicts), F.control_finding(aa)):
-    if extra is not None:
-        found.append(extra)
 m = run.measured
 t0 = pd.to_datetime(run.trials["started_at"], utc=True, errors="coerce")
 hours = float((t0.max() - t0.min()).total_seconds() / 3600) if t0.notna().any() else 0.0
-abstract = F.abstract_results(curve, files, verdicts, kind, len(m), hours,
-                              F.testbed_text(run.manifest))
-body = F.findings_markdown(found, kind)
-glue_text("n_findings", str(len(found)))
-# The introduction includes the abstract and the findings (book/intro.md: {include}), and
-# the PDF's abstract page inputs the same sentences (book/_config.yml): written beside this
-# notebook by `make book`, each whole or not at all.
+abstract = H.abstract_results(curve, curve_sm, files, verdicts, kind, len(m), hours,
+                              F.testbed_text(run.manifest), copied)
+glue_text("n_findings", str(len(headline)))
+# The introduction includes the abstract and the findings, the results chapter the full list
+# (book/intro.md, book/results.md: {include}), and the PDF's abstract page inputs the same
+# sentences (book/_config.yml): written beside this notebook by `make book`, each whole or
+# not at all.
 out = os.environ.get("COPYBENCH_FIGDATA")
 if out:
     gen = Path(out).parent
     for name, text in (("abstract.inc", abstract + "\n"), ("findings.inc", body + "\n"),
+                       ("comparisons.inc", F.findings_markdown(every, kind) + "\n"),
                        ("abstract-latex.inc", F.markdown_to_latex(abstract) + "\n")):
         tmp = gen / f".{name}.tmp"
         tmp.write_text(text)

@@ -54,9 +54,11 @@ if len(pp):
 
 # %% tags=["remove-input"]
 if len(pp) and (pp["placement"].nunique() > 1 or pp["transport"].nunique() > 1):
-    g = P.lines(pp, "size", "rtt_p50_us", "method", "message size (bytes, log scale)",
-                "median RTT (µs, log scale)", col="placement", row="transport",
-                logy=True)
+    # one panel per (transport, placement) the run measured: no empty panel for a pair it
+    # did not
+    d = pp.assign(where=pp["transport"] + ", " + pp["placement"])
+    g = P.lines(d, "size", "rtt_p50_us", "method", "message size (bytes, log scale)",
+                "median RTT (µs, log scale)", col="where", logy=True)
     P.show(g)
 elif len(pp):
     note("Only one placement and transport with ping-pong cells in this run.")

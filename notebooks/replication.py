@@ -89,7 +89,7 @@ display({"text/html": html, "text/markdown": list_table(COLS, body),
 # ## Every claim comparison against its rule's band
 #
 # Each claim comparison: its ratio with the CI at its rule's family level, on a log axis,
-# against the band its rule reads it by (grey: the ±3 % band of no difference; blue: the
+# against the band its rule reads it by (grey: the practical band of no difference; blue: the
 # tolerance of an approximate claim; dashed: a one-sided threshold), coloured by the verdict
 # it feeds; circles are copybench, squares the report's own program.
 
@@ -155,7 +155,7 @@ if rows:
 # configuration); a gap between their program and copybench here is what the two programs
 # measure. Two differences are known from their code before any run: S1's "latency" is the
 # window over the messages received in a stream, not a round trip, and its size is per field
-# of an 8-field message; S2's server stops sending two seconds after its last client
+# of a message of eight fields; S2's server stops sending two seconds after its last client
 # connects, whatever window the clients were given.
 #
 # Why they differ is read from the data by written rules ({ref}`claims-why`): the *report

@@ -24,7 +24,8 @@ from analysis import findings as F
 from analysis import run as A
 from analysis import plots as P
 from analysis import stats as S
-from analysis.fmt import fmt_pct
+from analysis import prose as PR
+from analysis.fmt import fmt_pct, fmt_size
 from analysis.output import glue_text, note, show_table
 
 P.setup()
@@ -107,8 +108,8 @@ else:
 # ## The memcpy bound and hardware counters
 
 # %% tags=["remove-input"]
-bw = A.memcpy_gbit(man)
-glue_text("memcpy_gbit", f"{bw:.1f} Gbit/s" if bw else "not measured")
+bounds = P.memcpy_bounds(man)
+glue_text("memcpy_gbit", PR.memcpy_text(bounds))
 ok, why = A.pmu_status(run)
 glue_text("pmu_status", "available" if ok else "not available")
 glue_text("pmu_reason", why)
@@ -132,11 +133,12 @@ cpu = man.get("cpu")
 cpu_text = (cpu.get("model") if isinstance(cpu, dict) else None) or man.get("cpu_model") or "unknown"
 ncpu = (cpu.get("count") if isinstance(cpu, dict) else None) or man.get("cpu_count")
 glue_text("cpu", f"{cpu_text}" + (f" ({ncpu} CPUs)" if ncpu else ""))
-show_table(pd.DataFrame([
-    {"quantity": "memcpy bandwidth (drawn only at the size it was measured at)",
-     "value": f"{bw:.1f} Gbit/s" if bw else "not measured"},
-    {"quantity": "hardware PMU counters", "value": ("available: " if ok else "absent: ") + why},
-]))
+mem_rows = [{"quantity": f"memcpy bandwidth, {fmt_size(s)} working set (a bound only at "
+                          "that size)", "value": f"{v:.1f} Gbit/s"} for s, v in bounds.items()]
+show_table(pd.DataFrame(
+    (mem_rows or [{"quantity": "memcpy bandwidth", "value": "not measured"}])
+    + [{"quantity": "hardware PMU counters",
+        "value": ("available: " if ok else "absent: ") + why}]))
 
 # %% [markdown]
 # ## Run quality
@@ -188,7 +190,8 @@ if len(cells):
               f"({n_out / cells['n'].sum():.1%}) lie outside Tukey's fences; none is removed")
     w = cells["ci_half_width_rel"].dropna()
     glue_text("ci_width_median", fmt_pct(w.median()) if len(w) else "n/a")
-    glue_text("ci_width_p90", fmt_pct(w.quantile(0.9)) if len(w) else "n/a")
+    glue_text("ci_width_p90", f"90th percentile: {fmt_pct(w.quantile(0.9))}" if len(w)
+              else "90th percentile: n/a")
     tested = cells["shapiro_p"].dropna()
     glue_text("normal_share", f"{(tested >= S.ALPHA).mean():.0%} of {len(tested)} cells"
               if len(tested) else "no cell (too few trials per cell)")
@@ -227,6 +230,32 @@ for name in ("smoke", "quick", "claims", "paper"):
                   if isinstance(b, (int, float)) else "not declared")
     else:
         glue_text(f"budget_{name}", "not declared (profile file missing)")
+
+# %% [markdown]
+# (tab-claim-map)=
+# ## Claims, experiments and what they need
+#
+# For each claim (and the control and questions of the profile), the experiments of this
+# run's plan that feed it: those whose `claims` key names it, those whose cells the claim's
+# decision rule compares, and for C15 the profiled experiments. Generated from the run's
+# `plan.json` and its copy of the profile; the artifact appendix prints the same table.
+
+# %% tags=["remove-input"]
+import os  # noqa: E402
+
+from analysis.output import list_table  # noqa: E402
+
+prof_files = sorted(run.path.glob("profiles/*.toml"))
+profile = tomllib.loads(prof_files[0].read_text()) if prof_files else {}
+cmap = PR.claim_map(run.plan or {}, profile)
+show_table(cmap)
+out = os.environ.get("COPYBENCH_FIGDATA")
+if out:  # written beside this notebook by `make book`, whole or not at all
+    inc = Path(out).parent / "claims-map.inc"
+    tmp = inc.with_name(".claims-map.inc.tmp")
+    tmp.write_text(list_table(list(cmap.columns), [[str(v) for v in r] for r in
+                                                   cmap.itertuples(index=False)]) + "\n")
+    tmp.replace(inc)
 
 # %% [markdown]
 # ## The hosts
@@ -328,12 +357,15 @@ else:
          "pilot profile (python -m runner notebook --profile pilot) measures these curves.")
 
 # %% tags=["remove-input"]
-# The statistics module's declared constants, so the method chapter cannot drift from code.
-glue_text("stat_threshold", f"±{S.PRACTICAL_THRESHOLD:.0%}")
-glue_text("stat_band", f"[{1 - S.PRACTICAL_THRESHOLD:.2f}, {1 + S.PRACTICAL_THRESHOLD:.2f}]")
-glue_text("stat_alpha", f"{S.ALPHA:g}")
-glue_text("stat_resamples", f"{S.N_RESAMPLES}")
+# The statistics the comparisons use, generated from the design the plan declared and the
+# statistics module (analysis/prose.py), so the method chapter cannot drift from the code.
+primary = PR.design_of(run.plan, run.has_blocks)
+glue_text("stat_primary", f"{primary}" + ("" if run.has_blocks else " (this run has no blocks)"))
+glue_text("stat_decision", PR.statistics_text(primary))
+glue_text("stat_crossover", PR.crossover_text(primary))
 glue_text("stat_confidence", f"{S.CONFIDENCE:.0%}")
+glue_text("stat_threshold", f"±{S.PRACTICAL_THRESHOLD:.0%}")
+glue_text("rounds_text", PR.rounds_text(run.plan, run.has_blocks))
 
 # %% [markdown]
 # (testbed-aa)=

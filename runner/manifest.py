@@ -16,8 +16,9 @@ import sys
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
+from rundir import layout
 from runner import __version__
 from runner.cpuprofile import available as perf_available
 from runner.netns import can_create_netns
@@ -229,21 +230,73 @@ def copybench_info(binary: Path | None) -> dict[str, Any]:
             "nix_store_path": real if real.startswith("/nix/store/") else None}
 
 
-def memcpy_bandwidth(binary: Path | None, cpus: str | None = "0") -> dict[str, Any]:
-    if binary is None:
-        return {"memcpy_gbit_per_s": None, "unavailable": "copybench not built"}
-    argv = [str(binary), "memcpy"] + (["--cpus", cpus] if cpus else [])
+#: the working-set size of the manifest's headline memcpy figure (copybench memcpy's default,
+#: and the only size manifests written before per-size bounds hold)
+MEMCPY_DEFAULT_SIZE = 64 << 20
+#: the smallest working set a memcpy bound is measured at: copybench memcpy reads the clock
+#: after every copy (memcpy_bound.c), and a clock read (tens of ns) is a large part of a
+#: cache-resident copy of a few KiB, so there the figure would understate the bandwidth and
+#: bound nothing; from 64 KiB a copy takes microseconds and the read is below 1 %
+MEMCPY_MIN_SIZE = 64 << 10
+#: seconds per working-set size (the 64 MiB headline keeps copybench's default of 1 s)
+MEMCPY_SECONDS_PER_SIZE = 0.25
+
+
+def _memcpy_once(binary: Path, size: int | None, cpus: str | None,
+                 seconds: float | None) -> dict[str, Any]:
+    """One ``copybench memcpy`` run: its JSON line and the argv, or why there is none."""
+    argv = [str(binary), "memcpy"] + (["--size", str(size)] if size else []) \
+        + (["--duration", f"{seconds:g}"] if seconds else []) + (["--cpus", cpus] if cpus else [])
     try:
         r = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
     except (OSError, subprocess.TimeoutExpired) as e:
-        return {"memcpy_gbit_per_s": None, "unavailable": str(e)}
+        return {"memcpy_gbit_per_s": None, "size": size, "unavailable": str(e), "argv": argv}
     try:
         d = json.loads(r.stdout.strip().splitlines()[-1])
     except (json.JSONDecodeError, IndexError):
-        return {"memcpy_gbit_per_s": None,
+        return {"memcpy_gbit_per_s": None, "size": size, "argv": argv,
                 "unavailable": f"exit {r.returncode}: {r.stderr.strip()[-300:]}"}
     d["argv"] = argv
     return d
+
+
+def memcpy_bandwidth(binary: Path | None, cpus: str | None = "0",
+                     sizes: Sequence[int] = ()) -> dict[str, Any]:
+    """memcpy bandwidth between two buffers: the 64 MiB figure at the top level (the shape
+    of every manifest), and under ``at_sizes`` one measurement per working-set size the run
+    uses. A copy whose buffers fit in a cache runs at that cache's speed, so a memcpy
+    bandwidth bounds a one-copy path only at its own size (the analysis draws it only
+    there). Sizes below :data:`MEMCPY_MIN_SIZE` are listed with the reason."""
+    if binary is None:
+        return {"memcpy_gbit_per_s": None, "unavailable": "copybench not built"}
+    out = _memcpy_once(binary, None, cpus, None)
+    at: list[dict[str, Any]] = []
+    for size in sorted({int(s) for s in sizes if s}):
+        if size < MEMCPY_MIN_SIZE:
+            at.append({"memcpy_gbit_per_s": None, "size": size,
+                       "unavailable": f"below {MEMCPY_MIN_SIZE} bytes: copybench memcpy "
+                                      "reads the clock after every copy, which would "
+                                      "understate a cache-resident copy's bandwidth"})
+        elif size == MEMCPY_DEFAULT_SIZE and out.get("memcpy_gbit_per_s") is not None:
+            at.append({k: v for k, v in out.items() if k != "argv"})
+        else:
+            at.append(_memcpy_once(binary, size, cpus, MEMCPY_SECONDS_PER_SIZE))
+    if sizes:
+        out["at_sizes"] = at
+    return out
+
+
+def plan_sizes(run_dir: Path) -> list[int]:
+    """The distinct message and file sizes of a run's plan (``plan.json`` cells): the
+    working-set sizes its memcpy bounds are measured at; none when there is no plan."""
+    try:
+        plan = json.loads((Path(run_dir) / layout.PLAN).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return []
+    cells = plan.get("cells") or {}
+    cells = cells.values() if isinstance(cells, dict) else cells
+    return sorted({int(c["size"]) for c in cells
+                   if isinstance(c, dict) and isinstance(c.get("size"), (int, float))})
 
 
 #: where copybench makes its files unless a profile says otherwise (copybench's --dir default)
@@ -271,7 +324,9 @@ def filesystem_of(path: str) -> dict[str, Any]:
     return {"path": path, "mount": best[1], "device": best[0], "fstype": best[2]}
 
 
-def collect(root: Path, binary: Path | None, measure: bool = True) -> dict[str, Any]:
+def collect(root: Path, binary: Path | None, measure: bool = True,
+            sizes: Sequence[int] = ()) -> dict[str, Any]:
+    """The manifest; ``sizes``: the working-set sizes to measure memcpy at (the plan's)."""
     uname = os.uname()
     nix = os.environ.get("NIX_STORE") or (sys.prefix if sys.prefix.startswith("/nix/store/")
                                            else None)
@@ -298,7 +353,7 @@ def collect(root: Path, binary: Path | None, measure: bool = True) -> dict[str, 
         "nix_store_path": nix,
         "tools": tools(binary),
         "copybench": copybench_info(binary),
-        "memcpy": memcpy_bandwidth(binary) if measure else None,
+        "memcpy": memcpy_bandwidth(binary, sizes=sizes) if measure else None,
         "euid": os.geteuid(),
         "can_create_netns": can_create_netns(),
         "loadavg": list(os.getloadavg()),

@@ -122,7 +122,7 @@ def write_manifest(run_dir: Path, run_id: str, binary: Path, resumed: int,
                    remote: RemoteHost | None = None,
                    originals: dict[str, Any] | None = None) -> None:
     name = layout.manifest_name(resumed)
-    m = manifest_mod.collect(repo_root(), binary)
+    m = manifest_mod.collect(repo_root(), binary, sizes=manifest_mod.plan_sizes(run_dir))
     m = {"schema_version": m.pop("schema_version"), "run_id": run_id,
          "git_commit": m["git"]["commit"], "python_packages": m["python"]["packages"], **m}
     if remote is not None:  # two hosts: both in full (runner.remotehost, runner.hostfacts)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis import findings as F
+from analysis import headlines as H
 
 SIZES = [64, 4096, 65536, 262144]
 
@@ -52,6 +53,23 @@ def test_nothing_decided_is_flagged() -> None:
     assert not f[0].decided
     md = F.findings_markdown(f, None)
     assert "nothing decided here" in md and "{ref}`figure <fig>`" in md
+    md = F.findings_markdown([F.Finding("m", "c", "t.", "fig", True, "tab")], None)
+    assert md == "1. t. ({ref}`figure <fig>`, {ref}`table <tab>`)"
+
+
+def test_a_crossover_must_agree_with_the_decided_comparisons() -> None:
+    # sendmsg crosses send between 4 KiB and 64 KiB and is decided faster above: drawn;
+    # zerocopy "crosses" at 4 KiB but is decided slower at 64 KiB above it: not drawn
+    xo = pd.DataFrame([dict(transport="loopback", placement="cross-core", method=m,
+                            crossover=c, lo=c / 2, hi=c * 2)
+                       for m, c in (("sendmsg", 20000.0), ("zerocopy", 3000.0))])
+    a = F.crossover_agreement(xo, PLANT, ("transport", "placement"))
+    assert list(a["agrees"]) == [True, False]
+    assert "decided slower at 4 KiB, 64 KiB above it" in a["why"].iloc[1]
+    assert "no size above it is decided faster" in a["why"].iloc[1]
+    t = F.comparison_findings(PLANT, "send", ("transport", "placement"), "message", "fig",
+                              a, ["zerocopy"])[0].text
+    assert "crossover" not in t
 
 
 def test_crossover_is_quoted_with_its_ci() -> None:
@@ -70,21 +88,22 @@ def test_runs_that_cannot_support_findings_say_so() -> None:
     assert F.run_kind({}, {"profile": {"name": "paper"}, "design": {}}) is None
     f = F.comparison_findings(PLANT, "send", ("transport",), "message", "fig")
     assert F.findings_markdown(f, "smoke").startswith("This run cannot support findings")
-    assert "cannot support results" in F.abstract_results(PLANT, pd.DataFrame(),
-                                                          pd.DataFrame(), "smoke", 10, 0.1,
-                                                          "one machine")
+    assert "cannot support results" in H.abstract_results(PLANT, pd.DataFrame(),
+                                                          pd.DataFrame(), pd.DataFrame(),
+                                                          "smoke", 10, 0.1, "one machine")
 
 
 def test_abstract_counts_and_best_gain() -> None:
     v = pd.DataFrame({"claim": ["C1", "C2", "C3"],
                       "verdict": ["holds", "refuted", "not testable here"]})
-    a = F.abstract_results(PLANT, pd.DataFrame(), v, None, 1234, 1.4,
+    a = H.abstract_results(PLANT, pd.DataFrame(), pd.DataFrame(), v, None, 1234, 1.4,
                            F.testbed_text({"cpu": {"count": 2},
                                            "virtualization": {"hypervisor_flag": True}}))
-    assert a.startswith("On one 2-CPU virtual machine (1,234 trials, 1.4 h)")
+    assert a.startswith("On one 2-CPU virtual machine (1,234 measured trials, 1.4 h)")
     assert "verdicts on 3 published claims" in a
     assert "of 8 comparisons" in a and "2 are faster, 4 slower, 1 equivalent" in a
     assert "`sendmsg` at 256 KiB" in a and "1.30×" in a
+    assert "the gain is skipping `send`'s user-space memcpy" in a
     assert "Never faster than `send` in any configuration measured: `zerocopy`." in a
     assert "1 holds, 1 is refuted, 0 are inconclusive and 1 is not testable" in a
     assert F.testbed_text({}) == "one machine"

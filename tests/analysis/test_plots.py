@@ -166,3 +166,38 @@ def test_ratio_figure_has_the_one_line_and_crossovers() -> None:
     assert 20000.0 not in [ln.get_xdata()[0] for ln in other.get_lines()
                            if len(set(ln.get_xdata())) == 1]
     plt.close(g.figure)
+
+
+def test_a_log_axis_under_a_decade_has_readable_ticks() -> None:
+    assert P.log_ticks(0.5, 2.0) == [0.5, 1.0, 2.0]
+    assert len(P.log_ticks(0.8, 1.3)) >= 3  # finer steps where 1-2-5 gives fewer than three
+    assert P.log_ticks(1, 10_000) == [1, 10, 100, 1000, 10000]
+    P.setup()
+    d = comparisons()
+    g = P.ratios(d[d["configuration"] == "loopback, cross-core"], "method", "size", "ratio")
+    ax = g.axes.flat[0]
+    labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    assert len(labels) >= 3, labels
+    plt.close(g.figure)
+
+
+def test_one_window_per_configuration() -> None:
+    rows = [dict(method="send", size=16384, placement="cross-core", duration_s=w, gbit_per_s=v)
+            for w, n in ((0.5, 3), (1.0, 12), (3.0, 3)) for v in range(n)]
+    rows += [dict(method="send", size=65536, placement="cross-core", duration_s=3.0,
+                  gbit_per_s=1.0)] * 3
+    d = P.one_window(pd.DataFrame(rows))
+    assert set(d.loc[d["size"] == 16384, "duration_s"]) == {1.0}
+    assert set(d.loc[d["size"] == 65536, "duration_s"]) == {3.0}
+
+
+def test_file_bars_draw_memcpy_only_in_a_measured_sizes_panel() -> None:
+    P.setup()
+    rows = [dict(method=m, size=s, gbit_per_s=v, cache="warm") for m in ("splice", "sendfile")
+            for s in (1 << 20, 1 << 26) for v in (10.0, 11.0, 12.0)]
+    g = P.bars(pd.DataFrame(rows), "method", "gbit_per_s", "cache", "method", "Gbit/s",
+               col="size", bound={1 << 26: 55.9})
+    dashed = {k: [ln for ln in ax.lines if ln.get_linestyle() == "--"]
+              for k, ax in g.axes_dict.items()}
+    assert dashed[1 << 26] and not dashed[1 << 20]
+    plt.close(g.figure)
