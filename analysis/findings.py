@@ -204,19 +204,39 @@ def crossover_agreement(xo: pd.DataFrame, cmp: pd.DataFrame, factors: Sequence[s
     return xo.assign(agrees=agrees, why=why)
 
 
-def verdict_counts(verdicts: pd.DataFrame, with_ids: bool = False) -> str:
-    """"4 hold, 23 are refuted, 3 are inconclusive and 4 are not testable", optionally with
-    the claims of each verdict in parentheses."""
+#: the states of a verdict, in the words of a sentence
+VERDICT_WORDS = (("holds", "hold"), ("refuted", "refuted"), ("inconclusive", "inconclusive"),
+                 ("not testable here", "not testable here"),
+                 ("not run in this profile", "not run in this profile"))
+#: what each basis of a verdict reads the claim as (analysis.claims: copybench measures the
+#: claim as its report words it; the report's own program shows it as its code behaves)
+BASIS_WORDS = {"copybench": "as their reports word them (copybench)",
+               "their program": "as the reports' own programs behave (run here)"}
+
+
+def _state_counts(verdicts: pd.DataFrame, with_ids: bool) -> str:
     counts = verdicts["verdict"].value_counts()
     parts = []
-    for v, word in (("holds", "hold"), ("refuted", "refuted"), ("inconclusive", "inconclusive"),
-                    ("not testable here", "not testable")):
-        text = _are(int(counts.get(v, 0)), word)
-        if with_ids and v != "not testable here":
+    for v, word in VERDICT_WORDS:
+        n = int(counts.get(v, 0))
+        if not n and v == "not run in this profile":
+            continue
+        text = _are(n, word)
+        if with_ids and v in ("holds", "refuted", "inconclusive"):
             ids = verdicts.loc[verdicts["verdict"] == v, "claim"].unique().tolist()
             text += f" ({', '.join(ids) if ids else 'none'})"
         parts.append(text)
     return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def verdict_counts(verdicts: pd.DataFrame, with_ids: bool = False) -> str:
+    """"4 hold, 23 are refuted, 3 are inconclusive and 4 are not testable here", per reading
+    of the claims where the table says which measurement decided each verdict (``basis``),
+    optionally with the claims of each verdict in parentheses."""
+    if "basis" not in verdicts or verdicts["basis"].nunique() < 2:
+        return _state_counts(verdicts, with_ids)
+    return "; ".join(f"{BASIS_WORDS.get(b, b)}: {_state_counts(g, with_ids)}"
+                     for b, g in verdicts.groupby("basis", sort=True))
 
 
 def claims_finding(verdicts: pd.DataFrame) -> Finding | None:
