@@ -76,7 +76,7 @@ def _panel(ax: Any, d: pd.DataFrame, claim: str) -> None:
                 markersize=5, linestyle="none")
     ax.axvline(1.0, color="0.2", linewidth=0.8)
     ax.set_yticks(y)
-    ax.set_yticklabels(d["label"], fontsize=7)
+    ax.set_yticklabels(d["label"], fontsize=8)
     ax.set_ylim(-0.7, len(d) - 0.3)
     ax.set_xscale("log")
     lo = min(d["lo"].min(), d["band_lo"].min(skipna=True) if d["band_lo"].notna().any() else 1)
@@ -88,19 +88,20 @@ def _panel(ax: Any, d: pd.DataFrame, claim: str) -> None:
     ax.xaxis.set_major_locator(LogLocator(base=10, subs=subs))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.tick_params(axis="x", labelsize=7)
+    ax.tick_params(axis="x", labelsize=8)
     ax.set_title(claim, fontsize=9, loc="left")
 
 
 def forest(df: pd.DataFrame, ncols: int = 2) -> Figure:
-    """The figure: one panel per claim, panel heights by their number of comparisons
-    (constrained layout: the labels of one panel never run into the next)."""
+    """One figure of up to ``ncols`` claims side by side, a panel per claim, panel heights by
+    their number of comparisons (constrained layout: the labels of one panel never run into
+    the next). :func:`forests` cuts every claim into such figures, so each stays readable on
+    a printed page."""
     claims = list(dict.fromkeys(df["claim"]))
     nrows = math.ceil(len(claims) / ncols)
     grid = [claims[i * ncols:(i + 1) * ncols] for i in range(nrows)]
     heights = [max(int((df["claim"] == c).sum()) for c in row) for row in grid]
-    fig = plt.figure(figsize=(12, 0.2 * sum(heights) + 0.9 * nrows + 0.8),
-                     layout="constrained")
+    fig = plt.figure(figsize=(9, 0.21 * sum(heights) + 1.1 * nrows + 0.7), layout="constrained")
     gs = fig.add_gridspec(nrows, ncols, height_ratios=[h + 2.5 for h in heights])
     for i, row in enumerate(grid):
         for j, claim in enumerate(row):
@@ -116,6 +117,13 @@ def forest(df: pd.DataFrame, ncols: int = 2) -> Figure:
                       "hue": "verdict", "col": "claim", "row": None,
                       "extra": ["lo", "hi", "band_lo", "band_hi", "basis", "placement"]}
     return fig
+
+
+def forests(df: pd.DataFrame, per_figure: int = 2) -> list[Figure]:
+    """Every claim's panel, ``per_figure`` claims to a figure, in claim order."""
+    claims = list(dict.fromkeys(df["claim"]))
+    return [forest(df[df["claim"].isin(claims[i:i + per_figure])])
+            for i in range(0, len(claims), per_figure)]
 
 
 def empty(text: str) -> Figure:

@@ -702,8 +702,8 @@ def show(g: Any, source: pd.DataFrame | None = None) -> list[str]:
         g._copybench["source"] = source
     if isinstance(g, sns.FacetGrid):
         g.tight_layout()  # keeps the legend outside the axes
-    elif not isinstance(g, Figure):  # a Figure was laid out with room for its legend
-        fig.tight_layout()
+    elif not isinstance(g, Figure) and fig.get_layout_engine() is None:
+        fig.tight_layout()  # (a Figure, or a figure with a layout engine, is laid out)
     _thin_size_ticks(fig)
     probs = check_figure(g)
     _STATE["n"] += 1

@@ -66,14 +66,14 @@ glue_text("counts_by_reading", C.counts_text(results))
 compact = C.compact_table(results)
 COLS = ["claim", "reading", "placement", "published", "their program here [CI]",
         "copybench here [CI]", "rule", "verdict"]
-#: the verdict's label colour (HTML); the PDF prints the verdict in bold
+#: the verdict's label colour (HTML; the PDF prints its words)
 LABEL = {C.HOLDS: "#cdebd9", C.REFUTED: "#f9d3bf", C.INCONCLUSIVE: "#dedcf0",
          C.NOT_TESTABLE: "#e6e6e6", C.NOT_RUN: "#f4f4f4"}
 shown = compact[COLS]
 html = shown.style.hide(axis="index").apply(
     lambda col: [f"background-color: {LABEL[s]}; font-weight: bold" for s in compact["state"]]
     if col.name == "verdict" else [""] * len(col)).to_html()
-body = [[str(v) for v in row[:-1]] + [f"**{row[-1]}**"] for row in shown.itertuples(index=False)]
+body = [[str(v) for v in row] for row in shown.itertuples(index=False)]
 display({"text/html": html, "text/markdown": list_table(COLS, body),
          "text/plain": shown.to_string(index=False)}, raw=True)
 
@@ -96,7 +96,8 @@ display({"text/html": html, "text/markdown": list_table(COLS, body),
 # %% tags=["remove-input"]
 forest = FP.rows(results)
 if len(forest):
-    P.show(FP.forest(forest))
+    for fig in FP.forests(forest):
+        P.show(fig)
 else:
     note("No claim comparison has a CI in this run: every claim is not testable here or not "
          "run in this profile.")
