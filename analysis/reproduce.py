@@ -50,6 +50,16 @@ class Judgement:
     why: str
 
 
+#: the rule as first stated compared a crossover size like a ratio and let only the
+#: reviewer's verdict be the undecided one; both were mended after the reference machine's
+#: own committed reruns had been judged by it, so those runs are not its test
+REVISION = ("The rule was mended on 2026-11-24, after the reference machine's own committed "
+            "reruns had been judged by it: as first stated it compared a crossover size like a "
+            "ratio (two crossovers fell outside the widened CI although their CIs overlap) and "
+            "let only the reviewer's verdict be the inconclusive one; the next reviewer's run is "
+            "its first real test.")
+
+
 def rule_text(tolerance: float = TOLERANCE) -> str:
     """The rule in words (the artifact appendix glues this sentence)."""
     return (
@@ -65,7 +75,7 @@ def rule_text(tolerance: float = TOLERANCE) -> str:
         "or not testable on one machine and decided on the other, is not comparable (on a "
         "machine that has what the other lacked, a decided verdict is a new result, not a "
         "failure); not testable on both machines for the same missing condition is "
-        "reproduced.")
+        "reproduced. " + REVISION)
 
 
 def _overlap(a: ClaimResult, b: ClaimResult) -> bool | None:

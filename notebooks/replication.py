@@ -112,6 +112,8 @@ else:
 # against this run): {glue:text}`reproduce_expected:s`
 
 # %% tags=["remove-input"]
+import json
+
 from analysis import compare as K
 from analysis import reproduce as RP
 
@@ -130,6 +132,17 @@ for d in RP.reruns(run.path):
                      f"{r.claim} {r.placement}" for r in t[t["status"] == RP.NOT_REPRODUCED]
                      .itertuples()) or "—"})
 this_cpu = str(((run.manifest.get("cpu") or {}).get("model")) or "unknown CPU")
+claims_runs = [d for d in RP.reruns(run.path) if d.name.endswith("-claims")]
+if claims_runs:
+    c = A.load_run(claims_runs[-1])
+    sessions = json.loads((claims_runs[-1] / "sessions.json").read_text(encoding="utf-8"))
+    wall = sum(x.get("wall_s") or 0 for x in sessions)
+    glue_text("claims_run_time", (
+        f"{wall / 60:.0f} min for {len(c.trials)} trials in its last committed run "
+        f"({c.run_id}, on a {((c.manifest.get('cpu') or {}).get('count'))}-CPU VM with "
+        f"{((c.manifest.get('cpu') or {}).get('model'))})"))
+else:
+    glue_text("claims_run_time", "no committed run of the claims profile to time")
 
 
 def _where(r: dict) -> str:
