@@ -153,7 +153,7 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
     fixed = sum(trial_seconds(cells[Trial.parse(t).cell], True) for t in singles)
     seq = sequential_design(des, rehearsal)
     if seq is not None:
-        _attach_comparisons(blocks, cells, sources, seq)
+        _attach_comparisons(blocks, cells, sources, seq, rehearsal)
     reserve = des.sequential.budget_s if des.sequential else 0.0
     notes += D.plan_rounds(blocks, des, profile.budget_s - reserve if profile.budget_s
                            else None, fixed)
@@ -173,12 +173,17 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
             keep = 2 if "AA" in b.claims else 1
             b.rounds = max(keep, round(b.rounds * REHEARSAL_SHARE))
             b.expected_half_width = D.half_width(b.sd, b.rounds, des.confidence, b.family)
-        cells = {cid: Cell(**{**asdict(c), "perf_trials": min(c.perf_trials, 2)})
+        cells = {cid: Cell(**{**asdict(c), "perf_trials": min(c.perf_trials, 1)})
                  for cid, c in cells.items()}
         singles = _profiled_ids(cells)
         notes.append(f"rehearsal: every block runs about {REHEARSAL_SHARE:.0%} of its planned "
-                     "rounds, at least one (the A/A block two), and profiled cells two profiled "
-                     "trials: a check that the pipeline and the book work on this plan, not a "
+                     "rounds, at least one (the A/A block two), and profiled cells one profiled "
+                     "trial"
+                     + (f"; the top-up runs on the {REHEARSAL_SEQUENTIAL} sequential blocks that "
+                        f"cost least per round ({REHEARSAL_LOOK} rounds to the first look, a "
+                        f"look every {REHEARSAL_LOOK}, a tenth of the top-up's reserve)"
+                        if seq is not None else "")
+                     + ": a check that the pipeline and the book work on this plan, not a "
                      "result")
     n_rounds = max((b.rounds for b in blocks), default=0)
     rounds = [D.round_order(blocks, seed, r, singles if r == 1 else None)
@@ -200,8 +205,11 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
 
 
 #: a rehearsal's sequential blocks: first look after 2 rounds (the fewest a CI needs), a look
-#: every 2, and a tenth of the maximum (at least 4), so it runs at least one top-up look
+#: every 2, and a tenth of the maximum (at least 4), so it runs at least one top-up look; only
+#: the few cheapest blocks keep the top-up (the others run one round, as every block of a
+#: rehearsal), so the rehearsal of the paper profile stays near a quarter of an hour
 REHEARSAL_LOOK = 2
+REHEARSAL_SEQUENTIAL = 4
 
 
 def sequential_design(des: Design, rehearsal: bool) -> sq.SequentialDesign | None:
@@ -219,12 +227,17 @@ def sequential_design(des: Design, rehearsal: bool) -> sq.SequentialDesign | Non
 
 def _attach_comparisons(blocks: list[D.Block], cells: dict[str, Cell],
                         sources: dict[str, list[Experiment]],
-                        seq: sq.SequentialDesign) -> None:
+                        seq: sq.SequentialDesign, rehearsal: bool) -> None:
     """Each block with a declared comparison (runner.topup.resolve) gets the top-up's
-    looks, its family (the largest of its comparisons') and its comparisons."""
+    looks, its family (the largest of its comparisons') and its comparisons (a rehearsal:
+    only the :data:`REHEARSAL_SEQUENTIAL` that cost least per round, ties by block id)."""
     looks = list(seq.schedule(seq.first_look or 2).looks)
-    for b in blocks:
-        comps = topup.resolve(b.cells, cells, sources)
+    found = {b.id: topup.resolve(b.cells, cells, sources) for b in blocks}
+    keep = sorted((b for b in blocks if found[b.id]), key=lambda b: (b.seconds_per_round, b.id))
+    if rehearsal:
+        keep = keep[:REHEARSAL_SEQUENTIAL]
+    for b in keep:
+        comps = found[b.id]
         if comps:
             b.sequential = {"looks": looks, "family": max(c.family for c in comps),
                             "comparisons": [c.to_json() for c in comps]}
