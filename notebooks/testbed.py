@@ -20,14 +20,13 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 import pandas as pd
 
+from analysis import design as D
 from analysis import findings as F
 from analysis import run as A
 from analysis import plots as P
 from analysis import stats as S
 from analysis.fmt import fmt_pct
 from analysis.output import glue_text, note, show_table
-from rundir import planfile
-from rundir import sequential as sq
 
 P.setup()
 run = A.load_run(run_dir)
@@ -41,29 +40,6 @@ glue_text("sweep_notebook", (", ".join(f"{run.path.name}/{n}" for n in sweep_nbs
           "existed); its sessions.json records each invocation")
 design = (run.plan or {}).get("design") or {}
 kind = F.run_kind(man, run.plan)
-
-
-def sequential_text(run: A.Run) -> str:
-    """The design of the verdicts' CIs, from the run's plan.json: the sequential top-up in
-    the words of rundir.sequential.design_text and what it gave, or the fixed design."""
-    seq = planfile.sequential_design(run.plan)
-    if seq is None:
-        return ("This run used the fixed design: every block ran its planned rounds, and each "
-                "verdict reads the ordinary t CI of its paired ratios at those rounds.")
-    blocks = {b: v for b, v in ((run.plan or {}).get("blocks") or {}).items()
-              if v.get("sequential")}
-    ran = run.trials[run.trials["block"].isin(list(blocks))].groupby("block")["repetition"].max()
-    topped = {b: int(n) - int(blocks[b]["rounds"]) for b, n in ran.items()
-              if int(n) > int(blocks[b]["rounds"])}
-    return (f"This run used the sequential top-up: {len(blocks)} blocks with "
-            f"{seq['comparisons']} declared comparisons ran to their first look, and the "
-            f"rest of the budget ({seq['topup_budget_s'] / 60:.1f} min of estimated trial "
-            f"time) went to the blocks whose comparisons were undecided; it gave "
-            f"{sum(topped.values())} more rounds to {len(topped)} of them. "
-            + sq.design_text(seq) + " Each verdict reads its comparisons' repeated CIs at "
-            "their stopping looks (the first look that decided, else the last look reached).")
-
-
 if kind == "synthetic":
     run_kind = "This run is SYNTHETIC test data, not a measurement."
 elif kind == "rehearsal":
@@ -85,7 +61,7 @@ glue_text("block_order", "in an order counterbalanced over pairs of rounds (shuf
           else "in shuffled order")
 glue_text("design_noise", f"the noise model of {design['noise_source']}"
           if design.get("noise_source") else "no noise model")
-glue_text("design_sequential", sequential_text(run))
+glue_text("design_sequential", D.sequential_text(run))
 glue_text("n_trials", f"{len(trials):,}")
 glue_text("n_measured", f"{len(m):,}")
 glue_text("n_cells", f"{m['cell'].nunique():,}")
