@@ -71,7 +71,7 @@ glue_text("n_verdicts", str(sum(counts.values())))
 # keeps an inconclusive verdict from deciding; the other design (paired or unpaired) is the
 # sensitivity check; *applicability* is the condition the rule declares for a testbed;
 # *rounds/looks* the rounds the shown CI rests on (with the sequential top-up: the look it
-# stopped at, of the looks its block reached; {doc}`method`).
+# stopped at, of the looks its block reached; {doc}`../method`).
 
 # %% tags=["remove-input"]
 show_table(table[["claim", "for", "verdict (direction)", "estimate [CI]", "rounds/looks",
