@@ -18,6 +18,8 @@ from typing import Literal, Mapping, Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
+
+from rundir import sequential as sq
 from statsmodels.stats.multitest import multipletests
 
 CONFIDENCE = 0.95
@@ -419,6 +421,11 @@ class RatioTest:
     family: int
     alpha: float
     sd_log: float = math.nan  # PAIRED: sd of the per-round log ratios
+    # the sequential top-up (:func:`sequential_ratio`): the stopping look's number, the looks
+    # its block reached and the rounds at the stopping look; 0 for the fixed design
+    look: int = 0
+    looks: int = 0
+    rounds: int = 0
 
     @property
     def n(self) -> int:
@@ -480,6 +487,34 @@ def paired_ratio(a: ArrayLike, b: ArrayLike, family: int = 1, alpha: float = ALP
         pw = float(stats.wilcoxon(d, alternative="two-sided").pvalue)
     return RatioTest(PAIRED, Estimate(value, lo, hi, n, conf), p, _bonferroni(p, family),
                      pw, _bonferroni(pw, family), family, alpha, sd)
+
+
+def sequential_ratio(rounds: ArrayLike, a: ArrayLike, b: ArrayLike, sched: sq.Schedule,
+                     reached: int, boundaries: Sequence[float], family: int = 1,
+                     spending: str = sq.POCOCK, alpha: float = ALPHA) -> RatioTest:
+    """The paired ratio a/b of a run with the sequential top-up, read at its stopping look
+    (:func:`rundir.sequential.stopping_look`: the first look whose repeated CI lies wholly on
+    one side of each of the rule's ``boundaries``, else the last look its block reached):
+    the geometric-mean ratio and repeated CI of the rounds up to that look, at the look's
+    nominal level (alpha/family spent over the looks). ``rounds`` labels each pair with its
+    round; ``reached`` is the rounds the block ran. The repeated CI decides; no p-value is
+    given (the fixed-sample t-test's would ignore the looks)."""
+    r = np.asarray(rounds, dtype=int).ravel()
+    x = np.asarray(a, dtype=float).ravel()
+    y = np.asarray(b, dtype=float).ravel()
+    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+    looks = sq.looks_by_round(r[ok], np.log(x[ok] / y[ok]), sched, reached, family, spending,
+                              alpha)
+    if not looks:  # the block did not reach its first look (an interrupted run)
+        return RatioTest(PAIRED, Estimate(math.nan, math.nan, math.nan, int(ok.sum()),
+                                          family_confidence(family, alpha)),
+                         math.nan, math.nan, math.nan, math.nan, family, alpha)
+    stop = sq.stopping_look(looks, boundaries)
+    at = looks[stop.look - 1]
+    n = int(np.sum(r[ok] <= stop.rounds))
+    return RatioTest(PAIRED, Estimate(stop.estimate, stop.lo, stop.hi, n, at.level), math.nan,
+                     math.nan, math.nan, math.nan, family, alpha, at.sd_log, stop.look,
+                     len(looks), stop.rounds)
 
 
 def unpaired_ratio(a: ArrayLike, b: ArrayLike, family: int = 1, alpha: float = ALPHA,

@@ -69,11 +69,13 @@ glue_text("n_verdicts", str(sum(counts.values())))
 # One row per claim, reading and placement (the compact table of the chapter shows the same
 # verdicts beside the published numbers). *CI straddles* names the rule's boundary that
 # keeps an inconclusive verdict from deciding; the other design (paired or unpaired) is the
-# sensitivity check; *applicability* is the condition the rule declares for a testbed.
+# sensitivity check; *applicability* is the condition the rule declares for a testbed;
+# *rounds/looks* the rounds the shown CI rests on (with the sequential top-up: the look it
+# stopped at, of the looks its block reached; {doc}`../method`).
 
 # %% tags=["remove-input"]
-show_table(table[["claim", "for", "verdict (direction)", "estimate [CI]", "CI straddles",
-                  "design", "sensitivity (other design)", "applicability"]])
+show_table(table[["claim", "for", "verdict (direction)", "estimate [CI]", "rounds/looks",
+                  "CI straddles", "design", "sensitivity (other design)", "applicability"]])
 
 # %% [markdown]
 # ## What each test computed, where, and why this verdict

@@ -23,7 +23,9 @@
 #
 # One row per verdict: the published ratio (at the size shown), their program here and
 # copybench here, each with its CI at its rule's family level, the rule's boundaries and
-# the verdict (a refutation says which way the data contradict the claim). A row's verdict
+# the verdict (a refutation says which way the data contradict the claim) with the rounds
+# its CI rests on (with the sequential top-up: "look j/k", the look it stopped at of the
+# looks its block reached). A row's verdict
 # rests on the measurement its reading names (*report's words*: copybench; *their program*:
 # the report's own code run here); the other column shows the counterpart under the same
 # rule.
@@ -64,6 +66,8 @@ glue_text("rules_revised", (
     "verdict here follows rules fixed before its data existed."))
 glue_text("counts_by_reading", C.counts_text(results))
 compact = C.compact_table(results)
+compact["verdict"] = [f"{v} [{n}]" if n != "—" else v
+                      for v, n in zip(compact["verdict"], compact["rounds/looks"])]
 COLS = ["claim", "reading", "placement", "published", "their program here [CI]",
         "copybench here [CI]", "rule", "verdict"]
 #: the verdict's label colour (HTML; the PDF prints its words)

@@ -20,6 +20,7 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 import pandas as pd
 
+from analysis import design as D
 from analysis import findings as F
 from analysis import run as A
 from analysis import plots as P
@@ -61,6 +62,7 @@ glue_text("block_order", "in an order counterbalanced over pairs of rounds (shuf
           else "in shuffled order")
 glue_text("design_noise", f"the noise model of {design['noise_source']}"
           if design.get("noise_source") else "no noise model")
+glue_text("design_sequential", D.sequential_text(run))
 glue_text("n_trials", f"{len(trials):,}")
 glue_text("n_measured", f"{len(m):,}")
 glue_text("n_cells", f"{m['cell'].nunique():,}")

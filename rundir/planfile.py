@@ -3,7 +3,9 @@
 
 The runner writes it from its plan (``runner.model.Plan``); the analysis reads what the plan
 declared before the run through :class:`Declared`: the primary statistic of the block design
-(``paired`` or ``unpaired``) and the interference rule (``exclude_steal_above``).
+(``paired`` or ``unpaired``) and the interference rule (``exclude_steal_above``); and, for a
+run with the sequential top-up, the design (:func:`sequential_design`) and each block's looks
+(:func:`block_schedule`), so the verdicts read each comparison at its stopping look.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rundir import layout
+from rundir.sequential import Schedule
 
 SCHEMA = Path(__file__).resolve().parent / "schema" / "plan.schema.json"
 PAIRED = "paired"
@@ -44,3 +47,23 @@ class Declared:
         return cls(primary=UNPAIRED if design.get("primary") == UNPAIRED else PAIRED,
                    exclude_steal_above=float(steal) if isinstance(steal, (int, float))
                    and not isinstance(steal, bool) else None)
+
+
+def sequential_design(plan: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The sequential top-up's design as plan.json declares it (``design.sequential``:
+    :meth:`rundir.sequential.SequentialDesign.to_json` and the top-up budget), or None for a
+    run with the fixed design."""
+    seq = ((plan or {}).get("design") or {}).get("sequential")
+    return seq if isinstance(seq, dict) else None
+
+
+def block_schedule(plan: dict[str, Any] | None, block: str) -> Schedule | None:
+    """The looks of one block of a sequential run (``blocks.<id>.sequential.looks``), or None
+    where the block has none (the fixed design, or a block without declared comparisons)."""
+    if sequential_design(plan) is None:
+        return None
+    b = ((plan or {}).get("blocks") or {}).get(block) or {}
+    looks = (b.get("sequential") or {}).get("looks")
+    if not isinstance(looks, list) or not looks:
+        return None
+    return Schedule(tuple(int(n) for n in looks))

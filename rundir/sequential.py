@@ -480,3 +480,91 @@ def design_text(doc: Mapping[str, Any]) -> str:
             f"spent over the looks by the {doc['spending_function']}, t = n/N; "
             f"{doc['family_rule']}; the interval at look j is the {doc['interval']}. The rounds "
             f"left in the budget go out one look at a time: {doc['order_rule']}.")
+
+
+# ------------------------------------------------- looks from rounds that may have gaps
+
+def looks_by_round(rounds: Sequence[int], log_ratios: Sequence[float], sched: Schedule,
+                   reached: int, family: int = 1, spending: str = POCOCK,
+                   alpha: float = ALPHA) -> list[Look]:
+    """The repeated CI at every look a block has reached (``reached``: the rounds it ran),
+    from per-round log ratios labelled by their round: look j reads the ratios of rounds
+    1..n_j. A round whose pair is missing (a failed trial) is left out, so look j may hold
+    fewer than n_j ratios: its interval then uses the t quantile of the ratios it has at
+    the look's nominal level (with every round present this is :func:`repeated_cis`). A
+    look with fewer than two ratios has no CI (NaN ends). The runner's top-up and the
+    analysis's verdicts both read a comparison through this function."""
+    r = np.asarray(rounds, dtype=int)
+    d = np.asarray(log_ratios, dtype=float)
+    if r.shape != d.shape or d.ndim != 1 or not np.all(np.isfinite(d)):
+        raise ValueError("rounds and log ratios must be two flat sequences of one length, "
+                         "the ratios finite")
+    levels = _levels(sched, family, float(alpha), spending)[1]
+    out: list[Look] = []
+    for j, (n, level) in enumerate(zip(sched.looks, levels), 1):
+        if n > reached:
+            break
+        x = d[r <= n]
+        if x.size < 2:
+            out.append(Look(j, n, math.nan, math.nan, math.nan, level, math.nan, math.nan))
+            continue
+        mean, sd = float(x.mean()), float(x.std(ddof=1))
+        q = float(stats.t.isf((1.0 - level) / 2.0, x.size - 1))
+        half = q * sd / math.sqrt(x.size)
+        out.append(Look(j, n, _exp(mean), _exp(mean - half), _exp(mean + half), level, mean,
+                        sd))
+    return out
+
+
+def summary_of(block: str, looks: Sequence[Look], sched: Schedule, family: int,
+               rule_boundaries: Sequence[float], spending: str = POCOCK,
+               alpha: float = ALPHA) -> Summary | None:
+    """The :class:`Summary` of a comparison at its latest look (from :func:`looks_by_round`),
+    or None when that look has no CI (fewer than two pairs: nothing to rank)."""
+    if not looks or math.isnan(looks[-1].lo):
+        return None
+    last = looks[-1]
+    q_final = quantiles(sched, family, alpha, spending)[-1]
+    return Summary(block, last.rounds, sched.rounds_max - last.rounds, last.mean_log,
+                   last.sd_log, last.lo, last.hi, tuple(rule_boundaries), q_final)
+
+
+# ------------------------------------------------------------- planning: the chance to decide
+
+#: simulated runs per comparison for :func:`p_decided` (seeded: a plan prints the same)
+PLAN_DRAWS = 4000
+PLAN_SEED = 20261125
+
+
+def p_decided(mean_log: float, sd: float, sched: Schedule, family: int,
+              rule_boundaries: Sequence[float], spending: str = POCOCK, alpha: float = ALPHA,
+              draws: int = PLAN_DRAWS, seed: int = PLAN_SEED) -> tuple[float, float]:
+    """The chance that a comparison whose per-round log ratios are normal with mean
+    ``mean_log`` and sd ``sd`` is decided (a) at the first look and (b) at some look up to
+    the schedule's maximum, each look reading the repeated CI of the rounds so far; by a
+    seeded simulation of ``draws`` runs (the planning number a plan prints)."""
+    if not sd > 0.0:
+        inside = any(math.log(b) == mean_log for b in rule_boundaries)
+        return (0.0, 0.0) if inside else (1.0, 1.0)
+    rng = np.random.default_rng(seed)
+    x = mean_log + sd * rng.standard_normal((draws, sched.rounds_max))
+    n = np.asarray(sched.looks, dtype=float)
+    idx = np.asarray(sched.looks) - 1
+    c1, c2 = np.cumsum(x, axis=1)[:, idx], np.cumsum(x * x, axis=1)[:, idx]
+    mean = c1 / n
+    s = np.sqrt(np.maximum((c2 - n * mean * mean) / (n - 1), 0.0))
+    half = np.asarray(quantiles(sched, family, alpha, spending)) * s / np.sqrt(n)
+    straddled = np.zeros_like(mean, dtype=bool)
+    for b in rule_boundaries:
+        lb = math.log(b)
+        straddled |= (mean - half < lb) & (lb < mean + half)
+    ok = ~straddled
+    return float(ok[:, 0].mean()), float(ok.any(axis=1).mean())
+
+
+def design_of(doc: Mapping[str, Any]) -> SequentialDesign:
+    """The :class:`SequentialDesign` a plan.json (or :meth:`SequentialDesign.to_json`)
+    describes; keys beyond the design's own (budget, text) are ignored."""
+    return SequentialDesign(**{k: doc[k] for k in ("spending", "alpha", "first_look",
+                                                   "look_every", "rounds_max", "max_factor")
+                               if k in doc})

@@ -11,7 +11,8 @@ Modules, one concern each, in layers (a module imports only its own layer or low
   ``manifest`` (the environment); ``originals`` (the reports' own programs);
 * the plan: ``model`` (Cell, Trial, Plan), ``machine`` (what the machine offers),
   ``adaptive`` (stopping rule), ``design`` (blocks, the noise model), ``expand`` (cells, one
-  host or two), ``estimate`` (time), ``plan``, ``noisemodel`` (``python -m runner noise``);
+  host or two), ``estimate`` (time), ``topup`` (the sequential top-up: comparisons, the next
+  look, the expected undecided), ``plan``, ``noisemodel`` (``python -m runner noise``);
 * running trials: ``pair`` (the one pair runner), ``remotehost``, ``transports`` (loopback,
   veth, udp-forward, remote), ``copybench_argv``, ``trialrecord``, ``copybench_trial``,
   ``peer_trial``, ``trials``;

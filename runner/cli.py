@@ -20,8 +20,10 @@ from rundir import atomic, records
 from runner import estimate as estimate_mod
 from runner import inventory
 from runner import noisemodel
+from runner import plan as plan_mod
 from runner import profile as profile_mod
 from runner import session
+from runner import topup
 from runner.binary import binary_methods, find_binary, repo_root
 from runner.errors import OneLineParser, RunnerError, UsageError
 from runner.expand import ONE_HOST, TWO_HOSTS
@@ -122,6 +124,18 @@ def build_parser() -> argparse.ArgumentParser:
                     help="run directories (several: pooled, each run's blocks apart)")
     no.add_argument("--out", type=Path, metavar="FILE", help="write the noise model (TOML)")
 
+    pn = sub.add_parser("planning", help="the expected effects of a profile's comparisons, "
+                        "from a run (for the plan's expected undecided count)",
+                        description="Each comparison the profile declares for the sequential "
+                        "top-up, measured in a run that has the same cells (the last "
+                        "reference run): its geometric-mean ratio, the sd of its per-round "
+                        "log ratios and its rounds. --out writes the TOML a profile's "
+                        "[design] sequential.planning names.")
+    pn.add_argument("run_dir", type=Path, metavar="RUN", help="a block-design run directory")
+    pn.add_argument("--profile", required=True, metavar="NAME|PATH",
+                    help=f"profile name ({names}) or path to a .toml file")
+    pn.add_argument("--out", type=Path, metavar="FILE", help="write the planning file (TOML)")
+
     e = sub.add_parser("env", help="print the environment manifest (JSON)",
                        description="Print the manifest.json a sweep would write.")
     e.add_argument("--no-memcpy", action="store_true", help="skip the memcpy bandwidth test")
@@ -146,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_notebook(args)
         if args.cmd == "noise":
             return cmd_noise(args)
+        if args.cmd == "planning":
+            return cmd_planning(args)
         return cmd_env(args)
     except UsageError as e:
         print(f"runner: {e}", file=sys.stderr)
@@ -186,6 +202,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         out.print(blocks_table(plan))
     for n in plan.notes:
         out.print(f"  {n}", markup=False, highlight=False)
+    for line in topup_lines(prof, plan):
+        out.print(line, markup=False, highlight=False)
     t = Table(title="cells per experiment")
     for col in ("experiment [kind]", "cells", "s per repetition"):
         t.add_column(col, justify="left" if col.startswith("exp") else "right")
@@ -202,7 +220,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
               f"estimated time {fmt_duration(est.seconds_expected)} "
               f"(min {fmt_duration(est.seconds_min)}, max {fmt_duration(est.seconds_max)})",
               markup=False, highlight=False)
-    if prof.budget_s and est.seconds_expected > prof.budget_s:
+    if prof.budget_s and est.seconds_expected > prof.budget_s + 1:
         out.print(f"warning: the estimate exceeds the profile's budget_s = {prof.budget_s:g}",
                   markup=False, highlight=False)
     return 0
@@ -221,10 +239,69 @@ def blocks_table(plan: Plan) -> Table:
         t.add_column(col, justify="left" if col in ("block", "purpose", "claims") else "right")
     for r in estimate_mod.block_rows(plan):
         t.add_row(escape(r["block"]), r["purpose"], r["claims"], str(r["cells"]),
-                  str(r["rounds"]), f"{r['sd']:.3f}", f"{r['expected ±']:.1%}"
+                  f"{r['rounds']}..{r['rounds_max']}" if r["rounds_max"] else str(r["rounds"]),
+                  f"{r['sd']:.3f}", f"{r['expected ±']:.1%}"
                   + ("" if not r["note"] else " !"), f"{r['target ±']:.0%}",
                   f"{r['minutes']:.1f}")
     return t
+
+
+def topup_lines(prof: profile_mod.Profile, plan: Plan) -> list[str]:
+    """The top-up stage of a sequential plan, in words: looks, maxima, budget, the order
+    rule, and the expected number of undecided comparisons (runner.topup.expectations)."""
+    seq = (plan.design or {}).get("sequential")
+    if not isinstance(seq, dict):
+        return []
+    lines = [f"top-up stage (sequential design): {seq['blocks']} blocks with "
+             f"{seq['comparisons']} declared comparisons run to their first look "
+             f"({seq['first_look_text']}), then one look at a time (every "
+             f"{seq['look_every']} rounds) up to {seq['max_text']} a block; "
+             f"{seq['spending_function']}, alpha {seq['alpha']:g} per family (Bonferroni).",
+             f"  budget: {seq['topup_budget_s'] / 60:.1f} min ({seq['budget_rule']})",
+             f"  order: {seq['order_rule']}"]
+    path = plan_mod.profile_file(prof, seq.get("planning"))
+    if path is None:
+        lines.append(f"  expected undecided: no planning file ({seq.get('planning')!r} not "
+                     "found; python -m runner planning RUN --profile "
+                     f"{prof.name} --out FILE writes one)")
+        return lines
+    effects, run = topup.load_effects(path)
+    ex = topup.expectations(plan, effects)
+    n = len(ex)
+    first = sum(1 - e.p_first for e in ex)
+    most = sum(1 - e.p_max for e in ex)
+    none = sum(1 for e in ex if e.ratio is None)
+    lines.append(
+        f"  expected undecided comparisons (each comparison's chance to be decided, by a "
+        f"seeded simulation of its repeated CIs with the per-round sd of its block from the "
+        f"noise model and the true ratio taken as the same comparison's estimate in "
+        f"{path.name}, from run {run}; comparisons without one count as undecided: {none}): "
+        f"{first:.1f} of {n} at the first looks alone, {most:.1f} of {n} if every block "
+        f"could run to its maximum (the budget decides between the two)")
+    worst = sorted(ex, key=lambda e: e.p_max)[:8]
+    lines.append("  least likely to be decided by the maximum: " + "; ".join(
+        f"{e.label}, {e.comparison}"
+        + (f" (planning ratio {e.ratio:.3g}, P {e.p_max:.2f})" if e.ratio else " (no estimate)")
+        for e in worst))
+    return lines
+
+
+def cmd_planning(args: argparse.Namespace) -> int:
+    if not args.run_dir.is_dir() or records.trials_file(args.run_dir) is None:
+        raise UsageError(f"planning: {args.run_dir}: not a run directory (no trials.jsonl)")
+    prof = profile_mod.load(args.profile)
+    plan = make(prof, _caps(), None)
+    if not (plan.design or {}).get("sequential"):
+        raise UsageError(f"planning: profile {prof.name} has no [design] sequential (nothing "
+                         "to plan for)")
+    rows = topup.effects_from_run(plan, args.run_dir)
+    text = topup.effects_toml(rows, args.run_dir, prof.name)
+    if args.out:
+        atomic.write_text(args.out, text)
+        print(f"runner: wrote {args.out} ({len(rows)} comparisons)", file=sys.stderr)
+    else:
+        print(text)
+    return 0
 
 
 def cmd_env(args: argparse.Namespace) -> int:

@@ -15,7 +15,10 @@ needs, planned before anything runs.
   ``t(1 - a/(2m), n-1) * sd / sqrt(n) <= ln(1 + target)`` (m = the decision family's size),
   within ``rounds_min..rounds_max``. The budget serves claim blocks first, then the A/A
   control, then the questions, then descriptive blocks; what cannot reach its target in the
-  budget is said before the run starts. Verdicts use the planned rounds only.
+  budget is said before the run starts.
+* With the sequential top-up (``[design] sequential``; :mod:`runner.topup`), a block with
+  declared comparisons is planned to its first look only, and gets more rounds, one look at
+  a time, while a comparison is undecided; every other block keeps its planned rounds.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from typing import Any, Iterable
 
 from scipy import stats
 
+from rundir import sequential as sq
 from runner.errors import ProfileError
 from runner.profile import PURPOSES, Design
 
@@ -112,6 +116,13 @@ class Block:
     # the seconds one trial of each takes; seconds_per_round counts every cell
     caps: dict[str, int] = field(default_factory=dict)
     cell_seconds: dict[str, float] = field(default_factory=dict)
+    # the sequential top-up: looks, family, comparisons (runner.topup); empty: fixed rounds
+    sequential: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def first_look(self) -> int:
+        """The rounds a sequential block is planned to (its first look); 0 for the others."""
+        return int(self.sequential["looks"][0]) if self.sequential else 0
 
     def seconds(self, rounds: int) -> float:
         """The block's time for ``rounds`` rounds (capped cells stop at their cap)."""
@@ -122,7 +133,10 @@ class Block:
         return r <= self.rounds and (not cap or r <= cap)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        if not d["sequential"]:  # plans of the fixed design keep the keys they had
+            d.pop("sequential")
+        return d
 
 
 def block_seconds(rounds: int, seconds_per_round: float, caps: dict[str, int],
@@ -176,6 +190,18 @@ def half_width(sd: float, n: int, confidence: float, family: int) -> float:
     return math.expm1(stats.t.ppf(1 - alpha / 2, n - 1) * sd / math.sqrt(n))
 
 
+def expected_half_width(b: Block, design: Design) -> float:
+    """The relative CI half-width a block's comparisons are expected to reach: at its planned
+    rounds (fixed design), or at its maximum with the last look's repeated-CI quantile (the
+    top-up's blocks)."""
+    if not b.first_look:
+        return half_width(b.sd, b.rounds, design.confidence, b.family)
+    looks = sq.Schedule(tuple(b.sequential["looks"]))
+    q = sq.quantiles(looks, b.sequential["family"], 1 - design.confidence,
+                     design.sequential.spending if design.sequential else sq.POCOCK)[-1]
+    return math.expm1(q * b.sd / math.sqrt(looks.rounds_max))
+
+
 def rounds_needed(sd: float, target: float, confidence: float, family: int, lo: int,
                   hi: int) -> int:
     for n in range(lo, hi + 1):
@@ -189,12 +215,14 @@ def plan_rounds(blocks: list[Block], design: Design, budget_s: float | None,
     """Give each block its rounds; within the budget, serve purposes in PURPOSES order.
     Returns the notes that say what could not reach its target."""
     def floor(b: Block) -> int:
+        if b.first_look:  # the top-up's blocks: their first look, never cut
+            return b.first_look
         return design.descriptive_rounds_min if b.purpose == "descriptive" \
             else design.rounds_min
 
     for b in blocks:
-        b.rounds = rounds_needed(b.sd, b.target, design.confidence, b.family, floor(b),
-                                 design.rounds_max)
+        b.rounds = b.first_look or rounds_needed(b.sd, b.target, design.confidence, b.family,
+                                                 floor(b), design.rounds_max)
     notes: list[str] = []
     if budget_s:
         total = fixed_s + sum(b.seconds(b.rounds) for b in blocks)
@@ -214,10 +242,12 @@ def plan_rounds(blocks: list[Block], design: Design, budget_s: float | None,
                          f"{design.descriptive_rounds_min}), over the budget of "
                          f"{budget_s / 60:.0f} min")
     for b in blocks:
-        b.expected_half_width = half_width(b.sd, b.rounds, design.confidence, b.family)
+        b.expected_half_width = expected_half_width(b, design)
         b.reaches_target = b.expected_half_width <= b.target + 1e-12
         if not b.reaches_target and b.purpose != "descriptive":
-            b.note = (f"cannot reach ±{b.target:.0%} with {b.rounds} rounds "
+            most = (f"up to {b.sequential['looks'][-1]} rounds (top-up)" if b.first_look
+                    else f"{b.rounds} rounds")
+            b.note = (f"cannot reach ±{b.target:.0%} with {most} "
                       f"(expected ±{b.expected_half_width:.1%}; sd {b.sd:.3f})")
     missed = [b for b in blocks if b.note]
     if missed:
@@ -234,10 +264,11 @@ def unreachable(blocks: Iterable[Block], design: Design) -> list[str]:
     be concluded)."""
     out = []
     for b in blocks:
+        at = f"up to {b.sequential['looks'][-1]} rounds" if b.first_look else f"{b.rounds} rounds"
         if b.margin is not None and b.purpose in ("claim", "control") \
                 and not b.expected_half_width < b.margin:
             out.append(f"{b.label} [{', '.join(b.claims)}]: margin ±{b.margin:.1%} but the "
-                       f"CI half-width at {b.rounds} rounds is ±{b.expected_half_width:.1%}")
+                       f"CI half-width at {at} is ±{b.expected_half_width:.1%}")
     return out
 
 

@@ -58,13 +58,27 @@ def estimate(plan: Plan, setup_s: float = 0.0) -> TimeEstimate:
                                     for rnd in plan.rounds for t in rnd
                                     if Trial.parse(t).repetition > 0)
         trials = sum(len(rnd) for rnd in plan.rounds)
-        return TimeEstimate(trials, trials, secs, secs, secs)
+        extra_s, extra_n = topup_extra(plan)
+        return TimeEstimate(trials, trials + extra_n, secs, secs + extra_s, secs + extra_s)
     per_rep = sum(trial_seconds(c) for c in plan.cells.values())
     n = len(plan.cells)
     lo = per_rep * plan.rep_min + perf + setup_s
     hi = per_rep * plan.rep_max + perf + setup_s
     return TimeEstimate(trials_min=n * plan.rep_min + n_perf, trials_max=n * plan.rep_max + n_perf,
                     seconds_min=lo, seconds_max=hi, seconds_expected=lo + 0.5 * (hi - lo))
+
+
+def topup_extra(plan: Plan) -> tuple[float, int]:
+    """The sequential top-up's budget (seconds) and about how many trials it buys (at the
+    sequential blocks' mean seconds per trial); (0, 0) for the fixed design. The estimate
+    counts the whole budget: the top-up stops early only when every comparison is decided."""
+    seq = (plan.design or {}).get("sequential")
+    if not isinstance(seq, dict) or not plan.blocks:
+        return 0.0, 0
+    per = [b["seconds_per_round"] / len(b["cells"]) for b in plan.blocks.values()
+           if b.get("sequential")]
+    budget = float(seq.get("topup_budget_s") or 0.0)
+    return budget, (math.ceil(budget / (sum(per) / len(per))) if per and budget else 0)
 
 
 def summary_rows(plan: Plan) -> list[tuple[str, int, float]]:
@@ -90,6 +104,7 @@ def block_rows(plan: Plan) -> list[dict[str, Any]]:
     return [{"block": b["label"], "purpose": b["purpose"],
              "claims": ",".join(b["claims"]) or "—", "cells": len(b["cells"]),
              "rounds": b["rounds"], "sd": b["sd"],
+             "rounds_max": (b.get("sequential") or {}).get("looks", [0])[-1],
              "expected ±": b["expected_half_width"], "target ±": b["target"],
              "minutes": block_seconds_of(b) / 60,
              "note": b["note"]} for b in rows]

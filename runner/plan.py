@@ -19,14 +19,16 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Iterable
 
+from rundir import sequential as sq
 from rundir.quantities import cell_kind
 from runner import design as D
+from runner import topup
 from runner.errors import UsageError
 from runner.estimate import trial_seconds
 from runner.expand import ONE_HOST, ROOT_REASON, Hosts, expand
 from runner.machine import Capabilities
 from runner.model import Cell, Plan, Trial
-from runner.profile import PROFILE_DIR, PURPOSES, Experiment, Profile, format_size
+from runner.profile import PROFILE_DIR, PURPOSES, Design, Experiment, Profile, format_size
 
 def round_order(ids: Iterable[str], seed: int, round_no: int) -> list[str]:
     order = sorted(ids)
@@ -82,7 +84,15 @@ def noise_path(profile: Profile) -> Path | None:
     """The profile's noise model: relative to the profile file, else to runner/profiles/."""
     if not profile.design or not profile.design.noise:
         return None
-    given = Path(profile.design.noise)
+    return profile_file(profile, profile.design.noise)
+
+
+def profile_file(profile: Profile, name: str | None) -> Path | None:
+    """A file a profile names (its noise model, its planning file): relative to the profile
+    file, else to runner/profiles/; None when absent."""
+    if not name:
+        return None
+    given = Path(name)
     for base in (Path(profile.path).parent, PROFILE_DIR):
         cand = given if given.is_absolute() else base / given
         if cand.is_file():
@@ -141,7 +151,13 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
     cells = {cid: Cell(**{**asdict(c), "block": block_of[cid]}) for cid, c in cells.items()}
     singles = _profiled_ids(cells)
     fixed = sum(trial_seconds(cells[Trial.parse(t).cell], True) for t in singles)
-    notes += D.plan_rounds(blocks, des, profile.budget_s, fixed)
+    seq = sequential_design(des, rehearsal)
+    if seq is not None:
+        _attach_comparisons(blocks, cells, sources, seq, rehearsal)
+    reserve = des.sequential.budget_s if des.sequential else 0.0
+    notes += D.plan_rounds(blocks, des, profile.budget_s - reserve if profile.budget_s
+                           else None, fixed)
+    topup_s = _topup_budget(blocks, profile, fixed, reserve, rehearsal)
     bad = D.unreachable(blocks, des)
     if bad:
         msg = (f"{len(bad)} decision rule(s) cannot be met at the planned rounds: "
@@ -152,21 +168,93 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
         notes.append("warning: " + msg)
     if rehearsal:
         for b in blocks:
+            if b.first_look:  # planned to the rehearsal's first look already
+                continue
             keep = 2 if "AA" in b.claims else 1
             b.rounds = max(keep, round(b.rounds * REHEARSAL_SHARE))
             b.expected_half_width = D.half_width(b.sd, b.rounds, des.confidence, b.family)
-        cells = {cid: Cell(**{**asdict(c), "perf_trials": min(c.perf_trials, 2)})
+        cells = {cid: Cell(**{**asdict(c), "perf_trials": min(c.perf_trials, 1)})
                  for cid, c in cells.items()}
         singles = _profiled_ids(cells)
         notes.append(f"rehearsal: every block runs about {REHEARSAL_SHARE:.0%} of its planned "
-                     "rounds, at least one (the A/A block two), and profiled cells two profiled "
-                     "trials: a check that the pipeline and the book work on this plan, not a "
+                     "rounds, at least one (the A/A block two), and profiled cells one profiled "
+                     "trial"
+                     + (f"; the top-up runs on the {REHEARSAL_SEQUENTIAL} sequential blocks that "
+                        f"cost least per round ({REHEARSAL_LOOK} rounds to the first look, a "
+                        f"look every {REHEARSAL_LOOK}, a tenth of the top-up's reserve)"
+                        if seq is not None else "")
+                     + ": a check that the pipeline and the book work on this plan, not a "
                      "result")
     n_rounds = max((b.rounds for b in blocks), default=0)
     rounds = [D.round_order(blocks, seed, r, singles if r == 1 else None)
               for r in range(1, n_rounds + 1)]
     design = {**asdict(des), "noise_file": str(path) if path else None,
               "noise_source": noise.source, "rehearsal": rehearsal}
+    if seq is not None and des.sequential is not None:
+        design["sequential"] = {
+            **seq.to_json(), "budget_s": des.sequential.budget_s,
+            "topup_budget_s": round(topup_s, 1), "budget_rule": topup.BUDGET_RULE,
+            "planning": des.sequential.planning,
+            "blocks": sum(1 for b in blocks if b.first_look),
+            "comparisons": sum(len(b.sequential.get("comparisons", [])) for b in blocks)}
+    else:
+        design.pop("sequential")
     return Plan(profile=profile.name, seed=seed, cells=cells, skipped=dict(skipped),
                 notes=notes, rounds=rounds, rep_min=n_rounds, rep_max=n_rounds,
                 blocks={b.id: b.to_json() for b in blocks}, design=design)
+
+
+#: a rehearsal's sequential blocks: first look after 2 rounds (the fewest a CI needs), a look
+#: every 2, and a tenth of the maximum (at least 4), so it runs at least one top-up look; only
+#: the few cheapest blocks keep the top-up (the others run one round, as every block of a
+#: rehearsal), so the rehearsal of the paper profile stays near a quarter of an hour
+REHEARSAL_LOOK = 2
+REHEARSAL_SEQUENTIAL = 4
+
+
+def sequential_design(des: Design, rehearsal: bool) -> sq.SequentialDesign | None:
+    """The top-up's design as this plan runs it (None: the fixed design)."""
+    if des.sequential is None:
+        return None
+    full = des.sequential.design(alpha=round(1 - des.confidence, 12))
+    if not rehearsal:
+        return full
+    most = max(2 * REHEARSAL_LOOK, 2 * round(full.rounds_max * REHEARSAL_SHARE / 2))
+    return sq.SequentialDesign(spending=full.spending, alpha=full.alpha,
+                               first_look=REHEARSAL_LOOK, look_every=REHEARSAL_LOOK,
+                               rounds_max=most)
+
+
+def _attach_comparisons(blocks: list[D.Block], cells: dict[str, Cell],
+                        sources: dict[str, list[Experiment]],
+                        seq: sq.SequentialDesign, rehearsal: bool) -> None:
+    """Each block with a declared comparison (runner.topup.resolve) gets the top-up's
+    looks, its family (the largest of its comparisons') and its comparisons (a rehearsal:
+    only the :data:`REHEARSAL_SEQUENTIAL` that cost least per round, ties by block id)."""
+    looks = list(seq.schedule(seq.first_look or 2).looks)
+    found = {b.id: topup.resolve(b.cells, cells, sources) for b in blocks}
+    keep = sorted((b for b in blocks if found[b.id]), key=lambda b: (b.seconds_per_round, b.id))
+    if rehearsal:
+        keep = keep[:REHEARSAL_SEQUENTIAL]
+    for b in keep:
+        comps = found[b.id]
+        if comps:
+            b.sequential = {"looks": looks, "family": max(c.family for c in comps),
+                            "comparisons": [c.to_json() for c in comps]}
+
+
+def _topup_budget(blocks: list[D.Block], profile: Profile, fixed_s: float,
+                  reserve_s: float, rehearsal: bool) -> float:
+    """The top-up's budget (runner.topup.BUDGET_RULE): the profile's budget less the planned
+    rounds (without a budget: the reserve; a rehearsal: a tenth of the reserve), at most
+    what every sequential block would take from its first look to its maximum."""
+    if not any(b.first_look for b in blocks):
+        return 0.0
+    planned = fixed_s + sum(b.seconds(b.rounds) for b in blocks)
+    most = sum(b.seconds(b.sequential["looks"][-1]) - b.seconds(b.first_look)
+               for b in blocks if b.first_look)
+    if rehearsal:
+        left = REHEARSAL_SHARE * reserve_s
+    else:
+        left = profile.budget_s - planned if profile.budget_s else reserve_s
+    return max(0.0, min(left, most))

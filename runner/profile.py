@@ -6,12 +6,20 @@ A profile has three tables and a list of experiments::
                    budget_s, fields, dir
     [repetitions]  min, max, target_rel_ci, confidence, resamples   (the adaptive design)
     [design]       rounds_min, rounds_max, target, descriptive_target, confidence, noise,
-                   primary, exclude_steal_above, strict              (the block design)
+                   primary, exclude_steal_above, strict, sequential  (the block design)
     [topology]     veth_mtu, udp_mtu
     [[experiment]] name, command, methods, sizes, threads, placements, transports, modes,
                    caches, peers, perf, perf_trials, purpose, claims, family, margin, twin,
-                   and per-experiment overrides of duration_s, warmup_s, timeout_s, verify,
-                   fields, dir
+                   comparisons, and per-experiment overrides of duration_s, warmup_s,
+                   timeout_s, verify, fields, dir
+
+``[design] sequential = { spending, first_look, look_every, rounds_max, budget_s, planning }``
+turns on the sequential top-up (:mod:`rundir.sequential`, :mod:`runner.topup`): the blocks
+with declared ``comparisons`` (``{ "zerocopy/send" = [0.97, 1.03], "8t/4t" = [0.7] }``: a
+ratio of two methods, or of two thread counts of one method, and the boundaries of the
+decision rules that read it, on the ratio of the primary metric) run to their first look,
+and the rest of the budget goes, one look at a time, to the blocks whose comparisons are
+still undecided.
 
 A profile with a ``[design]`` table uses the block design (:mod:`runner.design`): cells of
 one configuration that differ only in method form a block that runs back to back in each
@@ -31,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rundir import sequential as sq
 from runner.errors import ProfileError
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
@@ -95,6 +104,25 @@ class Repetitions:
 
 
 @dataclass(frozen=True)
+class Sequential:
+    """The sequential top-up of a block design (``[design] sequential``): the looks, the
+    spending function, the maximum rounds of a block, the seconds reserved for the top-up
+    and the planning file the plan reads the expected effects from."""
+
+    spending: str
+    first_look: int
+    look_every: int
+    rounds_max: int
+    budget_s: float  # reserved for the top-up: the planned rounds get budget_s less this
+    planning: str | None = None  # expected effects (python -m runner planning), relative
+
+    def design(self, alpha: float) -> sq.SequentialDesign:
+        return sq.SequentialDesign(spending=self.spending, alpha=alpha,
+                                   first_look=self.first_look, look_every=self.look_every,
+                                   rounds_max=self.rounds_max)
+
+
+@dataclass(frozen=True)
 class Design:
     """The block design: paired rounds, rounds per block planned from a noise model."""
 
@@ -108,6 +136,7 @@ class Design:
     exclude_steal_above: float | None  # a trial whose window had more steal is excluded
     strict: bool  # refuse to run when a decision rule cannot be met at its planned rounds
     descriptive_rounds_min: int = 0  # the budget may cut descriptive blocks down to this
+    sequential: Sequential | None = None  # the top-up after the first look (None: fixed)
 
 
 @dataclass(frozen=True)
@@ -146,6 +175,9 @@ class Experiment:
     pair_threads: bool = False  # thread counts of one configuration share a block
     originals: tuple[str, ...] = ()  # reports whose own programs join these blocks (S1-S3)
     originals_rounds: int = 0  # their cells run in rounds 1..N only (0: every round)
+    # the sequential top-up: ratios ("a/b" of methods, "Nt/Mt" of thread counts) and the
+    # boundaries their decision rules read them against
+    comparisons: tuple[tuple[str, tuple[float, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -173,10 +205,13 @@ _EXP_KEYS = {
     "name", "command", "methods", "sizes", "threads", "placements", "transports", "modes",
     "caches", "peers", "perf", "duration_s", "warmup_s", "timeout_s", "verify", "fields",
     "dir", "purpose", "claims", "family", "margin", "twin", "perf_trials", "pair_threads",
-    "originals", "originals_rounds",
+    "originals", "originals_rounds", "comparisons",
 }
 _DESIGN_KEYS = {"rounds_min", "rounds_max", "target", "descriptive_target", "confidence",
-                "noise", "primary", "exclude_steal_above", "strict", "descriptive_rounds_min"}
+                "noise", "primary", "exclude_steal_above", "strict", "descriptive_rounds_min",
+                "sequential"}
+_SEQ_KEYS = {"spending", "first_look", "look_every", "rounds_max", "budget_s", "planning"}
+_COMPARISON_RE = re.compile(r"^(?:([0-9]+)t/([0-9]+)t|([a-z_0-9-]+)/([a-z_0-9-]+))$")
 _TOP_KEYS = {"profile", "repetitions", "design", "topology", "experiment"}
 _CLAIM_RE = re.compile(r"^(C([1-9]|1[0-5])|P1|Q[0-9]+|AA)$")
 
@@ -345,8 +380,18 @@ def parse(text: str, path: str) -> Profile:
     }
     reps = _repetitions(c, doc)
     design = _design(c, doc)
+    if design is not None and design.sequential is not None and budget \
+            and design.sequential.budget_s >= budget:
+        raise c.fail("design.sequential.budget_s", f"{design.sequential.budget_s:g} is not "
+                     f"below profile.budget_s = {budget:g} (allowed: 0 to {budget:g}, the "
+                     "planned rounds get the rest)")
     topo = _topology(c, doc)
     exps = _experiments(c, doc, defaults)
+    seq = design is not None and design.sequential is not None
+    for e in exps:
+        if e.comparisons and not seq:
+            raise c.fail(f"experiment[{e.name}].comparisons", "needs [design] sequential (the "
+                         "top-up reads the comparisons; without it the design is fixed)")
     return Profile(path=path, name=name, description=description, seed=seed,
                    budget_s=budget or None, repetitions=reps, topology=topo,
                    experiments=tuple(exps), text=text, design=design)
@@ -398,7 +443,37 @@ def _design(c: _Checker, doc: dict[str, Any]) -> Design | None:
         exclude_steal_above=None if steal < 0 else steal,
         strict=c.boolean(des_t, "strict", "design", False),
         descriptive_rounds_min=c.number(des_t, "descriptive_rounds_min", "design", dmin,
-                                        2, dmin, integer=True))
+                                        2, dmin, integer=True),
+        sequential=_sequential(c, des_t))
+
+
+def _sequential(c: _Checker, des_t: dict[str, Any]) -> Sequential | None:
+    """``[design] sequential``: validated here, and by rundir.sequential's own checks."""
+    if "sequential" not in des_t:
+        return None
+    t = des_t["sequential"]
+    where = "design.sequential"
+    if not isinstance(t, dict):
+        raise c.fail(where, "must be a table (keys: " + ", ".join(sorted(_SEQ_KEYS)) + ")")
+    c.unknown(t, _SEQ_KEYS, where)
+    if des_t.get("primary", "paired") != "paired":
+        raise c.fail(where, "needs design.primary = \"paired\" (the top-up reads the "
+                     "per-round ratios)")
+    spending = c.string(t, "spending", where, sq.POCOCK, tuple(sorted(sq.SPENDING)))
+    first = c.number(t, "first_look", where, 6, 2, 1000, integer=True)
+    every = c.number(t, "look_every", where, 6, 2, 1000, integer=True)
+    most = c.number(t, "rounds_max", where, 90, 2, 1000, integer=True)
+    for key, v in (("first_look", first), ("look_every", every), ("rounds_max", most)):
+        if v % 2:
+            raise c.fail(f"{where}.{key}", f"{v} is odd (allowed: even integers: each pair of "
+                         "rounds is counterbalanced, so a look after an odd round would cut "
+                         "a pair)")
+    if most < first:
+        raise c.fail(f"{where}.rounds_max", f"{most} is below first_look = {first} "
+                     f"(allowed: {first} to 1000)")
+    return Sequential(spending=spending, first_look=first, look_every=every, rounds_max=most,
+                      budget_s=c.number(t, "budget_s", where, 0, 0, 7 * 86400),
+                      planning=c.string(t, "planning", where, None))
 
 
 def _topology(c: _Checker, doc: dict[str, Any]) -> TopologySettings:
@@ -487,8 +562,47 @@ def _experiment(c: _Checker, e: dict[str, Any], where: str,
         twin=c.boolean(e, "twin", where, False),
         perf_trials=c.number(e, "perf_trials", where, 1, 1, 20, integer=True),
         pair_threads=c.boolean(e, "pair_threads", where, False),
+        comparisons=_comparisons(c, e, where, methods),
         **_originals(c, e, where, command, methods),
     )
+
+
+def _comparisons(c: _Checker, e: dict[str, Any], where: str,
+                 methods: tuple[str, ...]) -> tuple[tuple[str, tuple[float, ...]], ...]:
+    """``comparisons``: a table "a/b" (two of the experiment's methods) or "Nt/Mt" (two of
+    its thread counts, which pair_threads puts in one block) -> the boundaries of the
+    decision rules that read that ratio (positive numbers, on the primary metric)."""
+    full = f"{where}.comparisons"
+    if "comparisons" not in e:
+        return ()
+    v = e["comparisons"]
+    allowed = ('a table "a/b" (two of its methods) or "Nt/Mt" (two of its thread counts, '
+               'with pair_threads) = [boundaries > 0]')
+    if not isinstance(v, dict) or not v:
+        raise c.fail(full, f"must be a non-empty table ({allowed})")
+    threads = e.get("threads", [1])
+    out = []
+    for name, bounds in v.items():
+        m = _COMPARISON_RE.match(name)
+        if m is None:
+            raise c.fail(full, f"bad comparison {name!r} ({allowed})")
+        if m.group(3) is not None:
+            bad = [x for x in (m.group(3), m.group(4)) if x not in methods]
+            if bad or m.group(3) == m.group(4):
+                what = f"unknown method {bad[0]!r}" if bad else "a method against itself"
+                raise c.fail(full, f"{name!r}: {what} (allowed: two of {', '.join(methods)})")
+        else:
+            ts = (int(m.group(1)), int(m.group(2)))
+            if not e.get("pair_threads") or any(t not in threads for t in ts) or ts[0] == ts[1]:
+                raise c.fail(full, f"{name!r}: thread counts must be two of threads = "
+                             f"{threads} with pair_threads = true (one block)")
+        if not isinstance(bounds, list) or not bounds or not all(
+                isinstance(b, (int, float)) and not isinstance(b, bool) and b > 0
+                for b in bounds):
+            raise c.fail(full, f"{name!r}: boundaries must be a non-empty list of numbers > 0 "
+                         "(the ratios at which its decision rules change their reading)")
+        out.append((name, tuple(sorted(float(b) for b in bounds))))
+    return tuple(out)
 
 
 def _originals(c: _Checker, e: dict[str, Any], where: str, command: str,

@@ -2,7 +2,10 @@
 
 On a terminal: a rich progress bar. Elsewhere (CI logs, tests): one plain line every ~5% of
 the trials. The ETA scales the plan's per-trial estimates by how fast the run has really
-gone so far, so it settles quickly even when trials differ a lot in length.
+gone so far, so it settles quickly even when trials differ a lot in length. With the
+sequential top-up, the ETA counts the top-up's budget not yet granted (an upper bound: the
+top-up ends early when every comparison is decided), and every line says when the top-up
+stage is running.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ class Reporter:
         self.t0 = time.monotonic()
         self.live = enabled and self.console.is_terminal
         self._next_line = 0
+        self.stage = ""  # "top-up" while the sequential top-up runs
+        self.pending_s = 0.0  # the top-up's budget not yet granted (counted in the ETA)
         self._progress: Progress | None = None
         if self.live:
             self._progress = Progress(
@@ -61,7 +66,7 @@ class Reporter:
         """Remaining estimated seconds, scaled by the observed pace (smoothed so that one
         slow first trial does not dominate)."""
         elapsed = time.monotonic() - self.t0
-        remaining_est = max(0.0, self.est_total - self.est_done)
+        remaining_est = max(0.0, self.est_total - self.est_done) + self.pending_s
         pace = (elapsed + self.PRIOR_S) / (self.est_done + self.PRIOR_S)
         return remaining_est * pace
 
@@ -71,9 +76,21 @@ class Reporter:
         if self._progress:
             self._progress.update(self._task, total=self.total)
 
+    def set_stage(self, stage: str) -> None:
+        """Name the stage every progress line shows (the top-up)."""
+        self.stage = stage
+
+    def grant(self, trials: int, est_s: float, budget_s: float) -> None:
+        """A top-up look: its trials join the total, its seconds leave the pending budget."""
+        self.pending_s = max(0.0, self.pending_s - budget_s)
+        self.add(trials, est_s)
+
+    def _label(self, label: str) -> str:
+        return f"{self.stage}: {label}" if self.stage else label
+
     def start(self, label: str) -> None:
         if self._progress:
-            self._progress.update(self._task, cell=label[:44],
+            self._progress.update(self._task, cell=self._label(label)[:44],
                                   elapsed=fmt_duration(time.monotonic() - self.t0),
                                   eta=fmt_duration(self.eta()))
 
@@ -89,7 +106,7 @@ class Reporter:
             self._next_line = self.done + max(1, self.total // 20)
             mark = "" if status == "ok" else f"  [{status}]"
             print(f"[{self.done}/{self.total}] elapsed {fmt_duration(elapsed)} "
-                  f"ETA {fmt_duration(self.eta())}  {label}{mark}", file=sys.stderr,
+                  f"ETA {fmt_duration(self.eta())}  {self._label(label)}{mark}", file=sys.stderr,
                   flush=True)
 
     def close(self) -> None:

@@ -12,7 +12,9 @@ Run directory (``data/raw/<run-id>/``)::
 
 Resume: the records already in ``trials.jsonl`` are skipped; the rest of the plan runs in the
 same order. Adaptive rounds are re-derived from the records, so an interrupted run resumed
-to completion has exactly the trials an uninterrupted one would have had.
+to completion has exactly the trials an uninterrupted one would have had. So are the looks of
+the sequential top-up (:mod:`runner.topup`), which follows the planned rounds: each look is
+granted from the records of the rounds granted before it, replayed from the start.
 """
 
 from __future__ import annotations
@@ -35,8 +37,9 @@ from runner.model import Cell, Plan, Trial
 from runner.plan import round_order
 from runner.proc import Janitor
 from runner.profile import Profile
-from runner.progress import Reporter
+from runner.progress import Reporter, fmt_duration
 from runner.remotehost import RemoteHost
+from runner import topup
 from runner.runfiles import RunDirError, in_run_dir
 from runner.transports import TopologyError, Transport, make
 from runner.trialrecord import Context
@@ -151,6 +154,7 @@ class Sweep:
                                 Trial.parse(t).repetition == 0)
                   for t in remaining_fixed)
         self.reporter = Reporter(len(remaining_fixed), est, enabled=self.progress)
+        self.reporter.pending_s = topup.budget_s(self.plan)
         failure: RunDirError | None = None
         try:
             writer = records.Writer(self.run_dir / layout.TRIALS)
@@ -203,6 +207,40 @@ class Sweep:
                 if tid not in self.done:
                     self._trial(ctx, Trial.parse(tid), writer)
             r += 1
+        self._topup(ctx, writer)
+
+    def _topup(self, ctx: Context, writer: records.Writer) -> None:
+        """The sequential top-up after the planned rounds: one look at a time to the block
+        :func:`runner.topup.next_look` names, until no undecided block's next look fits the
+        budget. Every grant is decided from the records of the rounds granted before it, so
+        a resumed run replays the same grants and runs only the trials not yet recorded."""
+        assert self.reporter is not None
+        granted = topup.planned_rounds(self.plan)
+        budget = topup.budget_s(self.plan)
+        if not granted or budget <= 0:
+            return
+        self.reporter.set_stage("top-up")
+        self.note(f"runner: top-up stage: {len(granted)} blocks at their first look; budget "
+                  f"{budget / 60:.1f} min of estimated trial time")
+        used, looks = 0.0, 0
+        while (g := topup.next_look(self.plan, granted, used,
+                                    lambda cid: self.by_cell.get(cid, []))) is not None:
+            granted[g.block] = g.last
+            used += g.seconds
+            looks += 1
+            todo = [t for t in g.trials if t not in self.done]
+            self.reporter.grant(len(todo), sum(trial_seconds(self.plan.cells[Trial.parse(t).cell])
+                                               for t in todo), g.seconds)
+            label = (self.plan.blocks or {})[g.block]["label"]
+            self.note(f"runner: top-up look {looks}: {label} rounds {g.first}-{g.last} "
+                      f"({fmt_duration(g.seconds)}; its closest undecided comparison needs "
+                      f"about {max(g.extra_rounds, 0.0):.0f} more rounds by the order rule)")
+            for tid in g.trials:
+                if tid not in self.done:
+                    self._trial(ctx, Trial.parse(tid), writer)
+        self.reporter.pending_s = 0.0
+        self.note(f"runner: top-up done: {looks} looks, {fmt_duration(used)} of the "
+                  f"{fmt_duration(budget)} budget")
 
     def _trial(self, ctx: Context, trial: Trial, writer: records.Writer) -> None:
         assert self.reporter is not None

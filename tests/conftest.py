@@ -93,6 +93,9 @@ def _toml_value(v: Any) -> str:
         return json.dumps(v)  # a TOML basic string has JSON's escapes
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, Mapping):  # an inline table (keys quoted: "a/b" is one)
+        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml_value(x)}"
+                                for k, x in v.items()) + " }"
     raise TypeError(f"no TOML for {v!r}")
 
 

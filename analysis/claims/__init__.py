@@ -127,6 +127,7 @@ def verdict_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
                           "applicability": r.condition or "—",
                           "statistic": r.statistic,
                           "estimate [CI]": r.ci_text(), "design": r.design or "—",
+                          "rounds/looks": r.rounds_text,
                           "sensitivity (other design)": r.sensitivity or "—",
                           "CI straddles": r.boundary or "—",
                           "configuration": r.configuration, "decision rule": r.rule,
@@ -165,6 +166,14 @@ def short_reading(r: ClaimResult) -> str:
                                            else "—")
 
 
+def rounds_looks(r: ClaimResult) -> str:
+    """A verdict's rounds in a few words: "12 r, look 2/3" with the sequential top-up (its
+    stopping look of the looks its block reached), "15 r" with the fixed design."""
+    if not r.rounds:
+        return "—"
+    return f"{r.rounds} r, look {r.look}/{r.looks}" if r.looks else f"{r.rounds} r"
+
+
 def compact_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
     """One row per verdict: claim, reading, placement, the published ratio (at the size
     shown), their program here and copybench here (each with its CI, at the rule's family
@@ -184,5 +193,6 @@ def compact_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
                      "their program here [CI]": _stat(th, r.size),
                      "copybench here [CI]": _stat(cb, r.size), "rule": r.rule_short or "—",
                      "verdict": r.verdict + (f" ({short})" if short else ""),
+                     "rounds/looks": rounds_looks(r),
                      "state": r.verdict, "basis": r.basis})
     return pd.DataFrame(rows)

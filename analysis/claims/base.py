@@ -15,6 +15,8 @@ from analysis import stats as S
 from analysis.claims.rules import fmt_size
 from analysis.fmt import fmt_num
 from analysis.run import Run, pmu_status, select, values
+from rundir import planfile
+from rundir import sequential as sq
 
 if TYPE_CHECKING:
     from analysis.claims.rules import Rule
@@ -66,6 +68,20 @@ class ClaimResult:
     rule_short: str = ""  # the rule's boundaries in a few words
     size: float = math.nan  # the size of the comparison shown (value, lo, hi)
     band: tuple[float, ...] = ()  # the rule's boundaries on the ratio (for the forest plot)
+    # the rounds the shown comparison's CI rests on; with the sequential top-up also its
+    # stopping look and the looks its block reached (0: the fixed design)
+    rounds: int = 0
+    look: int = 0
+    looks: int = 0
+
+    @property
+    def rounds_text(self) -> str:
+        """"12 rounds, look 2 of 3" (sequential top-up), "15 rounds" (fixed), or "—"."""
+        if not self.rounds:
+            return "—"
+        if self.looks:
+            return f"{self.rounds} rounds, look {self.look} of {self.looks}"
+        return f"{self.rounds} rounds"
 
     @property
     def key(self) -> str:
@@ -86,6 +102,11 @@ class ClaimResult:
 
 def set_estimate(r: ClaimResult, e: S.Estimate) -> None:
     r.value, r.lo, r.hi = e.value, e.lo, e.hi
+
+
+def set_rounds(r: ClaimResult, t: S.RatioTest) -> None:
+    """The rounds (and, with the top-up, the stopping look) of the comparison shown."""
+    r.rounds, r.look, r.looks = (t.rounds or t.n), t.look, t.looks
 
 
 def stream_cells(run: Run, udp: bool = False) -> pd.DataFrame:
@@ -158,7 +179,9 @@ class Compared:
 
     def row(self) -> dict[str, Any]:
         p, s = self.primary, self.sensitivity
-        return {"size": self.size, "design": p.kind, "n": p.n, "ratio": p.ratio.value,
+        return {"size": self.size, "design": p.kind, "n": p.n,
+                "look": f"{p.look} of {p.looks} ({p.rounds} rounds)" if p.looks else "—",
+                "ratio": p.ratio.value,
                 "lo": p.ratio.lo, "hi": p.ratio.hi, "CI level": p.ratio.confidence,
                 "p_adj": p.p_adj, "outcome": self.decision.outcome, "why": self.decision.why,
                 "sensitivity": (f"{s.kind} {fmt_num(s.ratio.value)} [{fmt_num(s.ratio.lo)}, "
@@ -178,16 +201,42 @@ def round_values(df: pd.DataFrame, f: dict[str, Any], metric: str) -> pd.Series:
     return d.groupby(["block", "repetition"])[metric].median().astype(float)
 
 
+def paired_rounds(df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any],
+                  metric: str) -> pd.DataFrame:
+    """Values of a and b measured in the same block and round (repetition), aligned: the
+    pairs of the block design, indexed by (block, repetition), in round order. Runs without
+    blocks give no pairs."""
+    if "block" not in df or not df["block"].notna().any():
+        return pd.DataFrame({"a": [], "b": []})
+    return pd.concat([round_values(df, a, metric).rename("a"),
+                      round_values(df, b, metric).rename("b")], axis=1, join="inner").dropna()
+
+
 def paired_values(df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any],
                   metric: str) -> tuple[np.ndarray, np.ndarray]:
-    """Values of a and b measured in the same block and round (repetition), aligned: the
-    pairs of the block design. Runs without blocks give no pairs."""
-    if "block" not in df or not df["block"].notna().any():
-        return np.array([]), np.array([])
-
-    j = pd.concat([round_values(df, a, metric).rename("a"),
-                   round_values(df, b, metric).rename("b")], axis=1, join="inner").dropna()
+    """:func:`paired_rounds` as two aligned arrays."""
+    j = paired_rounds(df, a, b, metric)
     return j["a"].to_numpy(), j["b"].to_numpy()
+
+
+def sequential_pair(run: Run, j: pd.DataFrame, family: int,
+                    rule: S.DecisionRule) -> S.RatioTest | None:
+    """The pairs ``j`` (:func:`paired_rounds`) read at their stopping look, for a run with
+    the sequential top-up whose plan gives their block looks (rundir.planfile); None
+    otherwise (the fixed design reads them)."""
+    seq = planfile.sequential_design(run.plan)
+    blocks = set(j.index.get_level_values(0)) if len(j) else set()
+    if seq is None or len(blocks) != 1:
+        return None
+    block = str(next(iter(blocks)))
+    sched = planfile.block_schedule(run.plan, block)
+    if sched is None:
+        return None
+    t = run.trials
+    reached = int(t.loc[t["block"] == block, "repetition"].max())
+    design = sq.design_of(seq)
+    return S.sequential_ratio(j.index.get_level_values(1), j["a"], j["b"], sched, reached,
+                              rule.boundaries(), family, design.spending, design.alpha)
 
 
 def compare_pair(run: Run, df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any],
@@ -201,9 +250,9 @@ def compare_pair(run: Run, df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any
     unp = S.unpaired_ratio(x, y, family, seed=seed)
     pr = None
     if paired:
-        xa, yb = paired_values(df, a, b, metric)
-        if xa.size >= 2:
-            pr = S.paired_ratio(xa, yb, family)
+        j = paired_rounds(df, a, b, metric)
+        if len(j) >= 2:
+            pr = sequential_pair(run, j, family, rule) or S.paired_ratio(j["a"], j["b"], family)
     if run.primary == S.PAIRED and pr is not None:
         prim, sens = pr, unp
     else:

@@ -19,7 +19,8 @@ from analysis import stats as S
 from analysis.claims.applicability import absent, finite, not_applicable
 from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE,
                                   REFUTED, ClaimResult, Compared, compare_pair, crossover_of,
-                                  new_result, rule_cells, set_estimate, sizes_text, sizes_with)
+                                  new_result, rule_cells, set_estimate, set_rounds, sizes_text,
+                                  sizes_with)
 from analysis.claims.rules import AT_BEST, CROSSOVER, EVERY, SINGLE, fmt_size
 from analysis.fmt import fmt_num
 from analysis.run import Run, select
@@ -85,6 +86,7 @@ def apply_rule(run: Run, rule: "Rule", stmt: tuple[str, str, str], placement: st
     combine = {SINGLE: _single, EVERY: _every, AT_BEST: _at_best}[rule.combine]
     pick = combine(rule, r, comps, missing, sizes)
     set_estimate(r, pick.primary.ratio)
+    set_rounds(r, pick.primary)
     r.size = pick.size
     if len(comps) > 1:
         r.statistic += f"; shown: {fmt_size(pick.size)}"
@@ -178,6 +180,10 @@ def _crossover(run: Run, rule: "Rule", r: ClaimResult, d: pd.DataFrame,
              for i, s in enumerate(sizes)}
     r.details = [x.row() for x in comps.values() if x is not None]
     r.value, r.lo, r.hi = c.size, c.lo, c.hi
+    shown = max((x for x in comps.values() if x is not None),
+                key=lambda x: (x.primary.rounds or x.primary.n), default=None)
+    if shown is not None:  # the crossover rests on every round; the most a size has
+        set_rounds(r, shown.primary)
     r.statistic = (f"{rule.statistic} (bytes, {r.design} bootstrap; P(no crossover in range) "
                    f"= {c.p_none:.2f}; sizes above the band at CI level "
                    f"{S.family_confidence(family):.2%})")

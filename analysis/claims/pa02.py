@@ -14,7 +14,8 @@ from analysis.claims.applicability import absent, not_applicable
 from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_TESTABLE, REFUTED,
                                   THEIR_PROGRAM,
                                   ClaimResult, Compared, claim_blocks, compare_pair,
-                                  new_result, original_cells, set_estimate, stream_cells)
+                                  new_result, original_cells, set_estimate, set_rounds,
+                                  stream_cells)
 from analysis.claims.engine import collapse, evaluate_rules, refutation
 from analysis.claims.rules import RULES, Rule
 from analysis.fmt import fmt_num
@@ -71,6 +72,7 @@ def _compare(run: Run, d, rule: Rule, method: str, a: int, b: int, family: int,
 
 def _fill(r: ClaimResult, c: Compared) -> None:
     set_estimate(r, c.primary.ratio)
+    set_rounds(r, c.primary)
     r.size = c.size
     r.design = c.primary.kind
     r.details = [c.row()]
@@ -151,6 +153,7 @@ def _decide_c11(run: Run, rule: Rule, r: ClaimResult, d, method: str) -> None:
     c = comps[pick]
     if c is not None:
         set_estimate(r, c.primary.ratio)
+        set_rounds(r, c.primary)
         r.size = c.size
         r.design = c.primary.kind
         r.statistic += f"; shown: {pick[0]}/{pick[1]} threads"

@@ -1,0 +1,107 @@
+"""The runner's copy of the claims' comparisons (each profile experiment's ``comparisons``,
+which the sequential top-up reads) against the rules themselves
+(:data:`analysis.claims.rules.RULES`): for every rule whose claim an experiment of a
+sequential profile serves, the experiments at the rule's configuration declare the rule's
+comparison at each of its sizes with every boundary of the rule, so the runner's copy cannot
+drift from the rules (the runner never imports the analysis)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from analysis.claims.pa02 import C11_PAIRS
+from analysis.claims.rules import BEST_THREADS, RULES, THREADS, Rule
+from runner import profile as prof_mod
+from runner.profile import Experiment, Profile
+
+SEQUENTIAL = ("claims", "paper")
+#: the rule's metric -> whether its ratio is the inverse of the runner's primary metric's
+#: (throughput, or the median round trip of a ping-pong): the inverse message rate of a
+#: stream at one size is the inverse of its throughput
+ON_PRIMARY = {"gbit_per_s": False, "rtt_p50_us": False, "inv_msg_rate_us": True}
+
+
+def comparisons(rule: Rule) -> list[str]:
+    if rule.combine == THREADS:
+        return [f"{rule.numerator}t/{rule.denominator}t"]
+    if rule.combine == BEST_THREADS:
+        return [f"{a}t/{b}t" for a, b in C11_PAIRS]
+    return [f"{rule.numerator}/{rule.denominator}"]
+
+
+def thread_counts(rule: Rule) -> set[int]:
+    if rule.combine == THREADS:
+        return {int(rule.numerator), int(rule.denominator)}
+    if rule.combine == BEST_THREADS:
+        return {t for p in C11_PAIRS for t in p}
+    return {rule.threads}
+
+
+def at_configuration(e: Experiment, rule: Rule, size: int | None) -> bool:
+    """Whether an experiment lists the rule's cells (at ``size``; None: any size)."""
+    if rule.claim not in e.claims or (size is not None and size not in e.sizes):
+        return False
+    if not thread_counts(rule) <= set(e.threads):
+        return False
+    if rule.mode == "file→file":
+        return e.command == "copy"
+    if e.command != "send" or (rule.transport or "loopback") not in e.transports:
+        return False
+    if rule.mode == "file→socket":
+        return rule.cache in e.caches and rule.numerator in e.methods
+    return rule.mode in e.modes
+
+
+def served(p: Profile) -> list[tuple[str, Rule]]:
+    claims = {c for e in p.experiments for c in e.claims}
+    return [(c, r) for c, rs in RULES.items() if c in claims for r in rs]
+
+
+def problems(p: Profile) -> tuple[list[str], int]:
+    """What the profile's declared comparisons lack against the rules, and how many
+    (rule, size, comparison) were checked."""
+    out, checked = [], 0
+    for claim, rule in served(p):
+        if rule.metric not in ON_PRIMARY:
+            out.append(f"{claim} reads {rule.metric}, which the runner cannot compute")
+            continue
+        want = [1 / b if ON_PRIMARY[rule.metric] else b for b in rule.decision.boundaries()]
+        for size in rule.sizes or (None,):
+            exps = [e for e in p.experiments if at_configuration(e, rule, size)]
+            if not exps:
+                out.append(f"no experiment at {claim}'s configuration (size {size})")
+            for comp in comparisons(rule) if exps else ():
+                declared = {b for e in exps for n, bs in e.comparisons if n == comp
+                            for b in bs}
+                out += [f"{claim} [{rule.reading or 'its rule'}] at size {size}: {comp} "
+                        f"lacks boundary {b:.6g} (declared: {sorted(declared)}, in "
+                        f"{[e.name for e in exps]})"
+                        for b in want if not any(abs(d / b - 1) < 1e-4 for d in declared)]
+                checked += 1
+    return out, checked
+
+
+@pytest.mark.parametrize("name", SEQUENTIAL)
+def test_every_served_rule_is_declared_with_its_boundaries(name: str) -> None:
+    found, checked = problems(prof_mod.load(name))
+    assert found == []
+    assert checked >= 30  # every claim experiment of these profiles is checked
+
+
+@pytest.mark.parametrize("old,new,what", [
+    ('"zerocopy/send" = [2.72799, 4.26249]', '"zerocopy/send" = [2.7, 4.26249]',
+     "C10 [report's words: round trip] at size 65536: zerocopy/send lacks boundary 2.72799"),
+    ('"8t/4t" = [0.7]', '"8t/4t" = [0.75]', "C6 [its rule] at size 65536: 8t/4t lacks "
+     "boundary 0.7"),
+    ('"zerocopy/send" = [0.2346, 0.36657]', '"zerocopy/send" = [0.2346]',
+     "C10 [S3's code: stream] at size 65536: zerocopy/send lacks boundary 0.36657"),
+])
+def test_a_drifted_copy_is_caught(tmp_path: Path, old: str, new: str, what: str) -> None:
+    text = prof_mod.load("claims").text
+    assert old in text
+    path = tmp_path / "claims.toml"
+    path.write_text(text.replace(old, new))
+    found, _ = problems(prof_mod.load(str(path)))
+    assert any(f.startswith(what) for f in found), found

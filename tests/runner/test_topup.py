@@ -1,0 +1,357 @@
+"""The sequential top-up (runner/topup.py, the sweep's top-up stage): the profile's
+``[design] sequential`` and ``comparisons`` validated in one line; the plan carries the
+design; the scheduling function grants looks from records written here (planted ratios);
+a real short sweep reaches the top-up; a sweep interrupted during the top-up and resumed
+runs exactly the trials its records call for, each once."""
+
+from __future__ import annotations
+
+import json
+import math
+import signal
+import subprocess
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from conftest import ROOT, run_runner, runner_cmd, runner_env, write_sweep_profile
+from rundir import planfile
+from rundir import sequential as sq
+from rundir.verify import load_schema, schema_problems, validator_for, verify
+from runner import plan as plan_mod
+from runner import profile as prof_mod
+from runner import topup
+from runner.design import in_block_order
+from runner.errors import ProfileError
+from runner.machine import Capabilities
+from runner.model import Plan
+
+CAPS = Capabilities(methods=None, root=True, cpus=2, peers={"iperf3": True, "sockperf": True},
+                    perf=True)
+SEQ = {"spending": "pocock", "first_look": 2, "look_every": 2, "rounds_max": 6,
+       "budget_s": 2}
+DESIGN = {"rounds_min": 2, "rounds_max": 2, "primary": "paired", "sequential": SEQ}
+EXP = {"name": "c", "command": "send", "methods": ["send", "sendmsg"],
+       "sizes": ["1K", "16K", "64K"], "placements": ["cross-core"], "purpose": "claim",
+       "claims": ["C4"], "family": 2, "comparisons": {"sendmsg/send": [0.97, 1.03]}}
+#: 3 blocks x 2 cells x 2 rounds x 0.4 s planned (4.8 s); the top-up gets budget_s less that:
+#: 4.8 s, three looks of 1.6 s, of the six the blocks could take
+BUDGET = 9.6
+
+
+def _profile(tmp_path: Path, design: dict[str, Any] | None = None,
+             exp: dict[str, Any] | None = None, **kw: Any) -> Path:
+    return write_sweep_profile(tmp_path, "seq", repetitions=None, design=design or DESIGN,
+                               experiments=[exp or EXP], duration_s=0.2, warmup_s=0.05,
+                               **{"budget_s": BUDGET, **kw})
+
+
+# ---------------------------------------------------------------------- the profile keys
+
+BAD = [
+    ({**DESIGN, "sequential": 6}, EXP, "design.sequential: must be a table"),
+    ({**DESIGN, "sequential": {**SEQ, "looks": 3}}, EXP,
+     "design.sequential.looks: unknown key (allowed: budget_s, first_look, look_every, "
+     "planning, rounds_max, spending)"),
+    ({**DESIGN, "sequential": {**SEQ, "first_look": 3}}, EXP,
+     "design.sequential.first_look: 3 is odd (allowed: even integers"),
+    ({**DESIGN, "sequential": {**SEQ, "rounds_max": 4, "first_look": 6}}, EXP,
+     "design.sequential.rounds_max: 4 is below first_look = 6"),
+    ({**DESIGN, "sequential": {**SEQ, "spending": "linear"}}, EXP,
+     "design.sequential.spending: unknown value 'linear' (allowed: obrien-fleming, pocock)"),
+    ({**DESIGN, "primary": "unpaired"}, EXP,
+     'design.sequential: needs design.primary = "paired"'),
+    ({**DESIGN, "sequential": {**SEQ, "budget_s": BUDGET}}, EXP,
+     "design.sequential.budget_s: 9.6 is not below profile.budget_s = 9.6"),
+    ({"rounds_min": 2, "rounds_max": 2}, EXP,
+     "experiment[c].comparisons: needs [design] sequential"),
+    (DESIGN, {**EXP, "comparisons": {"zerocopy/send": [1.03]}},
+     "experiment[c].comparisons: 'zerocopy/send': unknown method 'zerocopy' (allowed: two "
+     "of send, sendmsg)"),
+    (DESIGN, {**EXP, "comparisons": {"8t/4t": [0.7]}},
+     "experiment[c].comparisons: '8t/4t': thread counts must be two of threads = [1] with "
+     "pair_threads = true"),
+    (DESIGN, {**EXP, "comparisons": {"sendmsg/send": []}},
+     "experiment[c].comparisons: 'sendmsg/send': boundaries must be a non-empty list of "
+     "numbers > 0"),
+    (DESIGN, {**EXP, "comparisons": {"sendmsg/send": [-1.0]}},
+     "boundaries must be a non-empty list of numbers > 0"),
+    (DESIGN, {**EXP, "comparisons": ["sendmsg/send"]},
+     "experiment[c].comparisons: must be a non-empty table"),
+]
+
+
+@pytest.mark.parametrize("design,exp,msg", BAD)
+def test_bad_sequential_keys_are_one_line_errors(tmp_path: Path, design: dict[str, Any],
+                                                 exp: dict[str, Any], msg: str) -> None:
+    path = _profile(tmp_path, design, exp)
+    with pytest.raises(ProfileError) as e:
+        prof_mod.load(str(path))
+    assert msg in str(e.value) and "\n" not in str(e.value)
+
+
+def test_bad_sequential_key_exits_2_with_one_line_and_nothing_made(
+        runner_copybench: Path, tmp_path: Path) -> None:
+    path = _profile(tmp_path, {**DESIGN, "sequential": {**SEQ, "look_every": 5}})
+    for cmd in (("plan",), ("sweep", "--run-dir", str(tmp_path / "run"))):
+        r = run_runner(*cmd, "--profile", str(path), timeout=60)
+        assert r.returncode == 2
+        assert r.stderr.strip().count("\n") == 0, r.stderr
+        assert "design.sequential.look_every: 5 is odd" in r.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_committed_profiles_parse_and_quick_keeps_the_fixed_design() -> None:
+    for name in ("claims", "paper"):
+        p = prof_mod.load(name)
+        assert p.design and p.design.sequential
+        assert (p.design.sequential.spending, p.design.sequential.first_look,
+                p.design.sequential.look_every, p.design.sequential.rounds_max) == (
+            sq.POCOCK, 6, 6, 90)
+        assert any(e.comparisons for e in p.experiments)
+    quick = prof_mod.load("quick")
+    assert quick.design and quick.design.sequential is None
+    assert not any(e.comparisons for e in quick.experiments)
+
+
+# ------------------------------------------------------------------------------ the plan
+
+def _plan(tmp_path: Path, **kw: Any) -> Plan:
+    return plan_mod.make(prof_mod.load(str(_profile(tmp_path, **kw))), CAPS)
+
+
+def test_plan_carries_the_design_looks_comparisons_and_budget(tmp_path: Path) -> None:
+    plan = _plan(tmp_path)
+    seq = plan.design["sequential"]  # type: ignore[index]
+    assert (seq["spending"], seq["first_look"], seq["look_every"], seq["rounds_max"]) == (
+        "pocock", 2, 2, 6)
+    assert seq["alpha"] == pytest.approx(0.05)
+    assert seq["order_rule"] == sq.ORDER_RULE and seq["budget_rule"] == topup.BUDGET_RULE
+    assert seq["topup_budget_s"] == pytest.approx(BUDGET - 4.8, abs=0.05)
+    assert seq["blocks"] == 3 and seq["comparisons"] == 3
+    for b in plan.blocks.values():  # type: ignore[union-attr]
+        assert b["rounds"] == 2 and b["sequential"]["looks"] == [2, 4, 6]
+        assert b["sequential"]["family"] == 2
+        (c,) = b["sequential"]["comparisons"]
+        assert c["name"] == "sendmsg/send at 1 thread" and c["boundaries"] == [0.97, 1.03]
+        assert {plan.cells[c["a"]].method, plan.cells[c["b"]].method} == {"sendmsg", "send"}
+        assert plan.cells[c["a"]].method == "sendmsg"
+    assert len(plan.rounds) == 2
+
+
+def test_thread_comparisons_pair_the_thread_counts_of_each_method(tmp_path: Path) -> None:
+    exp = {**EXP, "methods": ["send", "sendmsg"], "sizes": ["16K"], "threads": [1, 2],
+           "pair_threads": True, "comparisons": {"2t/1t": [0.97, 1.03], "sendmsg/send": [1.2]}}
+    plan = _plan(tmp_path, exp=exp)
+    (b,) = plan.blocks.values()  # type: ignore[union-attr]
+    names = sorted(c["name"] for c in b["sequential"]["comparisons"])
+    assert names == ["2t/1t of send", "2t/1t of sendmsg", "sendmsg/send at 1 thread",
+                     "sendmsg/send at 2 threads"]
+
+
+# ----------------------------------------------------------- scheduling from records
+
+def _records(plan: Plan, ratios: dict[str, tuple[float, float]], rounds: range,
+             seed: int = 1) -> dict[str, list[dict[str, Any]]]:
+    """Records of every block's comparison a/b with a planted log-normal ratio (geometric
+    mean, per-round sd of the log ratio), rounds as given, keyed by cell."""
+    rng = np.random.default_rng(seed)
+    out: dict[str, list[dict[str, Any]]] = {}
+    for bid, b in plan.blocks.items():  # type: ignore[union-attr]
+        (c,) = b["sequential"]["comparisons"]
+        mean, sd = ratios[plan.cells[c["a"]].label().split()[1]]
+        for r in rounds:
+            base = 10.0 * float(np.exp(rng.normal(0, 0.1)))
+            num = base * mean * float(np.exp(rng.normal(0, sd)))
+            for cid, v in ((c["b"], base), (c["a"], num)):
+                out.setdefault(cid, []).append({"cell": cid, "repetition": r, "status": "ok",
+                                                "config": {"mode": "stream"},
+                                                "result": {"gbit_per_s": v}})
+    return out
+
+
+def _block_of(plan: Plan, size: str) -> str:
+    return next(bid for bid, b in plan.blocks.items()  # type: ignore[union-attr]
+                if size in b["label"].split())
+
+
+def test_the_top_up_goes_to_the_undecided_blocks_closest_first_within_the_budget(
+        tmp_path: Path) -> None:
+    plan = _plan(tmp_path)
+    # 1K decided at once (1.5, almost no spread), 16K undecided near 1.03 with little spread,
+    # 64K undecided at 1.0 with a wide spread (further from deciding)
+    recs = _records(plan, {"1K": (1.5, 1e-5), "16K": (1.06, 0.01), "64K": (1.0, 0.05)},
+                    range(1, 7))
+    granted = topup.planned_rounds(plan)
+    assert set(granted.values()) == {2}
+    g = topup.next_look(plan, granted, 0.0, lambda c: recs.get(c, []))
+    assert g is not None and g.block == _block_of(plan, "16K") and (g.first, g.last) == (3, 4)
+    assert g.seconds == pytest.approx(1.6, abs=0.01) and len(g.trials) == 4
+    b = plan.blocks[g.block]  # type: ignore[index]
+    assert list(g.trials) == [f"{c}-{r}" for r in (3, 4)
+                              for c in in_block_order(b["cells"], plan.seed, r, g.block)]
+    # the decided block never gets a look; the budget (3 looks) ends the top-up
+    grants = []
+    used = 0.0
+    while (g := topup.next_look(plan, granted, used, lambda c: recs.get(c, []))) is not None:
+        granted[g.block] = g.last
+        used += g.seconds
+        grants.append((g.block, g.last))
+    assert _block_of(plan, "1K") not in {b for b, _ in grants}
+    assert len(grants) == 3 and used <= topup.budget_s(plan) + 1e-9
+    assert granted[_block_of(plan, "1K")] == 2
+
+
+def test_no_look_past_the_maximum_and_none_when_everything_is_decided(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, budget_s=100)
+    decided = _records(plan, {s: (1.5, 1e-5) for s in ("1K", "16K", "64K")}, range(1, 7))
+    assert topup.next_look(plan, topup.planned_rounds(plan), 0.0,
+                           lambda c: decided.get(c, [])) is None
+    open_ = _records(plan, {s: (1.0, 0.05) for s in ("1K", "16K", "64K")}, range(1, 7))
+    granted = {b: 6 for b in topup.planned_rounds(plan)}  # every block at its maximum
+    assert topup.next_look(plan, granted, 0.0, lambda c: open_.get(c, [])) is None
+
+
+def test_a_failed_round_is_left_out_of_its_look(tmp_path: Path) -> None:
+    sched = sq.schedule(2, 2, 6)
+    x = [0.01, 0.02, -0.01, 0.03, 0.0, 0.02]
+    full = sq.looks_by_round(range(1, 7), x, sched, 6, 2)
+    assert [lk.rounds for lk in full] == [2, 4, 6]
+    assert [v for a in full for v in (a.lo, a.hi)] == pytest.approx(
+        [v for a in sq.repeated_cis(x, sched, 2) for v in (a.lo, a.hi)])
+    gap = sq.looks_by_round([1, 2, 4, 5, 6], [x[0], x[1], x[3], x[4], x[5]], sched, 6, 2)
+    mean = float(np.mean([x[0], x[1], x[3]]))
+    assert gap[1].mean_log == pytest.approx(mean)  # look 2 reads rounds 1..4 less round 3
+    assert math.isnan(sq.looks_by_round([1], [0.1], sched, 2, 2)[0].lo)  # one pair: no CI
+
+
+# ------------------------------------------------------------------------ real sweeps
+
+def _read(run_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in (run_dir / "trials.jsonl").read_text().splitlines() if x]
+
+
+def replay(run_dir: Path) -> list[str]:
+    """The top-up's trials, in order, as its decisions follow from the run's own records."""
+    plan = Plan.from_json(json.loads((run_dir / "plan.json").read_text()))
+    by_cell: dict[str, list[dict[str, Any]]] = {}
+    for r in _read(run_dir):
+        by_cell.setdefault(r["cell"], []).append(r)
+    granted, used, out = topup.planned_rounds(plan), 0.0, []
+    while (g := topup.next_look(plan, granted, used, lambda c: by_cell.get(c, []))) is not None:
+        granted[g.block], used = g.last, used + g.seconds
+        out += g.trials
+    return out
+
+
+def _expect_exact(run_dir: Path) -> list[dict[str, Any]]:
+    """Every planned trial, then exactly the top-up's trials its records call for, each
+    once, in order."""
+    plan = json.loads((run_dir / "plan.json").read_text())
+    recs = sorted(_read(run_dir), key=lambda r: r["order_index"])
+    ids = [r["trial_id"] for r in recs]
+    assert not [k for k, v in Counter(ids).items() if v > 1]
+    fixed = [t for rnd in plan["rounds"] for t in rnd]
+    assert ids[:len(fixed)] == fixed
+    assert ids[len(fixed):] == replay(run_dir)
+    assert [r["order_index"] for r in recs] == list(range(len(recs)))
+    return recs
+
+
+@pytest.mark.sweep
+def test_a_real_sweep_reaches_the_top_up(runner_copybench: Path, tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    r = run_runner("sweep", "--profile", str(_profile(tmp_path)), "--run-dir", str(run_dir),
+                   "--no-progress", timeout=180)
+    assert r.returncode == 0, r.stderr[-3000:]
+    recs = _expect_exact(run_dir)
+    top = [x for x in recs if x["repetition"] > 2]
+    assert top, "no top-up look ran"
+    assert len(top) == 12  # at n = 2 nothing is decided: the budget's three looks all run
+    assert "top-up stage" in r.stderr and "top-up look 1" in r.stderr
+    assert all(x["config"]["block"] for x in top)
+    plan = json.loads((run_dir / "plan.json").read_text())
+    assert plan["design"]["sequential"]["topup_budget_s"] == pytest.approx(4.8, abs=0.05)
+    report = verify(run_dir)  # sealed, and plan.json valid under its schema
+    assert report.ok, report.problems[:5]
+
+
+@pytest.mark.sweep
+def test_interrupted_during_the_top_up_and_resumed_runs_the_same_trials(
+        runner_copybench: Path, tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    # a longer top-up (up to 10 rounds a block, a budget for all of it), so the interrupt
+    # lands inside it
+    prof = _profile(tmp_path, design={**DESIGN, "sequential": {**SEQ, "rounds_max": 10}},
+                    budget_s=40)
+    log = open(tmp_path / "first.log", "w")
+    p = subprocess.Popen(runner_cmd("sweep", "--profile", str(prof), "--run-dir",
+                                    str(run_dir), "--no-progress"), stdout=log,
+                         stderr=subprocess.STDOUT, cwd=str(ROOT),
+                         env=runner_env(RUNNER_TEST_TAG=uuid.uuid4().hex),
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    trials = run_dir / "trials.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and p.poll() is None:
+        if trials.exists() and any(json.loads(x)["repetition"] > 2 for x in
+                                   trials.read_text().splitlines() if x.endswith("}")):
+            break
+        time.sleep(0.05)
+    time.sleep(0.1)  # most likely mid-trial now
+    for _ in range(3):  # a SIGINT that lands in an at-fork handler is ignored by Python
+        p.send_signal(signal.SIGINT)
+        try:
+            rc = p.wait(timeout=5)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    else:
+        rc = p.wait(timeout=60)
+    log.close()
+    assert rc == 130, (tmp_path / "first.log").read_text()[-2000:]
+    first = _read(run_dir)
+    assert any(x["repetition"] > 2 for x in first)
+    r = run_runner("sweep", "--resume", "--run-dir", str(run_dir), "--no-progress",
+                   timeout=180)
+    assert r.returncode == 0, r.stderr[-3000:]
+    recs = _expect_exact(run_dir)
+    assert [x["trial_id"] for x in recs[:len(first)]] == [x["trial_id"] for x in first]
+    assert len(recs) > len(first)
+    sessions = json.loads((run_dir / "sessions.json").read_text())
+    assert [s["complete"] for s in sessions] == [False, True]
+
+
+# ----------------------------------------------------------------- the plan.json schema
+
+def _plan_doc(plan: Plan) -> dict[str, Any]:
+    return {"run_id": "r", "created_at": "2026-12-01T00:00:00+00:00", "profile_path": "p",
+            **plan.to_json(), "estimate_s": {"min": 1, "expected": 1, "max": 1}}
+
+
+@pytest.mark.parametrize("name", ["claims", "paper", "quick"])
+def test_committed_profiles_plans_validate_under_the_schema(name: str) -> None:
+    plan = plan_mod.make(prof_mod.load(name), CAPS)
+    doc = _plan_doc(plan)
+    validator = validator_for(load_schema(planfile.SCHEMA))
+    assert schema_problems(validator, doc, "plan.json") == []
+    seq = (doc["design"] or {}).get("sequential")
+    assert (seq is None) == (name == "quick")
+    if seq:  # every claim block of these profiles carries its looks and comparisons
+        claims = [b for b in doc["blocks"].values() if b["purpose"] == "claim"]
+        assert claims and all(b.get("sequential") for b in claims)
+        assert all(b["sequential"]["looks"][0] == b["rounds"] == 6 for b in claims)
+        assert all(b["sequential"]["looks"][-1] == 90 for b in claims)
+
+
+def test_the_schema_refuses_a_sequential_plan_missing_its_budget(tmp_path: Path) -> None:
+    doc = _plan_doc(_plan(tmp_path))
+    del doc["design"]["sequential"]["topup_budget_s"]
+    next(iter(doc["blocks"].values()))["sequential"]["looks"] = []
+    problems = schema_problems(validator_for(load_schema(planfile.SCHEMA)), doc, "plan.json")
+    assert any("topup_budget_s" in p for p in problems)
+    assert any("looks" in p for p in problems)
