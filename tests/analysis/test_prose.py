@@ -38,7 +38,7 @@ def block_frame(rounds: int = 12, seed: int = 1) -> pd.DataFrame:
 
 def test_the_paired_sentence_is_what_compare_pair_computes() -> None:
     df, family = block_frame(), 4
-    c = compare_pair(SimpleNamespace(primary=S.PAIRED), df, {"method": "a", "size": 4096},
+    c = compare_pair(SimpleNamespace(primary=S.PAIRED, plan=None, has_blocks=True), df, {"method": "a", "size": 4096},
                      {"method": "b", "size": 4096}, "gbit_per_s", family,
                      S.DecisionRule("direction"), 4096)
     text = PR.statistics_text(S.PAIRED)
@@ -64,7 +64,7 @@ def test_the_paired_sentence_is_what_compare_pair_computes() -> None:
 
 def test_the_unpaired_sentence_is_what_compare_pair_computes() -> None:
     df = block_frame().assign(block=None)  # a run without blocks: no pairs
-    c = compare_pair(SimpleNamespace(primary=S.UNPAIRED), df, {"method": "a", "size": 4096},
+    c = compare_pair(SimpleNamespace(primary=S.UNPAIRED, plan=None, has_blocks=False), df, {"method": "a", "size": 4096},
                      {"method": "b", "size": 4096}, "gbit_per_s", 2,
                      S.DecisionRule("direction"), 4096)
     text = PR.statistics_text(S.UNPAIRED)
