@@ -75,8 +75,11 @@ $(BOOK_GEN)/%.ipynb: notebooks/%.ipynb notebooks/finalize.py $(BOOK_GEN)/.run $(
 notebooks: book-check-run $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb)
 
 # -W: every warning (a missing glue key, a broken reference, a bad citation) fails the build.
+# --all: a page that pastes another page's glue ({glue:text}`other.ipynb::key`) is not
+# rebuilt by Sphinx when only that notebook changed (another run, new code), so it would show
+# the old values; every page is rebuilt whenever a notebook or a source changed.
 $(BOOK_STAMP): $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb) $(BOOK_SOURCES)
-	$(JB) build book --builder html -W -n --keep-going
+	$(JB) build book --builder html -W -n --keep-going --all
 	@touch $@
 
 # notebooks run two at a time (they are independent; the machine has 2 CPUs)
@@ -89,7 +92,7 @@ book: setup book-check-run
 $(BOOK_PDF): $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb) $(BOOK_SOURCES)
 	@command -v pdflatex >/dev/null && command -v latexmk >/dev/null || { \
 	  echo "make pdf: pdflatex/latexmk missing; install texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended latexmk (scripts/setup does as root)" >&2; exit 1; }
-	$(JB) build book --builder pdflatex -W -n --keep-going
+	$(JB) build book --builder pdflatex -W -n --keep-going --all
 	@test -s $@
 
 pdf: setup book-check-run
