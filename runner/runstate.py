@@ -207,8 +207,12 @@ def _record_problem(rec: dict[str, Any], plan: Plan, run_id: str, fixed: set[str
     except ValueError:
         trial = Trial("", -1)
     cell = plan.cells.get(trial.cell)
-    adaptive = plan.blocks is None and plan.rep_min < trial.repetition <= plan.rep_max
-    if cell is None or not (tid in fixed or adaptive):
+    # rounds after the fixed ones are decided from the records (runner.sweep): up to max in
+    # the adaptive design; in the block design any later round of a planned cell (a stage
+    # that adds rounds to the planned ones decides them the same way)
+    later = (trial.repetition > len(plan.rounds) if plan.blocks is not None
+             else plan.rep_min < trial.repetition <= plan.rep_max)
+    if cell is None or not (tid in fixed or later):
         return f"trial {tid!r} is not a trial of this run's plan ({layout.PLAN})"
     if (rec["cell"], rec["repetition"]) != (trial.cell, trial.repetition):
         return (f"cell {rec['cell']!r}, repetition {rec['repetition']} do not match its "
