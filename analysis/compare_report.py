@@ -1,11 +1,13 @@
 """``make compare``: execute ``notebooks/compare.ipynb`` on a run and the reference run and
 write the report (executed notebook, HTML without code, ``cells.csv``, ``claims.csv``).
 
-    python -m analysis.compare_report RUN REF [--threshold T] [--out DIR]
+    python -m analysis.compare_report RUN REF [--threshold T] [--out DIR] [--unverified]
 
-Exit codes: 0 report written; 1 the notebook failed; 2 bad input (a missing run directory,
-a threshold outside (0, 1)). The report is assembled in a temporary directory and moved
-into place only when complete, so a failure leaves no partial report.
+Exit codes: 0 report written; 1 the notebook failed, or a run cannot be read, is being
+written or does not verify (:mod:`rundir.gate`; ``--unverified`` reports on such a run
+anyway, saying so); 2 bad input (a missing run directory, a threshold outside (0, 1)). The
+report is assembled in a temporary directory and moved into place only when complete, so a
+failure leaves no partial report.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from rundir import records
+from rundir.gate import being_written, unverified_reason
 
 NOTEBOOK = "notebooks/compare.ipynb"
 #: The checkout this package lives in (notebooks/ and build/ are beside it).
@@ -62,13 +65,24 @@ def main(argv: list[str] | None = None) -> int:
                         "(default 0.03, the paper's)")
     p.add_argument("--out", metavar="DIR", help="report directory (default "
                    "build/compare/<run-id>-vs-<ref-id>)")
+    p.add_argument("--unverified", action="store_true", help="report on a run that is being "
+                   "written or does not verify (the report's log says so)")
     args = p.parse_args(argv)
     run, ref = _run_dir(p, "RUN", args.run), _run_dir(p, "REF", args.ref)
-    for d in (run, ref):
-        problem = records.first_problem(d)
+    for label, d in (("RUN", run), ("REF", ref)):
+        why = being_written(d)
+        problem = None if why else records.first_problem(d)
         if problem:
             print(f"compare: {problem}; no report written", file=sys.stderr)
             return 1
+        why = why or unverified_reason(d)
+        if why and not args.unverified:
+            print(f"compare: {label}: {why}; no report written (to compare it anyway: "
+                  "make compare UNVERIFIED=1, or --unverified)", file=sys.stderr)
+            return 1
+        if why:
+            print(f"compare: warning: {label} is NOT verified: {why}; compared anyway, as "
+                  "asked (--unverified)", file=sys.stderr)
     out = Path(args.out) if args.out else ROOT / "build" / "compare" / f"{run.name}-vs-{ref.name}"
     try:
         return _report(run, ref, args, out)
@@ -86,10 +100,6 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
     import papermill
 
     from analysis.notebook_html import render
-    from rundir.verify import verify
-    for label, d in (("RUN", run), ("REF", ref)):
-        report = verify(d)
-        print(f"compare: {label}: {report.summary()}", file=sys.stderr)
 
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:

@@ -21,15 +21,17 @@ endif
 verify: setup
 	@$(PY) -m rundir verify "$(RUN)"
 
-# make seal RUN=data/raw/<run-id>: write RUN/SHA256SUMS over every file of the run.
+# make seal RUN=data/raw/<run-id>: write RUN/SHA256SUMS over every file of the run. A run
+# that is not finished (trials of its plan missing, its last session interrupted) is refused
+# unless FINAL=1; a run another process is writing is refused.
 seal: setup
-	@$(PY) -m rundir seal "$(RUN)"
+	@$(PY) -m rundir seal "$(RUN)" $(if $(FINAL),--final)
 
 # make pack RUN=data/raw/<run-id>: before committing a finished run: verify it, gzip its
 # trials.jsonl to trials.jsonl.gz (reproducibly), re-seal. Packed runs verify and analyse
-# the same way; they cannot be resumed.
+# the same way; they cannot be resumed, so an unfinished run is refused unless FINAL=1.
 pack: setup
-	@$(PY) -m rundir pack "$(RUN)"
+	@$(PY) -m rundir pack "$(RUN)" $(if $(FINAL),--final)
 
 # Flake parse/lock/attribute checks (skipped with a printed reason where Nix is missing),
 # CITATION.cff validation, and rundir (seal/verify/pack) on generated runs.

@@ -1,7 +1,7 @@
-"""``python -m rundir {seal|verify|pack} RUN_DIR`` (``make seal|verify|pack RUN=...``)."""
+"""``python -m rundir {seal|verify|pack|check} RUN_DIR`` (``make seal|verify|pack RUN=...``)."""
 
 import sys
 
-from rundir.verify import main
+from rundir.cli import main
 
 sys.exit(main())

@@ -12,6 +12,8 @@ take them from (the runner writes them, the analysis and :mod:`rundir.verify` re
     remote.json                the remote host of a two-host run (what ``--resume`` reconnects to)
     sweep.ipynb                the executed sweep notebook (sweep.resume-<n>.ipynb after a resume)
     SHA256SUMS                 every other file's hash, written when the run is sealed
+    .lock                      held (flock) by the one process writing the run (:mod:`rundir.lock`);
+                               not part of the run: never sealed, removed when released
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ SESSIONS = "sessions.json"
 REMOTE = "remote.json"
 SWEEP_NOTEBOOK = "sweep.ipynb"
 SUMS = "SHA256SUMS"
+LOCK = ".lock"
 
 
 def manifest_name(resumed: int) -> str:

@@ -9,14 +9,13 @@ file of the run. `verify(run_dir)` checks, without changing anything:
   `rundir/schema/manifest.schema.json`;
 * `plan.json` is JSON and valid under `rundir/schema/plan.schema.json`;
 * every line of `trials.jsonl` is a JSON object valid under `rundir/schema/trial.schema.json`,
-  trial ids are unique, and every record's `run_id` is the run's (the manifest's `run_id`,
-  else the first record's).
+  trial ids are unique, every record's `run_id` is the run's (the manifest's `run_id`,
+  else the first record's), and every `ok` record means ok (:mod:`rundir.okrule`, the rule
+  the runner marks a trial ok by: bytes moved, the window met, no verification mismatch).
 
-Command line (exit 0 ok, 1 the run does not verify, 2 bad usage)::
-
-    python -m rundir seal   data/raw/<run-id>
-    python -m rundir verify data/raw/<run-id>
-    python -m rundir pack   data/raw/<run-id>   # for committing: gzip trials.jsonl, re-seal
+The lock file of a run being written (:mod:`rundir.lock`) is not part of the run: never
+sealed, never checked. The command line is :mod:`rundir.cli` (which takes the lock and
+refuses to seal or pack a run that is not finished).
 
 A packed run keeps its records in `trials.jsonl.gz`; `verify` reads it the same way.
 """
@@ -27,7 +26,6 @@ import gzip
 import hashlib
 import json
 import shutil
-import sys
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +33,7 @@ from typing import Any, Iterator
 
 import jsonschema
 
-from rundir import atomic, layout, planfile, records
+from rundir import atomic, layout, okrule, planfile, records
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 TRIAL_SCHEMA = SCHEMA_DIR / "trial.schema.json"
@@ -83,10 +81,11 @@ def sha256_file(path: Path) -> str:
 
 
 def _run_files(run_dir: Path) -> Iterator[tuple[str, Path]]:
-    """(relative POSIX path, path) of every file under run_dir except SHA256SUMS, sorted."""
+    """(relative POSIX path, path) of every file under run_dir except SHA256SUMS and the
+    lock file of a writer (:mod:`rundir.lock`), sorted."""
     for path in sorted(run_dir.rglob("*")):
         rel = path.relative_to(run_dir).as_posix()
-        if rel == layout.SUMS or path.is_dir() and not path.is_symlink():
+        if rel in (layout.SUMS, layout.LOCK) or path.is_dir() and not path.is_symlink():
             continue
         yield rel, path
 
@@ -253,6 +252,9 @@ def _check_records(path: Path, run_id: str | None, validator: Any, seen: dict[st
                     report.problems.append(
                         f"{label}: trial_id {trial_id!r} already used on line {seen[trial_id]}")
                 seen.setdefault(trial_id, number)
+            why = okrule.record_problem(record)
+            if why:
+                report.problems.append(f"{label}: status ok but {why}")
             rec_run = record.get("run_id")
             if isinstance(rec_run, str):
                 if run_id is None:
@@ -317,50 +319,3 @@ def pack(run_dir: Path | str) -> Path:
         raise
     src.unlink()
     return dst
-
-
-USAGE = "usage: python -m rundir {seal|verify|pack|check} RUN_DIR"
-COMMANDS = ("seal", "verify", "pack", "check")
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2 or args[0] not in COMMANDS:
-        print(f"rundir: expected a command ({', '.join(COMMANDS)}) and one RUN_DIR; "
-              f"{USAGE}", file=sys.stderr)
-        return 2
-    command, run_dir = args
-    try:
-        if command == "check":  # readable records (no hashes, no schema): before a book build
-            problem = records.first_problem(Path(run_dir))
-            if problem:
-                print(f"rundir: {problem}", file=sys.stderr)
-                return 1
-            return 0
-        if command == "seal":
-            target = seal(run_dir)
-            count = len(target.read_text(encoding="utf-8").splitlines())
-            print(f"sealed {run_dir}: {count} files in {target.name}")
-            return 0
-        if command == "pack":
-            src = Path(run_dir) / layout.TRIALS
-            before = src.stat().st_size if src.is_file() else 0
-            packed = pack(run_dir)
-            print(f"packed {run_dir}: {layout.TRIALS} {before} B -> {packed.name} "
-                  f"{packed.stat().st_size} B; re-sealed")
-            return 0
-        report = verify(run_dir)
-    except RunDirUsageError as exc:
-        print(f"rundir: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"rundir: {exc.filename or run_dir}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    for problem in report.problems:
-        print(problem)
-    print(report.summary())
-    return 0 if report.ok else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -16,8 +16,9 @@ Modules, one concern each, in layers (a module imports only its own layer or low
 * running trials: ``pair`` (the one pair runner), ``remotehost``, ``transports`` (loopback,
   veth, udp-forward, remote), ``copybench_argv``, ``trialrecord``, ``copybench_trial``,
   ``peer_trial``, ``trials``;
-* a run: ``runfiles`` (the run directory's files), ``progress``, ``sweep`` (the loop),
-  ``session`` (one invocation, as a library), ``notebook``, ``cli``.
+* a run: ``runlock`` (one writer per run directory), ``runstate`` (a run checked before
+  it is resumed), ``runfiles`` (the run directory's files), ``progress``, ``sweep`` (the
+  loop), ``session`` (one invocation, as a library), ``notebook``, ``cli``.
 
 The run directory's format (records, schemas, file names, the quantities both sides
 compute, seal) is :mod:`rundir`'s; the runner never imports the analysis.

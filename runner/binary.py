@@ -1,4 +1,5 @@
-"""Where the copybench program is, and which methods it was built with."""
+"""Where the copybench program is, whether it is copybench, and which methods it was built
+with."""
 
 from __future__ import annotations
 
@@ -26,6 +27,26 @@ def find_binary() -> Path | None:
             return p
     which = shutil.which("copybench")
     return Path(which) if which else None
+
+
+def binary_problem(binary: Path) -> str | None:
+    """Why ``binary`` cannot be the sweep's copybench (one clause naming where it came from),
+    or None: it exists, is executable, and ``--build-info`` prints copybench's JSON."""
+    where = (f"COPYBENCH_BIN={binary}" if os.environ.get("COPYBENCH_BIN") else str(binary))
+    if not binary.exists():
+        return f"{where}: no such file (build it: make -C src, or set COPYBENCH_BIN)"
+    if not binary.is_file() or not os.access(binary, os.X_OK):
+        return f"{where}: not an executable file (build it: make -C src)"
+    try:
+        r = subprocess.run([str(binary), "--build-info"], capture_output=True, text=True,
+                           timeout=30, check=False)
+        info = json.loads(r.stdout)
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        info = None
+    if not isinstance(info, dict) or info.get("tool") != "copybench":
+        return (f"{where}: not copybench (its --build-info printed no copybench build "
+                "information; build it: make -C src)")
+    return None
 
 
 def binary_methods(binary: Path | None) -> tuple[str, ...] | None:

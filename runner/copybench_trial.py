@@ -123,7 +123,8 @@ def reduce_profile(ctx: Context, trial: Trial, data: Path, seed: int | None = No
     try:
         if not data.exists():
             return {"error": "perf record wrote no data"}
-        red = cpuprofile.reduce_file(data, seed=seed)
+        red = cpuprofile.reduce_file(data, seed=seed,
+                                     tmp=ctx.janitor.tmp if ctx.janitor else None)
         cpuprofile.store(red, out_path)
         return {"path": str(out_path.relative_to(ctx.run_dir)), "samples": red.samples,
                 "kernel_share": red.kernel_share, "groups": red.groups,

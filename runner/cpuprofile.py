@@ -16,16 +16,24 @@ import json
 import re
 import shutil
 import subprocess
+import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
 from rundir import atomic
+from runner.proc import private_tmp
 from rundir.perf import (CATEGORIES, CATEGORIES_VERSION, FORMAT, KERNEL_GROUPS,
                          MIN_SYMBOL_SAMPLES, SAMPLE_HZ, WINDOW_S, Reduction, Symbol,
                          category_of, group_of, is_copy_routine, side_of_comm, thread_tag)
 
-PERF_RECORD = ["perf", "record", "-q", "-a", "-g", "-e", "cpu-clock", "-F", str(SAMPLE_HZ)]
+#: -B (--no-buildid): no build-id table, so perf record copies nothing to /tmp (it copies the
+#: vDSO to /tmp/perf-vdso.so-XXXXXX to read its build id, and a perf killed with the sweep
+#: leaves that copy) and adds nothing to ~/.debug; the reduction runs on the same machine at
+#: once and finds every binary by its path (perf script reads a build id from the file
+#: itself where it needs one)
+PERF_RECORD = ["perf", "record", "-q", "-B", "-a", "-g", "-e", "cpu-clock", "-F",
+               str(SAMPLE_HZ)]
 
 
 def parse_report(text: str) -> list[tuple[int, str, str]]:
@@ -171,18 +179,27 @@ def reduce_samples(samples: Iterable[tuple[str, int, float, str, bool]], top: in
     return red
 
 
-def _script(data: Path) -> list[str]:
-    out = subprocess.run(
-        ["perf", "script", "-i", str(data), "-F", "comm,tid,time,ip,sym,dso", "-G"],
-        capture_output=True, text=True, check=False, timeout=600)
+def _script(data: Path, tmp: Path | None = None) -> list[str]:
+    """``perf script`` of ``data``. With ``tmp`` (the sweep's temporary directory) it runs
+    with a private ``/tmp`` inside it (:func:`runner.proc.private_tmp`): its copy of the
+    vDSO never lands in the real ``/tmp``, even if it is killed with the sweep. The data
+    comes on stdin, so its path need not be visible there."""
+    with tempfile.TemporaryDirectory(prefix="perf-", dir=tmp) as private, \
+            open(data, "rb") as stdin:
+        out = subprocess.run(
+            ["perf", "script", "-i", "/dev/stdin", "-F", "comm,tid,time,ip,sym,dso", "-G"],
+            stdin=stdin, capture_output=True, text=True, check=False, timeout=600,
+            preexec_fn=private_tmp(Path(private)) if tmp is not None else None)
     if out.returncode != 0:
         raise RuntimeError(f"perf script failed: {out.stderr.strip()[-500:]}")
     return out.stdout.splitlines()
 
 
-def reduce_file(data: Path, window_s: float = WINDOW_S, seed: int | None = None) -> Reduction:
-    """``seed``: the trial's pattern seed (copybench's ``--seed``), which names its threads."""
-    return reduce_samples(parse_script(_script(data)), window_s=window_s,
+def reduce_file(data: Path, window_s: float = WINDOW_S, seed: int | None = None,
+                tmp: Path | None = None) -> Reduction:
+    """``seed``: the trial's pattern seed (copybench's ``--seed``), which names its threads;
+    ``tmp``: the sweep's temporary directory (see :func:`_script`)."""
+    return reduce_samples(parse_script(_script(data, tmp)), window_s=window_s,
                           tag=None if seed is None else thread_tag(seed))
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from rundir import atomic, layout
+from rundir import text as rundir_text
 from runner.errors import UsageError
 
 _KEYS = {"host", "data_addr", "copybench", "cpus", "ssh_config", "sender_addr"}
@@ -103,7 +104,9 @@ def validate(d: dict[str, Any], where: str) -> RemoteSpec:
 def load_inventory(path: str) -> RemoteSpec:
     where = f"inventory {path}"
     try:
-        doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        doc = tomllib.loads(rundir_text.read(Path(path)))
+    except rundir_text.NotUtf8 as e:
+        raise UsageError(f"{where}: {e}") from None
     except OSError as e:
         raise UsageError(f"{where}: {e.strerror or e}") from None
     except tomllib.TOMLDecodeError as e:
@@ -167,5 +170,10 @@ def saved_spec(run_dir: Path) -> RemoteSpec | None:
     p = run_dir / layout.REMOTE
     if not p.is_file():
         return None
-    d = json.loads(p.read_text(encoding="utf-8"))["spec"]
-    return validate({k: v for k, v in d.items() if v is not None}, str(p))
+    try:
+        d = json.loads(rundir_text.read(p))["spec"]
+        items = {k: v for k, v in d.items() if v is not None}
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        raise UsageError(f"--resume: {p}: not the remote host this run was made with "
+                         f"({e}); nothing was run or written") from None
+    return validate(items, str(p))

@@ -232,8 +232,10 @@ HERE = Here()
 
 
 def run_pair(pair: Pair, janitor: Janitor | None, launcher: Launcher = HERE) -> PairResult:
-    """Run ``pair`` (see the module doc); never leaves a process behind."""
-    with tempfile.TemporaryDirectory(prefix="copybench-trial-") as tmp:
+    """Run ``pair`` (see the module doc); never leaves a process behind. Its output files
+    live in the sweep's temporary directory (removed by the reaper if the sweep dies)."""
+    where = janitor.tmp if janitor is not None else None
+    with tempfile.TemporaryDirectory(prefix="copybench-trial-", dir=where) as tmp:
         run = _Run(pair, launcher, janitor, Path(tmp))
         try:
             return run.go()

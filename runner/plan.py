@@ -60,15 +60,39 @@ def make(profile: Profile, caps: Capabilities, seed: int | None = None,
         return plan
     if rehearsal:
         raise UsageError(f"--rehearsal: profile {profile.name} has no [design] (block design)")
+    rounds = adaptive_rounds(cells, seed, profile.repetitions.min)
+    return Plan(profile=profile.name, seed=seed, cells=cells, skipped=dict(skipped),
+                notes=notes, rounds=rounds, rep_min=profile.repetitions.min,
+                rep_max=profile.repetitions.max, hosts=hosts.to_json(profile))
+
+
+def adaptive_rounds(cells: dict[str, Cell], seed: int, rep_min: int) -> list[list[str]]:
+    """The fixed rounds 1..min of the adaptive design: every cell in each (the profiled
+    trials in round 1), shuffled by :func:`round_order`."""
     rounds = []
-    for r in range(1, profile.repetitions.min + 1):
+    for r in range(1, rep_min + 1):
         ids = [Trial(cid, r).id for cid in cells]
         if r == 1:
             ids += _profiled_ids(cells)
         rounds.append(round_order(ids, seed, r))
-    return Plan(profile=profile.name, seed=seed, cells=cells, skipped=dict(skipped),
-                notes=notes, rounds=rounds, rep_min=profile.repetitions.min,
-                rep_max=profile.repetitions.max, hosts=hosts.to_json(profile))
+    return rounds
+
+
+def block_rounds(blocks: list[D.Block], seed: int, singles: list[str]) -> list[list[str]]:
+    """Every planned round of the block design (:func:`runner.design.round_order`); the
+    ``singles`` (profiled trials) in round 1."""
+    n_rounds = max((b.rounds for b in blocks), default=0)
+    return [D.round_order(blocks, seed, r, singles if r == 1 else None)
+            for r in range(1, n_rounds + 1)]
+
+
+def planned_rounds(plan: Plan) -> list[list[str]]:
+    """The rounds a plan's cells, seed and blocks make: what its ``plan.json`` must hold
+    (a resumed run checks it, :mod:`runner.runstate`)."""
+    if plan.blocks is None:
+        return adaptive_rounds(plan.cells, plan.seed, plan.rep_min)
+    blocks = [D.Block(**b) for b in plan.blocks.values()]
+    return block_rounds(blocks, plan.seed, _profiled_ids(plan.cells))
 
 
 def _profiled_ids(cells: dict[str, Cell]) -> list[str]:
@@ -185,9 +209,8 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
                         if seq is not None else "")
                      + ": a check that the pipeline and the book work on this plan, not a "
                      "result")
-    n_rounds = max((b.rounds for b in blocks), default=0)
-    rounds = [D.round_order(blocks, seed, r, singles if r == 1 else None)
-              for r in range(1, n_rounds + 1)]
+    rounds = block_rounds(blocks, seed, singles)
+    n_rounds = len(rounds)
     design = {**asdict(des), "noise_file": str(path) if path else None,
               "noise_source": noise.source, "rehearsal": rehearsal}
     if seq is not None and des.sequential is not None:

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from rundir import sequential as sq
+from rundir import text as rundir_text
 from runner.errors import ProfileError
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
@@ -346,7 +347,12 @@ def load(name_or_path: str) -> Profile:
     if not path.is_file():
         raise ProfileError(shown, "-", f"no such profile (available: {', '.join(available())},"
                            " or a path to a .toml file)")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = rundir_text.read(path)
+    except rundir_text.NotUtf8 as e:
+        raise ProfileError(shown, "-", str(e)) from None
+    except OSError as e:
+        raise ProfileError(shown, "-", f"cannot be read: {e.strerror or e}") from None
     return parse(text, shown)
 
 

@@ -7,13 +7,15 @@ tells it, one line at a time, what it creates and removes::
     +pg PGID   -pg PGID     process groups (trial processes)
     +ssh OPTS… TARGET       the ssh master of the ``remote`` transport (runner.ssh)
     +rsink PID -rsink PID   sinks running on that remote host
+    +dir PATH  -dir PATH    the process's temporary directory (runner.proc.Janitor.tmp)
 
 When the pipe closes (the sweep exited, however: normally, by a signal, even SIGKILL), the
 reaper kills the process groups still registered, kills every process left in each
 registered namespace, and deletes the namespaces (their veth links go with them); for the
 ``remote`` transport it kills (over ssh) the remote sinks still registered and ends the ssh
-master, which ``ControlPersist`` would otherwise keep alive. After a normal exit nothing is
-registered and it just ends.
+master, which ``ControlPersist`` would otherwise keep alive; last, once nothing that wrote
+there runs, it removes the temporary directory. After a normal exit nothing is registered
+and it just ends.
 
 It imports only the helpers that do the removing (:mod:`runner.proc`, :mod:`runner.netns`,
 :mod:`runner.ssh`), nothing of the transports: it is a leaf that anything may start.
@@ -22,6 +24,7 @@ It imports only the helpers that do the removing (:mod:`runner.proc`, :mod:`runn
 from __future__ import annotations
 
 import shlex
+import shutil
 import signal
 import sys
 
@@ -37,6 +40,7 @@ def main() -> int:
     groups: set[int] = set()
     ssh: list[list[str]] = []
     rsinks: set[int] = set()
+    dirs: list[str] = []
     for line in sys.stdin:
         op, _, arg = line.strip().partition(" ")
         if op == "+ns":
@@ -55,12 +59,18 @@ def main() -> int:
             rsinks.add(int(arg))
         elif op == "-rsink":
             rsinks.discard(int(arg))
+        elif op == "+dir":
+            dirs.append(arg)
+        elif op == "-dir" and arg in dirs:
+            dirs.remove(arg)
     for pg in groups:
         kill_group(pg)
     for ns in namespaces:
         remove_netns(ns)
     for opts in ssh:
         reap(opts, sorted(rsinks))
+    for d in dirs:
+        shutil.rmtree(d, ignore_errors=True)
     return 0
 
 

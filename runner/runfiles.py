@@ -1,5 +1,6 @@
-"""A run directory as the sweep makes and reopens it: a new run's ``plan.json``, profile copy
-and manifest, a resumed run's plan and profile, each session's entry in ``sessions.json``.
+"""A run directory as the sweep makes it: a new run's ``plan.json``, profile copy and
+manifest, each session's entry in ``sessions.json`` (a resumed run is checked and reopened
+by :mod:`runner.runstate`).
 The file names are :mod:`rundir.layout`'s; a file that cannot be written is one line
 (:class:`RunDirError`) saying how many trials are safely recorded and how to resume.
 """
@@ -14,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from rundir import atomic, layout, records
+from rundir.lock import RunLock
 from runner import manifest as manifest_mod
-from runner import profile as profile_mod
 from runner.binary import binary_methods, repo_root
 from runner.errors import RunnerError, UsageError
 from runner.estimate import estimate
@@ -26,6 +27,7 @@ from runner.originals.original_trial import manifest_entry
 from runner.plan import make
 from runner.profile import Profile
 from runner.remotehost import RemoteHost
+from runner.runlock import take
 
 
 class RunDirError(RunnerError):
@@ -65,21 +67,33 @@ def _write_json(path: Path, obj: Any) -> None:
 
 def prepare_new(profile: Profile, run_dir: Path | None, seed: int | None,
                 binary: Path, rehearsal: bool = False, hosts: Hosts = ONE_HOST
-                ) -> tuple[Path, str, Plan]:
-    caps = Capabilities.detect(binary_methods(binary))
-    plan = make(profile, caps, seed, rehearsal, hosts)
-    if not plan.cells:
-        raise UsageError(f"profile {profile.path}: no valid cell on this machine"
-                         f" ({'; '.join(plan.notes) or 'empty design'})")
+                ) -> tuple[Path, str, Plan, RunLock]:
+    """A new run directory with its plan and profile copy, locked (:mod:`runner.runlock`):
+    the lock is taken first (a directory it creates goes again if the plan fails), then the
+    directory is found empty, so two sweeps never share one."""
     run_id = new_run_id(profile.name)
     if run_dir is None:
         run_dir = Path.cwd() / "data" / "raw" / run_id
     else:
         run_id = run_dir.name
-    if run_dir.exists() and any(run_dir.iterdir()):
-        raise UsageError(f"--run-dir {run_dir}: exists and is not empty (use --resume to "
-                         "continue it, or another directory)")
-    run_dir.mkdir(parents=True, exist_ok=True)
+    lock = take(run_dir, "python -m runner sweep")
+    try:
+        if any(p.name != layout.LOCK for p in run_dir.iterdir()):
+            raise UsageError(f"--run-dir {run_dir}: exists and is not empty (use --resume to "
+                             "continue it, or another directory)")
+        caps = Capabilities.detect(binary_methods(binary))
+        plan = make(profile, caps, seed, rehearsal, hosts)
+        if not plan.cells:
+            raise UsageError(f"profile {profile.path}: no valid cell on this machine"
+                             f" ({'; '.join(plan.notes) or 'empty design'})")
+        _write_plan(profile, plan, run_dir, run_id)
+    except BaseException:
+        lock.release()
+        raise
+    return run_dir, run_id, plan, lock
+
+
+def _write_plan(profile: Profile, plan: Plan, run_dir: Path, run_id: str) -> None:
     copy = layout.profile_copy(run_dir, profile.name)
     copy.parent.mkdir(exist_ok=True)
     copy.write_text(profile.text, encoding="utf-8")
@@ -89,28 +103,6 @@ def prepare_new(profile: Profile, run_dir: Path | None, seed: int | None,
     doc["estimate_s"] = {"min": round(est.seconds_min), "expected": round(est.seconds_expected),
                          "max": round(est.seconds_max)}
     _write_json(run_dir / layout.PLAN, doc)
-    return run_dir, run_id, plan
-
-
-def prepare_resume(run_dir: Path, profile_arg: str | None) -> tuple[Profile, Plan, str]:
-    pj = run_dir / layout.PLAN
-    if not pj.is_file():
-        raise UsageError(f"--resume: {run_dir} has no {layout.PLAN} (not a run directory)")
-    if records.is_packed(run_dir):
-        raise UsageError(f"--resume: {run_dir} is packed (trials.jsonl.gz, a finished, committed "
-                         "run); start a new run instead")
-    doc = json.loads(pj.read_text(encoding="utf-8"))
-    plan = Plan.from_json(doc)
-    copies = sorted((run_dir / layout.PROFILES_DIR).glob("*.toml"))
-    if not copies:
-        raise UsageError(f"--resume: {run_dir / layout.PROFILES_DIR}/ has no profile copy")
-    prof = profile_mod.parse(copies[0].read_text(encoding="utf-8"), str(copies[0]))
-    if profile_arg is not None:
-        given = profile_mod.load(profile_arg)
-        if given.name != prof.name:
-            raise UsageError(f"--profile {profile_arg}: the run in {run_dir} was made with "
-                             f"profile {prof.name!r}")
-    return prof, plan, doc["run_id"]
 
 
 def original_sources(plan: Plan) -> list[str]:
@@ -147,6 +139,16 @@ def latest_run(profile: str | None) -> Path:
                     if (p / layout.PLAN).is_file() and not records.is_packed(p)),
                    key=lambda p: p.stat().st_mtime, reverse=True)
     for p in cands:
-        if profile is None or json.loads((p / layout.PLAN).read_text()).get("profile") == profile:
+        if profile is None or _planned_profile(p) == profile:
             return p
     raise UsageError("--resume: no run directory found under data/raw (give --run-dir)")
+
+
+def _planned_profile(run_dir: Path) -> str | None:
+    """The profile a run's plan.json names (None when it cannot be read: --resume of that
+    run says what is wrong with it)."""
+    try:
+        doc = json.loads((run_dir / layout.PLAN).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc.get("profile") if isinstance(doc, dict) else None

@@ -5,6 +5,10 @@ the session, seal the run when it is complete.
 ``python -m runner notebook``) both go through :func:`open_run` and :func:`run`, so a run
 made either way is the same run. Errors are :class:`~runner.errors.UsageError` (bad input,
 nothing created) or :class:`~runner.errors.RunnerError` (a runtime failure), each one line.
+
+:func:`open_run` takes the run directory's lock (:mod:`runner.runlock`) before it reads or
+writes anything there, and :func:`run` releases it when the session ends: one writer per run.
+A resumed run is checked whole (:mod:`runner.runstate`) before anything runs.
 """
 
 from __future__ import annotations
@@ -19,12 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from rundir import layout, records
+from rundir.lock import RunLock
 from rundir.verify import seal as seal_run
 from runner import inventory
 from runner import profile as profile_mod
-from runner import runfiles
+from runner import runfiles, runstate
 from runner import sweep as sw
-from runner.binary import find_binary
+from runner.binary import binary_problem, find_binary
 from runner.errors import RunnerError, UsageError
 from runner.estimate import TimeEstimate, estimate
 from runner.expand import ONE_HOST, TWO_HOSTS
@@ -34,6 +39,7 @@ from runner.originals.original_trial import prepare as prepare_originals
 from runner.profile import Profile
 from runner.progress import fmt_duration
 from runner.remotehost import RemoteHost
+from runner.runlock import take
 
 
 def _log(line: str) -> None:
@@ -53,6 +59,7 @@ class OpenRun:
     sweep: sw.Sweep
     estimate: TimeEstimate
     sessions_before: int
+    lock: RunLock
 
     @property
     def recorded(self) -> int:
@@ -113,9 +120,14 @@ class Result:
 
 
 def _binary() -> Path:
+    """copybench, checked before anything runs (a missing or foreign binary is bad usage:
+    every trial would fail)."""
     binary = find_binary()
     if binary is None:
-        raise RunnerError("copybench not found: build it (make -C src) or set COPYBENCH_BIN")
+        raise UsageError("copybench not found: build it (make -C src) or set COPYBENCH_BIN")
+    problem = binary_problem(binary)
+    if problem:
+        raise UsageError(problem)
     return binary
 
 
@@ -142,10 +154,21 @@ def open_run(profile: str | None, run_dir: Path | None = None, seed: int | None 
     ``remote``: run the socket experiments over the ``remote`` transport (the plan says what
     that changes); the host is connected to and checked before anything is created."""
     if resume:
-        prof, plan, run_dir, run_id, binary, rem = _reopen(profile, run_dir, seed, remote)
+        prof, plan, run_dir, run_id, binary, rem, lock = _reopen(profile, run_dir, seed,
+                                                                 remote)
     else:
-        prof, plan, run_dir, run_id, binary, rem = _create(profile, run_dir, seed, remote,
-                                                           rehearsal)
+        prof, plan, run_dir, run_id, binary, rem, lock = _create(profile, run_dir, seed,
+                                                                 remote, rehearsal)
+    try:
+        return _ready(prof, plan, run_dir, run_id, binary, rem, lock, resume, progress)
+    except BaseException:
+        lock.release()
+        raise
+
+
+def _ready(prof: Profile, plan: Plan, run_dir: Path, run_id: str, binary: Path,
+           rem: RemoteHost | None, lock: RunLock, resume: bool, progress: bool) -> OpenRun:
+    """The sweep of an opened run, its records loaded and its manifest written."""
     for n in plan.notes:
         _log(n)
     s = sw.Sweep(prof, plan, run_dir, run_id, binary, progress=progress)
@@ -163,32 +186,41 @@ def open_run(profile: str | None, run_dir: Path | None = None, seed: int | None 
             if rem is not None:
                 rem.close()
             raise runfiles.RunDirError(e, run_dir, len(s.done)) from None
-    return OpenRun(prof, plan, run_dir, run_id, binary, resume, s, estimate(plan), before)
+    return OpenRun(prof, plan, run_dir, run_id, binary, resume, s, estimate(plan), before,
+                   lock)
 
 
 def _reopen(profile: str | None, run_dir: Path | None, seed: int | None,
             remote: RemoteSpec | None
-            ) -> tuple[Profile, Plan, Path, str, Path, RemoteHost | None]:
-    """An interrupted run: its plan and profile, and its remote host connected again."""
+            ) -> tuple[Profile, Plan, Path, str, Path, RemoteHost | None, RunLock]:
+    """An interrupted run, locked and checked: its plan and profile, and its remote host
+    connected again."""
     run_dir = resolve_run_dir(profile, run_dir, resume=True)
-    prof, plan, run_id = runfiles.prepare_resume(run_dir, profile)
-    if seed is not None and seed != plan.seed:
-        raise UsageError(f"--seed {seed}: the run in {run_dir} was planned with "
-                         f"seed {plan.seed}")
-    binary = _binary()
-    rem = None
-    if any(c.transport == "remote" for c in plan.cells.values()):
-        spec = remote or inventory.saved_spec(run_dir)
-        if spec is None:
-            raise UsageError(f"--resume: the run in {run_dir} has remote cells: give "
-                             "--remote USER@HOST (or --inventory FILE)")
-        rem = RemoteHost(spec, binary).open()
-    return prof, plan, run_dir, run_id, binary, rem
+    if not (run_dir / layout.PLAN).is_file():  # checked before a lock creates anything
+        raise UsageError(f"--resume: {run_dir} has no {layout.PLAN} (not a run directory)")
+    lock = take(run_dir, "python -m runner sweep --resume")
+    try:
+        prof, plan, run_id = runstate.reopen(run_dir, profile)
+        if seed is not None and seed != plan.seed:
+            raise UsageError(f"--seed {seed}: the run in {run_dir} was planned with "
+                             f"seed {plan.seed}")
+        binary = _binary()
+        rem = None
+        if any(c.transport == "remote" for c in plan.cells.values()):
+            spec = remote or inventory.saved_spec(run_dir)
+            if spec is None:
+                raise UsageError(f"--resume: the run in {run_dir} has remote cells: give "
+                                 "--remote USER@HOST (or --inventory FILE)")
+            rem = RemoteHost(spec, binary).open()
+    except BaseException:
+        lock.release()
+        raise
+    return prof, plan, run_dir, run_id, binary, rem, lock
 
 
 def _create(profile: str | None, run_dir: Path | None, seed: int | None,
             remote: RemoteSpec | None, rehearsal: bool
-            ) -> tuple[Profile, Plan, Path, str, Path, RemoteHost | None]:
+            ) -> tuple[Profile, Plan, Path, str, Path, RemoteHost | None, RunLock]:
     """A new run: the profile checked, the remote host (if any) connected and checked, then
     the run directory with its plan."""
     if not profile:
@@ -199,10 +231,8 @@ def _create(profile: str | None, run_dir: Path | None, seed: int | None,
     # connected and checked before anything is created, so a failed check is one line
     rem = RemoteHost(remote, binary).open() if remote is not None else None
     try:
-        run_dir, run_id, plan = runfiles.prepare_new(prof, run_dir, seed, binary, rehearsal,
-                                                     TWO_HOSTS if rem else ONE_HOST)
-        if rem is not None:
-            inventory.save(run_dir, rem.spec, rem.describe())
+        run_dir, run_id, plan, lock = runfiles.prepare_new(
+            prof, run_dir, seed, binary, rehearsal, TWO_HOSTS if rem else ONE_HOST)
     except OSError as e:
         if rem is not None:
             rem.close()
@@ -212,11 +242,29 @@ def _create(profile: str | None, run_dir: Path | None, seed: int | None,
         if rem is not None:
             rem.close()
         raise
-    return prof, plan, run_dir, run_id, binary, rem
+    if rem is not None:
+        try:
+            inventory.save(run_dir, rem.spec, rem.describe())
+        except BaseException as e:
+            lock.release()
+            rem.close()
+            if isinstance(e, OSError):
+                raise RunnerError(f"{e.filename or run_dir}: {e.strerror or e}; the run could "
+                                  "not be created (no trial was run)") from None
+            raise
+    return prof, plan, run_dir, run_id, binary, rem, lock
 
 
 def run(o: OpenRun, seal: bool = True) -> Result:
-    """Run what is left of the plan; record the session; seal the run if it completed."""
+    """Run what is left of the plan; record the session; seal the run if it completed;
+    release the run's lock."""
+    try:
+        return _run(o, seal)
+    finally:
+        o.lock.release()
+
+
+def _run(o: OpenRun, seal: bool) -> Result:
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
 
     def session(outcome: sw.Outcome | None, error: str | None = None) -> None:

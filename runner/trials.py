@@ -5,6 +5,10 @@ record (:mod:`runner.trialrecord`).
 
 A copybench trial that missed its measured window (exit 3) is run again at once, up to
 ``WINDOW_RETRIES`` times, and its record carries the earlier attempts in ``retries``.
+
+A record is ``ok`` only when its program said so and its result means it
+(:func:`rundir.okrule.problem`, the rule ``python -m rundir verify`` checks every ok record
+against): a result that does not is recorded as ``failed``, saying why.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
+from rundir import okrule
 from rundir.records import TrialRecord
 from runner.copybench_trial import EXIT_WINDOW_MISSED, run_copybench
 from runner.originals.original_trial import run_original
@@ -32,6 +37,20 @@ wrong result (exit 1: verification, lost bytes...) or a timeout is never retried
 
 def run_trial(ctx: Context, cell: Cell, trial: Trial, transport: Transport | None,
               order_index: int, transport_error: str | None = None) -> TrialRecord:
+    return held_to_ok_rule(_run(ctx, cell, trial, transport, order_index, transport_error))
+
+
+def held_to_ok_rule(rec: TrialRecord) -> TrialRecord:
+    """An ``ok`` whose result does not mean ok (:mod:`rundir.okrule`) becomes ``failed``."""
+    if rec.status == "ok":
+        why = okrule.problem(rec.config.get("kind"), rec.result)
+        if why:
+            rec.status, rec.error = "failed", f"the trial reported ok but {why}"
+    return rec
+
+
+def _run(ctx: Context, cell: Cell, trial: Trial, transport: Transport | None,
+         order_index: int, transport_error: str | None) -> TrialRecord:
     rec = new_record(ctx, cell, trial, order_index)
     profiled = trial.repetition == 0
     cpus = cpus_for(cell.placement, cell.has_sink)

@@ -21,8 +21,10 @@ file runs there by default. The markers say what a test needs beyond a checkout 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -193,3 +195,44 @@ def committed_reference_run() -> Path | None:
     except (OSError, subprocess.CalledProcessError):
         return None
     return ROOT / sorted(out)[-1].rsplit("/", 1)[0] if out else None
+
+
+# --- one small finished run, shared (copied before a test changes it) -------------------------
+
+#: the shared run: 4 cells (PAIR_EXPERIMENT) x 3 rounds of 0.2 s windows, 12 trials
+SMALL_RUN_TRIALS = 12
+
+
+@pytest.fixture(scope="session")
+def runner_small_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished, sealed run made by a real sweep (12 trials, about 10 s), made once per
+    session: tests copy it (:func:`copy_run`) before they change anything."""
+    if _copybench_bin() is None:
+        pytest.skip("copybench is not built (run `make build` or `make -C src`)")
+    d = tmp_path_factory.mktemp("small-run")
+    prof = write_sweep_profile(d, "small", seed=11, repetitions={"min": 3, "max": 3})
+    r = run_runner("sweep", "--profile", str(prof), "--run-dir", str(d / "run"),
+                   "--no-progress", timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return d / "run"
+
+
+def copy_run(run: Path, dest: Path, drop: int = 0) -> Path:
+    """A copy of ``run`` at ``dest``; with ``drop`` > 0, as if interrupted before its last
+    ``drop`` trials (records cut, not sealed, its last session interrupted by SIGINT)."""
+    shutil.copytree(run, dest)
+    if drop:
+        lines = (dest / "trials.jsonl").read_text().splitlines(keepends=True)
+        (dest / "trials.jsonl").write_text("".join(lines[:-drop]))
+        (dest / "SHA256SUMS").unlink()
+        sessions = json.loads((dest / "sessions.json").read_text())
+        sessions[-1].update(complete=False, interrupted="SIGINT")
+        (dest / "sessions.json").write_text(json.dumps(sessions, indent=1) + "\n")
+    return dest
+
+
+def tree_digest(d: Path) -> dict[str, str]:
+    """Every file under ``d`` (hidden ones too) -> its SHA-256: a directory left as it was
+    has the same digest."""
+    return {p.relative_to(d).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(d.rglob("*")) if p.is_file()}

@@ -102,8 +102,10 @@ RUNNER_LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("trials: their programs', the record, copybench's, the peers', the dispatch",
      ("originals.program_run", "originals.original_trial", "trialrecord", "copybench_trial",
       "peer_trial", "trials")),
-    ("a run: its files, progress, the loop, the session, the notebook, the commands",
-     ("runfiles", "progress", "sweep", "session", "notebook", "originals.commands", "cli",
+    ("a run: its lock, its state checked, its files, progress, the loop, the session, the "
+     "notebook, the commands",
+     ("runlock", "runstate", "runfiles", "progress", "sweep", "session", "notebook",
+      "originals.commands", "cli",
       "__main__", "originals.__main__")),
 ]
 

@@ -225,7 +225,9 @@ def test_resume_of_a_torn_record(runner_copybench: Path, tmp_path: Path) -> None
     assert r.returncode == 0, r.stderr
     lines = (run_dir / "trials.jsonl").read_text().splitlines(keepends=True)
     # simulate a crash while writing the last record, and one whole record never written
+    # (a run interrupted so is not sealed: --resume refuses a sealed run that has changed)
     (run_dir / "trials.jsonl").write_text("".join(lines[:-2]) + lines[-2][:40])
+    (run_dir / "SHA256SUMS").unlink()
     r = run_runner("sweep", "--resume", "--run-dir", str(run_dir), timeout=120)
     assert r.returncode == 0, r.stderr
     assert "torn" in r.stderr

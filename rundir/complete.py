@@ -1,0 +1,65 @@
+"""Whether a run is finished: it has at least as many records as its ``plan.json`` lists
+trials (the fixed rounds; the rounds run in order, so a run short of them is missing some),
+and its last session (``sessions.json``) ended complete, not interrupted.
+
+``seal`` and ``pack`` refuse a run that is not, unless told it is final (an interrupted run
+sealed or packed by mistake could no longer be resumed as it was); a run without a
+``plan.json`` (made by hand, or by an older runner) says nothing, and is taken as it is.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rundir import layout, planfile, records
+
+
+def _recorded(run_dir: Path) -> set[str]:
+    """The trial ids of the run's readable records (a line that is not one is skipped: what
+    is wrong with it is ``verify``'s to say)."""
+    path = records.trials_file(run_dir)
+    if path is None:
+        return set()
+    ids = set()
+    with records.open_trials(path) as fh:
+        for raw in fh:
+            try:
+                rec = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(rec, dict):
+                ids.add(str(rec.get("trial_id")))
+    return ids
+
+
+def _last_session(run_dir: Path) -> dict[str, Any] | None:
+    try:
+        sessions = json.loads((run_dir / layout.SESSIONS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    last = sessions[-1] if isinstance(sessions, list) and sessions else None
+    return last if isinstance(last, dict) else None
+
+
+def incomplete(run_dir: Path) -> str | None:
+    """Why the run is not finished (``"11 of 25 planned trials recorded"``, ``"its last
+    session was interrupted (SIGINT)"``), or None."""
+    try:
+        plan = planfile.read(run_dir)
+    except (OSError, ValueError):
+        return f"its {layout.PLAN} cannot be read"
+    if plan is None:
+        return None
+    rounds = plan.get("rounds")
+    planned = {str(t) for rnd in (rounds if isinstance(rounds, list) else [])
+               if isinstance(rnd, list) for t in rnd}
+    recorded = len(_recorded(run_dir))
+    if recorded < len(planned):
+        return f"{recorded} of {len(planned)} planned trials recorded (in {layout.PLAN})"
+    last = _last_session(run_dir)
+    if last is not None and last.get("complete") is False:
+        why = last.get("interrupted") or last.get("error") or "not complete"
+        return f"its last session ended interrupted ({str(why).splitlines()[0][:120]})"
+    return None

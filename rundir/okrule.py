@@ -1,0 +1,74 @@
+"""What a trial record's ``status: ok`` means, as one rule both sides apply.
+
+The runner marks a trial ``ok`` only when its program said so *and* the result it printed
+passes :func:`problem` (``runner.trials``); :mod:`rundir.verify` applies the same rule to
+every ``ok`` record of a run, so an ``ok`` edited into a record (or a result edited under
+one) fails verification. What the rule asks, by kind of trial:
+
+* copybench (``src/README.md``, "The record"): bytes moved (> 0) over a measured window
+  (seconds > 0) that was not missed (``window.missed`` is not true), and the receiver's
+  verification, when it ran, found no mismatch (``verify.mismatches`` = 0);
+* a report's own program (``original:S<n>``): bytes counted (> 0) over seconds > 0;
+* a peer tool (iperf3, sockperf): a throughput above 0 or a round-trip time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _moved(result: dict[str, Any]) -> str | None:
+    """bytes > 0 and seconds > 0 (both required)."""
+    b, s = result.get("bytes"), result.get("seconds")
+    if not _number(b) or b <= 0:
+        return f"result.bytes = {b!r} (an ok trial moved bytes: > 0)"
+    if not _number(s) or s <= 0:
+        return f"result.seconds = {s!r} (an ok trial measured a window: > 0)"
+    return None
+
+
+def _copybench(result: dict[str, Any]) -> str | None:
+    moved = _moved(result)
+    if moved:
+        return moved
+    window = result.get("window")
+    if isinstance(window, dict) and window.get("missed") is not False:
+        return (f"result.window.missed = {window.get('missed')!r} (an ok trial met its "
+                "window: false)")
+    check = result.get("verify")
+    if isinstance(check, dict) and check.get("mismatches") != 0:
+        return (f"result.verify.mismatches = {check.get('mismatches')!r} (an ok trial's "
+                "verification found none: 0)")
+    return None
+
+
+def _peer(result: dict[str, Any]) -> str | None:
+    rate, rtt = result.get("gbit_per_s"), result.get("rtt_ns")
+    if (_number(rate) and rate > 0) or isinstance(rtt, dict):
+        return None
+    return (f"result.gbit_per_s = {rate!r} and no rtt_ns (an ok peer trial measured a "
+            "throughput above 0 or a round-trip time)")
+
+
+def problem(kind: str | None, result: Any) -> str | None:
+    """Why a record of this kind with this ``result`` cannot be ``ok``; None when it can."""
+    if not isinstance(result, dict):
+        return f"result is {type(result).__name__} (an ok trial has a result object)"
+    if kind == "copybench":
+        return _copybench(result)
+    if isinstance(kind, str) and kind.startswith("original:"):
+        return _moved(result)
+    return _peer(result)
+
+
+def record_problem(record: dict[str, Any]) -> str | None:
+    """:func:`problem` of a record whose status is ``ok`` (None for any other status)."""
+    if record.get("status") != "ok":
+        return None
+    config = record.get("config")
+    return problem(config.get("kind") if isinstance(config, dict) else None,
+                   record.get("result"))
