@@ -28,22 +28,25 @@ spending after Lan & DeMets, Biometrika 70, 1983):
 
 The runner decides from :func:`rank_blocks` which undecided block gets the next rounds; the
 analysis reads each comparison at its :func:`stopping_look`. This module imports neither.
+The design's declaration (its parameters, looks and text) is :mod:`rundir.seqdesign`.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 from scipy import optimize, stats
 
-#: the two-sided error of a family of comparisons (split over its m members, Bonferroni)
-ALPHA = 0.05
-OBRIEN_FLEMING = "obrien-fleming"
-POCOCK = "pocock"
+# the design as declared (stdlib only, rundir.seqdesign), re-exported beside the statistics
+# that read it, so a reader of a run needs one module
+from rundir.seqdesign import (ALPHA, OBRIEN_FLEMING, ORDER_RULE, POCOCK, SPENDING_NAMES,
+                              SPENDING_TEXT, Schedule, SequentialDesign, check_alpha,
+                              check_spending, design_of, design_text, schedule)
+
 #: the QMC integration of the normal rectangles: fixed seed and tolerances (reproducible c_j)
 MVN_SEED = 20261124
 MVN_MAXPTS = 200_000
@@ -69,26 +72,13 @@ def _pocock(alpha: float, t: float) -> float:
 #: spending functions by name: alpha(t) for 0 < t <= 1, alpha(1) = alpha
 SPENDING: dict[str, Callable[[float, float], float]] = {
     OBRIEN_FLEMING: _obrien_fleming, POCOCK: _pocock}
-SPENDING_TEXT = {OBRIEN_FLEMING: "O'Brien-Fleming-type spending function alpha(t) = 2 - 2 "
-                 "Phi(z(1 - alpha/2) / sqrt(t))",
-                 POCOCK: "Pocock-type spending function alpha(t) = alpha ln(1 + (e - 1) t)"}
 
-
-def _check_spending(name: str) -> None:
-    if name not in SPENDING:
-        raise ValueError(f"unknown spending function {name!r}: allowed are "
-                         f"{', '.join(sorted(SPENDING))}")
-
-
-def _check_alpha(alpha: float) -> None:
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
 
 
 def spend(name: str, alpha: float, t: float) -> float:
     """The error spent by information fraction t (0 < t <= 1; t > 1 counts as 1)."""
-    _check_spending(name)
-    _check_alpha(alpha)
+    check_spending(name)
+    check_alpha(alpha)
     if not t > 0.0:
         raise ValueError(f"information fraction must be > 0, got {t!r}")
     return SPENDING[name](alpha, min(t, 1.0))
@@ -204,40 +194,10 @@ def boundaries(fractions: Sequence[float], alpha: float = ALPHA,
     """The critical values c_1..c_K at information fractions t_1 < ... < t_K <= 1 for the
     two-sided error alpha spent by the named function: under H0 the chance of first
     crossing at look k is alpha(t_k) - alpha(t_{k-1}) (:func:`critical_values`)."""
-    _check_spending(spending)
-    _check_alpha(alpha)
+    check_spending(spending)
+    check_alpha(alpha)
     _check_fractions(fractions)
     return critical_values(fractions, [spend(spending, alpha, t) for t in fractions])
-
-
-# ----------------------------------------------------------------------------- the schedule
-
-@dataclass(frozen=True)
-class Schedule:
-    """A block's looks: after n0, n0 + k, ... rounds, and after its maximum N."""
-
-    looks: tuple[int, ...]
-
-    @property
-    def rounds_max(self) -> int:
-        return self.looks[-1]
-
-    @property
-    def fractions(self) -> tuple[float, ...]:
-        """Information fractions n_j / N (the sd per round is taken as constant)."""
-        return tuple(n / self.rounds_max for n in self.looks)
-
-
-def schedule(n0: int, k: int, n_max: int) -> Schedule:
-    """The looks n0, n0 + k, n0 + 2k, ... and N (included even when N - n0 is no multiple
-    of k) for a block with planned rounds n0, look interval k and maximum N."""
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"look interval must be an integer >= 1, got {k!r}")
-    if isinstance(n0, bool) or not isinstance(n0, int) or n0 < 2:
-        raise ValueError(f"planned rounds n0 must be an integer >= 2, got {n0!r}")
-    if isinstance(n_max, bool) or not isinstance(n_max, int) or n_max < n0:
-        raise ValueError(f"maximum rounds N must be an integer >= n0 = {n0}, got {n_max!r}")
-    return Schedule(tuple(range(n0, n_max, k)) + (n_max,))
 
 
 @lru_cache(maxsize=1024)
@@ -345,14 +305,6 @@ def stopping_look(looks: Sequence[Look], rule_boundaries: Sequence[float]) -> St
 
 # -------------------------------------------------------------- the order of the top-up
 
-ORDER_RULE = ("among blocks with an undecided comparison and rounds left, the block whose "
-              "undecided comparison is closest to deciding runs first: closeness = the extra "
-              "rounds it needs, ((q_K s) / d)^2 - n, with s the observed sd of its per-round "
-              "log ratios, d the log-distance from their mean to the nearest boundary its CI "
-              "straddles, q_K the quantile of the block's last look and n its rounds so far; "
-              "ties go to the smaller block id")
-
-
 @dataclass(frozen=True)
 class Summary:
     """One comparison at its latest look, as the order rule needs it."""
@@ -406,80 +358,6 @@ def rank_blocks(summaries: Iterable[Summary]) -> list[tuple[str, float]]:
             continue
         best[s.block] = min(need, best.get(s.block, math.inf))
     return sorted(best.items(), key=lambda kv: (kv[1], kv[0]))
-
-
-# ----------------------------------------------------------------------- the design itself
-
-@dataclass(frozen=True)
-class SequentialDesign:
-    """The sequential part of a block design: where a block's looks fall, how the error is
-    spent over them, how far a block may go and which block is topped up first.
-
-    A block's first look is after ``first_look`` rounds (None: after its planned rounds n0
-    from the noise model), then every ``look_every`` rounds up to N = ``rounds_max`` (or,
-    with ``max_factor``, N = min(max_factor n0, rounds_max)). The defaults are the ones the
-    simulations (scripts/simulate_topup.py) support for this VM's noise: an early first look
-    and Pocock-type spending let the comparisons decided by a wide margin stop after a few
-    rounds, and the rounds they leave go to the near-boundary ones."""
-
-    spending: str = POCOCK
-    alpha: float = ALPHA
-    first_look: int | None = 6
-    look_every: int = 6
-    rounds_max: int = 90
-    max_factor: int | None = None
-
-    def __post_init__(self) -> None:
-        _check_spending(self.spending)
-        _check_alpha(self.alpha)
-        for name, least in (("first_look", 2), ("look_every", 1), ("rounds_max", 2),
-                            ("max_factor", 1)):
-            v = getattr(self, name)
-            if v is None and name in ("first_look", "max_factor"):
-                continue
-            if isinstance(v, bool) or not isinstance(v, int) or v < least:
-                raise ValueError(f"{name} must be an integer >= {least}, got {v!r}")
-        if self.first_look is not None and self.first_look > self.rounds_max:
-            raise ValueError(f"first_look = {self.first_look} exceeds rounds_max = "
-                             f"{self.rounds_max}")
-
-    def schedule(self, n0: int) -> Schedule:
-        """The looks of a block whose planned rounds are n0."""
-        first = self.first_look if self.first_look is not None else n0
-        if isinstance(first, int) and not isinstance(first, bool) and first > self.rounds_max:
-            raise ValueError(f"planned rounds n0 = {first} exceed rounds_max = "
-                             f"{self.rounds_max}")
-        n_max = self.rounds_max if self.max_factor is None else \
-            min(self.max_factor * first, self.rounds_max)
-        return schedule(first, self.look_every, n_max)
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-serialisable description (plan.json, the book's method chapter)."""
-        first = (f"after {self.first_look} rounds" if self.first_look is not None
-                 else "after the block's planned rounds n0")
-        most = (f"{self.rounds_max} rounds" if self.max_factor is None
-                else f"min({self.max_factor} n0, {self.rounds_max}) rounds")
-        return {**asdict(self),
-                "method": "group-sequential design with repeated confidence intervals",
-                "references": "Jennison & Turnbull 1989; alpha spending after Lan & DeMets 1983",
-                "spending_function": SPENDING_TEXT[self.spending],
-                "family_rule": "Bonferroni: each comparison of a verdict's family of m is read "
-                               "at alpha/m",
-                "interval": "mean of the per-round log ratios +- q_j sd / sqrt(n_j), q_j the "
-                            "t quantile (n_j - 1 df) at the nominal level of look j",
-                "first_look_text": first, "max_text": most, "order_rule": ORDER_RULE}
-
-
-def design_text(doc: Mapping[str, Any]) -> str:
-    """The design in one paragraph, from :meth:`SequentialDesign.to_json` (or plan.json)."""
-    return (f"Each block is first looked at {doc['first_look_text']}, then every "
-            f"{doc['look_every']} rounds, up to N = {doc['max_text']}; a comparison stops at "
-            f"the first look whose CI lies wholly on one side of each of its rule's "
-            f"boundaries. The CIs are repeated confidence intervals ({doc['references']}), "
-            f"valid at every look at once: the two-sided error {doc['alpha']:g} of a family is "
-            f"spent over the looks by the {doc['spending_function']}, t = n/N; "
-            f"{doc['family_rule']}; the interval at look j is the {doc['interval']}. The rounds "
-            f"left in the budget go out one look at a time: {doc['order_rule']}.")
 
 
 # ------------------------------------------------- looks from rounds that may have gaps
@@ -560,11 +438,3 @@ def p_decided(mean_log: float, sd: float, sched: Schedule, family: int,
         straddled |= (mean - half < lb) & (lb < mean + half)
     ok = ~straddled
     return float(ok[:, 0].mean()), float(ok.any(axis=1).mean())
-
-
-def design_of(doc: Mapping[str, Any]) -> SequentialDesign:
-    """The :class:`SequentialDesign` a plan.json (or :meth:`SequentialDesign.to_json`)
-    describes; keys beyond the design's own (budget, text) are ignored."""
-    return SequentialDesign(**{k: doc[k] for k in ("spending", "alpha", "first_look",
-                                                   "look_every", "rounds_max", "max_factor")
-                               if k in doc})

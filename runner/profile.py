@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rundir import sequential as sq
+from rundir import seqdesign as sq
 from rundir import text as rundir_text
 from runner.errors import ProfileError
 
@@ -465,7 +465,7 @@ def _sequential(c: _Checker, des_t: dict[str, Any]) -> Sequential | None:
     if des_t.get("primary", "paired") != "paired":
         raise c.fail(where, "needs design.primary = \"paired\" (the top-up reads the "
                      "per-round ratios)")
-    spending = c.string(t, "spending", where, sq.POCOCK, tuple(sorted(sq.SPENDING)))
+    spending = c.string(t, "spending", where, sq.POCOCK, tuple(sorted(sq.SPENDING_NAMES)))
     first = c.number(t, "first_look", where, 6, 2, 1000, integer=True)
     every = c.number(t, "look_every", where, 6, 2, 1000, integer=True)
     most = c.number(t, "rounds_max", where, 90, 2, 1000, integer=True)

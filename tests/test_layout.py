@@ -327,3 +327,15 @@ def test_make_test_leaves_out_only_the_markers_other_targets_run() -> None:
     for marker in conftest.ELSEWHERE:
         assert re.search(rf"(^|[ (]){marker}\b", selected.replace(f"not ($(PYTEST_ELSEWHERE))", "")), \
             f"no make target selects the tests marked {marker}"
+
+
+def test_the_runner_of_the_reports_programs_needs_only_the_standard_library() -> None:
+    """``python -m runner.originals`` runs as an unprivileged user with whatever Python 3.11
+    that user has (no project environment): its whole import chain is stdlib and the project.
+    ``-S`` leaves site-packages out, so a third-party import anywhere in the chain fails."""
+    import subprocess
+    import sys
+    code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); import runner.originals.commands"
+    r = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True,
+                       text=True, timeout=60, check=False)
+    assert r.returncode == 0, r.stderr[-2000:]
