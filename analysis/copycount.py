@@ -360,6 +360,156 @@ class Group:
     cost: dict[str, CostEstimate] = field(default_factory=dict)  # CPU-s per byte per copy
 
 
+@dataclass
+class _Samples:
+    """Every configuration's copy cost per byte and side: the point value and its bootstrap
+    replicates (drawn once, in configuration order, so a seed gives the same CIs)."""
+
+    configs: list[Config]
+    point: dict[tuple[int, str], float]
+    reps: dict[tuple[int, str], np.ndarray]
+
+    @classmethod
+    def draw(cls, configs: list[Config], seed: int, resamples: int) -> "_Samples":
+        rng = np.random.default_rng(seed)
+        reps: dict[tuple[int, str], np.ndarray] = {}
+        point: dict[tuple[int, str], float] = {}
+        for i, c in enumerate(configs):
+            for side, d in c.sides.items():
+                reps[(i, side)] = d.replicates(rng, resamples)
+                point[(i, side)] = d.value()
+        return cls(configs, point, reps)
+
+    def calibration_points(self, members: list[int], side: str) -> list[tuple[int, int]]:
+        """(configuration, known count) of the members that calibrate this side: a known
+        configuration with at least one copy there."""
+        out = []
+        for i in members:
+            k = self.configs[i].known_count(side)
+            if self.configs[i].calibrates and (i, side) in self.point and (k or 0) > 0:
+                out.append((i, k))
+        return out
+
+    def cost(self, members: list[int], side: str) -> tuple[float, np.ndarray] | None:
+        """CPU-s per byte per copy on this side: the known configurations' copy cost summed
+        over their summed known counts (point, replicates); None without a calibration
+        point."""
+        pts = self.calibration_points(members, side)
+        if not pts:
+            return None
+        den = sum(k for _, k in pts)
+        rnum = np.sum([self.reps[(i, side)] for i, _ in pts], axis=0)
+        return sum(self.point[(i, side)] for i, _ in pts) / den, rnum / den
+
+    def leave_one_out(self, gname: str, members: list[int]
+                      ) -> tuple[list[dict[str, Any]], list[str]]:
+        """Every known configuration of a group predicted from the others (per side, and end
+        to end where it has two): validation rows, and the failures as text."""
+        rows: list[dict[str, Any]] = []
+        fails: list[str] = []
+        for i in members:
+            c = self.configs[i]
+            if not c.calibrates:
+                continue
+            others = [j for j in members if j != i]
+            tot_v, tot_r, tot_k, ok_sides = 0.0, 0.0, 0, True
+            for side in c.sides:
+                k = c.known_count(side)
+                cc = self.cost(others, side)
+                if cc is None or k is None:
+                    ok_sides = False
+                    continue
+                v = self.point[(i, side)] / cc[0]
+                r = self.reps[(i, side)] / cc[1]
+                rows.append(self._validation_row(c, gname, side, k, v, r,
+                                                 c.sides[side].samples))
+                if not rows[-1]["pass"]:
+                    fails.append(f"{c.key['method']} {side} {prediction_text(v, k)}")
+                tot_v += v
+                tot_r = tot_r + r
+                tot_k += k
+            if ok_sides and len(c.sides) > 1:
+                rows.append(self._validation_row(c, gname, "total", tot_k, tot_v,
+                                                 np.asarray(tot_r),
+                                                 sum(d.samples for d in c.sides.values())))
+                if not rows[-1]["pass"]:
+                    fails.append(f"{c.key['method']} end to end "
+                                 f"{prediction_text(tot_v, tot_k)}")
+        return rows, fails
+
+    @staticmethod
+    def _validation_row(c: Config, gname: str, side: str, known: int, v: float,
+                        r: np.ndarray, samples: int) -> dict[str, Any]:
+        lo, hi = _ci(r)
+        err = v - known
+        return {**c.key, "group": gname, "side": side, "known": known, "estimate": v,
+                "lo": lo, "hi": hi, "error": err, "pass": bool(abs(err) <= TOLERANCE),
+                "samples": samples, "profiled_trials": c.profiled_trials}
+
+    def counts(self, g: Group, gname: str, members: list[int]) -> list[dict[str, Any]]:
+        """The copy count of every configuration of a group, per side and end to end, with
+        the group's full calibration (NaN where not identifiable, with the reason)."""
+        rows: list[dict[str, Any]] = []
+        for i in members:
+            c = self.configs[i]
+            tot_v, tot_r, all_sides = 0.0, None, True
+            for side, d in c.sides.items():
+                full = self.cost(members, side)
+                row = {**c.key, "group": gname, "side": side,
+                       "copy_share": d.share(), "copy_cpu_s_per_gb": self.point[(i, side)] * 1e9,
+                       "samples": d.samples, "copy_samples": d.copy_samples,
+                       "profiled_trials": c.profiled_trials,
+                       "measured_trials": c.measured_trials,
+                       "known": c.known_count(side) if c.calibrates else None}
+                if full is None:
+                    all_sides = False
+                    rows.append({**row, **_unreported(f"{side}: no calibration point")})
+                    continue
+                v = self.point[(i, side)] / full[0]
+                r = self.reps[(i, side)] / full[1]
+                tot_v += v
+                tot_r = r if tot_r is None else tot_r + r
+                rows.append({**row, **_report(v, r, BOUND, g)})
+            if len(c.sides) > 1:
+                row = {**c.key, "group": gname, "side": "total", "copy_share": math.nan,
+                       "copy_cpu_s_per_gb": sum(self.point[(i, s)] for s in c.sides) * 1e9,
+                       "samples": sum(d.samples for d in c.sides.values()),
+                       "copy_samples": sum(d.copy_samples for d in c.sides.values()),
+                       "profiled_trials": c.profiled_trials,
+                       "measured_trials": c.measured_trials,
+                       "known": (c.known.sender + (c.known.receiver or 0)) if c.calibrates
+                       else None}
+                if all_sides and tot_r is not None:
+                    rows.append({**row, **_report(tot_v, tot_r, BOUND, g)})
+                else:
+                    rows.append({**row, **_unreported("a side has no calibration point")})
+        return rows
+
+    def group(self, gkey: tuple, members: list[int]) -> tuple[Group, list[dict[str, Any]]]:
+        """A group's per-side costs, whether its counts are identifiable (2 calibration points
+        per side, every leave-one-out prediction within the tolerance) and why not; with its
+        validation rows."""
+        g = Group(gkey, [self.configs[i] for i in members])
+        sides = sorted({s for i in members for s in self.configs[i].sides},
+                       key=lambda s: ("sender", "receiver").index(s))
+        reasons: list[str] = []
+        for side in sides:
+            n_cal = len(self.calibration_points(members, side))
+            if n_cal < 2:
+                reasons.append(f"{side}: {n_cal} known configuration(s) with copies on this "
+                               "side (leave-one-out needs 2)")
+            full = self.cost(members, side)
+            if full is not None:
+                lo, hi = _ci(full[1])
+                g.cost[side] = CostEstimate(full[0], lo, hi)
+        rows, fails = self.leave_one_out(_gname(gkey), members)
+        if fails:
+            reasons.append("leave-one-out outside ±%.2f: %s" % (TOLERANCE, "; ".join(fails)))
+        g.identifiable = not reasons
+        g.reason = "; ".join(reasons)
+        return g, rows
+
+
 def calibrate(configs: list[Config], seed: int = 13, resamples: int = RESAMPLES
               ) -> tuple[pd.DataFrame, pd.DataFrame, list[Group]]:
     """-> (validation, counts, groups).
@@ -368,126 +518,18 @@ def calibrate(configs: list[Config], seed: int = 13, resamples: int = RESAMPLES
     leave-one-out estimate with its CI, the error, pass/fail. ``counts``: one row per
     (configuration, side | "total"): the copy-routine share, y, the count with CI (NaN
     where not identifiable), ``identifiable``, ``reason``, samples."""
-    rng = np.random.default_rng(seed)
-    reps: dict[tuple[int, str], np.ndarray] = {}
-    point: dict[tuple[int, str], float] = {}
-    for i, c in enumerate(configs):
-        for side, d in c.sides.items():
-            reps[(i, side)] = d.replicates(rng, resamples)
-            point[(i, side)] = d.value()
+    samples = _Samples.draw(configs, seed, resamples)
     groups: dict[tuple, list[int]] = {}
     for i, c in enumerate(configs):
         groups.setdefault(group_of_config(c), []).append(i)
-
     val_rows: list[dict[str, Any]] = []
     cnt_rows: list[dict[str, Any]] = []
     group_objs: list[Group] = []
-
-    def cost(members: list[int], side: str) -> tuple[float, np.ndarray] | None:
-        pts = [(i, configs[i].known_count(side)) for i in members
-               if configs[i].calibrates and (i, side) in point
-               and (configs[i].known_count(side) or 0) > 0]
-        if not pts:
-            return None
-        num = sum(point[(i, side)] for i, _ in pts)
-        den = sum(k for _, k in pts)
-        rnum = np.sum([reps[(i, side)] for i, _ in pts], axis=0)
-        return num / den, rnum / den
-
     for gkey, members in sorted(groups.items(), key=lambda kv: str(kv[0])):
-        g = Group(gkey, [configs[i] for i in members])
-        sides = sorted({s for i in members for s in configs[i].sides},
-                       key=lambda s: ("sender", "receiver").index(s))
-        reasons: list[str] = []
-        for side in sides:
-            n_cal = sum(1 for i in members if configs[i].calibrates and (i, side) in point
-                        and (configs[i].known_count(side) or 0) > 0)
-            if n_cal < 2:
-                reasons.append(f"{side}: {n_cal} known configuration(s) with copies on this "
-                               "side (leave-one-out needs 2)")
-            full = cost(members, side)
-            if full is not None:
-                lo, hi = _ci(full[1])
-                g.cost[side] = CostEstimate(full[0], lo, hi)
-        # leave-one-out for every calibration point of the group
-        fails: list[str] = []
-        for i in members:
-            c = configs[i]
-            if not c.calibrates:
-                continue
-            others = [j for j in members if j != i]
-            tot_v, tot_r, tot_k, ok_sides = 0.0, 0.0, 0, True
-            for side in c.sides:
-                k = c.known_count(side)
-                cc = cost(others, side)
-                if cc is None or k is None:
-                    ok_sides = False
-                    continue
-                v = point[(i, side)] / cc[0]
-                r = reps[(i, side)] / cc[1]
-                lo, hi = _ci(r)
-                err = v - k
-                passed = bool(abs(err) <= TOLERANCE)
-                val_rows.append({**c.key, "group": _gname(gkey), "side": side, "known": k,
-                                 "estimate": v, "lo": lo, "hi": hi, "error": err,
-                                 "pass": passed, "samples": c.sides[side].samples,
-                                 "profiled_trials": c.profiled_trials})
-                if not passed:
-                    fails.append(f"{c.key['method']} {side} {prediction_text(v, k)}")
-                tot_v += v
-                tot_r = tot_r + r
-                tot_k += k
-            if ok_sides and len(c.sides) > 1:
-                lo, hi = _ci(np.asarray(tot_r))
-                err = tot_v - tot_k
-                passed = bool(abs(err) <= TOLERANCE)
-                val_rows.append({**c.key, "group": _gname(gkey), "side": "total",
-                                 "known": tot_k, "estimate": tot_v, "lo": lo, "hi": hi,
-                                 "error": err, "pass": passed,
-                                 "samples": sum(d.samples for d in c.sides.values()),
-                                 "profiled_trials": c.profiled_trials})
-                if not passed:
-                    fails.append(f"{c.key['method']} end to end "
-                                 f"{prediction_text(tot_v, tot_k)}")
-        if fails:
-            reasons.append("leave-one-out outside ±%.2f: %s" % (TOLERANCE, "; ".join(fails)))
-        g.identifiable = not reasons
-        g.reason = "; ".join(reasons)
+        g, rows = samples.group(gkey, members)
+        val_rows += rows
         group_objs.append(g)
-        # counts with the group's full calibration
-        for i in members:
-            c = configs[i]
-            tot_v, tot_r, all_sides = 0.0, None, True
-            for side, d in c.sides.items():
-                full = cost(members, side)
-                row = {**c.key, "group": _gname(gkey), "side": side,
-                       "copy_share": d.share(), "copy_cpu_s_per_gb": point[(i, side)] * 1e9,
-                       "samples": d.samples, "copy_samples": d.copy_samples,
-                       "profiled_trials": c.profiled_trials,
-                       "measured_trials": c.measured_trials,
-                       "known": c.known_count(side) if c.calibrates else None}
-                if full is None:
-                    all_sides = False
-                    cnt_rows.append({**row, **_unreported(f"{side}: no calibration point")})
-                    continue
-                v = point[(i, side)] / full[0]
-                r = reps[(i, side)] / full[1]
-                tot_v += v
-                tot_r = r if tot_r is None else tot_r + r
-                cnt_rows.append({**row, **_report(v, r, BOUND, g)})
-            if len(c.sides) > 1:
-                row = {**c.key, "group": _gname(gkey), "side": "total", "copy_share": math.nan,
-                       "copy_cpu_s_per_gb": sum(point[(i, s)] for s in c.sides) * 1e9,
-                       "samples": sum(d.samples for d in c.sides.values()),
-                       "copy_samples": sum(d.copy_samples for d in c.sides.values()),
-                       "profiled_trials": c.profiled_trials,
-                       "measured_trials": c.measured_trials,
-                       "known": (c.known.sender + (c.known.receiver or 0)) if c.calibrates
-                       else None}
-                if all_sides and tot_r is not None:
-                    cnt_rows.append({**row, **_report(tot_v, tot_r, BOUND, g)})
-                else:
-                    cnt_rows.append({**row, **_unreported("a side has no calibration point")})
+        cnt_rows += samples.counts(g, _gname(gkey), members)
     val = pd.DataFrame(val_rows, columns=None if val_rows else VALIDATION_COLUMNS)
     cnt = pd.DataFrame(cnt_rows, columns=None if cnt_rows else COUNT_COLUMNS)
     return val, cnt, group_objs

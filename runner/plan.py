@@ -17,7 +17,7 @@ import random
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from rundir import sequential as sq
 from rundir.quantities import cell_kind
@@ -129,16 +129,22 @@ def profile_file(profile: Profile, name: str | None) -> Path | None:
 REHEARSAL_SHARE = 0.1
 
 
-def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
-                 sources: dict[str, list[Experiment]], skipped: Counter[str],
-                 notes: list[str], rehearsal: bool = False) -> Plan:
+def _load_noise(profile: Profile, notes: list[str]) -> tuple[Path | None, D.Noise]:
+    """The profile's noise model (its file, or none: every block then assumes the fallback)."""
+    path = noise_path(profile)
+    if profile.design is not None and profile.design.noise and path is None:
+        notes.append(f"noise model {profile.design.noise!r} not found: every block assumes sd "
+                     f"{D.FALLBACK_SD} (run python -m runner pilot to measure this machine)")
+    return path, (D.Noise.load(path) if path else D.Noise([], "none"))
+
+
+def _group_blocks(profile: Profile, cells: dict[str, Cell],
+                  sources: dict[str, list[Experiment]], noise: D.Noise
+                  ) -> tuple[list[D.Block], dict[str, str]]:
+    """The cells grouped into blocks (an original program joins its copybench cell's block),
+    each block with its purpose, claims, family, margin and noise; and cell id -> block id."""
     des = profile.design
     assert des is not None
-    path = noise_path(profile)
-    if des.noise and path is None:
-        notes.append(f"noise model {des.noise!r} not found: every block assumes sd "
-                     f"{D.FALLBACK_SD} (run python -m runner pilot to measure this machine)")
-    noise = D.Noise.load(path) if path else D.Noise([], "none")
     keys_of = {cid: sorted({D.block_key(c.factors(), ("threads",) if e.pair_threads else ())
                             for e in sources.get(cid, [])} or {D.block_key(c.factors())})
                for cid, c in cells.items() if not c.block_as}
@@ -172,6 +178,58 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
             seconds_per_round=sum(trial_seconds(cells[c]) for c in ids), target=target,
             caps={c: cells[c].rounds_cap for c in ids if cells[c].rounds_cap},
             cell_seconds={c: trial_seconds(cells[c]) for c in ids if cells[c].rounds_cap}))
+    return blocks, block_of
+
+
+def _rehearse(blocks: list[D.Block], cells: dict[str, Cell], des: Design, sequential: bool,
+              notes: list[str]) -> dict[str, Cell]:
+    """A rehearsal's share of every block's rounds (blocks planned to the rehearsal's first
+    look keep theirs) and one profiled trial per profiled cell; returns the cells."""
+    for b in blocks:
+        if b.first_look:  # planned to the rehearsal's first look already
+            continue
+        keep = 2 if "AA" in b.claims else 1
+        b.rounds = max(keep, round(b.rounds * REHEARSAL_SHARE))
+        b.expected_half_width = D.half_width(b.sd, b.rounds, des.confidence, b.family)
+    notes.append(f"rehearsal: every block runs about {REHEARSAL_SHARE:.0%} of its planned "
+                 "rounds, at least one (the A/A block two), and profiled cells one profiled "
+                 "trial"
+                 + (f"; the top-up runs on the {REHEARSAL_SEQUENTIAL} sequential blocks that "
+                    f"cost least per round ({REHEARSAL_LOOK} rounds to the first look, a "
+                    f"look every {REHEARSAL_LOOK}, a tenth of the top-up's reserve)"
+                    if sequential else "")
+                 + ": a check that the pipeline and the book work on this plan, not a "
+                 "result")
+    return {cid: Cell(**{**asdict(c), "perf_trials": min(c.perf_trials, 1)})
+            for cid, c in cells.items()}
+
+
+def _design_json(des: Design, path: Path | None, noise: D.Noise, rehearsal: bool,
+                 seq: sq.SequentialDesign | None, blocks: list[D.Block], topup_s: float
+                 ) -> dict[str, Any]:
+    """plan.json's design: the profile's, with the noise model used and the top-up's
+    declaration (looks, spending, budget and what it covers) when the design has one."""
+    design = {**asdict(des), "noise_file": str(path) if path else None,
+              "noise_source": noise.source, "rehearsal": rehearsal}
+    if seq is not None and des.sequential is not None:
+        design["sequential"] = {
+            **seq.to_json(), "budget_s": des.sequential.budget_s,
+            "topup_budget_s": round(topup_s, 1), "budget_rule": topup.BUDGET_RULE,
+            "planning": des.sequential.planning,
+            "blocks": sum(1 for b in blocks if b.first_look),
+            "comparisons": sum(len(b.sequential.get("comparisons", [])) for b in blocks)}
+    else:
+        design.pop("sequential")
+    return design
+
+
+def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
+                 sources: dict[str, list[Experiment]], skipped: Counter[str],
+                 notes: list[str], rehearsal: bool = False) -> Plan:
+    des = profile.design
+    assert des is not None
+    path, noise = _load_noise(profile, notes)
+    blocks, block_of = _group_blocks(profile, cells, sources, noise)
     cells = {cid: Cell(**{**asdict(c), "block": block_of[cid]}) for cid, c in cells.items()}
     singles = _profiled_ids(cells)
     fixed = sum(trial_seconds(cells[Trial.parse(t).cell], True) for t in singles)
@@ -191,37 +249,11 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
                             "rounds_max, or lengthen the windows)")
         notes.append("warning: " + msg)
     if rehearsal:
-        for b in blocks:
-            if b.first_look:  # planned to the rehearsal's first look already
-                continue
-            keep = 2 if "AA" in b.claims else 1
-            b.rounds = max(keep, round(b.rounds * REHEARSAL_SHARE))
-            b.expected_half_width = D.half_width(b.sd, b.rounds, des.confidence, b.family)
-        cells = {cid: Cell(**{**asdict(c), "perf_trials": min(c.perf_trials, 1)})
-                 for cid, c in cells.items()}
+        cells = _rehearse(blocks, cells, des, seq is not None, notes)
         singles = _profiled_ids(cells)
-        notes.append(f"rehearsal: every block runs about {REHEARSAL_SHARE:.0%} of its planned "
-                     "rounds, at least one (the A/A block two), and profiled cells one profiled "
-                     "trial"
-                     + (f"; the top-up runs on the {REHEARSAL_SEQUENTIAL} sequential blocks that "
-                        f"cost least per round ({REHEARSAL_LOOK} rounds to the first look, a "
-                        f"look every {REHEARSAL_LOOK}, a tenth of the top-up's reserve)"
-                        if seq is not None else "")
-                     + ": a check that the pipeline and the book work on this plan, not a "
-                     "result")
     rounds = block_rounds(blocks, seed, singles)
     n_rounds = len(rounds)
-    design = {**asdict(des), "noise_file": str(path) if path else None,
-              "noise_source": noise.source, "rehearsal": rehearsal}
-    if seq is not None and des.sequential is not None:
-        design["sequential"] = {
-            **seq.to_json(), "budget_s": des.sequential.budget_s,
-            "topup_budget_s": round(topup_s, 1), "budget_rule": topup.BUDGET_RULE,
-            "planning": des.sequential.planning,
-            "blocks": sum(1 for b in blocks if b.first_look),
-            "comparisons": sum(len(b.sequential.get("comparisons", [])) for b in blocks)}
-    else:
-        design.pop("sequential")
+    design = _design_json(des, path, noise, rehearsal, seq, blocks, topup_s)
     return Plan(profile=profile.name, seed=seed, cells=cells, skipped=dict(skipped),
                 notes=notes, rounds=rounds, rep_min=n_rounds, rep_max=n_rounds,
                 blocks={b.id: b.to_json() for b in blocks}, design=design)
