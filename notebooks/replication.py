@@ -57,12 +57,12 @@ glue_text("profile_note", (
 glue_text("claims_design", (f"{run.primary} (declared in the run's plan)" if run.has_blocks
                             else "unpaired (this run has no blocks)"))
 glue_text("rules_revised", (
-    f"The decision rules were last revised on {C.REVISED}, after this run was made and "
+    f"The decision rules were last revised on {C.revised_text()}, after this run was made and "
     f"analysed ({C.REVISION_NOTE}); this run's verdicts under them are therefore re-decided "
     "after its data were seen, not pre-registered: the next reference run is the first "
     "whose rules were fixed before it started, and their real test."
     if C.post_hoc(run) else
-    f"The decision rules were last revised on {C.REVISED}, before this run was made: every "
+    f"The decision rules were last revised on {C.revised_text()}, before this run was made: every "
     "verdict here follows rules fixed before its data existed."))
 glue_text("counts_by_reading", C.counts_text(results))
 compact = C.compact_table(results)

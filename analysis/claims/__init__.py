@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict
+from datetime import datetime, timezone
 from typing import Any, Callable, Sequence, Union
 
 import pandas as pd
@@ -38,7 +39,7 @@ ORIGINAL_CLAIMS = frozenset(SOURCE_OF)
 
 __all__ = ["HOLDS", "REFUTED", "INCONCLUSIVE", "NOT_TESTABLE", "NOT_RUN", "VERDICTS",
            "COPYBENCH", "THEIR_PROGRAM", "ClaimResult", "CLAIMS", "verdict_counts",
-           "compact_table", "counts_text", "post_hoc", "REVISED", "REVISION_NOTE",
+           "compact_table", "counts_text", "post_hoc", "revised_text", "REVISED", "REVISION_NOTE",
            "COPIES_TOL", "TEXTBOOK_COPIES", "copies_per_byte", "placement_hypothesis",
            "evaluate", "verdict_table", "as_dict", "by_claim", "claim_verdict_text", "RULES",
            "rule_text", "rules_table", "send_comparisons", "twin_pairs", "c1", "c2", "c3", "c4", "c5", "c6", "c7",
@@ -100,7 +101,20 @@ def post_hoc(run: Run) -> bool:
     verdicts under the current rules are then re-decided after the run was seen, not
     pre-registered."""
     made = str((run.plan or {}).get("created_at") or run.manifest.get("created_at") or "")
-    return bool(made) and made[:10] < REVISED
+    if not made:
+        return False
+    return _instant(made) < _instant(REVISED)
+
+
+def _instant(stamp: str) -> datetime:
+    """An ISO time stamp as an aware UTC instant (a stamp without a zone is UTC)."""
+    t = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+
+
+def revised_text() -> str:
+    """:data:`REVISED` as a reader reads it: '2026-11-24 08:04 UTC'."""
+    return _instant(REVISED).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def by_claim(results: Sequence[ClaimResult]) -> dict[str, list[ClaimResult]]:

@@ -62,8 +62,10 @@ APPROX_TOL = 1.25
 #: the practical threshold of "beats" / "faster": ratios inside 1 +- 3 % are no difference
 THRESHOLD = S.PRACTICAL_THRESHOLD
 
-#: the date the rules below were last revised; a run made before it is re-decided post hoc
-REVISED = "2026-11-24"
+#: when the rules below were last revised (UTC, to the minute: a run made earlier the same
+#: day, like the claims run 20261124T061344Z, was made before it); a run made before it is
+#: re-decided post hoc
+REVISED = "2026-11-24T08:04Z"
 #: what changed on that date, for the book's sentence about post-hoc verdicts
 REVISION_NOTE = ("C3's crossover must agree with the decided comparisons above the claimed "
                  "band and exclude 'no crossover' at 95 %; C11 decides the best thread count "

@@ -305,5 +305,11 @@ def test_a_run_made_before_the_revision_is_post_hoc(tmp_path: Path) -> None:
     old = _load(tmp_path, cells, ["C1"], created_at="2026-11-23T15:14:39+00:00")
     new = _load(tmp_path / "new", cells, ["C1"], created_at="2026-12-01T00:00:00+00:00")
     assert C.post_hoc(old) and not C.post_hoc(new)
+    # the same day counts to the minute: the claims run made at 06:13 on the day the rules
+    # were revised (08:04) was made before them
+    morning = _load(tmp_path / "morning", cells, ["C1"], created_at="2026-11-24T06:13:49+00:00")
+    evening = _load(tmp_path / "evening", cells, ["C1"], created_at="2026-11-24T21:00:00+00:00")
+    assert C.post_hoc(morning) and not C.post_hoc(evening)
+    assert C.revised_text() == "2026-11-24 08:04 UTC"
     assert math.isfinite(_one(C.evaluate(new), "cross-core",
                               "report's words: round trip, 64 B").value)
