@@ -82,7 +82,10 @@ test-c-hardened:
 test-nix-offline: setup
 	$(PYTEST) tests/packaging/test_nix_offline.py
 
-test: test-c-hardened
+# The hardened build's C suite (the same 189 tests a third time, about 50 s) runs in
+# `make test-slow`, which .ci/run calls after `make test`: `make test` already runs them on the
+# plain and the sanitized build, and stays under 15 min on 2 CPUs with a fresh .venv.
+test-slow: test-c-hardened
 # The book with the pin's versions builds a second venv and a whole book (5-9 min here): it
 # runs in `make test-slow` (which .ci/run calls after `make test`), keeping `make test` under
 # 15 min. In `nix develop` the environment already has the pin's versions: no second venv.

@@ -97,7 +97,7 @@ def _holm_reference(p: list[float]) -> list[float]:
     return adj
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=1, max_size=30))
 def test_holm_equals_step_down_definition(p: list[float]) -> None:
     np.testing.assert_allclose(S.holm(p), _holm_reference(p), rtol=1e-12, atol=1e-15)

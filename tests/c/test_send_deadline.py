@@ -116,6 +116,7 @@ def test_stopped_sink_ends_the_trial_within_grace(copybench: Path, available: se
     assert rec["config"]["method"] == method
 
 
+@pytest.mark.slow  # waits out the 10 s default; the same bound at --grace 1 is in make test
 def test_default_grace_bounds_a_standalone_send(copybench: Path, sink: Sink) -> None:
     """No option: the default grace (10 s) still ends it, long before a runner's timeout would."""
     p, port = sink

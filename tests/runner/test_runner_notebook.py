@@ -66,6 +66,7 @@ def test_notebook_bad_profile_is_one_line_and_creates_nothing(tmp_path: Path) ->
 
 
 @pytest.mark.sweep
+@pytest.mark.slow  # 18 s; the notebook's lock and SIGKILL are in make test (test_run_lock, test_nothing_left)
 def test_notebook_sigint_then_resume(runner_copybench: Path, tmp_path: Path) -> None:
     prof = _profile(tmp_path, reps=3)
     run_dir = tmp_path / "run"
