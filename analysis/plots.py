@@ -316,6 +316,7 @@ def lines(df: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str,
     """Median of y per x with its 95 % bootstrap CI band, one line per hue. ``bound``
     (from :func:`memcpy_bounds`) is drawn only at x-values of its own size. ``source``: the
     part of the run the figure claims to show (default: ``df``), checked by :func:`show`."""
+    df = df.reset_index(drop=True)  # seaborn aligns columns by label: repeated labels fail
     ncol = df[col].nunique() if col is not None and col in df else 0
     wrap = col_wrap or (2 if col is not None and row is None and ncol > 2 else None)
     g = sns.relplot(data=df, x=x, y=y, hue=hue, style=style, col=col, row=row, kind="line",
@@ -354,6 +355,7 @@ def bars(df: pd.DataFrame, x: str, y: str, hue: str | None, xlabel: str, ylabel:
     """Median of y per category with its 95 % bootstrap CI as error bars. Each facet
     lists only the categories it has (no empty slots, no labels for absent methods);
     category labels are horizontal and the check fails if they collide."""
+    df = df.reset_index(drop=True)  # seaborn aligns columns by label: repeated labels fail
     ncol = df[col].nunique() if col is not None and col in df else 0
     wrap = col_wrap or (2 if col is not None and ncol > 2 else None)
     order = list(order) if order is not None else _order(df, x)

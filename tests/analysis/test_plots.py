@@ -87,6 +87,24 @@ def test_bars_declutter_long_category_labels() -> None:
     plt.close(g.figure)
 
 
+def test_bars_and_lines_draw_a_frame_whose_index_repeats() -> None:
+    """Two frames concatenated keep their row labels: seaborn cannot align a column on an
+    index with repeated labels, so the helpers must draw from the rows, not the labels (the
+    fidelity page's copybench-vs-iperf3 frame repeats labels in some runs)."""
+    P.setup()
+    a = pd.DataFrame([dict(tool="iperf3", size=s, transport="veth", gbit_per_s=10.0 + i)
+                      for i, s in enumerate((4096, 65536) * 3)])
+    b = a.assign(tool="copybench send", gbit_per_s=a["gbit_per_s"] * 2)
+    both = pd.concat([a, b])
+    assert both.index.has_duplicates
+    g = P.bars(both, "transport", "gbit_per_s", "tool", "transport", "Gbit/s", col="size")
+    assert P.check_figure(g) == []
+    plt.close(g.figure)
+    g = P.lines(both, "size", "gbit_per_s", "tool", "size", "Gbit/s")
+    assert P.check_figure(g) == []
+    plt.close(g.figure)
+
+
 def test_one_colour_per_method() -> None:
     assert P.color("send") == P.color("copybench send")
     assert len({P.color(m) for m in ("send", "sendmsg", "zerocopy", "uring-zc", "vmsplice")}) == 5
