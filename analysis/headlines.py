@@ -29,6 +29,8 @@ WORDS = {"greater": "faster", "less": "slower", "equivalent": "equivalent",
 #: the factors a configuration is told apart by, in the order they are named
 FACTORS = ("scenario", "transport", "protocol", "placement", "cache")
 ZERO_COPY = ("zerocopy", "uring-zc", "vmsplice")
+#: the methods whose sends complete with a notification saying whether the kernel copied
+COMPLETION_METHODS = ("zerocopy", "uring-zc")
 
 
 def ci(r: Mapping[str, Any], rounds: bool = False) -> str:
@@ -310,15 +312,24 @@ def attribution(best: Mapping[str, Any], vs_send: pd.DataFrame, vs_sendmsg: pd.D
     if over is None:
         return ("; ".join(out) + ". ") if out else ""
     c = copied.get(str(best.get("transport")), (0, 0))
+    # a completion the kernel copied (MSG_ZEROCOPY, io_uring zero-copy) shows the kernel
+    # made its copy anyway; vmsplice has no completions, so it gets no such fact
+    all_copied = m in COMPLETION_METHODS and c[1] and c[0] == c[1]
     if over["decision"] == "greater":
         why = ("so part of the gain is beyond skipping `send`'s user-space memcpy"
                + (f", although the kernel copied {c[0]:,} of {c[1]:,} of its completions"
-                  if c[1] and c[0] == c[1] else ""))
+                  if all_copied else ""))
+    elif all_copied:
+        why = ("so the run shows no gain beyond skipping `send`'s user-space memcpy, which "
+               "`sendmsg` skips too, and the kernel copied "
+               f"{c[0]:,} of {c[1]:,} zero-copy completions on {best.get('transport')}: "
+               "the gain is that memcpy, not a kernel copy avoided")
+    elif over["decision"] == "inconclusive":
+        why = ("so the run cannot tell whether any of the gain is beyond skipping `send`'s "
+               "user-space memcpy, which `sendmsg` skips too")
     else:
         why = ("so the run shows no gain beyond skipping `send`'s user-space memcpy, which "
-               "`sendmsg` skips too: the gain is that memcpy, not a kernel copy avoided"
-               + (f" (the kernel copied {c[0]:,} of {c[1]:,} zero-copy completions on "
-                  f"{best.get('transport')})" if c[1] and c[0] == c[1] else ""))
+               "`sendmsg` skips too")
     return "; ".join(out) + f", {why}. "
 
 
@@ -431,5 +442,5 @@ def abstract_results(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.
                        f"{ci(b, True)}." + placement_scope(b.to_dict(), files))
     if len(verdicts):
         out.append(f"Of {len(verdicts)} verdicts on {verdicts['claim'].nunique()} published "
-                   f"claims, {verdict_counts(verdicts)} here.")
+                   f"claims tested here, {verdict_counts(verdicts)}.")
     return " ".join(x.strip() if i else x for i, x in enumerate(out)).replace("  ", " ")

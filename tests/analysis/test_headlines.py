@@ -131,3 +131,28 @@ def test_at_most_six_findings_each_with_figure_and_table() -> None:
     assert len(found) == H.MAX_FINDINGS
     assert all(f.figure for f in found)
     assert all(f.table for f in found if f.topic != "claims")
+
+
+def test_an_undecided_gain_over_sendmsg_is_not_attributed() -> None:
+    """vmsplice beats send, but neither sendmsg against send nor vmsplice against sendmsg is
+    decided: the run cannot say where the gain comes from, and vmsplice (no completions) is
+    not described by the zero-copy completions the kernel copied."""
+    vs_send = pd.DataFrame(rows("vmsplice", "cross-core", {64 * 1024: ("greater", 1.76)})
+                           + rows("sendmsg", "cross-core", {64 * 1024: ("inconclusive", 1.15)}))
+    vs_sendmsg = pd.DataFrame(rows("vmsplice", "cross-core", {64 * 1024: ("inconclusive", 1.53)}))
+    a = H.abstract_results(vs_send, vs_sendmsg, pd.DataFrame(), pd.DataFrame(), None, 10, 1.0,
+                           "one machine", {"loopback": (100, 100)})
+    assert "`vmsplice` against `sendmsg` is 1.53× [1.38, 1.68], 6 rounds (undecided)" in a
+    assert "cannot tell whether any of the gain is beyond skipping `send`'s user-space memcpy" in a
+    assert "not a kernel copy avoided" not in a
+    assert "completions" not in a
+
+
+def test_the_abstract_counts_verdicts_in_one_sentence() -> None:
+    verdicts = pd.DataFrame([dict(claim="C1", verdict="refuted", basis="copybench"),
+                             dict(claim="C6", verdict="not testable here", basis="copybench"),
+                             dict(claim="C6", verdict="not testable here", basis="their program")])
+    a = H.abstract_results(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), verdicts, None, 10,
+                           1.0, "one machine")
+    assert "Of 3 verdicts on 2 published claims tested here," in a
+    assert "1 is not testable here." in a and "here here" not in a
