@@ -64,23 +64,29 @@ class Comparison:
                    tuple(float(x) for x in d["boundaries"]), int(d["family"]))
 
 
+def _cell(cells: Mapping[str, Cell], method: str, threads: int) -> str | None:
+    """The first cell of ``cells`` with this method and thread count."""
+    return next((cid for cid, c in cells.items() if c.method == method and c.threads == threads),
+                None)
+
+
 def _pairs(name: str, cells: Mapping[str, Cell]) -> list[tuple[str, str, str]]:
-    """(label, a, b) for every pair of ``cells`` that the comparison ``name`` names."""
+    """(label, a, b) for every pair of ``cells`` that the comparison ``name`` names: thread
+    counts of one method ("8t/2t", per method) or two methods at one thread count ("a/b",
+    per thread count)."""
     num, den = name.split("/")
-    out = []
     if num.endswith("t") and num[:-1].isdigit():
         ta, tb = int(num[:-1]), int(den[:-1])
-        for m in sorted({c.method for c in cells.values()}):
-            a = [cid for cid, c in cells.items() if c.method == m and c.threads == ta]
-            b = [cid for cid, c in cells.items() if c.method == m and c.threads == tb]
-            if a and b:
-                out.append((f"{name} of {m}", a[0], b[0]))
-        return out
-    for t in sorted({c.threads for c in cells.values()}):
-        a = [cid for cid, c in cells.items() if c.method == num and c.threads == t]
-        b = [cid for cid, c in cells.items() if c.method == den and c.threads == t]
-        if a and b:
-            out.append((f"{name} at {t} thread{'s' if t != 1 else ''}", a[0], b[0]))
+        wanted = [(f"{name} of {m}", m, ta, m, tb)
+                  for m in sorted({c.method for c in cells.values()})]
+    else:
+        wanted = [(f"{name} at {t} thread{'s' if t != 1 else ''}", num, t, den, t)
+                  for t in sorted({c.threads for c in cells.values()})]
+    out = []
+    for label, ma, ta, mb, tb in wanted:
+        a, b = _cell(cells, ma, ta), _cell(cells, mb, tb)
+        if a is not None and b is not None:
+            out.append((label, a, b))
     return out
 
 
