@@ -233,8 +233,7 @@ class Sweep:
                                                for t in todo), g.seconds)
             label = (self.plan.blocks or {})[g.block]["label"]
             self.note(f"runner: top-up look {looks}: {label} rounds {g.first}-{g.last} "
-                      f"({fmt_duration(g.seconds)}; its closest undecided comparison needs "
-                      f"about {max(g.extra_rounds, 0.0):.0f} more rounds by the order rule)")
+                      f"({fmt_duration(g.seconds)}; by the order rule, {g.why()})")
             for tid in g.trials:
                 if tid not in self.done:
                     self._trial(ctx, Trial.parse(tid), writer)

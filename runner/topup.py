@@ -144,6 +144,19 @@ class Grant:
     seconds: float
     extra_rounds: float
 
+    def why(self) -> str:
+        """The order rule's number in words. ((q_K s)/d)^2 - n uses the final look's
+        quantile q_K, smaller than an early look's (fewer df, same Pocock level), so a block
+        still undecided at its look can project to no extra rounds: it is then the nearest
+        to deciding, which is why it runs first."""
+        need = self.extra_rounds
+        if math.isinf(need):
+            return "its closest undecided comparison's estimate lies on a rule boundary"
+        if need < 0.5:
+            return ("its closest undecided comparison would be decided by the rounds it has "
+                    "at the final look's quantile, not at this look's wider one")
+        return f"its closest undecided comparison needs about {need:.0f} more rounds"
+
 
 def look_trials(plan: Plan, block: str, first: int, last: int) -> tuple[list[str], float]:
     """The trial ids of rounds first..last of a block in run order (each round's cells in

@@ -355,3 +355,19 @@ def test_the_schema_refuses_a_sequential_plan_missing_its_budget(tmp_path: Path)
     problems = schema_problems(validator_for(load_schema(planfile.SCHEMA)), doc, "plan.json")
     assert any("topup_budget_s" in p for p in problems)
     assert any("looks" in p for p in problems)
+
+
+@pytest.mark.parametrize("need, words", [
+    (123.4, "needs about 123 more rounds"),
+    (-3.2, "would be decided by the rounds it has at the final look's quantile"),
+    (0.2, "would be decided by the rounds it has at the final look's quantile"),
+    (math.inf, "estimate lies on a rule boundary"),
+])
+def test_a_grants_reason_never_says_it_needs_zero_or_negative_rounds(need: float,
+                                                                      words: str) -> None:
+    """The progress line said "needs about 0 more rounds" for every block whose projection
+    was <= 0 (the final look's quantile is smaller than an early look's), though the block
+    was undecided; it now says what the number means."""
+    why = topup.Grant("b", 7, 12, (), 60.0, need).why()
+    assert words in why
+    assert "about 0 more" not in why and "inf" not in why
