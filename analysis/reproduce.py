@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats as S
+from analysis.run import Run, instant
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE, REFUTED,
                                   ClaimResult)
 from analysis.claims.rules import CROSSOVER, RULES
@@ -52,12 +53,23 @@ class Judgement:
 
 #: the rule as first stated compared a crossover size like a ratio and let only the
 #: reviewer's verdict be the undecided one; both were mended after the reference machine's
-#: own committed reruns had been judged by it, so those runs are not its test
-REVISION = ("The rule was mended on 2026-11-24, after the reference machine's own committed "
-            "reruns had been judged by it: as first stated it compared a crossover size like a "
-            "ratio (two crossovers fell outside the widened CI although their CIs overlap) and "
-            "let only the reviewer's verdict be the inconclusive one; the next reviewer's run is "
-            "its first real test.")
+#: own committed reruns had been judged by it, so those runs are not its test. MENDED is
+#: when the mended rule was committed in this module (UTC, to the minute): a judgement of
+#: two runs both made after it could not have been seen when the rule was written
+MENDED = "2026-11-24T07:38Z"
+REVISION = ("The rule was mended on 2026-11-24 (committed at 07:38 UTC), after the reference "
+            "machine's own committed reruns had been judged by it: as first stated it compared "
+            "a crossover size like a ratio (two crossovers fell outside the widened CI although "
+            "their CIs overlap) and let only the reviewer's verdict be the inconclusive one; a "
+            "reviewer's run made after that, judged against a reference also made after it, is "
+            "its real test.")
+
+
+def tests_the_rule(run: Run, ref: Run) -> bool:
+    """Whether judging ``run`` against ``ref`` is a real test of the rule as mended: both
+    were made after :data:`MENDED`, so neither's verdicts were seen when it was written."""
+    made = [run.created_at, ref.created_at]
+    return all(t is not None and t > instant(MENDED) for t in made)
 
 
 def rule_text(tolerance: float = TOLERANCE) -> str:
@@ -209,7 +221,8 @@ def total(t: pd.DataFrame) -> str:
 
 
 __all__ = ["REPRODUCED", "NOT_REPRODUCED", "NOT_COMPARABLE", "Judgement", "judge", "rule_text",
-           "table", "total", "method_factors", "INCONCLUSIVE"]
+           "table", "total", "method_factors", "INCONCLUSIVE", "MENDED", "tests_the_rule",
+           "reruns"]
 
 
 def reruns(ref_dir: Path) -> list[Path]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -237,6 +238,20 @@ class Run:
     @property
     def run_id(self) -> str:
         return str(self.manifest.get("run_id") or self.path.name)
+
+    @property
+    def created_at(self) -> datetime | None:
+        """When the run was planned (the plan's, else the manifest's ``created_at``) as an
+        aware UTC instant; None when neither says."""
+        stamp = str((self.plan or {}).get("created_at") or self.manifest.get("created_at")
+                    or "")
+        return instant(stamp) if stamp else None
+
+
+def instant(stamp: str) -> datetime:
+    """An ISO time stamp as an aware UTC instant (a stamp without a zone is UTC)."""
+    t = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
 
 
 def load_run(run_dir: str | Path) -> Run:

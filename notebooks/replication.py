@@ -113,7 +113,7 @@ else:
 # A reviewer's run (`make claims`, or any run) is judged against this one, verdict by
 # verdict, by one rule, which `make compare` applies and which is stated here from the same
 # code: {glue:text}`reproduce_rule:s` The rule on the runs committed beside this one (each
-# against this run): {glue:text}`reproduce_expected:s`
+# against this run): {glue:text}`reproduce_expected:s` {glue:text}`reproduce_test:s`
 
 # %% tags=["remove-input"]
 import json
@@ -129,12 +129,14 @@ for d in RP.reruns(run.path):
     cpu = str(((other.manifest.get("cpu") or {}).get("model")) or "unknown CPU")
     n = t["status"].value_counts()
     rows.append({"run": other.run_id, "profile": (other.plan or {}).get("profile"),
+                 "tests the rule": RP.tests_the_rule(other, run),
                  "CPU": cpu, "reproduced": int(n.get(RP.REPRODUCED, 0)),
                  "not reproduced": int(n.get(RP.NOT_REPRODUCED, 0)),
                  "not comparable": int(n.get(RP.NOT_COMPARABLE, 0)),
                  "not reproduced (claim, placement)": ", ".join(
-                     f"{r.claim} {r.placement}" for r in t[t["status"] == RP.NOT_REPRODUCED]
-                     .itertuples()) or "—"})
+                     f"{r.claim} {r.placement}"
+                     + (f" ({r.basis})" if r.basis != C.COPYBENCH else "")
+                     for r in t[t["status"] == RP.NOT_REPRODUCED].itertuples()) or "—"})
 this_cpu = str(((run.manifest.get("cpu") or {}).get("model")) or "unknown CPU")
 claims_runs = [d for d in RP.reruns(run.path) if d.name.endswith("-claims")]
 if claims_runs:
@@ -158,8 +160,18 @@ glue_text("reproduce_expected", "; ".join(
     f"{r['reproduced'] + r['not reproduced']} comparable verdicts reproduced "
     f"({r['not comparable']} not comparable)" for r in rows) + "."
     if rows else "no other run is committed beside this one.")
-if rows:
-    show_table(pd.DataFrame(rows))
+tests = [r for r in rows if r["tests the rule"]]
+glue_text("reproduce_test", (
+    "Made after the rule was mended and judged against this run, also made after it (the "
+    "rule's real test): " + "; ".join(
+        f"run {r['run']} ({_where(r)}): {r['reproduced']} of "
+        f"{r['reproduced'] + r['not reproduced']} comparable verdicts reproduced"
+        + (f", not reproduced: {r['not reproduced (claim, placement)']}"
+           if r["not reproduced"] else "") for r in tests) + "."
+    if tests else "No run beside this one was made after the rule was mended and judged "
+    "against a reference also made after it: the next reviewer's run is its first real test."))
+if rows:  # which runs test the rule is the sentence above; the table keeps its width
+    show_table(pd.DataFrame(rows).drop(columns=["tests the rule"]))
 
 # %% [markdown]
 # ## The reports' own programs, here

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict
-from datetime import datetime, timezone
 from typing import Any, Callable, Sequence, Union
 
 import pandas as pd
@@ -32,7 +31,7 @@ from analysis.claims.pmu import c2, c7, c12
 from analysis.claims.rules import REVISED, REVISION_NOTE, RULES, rule_text, rules_table
 from analysis.claims.sendcmp import send_comparisons, twin_pairs
 from analysis.fmt import fmt_num, fmt_size
-from analysis.run import Run
+from analysis.run import Run, instant
 
 #: the claims whose source's own program runs here (S1-S3)
 ORIGINAL_CLAIMS = frozenset(SOURCE_OF)
@@ -100,21 +99,13 @@ def post_hoc(run: Run) -> bool:
     """Whether the run was made before the rules' last revision (:data:`REVISED`): its
     verdicts under the current rules are then re-decided after the run was seen, not
     pre-registered."""
-    made = str((run.plan or {}).get("created_at") or run.manifest.get("created_at") or "")
-    if not made:
-        return False
-    return _instant(made) < _instant(REVISED)
-
-
-def _instant(stamp: str) -> datetime:
-    """An ISO time stamp as an aware UTC instant (a stamp without a zone is UTC)."""
-    t = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+    made = run.created_at
+    return made is not None and made < instant(REVISED)
 
 
 def revised_text() -> str:
     """:data:`REVISED` as a reader reads it: '2026-11-24 08:04 UTC'."""
-    return _instant(REVISED).strftime("%Y-%m-%d %H:%M UTC")
+    return instant(REVISED).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def by_claim(results: Sequence[ClaimResult]) -> dict[str, list[ClaimResult]]:

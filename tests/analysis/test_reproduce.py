@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 
+import claim_runs as R
 from analysis import claims as C
 from analysis import reproduce as RP
+from analysis import run as A
 
 
 def _r(verdict: str, value: float = math.nan, lo: float = math.nan, hi: float = math.nan,
@@ -86,3 +89,21 @@ def test_table_and_total() -> None:
     assert list(t["status"]) == [RP.REPRODUCED, RP.NOT_REPRODUCED]
     assert RP.total(t).startswith("1 of 2 comparable verdicts reproduced")
     assert "never opposite decided verdicts" in RP.rule_text()
+
+
+def test_only_runs_both_made_after_the_mend_test_the_rule(tmp_path: Path) -> None:
+    """A judgement is the mended rule's real test only when the reviewer's run and its
+    reference were both made after the rule was committed (to the minute, on the same day)."""
+    cells = R.pair(R.pingpong("zerocopy", 64, "cross-core"),
+                   R.pingpong("send", 64, "cross-core"), 3.0, 3.3)
+
+    def made(name: str, at: str) -> A.Run:
+        return A.load_run(R.write(tmp_path / name / "run", cells, ["C1"], created_at=at))
+
+    morning = made("morning", "2026-11-24T06:13:49+00:00")  # before 07:38 UTC that day
+    ref = made("ref", "2026-11-24T13:37:00+00:00")
+    later = made("later", "2026-11-24T16:18:38+00:00")
+    assert RP.tests_the_rule(later, ref)
+    assert not RP.tests_the_rule(morning, ref)
+    assert not RP.tests_the_rule(later, morning)
+    assert "committed at 07:38 UTC" in RP.rule_text() and "real test" in RP.rule_text()
