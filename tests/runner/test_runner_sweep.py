@@ -171,6 +171,7 @@ placements = ["cross-core"]
 
 
 @pytest.mark.root
+@pytest.mark.slow  # 21 s; resumes after SIGKILL and a torn record stay in make test
 def test_sigint_mid_run_then_resume_completes_exactly_once(
         runner_copybench: Path, runner_root: None, tmp_path: Path) -> None:
     # target 0.0001: every cell takes all max = 3 repetitions, so adaptive rounds run too

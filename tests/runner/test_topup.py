@@ -282,6 +282,7 @@ def test_a_real_sweep_reaches_the_top_up(runner_copybench: Path, tmp_path: Path)
 
 
 @pytest.mark.sweep
+@pytest.mark.slow  # 33 s; test_a_real_sweep_reaches_the_top_up stays in make test
 def test_interrupted_during_the_top_up_and_resumed_runs_the_same_trials(
         runner_copybench: Path, tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
