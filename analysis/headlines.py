@@ -314,22 +314,21 @@ def attribution(best: Mapping[str, Any], vs_send: pd.DataFrame, vs_sendmsg: pd.D
     c = copied.get(str(best.get("transport")), (0, 0))
     # a completion the kernel copied (MSG_ZEROCOPY, io_uring zero-copy) shows the kernel
     # made its copy anyway; vmsplice has no completions, so it gets no such fact
-    all_copied = m in COMPLETION_METHODS and c[1] and c[0] == c[1]
+    fact = (f"the kernel copied {c[0]:,} of {c[1]:,} zero-copy completions on "
+            f"{best.get('transport')}" if m in COMPLETION_METHODS and c[1] and c[0] == c[1]
+            else "")
     if over["decision"] == "greater":
         why = ("so part of the gain is beyond skipping `send`'s user-space memcpy"
-               + (f", although the kernel copied {c[0]:,} of {c[1]:,} of its completions"
-                  if all_copied else ""))
-    elif all_copied:
-        why = ("so the run shows no gain beyond skipping `send`'s user-space memcpy, which "
-               "`sendmsg` skips too, and the kernel copied "
-               f"{c[0]:,} of {c[1]:,} zero-copy completions on {best.get('transport')}: "
-               "the gain is that memcpy, not a kernel copy avoided")
+               + (f", although {fact}" if fact else ""))
     elif over["decision"] == "inconclusive":
         why = ("so the run cannot tell whether any of the gain is beyond skipping `send`'s "
-               "user-space memcpy, which `sendmsg` skips too")
+               "user-space memcpy, which `sendmsg` skips too"
+               + (f"; {fact}, so no kernel copy was avoided" if fact else ""))
     else:
         why = ("so the run shows no gain beyond skipping `send`'s user-space memcpy, which "
-               "`sendmsg` skips too")
+               "`sendmsg` skips too"
+               + (f", and {fact}: the gain is that memcpy, not a kernel copy avoided"
+                  if fact else ""))
     return "; ".join(out) + f", {why}. "
 
 

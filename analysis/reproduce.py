@@ -34,10 +34,10 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats as S
-from analysis.run import Run, instant
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE, REFUTED,
                                   ClaimResult)
 from analysis.claims.rules import CROSSOVER, RULES
+from analysis.run import Run, instant
 
 REPRODUCED, NOT_REPRODUCED, NOT_COMPARABLE = "reproduced", "not reproduced", "not comparable"
 #: the widening of the reference CI for the statistic, as the practical threshold
@@ -57,7 +57,8 @@ class Judgement:
 #: when the mended rule was committed in this module (UTC, to the minute): a judgement of
 #: two runs both made after it could not have been seen when the rule was written
 MENDED = "2026-11-24T07:38Z"
-REVISION = ("The rule was mended on 2026-11-24 (committed at 07:38 UTC), after the reference "
+REVISION = (f"The rule was mended on {instant(MENDED):%Y-%m-%d} (committed at "
+            f"{instant(MENDED):%H:%M} UTC), after the reference "
             "machine's own committed reruns had been judged by it: as first stated it compared "
             "a crossover size like a ratio (two crossovers fell outside the widened CI although "
             "their CIs overlap) and let only the reviewer's verdict be the inconclusive one; a "
