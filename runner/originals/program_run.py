@@ -10,9 +10,9 @@ gets network namespaces of its own, made by ``runner.transports``):
   (the receiver) in namespace B, connecting to 198.18.0.1 over the veth pair: data flows
   A -> B as in copybench's veth cells.
 
-Placement follows ``runner.pinning.cpus_for(placement, has_sink=True)``: the server gets
-the sender's CPUs, the client(s) the sink's, through ``taskset -c`` (their threads inherit
-it). Each process is ``ip netns exec NS`` (as root) -> ``setpriv`` (drops to the
+Placement follows ``runner.pinning.cpus_for(placement, has_sink=True, threads=threads)``:
+the server gets the sender's CPUs, the client(s) the sink's, through ``taskset -c`` (their
+threads inherit the whole list and the scheduler spreads them over it). Each process is ``ip netns exec NS`` (as root) -> ``setpriv`` (drops to the
 unprivileged user, clean environment, parent-death signal re-armed) -> ``taskset`` -> their
 binary, all one pid; each in its own process group registered with the reaper (via
 ``runner.proc.Janitor``), so nothing survives the runner even on SIGKILL.
@@ -152,7 +152,7 @@ def run_program(prog: Program, bin_dir: Path, transport: str = "loopback",
     if missing:
         raise OriginalsError(f"{prog.name}: {', '.join(missing)} not built in {bin_dir} "
                              "(run the build first)")
-    cpus = cpus_for(placement, has_sink=True)
+    cpus = cpus_for(placement, has_sink=True, threads=threads)
     rec: dict[str, Any] = {
         "schema": SCHEMA, "kind": f"original:{prog.source}", "method": prog.name,
         "started_at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
