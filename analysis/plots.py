@@ -102,6 +102,21 @@ def memcpy_bounds(manifest: Mapping[str, Any]) -> dict[int, float]:
     return dict(sorted(out.items()))
 
 
+def memcpy_dst_offsets(manifest: Mapping[str, Any]) -> list[int]:
+    """The offsets (bytes, modulo 4096) of the destination past the source that the run's
+    memcpy measurements state (``dst_offset_mod_4096``, printed by copybench memcpy since it
+    page-aligns its buffers); empty for runs written before, whose two buffers were consecutive
+    mallocs (16 bytes apart modulo 4096 below glibc's mmap threshold), so their placement is
+    not known from the manifest."""
+    m = manifest.get("memcpy")
+    items: list[Any] = list(m) if isinstance(m, list) else [m] if isinstance(m, dict) else []
+    if isinstance(m, dict) and isinstance(m.get("at_sizes"), list):
+        items += m["at_sizes"]
+    return sorted({int(it["dst_offset_mod_4096"]) for it in items if isinstance(it, dict)
+                   and isinstance(it.get("dst_offset_mod_4096"), int)
+                   and not isinstance(it.get("dst_offset_mod_4096"), bool)})
+
+
 def _bound_marks(ax: Any, bound: Mapping[int, float] | None, xs: Iterable[Any]) -> int:
     """memcpy bandwidth as a short dashed mark at each x whose working-set size it was
     measured at; nothing where no measurement matches (then it is no bound)."""
