@@ -95,7 +95,7 @@ def memcpy_bounds(manifest: Mapping[str, Any]) -> dict[int, float]:
     for it in items:
         if not isinstance(it, dict):
             continue
-        v = it.get("memcpy_gbit_per_s", it.get("gbit_per_s"))
+        v = it.get("bound_gbit_per_s", it.get("memcpy_gbit_per_s", it.get("gbit_per_s")))
         s = it.get("size")
         if isinstance(v, (int, float)) and isinstance(s, (int, float)) and math.isfinite(v):
             out[int(s)] = float(v)
