@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import shutil
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -107,13 +108,20 @@ class Listening:
         return "", ""
 
 
+def _tool(name: str) -> str:
+    """``name`` as an absolute path found on the runner's own PATH: their processes start with
+    a small clean environment (:meth:`RunAs.env`) whose PATH may lack where this machine keeps
+    ``ip`` (``/usr/sbin``, or a bundle's ``bin/``)."""
+    return shutil.which(name) or name
+
+
 def _prefix(ns: str | None, who: RunAs, cpus: str | None) -> list[str]:
-    argv: list[str] = ["ip", "netns", "exec", ns] if ns else []
+    argv: list[str] = [_tool("ip"), "netns", "exec", ns] if ns else []
     drop = who.prefix()
     if drop:
-        argv += [*drop, "--reset-env", "--pdeathsig=KILL"]
+        argv += [_tool(drop[0]), *drop[1:], "--reset-env", "--pdeathsig=KILL"]
     if cpus is not None:
-        argv += ["taskset", "-c", cpus]
+        argv += [_tool("taskset"), "-c", cpus]
     return argv
 
 
