@@ -5,6 +5,7 @@ and writes it as one ``.tar.gz`` that the project's own ``rundir verify`` accept
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -93,6 +94,11 @@ def test_smoke_sweep_from_the_bundle_on_a_bare_environment(bundle: Path, tmp_pat
         t.extractall(dest, filter="tar")
     run = next(dest.iterdir())
     assert (run / "trials.jsonl.gz").is_file()  # packed
+    # the manifest names the commit the bundle was made from (it has no .git of its own)
+    named = (tmp_path / "copybench-bundle/COMMIT").read_text().strip()
+    git = json.loads((run / "manifest.json").read_text())["git"]
+    assert git["commit"] == named.removesuffix("+dirty") and len(git["commit"]) == 40
+    assert git["dirty"] == named.endswith("+dirty")
     v = subprocess.run([sys.executable, "-m", "rundir", "verify", str(run)], cwd=ROOT,
                        capture_output=True, text=True, check=False)
     assert v.returncode == 0, v.stdout + v.stderr
