@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -687,10 +686,6 @@ def _figure_frame(g: Any) -> pd.DataFrame | None:
         return df[list(dict.fromkeys(cols))]
     data = getattr(g, "data", None)
     return data if isinstance(data, pd.DataFrame) else None
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
 
 
 def show(g: Any, source: pd.DataFrame | None = None) -> list[str]:

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -395,10 +395,6 @@ def drift_by_scenario(run: Run, metric: str = "gbit_per_s") -> pd.DataFrame:
 
 def distinct(df: pd.DataFrame, col: str) -> list[Any]:
     return sorted(v for v in df[col].dropna().unique())
-
-
-def present_levels(df: pd.DataFrame, factors: Iterable[str]) -> dict[str, list[Any]]:
-    return {f: distinct(df, f) for f in factors if f in df}
 
 
 def reference(df: pd.DataFrame, transports: Sequence[str] = ("veth", "loopback"),

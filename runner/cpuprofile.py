@@ -288,19 +288,3 @@ def calibration_experiments(transports: tuple[str, ...] = ("loopback", "veth"),
     return exps
 
 
-def calibration_toml(**kw: object) -> str:
-    """:func:`calibration_experiments` as TOML text to paste into a profile."""
-    def val(v: object) -> str:
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, (int, float)):
-            return repr(v)
-        if isinstance(v, list):
-            return "[" + ", ".join(val(x) for x in v) + "]"
-        return json.dumps(v)
-    out = []
-    for e in calibration_experiments(**kw):  # type: ignore[arg-type]
-        out.append("[[experiment]]")
-        out += [f"{k} = {val(v)}" for k, v in e.items()]
-        out.append("")
-    return "\n".join(out)

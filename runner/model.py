@@ -67,10 +67,6 @@ class Cell:
         return "udp" if self.transport == "udp-forward" else "tcp"
 
     @property
-    def needs_namespaces(self) -> bool:
-        return self.transport in NAMESPACE_TRANSPORTS
-
-    @property
     def has_sink(self) -> bool:
         return self.command == "send" and self.transport != "udp-forward"
 
@@ -141,10 +137,6 @@ class Plan:
     design: dict[str, Any] | None = None  # the profile's [design], as planned
     # two hosts (the remote transport): what that changed in the profile's design
     hosts: dict[str, Any] | None = None
-
-    @property
-    def fixed_trials(self) -> int:
-        return sum(len(r) for r in self.rounds)
 
     def to_json(self) -> dict[str, Any]:
         return {

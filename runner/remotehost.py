@@ -233,13 +233,6 @@ class RemoteHost:
                   'p=$!; (cat <&3 >/dev/null; kill -KILL $p 2>/dev/null) & wait $p')
         return self.ssh.argv(["sh", "-c", script, "sh", *server])
 
-    def remote_processes(self) -> list[str]:
-        """Processes of the remote copybench still running there (for checks and tests)."""
-        r = self.ssh.run(["sh", "-c", 'for p in /proc/[0-9]*; do c=$(tr "\\0" " " '
-                          '< $p/cmdline 2>/dev/null); case "$c" in "$1 "*) echo "${p#/proc/} '
-                          '$c";; esac; done', "sh", self.spec.copybench], timeout=30)
-        return [ln for ln in r.stdout.splitlines() if ln.strip()]
-
     def close(self) -> None:
         self.ssh.close()
         if self.janitor is not None:

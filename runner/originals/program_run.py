@@ -255,9 +255,3 @@ def processes_of(uid: int) -> list[int]:
     return out
 
 
-def kill_leftovers(uid: int) -> None:  # pragma: no cover - a safety net for the CLI
-    for pid in processes_of(uid):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
