@@ -435,7 +435,7 @@ def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None
            crossovers: pd.DataFrame | None = None, title: str | None = None,
            source: pd.DataFrame | None = None, col_wrap: int | None = None) -> sns.FacetGrid:
     """Ratios against a baseline (columns ``size``, ``ratio``, ``lo``, ``hi``: the decided
-    comparisons of :mod:`analysis.claims.sendcmp`) against size: one line per method with
+    comparisons of :mod:`analysis.claims.baselines`) against size: one line per method with
     its CI as a band, the 1.0 line, the ±threshold band grey, and each crossover size (where
     the method starts to beat the baseline) as a dotted vertical line with its CI shaded."""
     hk = _hue_kws(df, hue)

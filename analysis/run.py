@@ -18,7 +18,7 @@ import pandas as pd
 from analysis import stats as S
 from analysis.cpuprofiles import CpuProfiles, load_cpu_profiles, read_json
 from rundir import layout, planfile, records
-from rundir.quantities import primary
+from blockstats.quantities import primary
 
 MESSAGE_METHODS = ("send", "sendmsg", "zerocopy", "uring-zc", "vmsplice")
 FILE_METHODS = ("read-write", "mmap-write", "sendfile", "splice", "splice2", "copy_file_range")
@@ -92,7 +92,7 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
               "threads", "cache", "fields", "duration_s", "warmup_s", "verify", "no_sink",
               "counters", "block", "twin"):
         row[k] = cfg.get(k)
-    # block design (runner/design.py): block id (None in runs without blocks) and the A/A
+    # block design (runner/plan/blocks.py): block id (None in runs without blocks) and the A/A
     # control's twin flag (1 = the second copy of a method in its block)
     row["twin"] = int(row["twin"] or 0)
     if row["threads"] is None:

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from rundir import sequential as sq
+from blockstats import sequential as sq
 from statsmodels.stats.multitest import multipletests
 
 CONFIDENCE = 0.95
@@ -474,7 +474,7 @@ def sequential_ratio(rounds: ArrayLike, a: ArrayLike, b: ArrayLike, sched: sq.Sc
                      reached: int, boundaries: Sequence[float], family: int = 1,
                      spending: str = sq.POCOCK, alpha: float = ALPHA) -> RatioTest:
     """The paired ratio a/b of a run with the sequential top-up, read at its stopping look
-    (:func:`rundir.sequential.stopping_look`: the first look whose repeated CI lies wholly on
+    (:func:`blockstats.sequential.stopping_look`: the first look whose repeated CI lies wholly on
     one side of each of the rule's ``boundaries``, else the last look its block reached):
     the geometric-mean ratio and repeated CI of the rounds up to that look, at the look's
     nominal level (alpha/family spent over the looks). ``rounds`` labels each pair with its

@@ -16,7 +16,7 @@ from analysis.claims.rules import fmt_size
 from analysis.fmt import fmt_num
 from analysis.run import Run, select, values
 from rundir import planfile
-from rundir import sequential as sq
+from blockstats import sequential as sq
 
 if TYPE_CHECKING:
     from analysis.claims.rules import Rule
