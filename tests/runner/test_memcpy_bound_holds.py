@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from runner import manifest as M
-from runner import profile as P
+from runner.host import manifest as M
+from runner.plan import profile as P
 
 #: copybench copy's methods that copy on one thread (splice2 uses a second thread on a second
 #: CPU, which a one-CPU memcpy does not bound)
