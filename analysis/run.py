@@ -35,20 +35,6 @@ FACTORS = ("kind", "scenario", "command", "method", "mode", "protocol", "transpo
 
 # ---------------------------------------------------------------------------- loading
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    with records.open_trials(path) as fh:
-        for i, raw in enumerate(fh, 1):
-            line = raw.decode("utf-8").strip()
-            if not line:
-                continue
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError as exc:  # a torn last line of an interrupted run
-                raise ValueError(f"{path}:{i}: not JSON ({exc.msg})") from exc
-    return out
-
-
 def _scenario(cfg: dict[str, Any]) -> str:
     kind = cfg.get("kind") or "copybench"
     if kind.startswith("original:"):
@@ -122,6 +108,10 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
     row.update(_side("sender", res.get("sender")))
     row.update(_side("receiver", res.get("receiver")))
     row["receiver_unavailable_reason"] = res.get("receiver_unavailable")
+    # a peer tool's own CPU utilisation of each side over its test (iperf3), in per cent
+    cpu_util = res.get("cpu_utilization_percent") or {}
+    for side in ("sender", "receiver"):
+        row[f"{side}_cpu_util_pct"] = cpu_util.get(side)
     zc = res.get("zerocopy") or {}
     for k in ("completions", "copied", "enobufs"):
         row[f"zc_{k}"] = zc.get(k)
@@ -260,7 +250,7 @@ def load_run(run_dir: str | Path) -> Run:
     if trials_file is None:
         raise FileNotFoundError(f"{path}: no {layout.TRIALS} (or packed "
                                 f"{layout.TRIALS_PACKED}) in this run directory")
-    rows = [tidy_record(r) for r in _read_jsonl(trials_file)]
+    rows = [tidy_record(r) for r in records.read(trials_file)]
     df = pd.DataFrame(rows)
     if df.empty:
         df = pd.DataFrame(columns=list(tidy_record({}).keys()))
