@@ -18,12 +18,10 @@ import pandas as pd
 from analysis import stats as S
 from analysis.cpuprofiles import CpuProfiles, load_cpu_profiles, read_json
 from rundir import layout, planfile, records
+# the methods' words (rundir.vocabulary owns them; the analysis imports them from here)
+from rundir.vocabulary import FILE_METHODS, MESSAGE_METHODS  # noqa: F401
 from blockstats.quantities import primary
 
-MESSAGE_METHODS = ("send", "sendmsg", "zerocopy", "uring-zc", "vmsplice")
-FILE_METHODS = ("read-write", "mmap-write", "sendfile", "splice", "splice2", "copy_file_range")
-#: The PA02 reports' names for the message methods.
-REPORT_NAMES = {"send": "two-copy", "sendmsg": "one-copy", "zerocopy": "zero-copy"}
 COUNTERS = ("task_clock_ns", "context_switches", "cpu_migrations", "page_faults", "cycles",
             "instructions", "cache_references", "cache_misses", "l1d_load_misses",
             "llc_load_misses")

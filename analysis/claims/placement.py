@@ -23,9 +23,10 @@ from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, REFUTED, TRANSPO
                                   ClaimResult, claim_blocks, paired_values, stream_cells)
 from analysis.fmt import fmt_size
 from analysis.run import Run, select, values
+from rundir.vocabulary import PINNED_PLACEMENTS
 
 PAIRS = (("zerocopy", "send"), ("sendmsg", "send"))
-PLACEMENTS = ("same-core", "cross-core")
+PLACEMENTS = PINNED_PLACEMENTS
 STATEMENT = ("P1", "S2 vs S3", "CPU placement (same core vs different cores) explains why the "
              "two PA02 reports rank the methods oppositely", "—")
 

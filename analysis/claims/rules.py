@@ -44,6 +44,7 @@ from typing import Sequence
 
 from analysis import stats as S
 from analysis.fmt import fmt_size as _fmt_size
+from rundir.vocabulary import PINNED_PLACEMENTS
 
 
 def fmt_size(n: float) -> str:
@@ -56,7 +57,7 @@ KiB = 1024
 MiB = 1 << 20
 S2_SIZES = (512, 4 * KiB, 16 * KiB, 64 * KiB)
 S3_SIZES = (1 * KiB, 4 * KiB, 16 * KiB, 64 * KiB)
-PLACEMENTS = ("same-core", "cross-core")
+PLACEMENTS = PINNED_PLACEMENTS
 #: tolerance of "~R" (about) claims: the CI must lie inside [R/1.25, R*1.25]
 APPROX_TOL = 1.25
 #: the practical threshold of "beats" / "faster": ratios inside 1 +- 3 % are no difference
