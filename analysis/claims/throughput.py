@@ -18,7 +18,7 @@ from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_TESTABLE, 
                                   stream_cells)
 from analysis.claims.engine import collapse, evaluate_rules, refutation
 from analysis.claims.rules import RULES, Rule
-from analysis.fmt import fmt_num
+from analysis.fmt import fmt_ratio_ci
 from analysis.run import Run, select, values
 
 C4 = ("S2", "One-copy beats two-copy at every size tested",
@@ -78,8 +78,9 @@ def _fill(r: ClaimResult, c: Compared) -> None:
     r.details = [c.row()]
     if c.sensitivity is not None and c.sens_decision is not None:
         s = c.sensitivity.ratio
-        r.sensitivity = (f"{c.sensitivity.kind}: {fmt_num(s.value)} [{fmt_num(s.lo)}, "
-                         f"{fmt_num(s.hi)}] → {c.sens_decision.outcome}")
+        r.sensitivity = (f"{c.sensitivity.kind}: "
+                         f"{fmt_ratio_ci(s.value, s.lo, s.hi, times=False)} → "
+                         f"{c.sens_decision.outcome}")
 
 
 def _thread_rows(run: Run, rule: Rule, stmt: tuple[str, str, str], theirs: bool,
