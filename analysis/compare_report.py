@@ -5,23 +5,29 @@ write the report (executed notebook, HTML without code, ``cells.csv``, ``claims.
 
 Exit codes: 0 report written; 1 the notebook failed, or a run cannot be read, is being
 written or does not verify (:mod:`rundir.gate`; ``--unverified`` reports on such a run
-anyway, saying so); 2 bad input (a missing run directory, a threshold outside (0, 1)). The
-report is assembled in a temporary directory and moved into place only when complete, so a
-failure leaves no partial report.
+anyway, saying so); 2 bad input (a missing run directory, a threshold outside (0, 1), an
+``--out`` that holds anything but an earlier report: :mod:`rundir.outpath`). The report is
+assembled in a temporary directory and moved into place only when complete, so a failure
+leaves no partial report; every report holds the marker file that lets a later report
+replace it.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 from rundir import records
+from rundir.outpath import REPORT_MARKER, report_dir_problem
 from rundir.gate import being_written, unverified_reason
 
 NOTEBOOK = "notebooks/compare.ipynb"
+#: the content of every report's marker file (:data:`rundir.outpath.REPORT_MARKER`)
+MARKER_TEXT = "a report of python -m analysis.compare_report\n"
 #: The checkout this package lives in (notebooks/ and build/ are beside it).
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -69,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
                    "written or does not verify (the report's log says so)")
     args = p.parse_args(argv)
     run, ref = _run_dir(p, "RUN", args.run), _run_dir(p, "REF", args.ref)
+    out = Path(args.out) if args.out else ROOT / "build" / "compare" / f"{run.name}-vs-{ref.name}"
+    problem = report_dir_problem(out, MARKER_TEXT)
+    if problem:  # before anything runs: nothing is touched
+        p.error(f"{problem}; no report written")
     for label, d in (("RUN", run), ("REF", ref)):
         why = being_written(d)
         problem = None if why else records.first_problem(d)
@@ -83,7 +93,6 @@ def main(argv: list[str] | None = None) -> int:
         if why:
             print(f"compare: warning: {label} is NOT verified: {why}; compared anyway, as "
                   "asked (--unverified)", file=sys.stderr)
-    out = Path(args.out) if args.out else ROOT / "build" / "compare" / f"{run.name}-vs-{ref.name}"
     try:
         return _report(run, ref, args, out)
     except OSError as exc:
@@ -119,8 +128,13 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
         page = render(nbformat.read(executed, as_version=4),
                       f"copybench: {run.name} against {ref.name}")
         (tmp / "compare.html").write_text(page, encoding="utf-8")
+        (tmp / REPORT_MARKER).write_text(MARKER_TEXT, encoding="utf-8")
         tmp.chmod(0o755)  # mkdtemp made it private
-        if out.exists():
+        problem = report_dir_problem(out, MARKER_TEXT)  # again: the notebook took a while
+        if problem:
+            print(f"compare: {problem}; no report written", file=sys.stderr)
+            return 2
+        if os.path.lexists(out):  # an earlier report of this command (its marker says so)
             shutil.rmtree(out)
         tmp.rename(out)
     finally:
