@@ -266,10 +266,15 @@ def effects_from_run(plan: Plan, run_dir: Path) -> list[dict[str, Any]]:
     return out
 
 
+#: the first line's start of every planning file :func:`effects_toml` writes (``planning
+#: --out`` replaces only a file that begins with it: :mod:`rundir.outpath`)
+EFFECTS_HEADER = "# expected effects of the "
+
+
 def effects_toml(rows: list[dict[str, Any]], run_dir: Path, profile: str) -> str:
     """The planning file: one [[effect]] per comparison (written by ``python -m runner
     planning``)."""
-    lines = [f"# expected effects of the {profile} profile's comparisons, for its plan's "
+    lines = [f"{EFFECTS_HEADER}{profile} profile's comparisons, for its plan's "
              "expected undecided count:", f"# python -m runner planning {run_dir} --profile "
              f"{profile} --out FILE", "[meta]", f'run = "{Path(run_dir).name}"',
              f'profile = "{profile}"', ""]
