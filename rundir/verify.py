@@ -33,7 +33,7 @@ from typing import Any, Iterator
 
 import jsonschema
 
-from rundir import atomic, layout, okrule, planfile, records
+from rundir import atomic, layout, okrule, planfile, records, text
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 TRIAL_SCHEMA = SCHEMA_DIR / "trial.schema.json"
@@ -188,7 +188,7 @@ def _check_manifest(root: Path, report: Report) -> str | None:
     run_id: str | None = None
     for path in sorted(root.glob(layout.MANIFEST_GLOB)):
         try:
-            manifest = json.loads(path.read_text(encoding="utf-8"))
+            manifest = text.json_loads(path.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             report.problems.append(f"{path.name}: not JSON ({exc})")
             continue
@@ -206,7 +206,7 @@ def _check_plan(root: Path, report: Report) -> None:
         report.problems.append(f"{layout.PLAN} missing")
         return
     try:
-        plan = json.loads(path.read_text(encoding="utf-8"))
+        plan = text.json_loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         report.problems.append(f"{layout.PLAN}: not JSON ({exc})")
         return
@@ -238,7 +238,7 @@ def _check_records(path: Path, run_id: str | None, validator: Any, seen: dict[st
             if not raw.endswith(b"\n"):
                 report.problems.append(f"{label}: last line has no newline (record cut short?)")
             try:
-                record = json.loads(raw.decode("utf-8"))
+                record = text.json_loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 report.problems.append(f"{label}: not a JSON record ({exc})")
                 continue

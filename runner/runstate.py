@@ -49,7 +49,7 @@ class StateError(UsageError):
 
 def _json(path: Path) -> Any:
     try:
-        return json.loads(text.read(path))
+        return text.json_loads(text.read(path))
     except text.NotUtf8 as e:
         raise StateError(path, str(e)) from None
     except json.JSONDecodeError as e:
@@ -177,7 +177,7 @@ def _records(run_dir: Path, plan: Plan, run_id: str) -> int:
     seen: dict[str, int] = {}
     for n, raw in enumerate(lines, start=1):
         try:
-            rec = json.loads(text.decode(raw))
+            rec = text.json_loads(text.decode(raw))
         except text.NotUtf8 as e:
             raise StateError(path, str(e).split(": ", 1)[1], n) from None
         except json.JSONDecodeError as e:
