@@ -24,7 +24,7 @@ from typing import Any
 
 from rundir import layout, records
 from rundir.lock import RunLock
-from rundir.verify import seal as seal_run
+from rundir.verify import write_seal as seal_run  # the writer re-seals its own changes
 from runner import inventory
 from runner import profile as profile_mod
 from runner import runfiles, runstate
