@@ -6,7 +6,8 @@ files added after sealing (:data:`rundir.verify.ADDED_AFTER_SEALING`); a changed
 refused with the files named, or re-sealed with ``--reseal REASON`` (recorded in the run).
 
 Exit codes: 0 ok, 1 the run does not verify (or cannot be read, or is being written), 2 bad
-usage (a missing run directory, an unfinished run to seal or pack). ``seal`` and ``pack``
+usage (a missing run directory, an unfinished run to seal or pack). ``verify`` of a run being
+written says so (not that its ``SHA256SUMS`` is missing). ``seal`` and ``pack``
 write the run, so they take its lock (:mod:`rundir.lock`) and are refused while another
 process writes it; ``--final`` seals or packs a run that is not finished
 (:mod:`rundir.complete`). ``check`` refuses a run whose records cannot be read, that is being
@@ -106,6 +107,10 @@ def main(argv: list[str] | None = None) -> int:
                 raise RunDirUsageError(f"run directory {run_dir!r} does not exist or is not "
                                        "a directory")
             return _write(command, run_dir, "--final" in opts, reseal)
+        writing = being_written(Path(run_dir)) if Path(run_dir).is_dir() else None
+        if writing:  # not sealed yet, and its last line may be torn: no damage, not done
+            print(f"rundir: verify: {writing}; verify it once it has ended", file=sys.stderr)
+            return 1
         report = verify(run_dir)
     except RunDirUsageError as exc:
         print(f"rundir: {exc}", file=sys.stderr)
