@@ -39,7 +39,7 @@ from runner.proc import Janitor
 from runner.profile import Profile
 from runner.progress import Reporter, fmt_duration
 from runner.remotehost import RemoteHost
-from runner import topup
+from runner import netns, topup
 from runner.runfiles import RunDirError, in_run_dir
 from runner.transports import TopologyError, Transport, make
 from runner.trialrecord import Context
@@ -172,6 +172,7 @@ class Sweep:
         complete = False
         try:
             self.janitor = Janitor()
+            netns.claim(self.run_dir, self.janitor)  # for a resume, if the reaper dies too
             self._rounds(writer)
             complete = True
         except KeyboardInterrupt:
@@ -268,6 +269,7 @@ class Sweep:
             signal.signal(s, signal.SIG_IGN)
         try:
             self.teardown()
+            netns.unclaim(self.janitor)
             if self.janitor:
                 self.janitor.close()
         finally:

@@ -1,0 +1,57 @@
+"""A sweep killed together with its reaper (SIGKILL to both) leaves its network namespaces;
+the next ``--resume`` of the same run removes them and says so, and leaves those of another
+run alone. The state such a kill leaves is made here with real namespaces named for a real,
+dead process: the sweep's note of its run (``/run/copybench-netns/<pid>/run``) and its namespaces
+``cb<pid>-<n>a|b``."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import copy_run, run_runner, runner_namespaces
+from runner import netns
+
+pytestmark = pytest.mark.sweep
+
+
+def _dead_pid() -> int:
+    p = subprocess.Popen(["true"])
+    p.wait()
+    return p.pid
+
+
+def _left_by(pid: int, run: Path) -> list[str]:
+    names = [f"{netns.NS_PREFIX}{pid}-1a", f"{netns.NS_PREFIX}{pid}-1b"]
+    for n in names:
+        subprocess.run(["ip", "netns", "add", n], check=True)
+    (netns.OWNERS / str(pid)).mkdir(parents=True)
+    (netns.OWNERS / str(pid) / "run").write_text(f"{run.resolve()}\n")
+    return names
+
+
+def test_a_resume_removes_the_namespaces_of_its_dead_sweeps(
+        runner_root: None, runner_small_run: Path, tmp_path: Path) -> None:
+    run = copy_run(runner_small_run, tmp_path / "run", drop=1)
+    other = copy_run(runner_small_run, tmp_path / "other", drop=1)
+    mine_pid, other_pid = _dead_pid(), _dead_pid()
+    mine = _left_by(mine_pid, run)
+    theirs = _left_by(other_pid, other)
+    try:
+        r = run_runner("sweep", "--resume", "--run-dir", str(run), "--no-progress",
+                       timeout=180)
+        assert r.returncode == 0, r.stderr[-3000:]
+        assert (f"removed 2 network namespaces left by a killed sweep of this run: "
+                f"{' '.join(mine)}") in r.stderr, r.stderr[-3000:]
+        left = runner_namespaces()
+        assert not set(mine) & left, left
+        assert set(theirs) <= left  # another run's: its own resume removes them
+        assert not (netns.OWNERS / str(mine_pid)).exists()
+    finally:
+        for n in mine + theirs:
+            subprocess.run(["ip", "netns", "delete", n], capture_output=True, check=False)
+        for pid in (mine_pid, other_pid):
+            shutil.rmtree(netns.OWNERS / str(pid), ignore_errors=True)
