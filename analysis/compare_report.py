@@ -9,7 +9,9 @@ anyway, saying so); 2 bad input (a missing run directory, a threshold outside (0
 ``--out`` that holds anything but an earlier report: :mod:`rundir.outpath`). The report is
 assembled in a temporary directory and moved into place only when complete, so a failure
 leaves no partial report; every report holds the marker file that lets a later report
-replace it.
+replace it. The kernel's connection file lives in that temporary directory, and the kernel
+and the directory go with this process even when it is killed with SIGKILL
+(:mod:`analysis.orphans`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from rundir.gate import being_written, unverified_reason
 NOTEBOOK = "notebooks/compare.ipynb"
 #: the content of every report's marker file (:data:`rundir.outpath.REPORT_MARKER`)
 MARKER_TEXT = "a report of python -m analysis.compare_report\n"
+#: the notebook kernel's connection file, kept in the report's temporary directory
+KERNEL_FILE = ".kernel.json"
 #: The checkout this package lives in (notebooks/ and build/ are beside it).
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -110,7 +114,12 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
 
     from analysis.notebook_html import render
 
+    from traitlets.config import Config
+
+    from analysis.orphans import KernelDyingWithDriver, Watchdog
+
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    watchdog = Watchdog(tmp)  # removes tmp (partial report, connection file) if this is killed
     try:
         executed = tmp / "compare.ipynb"
         print(f"compare: executing {NOTEBOOK} (run {run.name}, reference {ref.name}, "
@@ -120,7 +129,9 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
                 str(root / NOTEBOOK), str(executed), cwd=str(root), kernel_name="python3",
                 progress_bar=False, log_output=False,
                 parameters={"run_dir": str(run), "ref_dir": str(ref),
-                            "threshold": args.threshold, "out_dir": str(tmp)})
+                            "threshold": args.threshold, "out_dir": str(tmp)},
+                kernel_manager_class=KernelDyingWithDriver,
+                config=Config({"KernelManager": {"connection_file": str(tmp / KERNEL_FILE)}}))
         except papermill.PapermillExecutionError as exc:
             print(f"compare: the notebook failed: {exc.ename}: {exc.evalue} "
                   f"(no report written)", file=sys.stderr)
@@ -128,6 +139,7 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
         page = render(nbformat.read(executed, as_version=4),
                       f"copybench: {run.name} against {ref.name}")
         (tmp / "compare.html").write_text(page, encoding="utf-8")
+        (tmp / KERNEL_FILE).unlink(missing_ok=True)  # the kernel's key is no part of a report
         (tmp / REPORT_MARKER).write_text(MARKER_TEXT, encoding="utf-8")
         tmp.chmod(0o755)  # mkdtemp made it private
         problem = report_dir_problem(out, MARKER_TEXT)  # again: the notebook took a while
@@ -140,6 +152,7 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)
+        watchdog.close()
     print(f"compare: report {out / 'compare.html'} (tables: cells.csv, claims.csv)")
     return 0
 
