@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
 from runner import binary as B
 
 
@@ -33,7 +32,6 @@ def test_a_copybench_of_other_sources_is_refused(tmp_path: Path,
     """The real program's answers, but its build names other sources than src/'s."""
     info = json.loads(os.popen(f"'{runner_copybench}' --build-info").read())
     methods = os.popen(f"'{runner_copybench}' methods --json").read().strip()
-    assert info["source_sha"] == B.source_sha(ROOT / "src")  # the build under test is current
     info["source_sha"] = "0123456789abcdef"
     fake = _script(tmp_path / "copybench", f"""case "$1" in
 --build-info) echo '{json.dumps(info)}' ;;

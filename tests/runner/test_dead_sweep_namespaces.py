@@ -17,6 +17,9 @@ from runner import netns
 
 pytestmark = pytest.mark.sweep
 
+#: where a sweep notes its run (runner.netns.OWNERS)
+OWNERS = Path("/run/copybench-netns")
+
 
 def _dead_pid() -> int:
     p = subprocess.Popen(["true"])
@@ -24,13 +27,12 @@ def _dead_pid() -> int:
     return p.pid
 
 
-def _left_by(pid: int, run: Path) -> list[str]:
-    names = [f"{netns.NS_PREFIX}{pid}-1a", f"{netns.NS_PREFIX}{pid}-1b"]
+def _left_by(pid: int, run: Path, names: list[str]) -> None:
+    """What sweep ``pid`` of ``run`` leaves when it and its reaper are killed."""
     for n in names:
         subprocess.run(["ip", "netns", "add", n], check=True)
-    (netns.OWNERS / str(pid)).mkdir(parents=True)
-    (netns.OWNERS / str(pid) / "run").write_text(f"{run.resolve()}\n")
-    return names
+    (OWNERS / str(pid)).mkdir(parents=True)
+    (OWNERS / str(pid) / "run").write_text(f"{run.resolve()}\n")
 
 
 def test_a_resume_removes_the_namespaces_of_its_dead_sweeps(
@@ -38,9 +40,11 @@ def test_a_resume_removes_the_namespaces_of_its_dead_sweeps(
     run = copy_run(runner_small_run, tmp_path / "run", drop=1)
     other = copy_run(runner_small_run, tmp_path / "other", drop=1)
     mine_pid, other_pid = _dead_pid(), _dead_pid()
-    mine = _left_by(mine_pid, run)
-    theirs = _left_by(other_pid, other)
+    mine = [f"{netns.NS_PREFIX}{mine_pid}-1a", f"{netns.NS_PREFIX}{mine_pid}-1b"]
+    theirs = [f"{netns.NS_PREFIX}{other_pid}-1a", f"{netns.NS_PREFIX}{other_pid}-1b"]
     try:
+        _left_by(mine_pid, run, mine)
+        _left_by(other_pid, other, theirs)
         r = run_runner("sweep", "--resume", "--run-dir", str(run), "--no-progress",
                        timeout=180)
         assert r.returncode == 0, r.stderr[-3000:]
@@ -49,9 +53,9 @@ def test_a_resume_removes_the_namespaces_of_its_dead_sweeps(
         left = runner_namespaces()
         assert not set(mine) & left, left
         assert set(theirs) <= left  # another run's: its own resume removes them
-        assert not (netns.OWNERS / str(mine_pid)).exists()
+        assert not (OWNERS / str(mine_pid)).exists()
     finally:
-        for n in mine + theirs:
+        for n in mine + theirs:  # the namespaces this test made
             subprocess.run(["ip", "netns", "delete", n], capture_output=True, check=False)
         for pid in (mine_pid, other_pid):
-            shutil.rmtree(netns.OWNERS / str(pid), ignore_errors=True)
+            shutil.rmtree(OWNERS / str(pid), ignore_errors=True)
