@@ -5,21 +5,18 @@ damaged one."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, copy_run, run_runner, tree_digest
-from rundir.verify import verify
+from conftest import copy_run, tree_digest
+from rundir.verify import pack, verify
+from runner import cli
 
 
 def _packed(run: Path, dest: Path) -> Path:
     d = copy_run(run, dest)
-    r = subprocess.run([sys.executable, "-m", "rundir", "pack", str(d)], cwd=ROOT,
-                       capture_output=True, text=True, check=False)
-    assert r.returncode == 0, r.stderr
+    pack(d)
     return d
 
 
@@ -34,12 +31,16 @@ def _damaged(run: Path, dest: Path) -> Path:
 
 @pytest.mark.parametrize("state", ["packed", "damaged"])
 def test_a_refused_resume_writes_nothing_into_the_run(runner_small_run: Path, tmp_path: Path,
-                                                      state: str) -> None:
+                                                      state: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """The command's main() in this process (its start-up, papermill's import, costs
+    seconds a process on a loaded machine)."""
     run = (_packed if state == "packed" else _damaged)(runner_small_run, tmp_path / "run")
     before = tree_digest(run)
-    r = run_runner("notebook", "--resume", "--run-dir", str(run), timeout=180)
-    assert r.returncode == 2, r.stderr[-3000:]
-    assert ("is packed" if state == "packed" else "rounds[1]") in r.stderr, r.stderr[-3000:]
+    code = cli.main(["notebook", "--resume", "--run-dir", str(run)])
+    err = capsys.readouterr().err
+    assert code == 2, err[-3000:]
+    assert ("is packed" if state == "packed" else "rounds[1]") in err, err[-3000:]
     assert tree_digest(run) == before, sorted(set(tree_digest(run)) ^ set(before))
     if state == "packed":
         assert verify(run).ok, verify(run).problems
