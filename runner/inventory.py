@@ -104,7 +104,7 @@ def validate(d: dict[str, Any], where: str) -> RemoteSpec:
 def load_inventory(path: str) -> RemoteSpec:
     where = f"inventory {path}"
     try:
-        doc = tomllib.loads(rundir_text.read(Path(path)))
+        doc = rundir_text.toml_loads(rundir_text.read(Path(path)))
     except rundir_text.NotUtf8 as e:
         raise UsageError(f"{where}: {e}") from None
     except OSError as e:

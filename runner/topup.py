@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from rundir import planfile, records
 from rundir import sequential as sq
+from rundir import text as rundir_text
 from rundir.quantities import log_ratios, primary
 from runner.design import in_block_order
 from runner.errors import ProfileError
@@ -287,7 +288,7 @@ def effects_toml(rows: list[dict[str, Any]], run_dir: Path, profile: str) -> str
 def load_effects(path: Path) -> tuple[dict[tuple[str, str], float], str]:
     """The planning file's ratios by (a, b) cell ids, and the run they came from."""
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        doc = rundir_text.toml_loads(path.read_text(encoding="utf-8"))
         return ({(str(e["a"]), str(e["b"])): float(e["ratio"]) for e in doc.get("effect", [])},
                 str(doc.get("meta", {}).get("run", path.name)))
     except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as e:

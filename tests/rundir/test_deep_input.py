@@ -68,3 +68,16 @@ def test_plan_refuses_a_deep_profile(tmp_path: Path, call: Callable[..., tuple[i
     assert code == 2, out[-2000:]
     lines = out.strip().splitlines()
     assert len(lines) == 1 and "deep.toml" in lines[0] and "nested more than" in lines[0], out
+
+
+def test_inventory_noise_model_and_planning_file_refuse_deep_toml(tmp_path: Path) -> None:
+    """The other TOML inputs a user names (``--inventory``, a profile's noise model and
+    planning file): one UsageError line each."""
+    from runner import design, inventory, topup
+    from runner.errors import UsageError
+    deep = tmp_path / "deep.toml"
+    deep.write_text("x = " + "[" * 3000 + "]" * 3000 + "\n")
+    for load in (lambda: inventory.load_inventory(str(deep)),
+                 lambda: design.Noise.load(deep), lambda: topup.load_effects(deep)):
+        with pytest.raises(UsageError, match="nested more than 64 levels deep"):
+            load()
