@@ -117,7 +117,8 @@ def unclaim(janitor: Janitor | None = None) -> None:
 
 def reclaim(run_dir: Path) -> list[str]:
     """Remove the namespaces left by the dead sweeps of ``run_dir`` (killed together with
-    their reaper) and their notes; the names removed."""
+    their reaper) and their notes, and the notes of any dead sweep that left no namespace;
+    the names removed."""
     try:
         notes = list(OWNERS.iterdir())
     except OSError:
@@ -132,10 +133,13 @@ def reclaim(run_dir: Path) -> list[str]:
         except OSError:
             continue
         pid = int(note.name)
-        if owner != mine or _pid_alive(pid):
+        if _pid_alive(pid):
             continue
-        for name in leftovers(pid):
+        left = leftovers(pid)
+        if owner != mine and left:
+            continue  # another run's: its own resume removes and reports them
+        for name in left:
             remove_netns(name)
             removed.append(name)
-        shutil.rmtree(note, ignore_errors=True)
+        shutil.rmtree(note, ignore_errors=True)  # a dead sweep's note, nothing left behind
     return sorted(removed)
