@@ -149,7 +149,7 @@ def _parse(number: int, raw: bytes) -> Line:
     if not text.strip():
         return Line(number, None, "an empty line, not a record")
     try:
-        obj = json.loads(text)
+        obj = utf8.json_loads(text)  # nesting bounded (utf8.MAX_DEPTH)
     except ValueError as exc:
         where = f"column {exc.colno}: " if isinstance(exc, json.JSONDecodeError) else ""
         return Line(number, None, f"not a JSON record ({where}{getattr(exc, 'msg', exc)})")

@@ -8,9 +8,7 @@ import json
 import subprocess
 from typing import Any
 
-import pytest
-
-from conftest import _copybench_bin
+from conftest import copybench_or_fail
 from rundir import vocabulary as V
 from rundir.schemas import load_schema
 from rundir.verify import TRIAL_SCHEMA
@@ -61,9 +59,7 @@ def test_copybench_has_the_vocabulary_s_methods() -> None:
     """``copybench methods --json``: the same methods in the same order, each of the kinds
     and with the UDP support the vocabulary gives it (whether this machine can run it does
     not matter)."""
-    binary = _copybench_bin()
-    if binary is None:
-        pytest.fail("copybench is not built (make -C src; make test builds it first)")
+    binary = copybench_or_fail()
     out = subprocess.run([str(binary), "methods", "--json"], capture_output=True, text=True,
                          timeout=60, check=True).stdout
     table = {m["name"]: m for m in json.loads(out)}
