@@ -118,21 +118,17 @@ else:
 # %% tags=["remove-input"]
 import json
 
-from analysis import compare as K
 from analysis import reproduce as RP
 
 glue_text("reproduce_rule", RP.rule_text())
 rows = []
 for d in RP.reruns(run.path):
     other = A.load_run(d)
-    t = RP.table(results, C.evaluate(other), K.compare_cells(other, run))
+    t = RP.table(results, C.evaluate(other))
     cpu = str(((other.manifest.get("cpu") or {}).get("model")) or "unknown CPU")
-    n = t["status"].value_counts()
     rows.append({"run": other.run_id, "profile": (other.plan or {}).get("profile"),
                  "tests the rule": RP.tests_the_rule(other, run),
-                 "CPU": cpu, "reproduced": int(n.get(RP.REPRODUCED, 0)),
-                 "not reproduced": int(n.get(RP.NOT_REPRODUCED, 0)),
-                 "not comparable": int(n.get(RP.NOT_COMPARABLE, 0)),
+                 "CPU": cpu, "total": RP.total(t), **RP.counts(t),
                  "not reproduced (claim, placement)": ", ".join(
                      f"{r.claim} {r.placement}"
                      + (f" ({r.basis})" if r.basis != C.COPYBENCH else "")
@@ -156,22 +152,20 @@ def _where(r: dict) -> str:
 
 
 glue_text("reproduce_expected", "; ".join(
-    f"run {r['run']} ({r['profile']}, {_where(r)}): {r['reproduced']} of "
-    f"{r['reproduced'] + r['not reproduced']} comparable verdicts reproduced "
-    f"({r['not comparable']} not comparable)" for r in rows) + "."
+    f"run {r['run']} ({r['profile']}, {_where(r)}): {r['total']}" for r in rows) + "."
     if rows else "no other run is committed beside this one.")
 tests = [r for r in rows if r["tests the rule"]]
 glue_text("reproduce_test", (
-    "Made after the rule was mended and judged against this run, also made after it (the "
-    "rule's real test): " + "; ".join(
-        f"run {r['run']} ({_where(r)}): {r['reproduced']} of "
-        f"{r['reproduced'] + r['not reproduced']} comparable verdicts reproduced"
-        + (f", not reproduced: {r['not reproduced (claim, placement)']}"
-           if r["not reproduced"] else "") for r in tests) + "."
-    if tests else "No run beside this one was made after the rule was mended and judged "
-    "against a reference also made after it: the next reviewer's run is its first real test."))
+    "Made after the rule in force was committed and judged against this run, also made "
+    "after it (the rule's real test): " + "; ".join(
+        f"run {r['run']} ({_where(r)}): {r['total']}"
+        + (f"; not reproduced: {r['not reproduced (claim, placement)']}"
+           if r[RP.NOT_REPRODUCED] else "") for r in tests) + "."
+    if tests else "No run beside this one was made after the rule in force was committed "
+    "and judged against a reference also made after it: the next reviewer's run is its "
+    "first real test."))
 if rows:  # which runs test the rule is the sentence above; the table keeps its width
-    show_table(pd.DataFrame(rows).drop(columns=["tests the rule"]))
+    show_table(pd.DataFrame(rows).drop(columns=["tests the rule", "total"]))
 
 # %% [markdown]
 # ## The reports' own programs, here

@@ -64,6 +64,10 @@ class ClaimResult:
     placement: str = ""
     condition: str = ""  # the rule's applicability condition(s), printed beside the verdict
     direction: str = ""  # refuted: which way the data contradict the claim
+    # the second question: is the report's published number inside our CI's band
+    # (holds / refuted / inconclusive; "" where the report published no number)
+    magnitude: str = ""
+    magnitude_text: str = ""  # the published number, its band and what decided it
     rule_id: str = ""  # the rule (claim and its reading) the verdict comes from
     rule_short: str = ""  # the rule's boundaries in a few words
     size: float = math.nan  # the size of the comparison shown (value, lo, hi)
