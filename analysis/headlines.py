@@ -19,6 +19,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from analysis.counts import Tally
 from analysis.findings import UNSUPPORTED_KINDS, Finding, verdict_counts
 from analysis.fmt import fmt_num, fmt_size
 
@@ -415,14 +416,14 @@ def abstract_results(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.
     copied = copied or {}
     out = [f"On {testbed} ({n_trials:,} measured trials, {hours:.1f} h),"]
     if len(vs_send):
-        dec = vs_send["decision"].value_counts()
+        n = Tally.of(vs_send)  # the count's owner (analysis.counts) tallies it
         threads = ", ".join(str(int(t)) for t in sorted(vs_send["threads"].unique()))
-        out.append(f"of {len(vs_send)} comparisons of a copy-avoiding message method with "
+        out.append(f"of {n.n} comparisons of a copy-avoiding message method with "
                    f"two-copy `send` (method × size × transport × placement, {threads} "
                    f"thread{'s' if threads != '1' else ''}), "
-                   f"{dec.get('greater', 0)} are faster, {dec.get('less', 0)} slower, "
-                   f"{dec.get('equivalent', 0)} equivalent within ±3 % and "
-                   f"{dec.get('inconclusive', 0)} undecided.")
+                   f"{n.greater} are faster, {n.less} slower, "
+                   f"{n.equivalent} equivalent within ±3 % and "
+                   f"{n.undecided} undecided.")
         b = best_gain(vs_send)
         if b is not None:
             out.append(f"The largest decided gain over `send` is `{b['method']}` at "

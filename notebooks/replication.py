@@ -235,6 +235,7 @@ if rows:  # which runs test the rule is the sentence above; the table keeps its 
 # threads: both methods share the same oversubscription, so their ratio still compares the
 # methods; a comparison *between* thread counts (C6, C11) does not, and is not testable there.
 # Of the message methods' comparisons against `send` in the message chapter's reference
-# configuration (loopback, cross-core), {glue:text}`claims.ipynb::sendcmp_reference:s`
+# configuration ({glue:text}`claims.ipynb::count_ref_config:s`),
+# {glue:text}`claims.ipynb::count_ref_undecided:s`
 # are inconclusive. Zero-copy claims must be read with the copied fraction of completions
 # ({doc}`zerocopy`): over loopback and veth the kernel copies the data anyway.
