@@ -27,7 +27,8 @@ from typing import Sequence
 import pandas as pd
 
 from analysis import run as A
-from analysis.claims.base import VERDICTS, ClaimResult, stream_cells
+from analysis.claims.base import (HOLDS, INCONCLUSIVE, REFUTED, VERDICTS, ClaimResult,
+                                  stream_cells)
 from analysis.claims.sendcmp import baseline_comparisons
 
 #: the configuration of one family of message comparisons
@@ -69,8 +70,9 @@ class BookCounts:
     reference: Tally
     reference_config: str  # "loopback, cross-core" (or "" when the run has no stream cells)
     threads: tuple[int, ...]  # the thread counts of the message comparisons
-    verdicts: dict[str, int] = field(default_factory=dict)  # state -> verdicts
+    verdicts: dict[str, int] = field(default_factory=dict)  # state -> verdicts (direction)
     claims: int = 0  # the claims those verdicts are for
+    magnitude: dict[str, int] = field(default_factory=dict)  # state -> published-number verdicts
 
     @property
     def n_verdicts(self) -> int:
@@ -87,6 +89,9 @@ class BookCounts:
             out[f"count_msg_{k}"] = str(getattr(self.message, k))
         for v in VERDICTS:
             out[f"count_{v.replace(' ', '_')}"] = str(self.verdicts.get(v, 0))
+        for v in (HOLDS, REFUTED, INCONCLUSIVE):
+            out[f"count_magnitude_{v}"] = str(self.magnitude.get(v, 0))
+        out["count_magnitude"] = str(sum(self.magnitude.values()))
         return out
 
 
@@ -141,7 +146,9 @@ def book_counts(run: A.Run, results: Sequence[ClaimResult],
     threads = tuple(sorted(int(t) for t in msg["threads"].unique())) if len(msg) else ()
     return BookCounts(Tally.of(msg), Tally.of(ref), config, threads,
                       {v: sum(r.verdict == v for r in results) for v in VERDICTS},
-                      len({r.claim for r in results}))
+                      len({r.claim for r in results}),
+                      {v: sum(r.magnitude == v for r in results)
+                       for v in (HOLDS, REFUTED, INCONCLUSIVE)})
 
 
 __all__ = ["Tally", "BookCounts", "book_counts", "message_table", "message_comparisons",

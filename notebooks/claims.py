@@ -74,8 +74,11 @@ for name, text in book_counts.glue().items():
 # stopped at, of the looks its block reached; {doc}`../method`).
 
 # %% tags=["remove-input"]
-show_table(table[["claim", "for", "verdict (direction)", "estimate [CI]", "rounds/looks",
-                  "CI straddles", "design", "sensitivity (other design)", "applicability"]])
+show_table(table[["claim", "for", "verdict (direction)", "magnitude", "estimate [CI]",
+                  "rounds/looks", "CI straddles", "design", "sensitivity (other design)",
+                  "applicability"]])
+show_table(table.loc[table["magnitude"] != "—",
+                     ["claim", "for", "magnitude", "magnitude: published number against the CI"]])
 
 # %% [markdown]
 # ## What each test computed, where, and why this verdict

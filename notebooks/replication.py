@@ -42,6 +42,7 @@ from analysis import plots as P
 from analysis import run as A
 from IPython.display import display
 
+from analysis.claims import sesoi as SESOI
 from analysis.output import glue_text, list_table, note, show_table
 
 P.setup()
@@ -65,24 +66,33 @@ glue_text("rules_revised", (
     f"The decision rules were last revised on {C.revised_text()}, before this run was made: every "
     "verdict here follows rules fixed before its data existed."))
 glue_text("counts_by_reading", C.counts_text(results))
+glue_text("counts_magnitude", C.magnitude_text(results))
+glue_text("sesoi_text", SESOI.text())
 compact = C.compact_table(results)
 compact["verdict"] = [f"{v} [{n}]" if n != "—" else v
                       for v, n in zip(compact["verdict"], compact["rounds/looks"])]
 COLS = ["claim", "reading", "placement", "published", "their program here [CI]",
-        "copybench here [CI]", "rule", "verdict"]
+        "copybench here [CI]", "rule", "verdict", "magnitude"]
 #: the verdict's label colour (HTML; the PDF prints its words)
 LABEL = {C.HOLDS: "#cdebd9", C.REFUTED: "#f9d3bf", C.INCONCLUSIVE: "#dedcf0",
          C.NOT_TESTABLE: "#e6e6e6", C.NOT_RUN: "#f4f4f4"}
-shown = compact[COLS]
+# the two questions side by side: the verdict is the claim's direction
+shown = compact[COLS].rename(columns={"verdict": "direction"})
 html = shown.style.hide(axis="index").apply(
     lambda col: [f"background-color: {LABEL[s]}; font-weight: bold" for s in compact["state"]]
-    if col.name == "verdict" else [""] * len(col)).to_html()
+    if col.name == "direction" else [""] * len(col)).to_html()
 body = [[str(v) for v in row] for row in shown.itertuples(index=False)]
-display({"text/html": html, "text/markdown": list_table(COLS, body),
+display({"text/html": html, "text/markdown": list_table(list(shown.columns), body),
          "text/plain": shown.to_string(index=False)}, raw=True)
 
 # %% [markdown]
-# Verdicts: {glue:text}`counts_by_reading:s`. A *refuted* verdict says which way the data
+# Two questions per claim, counted separately. The *direction* column is the claim's
+# verdict, decided against the smallest effect of interest: {glue:text}`sesoi_text:s`. The
+# *magnitude* column asks whether the report's published ratio lies inside our CI's band
+# (×/÷ 1.25; — where the report published no ratio). Directions:
+# {glue:text}`counts_by_reading:s`. Magnitudes: {glue:text}`counts_magnitude:s`.
+#
+# A *refuted* verdict says which way the data
 # contradict the claim; an *inconclusive* one names the boundary its CI straddles
 # ({ref}`claims-verdicts`); *not testable here* names the applicability condition this
 # testbed fails (each rule declares one before any run: a thread-count claim needs a CPU per
