@@ -102,7 +102,8 @@ def method_clause(rows: pd.DataFrame, baseline: str,
                   else "")
             txt += f"; crossover at about {fmt_size(crossover['crossover'])}{ci}"
         parts.append(txt + ")")
-    elif len(by["less"]) or len(by["equivalent"]):
+    elif (len(by["less"]) or len(by["equivalent"])) and not len(by["inconclusive"]):
+        # "never" only where every size of this configuration is decided against a gain
         worst = rows.loc[rows["ratio"].idxmax()]
         parts.append(f"`{meth}` never beats `{baseline}` here (at best {_ci(worst)} at "
                      f"{fmt_size(worst['size'])})")
