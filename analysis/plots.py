@@ -95,11 +95,26 @@ def memcpy_bounds(manifest: Mapping[str, Any]) -> dict[int, float]:
     for it in items:
         if not isinstance(it, dict):
             continue
-        v = it.get("memcpy_gbit_per_s", it.get("gbit_per_s"))
+        v = it.get("bound_gbit_per_s", it.get("memcpy_gbit_per_s", it.get("gbit_per_s")))
         s = it.get("size")
         if isinstance(v, (int, float)) and isinstance(s, (int, float)) and math.isfinite(v):
             out[int(s)] = float(v)
     return dict(sorted(out.items()))
+
+
+def memcpy_dst_offsets(manifest: Mapping[str, Any]) -> list[int]:
+    """The offsets (bytes, modulo 4096) of the destination past the source that the run's
+    memcpy measurements state (``dst_offset_mod_4096``, printed by copybench memcpy since it
+    page-aligns its buffers); empty for runs written before, whose two buffers were consecutive
+    mallocs (16 bytes apart modulo 4096 below glibc's mmap threshold), so their placement is
+    not known from the manifest."""
+    m = manifest.get("memcpy")
+    items: list[Any] = list(m) if isinstance(m, list) else [m] if isinstance(m, dict) else []
+    if isinstance(m, dict) and isinstance(m.get("at_sizes"), list):
+        items += m["at_sizes"]
+    return sorted({int(it["dst_offset_mod_4096"]) for it in items if isinstance(it, dict)
+                   and isinstance(it.get("dst_offset_mod_4096"), int)
+                   and not isinstance(it.get("dst_offset_mod_4096"), bool)})
 
 
 def _bound_marks(ax: Any, bound: Mapping[int, float] | None, xs: Iterable[Any]) -> int:

@@ -119,18 +119,26 @@ def rounds_text(plan: Mapping[str, Any] | None, has_blocks: bool,
             "maximum of trials was reached (adaptive repetitions)")
 
 
-def memcpy_text(bounds: Mapping[int, float]) -> str:
+def memcpy_text(bounds: Mapping[int, float], dst_offsets: Iterable[int] = ()) -> str:
     """Where the run's memcpy bandwidth was measured: "55.9 Gbit/s, measured with a 64 MiB
-    working set only", or the range over the plan's sizes."""
+    working set only", or the range over the plan's sizes; with ``dst_offsets``
+    (analysis.plots.memcpy_dst_offsets: none in runs written before copybench stated them)
+    also where the destination sat relative to the source."""
     if not bounds:
         return "not measured"
+    offs = sorted(set(dst_offsets))
+    where = "" if not offs else (
+        f", page-aligned buffers with the destination {offs[0]} bytes past the source modulo "
+        "4096" if len(offs) == 1 else
+        ", page-aligned buffers with the destination " + ", ".join(map(str, offs))
+        + " bytes past the source modulo 4096")
     if len(bounds) == 1:
         (s, v), = bounds.items()
-        return f"{v:.1f} Gbit/s, measured with a {fmt_size(s)} working set only"
+        return f"{v:.1f} Gbit/s, measured with a {fmt_size(s)} working set only{where}"
     lo, hi = min(bounds.items(), key=lambda kv: kv[1]), max(bounds.items(), key=lambda kv: kv[1])
     return (f"measured at each of the plan's {len(bounds)} working-set sizes from "
-            f"{fmt_size(min(bounds))} to {fmt_size(max(bounds))}: from {lo[1]:.1f} Gbit/s "
-            f"({fmt_size(lo[0])}) to {hi[1]:.1f} Gbit/s ({fmt_size(hi[0])})")
+            f"{fmt_size(min(bounds))} to {fmt_size(max(bounds))}{where}: from {lo[1]:.1f} "
+            f"Gbit/s ({fmt_size(lo[0])}) to {hi[1]:.1f} Gbit/s ({fmt_size(hi[0])})")
 
 
 # ---------------------------------------------------------------- claims -> experiments

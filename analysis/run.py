@@ -280,7 +280,7 @@ def memcpy_gbit(manifest: dict[str, Any]) -> float | None:
     if isinstance(m, (int, float)):
         return float(m)
     if isinstance(m, dict):
-        for k in ("memcpy_gbit_per_s", "gbit_per_s"):
+        for k in ("bound_gbit_per_s", "memcpy_gbit_per_s", "gbit_per_s"):
             if isinstance(m.get(k), (int, float)):
                 return float(m[k])
     v = manifest.get("memcpy_gbit_per_s")

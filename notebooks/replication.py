@@ -71,8 +71,22 @@ glue_text("sesoi_text", SESOI.text())
 compact = C.compact_table(results)
 compact["verdict"] = [f"{v} [{n}]" if n != "—" else v
                       for v, n in zip(compact["verdict"], compact["rounds/looks"])]
+# runs from machines with more CPUs, committed beside this one: a column each
+from analysis import machines as MA
+
+machines = MA.beside(run)
+compact, machine_cols = MA.with_machines(compact, [(m.label, C.evaluate(m.run))
+                                                   for m in machines])
+glue_text("machines_note", (
+    "Runs from other machines are read beside this one, one column each, for the claims "
+    "this machine cannot test: " + "; ".join(
+        f"{m.label} ({m.run.run_id}, {(m.run.plan or {}).get('profile')} profile, "
+        f"{len(m.run.trials)} trials)" for m in machines)
+    + ". Each shows its verdicts per placement with their CIs under the same rules; a "
+    "verdict not testable here that such a machine decided says where it was decided."
+    if machines else "No run from another machine is committed beside this one."))
 COLS = ["claim", "reading", "placement", "published", "their program here [CI]",
-        "copybench here [CI]", "rule", "verdict", "magnitude"]
+        "copybench here [CI]", "rule", "verdict", "magnitude", *machine_cols]
 #: the verdict's label colour (HTML; the PDF prints its words)
 LABEL = {C.HOLDS: "#cdebd9", C.REFUTED: "#f9d3bf", C.INCONCLUSIVE: "#dedcf0",
          C.NOT_TESTABLE: "#e6e6e6", C.NOT_RUN: "#f4f4f4"}
@@ -91,6 +105,7 @@ display({"text/html": html, "text/markdown": list_table(list(shown.columns), bod
 # *magnitude* column asks whether the report's published ratio lies inside our CI's band
 # (×/÷ 1.25; — where the report published no ratio). Directions:
 # {glue:text}`counts_by_reading:s`. Magnitudes: {glue:text}`counts_magnitude:s`.
+# {glue:text}`machines_note:s`
 #
 # A *refuted* verdict says which way the data
 # contradict the claim; an *inconclusive* one names the boundary its CI straddles

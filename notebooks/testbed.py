@@ -111,7 +111,7 @@ else:
 
 # %% tags=["remove-input"]
 bounds = P.memcpy_bounds(man)
-glue_text("memcpy_gbit", PR.memcpy_text(bounds))
+glue_text("memcpy_gbit", PR.memcpy_text(bounds, P.memcpy_dst_offsets(man)))
 ok, why = A.pmu_status(run)
 glue_text("pmu_status", "available" if ok else "not available")
 glue_text("pmu_reason", why)

@@ -168,7 +168,11 @@ def pmu() -> dict[str, Any]:
 
 def git_info(root: Path) -> dict[str, Any]:
     if shutil.which("git") is None or not (root / ".git").exists():
-        return {"commit": None, "dirty": None}
+        # a bundle (make bundle) has no .git: it names the commit it was made from
+        named = os.environ.get("COPYBENCH_SOURCE_COMMIT") or None
+        return {"commit": named.removesuffix("+dirty") if named else None,
+                "dirty": named.endswith("+dirty") if named else None,
+                **({"from": "the bundle's COMMIT file"} if named else {})}
     commit = _run(["git", "-C", str(root), "rev-parse", "HEAD"])
     status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "src",
                              "runner"], capture_output=True, text=True, check=False).stdout

@@ -1,15 +1,35 @@
 """Placement of sender and sink threads on CPUs.
 
-``same-core``: sender and sink share CPU 0; ``cross-core``: sender on CPU 0, sink on CPU 1;
-``unpinned``: the scheduler decides (no ``--cpus``). Commands without a sink (``copy``,
-``send --no-sink``) use CPU 0 for same-core and CPUs 0,1 for cross-core (a two-thread method
-such as ``splice2`` then spreads over both).
+copybench pins thread i of a side to the (i mod n)-th CPU of that side's ``--cpus`` list
+(``sched_setaffinity`` per thread), so a list as long as the thread count gives every thread a
+CPU of its own, and a one-CPU list stacks them all on one CPU.
+
+Where the machine has a CPU for every thread of every side:
+
+* ``same-core``: sender thread i and sink thread i share CPU i (the first ``threads`` CPUs);
+* ``cross-core``: the CPUs are split in two halves; sender thread i runs on the i-th CPU of
+  the first half, sink thread i on the i-th CPU of the second half (no two threads of a trial
+  share a CPU);
+* ``unpinned``: the scheduler decides (no ``--cpus``).
+
+Where it has too few (a 2-CPU machine and more than one thread), every thread of a side
+shares one CPU as before: same-core both sides on the first CPU, cross-core the sender on the
+first and the sink on the second. Such a trial measures how the scheduler shares a CPU
+(oversubscription); the records keep the lists, and the analysis's applicability check says
+that the run pinned N threads of a side to one CPU.
+
+Commands without a sink (``copy``, ``send --no-sink``, the udp-forward sender): same-core puts
+every thread of the trial on the first CPU (that is what same-core means: splice2's two threads
+take turns on one CPU); cross-core gives its threads ``max(2, threads)`` CPUs of their own
+where the machine has them (splice2's second thread runs on the next CPU of the list), else
+the first two CPUs as before.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Sequence
 
 
 @dataclass(frozen=True)
@@ -22,18 +42,57 @@ def online_cpus() -> list[int]:
     return sorted(os.sched_getaffinity(0))
 
 
-def cpus_for(placement: str, has_sink: bool) -> Cpus:
-    cpus = online_cpus()
-    first = cpus[0]
-    second = cpus[1] if len(cpus) > 1 else cpus[0]
+def cpu_list(cpus: Sequence[int]) -> str:
+    """``[0, 1, 2]`` -> ``"0,1,2"``: copybench's ``--cpus`` (and ``taskset -c``) syntax."""
+    return ",".join(str(c) for c in cpus)
+
+
+def cpus_needed(placement: str, has_sink: bool, threads: int = 1) -> int:
+    """The CPUs a trial needs for each of its threads to have one of its own."""
+    threads = max(1, threads)
+    if placement == "unpinned":
+        return 0
+    if placement == "same-core":
+        return threads if has_sink else 1
+    if placement == "cross-core":
+        return 2 * threads if has_sink else max(2, threads)
+    raise ValueError(f"unknown placement {placement!r}")
+
+
+def own_cpu_per_thread(placement: str, has_sink: bool, threads: int = 1,
+                       cpus: Sequence[int] | None = None) -> bool:
+    """Whether the machine (``cpus``: the affinity, default this process's) gives each
+    thread of each side a CPU of its own at this placement."""
+    have = list(cpus) if cpus is not None else online_cpus()
+    return len(have) >= cpus_needed(placement, has_sink, threads)
+
+
+def cpus_for(placement: str, has_sink: bool, threads: int = 1,
+             cpus: Sequence[int] | None = None) -> Cpus:
+    """The ``--cpus`` lists of the sender and the sink for one trial (module docstring).
+    ``cpus``: the CPUs the run may use (default: this process's affinity)."""
+    have = sorted(cpus) if cpus is not None else online_cpus()
+    if not have:
+        raise ValueError("no CPU to pin to (empty affinity)")
+    threads = max(1, threads)
+    first = have[0]
+    second = have[1] if len(have) > 1 else have[0]
     if placement == "unpinned":
         return Cpus(None, None)
+    roomy = len(have) >= cpus_needed(placement, has_sink, threads)
     if placement == "same-core":
-        return Cpus(str(first), str(first) if has_sink else None)
+        if not has_sink:
+            return Cpus(str(first), None)
+        shared = cpu_list(have[:threads]) if roomy else str(first)
+        return Cpus(shared, shared)
     if placement == "cross-core":
-        if has_sink:
+        if not has_sink:
+            return Cpus(cpu_list(have[:max(2, threads)]) if roomy else f"{first},{second}",
+                        None)
+        if not roomy:
             return Cpus(str(first), str(second))
-        return Cpus(f"{first},{second}", None)
+        half = len(have) // 2
+        return Cpus(cpu_list(have[:threads]), cpu_list(have[half:half + threads]))
     raise ValueError(f"unknown placement {placement!r}")
 
 

@@ -53,7 +53,7 @@ def _run(ctx: Context, cell: Cell, trial: Trial, transport: Transport | None,
          order_index: int, transport_error: str | None) -> TrialRecord:
     rec = new_record(ctx, cell, trial, order_index)
     profiled = trial.repetition == 0
-    cpus = cpus_for(cell.placement, cell.has_sink)
+    cpus = cpus_for(cell.placement, cell.has_sink, cell.threads)
     if transport is not None:
         cpus = transport.cpus(cpus)  # over two hosts the sink's CPUs are the remote host's
     rconf = trial_config(cell, cpus, profiled)

@@ -64,6 +64,13 @@ def not_applicable(run: Run, rule: "Rule", placement: str | None,
             if not ok:
                 return f"{cond.text()}; this run has none: {why}"
             continue
+        if cond.kind == "parallel" and placement == "same-core" and d is not None \
+                and not d.empty:
+            # a choice of the design, not a limit of the machine: same-core runs every
+            # thread of a file copy on one CPU, so its parallel threads take turns
+            return (f"{cond.text()}; the same-core placement puts all of the method's threads "
+                    "on one CPU by definition, whatever the machine has (the cross-core "
+                    "placement tests it)")
         need, have = cond.cpus_needed(placement), machine_cpus(run)
         if have is not None and have < need:
             return f"{cond.text()}; this machine has {_plural(have, 'CPU')}"

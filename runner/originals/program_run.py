@@ -10,9 +10,9 @@ gets network namespaces of its own, made by ``runner.transports``):
   (the receiver) in namespace B, connecting to 198.18.0.1 over the veth pair: data flows
   A -> B as in copybench's veth cells.
 
-Placement follows ``runner.pinning.cpus_for(placement, has_sink=True)``: the server gets
-the sender's CPUs, the client(s) the sink's, through ``taskset -c`` (their threads inherit
-it). Each process is ``ip netns exec NS`` (as root) -> ``setpriv`` (drops to the
+Placement follows ``runner.pinning.cpus_for(placement, has_sink=True, threads=threads)``:
+the server gets the sender's CPUs, the client(s) the sink's, through ``taskset -c`` (their
+threads inherit the whole list and the scheduler spreads them over it). Each process is ``ip netns exec NS`` (as root) -> ``setpriv`` (drops to the
 unprivileged user, clean environment, parent-death signal re-armed) -> ``taskset`` -> their
 binary, all one pid; each in its own process group registered with the reaper (via
 ``runner.proc.Janitor``), so nothing survives the runner even on SIGKILL.
@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import shutil
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -107,13 +108,20 @@ class Listening:
         return "", ""
 
 
+def _tool(name: str) -> str:
+    """``name`` as an absolute path found on the runner's own PATH: their processes start with
+    a small clean environment (:meth:`RunAs.env`) whose PATH may lack where this machine keeps
+    ``ip`` (``/usr/sbin``, or a bundle's ``bin/``)."""
+    return shutil.which(name) or name
+
+
 def _prefix(ns: str | None, who: RunAs, cpus: str | None) -> list[str]:
-    argv: list[str] = ["ip", "netns", "exec", ns] if ns else []
+    argv: list[str] = [_tool("ip"), "netns", "exec", ns] if ns else []
     drop = who.prefix()
     if drop:
-        argv += [*drop, "--reset-env", "--pdeathsig=KILL"]
+        argv += [_tool(drop[0]), *drop[1:], "--reset-env", "--pdeathsig=KILL"]
     if cpus is not None:
-        argv += ["taskset", "-c", cpus]
+        argv += [_tool("taskset"), "-c", cpus]
     return argv
 
 
@@ -152,7 +160,7 @@ def run_program(prog: Program, bin_dir: Path, transport: str = "loopback",
     if missing:
         raise OriginalsError(f"{prog.name}: {', '.join(missing)} not built in {bin_dir} "
                              "(run the build first)")
-    cpus = cpus_for(placement, has_sink=True)
+    cpus = cpus_for(placement, has_sink=True, threads=threads)
     rec: dict[str, Any] = {
         "schema": SCHEMA, "kind": f"original:{prog.source}", "method": prog.name,
         "started_at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),

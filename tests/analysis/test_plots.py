@@ -112,6 +112,22 @@ def test_one_colour_per_method() -> None:
     assert len({P.color(m) for m in files}) == 6
 
 
+def test_memcpy_dst_offsets_read_new_and_old_manifests() -> None:
+    """The offset copybench memcpy states (issue 39) is read from the headline and from each
+    size; a manifest from before it states none, and a bare number is no error."""
+    new = {"memcpy": {"memcpy_gbit_per_s": 40.0, "size": 1 << 26, "dst_offset_mod_4096": 0,
+                      "at_sizes": [{"memcpy_gbit_per_s": 300.0, "size": 65536,
+                                    "dst_offset_mod_4096": 0},
+                                   {"memcpy_gbit_per_s": None, "size": 64}]}}
+    assert P.memcpy_dst_offsets(new) == [0]
+    new["memcpy"]["at_sizes"][0]["dst_offset_mod_4096"] = 16
+    assert P.memcpy_dst_offsets(new) == [0, 16]
+    assert P.memcpy_bounds(new) == {65536: 300.0, 1 << 26: 40.0}
+    old = {"memcpy": {"memcpy_gbit_per_s": 55.884, "size": 67108864, "seconds": 1.0}}
+    assert P.memcpy_dst_offsets(old) == []
+    assert P.memcpy_dst_offsets({"memcpy": 55.9}) == [] == P.memcpy_dst_offsets({})
+
+
 def test_memcpy_is_drawn_only_at_its_own_size() -> None:
     P.setup()
     b = P.memcpy_bounds({"memcpy": {"memcpy_gbit_per_s": 63.1, "size": 1 << 26}})

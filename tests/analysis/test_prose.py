@@ -91,6 +91,14 @@ def test_memcpy_text_names_its_sizes() -> None:
     many = PR.memcpy_text({4096: 200.0, 1 << 20: 120.0, 64 << 20: 55.9})
     assert "3 working-set sizes from 4 KiB to 64 MiB" in many
     assert "55.9 Gbit/s (64 MiB)" in many and "200.0 Gbit/s (4 KiB)" in many
+    # a run whose manifest states the buffers' placement says it; an older one says nothing
+    assert PR.memcpy_text({64 << 20: 55.884}, [0]) == (
+        "55.9 Gbit/s, measured with a 64 MiB working set only, page-aligned buffers with the "
+        "destination 0 bytes past the source modulo 4096")
+    placed = PR.memcpy_text({4096: 200.0, 64 << 20: 55.9}, [0])
+    assert "from 4 KiB to 64 MiB, page-aligned buffers with the destination 0 bytes past" \
+        in placed
+    assert PR.memcpy_text({64 << 20: 55.884}, []) == one
 
 
 def reference() -> Path:

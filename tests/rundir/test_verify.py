@@ -445,3 +445,29 @@ def test_smoke_run_if_present() -> None:
         problems = [p for p in v.verify(run_dir).problems if layout.SUMS not in p
                     and "SHA-256" not in p and "listed" not in p]
         assert problems == [], f"{run_dir}: " + "; ".join(problems[:10])
+
+
+def test_manifest_memcpy_offsets_are_checked_and_older_runs_still_fit() -> None:
+    """copybench memcpy states where its buffers sat (issue 39): the schema checks the
+    offsets where present, and manifests written before them (a bare number, one 64 MiB
+    measurement, at_sizes without offsets) still validate."""
+    check = v.validator_for(v.load_schema(v.MANIFEST_SCHEMA))
+
+    def problems(memcpy: Any) -> list[str]:
+        return [e.message for e in check.iter_errors(
+            {"schema_version": 1, "run_id": "r", "memcpy": memcpy})]
+
+    old = {"memcpy_gbit_per_s": 55.9, "size": 1 << 26, "seconds": 1.0,
+           "at_sizes": [{"memcpy_gbit_per_s": None, "size": 64, "unavailable": "below"},
+                        {"memcpy_gbit_per_s": 14.5, "size": 65536, "seconds": 0.25}]}
+    assert problems(63.1) == [] and problems(None) == [] and problems(old) == []
+    new = copy.deepcopy(old)
+    new.update(src_offset_mod_4096=0, dst_offset_mod_4096=0)
+    new["at_sizes"][1].update(src_offset_mod_4096=0, dst_offset_mod_4096=0)
+    assert problems(new) == []
+    bad = copy.deepcopy(new)
+    bad["at_sizes"][1]["dst_offset_mod_4096"] = 4096
+    assert problems(bad) == ["4096 is greater than the maximum of 4095"]
+    bad = copy.deepcopy(new)
+    bad["dst_offset_mod_4096"] = "0"
+    assert problems(bad) == ["'0' is not of type 'integer'"]
