@@ -207,7 +207,7 @@ def crossover_agreement(xo: pd.DataFrame, cmp: pd.DataFrame, factors: Sequence[s
 
 #: the states of a verdict, in the words of a sentence
 VERDICT_WORDS = (("holds", "hold"), ("refuted", "refuted"), ("inconclusive", "inconclusive"),
-                 ("not testable here", "not testable here"),
+                 ("undetermined", "undetermined"), ("not testable here", "not testable here"),
                  ("not run in this profile", "not run in this profile"))
 #: what each basis of a verdict reads the claim as (analysis.claims: copybench measures the
 #: claim as its report words it; the report's own program shows it as its code behaves)
@@ -220,7 +220,7 @@ def _state_counts(verdicts: pd.DataFrame, with_ids: bool) -> str:
     parts = []
     for v, word in VERDICT_WORDS:
         n = int(counts.get(v, 0))
-        if not n and v == "not run in this profile":
+        if not n and v in ("not run in this profile", "undetermined"):
             continue
         text = _are(n, word)
         if with_ids and v in ("holds", "refuted", "inconclusive"):

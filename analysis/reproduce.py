@@ -38,7 +38,7 @@ from typing import Any, Sequence
 import pandas as pd
 
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE, REFUTED,
-                                  ClaimResult)
+                                  UNDETERMINED, ClaimResult)
 from analysis.run import Run, instant
 
 SAME_DECIDED = "reproduced: same decided verdict"
@@ -55,6 +55,8 @@ REPRODUCED = (SAME_DECIDED, SAME_MAGNITUDE)
 #: the verdicts tested in both runs
 COMPARED = (*REPRODUCED, NOT_REPRODUCED, NEWLY_DECIDED, BOTH_UNDECIDED)
 DECIDED = (HOLDS, REFUTED)
+#: verdicts the run could not decide: a CI across a boundary, or a method that failed here
+UNDECIDED = (INCONCLUSIVE, UNDETERMINED)
 
 
 @dataclass(frozen=True)
@@ -185,11 +187,12 @@ def judge(ref: ClaimResult, run: ClaimResult) -> Judgement:
         return Judgement(NOT_REPRODUCED, f"{v_ref} on both, but the CIs "
                          + ("do not overlap" if ov is False else "cannot be compared")
                          + f": {cis}")
-    if v_ref == INCONCLUSIVE and v_run in DECIDED:
-        return Judgement(NEWLY_DECIDED, f"inconclusive in the reference, {v_run} in the "
+    if v_ref in UNDECIDED and v_run in DECIDED:
+        return Judgement(NEWLY_DECIDED, f"{v_ref} in the reference, {v_run} in the "
                          f"run: {cis}")
-    if v_ref == v_run == INCONCLUSIVE:
-        return Judgement(BOTH_UNDECIDED, f"inconclusive on both: {cis}")
+    if v_ref in UNDECIDED and v_run in UNDECIDED:
+        return Judgement(BOTH_UNDECIDED, f"{v_ref} in the reference, {v_run} in the run: "
+                         f"{cis}" if v_ref != v_run else f"{v_ref} on both: {cis}")
     return Judgement(NOT_REPRODUCED, f"reference {v_ref}, left {v_run} by the run: {cis}")
 
 

@@ -12,7 +12,9 @@
 # Each claim of the five sources (C1–C15) gets an operational test, a statistic with its
 # CI, the configuration it was tested at, and a verdict computed from this run:
 # **holds**, **refuted** (with the direction the data contradict it), **inconclusive** (the
-# CI straddles a boundary of the rule, named in the table), **not testable here** (this
+# CI straddles a boundary of the rule, named in the table), **undetermined** (this study's
+# own measurement failed to give a number: C15's copy count did not validate), **not
+# testable here** (this
 # testbed fails the rule's declared applicability condition — hardware counters, a CPU per
 # thread and side, CPUs for a method's parallel threads — or the run's trials for it gave
 # no measurement; the reason is stated) or **not run in this profile** (the run's plan has

@@ -42,6 +42,7 @@ from analysis import plots as P
 from analysis import run as A
 from IPython.display import display
 
+from analysis.claims import magnitude as MAG
 from analysis.claims import sesoi as SESOI
 from analysis.output import glue_text, list_table, note, show_table
 
@@ -68,6 +69,7 @@ glue_text("rules_revised", (
 glue_text("counts_by_reading", C.counts_text(results))
 glue_text("counts_magnitude", C.magnitude_text(results))
 glue_text("sesoi_text", SESOI.text())
+glue_text("magnitude_band", f"×/÷ {MAG.TOLERANCE:g}")
 compact = C.compact_table(results)
 compact["verdict"] = [f"{v} [{n}]" if n != "—" else v
                       for v, n in zip(compact["verdict"], compact["rounds/looks"])]
@@ -89,7 +91,7 @@ COLS = ["claim", "reading", "placement", "published", "their program here [CI]",
         "copybench here [CI]", "rule", "verdict", "magnitude", *machine_cols]
 #: the verdict's label colour (HTML; the PDF prints its words)
 LABEL = {C.HOLDS: "#cdebd9", C.REFUTED: "#f9d3bf", C.INCONCLUSIVE: "#dedcf0",
-         C.NOT_TESTABLE: "#e6e6e6", C.NOT_RUN: "#f4f4f4"}
+         C.UNDETERMINED: "#e9e0f0", C.NOT_TESTABLE: "#e6e6e6", C.NOT_RUN: "#f4f4f4"}
 # the two questions side by side: the verdict is the claim's direction
 shown = compact[COLS].rename(columns={"verdict": "direction"})
 html = shown.style.hide(axis="index").apply(
@@ -103,13 +105,14 @@ display({"text/html": html, "text/markdown": list_table(list(shown.columns), bod
 # Two questions per claim, counted separately. The *direction* column is the claim's
 # verdict, decided against the smallest effect of interest: {glue:text}`sesoi_text:s`. The
 # *magnitude* column asks whether the report's published ratio lies inside our CI's band
-# (×/÷ 1.25; — where the report published no ratio). Directions:
+# ({glue:text}`magnitude_band:s`; — where the report published no ratio). Directions:
 # {glue:text}`counts_by_reading:s`. Magnitudes: {glue:text}`counts_magnitude:s`.
 # {glue:text}`machines_note:s`
 #
 # A *refuted* verdict says which way the data
 # contradict the claim; an *inconclusive* one names the boundary its CI straddles
-# ({ref}`claims-verdicts`); *not testable here* names the applicability condition this
+# ({ref}`claims-verdicts`); *undetermined* says the study's own method failed to give a
+# number (the copy count did not validate); *not testable here* names the applicability condition this
 # testbed fails (each rule declares one before any run: a thread-count claim needs a CPU per
 # thread and side, the dual pipe needs two CPUs, the cache-miss claims need hardware
 # counters), and *not run in this profile* a claim the run's plan left out.
@@ -118,7 +121,8 @@ display({"text/html": html, "text/markdown": list_table(list(shown.columns), bod
 # ## Every claim comparison against its rule's band
 #
 # Each claim comparison: its ratio with the CI at its rule's family level, on a log axis,
-# against the band its rule reads it by (grey: the practical band of no difference; blue: the
+# against the band its rule reads it by (grey: the band of no difference, the smallest
+# effect of interest either way; blue: the
 # tolerance of an approximate claim; dashed: a one-sided threshold), coloured by the verdict
 # it feeds; circles are copybench, squares the report's own program.
 

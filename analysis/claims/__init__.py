@@ -19,7 +19,8 @@ from typing import Any, Callable, Sequence, Union
 import pandas as pd
 
 from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE,
-                                  REFUTED, THEIR_PROGRAM, VERDICTS, ClaimResult)
+                                  REFUTED, THEIR_PROGRAM, UNDETERMINED, VERDICTS,
+                                  ClaimResult)
 from analysis.claims.copies import COPIES_TOL, TEXTBOOK_COPIES, c15, copies_per_byte
 from analysis.claims.crossover import c3, c5
 from analysis.claims.files import c13, c14
@@ -37,7 +38,8 @@ from analysis.run import Run, instant
 #: the claims whose source's own program runs here (S1-S3)
 ORIGINAL_CLAIMS = frozenset(SOURCE_OF)
 
-__all__ = ["HOLDS", "REFUTED", "INCONCLUSIVE", "NOT_TESTABLE", "NOT_RUN", "VERDICTS",
+__all__ = ["HOLDS", "REFUTED", "INCONCLUSIVE", "UNDETERMINED", "NOT_TESTABLE", "NOT_RUN",
+           "VERDICTS",
            "COPYBENCH", "THEIR_PROGRAM", "ClaimResult", "CLAIMS", "verdict_counts",
            "compact_table", "counts_text", "magnitude_counts", "magnitude_text", "post_hoc", "revised_text", "REVISED", "REVISION_NOTE",
            "COPIES_TOL", "TEXTBOOK_COPIES", "copies_per_byte", "placement_hypothesis",

@@ -25,7 +25,11 @@ HOLDS, REFUTED, INCONCLUSIVE, NOT_TESTABLE = "holds", "refuted", "inconclusive",
 #: the run's plan has no cells for the claim (a profile that leaves it out): not a statement
 #: about the testbed, unlike NOT_TESTABLE
 NOT_RUN = "not run in this profile"
-VERDICTS = (HOLDS, REFUTED, INCONCLUSIVE, NOT_TESTABLE, NOT_RUN)
+#: the run could not decide the claim because its own method failed (C15: the copy count did
+#: not validate): a result of the method, not a limit of the testbed (NOT_TESTABLE), and not a
+#: CI that straddles a boundary (INCONCLUSIVE)
+UNDETERMINED = "undetermined"
+VERDICTS = (HOLDS, REFUTED, INCONCLUSIVE, UNDETERMINED, NOT_TESTABLE, NOT_RUN)
 #: what a verdict rests on: copybench's own measurement (the claim as the report words it)
 #: or the report's own program run here (the claim as its code behaves)
 COPYBENCH, THEIR_PROGRAM = "copybench", "their program"

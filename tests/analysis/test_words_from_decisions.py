@@ -134,3 +134,28 @@ def test_udp_forward_is_titled_by_what_it_measures() -> None:
     nb = (ROOT / "notebooks" / "zerocopy.py").read_text()
     threats = (ROOT / "book" / "threats.md").read_text()
     assert "saving" not in nb and "sender-side saving" not in " ".join(threats.split())
+
+
+def test_a_copy_count_that_did_not_validate_is_undetermined_not_untestable(monkeypatch) -> None:
+    """C15 fails when the copy calibration does not validate: a result of the method, not a
+    condition of the testbed. It is "undetermined", counted apart, and judged undecided by
+    the Results Reproduced rule."""
+    from types import SimpleNamespace
+
+    from analysis import claims as C
+    from analysis import reproduce as RP
+    from analysis.claims import copies
+
+    profiles = SimpleNamespace(empty=False, windows=pd.DataFrame({"x": [1]}))
+    run = SimpleNamespace(profiles=profiles)
+    monkeypatch.setattr(copies.CP, "analyse", lambda run: (None, None, []))
+    monkeypatch.setattr(copies, "c15_details", lambda val, groups: pd.DataFrame(
+        {"identifiable": [False], "group_reason": ["leave-one-out misses the known count"],
+         "size": [MiB]}))
+    r = copies.c15(run)
+    assert r.verdict == C.UNDETERMINED, r.verdict
+    assert r.reason.startswith("undetermined: the copy count did not validate")
+    assert C.UNDETERMINED in C.VERDICTS and C.UNDETERMINED != C.NOT_TESTABLE
+    assert RP.judge(r, r).status == RP.BOTH_UNDECIDED
+    counted = C.verdict_counts([r])[C.COPYBENCH]
+    assert counted[C.UNDETERMINED] == 1 and counted[C.NOT_TESTABLE] == 0
