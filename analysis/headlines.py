@@ -141,12 +141,12 @@ def pattern(rows: pd.DataFrame) -> Pattern:
     return Pattern(by, facs)
 
 
-def at(p: Pattern, dec: str, configs: Sequence[str] | None = None) -> str:
+def at(p: Pattern, dec: str, configs: Sequence[str] | None = None, dedupe: bool = True) -> str:
     """Where a decision was reached: "256 KiB–1 MiB (veth, same-core); 64 MiB (loopback,
-    cross-core)"."""
+    cross-core)" (``dedupe``: one window per size; else every window's comparison)."""
     out = []
     for cfg in configs or list(p.by_config):
-        rows = _dedupe(p.by_config[cfg])
+        rows = _dedupe(p.by_config[cfg]) if dedupe else p.by_config[cfg]
         d = rows[rows["decision"] == dec]
         if len(d):
             out.append(f"{spans(list(d['size']), list(rows['size']))} ({cfg})")
@@ -220,7 +220,7 @@ def verdict(p: Pattern, method: str, baseline: str) -> str:
             return (f"`{method}` never beats `{baseline}` in any configuration measured: "
                     f"slower {where_}")
         return (f"`{method}` is slower than `{baseline}` {where_} and decided faster at no "
-                f"size; undecided at {at(p, 'inconclusive')}")
+                f"size; undecided at {at(p, 'inconclusive', dedupe=False)}")
     if p.configs("even"):
         return (f"`{method}` is equivalent to `{baseline}` (within the threshold) wherever "
                 "decided")
@@ -265,24 +265,28 @@ def window_flips(rows: pd.DataFrame) -> str:
     return "; ".join(out)
 
 
-def method_text(rows: pd.DataFrame, method: str, baseline: str) -> str:
+def method_text(rows: pd.DataFrame, method: str, baseline: str,
+                windows: pd.DataFrame | None = None) -> str:
     """One method against a baseline over its configurations: the verdict phrase, then
     the counts and the extreme decided ratios with their CIs, and any decision that flips
     with the window."""
     p = pattern(rows)
     ext = extremes(rows)
-    flips = window_flips(rows)
+    flips = window_flips(rows if windows is None else windows)
     return (f"{verdict(p, method, baseline)} ({counts(rows)}{'; ' + ext if ext else ''})"
             + (f"; {flips}" if flips else ""))
 
 
 def pair_finding(rows: pd.DataFrame, method: str, baseline: str, topic: str, lead: str,
-                 figure: str, table: str) -> Finding | None:
-    """One method against one baseline over every configuration of ``rows``."""
+                 figure: str, table: str, windows: pd.DataFrame | None = None) -> Finding | None:
+    """One method against one baseline over every configuration of ``rows``; ``windows``:
+    every comparison of the method, single-size cells at other windows included, where a
+    decision that changes with the window is looked for."""
     d = rows[rows["method"] == method]
     if d.empty:
         return None
-    v = method_text(d, method, baseline)
+    w = None if windows is None or windows.empty else windows[windows["method"] == method]
+    v = method_text(d, method, baseline, w)
     return Finding(topic, ", ".join(pattern(d).by_config), f"{lead}{v[0].upper()}{v[1:]}.",
                    figure, bool((d["decision"] != "inconclusive").any()), table)
 
@@ -430,18 +434,21 @@ def path_finding(files: pd.DataFrame, scenario: str, figure: str, table: str
 
 def key_findings(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.DataFrame,
                  copied: Mapping[str, tuple[int, int]], extra: Sequence[Finding | None],
-                 labels: Mapping[str, str]) -> list[Finding]:
+                 labels: Mapping[str, str], windows: pd.DataFrame | None = None
+                 ) -> list[Finding]:
     """The headlines, at most :data:`MAX_FINDINGS`: `sendmsg` against `send`; the zero-copy
     methods against `sendmsg` on local paths and where nothing is delivered; each file path
     against `read-write`; then ``extra`` (the claims) while room is left. ``labels``: the
     figure and table label of each (keys ``send``, ``sendmsg``, ``files`` + ``-fig`` /
     ``-tab``)."""
     tcp = vs_send[vs_send["protocol"] != "udp"] if len(vs_send) else vs_send
+    if windows is not None and len(windows):
+        windows = windows[windows["protocol"] != "udp"]
     found = [
         pair_finding(tcp, "sendmsg", "send", "message",
                      "A message in separate fields, gathered by the kernel (`sendmsg`) or "
                      "first copied into one buffer (`send`): ",
-                     labels["send-fig"], labels["send-tab"]) if len(tcp) else None,
+                     labels["send-fig"], labels["send-tab"], windows) if len(tcp) else None,
         zero_copy_finding(vs_sendmsg, copied, True, labels["sendmsg-fig"],
                           labels["sendmsg-tab"]) if len(vs_sendmsg) else None,
         zero_copy_finding(vs_sendmsg, copied, False, labels["sendmsg-fig"],

@@ -222,7 +222,10 @@ aa = C.twin_pairs(run)
 labels = {"send-fig": "fig-decision-map", "send-tab": "tab-cmp-message",
           "sendmsg-fig": "fig-decision-map-sendmsg", "sendmsg-tab": "tab-cmp-sendmsg",
           "files-fig": "fig-ratio-files", "files-tab": "tab-cmp-files"}
-headline = H.key_findings(curve, curve_sm, files, copied, [F.claims_finding(verdicts)], labels)
+# every window's comparison (single-size cells too): a decision that changes with the
+# window is said in the finding
+headline = H.key_findings(curve, curve_sm, files, copied, [F.claims_finding(verdicts)], labels,
+                          windows=msg)
 control = F.control_finding(aa)
 body = F.findings_markdown(headline, kind) + (f"\n\n{control.text}" if control else "")
 # the exhaustive list, configuration by configuration, for the results chapter

@@ -159,3 +159,32 @@ def test_a_copy_count_that_did_not_validate_is_undetermined_not_untestable(monke
     assert RP.judge(r, r).status == RP.BOTH_UNDECIDED
     counted = C.verdict_counts([r])[C.COPYBENCH]
     assert counted[C.UNDETERMINED] == 1 and counted[C.NOT_TESTABLE] == 0
+
+
+def test_the_headline_finds_a_flip_in_a_single_size_window() -> None:
+    # the 3 s window measured 16 KiB only: the headline's curves leave it out, the flip not
+    curve = pd.DataFrame([row("sendmsg", 16 * KiB, "inconclusive", 0.930, 0.861, 1.005,
+                              "cross-core", "loopback"),
+                          row("sendmsg", 64 * KiB, "greater", 1.3, 1.2, 1.4, "cross-core",
+                              "loopback")])
+    every = pd.concat([curve, pd.DataFrame([row("sendmsg", 16 * KiB, "greater", 1.68, 1.19,
+                                                2.36, "cross-core", "loopback", window=3.0)])])
+    labels = {k: k for k in ("send-fig", "send-tab", "sendmsg-fig", "sendmsg-tab",
+                             "files-fig", "files-tab")}
+    (f,) = H.key_findings(curve, pd.DataFrame(), pd.DataFrame(), {}, [], labels,
+                          windows=every)
+    assert "the decision changes with the window: 1 s windows 0.930×" in f.text, f.text
+    (g,) = H.key_findings(curve, pd.DataFrame(), pd.DataFrame(), {}, [], labels)
+    assert "changes with the window" not in g.text
+
+
+def test_an_undecided_size_at_another_window_is_named() -> None:
+    # 1 KiB slower at 1 s and undecided at 2 s: the per-size clause keeps one window, the
+    # "undecided at" list every window's
+    rows = pd.DataFrame([row("zerocopy", 1024, "less", 0.55, 0.41, 0.73, n=30),
+                         row("zerocopy", 1024, "inconclusive", 0.9, 0.7, 1.1, window=2.0,
+                             n=6),
+                         row("zerocopy", 4 * KiB, "less", 0.6, 0.5, 0.7)])
+    text = H.method_text(rows, "zerocopy", "sendmsg")
+    assert "undecided at 1 KiB (veth, same-core)" in text, text
+    assert "undecided at (" not in text
