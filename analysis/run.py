@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -106,10 +106,6 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
     row.update(_side("sender", res.get("sender")))
     row.update(_side("receiver", res.get("receiver")))
     row["receiver_unavailable_reason"] = res.get("receiver_unavailable")
-    # a peer tool's own CPU utilisation of each side over its test (iperf3), in per cent
-    cpu_util = res.get("cpu_utilization_percent") or {}
-    for side in ("sender", "receiver"):
-        row[f"{side}_cpu_util_pct"] = cpu_util.get(side)
     zc = res.get("zerocopy") or {}
     for k in ("completions", "copied", "enobufs"):
         row[f"zc_{k}"] = zc.get(k)
@@ -178,6 +174,12 @@ class Run:
     plan: dict[str, Any] | None
     profiles: CpuProfiles  # the CPU profiles (perf/)
     notes: list[str] = field(default_factory=list)
+
+    def raw_records(self) -> Iterator[dict[str, Any]]:
+        """The run's records as written (through :func:`rundir.records.read`, the one reader
+        of ``trials.jsonl``), for what the tidy table leaves out (a peer tool's own report)."""
+        path = records.trials_file(self.path)
+        return iter(()) if path is None else records.read(path)
 
     @property
     def measured(self) -> pd.DataFrame:
