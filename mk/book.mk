@@ -40,12 +40,14 @@ REFERENCE_RUN := $(patsubst %/SHA256SUMS,%,$(lastword $(sort $(shell git ls-file
 RUN ?= $(REFERENCE_RUN)
 RUN_ABS := $(abspath $(RUN))
 
+# RUN_CHECKED: the run a parent make (book, pdf) checked already; its sub-make skips the check
 book-check-run:
-	@if [ -z "$(RUN)" ]; then \
-	  echo "make book: no committed reference run under data/raw/; pass one: make book RUN=data/raw/<run-id> (or RUN=build/smoke-run after make smoke-run)" >&2; exit 2; fi
-	@if [ ! -f "$(RUN)/trials.jsonl" ] && [ ! -f "$(RUN)/trials.jsonl.gz" ]; then \
-	  echo "make book: RUN=$(RUN) has no trials.jsonl or trials.jsonl.gz (expected a run directory data/raw/<run-id>/)" >&2; exit 2; fi
-	@$(PY) -m rundir check "$(RUN)" $(if $(UNVERIFIED),--unverified) 2>&1 | sed 's/^rundir: /make book: /' >&2; exit $${PIPESTATUS[0]}
+	@if [ -n "$(RUN)" ] && [ "$(RUN_CHECKED)" = "$(RUN)" ]; then exit 0; fi; \
+	if [ -z "$(RUN)" ]; then \
+	  echo "make book: no committed reference run under data/raw/; pass one: make book RUN=data/raw/<run-id> (or RUN=build/smoke-run after make smoke-run)" >&2; exit 2; fi; \
+	if [ ! -f "$(RUN)/trials.jsonl" ] && [ ! -f "$(RUN)/trials.jsonl.gz" ]; then \
+	  echo "make book: RUN=$(RUN) has no trials.jsonl or trials.jsonl.gz (expected a run directory data/raw/<run-id>/)" >&2; exit 2; fi; \
+	$(PY) -m rundir check "$(RUN)" $(if $(UNVERIFIED),--unverified) 2>&1 | sed 's/^rundir: /make book: /' >&2; exit $${PIPESTATUS[0]}
 
 # Which run the generated notebooks came from: rewritten only when RUN changes.
 $(BOOK_GEN)/.run: _book-force
@@ -87,7 +89,7 @@ $(BOOK_STAMP): $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb) $(BOOK_SOURCES)
 # notebooks run two at a time (they are independent; the machine has 2 CPUs)
 # the sub-make's own "*** Error" lines are dropped: each failure has said what failed
 book: setup book-check-run
-	@set -o pipefail; { $(MAKE) -j2 --no-print-directory $(BOOK_STAMP) 2>&1 1>&3 3>&- \
+	@set -o pipefail; { $(MAKE) -j2 --no-print-directory $(BOOK_STAMP) SETUP_DONE=1 RUN_CHECKED="$(RUN)" 2>&1 1>&3 3>&- \
 	  | { grep -v '^make.*\*\*\*' || true; } >&2; } 3>&1
 	@echo "book (run $(RUN)): $(CURDIR)/$(BOOK_HTML)/index.html"
 
@@ -98,7 +100,7 @@ $(BOOK_PDF): $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb) $(BOOK_SOURCES)
 	@test -s $@
 
 pdf: setup book-check-run
-	@$(MAKE) -j2 --no-print-directory $(BOOK_PDF)
+	@$(MAKE) -j2 --no-print-directory $(BOOK_PDF) SETUP_DONE=1 RUN_CHECKED="$(RUN)"
 	@echo "pdf (run $(RUN)): $(CURDIR)/$(BOOK_PDF)"
 
 # setup, build, a quick sweep into a new run directory (executed as the sweep notebook, kept
