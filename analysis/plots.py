@@ -11,7 +11,10 @@ Every figure shown with :func:`show` is also
 * **checked against the data it claims to show** (:func:`check_figure`): not drawn from an
   empty selection; a line figure has series of two or more points where its source has them;
   every x-value and facet of the source appears in the figure; no two labels overlap (text
-  extents measured with matplotlib's renderer, rotated labels as rotated rectangles).
+  extents measured with matplotlib's renderer, rotated labels as rotated rectangles);
+  as a reader sees it (:func:`legend_problems`, :func:`off_axis_problems`,
+  :func:`font_problems`): no legend over plotted points, no line with a point outside its
+  axis, no font under 7 pt in the PDF at 100 %.
   The problems are written beside the CSV (``NN.check.json``) and ``tests/test_figures.py``
   fails on any.
 
@@ -638,6 +641,134 @@ def label_problems(fig: Any) -> list[str]:
     return probs
 
 
+#: The PDF's text block (Sphinx's manual class on A4 paper with its 1 in side margins; the
+#: preamble of book/_config.yml caps a figure's height at 0.6 of the text height), in inches:
+#: a figure wider or taller is scaled down to fit, and its fonts with it. tests/book/test_pdf.py
+#: checks these against the built PDF.
+PDF_TEXT_WIDTH_IN = 6.27
+PDF_FIGURE_MAX_HEIGHT_IN = 0.6 * 9.43
+#: the smallest font a reader of the PDF at 100 % is asked to read
+MIN_FONT_PT = 7.0
+
+
+def pdf_scale(fig: Any) -> float:
+    """How much the PDF shrinks the figure (1 when it fits): the notebook saves it with a tight
+    bounding box at ``savefig.dpi``, the PNG carries that dpi, and LaTeX shows it at that size
+    unless it is wider than the text or taller than the cap."""
+    fig.canvas.draw()
+    box = fig.get_tightbbox(fig.canvas.get_renderer())
+    w, h = box.width, box.height  # inches
+    return min(1.0, PDF_TEXT_WIDTH_IN / w if w > 0 else 1.0,
+               PDF_FIGURE_MAX_HEIGHT_IN / h if h > 0 else 1.0)
+
+
+def font_problems(fig: Any) -> list[str]:
+    """Every text of the figure that the PDF shows under :data:`MIN_FONT_PT` (its size times
+    :func:`pdf_scale`), one problem per size."""
+    scale = pdf_scale(fig)
+    small: dict[float, list[str]] = {}
+    for name, t in _texts(fig):
+        pt = float(t.get_fontsize()) * scale
+        if pt < MIN_FONT_PT - 1e-6:
+            small.setdefault(round(pt, 1), []).append(name)
+    return [f"font {pt:g} pt in the PDF (under {MIN_FONT_PT:g} pt; the figure is shown at "
+            f"{scale:.0%} of its size): {', '.join(names[:3])}"
+            + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            for pt, names in sorted(small.items())]
+
+
+def _data_points(ax: Any) -> np.ndarray:
+    """Display coordinates (pixels) of every plotted point of the axes that the reader sees:
+    line vertices and markers, scatter and error-bar points, bar tops; only those inside the
+    axes (a clipped point is not shown)."""
+    pts: list[np.ndarray] = []
+    for line in ax.lines:
+        if not line.get_visible() or line.get_transform() != ax.transData:
+            continue  # reference lines (axhline, axvline) span the axes by design
+        xy = np.column_stack([np.asarray(line.get_xdata(), float),
+                              np.asarray(line.get_ydata(), float)])
+        if len(xy):
+            pts.append(line.get_transform().transform(xy))
+    for coll in ax.collections:
+        if not coll.get_visible():
+            continue
+        offsets = coll.get_offsets()
+        if len(offsets) and coll.get_offset_transform() == ax.transData:
+            pts.append(ax.transData.transform(np.asarray(offsets, float)))
+        if hasattr(coll, "get_segments"):  # error bars (LineCollection)
+            for seg in coll.get_segments():
+                if len(seg):
+                    pts.append(coll.get_transform().transform(np.asarray(seg, float)))
+    for patch in ax.patches:
+        if patch.get_visible() and hasattr(patch, "get_height") and hasattr(patch, "get_x"):
+            x, y, h, w = patch.get_x(), patch.get_y(), patch.get_height(), patch.get_width()
+            if np.isfinite([x, y, h, w]).all() and h != 0:
+                pts.append(ax.transData.transform([[x + w / 2, y + h]]))
+    if not pts:
+        return np.empty((0, 2))
+    allp = np.vstack(pts)
+    allp = allp[np.isfinite(allp).all(axis=1)]
+    box = ax.get_window_extent()
+    inside = ((allp[:, 0] >= box.x0 - 0.5) & (allp[:, 0] <= box.x1 + 0.5)
+              & (allp[:, 1] >= box.y0 - 0.5) & (allp[:, 1] <= box.y1 + 0.5))
+    return allp[inside]
+
+
+def legend_problems(fig: Any) -> list[str]:
+    """A legend (of the figure or of an axes) drawn over plotted points."""
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    legends = [*getattr(fig, "legends", []),
+               *[ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]]
+    probs = []
+    for leg in legends:
+        if not leg.get_visible():
+            continue
+        box = leg.get_window_extent(r)
+        for i, ax in enumerate(fig.axes):
+            pts = _data_points(ax)
+            hit = ((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1)
+                   & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1))
+            if hit.any():
+                title = ax.get_title() or f"axes {i}"
+                probs.append(f"legend over {int(hit.sum())} plotted points of {title!r}")
+    return probs
+
+
+def off_axis_problems(fig: Any) -> list[str]:
+    """A drawn line with a vertex outside its axes' limits (a bound mark above the axis is
+    cut off, so a reader never sees it): data lines in both coordinates, horizontal and
+    vertical reference lines in the one they are placed by."""
+    probs = []
+    for i, ax in enumerate(fig.axes):
+        (x0, x1), (y0, y1) = sorted(ax.get_xlim()), sorted(ax.get_ylim())
+        tol_x, tol_y = 1e-6 * (abs(x1) + abs(x0)), 1e-6 * (abs(y1) + abs(y0))
+        for line in ax.lines:
+            if not line.get_visible():
+                continue
+            xs = np.asarray(line.get_xdata(), float)
+            ys = np.asarray(line.get_ydata(), float)
+            tr = line.get_transform()
+            checks = []
+            if tr == ax.transData:
+                checks = [("x", xs, x0, x1, tol_x), ("y", ys, y0, y1, tol_y)]
+            elif tr == ax.get_yaxis_transform():  # axhline: x in axes units
+                checks = [("y", ys, y0, y1, tol_y)]
+            elif tr == ax.get_xaxis_transform():  # axvline
+                checks = [("x", xs, x0, x1, tol_x)]
+            for axis, v, lo, hi, tol in checks:
+                v = v[np.isfinite(v)]
+                out = v[(v < lo - tol) | (v > hi + tol)]
+                if len(out):
+                    label = line.get_label()
+                    name = label if label and not label.startswith("_") else "a line"
+                    title = ax.get_title() or f"axes {i}"
+                    probs.append(f"{name} off the axis in {title!r}: {axis} = {out[0]:.4g} "
+                                 f"outside [{lo:.4g}, {hi:.4g}]")
+                    break
+    return probs
+
+
 def _key(v: Any) -> Any:
     if isinstance(v, (np.integer, np.floating)):
         v = v.item()
@@ -689,7 +820,8 @@ def check_figure(g: Any) -> list[str]:
     fig = g.figure if hasattr(g, "figure") else g
     meta = getattr(g, "_copybench", None)
     probs = data_problems(meta) if meta else []
-    return probs + label_problems(fig)
+    return (probs + label_problems(fig) + legend_problems(fig) + off_axis_problems(fig)
+            + font_problems(fig))
 
 
 def _figure_frame(g: Any) -> pd.DataFrame | None:
