@@ -98,6 +98,7 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
 
     import nbformat
     import papermill
+    from traitlets.config import Config
 
     from analysis.notebook_html import render
 
@@ -107,11 +108,16 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
         print(f"compare: executing {NOTEBOOK} (run {run.name}, reference {ref.name}, "
               f"threshold {args.threshold:g})", file=sys.stderr)
         try:
-            papermill.execute_notebook(
-                str(root / NOTEBOOK), str(executed), cwd=str(root), kernel_name="python3",
-                progress_bar=False, log_output=False,
-                parameters={"run_dir": str(run), "ref_dir": str(ref),
-                            "threshold": args.threshold, "out_dir": str(tmp)})
+            with tempfile.TemporaryDirectory(prefix="copybench-kernel.") as kernel_dir:
+                # over Unix sockets, not TCP: ipykernel warns of plain-text TCP on every start
+                papermill.execute_notebook(
+                    str(root / NOTEBOOK), str(executed), cwd=str(root), kernel_name="python3",
+                    progress_bar=False, log_output=False,
+                    parameters={"run_dir": str(run), "ref_dir": str(ref),
+                                "threshold": args.threshold, "out_dir": str(tmp)},
+                    config=Config({"KernelManager": {
+                        "connection_file": str(Path(kernel_dir) / "kernel.json"),
+                        "transport": "ipc"}}))
         except papermill.PapermillExecutionError as exc:
             print(f"compare: the notebook failed: {exc.ename}: {exc.evalue} "
                   f"(no report written)", file=sys.stderr)

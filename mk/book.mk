@@ -104,13 +104,14 @@ pdf: setup book-check-run
 	@echo "pdf (run $(RUN)): $(CURDIR)/$(BOOK_PDF)"
 
 # setup, build, a quick sweep into a new run directory (executed as the sweep notebook, kept
-# in the run as sweep.ipynb), then notebooks and book
-REPRO_RUN = data/raw/$(shell date -u +%Y%m%dT%H%M%SZ)-quick
+# in the run as sweep.ipynb), then notebooks and book. RUN=DIR (on the command line or in the
+# environment, as `nix run .#reproduce -- RUN=DIR` passes it) names the new run's directory.
+REPRO_RUN = $(if $(filter command line environment,$(origin RUN)),$(RUN),data/raw/$(shell date -u +%Y%m%dT%H%M%SZ)-quick)
 reproduce: setup build
 	@run="$(REPRO_RUN)"; \
 	$(PY) -m runner notebook --profile quick --run-dir "$$run" && \
 	$(MAKE) --no-print-directory book RUN="$$run" && \
-	echo "reproduce: run $$run; book at $(CURDIR)/$(BOOK_HTML)/index.html"
+	echo "reproduce: run $$run; book at $(CURDIR)/$(BOOK_HTML)/index.html (its PDF: make pdf RUN=$$run)"
 
 # The reviewer's check of the verdicts: the claims profile (every claim testable here, the
 # reports' own programs in their blocks; about 55 min on 2 CPUs), its book, and its compare

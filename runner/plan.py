@@ -247,7 +247,9 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
         if des.strict and not rehearsal:
             raise PlanError(f"profile {profile.name}: {msg} (raise the budget or "
                             "rounds_max, or lengthen the windows)")
-        notes.append("warning: " + msg)
+        notes.append("warning: " + msg + " (the run goes on: these comparisons will most "
+                     "likely end undecided, which the book reports as such; a short profile "
+                     "such as smoke or quick is not meant to decide them, `make claims` is)")
     if rehearsal:
         cells = _rehearse(blocks, cells, des, seq is not None, notes)
         singles = _profiled_ids(cells)
