@@ -20,7 +20,7 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from analysis.findings import UNSUPPORTED_KINDS, Finding, verdict_counts
-from analysis.fmt import fmt_num, fmt_size
+from analysis.fmt import fmt_hours, fmt_num, fmt_size, plural
 
 MAX_FINDINGS = 6
 #: what each decision of a "direction" rule means, in the headlines' words
@@ -413,14 +413,15 @@ def abstract_results(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.
         return (f"This build comes from a run that cannot support results "
                 f"({UNSUPPORTED_KINDS[kind]}); the reference run's abstract states them.")
     copied = copied or {}
-    out = [f"On {testbed} ({n_trials:,} measured trials, {hours:.1f} h),"]
+    out = [f"On {testbed} ({n_trials:,} measured trials, {fmt_hours(hours)}),"]
     if len(vs_send):
         dec = vs_send["decision"].value_counts()
         threads = ", ".join(str(int(t)) for t in sorted(vs_send["threads"].unique()))
         out.append(f"of {len(vs_send)} comparisons of a copy-avoiding message method with "
                    f"two-copy `send` (method × size × transport × placement, {threads} "
                    f"thread{'s' if threads != '1' else ''}), "
-                   f"{dec.get('greater', 0)} are faster, {dec.get('less', 0)} slower, "
+                   f"{dec.get('greater', 0)} {plural(int(dec.get('greater', 0)), 'is', 'are')} "
+                   f"faster, {dec.get('less', 0)} slower, "
                    f"{dec.get('equivalent', 0)} equivalent within ±3 % and "
                    f"{dec.get('inconclusive', 0)} undecided.")
         b = best_gain(vs_send)
