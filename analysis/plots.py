@@ -347,12 +347,12 @@ def lines(df: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str,
         sub = _facet_rows(df, key, row, col)
         if logx:
             _size_axis(ax, sorted(sub[x].dropna().unique()) if len(sub) else None)
+        if x == "size" or _is_size(x):  # before the log axis fixes the limits: the axis
+            drawn += _bound_marks(ax, bound, sub[x])  # reaches up to every bound it shows
         if logy:
             _log_y(ax)
-        if x == "size" or _is_size(x):
-            drawn += _bound_marks(ax, bound, sub[x])
-    if drawn and g.legend is not None:
-        g.legend.set_title(f"{hue}  (dashes: memcpy at that size)")
+    if drawn and g.legend is not None:  # show() makes room for the longer title
+        g.legend.set_title(f"{hue}\n(dashes: memcpy\nat that size)")
     return _meta(_finish(g, xlabel, ylabel, title, row, col), kind="line", data=df, x=x,
                  y=y, hue=hue, col=col, row=row, style=style, source=source)
 
@@ -436,10 +436,10 @@ def estimates(df: pd.DataFrame, x: str, y: str, lo: str, hi: str, hue: str, xlab
         sub = _facet_rows(df, key, None, col)
         if logx:
             _size_axis(ax, sorted(sub[x].dropna().unique()) if len(sub) else None)
+        if ref is not None:  # before the log axis fixes the limits
+            ax.axhline(ref, color="0.3", linewidth=1)
         if logy:
             _log_y(ax)
-        if ref is not None:
-            ax.axhline(ref, color="0.3", linewidth=1)
     return _meta(_finish(g, xlabel, ylabel, title, None, col), kind="line", data=df, x=x,
                  y=y, hue=hue, col=col, row=None, extra=[lo, hi], source=source)
 
@@ -836,6 +836,50 @@ def _figure_frame(g: Any) -> pd.DataFrame | None:
     return data if isinstance(data, pd.DataFrame) else None
 
 
+def _layout(g: Any, fig: Any) -> None:
+    """tight_layout, leaving a facet grid's legend the room it takes now (seaborn measures it
+    once, when it is made: a title set later, or a narrower figure, would put it over the
+    axes)."""
+    if isinstance(g, sns.FacetGrid):
+        leg = getattr(g, "_legend", None)
+        if leg is not None and leg in getattr(fig, "legends", []):
+            fig.canvas.draw()
+            width = leg.get_window_extent(fig.canvas.get_renderer()).width / fig.dpi
+            g._tight_layout_rect = [0, 0, 1 - (width + 0.1) / fig.get_size_inches()[0], 1]
+        g.tight_layout()
+    elif not isinstance(g, Figure) and fig.get_layout_engine() is None:
+        fig.tight_layout()  # (a Figure, or a figure with a layout engine, is laid out)
+
+
+def _fit_for_pdf(g: Any, fig: Any) -> None:
+    """Lay the figure out no wider than the PDF's text block and no taller than its figure
+    cap, so that LaTeX shows it at its own size and its fonts at the sizes they were set in
+    (a wider figure is scaled down, fonts and all). A bare :class:`Figure` is sized by the
+    function that drew it."""
+    _layout(g, fig)
+    if isinstance(g, Figure):
+        return
+    for _ in range(5):
+        fig.canvas.draw()
+        box = fig.get_tightbbox(fig.canvas.get_renderer())
+        over_w = box.width - 0.98 * PDF_TEXT_WIDTH_IN
+        over_h = box.height - 0.98 * PDF_FIGURE_MAX_HEIGHT_IN
+        if over_w <= 0 and over_h <= 0:
+            return
+        w, h = fig.get_size_inches()
+        fig.set_size_inches(max(w - max(over_w, 0), 2.5), max(h - max(over_h, 0), 2.0))
+        _layout(g, fig)
+
+
+def lay_out(g: Any) -> Any:
+    """The layout :func:`show` gives a figure before it checks it: fitted to the PDF's text
+    block (:func:`_fit_for_pdf`), size ticks thinned until their labels clear. Returns g."""
+    fig = g.figure if hasattr(g, "figure") else g
+    _fit_for_pdf(g, fig)
+    _thin_size_ticks(fig)
+    return g
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
 
@@ -849,11 +893,7 @@ def show(g: Any, source: pd.DataFrame | None = None) -> list[str]:
     fig = g.figure if hasattr(g, "figure") else g
     if source is not None and getattr(g, "_copybench", None) is not None:
         g._copybench["source"] = source
-    if isinstance(g, sns.FacetGrid):
-        g.tight_layout()  # keeps the legend outside the axes
-    elif not isinstance(g, Figure) and fig.get_layout_engine() is None:
-        fig.tight_layout()  # (a Figure, or a figure with a layout engine, is laid out)
-    _thin_size_ticks(fig)
+    lay_out(g)
     probs = check_figure(g)
     _STATE["n"] += 1
     base = f"{_STATE['name']}-{_STATE['n']:02d}"

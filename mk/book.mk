@@ -82,8 +82,10 @@ notebooks: book-check-run $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb)
 # --all: a page that pastes another page's glue ({glue:text}`other.ipynb::key`) is not
 # rebuilt by Sphinx when only that notebook changed (another run, new code), so it would show
 # the old values; every page is rebuilt whenever a notebook or a source changed.
+# jupyter-book colours Sphinx's output even into a pipe or a log: NOCOLOR strips the codes
+NOCOLOR := sed -u 's/\x1b\[[0-9;]*m//g'
 $(BOOK_STAMP): $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb) $(BOOK_SOURCES)
-	$(JB) build book --builder html -W -n --keep-going --all
+	set -o pipefail; $(JB) build book --builder html -W -n --keep-going --all 2>&1 | $(NOCOLOR)
 	@touch $@
 
 # notebooks run two at a time (they are independent; the machine has 2 CPUs)
@@ -96,7 +98,7 @@ book: setup book-check-run
 $(BOOK_PDF): $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb) $(BOOK_SOURCES)
 	@command -v pdflatex >/dev/null && command -v latexmk >/dev/null || { \
 	  echo "make pdf: pdflatex/latexmk missing; install texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended latexmk (scripts/setup does as root)" >&2; exit 1; }
-	$(JB) build book --builder pdflatex -W -n --keep-going --all
+	set -o pipefail; $(JB) build book --builder pdflatex -W -n --keep-going --all 2>&1 | $(NOCOLOR)
 	@test -s $@
 
 pdf: setup book-check-run
