@@ -646,7 +646,7 @@ def label_problems(fig: Any) -> list[str]:
 #: a figure wider or taller is scaled down to fit, and its fonts with it. tests/book/test_pdf.py
 #: checks these against the built PDF.
 PDF_TEXT_WIDTH_IN = 6.27
-PDF_FIGURE_MAX_HEIGHT_IN = 0.6 * 9.43
+PDF_FIGURE_MAX_HEIGHT_IN = 5.82  # 0.6 of the A4 text height (9.69 in)
 #: the smallest font a reader of the PDF at 100 % is asked to read
 MIN_FONT_PT = 7.0
 

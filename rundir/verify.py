@@ -335,6 +335,15 @@ def _remember(key: str, report: Report) -> None:
         pass  # a cache that cannot be written only costs the next reader time
 
 
+def sealed_sums(run_dir: Path | str) -> bytes | None:
+    """The run's SHA256SUMS when every file of the run matches it (re-hashed now), else None:
+    the run's content, named by a hash a changed file cannot keep."""
+    root = _require_dir(run_dir)
+    report = Report(run_dir=root)
+    sums = _check_hashes(root, report)
+    return sums if report.ok else None
+
+
 def passed_before(run_dir: Path | str) -> bool:
     """Every file of the run matches its SHA256SUMS, and that SHA256SUMS passed the schema
     and record checks before (same schemas, same code): the run verifies, found in well
