@@ -5,8 +5,8 @@ code that judges it changed.
 :func:`evaluate` returns what :func:`analysis.claims.evaluate` returns. Its result is kept
 under ``build/analysis-cache/`` (``$COPYBENCH_ANALYSIS_CACHE``; empty: not kept), keyed by
 the SHA-256 of the run's ``SHA256SUMS`` (used only when every file of the run matches it,
-re-hashed each time), of the analysis and run-format code (every file under ``analysis/``
-and ``rundir/``) and of the Python and library versions. A run without ``SHA256SUMS``, or one
+re-hashed each time), of the analysis, run-format and statistics code (every file under
+``analysis/``, ``rundir/`` and ``blockstats/``) and of the Python and library versions. A run without ``SHA256SUMS``, or one
 whose files no longer match it, is evaluated every time and never kept.
 """
 
@@ -23,7 +23,7 @@ from analysis.run import Run
 from rundir.verify import sealed_sums
 
 ROOT = Path(__file__).resolve().parent.parent
-_CODE_DIRS = (ROOT / "analysis", ROOT / "rundir")
+_CODE_DIRS = (ROOT / "analysis", ROOT / "rundir", ROOT / "blockstats")
 _LIBRARIES = ("numpy", "scipy", "pandas", "statsmodels")
 
 

@@ -1,7 +1,7 @@
 """``plan.json``: the plan of a run, written before its first trial, under
 ``rundir/schema/plan.schema.json`` (checked by ``python -m rundir verify``).
 
-The runner writes it from its plan (``runner.model.Plan``); the analysis reads what the plan
+The runner writes it from its plan (``runner.plan.cells.Plan``); the analysis reads what the plan
 declared before the run through :class:`Declared`: the primary statistic of the block design
 (``paired`` or ``unpaired``) and the interference rule (``exclude_steal_above``); and, for a
 run with the sequential top-up, the design (:func:`sequential_design`) and each block's looks
@@ -19,7 +19,7 @@ from rundir import layout
 
 if TYPE_CHECKING:  # imported where used: scipy takes seconds to import, and a reader that
     # only checks a run (make book's verify) needs no part of it
-    from rundir.sequential import Schedule
+    from blockstats.sequential import Schedule
 
 SCHEMA = Path(__file__).resolve().parent / "schema" / "plan.schema.json"
 PAIRED = "paired"
@@ -54,7 +54,7 @@ class Declared:
 
 def sequential_design(plan: dict[str, Any] | None) -> dict[str, Any] | None:
     """The sequential top-up's design as plan.json declares it (``design.sequential``:
-    :meth:`rundir.sequential.SequentialDesign.to_json` and the top-up budget), or None for a
+    :meth:`blockstats.sequential.SequentialDesign.to_json` and the top-up budget), or None for a
     run with the fixed design."""
     seq = ((plan or {}).get("design") or {}).get("sequential")
     return seq if isinstance(seq, dict) else None
@@ -69,5 +69,5 @@ def block_schedule(plan: dict[str, Any] | None, block: str) -> Schedule | None:
     looks = (b.get("sequential") or {}).get("looks")
     if not isinstance(looks, list) or not looks:
         return None
-    from rundir.sequential import Schedule
+    from blockstats.sequential import Schedule
     return Schedule(tuple(int(n) for n in looks))

@@ -1,4 +1,4 @@
-"""The sequential top-up (runner/topup.py, the sweep's top-up stage): the profile's
+"""The sequential top-up (runner/plan/topup.py, the sweep's top-up stage): the profile's
 ``[design] sequential`` and ``comparisons`` validated in one line; the plan carries the
 design; the scheduling function grants looks from records written here (planted ratios);
 a real short sweep reaches the top-up; a sweep interrupted during the top-up and resumed
@@ -21,15 +21,15 @@ import pytest
 
 from conftest import ROOT, run_runner, runner_cmd, runner_env, write_sweep_profile
 from rundir import planfile
-from rundir import sequential as sq
+from blockstats import sequential as sq
 from rundir.verify import load_schema, schema_problems, validator_for, verify
-from runner import plan as plan_mod
-from runner import profile as prof_mod
-from runner import topup
-from runner.design import in_block_order
-from runner.errors import ProfileError
-from runner.machine import Capabilities
-from runner.model import Plan
+from runner.plan import rounds as plan_mod
+from runner.plan import profile as prof_mod
+from runner.plan import topup
+from runner.plan.blocks import in_block_order
+from runner.host.errors import ProfileError
+from runner.host.capabilities import Capabilities
+from runner.plan.cells import Plan
 
 CAPS = Capabilities(methods=None, root=True, cpus=2, peers={"iperf3": True, "sockperf": True},
                     perf=True)
