@@ -878,8 +878,8 @@ def _fit_for_pdf(g: Any, fig: Any) -> None:
     (a wider figure is scaled down, fonts and all). A bare :class:`Figure` is sized by the
     function that drew it."""
     _layout(g, fig)
-    if isinstance(g, Figure):
-        return
+    if isinstance(g, Figure) and fig.get_layout_engine() is None:
+        return  # laid out by the function that drew it (a rect of its own, say)
     for _ in range(5):
         fig.canvas.draw()
         box = fig.get_tightbbox(fig.canvas.get_renderer())
@@ -892,12 +892,58 @@ def _fit_for_pdf(g: Any, fig: Any) -> None:
         _layout(g, fig)
 
 
+def _wrap_titles(g: Any, fig: Any) -> bool:
+    """A panel title wider than its panel is broken at the ", " nearest its middle (facet
+    titles such as "file→socket, cross-core, warm cache" ran into the next panel's);
+    whether any was."""
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    wrapped = False
+    for ax in fig.axes:
+        t = ax.title
+        text = t.get_text()
+        if not text or "\n" in text or ", " not in text:
+            continue
+        if t.get_window_extent(r).width <= ax.get_window_extent(r).width:
+            continue
+        cuts = [i for i in range(len(text)) if text.startswith(", ", i)]
+        cut = min(cuts, key=lambda i: abs(i - len(text) / 2))
+        t.set_text(text[:cut + 1] + "\n" + text[cut + 2:])
+        wrapped = True
+    return wrapped
+
+
+def _thin_log_y_ticks(fig: Any, gap: float = 1.0) -> None:
+    """Fixed y ticks whose labels would touch (a log axis of a short panel): every second one
+    dropped until they clear."""
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        if not isinstance(ax.yaxis.get_major_locator(), FixedLocator):
+            continue
+        for _ in range(3):
+            lo, hi = sorted(ax.get_ylim())
+            ticks = [v for v in ax.get_yticks() if lo <= v <= hi]
+            labs = [t for t in ax.get_yticklabels() if t.get_text()
+                    and lo <= t.get_position()[1] <= hi]
+            boxes = sorted((t.get_window_extent(r) for t in labs), key=lambda b: b.y0)
+            if len(ticks) < 3 or not any(b.y0 - a.y1 < gap for a, b in zip(boxes, boxes[1:])):
+                break
+            ax.yaxis.set_major_locator(FixedLocator(ticks[::2]))
+            ax.set_ylim(lo, hi)
+            fig.canvas.draw()
+
+
 def lay_out(g: Any) -> Any:
     """The layout :func:`show` gives a figure before it checks it: fitted to the PDF's text
-    block (:func:`_fit_for_pdf`), size ticks thinned until their labels clear. Returns g."""
+    block (:func:`_fit_for_pdf`), panel titles wrapped where wider than their panel, size
+    ticks and log-axis ticks thinned until their labels clear. Returns g."""
     fig = g.figure if hasattr(g, "figure") else g
     _fit_for_pdf(g, fig)
+    if _wrap_titles(g, fig):
+        _fit_for_pdf(g, fig)
     _thin_size_ticks(fig)
+    _thin_log_y_ticks(fig)
     return g
 
 

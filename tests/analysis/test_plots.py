@@ -314,3 +314,20 @@ def test_a_font_under_7pt_in_the_pdf_is_caught_and_lay_out_avoids_it() -> None:
     assert P.font_problems(P.lay_out(g).figure) == []
     assert P.pdf_scale(g.figure) == 1.0
     plt.close(g.figure)
+
+
+def test_long_panel_titles_are_wrapped_not_run_into_each_other() -> None:
+    P.setup()
+    d = message_like()
+    d["configuration"] = d["placement"].map({"same-core": "file→socket, same-core, warm cache",
+                                             "cross-core": "file→socket, cross-core, cold cache"})
+    g = P.lines(d, "size", "gbit_per_s", "method", "size", "Gbit/s", col="configuration",
+                logy=True)
+    P._fit_for_pdf(g, g.figure)  # fitted to the text width, titles not wrapped
+    assert any(p.startswith("labels overlap") for p in P.label_problems(g.figure))
+    plt.close(g.figure)
+    g = P.lines(d, "size", "gbit_per_s", "method", "size", "Gbit/s", col="configuration",
+                logy=True)
+    assert P.check_figure(P.lay_out(g)) == []
+    assert all("\n" in ax.get_title() for ax in g.axes.flat)
+    plt.close(g.figure)
