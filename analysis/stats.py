@@ -426,6 +426,9 @@ class RatioTest:
     look: int = 0
     looks: int = 0
     rounds: int = 0
+    # how the CI reads a run with the sequential top-up where it is not a stopping look's
+    # (analysis.claims.base.paired_test says why); "" for a stopping look or the fixed design
+    note: str = ""
 
     @property
     def n(self) -> int:

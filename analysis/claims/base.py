@@ -5,7 +5,7 @@ placement first, then the nearest the run has)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
@@ -184,6 +184,7 @@ class Compared:
                 "ratio": p.ratio.value,
                 "lo": p.ratio.lo, "hi": p.ratio.hi, "CI level": p.ratio.confidence,
                 "p_adj": p.p_adj, "outcome": self.decision.outcome, "why": self.decision.why,
+                "reading": p.note,
                 "sensitivity": (f"{s.kind} {fmt_num(s.ratio.value)} [{fmt_num(s.ratio.lo)}, "
                                 f"{fmt_num(s.ratio.hi)}] → {self.sens_decision.outcome}"
                                 if s is not None and self.sens_decision else "—")}
@@ -221,9 +222,9 @@ def paired_values(df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any],
 
 def sequential_pair(run: Run, j: pd.DataFrame, family: int,
                     rule: S.DecisionRule) -> S.RatioTest | None:
-    """The pairs ``j`` (:func:`paired_rounds`) read at their stopping look, for a run with
-    the sequential top-up whose plan gives their block looks (rundir.planfile); None
-    otherwise (the fixed design reads them)."""
+    """The pairs ``j`` (:func:`paired_rounds`) of one block with looks, read at their
+    stopping look; None where the run has no top-up, the pairs span several blocks or their
+    block has no looks (:func:`paired_test` reads those)."""
     seq = planfile.sequential_design(run.plan)
     blocks = set(j.index.get_level_values(0)) if len(j) else set()
     if seq is None or len(blocks) != 1:
@@ -239,6 +240,47 @@ def sequential_pair(run: Run, j: pd.DataFrame, family: int,
                               rule.boundaries(), family, design.spending, design.alpha)
 
 
+def planned_rounds(run: Run, block: str) -> int | None:
+    """The rounds the plan gave a block before any top-up (``blocks.<id>.rounds``)."""
+    b = ((run.plan or {}).get("blocks") or {}).get(block) or {}
+    n = b.get("rounds")
+    return int(n) if isinstance(n, (int, float)) and not isinstance(n, bool) else None
+
+
+def paired_test(run: Run, j: pd.DataFrame, family: int, rule: S.DecisionRule) -> S.RatioTest:
+    """The paired reading of the pairs ``j`` (:func:`paired_rounds`) under the run's design:
+
+    * the fixed design: the t CI over every round (:func:`analysis.stats.paired_ratio`);
+    * the sequential top-up, one block with looks: the repeated CI at the stopping look
+      (:func:`sequential_pair`);
+    * the sequential top-up, blocks without looks (never topped up): the fixed t CI over
+      their rounds, which no look chose; the result says so;
+    * the sequential top-up, pairs in several blocks of which one has looks: the rounds each
+      block got by the top-up were granted on the strength of that block's own looks, so a
+      fixed CI over them would be optional stopping; the fixed t CI reads only the rounds
+      the plan gave each block before any top-up, and the result says so. Never a silent
+      fixed-sample CI over top-up rounds."""
+    if planfile.sequential_design(run.plan) is None:
+        return S.paired_ratio(j["a"], j["b"], family)
+    seq = sequential_pair(run, j, family, rule)
+    if seq is not None:
+        return seq
+    blocks = sorted({str(b) for b in j.index.get_level_values(0)})
+    looked = [b for b in blocks if planfile.block_schedule(run.plan, b) is not None]
+    if not looked:
+        t = S.paired_ratio(j["a"], j["b"], family)
+        whose = "its block has" if len(blocks) == 1 else f"its {len(blocks)} blocks have"
+        return replace(t, note=f"fixed-sample CI: {whose} no looks and never got a top-up")
+    caps = {b: planned_rounds(run, b) for b in blocks}
+    keep = [caps[str(b)] is None or int(r) <= caps[str(b)]  # type: ignore[operator]
+            for b, r in j.index]
+    k = j[keep]
+    t = S.paired_ratio(k["a"], k["b"], family)
+    return replace(t, note=f"fixed-sample CI on the {len(k)} rounds planned before any "
+                   f"top-up: the pairs span {len(blocks)} blocks, whose top-up rounds "
+                   "followed their own looks")
+
+
 def compare_pair(run: Run, df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any],
                  metric: str, family: int, rule: S.DecisionRule, size: int = 0,
                  paired: bool = True, seed: int = 0) -> Compared | None:
@@ -252,7 +294,7 @@ def compare_pair(run: Run, df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any
     if paired:
         j = paired_rounds(df, a, b, metric)
         if len(j) >= 2:
-            pr = sequential_pair(run, j, family, rule) or S.paired_ratio(j["a"], j["b"], family)
+            pr = paired_test(run, j, family, rule)
     if run.primary == S.PAIRED and pr is not None:
         prim, sens = pr, unp
     else:
