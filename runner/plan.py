@@ -153,6 +153,7 @@ def _group_blocks(profile: Profile, cells: dict[str, Cell],
             keys_of[cid] = keys_of[c.block_as]
     groups = D.group(keys_of)
     block_of = {cid: bid for bid, ids in groups.items() for cid in ids}
+    p1 = topup.p1_cells(cells, sources)
     blocks: list[D.Block] = []
     for key, ids in sorted(groups.items()):
         # the block's purpose, claims, family and margins: from the experiments that list its
@@ -172,7 +173,7 @@ def _group_blocks(profile: Profile, cells: dict[str, Cell],
         blocks.append(D.Block(
             id=key, label=label, cells=sorted(ids), purpose=purpose,
             claims=sorted({c for e in exps for c in e.claims}),
-            family=max((e.family for e in exps), default=1),
+            family=max((topup.experiment_family(e, p1) for e in exps), default=1),
             margin=min(margins) if margins else None, kind=kind,
             placement=first.placement, window_s=first.duration_s, sd=sd, sd_source=why,
             seconds_per_round=sum(trial_seconds(cells[c]) for c in ids), target=target,
@@ -287,7 +288,8 @@ def _attach_comparisons(blocks: list[D.Block], cells: dict[str, Cell],
     looks, its family (the largest of its comparisons') and its comparisons (a rehearsal:
     only the :data:`REHEARSAL_SEQUENTIAL` that cost least per round, ties by block id)."""
     looks = list(seq.schedule(seq.first_look or 2).looks)
-    found = {b.id: topup.resolve(b.cells, cells, sources) for b in blocks}
+    p1 = topup.p1_cells(cells, sources)
+    found = {b.id: topup.resolve(b.cells, cells, sources, p1) for b in blocks}
     keep = sorted((b for b in blocks if found[b.id]), key=lambda b: (b.seconds_per_round, b.id))
     if rehearsal:
         keep = keep[:REHEARSAL_SEQUENTIAL]

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rundir import families
 from rundir import seqdesign as sq
 from rundir import text as rundir_text
 from runner.errors import ProfileError
@@ -563,7 +564,7 @@ def _experiment(c: _Checker, e: dict[str, Any], where: str,
         dir=c.string(e, "dir", where, defaults["dir"]),
         purpose=c.string(e, "purpose", where, "descriptive", PURPOSES),
         claims=_claims(c, e, where),
-        family=c.number(e, "family", where, 1, 1, 1000, integer=True),
+        family=_family(c, e, where),
         margin=(c.number(e, "margin", where, 0, 0.001, 10.0) if "margin" in e else None),
         twin=c.boolean(e, "twin", where, False),
         perf_trials=c.number(e, "perf_trials", where, 1, 1, 20, integer=True),
@@ -571,6 +572,19 @@ def _experiment(c: _Checker, e: dict[str, Any], where: str,
         comparisons=_comparisons(c, e, where, methods),
         **_originals(c, e, where, command, methods),
     )
+
+
+def _family(c: _Checker, e: dict[str, Any], where: str) -> int:
+    """``family``: the decision family of a question's experiment. A claim's family is the
+    one table's (rundir.families) that the runner and the analysis both read, so a claim
+    experiment may not declare one."""
+    tabled = [x for x in (e.get("claims") or []) if x in families.FAMILY]
+    if "family" in e and tabled:
+        raise c.fail(f"{where}.family", f"the family of claim {tabled[0]} comes from the one "
+                     "table the runner and the analysis read (rundir/families.py): remove "
+                     "family from this experiment (allowed only on experiments without "
+                     f"claims of that table: {', '.join(families.FAMILY)})")
+    return int(c.number(e, "family", where, 1, 1, 1000, integer=True))
 
 
 def _comparisons(c: _Checker, e: dict[str, Any], where: str,

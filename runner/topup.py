@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from rundir import planfile, records
+from rundir import families, planfile, records
 from rundir import sequential as sq
 from rundir.quantities import log_ratios, primary
 from runner.design import in_block_order
@@ -90,23 +90,68 @@ def _pairs(name: str, cells: Mapping[str, Cell]) -> list[tuple[str, str, str]]:
     return out
 
 
+def p1_cells(cells: Mapping[str, Cell], sources: Mapping[str, list[Experiment]]) -> int:
+    """P1's cells searched, as the analysis counts them (analysis.claims.placement): the
+    (pair, threads, size) of the pairs P1 reads with both methods under both placements,
+    among the copybench stream cells of P1's experiments, on the first transport (veth, then
+    loopback) that has any."""
+    p1 = [c for cid, c in cells.items() if c.kind == "copybench" and not c.twin
+          and c.mode == "stream" and any("P1" in e.claims for e in sources.get(cid, []))]
+    for transport in ("veth", "loopback"):
+        have = {(c.method, c.threads, c.size, c.placement) for c in p1
+                if c.transport == transport}
+        n = sum(1 for name in families.READS["P1"]
+                for th, size in sorted({(t, s) for _, t, s, _ in have})
+                if all((m, th, size, pl) in have for m in name.split("/")
+                       for pl in ("same-core", "cross-core")))
+        if n:
+            return n
+    return 0
+
+
+def claim_family(e: Experiment, name: str, placement_cells: int) -> int:
+    """The family a declared comparison of experiment ``e`` is stopped at: the largest of
+    the families (rundir.families) of the experiment's claims that read it (C14's counted
+    from the experiment's sizes, P1's from ``placement_cells``); an experiment whose claims
+    do not read it (a question's) keeps the profile's ``family``."""
+    who = families.readers(name, e.claims)
+    if not who:
+        return e.family
+    return max(families.family(c, sizes=len(e.sizes), placement_cells=placement_cells)
+               for c in who)
+
+
+def experiment_family(e: Experiment, placement_cells: int) -> int:
+    """The largest family of an experiment's claims (rundir.families), or the profile's
+    ``family`` for an experiment without claims of that table (a question's): what a
+    block's planned rounds are sized for in the fixed design."""
+    fams = [families.family(c, sizes=len(e.sizes), placement_cells=placement_cells)
+            for c in e.claims if c in families.FAMILY]
+    return max(fams) if fams else e.family
+
+
 def resolve(block_cells: Iterable[str], cells: Mapping[str, Cell],
-            sources: Mapping[str, list[Experiment]]) -> list[Comparison]:
+            sources: Mapping[str, list[Experiment]], placement_cells: int = 0
+            ) -> list[Comparison]:
     """A block's comparisons: each experiment's declared ones, among that experiment's own
     copybench cells of the block (twin 0; the reports' programs and the A/A twin are not
-    compared), boundaries united and the largest family where experiments share a pair."""
+    compared), boundaries united where experiments share a pair. Each comparison's family
+    is the largest of the claims that read it (:func:`claim_family`: the table both the
+    runner and the analysis read, rundir.families), so it stops where the claim with the
+    widest CI among its readers would call it decided."""
     found: dict[tuple[str, str], Comparison] = {}
     ids = [cid for cid in block_cells if cells[cid].kind == "copybench" and not cells[cid].twin]
     exps = {e.name: e for cid in ids for e in sources.get(cid, []) if e.comparisons}
     for e in exps.values():
         own = {cid: cells[cid] for cid in ids if e in sources.get(cid, [])}
         for name, bounds in e.comparisons:
+            fam = claim_family(e, name, placement_cells)
             for label, a, b in _pairs(name, own):
                 old = found.get((a, b))
                 if old is not None:
                     bounds = tuple(sorted(set(old.boundaries) | set(bounds)))
                 found[(a, b)] = Comparison(label, a, b, tuple(bounds),
-                                           max(e.family, old.family if old else 1))
+                                           max(fam, old.family if old else 1))
     return sorted(found.values(), key=lambda c: c.name)
 
 

@@ -24,6 +24,7 @@ from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, REFUTED, TRANSPO
                                   stream_cells)
 from analysis.fmt import fmt_size
 from analysis.run import Run, select, values
+from rundir import families
 
 PAIRS = (("zerocopy", "send"), ("sendmsg", "send"))
 PLACEMENTS = ("same-core", "cross-core")
@@ -75,7 +76,7 @@ def placement_hypothesis(run: Run) -> tuple[ClaimResult, pd.DataFrame]:
     for t in TRANSPORT_PREF:
         dt = st[st["transport"] == t]
         cells = _searched(dt)
-        family = 2 * len(cells)
+        family = families.p1_family(len(cells))  # the table the runner reads too
         for i, (a, b, th, s) in enumerate(cells):
             f = dict(size=s, threads=th)
             est = {pl: _ordering(run, dt, a, b, f, pl, family, seed=2 * i + k)

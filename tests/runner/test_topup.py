@@ -38,7 +38,7 @@ SEQ = {"spending": "pocock", "first_look": 2, "look_every": 2, "rounds_max": 6,
 DESIGN = {"rounds_min": 2, "rounds_max": 2, "primary": "paired", "sequential": SEQ}
 EXP = {"name": "c", "command": "send", "methods": ["send", "sendmsg"],
        "sizes": ["1K", "16K", "64K"], "placements": ["cross-core"], "purpose": "claim",
-       "claims": ["C4"], "family": 2, "comparisons": {"sendmsg/send": [0.97, 1.03]}}
+       "claims": ["C4"], "comparisons": {"sendmsg/send": [0.97, 1.03]}}
 #: 3 blocks x 2 cells x 2 rounds x 0.4 s planned (4.8 s); the top-up gets budget_s less that:
 #: 4.8 s, three looks of 1.6 s, of the six the blocks could take
 BUDGET = 9.6
@@ -136,12 +136,44 @@ def test_plan_carries_the_design_looks_comparisons_and_budget(tmp_path: Path) ->
     assert seq["blocks"] == 3 and seq["comparisons"] == 3
     for b in plan.blocks.values():  # type: ignore[union-attr]
         assert b["rounds"] == 2 and b["sequential"]["looks"] == [2, 4, 6]
-        assert b["sequential"]["family"] == 2
+        assert b["sequential"]["family"] == 4  # C4's, from rundir.families
         (c,) = b["sequential"]["comparisons"]
         assert c["name"] == "sendmsg/send at 1 thread" and c["boundaries"] == [0.97, 1.03]
         assert {plan.cells[c["a"]].method, plan.cells[c["b"]].method} == {"sendmsg", "send"}
         assert plan.cells[c["a"]].method == "sendmsg"
     assert len(plan.rounds) == 2
+
+
+def test_each_comparison_stops_at_the_family_the_analysis_reads_it_at(tmp_path: Path) -> None:
+    """One table (rundir.families) for the runner and the analysis: an experiment serving
+    C4 (sendmsg/send, 4 sizes) and C5 (zerocopy/send, 2 sizes) stops each comparison at the
+    family of the claims that read it, not at one family per experiment (on the base the
+    experiment's declared family 4 applied to both, and C5 was read at 2)."""
+    exp = {**EXP, "methods": ["send", "sendmsg", "zerocopy"], "claims": ["C4", "C5"],
+           "comparisons": {"sendmsg/send": [0.97, 1.03], "zerocopy/send": [0.97, 1.03]}}
+    plan = _plan(tmp_path, exp=exp)
+    got = {c["name"]: c["family"] for b in plan.blocks.values()  # type: ignore[union-attr]
+           for c in b["sequential"]["comparisons"]}
+    from analysis.claims import rules as RU  # the analysis's families, for the check only
+    assert got == {"sendmsg/send at 1 thread": RU.RULES["C4"][0].family,
+                   "zerocopy/send at 1 thread": RU.RULES["C5"][0].family} == {
+        "sendmsg/send at 1 thread": 4, "zerocopy/send at 1 thread": 2}
+
+
+def test_p1s_family_is_counted_from_the_plan_as_the_analysis_counts_it(tmp_path: Path) -> None:
+    exp = {**EXP, "methods": ["send", "sendmsg", "zerocopy"], "claims": ["C5", "P1"],
+           "placements": ["cross-core", "same-core"],
+           "comparisons": {"sendmsg/send": [0.97, 1.03], "zerocopy/send": [0.97, 1.03]}}
+    plan = _plan(tmp_path, exp=exp)
+    fams = {c["family"] for b in plan.blocks.values()  # type: ignore[union-attr]
+            for c in b["sequential"]["comparisons"]}
+    assert fams == {2 * 2 * 3}  # two pairs x three sizes under both placements
+
+
+def test_a_claim_experiment_may_not_declare_its_own_family(tmp_path: Path) -> None:
+    with pytest.raises(ProfileError, match="experiment\\[c\\].family: the family of claim C4 "
+                       "comes from the one table the runner and the analysis read"):
+        _plan(tmp_path, exp={**EXP, "family": 2})
 
 
 def test_thread_comparisons_pair_the_thread_counts_of_each_method(tmp_path: Path) -> None:

@@ -1,0 +1,69 @@
+"""The decision family of every claim, in one table that both sides import: the analysis's
+rules (analysis.claims.rules) read each comparison of a verdict at alpha/m with m from here,
+and the runner's sequential top-up (runner.topup) stops a comparison at the same m, so a
+comparison is never stopped at one family and read at another.
+
+A verdict's family is the set of comparisons it combines (C4's four sizes, C5's two, ...).
+Two families are counted from the run instead of fixed: C14's is the number of file sizes
+its plan declares (:data:`SIZES`), P1's twice the (pair, threads, size) cells measured under
+both placements (:data:`PLACEMENT_CELLS`, :func:`p1_family`).
+
+:data:`READS` says which declared comparison ("a/b" of two methods, "Nt/Mt" of two thread
+counts) each claim reads, so a comparison an experiment declares for several claims takes
+the families of the claims that read it, not of every claim the experiment serves.
+
+Only the standard library: the profile loader and the runner import it.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+#: the family is the number of file sizes the run's plan declares for the claim
+SIZES = "sizes"
+#: the family is twice the cells measured under both placements (P1: one ordering each)
+PLACEMENT_CELLS = "2 x cells"
+
+#: claim -> its decision family m (each comparison read at alpha/m, Bonferroni)
+FAMILY: dict[str, int | str] = {
+    "C1": 1, "C2": 1, "C3": 1, "C4": 4, "C5": 2, "C6": 1, "C7": 1, "C8": 4, "C9": 4,
+    "C10": 1, "C11": 4, "C12": 1, "C13": 1, "C14": SIZES, "P1": PLACEMENT_CELLS,
+}
+
+#: claim -> the declared comparisons its rules read
+READS: dict[str, tuple[str, ...]] = {
+    "C1": ("zerocopy/send",), "C3": ("zerocopy/send",), "C4": ("sendmsg/send",),
+    "C5": ("zerocopy/send",), "C6": ("8t/4t",), "C8": ("send/sendmsg",),
+    "C9": ("zerocopy/send",), "C10": ("zerocopy/send",),
+    "C11": ("2t/1t", "4t/1t", "8t/2t", "8t/4t"), "C13": ("sendfile/read-write",),
+    "C14": ("splice2/splice",), "P1": ("zerocopy/send", "sendmsg/send"),
+}
+
+
+def fixed(claim: str) -> int:
+    """A claim's family where the table fixes it (KeyError/ValueError otherwise)."""
+    m = FAMILY[claim]
+    if not isinstance(m, int):
+        raise ValueError(f"{claim}'s family is counted from the run ({m}), not fixed")
+    return m
+
+
+def p1_family(cells: int) -> int:
+    """P1's family: one ordering per placement of each of ``cells`` cells searched."""
+    return 2 * max(1, int(cells))
+
+
+def family(claim: str, sizes: int = 0, placement_cells: int = 0) -> int:
+    """A claim's family: the table's number, or counted from the run (``sizes``: the file
+    sizes its plan declares; ``placement_cells``: P1's cells under both placements)."""
+    m = FAMILY[claim]
+    if m == SIZES:
+        return max(1, int(sizes))
+    if m == PLACEMENT_CELLS:
+        return p1_family(placement_cells)
+    return int(m)
+
+
+def readers(comparison: str, claims: Iterable[str]) -> list[str]:
+    """The claims among ``claims`` whose rules read the declared comparison."""
+    return [c for c in claims if comparison in READS.get(c, ())]

@@ -1,0 +1,21 @@
+"""One table of decision families (rundir.families) that the analysis's rules and the
+runner's top-up both read (issue 37: the runner stopped C5's comparisons at family 4 while
+the analysis read them at 2)."""
+
+from __future__ import annotations
+
+from analysis.claims import rules as RU
+from rundir import families
+
+
+def test_every_rule_reads_its_family_from_the_shared_table() -> None:
+    for claim, rules in RU.RULES.items():
+        for rule in rules:
+            m = families.FAMILY[claim]
+            assert rule.family == (m if isinstance(m, int) else 0), claim
+
+
+def test_the_table_says_which_comparisons_each_claim_reads() -> None:
+    assert families.readers("zerocopy/send", ["C4", "C5", "P1"]) == ["C5", "P1"]
+    assert families.family("C14", sizes=3) == 3 and families.family("P1", placement_cells=22) == 44
+    assert families.fixed("C5") == 2
