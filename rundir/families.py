@@ -67,3 +67,48 @@ def family(claim: str, sizes: int = 0, placement_cells: int = 0) -> int:
 def readers(comparison: str, claims: Iterable[str]) -> list[str]:
     """The claims among ``claims`` whose rules read the declared comparison."""
     return [c for c in claims if comparison in READS.get(c, ())]
+
+
+# ------------------------------------------------------------- applicability at plan time
+
+PMU, CPU_PER_THREAD, PARALLEL = "pmu", "cpu_per_thread", "parallel"
+
+#: claim -> what the testbed must offer for its rules to test it: (kind, threads). The
+#: analysis's rules declare the same conditions (analysis.claims.rules.Applicability; a test
+#: holds the two equal); the runner reads them here to know before the run which claims
+#: this machine cannot test.
+CONDITIONS: dict[str, tuple[tuple[str, int], ...]] = {
+    "C2": ((PMU, 0),), "C7": ((PMU, 0),), "C12": ((PMU, 0),),
+    "C6": ((CPU_PER_THREAD, 8),), "C11": ((CPU_PER_THREAD, 8),),
+    "C14": ((PARALLEL, 2),),
+}
+
+
+def cpus_needed(kind: str, threads: int, placement: str | None) -> int:
+    """CPUs a configuration needs for the condition (a CPU per thread and side: ``threads``
+    same-core, twice that cross-core; parallel threads: ``threads``)."""
+    if kind == CPU_PER_THREAD:
+        return threads * (1 if placement == "same-core" else 2)
+    if kind == PARALLEL:
+        return threads
+    return 0
+
+
+def untestable(claim: str, placement: str | None, cpus: int,
+               pmu: bool | None = None) -> str | None:
+    """Why a machine with ``cpus`` CPUs (and hardware counters or not; None: unknown) cannot
+    test ``claim`` at ``placement``, or None where it can (or the claim has no condition)."""
+    for kind, n in CONDITIONS.get(claim, ()):
+        if kind == PMU:
+            if pmu is False:
+                return f"{claim} needs hardware cache counters (a PMU); this machine has none"
+            continue
+        if kind == PARALLEL and placement == "same-core":
+            return (f"{claim} needs {n} CPUs for the method's {n} threads; the same-core "
+                    "placement puts them on one CPU by definition")
+        need = cpus_needed(kind, n, placement)
+        if cpus < need:
+            what = (f"a CPU per thread and side ({n} threads, {placement}: {need} CPUs)"
+                    if kind == CPU_PER_THREAD else f"{need} CPUs for its {n} parallel threads")
+            return f"{claim} needs {what}; this machine has {cpus}"
+    return None

@@ -109,14 +109,21 @@ def p1_cells(cells: Mapping[str, Cell], sources: Mapping[str, list[Experiment]])
     return 0
 
 
-def claim_family(e: Experiment, name: str, placement_cells: int) -> int:
+def claim_family(e: Experiment, name: str, placement_cells: int,
+                 untestable: Iterable[str] = ()) -> int | None:
     """The family a declared comparison of experiment ``e`` is stopped at: the largest of
     the families (rundir.families) of the experiment's claims that read it (C14's counted
     from the experiment's sizes, P1's from ``placement_cells``); an experiment whose claims
-    do not read it (a question's) keeps the profile's ``family``."""
+    do not read it (a question's) keeps the profile's ``family``. Claims this machine cannot
+    test (``untestable``) do not count; None when every claim that reads it is one (the
+    comparison is then never topped up)."""
     who = families.readers(name, e.claims)
     if not who:
         return e.family
+    skip = set(untestable)
+    who = [c for c in who if c not in skip]
+    if not who:
+        return None
     return max(families.family(c, sizes=len(e.sizes), placement_cells=placement_cells)
                for c in who)
 
@@ -131,21 +138,25 @@ def experiment_family(e: Experiment, placement_cells: int) -> int:
 
 
 def resolve(block_cells: Iterable[str], cells: Mapping[str, Cell],
-            sources: Mapping[str, list[Experiment]], placement_cells: int = 0
-            ) -> list[Comparison]:
+            sources: Mapping[str, list[Experiment]], placement_cells: int = 0,
+            untestable: Iterable[str] = ()) -> list[Comparison]:
     """A block's comparisons: each experiment's declared ones, among that experiment's own
     copybench cells of the block (twin 0; the reports' programs and the A/A twin are not
     compared), boundaries united where experiments share a pair. Each comparison's family
     is the largest of the claims that read it (:func:`claim_family`: the table both the
     runner and the analysis read, rundir.families), so it stops where the claim with the
-    widest CI among its readers would call it decided."""
+    widest CI among its readers would call it decided. A comparison read only by claims this
+    machine cannot test (``untestable``, rundir.families.untestable) is left out: it is
+    never topped up."""
     found: dict[tuple[str, str], Comparison] = {}
     ids = [cid for cid in block_cells if cells[cid].kind == "copybench" and not cells[cid].twin]
     exps = {e.name: e for cid in ids for e in sources.get(cid, []) if e.comparisons}
     for e in exps.values():
         own = {cid: cells[cid] for cid in ids if e in sources.get(cid, [])}
         for name, bounds in e.comparisons:
-            fam = claim_family(e, name, placement_cells)
+            fam = claim_family(e, name, placement_cells, untestable)
+            if fam is None:
+                continue
             for label, a, b in _pairs(name, own):
                 old = found.get((a, b))
                 if old is not None:

@@ -170,6 +170,55 @@ def test_p1s_family_is_counted_from_the_plan_as_the_analysis_counts_it(tmp_path:
     assert fams == {2 * 2 * 3}  # two pairs x three sizes under both placements
 
 
+#: C11's thread counts beside C8's two-copy/one-copy at 4 threads, in one block per placement
+THREADS_EXP = {"name": "t", "command": "send", "methods": ["send", "sendmsg"],
+               "sizes": ["16K"], "threads": [1, 2, 4, 8], "pair_threads": True,
+               "placements": ["cross-core", "same-core"], "purpose": "claim",
+               "claims": ["C11", "C8"],
+               "comparisons": {"2t/1t": [0.97, 1.03], "8t/4t": [0.97, 1.03],
+                               "send/sendmsg": [0.97, 1.03]}}
+
+
+C8_ONLY = [f"send/sendmsg at {t} thread{'s' if t > 1 else ''}" for t in (1, 2, 4, 8)]
+
+
+def _names(plan: Plan) -> dict[str, list[str]]:
+    return {b["placement"]: sorted(c["name"] for c in (b.get("sequential") or {}).get(
+        "comparisons", [])) for b in plan.blocks.values()}  # type: ignore[union-attr]
+
+
+def test_a_claim_this_machine_cannot_test_is_known_at_plan_time(tmp_path: Path) -> None:
+    """Issue 37: on 2 CPUs C11's thread counts (a CPU per thread and side: 8 same-core, 16
+    cross-core) are not testable; the plan says so and never tops their comparisons up (the
+    reference run spent 44.7 % of its top-up on them), while C8's comparison in the same
+    blocks keeps its top-up."""
+    plan = plan_mod.make(prof_mod.load(str(_profile(tmp_path, exp=THREADS_EXP))), CAPS)
+    assert _names(plan) == {pl: C8_ONLY for pl in ("cross-core", "same-core")}
+    for b in plan.blocks.values():  # type: ignore[union-attr]
+        assert "C11 needs a CPU per thread and side" in b["untestable"]["C11"]
+        assert "C8" not in b.get("untestable", {})
+    assert any(n.startswith("not testable here: C11 needs a CPU per thread and side "
+                            "(8 threads, cross-core: 16 CPUs); this machine has 2")
+               and "never topped up" in n for n in plan.notes)
+
+
+def test_a_machine_with_the_cpus_tops_the_thread_counts_up(tmp_path: Path) -> None:
+    caps = Capabilities(methods=None, root=True, cpus=8, peers={}, perf=True)
+    plan = plan_mod.make(prof_mod.load(str(_profile(tmp_path, exp=THREADS_EXP))), caps)
+    got = _names(plan)  # 8 CPUs: enough same-core (8), not cross-core (16)
+    assert got["same-core"] == ["2t/1t of send", "2t/1t of sendmsg", "8t/4t of send",
+                                "8t/4t of sendmsg", *C8_ONLY]
+    assert got["cross-core"] == C8_ONLY
+
+
+def test_the_plans_conditions_are_the_analysis_rules_conditions() -> None:
+    from analysis.claims import rules as RU  # the analysis's declarations, for the check
+    from rundir import families
+    declared = {c: tuple((a.kind, a.threads) for a in r.conditions)
+                for c, rs in RU.RULES.items() for r in rs if r.conditions}
+    assert declared == families.CONDITIONS
+
+
 def test_a_claim_experiment_may_not_declare_its_own_family(tmp_path: Path) -> None:
     with pytest.raises(ProfileError, match="experiment\\[c\\].family: the family of claim C4 "
                        "comes from the one table the runner and the analysis read"):
@@ -374,9 +423,12 @@ def test_committed_profiles_plans_validate_under_the_schema(name: str) -> None:
     assert schema_problems(validator, doc, "plan.json") == []
     seq = (doc["design"] or {}).get("sequential")
     assert (seq is None) == (name == "quick")
-    if seq:  # every claim block of these profiles carries its looks and comparisons
-        claims = [b for b in doc["blocks"].values() if b["purpose"] == "claim"]
+    if seq:  # every claim block testable here carries its looks and comparisons; a block
+        # whose every claim this machine (2 CPUs) cannot test carries none
+        blocks = [b for b in doc["blocks"].values() if b["purpose"] == "claim"]
+        claims = [b for b in blocks if set(b["claims"]) - set(b.get("untestable", {}))]
         assert claims and all(b.get("sequential") for b in claims)
+        assert all(not b.get("sequential") for b in blocks if b not in claims)
         assert all(b["sequential"]["looks"][0] == b["rounds"] == 6 for b in claims)
         assert all(b["sequential"]["looks"][-1] == 90 for b in claims)
 
