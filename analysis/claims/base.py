@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from analysis import stats as S
 from analysis.claims.rules import fmt_size
@@ -176,6 +177,8 @@ class Compared:
     decision: S.Decision
     sensitivity: S.RatioTest | None = None
     sens_decision: S.Decision | None = None
+    block: str = ""  # the block of its pairs (one block; "" otherwise)
+    seconds_per_round: float = math.nan  # that block's planned seconds per round
 
     def row(self) -> dict[str, Any]:
         p, s = self.primary, self.sensitivity
@@ -187,7 +190,57 @@ class Compared:
                 "reading": p.note,
                 "sensitivity": (f"{s.kind} {fmt_num(s.ratio.value)} [{fmt_num(s.ratio.lo)}, "
                                 f"{fmt_num(s.ratio.hi)}] → {self.sens_decision.outcome}"
-                                if s is not None and self.sens_decision else "—")}
+                                if s is not None and self.sens_decision else "—"),
+                "distance": self.distance() if self.decision.outcome == "inconclusive"
+                else ""}
+
+    def distance(self) -> str:
+        """How far an undecided comparison is from a decision (:func:`distance_text`)."""
+        return distance_text(self.primary, self.decision, self.seconds_per_round)
+
+
+#: an undecided comparison that would need more rounds than this is "not decidable": its
+#: estimate sits on the boundary (C9's 0.652 against 0.65 needs about 13 000)
+UNDECIDABLE_ROUNDS = 10_000
+
+
+def rounds_to_decide(mean_log: float, sd: float, boundaries: Sequence[float], family: int,
+                     alpha: float = S.ALPHA) -> float:
+    """The rounds n at which the fixed design's t CI at level 1 - alpha/family, around the
+    measured mean log ratio with the measured sd, would clear the nearest of ``boundaries``
+    (those it straddles): t(1 - alpha/(2m), n - 1) sd / sqrt(n) <= d, d the log distance
+    from the estimate to that boundary; inf when the estimate lies on it."""
+    if not boundaries or not (math.isfinite(mean_log) and math.isfinite(sd)):
+        return math.nan
+    d = min(abs(mean_log - math.log(b)) for b in boundaries)
+    if d == 0.0:
+        return math.inf
+    p = alpha / (2 * max(1, family))
+    n = max(2, math.ceil((float(stats.norm.isf(p)) * sd / d) ** 2))
+    if n > 10 * UNDECIDABLE_ROUNDS:
+        return float(n)
+    while float(stats.t.isf(p, n - 1)) * sd / math.sqrt(n) > d:
+        n += 1
+    return float(n)
+
+
+def distance_text(t: S.RatioTest, decision: S.Decision, seconds_per_round: float) -> str:
+    """An undecided comparison's distance from a decision: the rounds that would decide it
+    at its measured sd (and the hours at its block's seconds per round), or "not decidable:
+    the estimate sits on the boundary" past :data:`UNDECIDABLE_ROUNDS`."""
+    if t.kind != S.PAIRED or not math.isfinite(t.sd_log):
+        return "distance unknown: no per-round sd (unpaired)"
+    n = rounds_to_decide(math.log(t.ratio.value), t.sd_log, decision.straddles, t.family,
+                         t.alpha)
+    if math.isnan(n):
+        return "distance unknown"
+    if n > UNDECIDABLE_ROUNDS:
+        return (f"not decidable: the estimate sits on the boundary (about {n:,.0f} rounds "
+                f"at its sd {t.sd_log:.3f})" if math.isfinite(n) else
+                "not decidable: the estimate sits on the boundary")
+    hours = (f", {n * seconds_per_round / 3600:.1f} h on this machine"
+             if math.isfinite(seconds_per_round) else "")
+    return f"decided at about {n:.0f} rounds{hours} (sd {t.sd_log:.3f} per round)"
 
 
 def _twin0(df: pd.DataFrame) -> pd.DataFrame:
@@ -299,8 +352,16 @@ def compare_pair(run: Run, df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any
         prim, sens = pr, unp
     else:
         prim, sens = unp, pr
+    block, spr = "", math.nan
+    if paired and pr is not None:
+        ids = {str(x) for x in j.index.get_level_values(0)}
+        if len(ids) == 1:
+            block = ids.pop()
+            b = ((run.plan or {}).get("blocks") or {}).get(block) or {}
+            v = b.get("seconds_per_round")
+            spr = float(v) if isinstance(v, (int, float)) else math.nan
     return Compared(size, prim, S.decide(rule, prim.ratio), sens,
-                    S.decide(rule, sens.ratio) if sens is not None else None)
+                    S.decide(rule, sens.ratio) if sens is not None else None, block, spr)
 
 
 def design_text(run: Run) -> str:

@@ -96,3 +96,39 @@ def test_a_fixed_design_run_reads_every_round(tmp_path: Path) -> None:
     j = B.paired_rounds(run.measured, dict(method="zerocopy"), dict(method="send"), "gbit_per_s")
     t = B.paired_test(run, j, 2, S.DecisionRule("direction"))
     assert t.n == 18 and t.note == "" and t.look == 0
+
+
+# --- every inconclusive verdict states its distance (issue 37, item 4) -------------------
+
+def _c13_run(tmp_path: Path, center: float, sd: float, n: int = 12) -> A.Run:
+    rng = np.random.default_rng(4)
+    z = rng.standard_normal(n)
+    lr = math.log(center) + sd * (z - z.mean()) / z.std(ddof=1)
+    base = 10.0 * np.exp(np.sin(np.arange(n)) * 0.2)
+    cells = [{**R.file_send("sendfile", 100_000_000, "same-core"),
+              "values": list(base * np.exp(lr))},
+             {**R.file_send("read-write", 100_000_000, "same-core"), "values": list(base)}]
+    return A.load_run(R.write(tmp_path / f"c13-{center}", cells, ["C13"]))
+
+
+def test_an_inconclusive_verdict_states_the_rounds_that_would_decide_it(tmp_path: Path) -> None:
+    from analysis import claims as C
+    # C13's band is [1.1333, 1.7708]: an estimate of 1.70 with sd 0.2 straddles 1.7708
+    run = _c13_run(tmp_path, 1.70, 0.2)
+    (r,) = [x for x in C.c13(run) if x.placement == "same-core"]
+    assert r.verdict == C.INCONCLUSIVE
+    d = math.log(1.7708 / 1.70)
+    n = B.rounds_to_decide(math.log(1.70), 0.2, (1.7708,), 1)
+    from scipy import stats
+    assert stats.t.isf(0.025, n - 1) * 0.2 / math.sqrt(n) <= d  # n decides ...
+    assert stats.t.isf(0.025, n - 2) * 0.2 / math.sqrt(n - 1) > d  # ... n - 1 does not
+    assert f"decided at about {n:.0f} rounds" in r.boundary and "sd 0.200" in r.boundary
+    assert r.details[0]["distance"].startswith(f"decided at about {n:.0f} rounds")
+
+
+def test_an_estimate_on_the_boundary_is_not_decidable(tmp_path: Path) -> None:
+    from analysis import claims as C
+    run = _c13_run(tmp_path, 1.7708 * 1.0005, 0.2)
+    (r,) = [x for x in C.c13(run) if x.placement == "same-core"]
+    assert r.verdict == C.INCONCLUSIVE
+    assert "not decidable: the estimate sits on the boundary" in r.boundary
