@@ -4,7 +4,7 @@ write the report (executed notebook, HTML without code, ``cells.csv``, ``claims.
     python -m analysis.compare_report RUN REF [--threshold T] [--out DIR] [--unverified]
 
 Exit codes: 0 report written; 1 the notebook failed, or a run cannot be read, is being
-written or does not verify (:mod:`rundir.gate`; ``--unverified`` reports on such a run
+written or does not verify (:mod:`rundir.readiness`; ``--unverified`` reports on such a run
 anyway, saying so); 2 bad input (a missing run directory, a threshold outside (0, 1)). The
 report is assembled in a temporary directory and moved into place only when complete, so a
 failure leaves no partial report.
@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from rundir import records
-from rundir.gate import being_written, unverified_reason
+from rundir.readiness import being_written, unverified_reason
 
 NOTEBOOK = "notebooks/compare.ipynb"
 #: The checkout this package lives in (notebooks/ and build/ are beside it).

@@ -3,8 +3,8 @@ comparisons.
 
 Pure functions of tables the notebooks already compute (no I/O): the message methods against
 two-copy ``send`` and the file methods against ``read-write``
-(:func:`analysis.claims.sendcmp.baseline_comparisons`), their crossover sizes
-(:func:`analysis.claims.sendcmp.crossovers`, drawn and quoted only where they agree with the
+(:func:`analysis.claims.baselines.baseline_comparisons`), their crossover sizes
+(:func:`analysis.claims.baselines.crossovers`, drawn and quoted only where they agree with the
 decided comparisons: :func:`crossover_agreement`), the claim verdicts and the A/A control.
 Each finding is one sentence with its number and CI, the configuration it holds for and the
 label of the figure that shows it. Nothing is asserted that the run did not decide: an

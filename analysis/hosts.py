@@ -1,7 +1,7 @@
 """The two hosts of a run over the ``remote`` transport, from its manifest.
 
 A two-host run's ``manifest.json`` has ``remote.hosts.sender`` (this host) and
-``remote.hosts.sink`` (the other), both collected by the same probe (runner/hostfacts.py); a
+``remote.hosts.sink`` (the other), both collected by the same probe (runner/host/hostfacts.py); a
 one-host run has no ``remote``. :func:`hosts_table` sets the facts of both side by side (for
 the testbed page and ``make compare``); a value the probe could not read is shown with its
 reason, never as a guess.

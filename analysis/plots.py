@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -451,7 +450,7 @@ def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None
            crossovers: pd.DataFrame | None = None, title: str | None = None,
            source: pd.DataFrame | None = None, col_wrap: int | None = None) -> sns.FacetGrid:
     """Ratios against a baseline (columns ``size``, ``ratio``, ``lo``, ``hi``: the decided
-    comparisons of :mod:`analysis.claims.sendcmp`) against size: one line per method with
+    comparisons of :mod:`analysis.claims.baselines`) against size: one line per method with
     its CI as a band, the 1.0 line, the ±threshold band grey, and each crossover size (where
     the method starts to beat the baseline) as a dotted vertical line with its CI shaded."""
     hk = _hue_kws(df, hue)
@@ -702,10 +701,6 @@ def _figure_frame(g: Any) -> pd.DataFrame | None:
         return df[list(dict.fromkeys(cols))]
     data = getattr(g, "data", None)
     return data if isinstance(data, pd.DataFrame) else None
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
 
 
 def show(g: Any, source: pd.DataFrame | None = None) -> list[str]:

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -18,7 +18,7 @@ import pandas as pd
 from analysis import stats as S
 from analysis.cpuprofiles import CpuProfiles, load_cpu_profiles, read_json
 from rundir import layout, planfile, records
-from rundir.quantities import primary
+from blockstats.quantities import primary
 
 MESSAGE_METHODS = ("send", "sendmsg", "zerocopy", "uring-zc", "vmsplice")
 FILE_METHODS = ("read-write", "mmap-write", "sendfile", "splice", "splice2", "copy_file_range")
@@ -92,7 +92,7 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
               "threads", "cache", "fields", "duration_s", "warmup_s", "verify", "no_sink",
               "counters", "block", "twin"):
         row[k] = cfg.get(k)
-    # block design (runner/design.py): block id (None in runs without blocks) and the A/A
+    # block design (runner/plan/blocks.py): block id (None in runs without blocks) and the A/A
     # control's twin flag (1 = the second copy of a method in its block)
     row["twin"] = int(row["twin"] or 0)
     if row["threads"] is None:
@@ -395,10 +395,6 @@ def drift_by_scenario(run: Run, metric: str = "gbit_per_s") -> pd.DataFrame:
 
 def distinct(df: pd.DataFrame, col: str) -> list[Any]:
     return sorted(v for v in df[col].dropna().unique())
-
-
-def present_levels(df: pd.DataFrame, factors: Iterable[str]) -> dict[str, list[Any]]:
-    return {f: distinct(df, f) for f in factors if f in df}
 
 
 def reference(df: pd.DataFrame, transports: Sequence[str] = ("veth", "loopback"),

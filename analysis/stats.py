@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from rundir import sequential as sq
+from blockstats import sequential as sq
 from statsmodels.stats.multitest import multipletests
 
 CONFIDENCE = 0.95
@@ -399,25 +399,6 @@ def ratio_of_ratios(a1: ArrayLike, b1: ArrayLike, a2: ArrayLike, b2: ArrayLike,
     return Estimate(value, lo, hi, n, confidence)
 
 
-def crossover_verdict(c: Crossover, band_lo: float, band_hi: float,
-                      p_none_refute: float = 0.95) -> tuple[str, str]:
-    """Verdict for "a overtakes b between band_lo and band_hi" from a :class:`Crossover`.
-    Returns (verdict, reason)."""
-    if len(c.sizes) < 2:
-        return "not testable here", "fewer than two common sizes"
-    covers = min(c.sizes) <= band_lo and max(c.sizes) >= band_hi
-    if c.p_none >= p_none_refute:
-        if covers:
-            return "refuted", f"no crossover in range (bootstrap probability {c.p_none:.2f})"
-        return "inconclusive", "no crossover in the sizes tested, which do not span the claim"
-    if math.isfinite(c.lo) and math.isfinite(c.hi):
-        if band_lo <= c.lo and c.hi <= band_hi:
-            return "holds", "crossover CI inside the claimed range"
-        if c.hi < band_lo or c.lo > band_hi:
-            return "refuted", "crossover CI outside the claimed range"
-    return "inconclusive", "crossover CI overlaps the claimed range's edge"
-
-
 # ---------------------------------------------------------------------------- paired design
 #
 # The block design (DESIGN.md, statistics 3-5): the methods of one configuration run back to
@@ -521,7 +502,7 @@ def sequential_ratio(rounds: ArrayLike, a: ArrayLike, b: ArrayLike, sched: sq.Sc
                      reached: int, boundaries: Sequence[float], family: int = 1,
                      spending: str = sq.POCOCK, alpha: float = ALPHA) -> RatioTest:
     """The paired ratio a/b of a run with the sequential top-up, read at its stopping look
-    (:func:`rundir.sequential.stopping_look`: the first look whose repeated CI lies wholly on
+    (:func:`blockstats.sequential.stopping_look`: the first look whose repeated CI lies wholly on
     one side of each of the rule's ``boundaries``, else the last look its block reached):
     the geometric-mean ratio and repeated CI of the rounds up to that look, at the look's
     nominal level (alpha/family spent over the looks). ``rounds`` labels each pair with its

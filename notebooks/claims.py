@@ -40,7 +40,7 @@ from analysis import run as A
 from analysis import claims as C
 from analysis import plots as P
 from analysis import stats as S
-from analysis.claims.sendcmp import FIFTY_SIX, inconclusive_count
+from analysis.claims.baselines import FIFTY_SIX, inconclusive_count
 from analysis.fmt import fmt_size
 from analysis.output import glue_text, note, show_table
 

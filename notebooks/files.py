@@ -27,7 +27,7 @@ import pandas as pd
 from analysis import run as A
 from analysis import plots as P
 from analysis import stats as S
-from analysis.claims.sendcmp import file_comparisons
+from analysis.claims.baselines import file_comparisons
 from analysis.fmt import fmt_est, fmt_size
 from analysis.output import glue_text, note, show_table
 

@@ -39,7 +39,7 @@ from analysis import headlines as H
 from analysis import plots as P
 from analysis import run as A
 from analysis.claims.base import stream_cells
-from analysis.claims.sendcmp import baseline_comparisons, crossovers, file_comparisons
+from analysis.claims.baselines import baseline_comparisons, crossovers, file_comparisons
 from analysis.fmt import fmt_size
 from analysis.output import glue_text, note, show_table
 

@@ -21,7 +21,7 @@ run_dir = ""  # the run directory; empty: data/raw/<run-id>
 seed = -1  # the plan's seed; -1: the profile's own
 resume = False  # continue the interrupted run in run_dir
 rehearsal = False  # a tenth of the planned rounds: checks the pipeline and book on this plan
-remote = ""  # two hosts: the --remote options as JSON (runner/inventory.py); empty: one host
+remote = ""  # two hosts: the --remote options as JSON (runner/host/inventory.py); empty: one host
 
 # %% [markdown]
 # ## The plan
@@ -32,10 +32,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from runner import estimate as estimate_mod
-from runner import inventory
-from runner import session
-from runner.progress import fmt_duration, summary_table
+from runner.plan import estimate as estimate_mod
+from runner.host import inventory
+from runner.sweep import session
+from runner.sweep.progress import fmt_duration, summary_table
 
 run = session.open_run(profile or None, Path(run_dir) if run_dir else None,
                        None if seed < 0 else seed, resume, rehearsal=rehearsal,

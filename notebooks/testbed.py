@@ -20,7 +20,7 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 import pandas as pd
 
-from analysis import design as D
+from analysis import design_text as D
 from analysis import findings as F
 from analysis import run as A
 from analysis import plots as P

@@ -6,6 +6,6 @@ reads them) import this package, and nothing else does. It owns the trial record
 and of ``manifest.json`` (``schema/``), the CPU-profile files (:mod:`.perf`), sealing,
 verification and packing (:mod:`.verify`: ``SHA256SUMS``; the command line :mod:`.cli`),
 what ``ok`` means (:mod:`.okrule`), the one-writer lock (:mod:`.lock`), whether a run is
-finished (:mod:`.complete`) and what a reader must check first (:mod:`.gate`). It imports
+finished (:mod:`.complete`) and what a reader must check first (:mod:`.readiness`). It imports
 neither side.
 """

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from rundir import layout, lock, records
 from rundir.complete import incomplete
-from rundir.gate import being_written, unverified_reason
+from rundir.readiness import being_written, unverified_reason
 from rundir.verify import RunDirUsageError, pack, seal, verify
 
 USAGE = ("usage: python -m rundir {seal|pack} RUN_DIR [--final] | verify RUN_DIR | "

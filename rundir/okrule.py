@@ -1,7 +1,7 @@
 """What a trial record's ``status: ok`` means, as one rule both sides apply.
 
 The runner marks a trial ``ok`` only when its program said so *and* the result it printed
-passes :func:`problem` (``runner.trials``); :mod:`rundir.verify` applies the same rule to
+passes :func:`problem` (``runner.sweep.trials``); :mod:`rundir.verify` applies the same rule to
 every ``ok`` record of a run, so an ``ok`` edited into a record (or a result edited under
 one) fails verification. What the rule asks, by kind of trial:
 

@@ -8,7 +8,7 @@ routines that move bytes: ``*copy_user*``, ``rep_movs*``, ``_copy_to_iter``,
 ``skb_copy_ubufs`` (zero-copy pages copied on local delivery)...). User-space ``memcpy``/
 ``memmove`` (the ``send`` method's gather copy) is its own group, ``user_copy``.
 
-The runner writes these files (``runner.cpuprofile``); the analysis reads them. The groups are
+The runner writes these files (``runner.host.cpuprofile``); the analysis reads them. The groups are
 part of the format: both sides classify a symbol with :func:`group_of`.
 """
 

@@ -1,7 +1,7 @@
 """``plan.json``: the plan of a run, written before its first trial, under
 ``rundir/schema/plan.schema.json`` (checked by ``python -m rundir verify``).
 
-The runner writes it from its plan (``runner.model.Plan``); the analysis reads what the plan
+The runner writes it from its plan (``runner.plan.cells.Plan``); the analysis reads what the plan
 declared before the run through :class:`Declared`: the primary statistic of the block design
 (``paired`` or ``unpaired``) and the interference rule (``exclude_steal_above``); and, for a
 run with the sequential top-up, the design (:func:`sequential_design`) and each block's looks
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rundir import layout
-from rundir.sequential import Schedule
+from blockstats.sequential import Schedule
 
 SCHEMA = Path(__file__).resolve().parent / "schema" / "plan.schema.json"
 PAIRED = "paired"
@@ -51,7 +51,7 @@ class Declared:
 
 def sequential_design(plan: dict[str, Any] | None) -> dict[str, Any] | None:
     """The sequential top-up's design as plan.json declares it (``design.sequential``:
-    :meth:`rundir.sequential.SequentialDesign.to_json` and the top-up budget), or None for a
+    :meth:`blockstats.sequential.SequentialDesign.to_json` and the top-up budget), or None for a
     run with the fixed design."""
     seq = ((plan or {}).get("design") or {}).get("sequential")
     return seq if isinstance(seq, dict) else None

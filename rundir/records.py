@@ -31,7 +31,7 @@ SECTIONS = ("invocation", "remote", "identity", "output", "copybench_extra", "pe
 class TrialRecord:
     """One line of ``trials.jsonl`` (``rundir/schema/trial.schema.json``).
 
-    The runner makes one per trial (``runner.trials.new_record``: who, where in the run, when)
+    The runner makes one per trial (``runner.trial.trialrecord.new_record``: who, where in the run, when)
     and the trial's kind fills in what ran and how it went; :meth:`to_json` is the line.
     ``sections`` holds the optional parts (:data:`SECTIONS`): ``invocation`` (argv, exit
     codes, wall time), ``remote`` (the remote sink), ``identity`` and ``output`` (the reports'

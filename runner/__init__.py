@@ -1,27 +1,30 @@
 """copybench runner: the sweep. Profiles -> planned, randomized trials -> data/raw/<run-id>/.
 
-Modules, one concern each, in layers (a module imports only its own layer or lower ones;
-``tests/test_layout.py`` holds the list and checks it):
+One folder per layer, lowest first; a module imports modules of its own folder or of lower
+ones, never of a higher one (``tests/test_layout.py`` reads the layers from these folders and
+checks every import):
 
-* base: ``errors``; ``pinning`` (CPUs of a placement), ``binary`` (where copybench is),
-  ``proc`` (child processes, the reaper pipe, the one process-group kill), ``netns``, ``ssh``,
-  ``hostfacts``; ``reaper`` (the watchdog, a leaf);
-* what to run: ``profile`` (the sweep profile: TOML validation), ``cpuprofile`` (perf record
-  and its reduction), ``peers`` (iperf3, sockperf), ``inventory`` (the remote host as named),
-  ``manifest`` (the environment); ``originals`` (the reports' own programs);
-* the plan: ``model`` (Cell, Trial, Plan), ``machine`` (what the machine offers),
-  ``adaptive`` (stopping rule), ``design`` (blocks, the noise model), ``expand`` (cells, one
-  host or two), ``estimate`` (time), ``topup`` (the sequential top-up: comparisons, the next
-  look, the expected undecided), ``plan``, ``noisemodel`` (``python -m runner noise``);
-* running trials: ``pair`` (the one pair runner), ``remotehost``, ``transports`` (loopback,
-  veth, udp-forward, remote), ``copybench_argv``, ``trialrecord``, ``copybench_trial``,
-  ``peer_trial``, ``trials``;
-* a run: ``runlock`` (one writer per run directory), ``runstate`` (a run checked before
-  it is resumed), ``runfiles`` (the run directory's files), ``progress``, ``sweep`` (the
-  loop), ``session`` (one invocation, as a library), ``notebook``, ``cli``.
+* ``host/``: this machine and the other one: errors, child processes and the reaper,
+  network namespaces, ssh, CPUs of a placement, the copybench binary, host facts, CPU profiles
+  (``perf record``), what the machine offers a plan (``capabilities``), the remote host as
+  named (``inventory``) and as reached (``remotehost``), the environment ``manifest``;
+* ``plan/``: what to run: the sweep ``profile``, ``cells`` (Cell, Trial, Plan), the block
+  design (``blocks``), the profile's cells (``expand``), the plan's ``rounds``, time
+  (``estimate``), the sequential ``topup``, the stopping rule (``adaptive``), the noise model
+  (``noisemodel``: ``python -m runner noise``), what the reports' programs can run
+  (``original_limits``);
+* ``trial/``: one trial: the ``pair`` runner, the ``transports`` (loopback, veth,
+  udp-forward, remote), copybench's argv, the record (``trialrecord``), copybench's trial,
+  the peer tools' (``peers``, ``peer_trial``);
+* ``originals/``: the reports' own programs: fetched pinned, built, run for one trial
+  (``python -m runner.originals``);
+* ``sweep/``: a run: one trial of any kind (``trials``), the run lock, the state checked
+  before a resume (``runstate``), the run's files (``runfiles``), ``progress``, the ``loop``,
+  one invocation as a library (``session``), the ``notebook``, the ``cli``.
 
-The run directory's format (records, schemas, file names, the quantities both sides
-compute, seal) is :mod:`rundir`'s; the runner never imports the analysis.
+The run directory's format (records, schemas, file names, seal) is :mod:`rundir`'s; the
+statistics both sides compute (the block design's quantities, the sequential looks) are
+:mod:`blockstats`'; the runner never imports the analysis.
 """
 
 __version__ = "0.1.0"

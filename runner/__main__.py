@@ -1,5 +1,5 @@
 import sys
 
-from runner.cli import main
+from runner.sweep.cli import main
 
 sys.exit(main())

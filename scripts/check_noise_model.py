@@ -18,13 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from analysis.claims.base import apply_rule  # noqa: E402
-from analysis.claims.rules import RULES  # noqa: E402
-from analysis.run import load_run  # noqa: E402
-from runner import design as D  # noqa: E402
-from runner import noisemodel as N  # noqa: E402
+from analysis.claims.base import apply_rule
+from analysis.claims.rules import RULES
+from analysis.run import load_run
+from runner.plan import blocks as D
+from runner.plan import noisemodel as N
 
 
 def model(runs: list[Path]) -> D.Noise:

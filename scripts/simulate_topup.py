@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The simulation table of the sequential top-up design (rundir.sequential) for a report.
+"""The simulation table of the sequential top-up design (blockstats.sequential) for a report.
 
 Synthetic per-round log ratios with the noise model's sds (runner/profiles/noise.toml) and
 planted true ratios, read as the claims profile's block design reads them; the harness is
-tests/fixtures/topup_sim.py (the test tests/rundir/test_sequential_simulation.py asserts on
+blockstats/simulation.py (the test tests/blockstats/test_sequential_simulation.py asserts on
 the same functions). Prints, seeded:
 
 1. the design, and the boundaries c_j and t quantiles q_j of its schedule;
@@ -23,13 +23,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
-
-import topup_sim as S  # noqa: E402
+from blockstats import simulation as S
 
 #: the maximum N searched for 80 % power (the per-look integrals grow with the looks)
 SEARCH_CAP = 150
@@ -50,7 +45,7 @@ def section_design(sched: S.Schedule) -> None:
           f"noise model, streams at 1 s: sd {sds['same-core']} same-core, "
           f"{sds['cross-core']} cross-core")
     for place, sd in sds.items():
-        print(f"  planned rounds n0 by runner/design.py's formula, {place}, family 4: "
+        print(f"  planned rounds n0 by runner/plan/blocks.py's formula, {place}, family 4: "
               f"{S.planned_rounds(sd, 4)}")
     print(f"\nlooks: {', '.join(map(str, sched.looks))}\n")
     print("| look | rounds | t = n/N | c_j (m=1) | level (m=1) | q_j (m=1) | c_j (m=4) "

@@ -42,46 +42,42 @@ static void copier_clock(struct copier *cp)
 	}
 }
 
-static void copy_usage(FILE *f)
-{
-	fputs("usage: copybench copy --method M [--size BYTES | --src PATH] [options]\n"
-	      "  Copies a file to a file for a measured window; prints one JSON record on stdout.\n"
-	      "  --method M     read-write sendfile splice splice2 copy_file_range\n"
-	      "  --size BYTES   generate a pattern file of this size (default 1M; 1 to 1G)\n"
-	      "  --src PATH     copy this file instead (no verification possible)\n"
-	      "  --dst PATH     destination, truncated (a regular file that is not the source, or a new path;\n"
-	      "                 default: a nameless scratch file in --dir)\n"
-	      "  --dir DIR      where generated and scratch files go (default /var/tmp)\n"
-	      "  --cache C      warm | cold: source pages cached or dropped before each pass\n"
-	      "  --cpus LIST    pin the copying thread (splice2's second thread: next CPU)\n"
-	      "  --duration S   measured window (default 2)   --warmup S  (default 0.5)\n"
-	      "  --verify V     full | sample | off (default sample)   --seed N (default 1)\n"
-	      "  --counters C   full (getrusage + perf counters + syscalls, default) | rusage\n", f);
-}
+#define COPY_AT(field) OPT_AT(struct copy_opts, field, const char *)
 
-static const struct option copy_own[] = {
-	{ "src", 1, 0, 'S' }, { "dst", 1, 0, 'D' }, { 0 },
+static const struct optdef copy_optdefs[] = {
+	TRIALOPT_METHOD(struct copy_opts, "read-write sendfile splice splice2 copy_file_range"),
+	TRIALOPT_SIZE(struct copy_opts, "generate a pattern file of this size (default 1M; 1 to 1G)"),
+	{ .name = "src", .arg = "PATH", .kind = OPT_STRING, .at = COPY_AT(src),
+	  .help = "copy this file instead (no verification possible)" },
+	{ .name = "dst", .arg = "PATH", .kind = OPT_STRING, .at = COPY_AT(dst),
+	  .help = "destination, truncated (a regular file that is not the source, or a new path;\n"
+		  "default: a nameless scratch file in --dir)" },
+	TRIALOPT_DIR(struct copy_opts, "where generated and scratch files go (default /var/tmp)"),
+	TRIALOPT_CACHE(struct copy_opts, "warm | cold: source pages cached or dropped before each pass"),
+	TRIALOPT_CPUS(struct copy_opts, "pin the copying thread (splice2's second thread: next CPU)"),
+	TRIALOPT_DURATION(struct copy_opts, "measured window (default 2)"),
+	TRIALOPT_WARMUP(struct copy_opts, "warm-up before the window (default 0.5)"),
+	TRIALOPT_VERIFY(struct copy_opts, "full | sample | off (default sample)"),
+	TRIALOPT_SEED(struct copy_opts, "pattern seed (default 1)"),
+	TRIALOPT_COUNTERS(struct copy_opts, "full (getrusage + perf counters + syscalls, default) | rusage"),
+	OPT_HELP_ROW,
+	{ 0 },
 };
 
-static void copy_opt(int val, const char *arg, void *opts)
-{
-	struct copy_opts *o = opts;
-
-	if (val == 'S')
-		o->src = arg;
-	else if (val == 'D')
-		o->dst = arg;
-}
+static const struct optcmd copy_cmd = {
+	.name = "copy",
+	.synopsis = "usage: copybench copy --method M [--size BYTES | --src PATH] [options]\n"
+		    "  Copies a file to a file for a measured window; prints one JSON record on stdout.\n",
+	.opts = copy_optdefs,
+};
 
 static void parse(int argc, char **argv, struct copy_opts *o)
 {
-	const struct trial_cmd cmd = { .name = "copy", .own = copy_own, .own_opt = copy_opt,
-				       .usage = copy_usage, .opts = o };
 	const char *method;
 
 	*o = (struct copy_opts){ 0 };
 	trialopts_init(&o->t, 1u << 20);
-	trialopts_parse(argc, argv, &o->t, &cmd);
+	optable_parse(argc, argv, &copy_cmd, o);
 	if (o->t.cache == CACHE_UNSET)
 		o->t.cache = 0; /* warm */
 	method = o->t.method;

@@ -1,9 +1,8 @@
 /* `copybench memcpy`: copy bandwidth between two buffers of a working-set size, the upper bound a
  * copying method cannot beat and every figure draws: the faster of glibc's memcpy and the
  * `rep movsb` the kernel copies with (both printed). */
-#include "args.h"
+#include "optable.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 
 /* Where the destination starts relative to the source, modulo the 4 KiB page. The bound must not
@@ -56,37 +55,45 @@ static double copy_rate(copy_fn fn, uint8_t *b, const uint8_t *a, uint64_t size,
 	return (double)bytes / *secs;
 }
 
+struct memcpy_opts {
+	uint64_t size;
+	double duration;
+	struct cpulist cpus;
+};
+
+#define MEMCPY_AT(field, ctype) OPT_AT(struct memcpy_opts, field, ctype)
+
+static const struct optdef memcpy_optdefs[] = {
+	{ .name = "size", .arg = "BYTES", .kind = OPT_SIZE, .at = MEMCPY_AT(size, uint64_t), .min = 4096,
+	  .max = MAX_SIZE, .help = "each of the two buffers (default 64M; 4K to 1G)" },
+	{ .name = "duration", .arg = "S", .kind = OPT_SECONDS, .at = MEMCPY_AT(duration, double),
+	  .min = 0.01, .max = 600, .help = "how long to copy (default 1)" },
+	{ .name = "cpus", .arg = "LIST", .kind = OPT_CPULIST, .at = MEMCPY_AT(cpus, struct cpulist),
+	  .help = "pin the copying thread to the first CPU of LIST" },
+	OPT_HELP_ROW,
+	{ 0 },
+};
+
+static const struct optcmd memcpy_cmd = {
+	.name = "memcpy",
+	.synopsis = "usage: copybench memcpy [--size 64M] [--duration 1] [--cpus LIST]\n"
+		    "  Prints {\"memcpy_gbit_per_s\": X, \"rep_movsb_gbit_per_s\": Y, \"bound_gbit_per_s\": max(X, Y), ...}:\n"
+		    "  copy bandwidth between two page-aligned buffers (glibc memcpy, then rep movsb).\n",
+	.opts = memcpy_optdefs,
+};
+
 int cmd_memcpy(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "size", 1, 0, 's' }, { "duration", 1, 0, 'd' }, { "cpus", 1, 0, 'c' }, { "help", 0, 0, 'h' }, { 0 },
-	};
-	uint64_t size = 64u << 20;
-	double duration = 1;
-	struct cpulist cpus = { 0 };
+	struct memcpy_opts o = { .size = 64u << 20, .duration = 1 };
+	uint64_t size;
+	double duration;
 	struct err e = { "" };
 	uint8_t *a = NULL, *bbase = NULL, *b;
-	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': size = parse_size("--size", optarg, 4096, MAX_SIZE); break;
-		case 'd': duration = parse_seconds("--duration", optarg, 0.01, 600); break;
-		case 'c': parse_cpulist("--cpus", optarg, &cpus); break;
-		case 'h':
-			puts("usage: copybench memcpy [--size 64M] [--duration 1] [--cpus LIST]\n"
-			     "  Prints {\"memcpy_gbit_per_s\": X, \"rep_movsb_gbit_per_s\": Y, \"bound_gbit_per_s\": max(X, Y), ...}:\n"
-			     "  copy bandwidth between two page-aligned buffers (glibc memcpy, then rep movsb).");
-			return 0;
-		default:
-			die_usage("memcpy: unknown or incomplete option '%s' (allowed: --size, --duration, --cpus)",
-				  argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		die_usage("memcpy: unexpected argument '%s'", argv[optind]);
-	if (pin_to_cpu(&cpus, 0, &e)) {
+	optable_parse(argc, argv, &memcpy_cmd, &o);
+	size = o.size;
+	duration = o.duration;
+	if (pin_to_cpu(&o.cpus, 0, &e)) {
 		fprintf(stderr, "copybench: memcpy: %s\n", e.msg);
 		return 1;
 	}

@@ -1,60 +1,52 @@
-/* `copybench send`'s own options and the checks across options (see sendopts.h). */
+/* `copybench send`'s options, one table row each (optable.h), and the checks across options
+ * (see sendopts.h). */
 #include "sendopts.h"
-#include "args.h"
 
-#include <stdlib.h>
+#define SEND_AT(field, ctype) OPT_AT(struct send_opts, field, ctype)
 
-static void send_usage(FILE *f)
-{
-	fputs("usage: copybench send --method M --host ADDR [options]\n"
-	      "  Sends to a `copybench sink` and prints one JSON record of the trial on stdout.\n"
-	      "  --method M        message: send sendmsg zerocopy uring-zc vmsplice\n"
-	      "                    file:    read-write mmap-write sendfile splice splice2\n"
-	      "  --host ADDR       the sink's address (IPv4 or IPv6 literal, or a name)\n"
-	      "  --port N          the sink's control port (default 5201)\n"
-	      "  --transport P     tcp | udp (default tcp; udp: message methods but vmsplice)\n"
-	      "  --mode M          stream (throughput) | pingpong (round trip per message)\n"
-	      "  --size BYTES      message size, or generated file size (default 64K; 1 to 1G)\n"
-	      "  --fields N        separately allocated fields per message (default 8)\n"
-	      "  --threads N       connections, each with its own thread (default 1)\n"
-	      "  --cpus LIST       pin sender thread i to the (i mod n)-th CPU of LIST\n"
-	      "  --duration S      measured window in seconds (default 2)\n"
-	      "  --warmup S        warm-up before the window (default 0.5)\n"
-	      "  --verify V        full | sample | off: receiver checks every byte (default sample)\n"
-	      "  --seed N          pattern seed (default 1)\n"
-	      "  --counters C      full: getrusage + perf counters + syscall count (default);\n"
-	      "                    rusage: getrusage only (perf events add latency; use for pingpong)\n"
-	      "  --file PATH       file methods: send this file (no verification possible)\n"
-	      "  --dir DIR         where a generated file goes (default /var/tmp)\n"
-	      "  --cache C         file methods: warm | cold page cache (default warm)\n"
-	      "  --no-sink         udp only: send to ADDR:PORT where nothing receives\n"
-	      "  --grace S         give up S seconds after the window when a sending thread or the sink\n"
-	      "                    has not finished (it stopped reading or answering): a failed record,\n"
-	      "                    exit 1 (default 10)\n", f);
-}
-
-static const struct option send_own[] = {
-	{ "host", 1, 0, 'H' }, { "port", 1, 0, 'p' }, { "transport", 1, 0, 't' }, { "mode", 1, 0, 'M' },
-	{ "fields", 1, 0, 'f' }, { "threads", 1, 0, 'T' }, { "file", 1, 0, 'F' }, { "no-sink", 0, 0, 'n' },
-	{ "grace", 1, 0, 'g' }, { 0 },
+static const struct optdef send_optdefs[] = {
+	TRIALOPT_METHOD(struct send_opts, "message: send sendmsg zerocopy uring-zc vmsplice\n"
+					  "file:    read-write mmap-write sendfile splice splice2"),
+	{ .name = "host", .arg = "ADDR", .kind = OPT_STRING, .at = SEND_AT(host, const char *),
+	  .help = "the sink's address (IPv4 or IPv6 literal, or a name)" },
+	{ .name = "port", .arg = "N", .kind = OPT_INT, .at = SEND_AT(port, int), .min = 1, .max = 65535,
+	  .help = "the sink's control port (default 5201)" },
+	{ .name = "transport", .arg = "P", .kind = OPT_CHOICE, .at = SEND_AT(proto, int),
+	  .choices = proto_names, .help = "tcp | udp (default tcp; udp: message methods but vmsplice)" },
+	{ .name = "mode", .arg = "M", .kind = OPT_CHOICE, .at = SEND_AT(mode, int), .choices = mode_names,
+	  .help = "stream (throughput) | pingpong (round trip per message)" },
+	TRIALOPT_SIZE(struct send_opts, "message size, or generated file size (default 64K; 1 to 1G)"),
+	{ .name = "fields", .arg = "N", .kind = OPT_INT, .at = SEND_AT(fields, int), .min = 1,
+	  .max = MAX_FIELDS, .help = "separately allocated fields per message (default 8)" },
+	{ .name = "threads", .arg = "N", .kind = OPT_INT, .at = SEND_AT(threads, int), .min = 1,
+	  .max = MAX_THREADS, .help = "connections, each with its own thread (default 1)" },
+	TRIALOPT_CPUS(struct send_opts, "pin sender thread i to the (i mod n)-th CPU of LIST"),
+	TRIALOPT_DURATION(struct send_opts, "measured window in seconds (default 2)"),
+	TRIALOPT_WARMUP(struct send_opts, "warm-up before the window (default 0.5)"),
+	TRIALOPT_VERIFY(struct send_opts, "full | sample | off: receiver checks every byte (default sample)"),
+	TRIALOPT_SEED(struct send_opts, "pattern seed (default 1)"),
+	TRIALOPT_COUNTERS(struct send_opts, "full: getrusage + perf counters + syscall count (default);\n"
+					    "rusage: getrusage only (perf events add latency; use for pingpong)"),
+	{ .name = "file", .arg = "PATH", .kind = OPT_STRING, .at = SEND_AT(file, const char *),
+	  .help = "file methods: send this file (no verification possible)" },
+	TRIALOPT_DIR(struct send_opts, "where a generated file goes (default /var/tmp)"),
+	TRIALOPT_CACHE(struct send_opts, "file methods: warm | cold page cache (default warm)"),
+	{ .name = "no-sink", .kind = OPT_FLAG, .at = SEND_AT(no_sink, bool),
+	  .help = "udp only: send to ADDR:PORT where nothing receives" },
+	{ .name = "grace", .arg = "S", .kind = OPT_SECONDS, .at = SEND_AT(grace, double), .min = 0.1,
+	  .max = 3600, .help = "give up S seconds after the window when a sending thread or the sink\n"
+			       "has not finished (it stopped reading or answering): a failed record,\n"
+			       "exit 1 (default 10)" },
+	OPT_HELP_ROW,
+	{ 0 },
 };
 
-static void send_opt(int val, const char *arg, void *opts)
-{
-	struct send_opts *o = opts;
-
-	switch (val) {
-	case 'H': o->host = arg; break;
-	case 'p': o->port = (int)parse_long("--port", arg, 1, 65535); break;
-	case 't': o->proto = parse_choice("--transport", arg, proto_names); break;
-	case 'M': o->mode = parse_choice("--mode", arg, mode_names); break;
-	case 'f': o->fields = (int)parse_long("--fields", arg, 1, MAX_FIELDS); break;
-	case 'T': o->threads = (int)parse_long("--threads", arg, 1, MAX_THREADS); break;
-	case 'F': o->file = arg; break;
-	case 'n': o->no_sink = true; break;
-	case 'g': o->grace = parse_seconds("--grace", arg, 0.1, 3600); break;
-	}
-}
+static const struct optcmd send_cmd = {
+	.name = "send",
+	.synopsis = "usage: copybench send --method M --host ADDR [options]\n"
+		    "  Sends to a `copybench sink` and prints one JSON record of the trial on stdout.\n",
+	.opts = send_optdefs,
+};
 
 /* --no-sink: UDP stream only, nothing to verify */
 static void check_no_sink(struct send_opts *o)
@@ -94,13 +86,11 @@ static void check_file(struct send_opts *o)
 
 void send_parse(int argc, char **argv, struct send_opts *o)
 {
-	const struct trial_cmd cmd = { .name = "send", .own = send_own, .own_opt = send_opt,
-				       .usage = send_usage, .opts = o };
 	const char *method;
 
 	*o = (struct send_opts){ .port = 5201, .fields = 8, .threads = 1, .grace = 10 };
 	trialopts_init(&o->t, 65536);
-	trialopts_parse(argc, argv, &o->t, &cmd);
+	optable_parse(argc, argv, &send_cmd, o);
 	method = o->t.method;
 	if (!method)
 		die_usage("send: --method is required (see copybench methods)");

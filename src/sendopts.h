@@ -1,4 +1,5 @@
-/* `copybench send`'s command line: the shared trial options (trialopts.h), then its own. */
+/* `copybench send`'s command line: one table of the shared trial options (trialopts.h) and its
+ * own. */
 #ifndef COPYBENCH_SENDOPTS_H
 #define COPYBENCH_SENDOPTS_H
 #include "common.h"

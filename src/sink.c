@@ -7,15 +7,14 @@
  * connections -> threads -> window (MEASURE to STOP) -> collect and report (RESULT, RECEIVER,
  * END); a phase that fails aborts the session (session_abort), which unblocks and joins the
  * receivers. */
-#include "args.h"
 #include "control.h"
 #include "counters.h"
+#include "optable.h"
 #include "pattern.h"
 #include "procstat.h"
 #include "socket.h"
 
 #include <arpa/inet.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -35,6 +34,7 @@ struct sink_opts {
 	bool once;
 	struct cpulist cpus;
 	/* runner-token mode (--token-stdin): the runner's sweep only */
+	bool token_stdin;
 	char token[TOKEN_MAX + 1];  /* "" = off */
 	const char *peer;           /* --peer: the only address served (numeric, normalized) */
 	char peer_norm[INET6_ADDRSTRLEN];
@@ -65,22 +65,36 @@ static void on_signal(int sig)
 	quit = 1;
 }
 
-static void sink_usage(FILE *f)
-{
-	fputs("usage: copybench sink [--port 5201] [--bind ADDR] [--cpus LIST] [--once]\n"
-	      "  Receives for `copybench send`. Prints {\"event\":\"ready\",\"port\":P} on stdout when\n"
-	      "  listening, then serves sessions until SIGINT/SIGTERM.\n"
-	      "  --port N     control port (default 5201; 0: any free port, printed when ready)\n"
-	      "  --bind ADDR  address to listen on (default ::, which also serves IPv4)\n"
-	      "  --cpus LIST  pin receiver thread i to the (i mod n)-th CPU of LIST\n"
-	      "  --once       exit after one session\n"
-	      "  --token-stdin  runner-token mode (the runner's `remote` transport): read a token\n"
-	      "               (16-128 hex digits) from the first line of stdin; serve only senders\n"
-	      "               whose greeting and data connections carry it (others are refused and\n"
-	      "               counted); exit when stdin closes; sessions need a PING every 2 s\n"
-	      "  --peer ADDR  serve only connections from ADDR (refuse and count the others)\n"
-	      "  --idle-timeout S  exit when no session began within S seconds\n", f);
-}
+#define SINK_AT(field, ctype) OPT_AT(struct sink_opts, field, ctype)
+
+static const struct optdef sink_optdefs[] = {
+	{ .name = "port", .arg = "N", .kind = OPT_INT, .at = SINK_AT(port, int), .min = 0, .max = 65535,
+	  .help = "control port (default 5201; 0: any free port, printed when ready)" },
+	{ .name = "bind", .arg = "ADDR", .kind = OPT_STRING, .at = SINK_AT(bind, const char *),
+	  .help = "address to listen on (default ::, which also serves IPv4)" },
+	{ .name = "cpus", .arg = "LIST", .kind = OPT_CPULIST, .at = SINK_AT(cpus, struct cpulist),
+	  .help = "pin receiver thread i to the (i mod n)-th CPU of LIST" },
+	{ .name = "once", .kind = OPT_FLAG, .at = SINK_AT(once, bool), .help = "exit after one session" },
+	{ .name = "token-stdin", .kind = OPT_FLAG, .at = SINK_AT(token_stdin, bool),
+	  .help = "runner-token mode (the runner's `remote` transport): read a token\n"
+		  "(16-128 hex digits) from the first line of stdin; serve only senders\n"
+		  "whose greeting and data connections carry it (others are refused and\n"
+		  "counted); exit when stdin closes; sessions need a PING every 2 s" },
+	{ .name = "peer", .arg = "ADDR", .kind = OPT_STRING, .at = SINK_AT(peer, const char *),
+	  .help = "serve only connections from ADDR (refuse and count the others)" },
+	{ .name = "idle-timeout", .arg = "S", .kind = OPT_SECONDS, .at = SINK_AT(idle_s, double),
+	  .min = 0.1, .max = 86400, .help = "exit when no session began within S seconds" },
+	OPT_HELP_ROW,
+	{ 0 },
+};
+
+static const struct optcmd sink_cmd = {
+	.name = "sink",
+	.synopsis = "usage: copybench sink [--port 5201] [--bind ADDR] [--cpus LIST] [--once]\n"
+		    "  Receives for `copybench send`. Prints {\"event\":\"ready\",\"port\":P} on stdout when\n"
+		    "  listening, then serves sessions until SIGINT/SIGTERM.\n",
+	.opts = sink_optdefs,
+};
 
 static void *receiver_main(void *arg)
 {
@@ -616,35 +630,11 @@ static void read_token(struct sink_opts *o)
 /* Phase 0, options of `copybench sink`; the runner's token is read from stdin. */
 static void sink_parse(int argc, char **argv, struct sink_opts *o)
 {
-	static const struct option opts[] = {
-		{ "port", 1, 0, 'p' }, { "bind", 1, 0, 'b' }, { "cpus", 1, 0, 'c' },
-		{ "once", 0, 0, 'o' }, { "help", 0, 0, 'h' }, { "token-stdin", 0, 0, 't' },
-		{ "peer", 1, 0, 'P' }, { "idle-timeout", 1, 0, 'i' }, { 0 },
-	};
-	bool token_stdin = false;
-	int c;
-
 	*o = (struct sink_opts){ .bind = "::", .port = 5201 };
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p': o->port = (int)parse_long("--port", optarg, 0, 65535); break; /* 0: any free port */
-		case 'b': o->bind = optarg; break;
-		case 'c': parse_cpulist("--cpus", optarg, &o->cpus); break;
-		case 'o': o->once = true; break;
-		case 't': token_stdin = true; break;
-		case 'P': o->peer = optarg; break;
-		case 'i': o->idle_s = parse_seconds("--idle-timeout", optarg, 0.1, 86400); break;
-		case 'h': sink_usage(stdout); exit(0);
-		default:
-			die_usage("sink: unknown or incomplete option '%s' (see copybench sink --help)", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		die_usage("sink: unexpected argument '%s' (see copybench sink --help)", argv[optind]);
+	optable_parse(argc, argv, &sink_cmd, o);
 	if (o->peer)
 		normalize_peer(o);
-	if (token_stdin)
+	if (o->token_stdin)
 		read_token(o);
 }
 

@@ -1,13 +1,13 @@
-/* The options every trial command shares (`send`, `copy`), parsed in one place: a command
- * names its own options and a handler for them, and trialopts_parse runs one getopt_long pass
- * over both, so the options keep their order of appearance (the first bad one is the error). */
+/* The options every trial command shares (`send`, `copy`): their defaults, and one row-maker
+ * per option for a command's table (optable.h). A row-maker fixes the option's name, value,
+ * bounds and field; the command gives the help text, which says what the option means there.
+ * `type` is the command's options struct, whose `t` member holds these. */
 #ifndef COPYBENCH_TRIALOPTS_H
 #define COPYBENCH_TRIALOPTS_H
 #include "common.h"
 #include "counters.h"
+#include "optable.h"
 #include "pattern.h"
-
-#include <getopt.h>
 
 #define CACHE_UNSET (-2)           /* --cache not given */
 
@@ -25,18 +25,36 @@ struct trial_opts {
 	double duration, warmup;
 };
 
-/* A command's layer over the shared options. */
-struct trial_cmd {
-	const char *name;                        /* "send": named in its usage errors */
-	const struct option *own;                /* its own options, { 0 }-terminated; vals < 256 */
-	void (*own_opt)(int val, const char *arg, void *opts); /* one of them, in order */
-	void (*usage)(FILE *f);                  /* --help */
-	void *opts;                              /* passed to own_opt */
-};
-
 /* The shared defaults; `size` is the command's own default size. */
 void trialopts_init(struct trial_opts *t, uint64_t size);
-/* One pass over argv: shared options into t, the command's own to cmd->own_opt; --help
- * prints cmd->usage and exits 0; an unknown option or a stray argument is a usage error. */
-void trialopts_parse(int argc, char **argv, struct trial_opts *t, const struct trial_cmd *cmd);
+
+#define TRIALOPT_METHOD(type, text) \
+	{ .name = "method", .arg = "M", .kind = OPT_STRING, \
+	  .at = OPT_AT(type, t.method, const char *), .help = text }
+#define TRIALOPT_SIZE(type, text) \
+	{ .name = "size", .arg = "BYTES", .kind = OPT_SIZE, .at = OPT_AT(type, t.size, uint64_t), \
+	  .given = OPT_GIVEN(type, t.size_set), .min = 1, .max = MAX_SIZE, .help = text }
+#define TRIALOPT_CPUS(type, text) \
+	{ .name = "cpus", .arg = "LIST", .kind = OPT_CPULIST, \
+	  .at = OPT_AT(type, t.cpus, struct cpulist), .help = text }
+#define TRIALOPT_DURATION(type, text) \
+	{ .name = "duration", .arg = "S", .kind = OPT_SECONDS, .at = OPT_AT(type, t.duration, double), \
+	  .min = 0.01, .max = 3600, .help = text }
+#define TRIALOPT_WARMUP(type, text) \
+	{ .name = "warmup", .arg = "S", .kind = OPT_SECONDS, .at = OPT_AT(type, t.warmup, double), \
+	  .min = 0, .max = 600, .help = text }
+#define TRIALOPT_VERIFY(type, text) \
+	{ .name = "verify", .arg = "V", .kind = OPT_CHOICE, .at = OPT_AT(type, t.verify, int), \
+	  .given = OPT_GIVEN(type, t.verify_set), .choices = verify_names, .help = text }
+#define TRIALOPT_SEED(type, text) \
+	{ .name = "seed", .arg = "N", .kind = OPT_U64, .at = OPT_AT(type, t.seed, uint64_t), .help = text }
+#define TRIALOPT_COUNTERS(type, text) \
+	{ .name = "counters", .arg = "C", .kind = OPT_CHOICE, .at = OPT_AT(type, t.counters, int), \
+	  .choices = counter_set_names, .help = text }
+#define TRIALOPT_DIR(type, text) \
+	{ .name = "dir", .arg = "DIR", .kind = OPT_STRING, .at = OPT_AT(type, t.dir, const char *), \
+	  .help = text }
+#define TRIALOPT_CACHE(type, text) \
+	{ .name = "cache", .arg = "C", .kind = OPT_CHOICE, .at = OPT_AT(type, t.cache, int), \
+	  .choices = cache_names, .help = text }
 #endif

@@ -1,14 +1,16 @@
 """The pipeline's layout, checked from the code: src/ measures -> runner/ sweeps -> rundir/
-(the run-directory format) keeps -> analysis/ + notebooks/ analyse -> book/ tells.
+(the run-directory format) keeps -> analysis/ + notebooks/ analyse -> book/ tells; blockstats/
+holds the statistics both sides compute.
 
 * The sweep (``runner``) never imports the analysis, the analysis never imports the sweep,
   and the run-directory format (``rundir``) imports neither; ``rundir`` is imported only by
-  the two sides (and tests).
+  the two sides (and tests); ``blockstats`` imports no package of this project.
 * A notebook belongs to one side: the sweep notebook drives ``runner``; the analysis
   notebooks use ``analysis``; none uses both.
 * Every ``notebooks/*.ipynb`` is what jupytext makes of its percent-format ``.py`` source.
-* Inside ``runner/`` no import cycle (imports inside functions count), and the modules sit in
-  declared layers (:data:`RUNNER_LAYERS`, lowest first): none imports a higher layer.
+* Inside ``runner/`` no import cycle (imports inside functions count), and every module sits
+  in a layer folder (:data:`RUNNER_LAYERS` orders the folders, lowest first; they are the
+  folders of ``runner/``, no more and no fewer): none imports a module of a higher folder.
 """
 
 from __future__ import annotations
@@ -16,15 +18,17 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+from typing import Sequence
 
 import jupytext
 import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("runner", "rundir", "analysis")
+PACKAGES = ("runner", "rundir", "blockstats", "analysis")
 #: package -> packages of this project it must never import
-FORBIDDEN = {"runner": {"analysis"}, "analysis": {"runner"}, "rundir": {"runner", "analysis"}}
+FORBIDDEN = {"runner": {"analysis"}, "analysis": {"runner"}, "rundir": {"runner", "analysis"},
+             "blockstats": {"runner", "rundir", "analysis"}}
 
 
 def imported_packages(source: str) -> set[str]:
@@ -82,32 +86,11 @@ def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
 
 # --- inside runner/: no import cycle, and the layers hold --------------------------------
 
-#: the runner's modules (relative to ``runner``; ``runner`` is the package itself), in layers
-#: from the lowest: a module imports modules of its own layer or lower ones, never higher
-RUNNER_LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base: errors, processes, namespaces, ssh, host facts, CPU profiles",
-     ("runner", "errors", "binary", "pinning", "proc", "netns", "ssh", "hostfacts",
-      "cpuprofile")),
-    ("leaves over the base: the watchdog, the sweep profile, the peer tools, the remote "
-     "host as named, the environment, the pair runner",
-     ("reaper", "profile", "peers", "inventory", "manifest", "pair")),
-    ("the reports' own programs: pins, fetch, build, their adapters",
-     ("originals", "originals.limits", "originals.published", "originals.sources",
-      "originals.privs", "originals.adapters", "originals.fetch", "originals.build")),
-    ("the plan: core types, the machine, cells, blocks, estimates, the top-up, the noise model",
-     ("model", "machine", "adaptive", "design", "expand", "estimate", "topup", "plan",
-      "noisemodel")),
-    ("where trials run: the remote host, copybench's argv, the transports",
-     ("remotehost", "copybench_argv", "transports")),
-    ("trials: their programs', the record, copybench's, the peers', the dispatch",
-     ("originals.program_run", "originals.original_trial", "trialrecord", "copybench_trial",
-      "peer_trial", "trials")),
-    ("a run: its lock, its state checked, its files, progress, the loop, the session, the "
-     "notebook, the commands",
-     ("runlock", "runstate", "runfiles", "progress", "sweep", "session", "notebook",
-      "originals.commands", "cli",
-      "__main__", "originals.__main__")),
-]
+#: the runner's layer folders, lowest first: a module imports modules of its own folder or of
+#: lower ones, never of a higher one. ``runner/__init__.py`` (the package's face, which imports
+#: nothing) is below every folder and ``runner/__main__.py`` (the entry point) above them; no
+#: other module stands outside the folders.
+RUNNER_LAYERS = ("host", "plan", "trial", "originals", "sweep")
 
 
 def _module_name(pkg_root: Path, f: Path) -> str:
@@ -196,24 +179,42 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(out)
 
 
-def layer_violations(graph: dict[str, set[str]],
-                     layers: list[tuple[str, tuple[str, ...]]]) -> list[str]:
-    """Every import of a higher layer, every module in no layer (or in two), every layer
-    entry that is no module, as readable lines."""
-    level: dict[str, int] = {}
-    bad = []
-    for i, (_, mods) in enumerate(layers):
-        for m in mods:
-            if m in level:
-                bad.append(f"{m}: in two layers")
-            level[m] = i
-    bad += [f"{m}: in no layer of RUNNER_LAYERS" for m in sorted(set(graph) - set(level))]
-    bad += [f"{m}: listed in RUNNER_LAYERS but no such module"
-            for m in sorted(set(level) - set(graph))]
-    for m in sorted(set(graph) & set(level)):
-        for d in sorted(graph[m] & set(level)):
-            if level[d] > level[m]:
-                bad.append(f"{m} (layer {level[m] + 1}) imports {d} (layer {level[d] + 1}, higher)")
+def layer_folders(root: Path, pkg: str = "runner") -> set[str]:
+    """The sub-packages of ``pkg`` (folders with an ``__init__.py``; data folders are none)."""
+    return {d.name for d in (root / pkg).iterdir() if (d / "__init__.py").is_file()}
+
+
+def layer_violations(graph: dict[str, set[str]], layers: Sequence[str],
+                     folders: set[str]) -> list[str]:
+    """Every folder that is no layer (and layer with no folder), every module outside the
+    layer folders, every import of a module of a higher folder, as readable lines."""
+    def level(m: str) -> int | None:
+        if m == "runner":
+            return -1
+        if m == "__main__":
+            return len(layers)
+        top = m.split(".")[0]
+        return layers.index(top) if top in layers else None
+
+    def where(i: int) -> str:
+        return "runner/__init__.py" if i < 0 else "runner/__main__.py" if i == len(layers) \
+            else f"{layers[i]}/"
+
+    bad = [f"{f}/: a folder of runner/ that is not in RUNNER_LAYERS"
+           for f in sorted(folders - set(layers))]
+    bad += [f"{f}: in RUNNER_LAYERS but no folder of runner/" for f in layers if f not in folders]
+    for m in sorted(graph):
+        lm = level(m)
+        if lm is None:
+            if m.split(".")[0] in folders:  # a folder that is no layer: said above
+                continue
+            bad.append(f"{m}: outside the layer folders (runner/ holds only __init__.py and "
+                       f"__main__.py)")
+            continue
+        for d in sorted(graph[m]):
+            ld = level(d)
+            if ld is not None and ld > lm:
+                bad.append(f"{m} ({where(lm)}) imports {d} ({where(ld)}, higher)")
     return bad
 
 
@@ -222,33 +223,38 @@ def test_runner_has_no_import_cycle() -> None:
 
 
 def test_runner_layers_hold() -> None:
-    assert layer_violations(module_graph(ROOT), RUNNER_LAYERS) == []
+    assert layer_violations(module_graph(ROOT), RUNNER_LAYERS, layer_folders(ROOT)) == []
 
 
 def test_the_checks_see_a_cycle_and_an_upward_import(tmp_path: Path) -> None:
     """The checkers themselves can fail: a planted cycle (one side inside a function, one
-    through ``from runner import``) and a planted upward import are reported."""
+    through ``from runner import``), a planted upward import, a module outside the folders and
+    a folder that is no layer are reported."""
     pkg = tmp_path / "runner"
-    (pkg / "sub").mkdir(parents=True)
+    for d in ("low", "high", "stray"):
+        (pkg / d).mkdir(parents=True)
+        (pkg / d / "__init__.py").write_text("")
+    (pkg / "data").mkdir()  # a data folder (no __init__.py) is no layer
     (pkg / "__init__.py").write_text("")
-    (pkg / "sub" / "__init__.py").write_text("")
-    (pkg / "low.py").write_text("def f():\n    from runner.sub import high\n")
-    (pkg / "sub" / "high.py").write_text("from runner import mid\n")
-    (pkg / "mid.py").write_text("import runner.low as L\n")
-    (pkg / "leaf.py").write_text("from . import mid\n")
+    (pkg / "__main__.py").write_text("from runner.high import top\n")
+    (pkg / "low" / "a.py").write_text("def f():\n    from runner.high import b\n")
+    (pkg / "high" / "b.py").write_text("from runner.low import c\n")
+    (pkg / "low" / "c.py").write_text("import runner.low.a as A\n")
+    (pkg / "high" / "top.py").write_text("from . import b\nimport runner\n")
+    (pkg / "loose.py").write_text("")
+    (pkg / "stray" / "s.py").write_text("")
     graph = module_graph(tmp_path)
-    assert graph["low"] == {"runner", "sub", "sub.high"}  # a submodule runs its packages
-    assert graph["leaf"] == {"runner", "mid"}  # a relative import
-    assert cycles(graph) == [["low", "mid", "sub.high"]]
-    layers = [("low", ("runner", "low", "leaf")), ("high", ("mid", "sub", "sub.high"))]
-    found = layer_violations(graph, layers)
-    assert found == ["leaf (layer 1) imports mid (layer 2, higher)",
-                     "low (layer 1) imports sub (layer 2, higher)",
-                     "low (layer 1) imports sub.high (layer 2, higher)"], found
-    assert layer_violations(graph, [*layers[:1], ("high", ("mid", "sub", "gone"))]) == [
-        "sub.high: in no layer of RUNNER_LAYERS", "gone: listed in RUNNER_LAYERS but no such "
-        "module", "leaf (layer 1) imports mid (layer 2, higher)",
-        "low (layer 1) imports sub (layer 2, higher)"]
+    assert graph["low.a"] == {"runner", "high", "high.b"}  # a submodule runs its packages
+    assert graph["high.top"] == {"runner", "high", "high.b"}  # a relative import
+    assert cycles(graph) == [["high.b", "low.a", "low.c"]]
+    assert layer_folders(tmp_path) == {"low", "high", "stray"}
+    found = layer_violations(graph, ("low", "high", "gone"), layer_folders(tmp_path))
+    assert found == ["stray/: a folder of runner/ that is not in RUNNER_LAYERS",
+                     "gone: in RUNNER_LAYERS but no folder of runner/",
+                     "loose: outside the layer folders (runner/ holds only __init__.py and "
+                     "__main__.py)",
+                     "low.a (low/) imports high (high/, higher)",
+                     "low.a (low/) imports high.b (high/, higher)"], found
 
 
 def notebook_sources() -> list[Path]:
@@ -283,7 +289,7 @@ def test_notebook_matches_its_source(src: Path) -> None:
 # --- the tests mirror the packages and are selected by markers, not file lists ------------
 
 #: where tests live: one folder per package or area of the pipeline
-TEST_AREAS = {"runner", "rundir", "analysis", "book", "c", "packaging"}
+TEST_AREAS = {"runner", "rundir", "blockstats", "analysis", "book", "c", "packaging"}
 
 
 def test_tests_mirror_the_packages() -> None:

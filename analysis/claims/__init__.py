@@ -5,7 +5,7 @@ inconclusive / not testable here (with the reason). Nothing here is typed by han
 published numbers and the decision rules, which are stated with each claim.
 
 One module per family of claims: :mod:`.latency` (C1, C10), :mod:`.pmu` (C2, C7, C12),
-:mod:`.crossover` (C3, C5), :mod:`.pa02` (C4, C6, C8, C9, C11), :mod:`.files` (C13, C14),
+:mod:`.crossover` (C3, C5), :mod:`.throughput` (C4, C6, C8, C9, C11), :mod:`.files` (C13, C14),
 :mod:`.copies` (C15), :mod:`.placement` (the placement hypothesis); :mod:`.base` holds what
 they share.
 """
@@ -24,12 +24,12 @@ from analysis.claims.copies import COPIES_TOL, TEXTBOOK_COPIES, c15, copies_per_
 from analysis.claims.crossover import c3, c5
 from analysis.claims.files import c13, c14
 from analysis.claims.latency import c1, c10
-from analysis.claims.pa02 import c4, c6, c8, c9, c11
+from analysis.claims.throughput import c4, c6, c8, c9, c11
 from analysis.claims.originals import REPORTED, SOURCE_OF, their_results
 from analysis.claims.placement import placement_hypothesis
 from analysis.claims.pmu import c2, c7, c12
 from analysis.claims.rules import REVISED, REVISION_NOTE, RULES, rule_text, rules_table
-from analysis.claims.sendcmp import send_comparisons, twin_pairs
+from analysis.claims.baselines import send_comparisons, twin_pairs
 from analysis.fmt import fmt_num, fmt_size
 from analysis.run import Run, instant
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -15,9 +15,9 @@ from scipy import stats
 from analysis import stats as S
 from analysis.claims.rules import fmt_size
 from analysis.fmt import fmt_num
-from analysis.run import Run, pmu_status, select, values
+from analysis.run import Run, select, values
 from rundir import planfile
-from rundir import sequential as sq
+from blockstats import sequential as sq
 
 if TYPE_CHECKING:
     from analysis.claims.rules import Rule
@@ -31,7 +31,6 @@ VERDICTS = (HOLDS, REFUTED, INCONCLUSIVE, NOT_TESTABLE, NOT_RUN)
 #: or the report's own program run here (the claim as its code behaves)
 COPYBENCH, THEIR_PROGRAM = "copybench", "their program"
 TRANSPORT_PREF = ("veth", "loopback")  # S2/S3 used a veth pair between two namespaces
-PLACEMENT_PREF = ("cross-core", "unpinned", "same-core")
 KiB = 1024
 #: Size lists as published.
 S2_SIZES = (512, 4 * KiB, 16 * KiB, 64 * KiB)
@@ -122,18 +121,6 @@ def pingpong_cells(run: Run) -> pd.DataFrame:
     return m[(m["scenario"] == "message") & (m["mode"] == "pingpong")]
 
 
-def pick_config(df: pd.DataFrame, need: Callable[[pd.DataFrame], bool],
-          transports: Sequence[str] = TRANSPORT_PREF,
-          placements: Sequence[str] = PLACEMENT_PREF) -> tuple[pd.DataFrame, str, str] | None:
-    """The first (transport, placement) in preference order whose rows satisfy ``need``."""
-    for t in transports:
-        for p in placements:
-            sub = df[(df["transport"] == t) & (df["placement"] == p)]
-            if not sub.empty and need(sub):
-                return sub, t, p
-    return None
-
-
 def has_data(df: pd.DataFrame, metric: str = "gbit_per_s", **f: Any) -> bool:
     return values(select(df, **f), metric).size >= 2
 
@@ -150,15 +137,6 @@ def why_missing(df: pd.DataFrame, what: str, **f: Any) -> str:
                 return f"no {' or '.join(fmt_size(w) for w in wanted)} {what} cells in this run"
             return f"no {k}={'/'.join(map(str, wanted))} {what} cells in this run"
     return f"fewer than 2 trials per cell for {what} in this run"
-
-
-def config_text(transport: str, placement: str, threads: int | None = None, extra: str = "") -> str:
-    parts = [transport, placement]
-    if threads is not None:
-        parts.append(f"{threads} thread{'s' if threads != 1 else ''}")
-    if extra:
-        parts.append(extra)
-    return ", ".join(parts)
 
 
 def sizes_text(sizes: Sequence[float]) -> str:

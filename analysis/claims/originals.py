@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.claims import crossover, latency, pa02
+from analysis.claims import crossover, latency, throughput as pa02
 from analysis.claims.base import (NOT_RUN, THEIR_PROGRAM, ClaimResult, compare_pair,
                                   original_cells, rule_cells)
 from analysis.claims.engine import apply_rule

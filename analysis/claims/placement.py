@@ -24,7 +24,7 @@ from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, REFUTED, TRANSPO
                                   stream_cells)
 from analysis.fmt import fmt_size
 from analysis.run import Run, select, values
-from rundir import families
+from blockstats import families
 
 PAIRS = (("zerocopy", "send"), ("sendmsg", "send"))
 PLACEMENTS = ("same-core", "cross-core")

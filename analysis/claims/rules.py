@@ -44,7 +44,7 @@ from typing import Sequence
 
 from analysis import stats as S
 from analysis.fmt import fmt_size as _fmt_size
-from rundir import families
+from blockstats import families
 
 
 def fmt_size(n: float) -> str:
@@ -254,7 +254,7 @@ OVERSUBSCRIBED = ("4 connections on fewer CPUs than threads: both methods share 
 
 def F(claim: str) -> int:
     """A claim's decision family from the one table the runner's top-up reads too
-    (rundir.families); 0 where the run counts it (C14: the file sizes its plan declares)."""
+    (blockstats.families); 0 where the run counts it (C14: the file sizes its plan declares)."""
     m = families.FAMILY[claim]
     return m if isinstance(m, int) else 0
 

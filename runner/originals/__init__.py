@@ -9,7 +9,8 @@ Three of the sources in CLAIMS.md published their programs on GitHub. This packa
   compiler, the flags and the warnings; a failed build is a recorded failure (``build``);
 * runs its server and client in a private network namespace (loopback) or across the
   runner's veth pair, pinned by the runner's placement rules, as the unprivileged user, for
-  a window, then stops everything (``execute``), and parses what the client printed into a
+  a window, then stops everything (``program_run``, one trial of a sweep:
+  ``original_trial``), and parses what the client printed into a
   record, with the metric definitions taken from their code (``adapters``);
 * reads the numbers their committed CSVs hold (``published``).
 

@@ -13,12 +13,12 @@ import os
 import sys
 from pathlib import Path
 
-from runner.errors import OneLineParser
+from runner.host.errors import OneLineParser
 from runner.originals import OriginalsError, adapters, sources
 from runner.originals import build as build_mod
 from runner.originals import fetch, published
 from runner.originals.program_run import check_args, run_program
-from runner.proc import Janitor
+from runner.host.proc import Janitor
 
 PROG = "python -m runner originals"
 

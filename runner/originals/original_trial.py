@@ -1,6 +1,6 @@
 """An original program's trial inside a sweep: the same block, round and record as copybench's.
 
-A plan cell of kind ``original:S<n>`` (runner.plan: an experiment's ``originals``) names one of
+A plan cell of kind ``original:S<n>`` (runner.plan.rounds: an experiment's ``originals``) names one of
 their methods (``S2:one-copy``) at the configuration of the copybench cell whose block it joins.
 :func:`prepare` fetches and builds each report's code once per run (pinned, unprivileged, as
 ``python -m runner originals build`` does) and says what it built for the manifest;
@@ -18,8 +18,8 @@ from typing import Any, Callable
 from rundir.records import TrialRecord
 from runner.originals import OriginalsError, adapters, build, fetch, published, sources
 from runner.originals.program_run import run_program
-from runner.model import Cell
-from runner.proc import Janitor
+from runner.plan.cells import Cell
+from runner.host.proc import Janitor
 
 BUILD_KEYS = ("ok", "compiler", "make", "commands", "flags", "warning_count", "warnings",
               "binaries", "seconds", "user", "reason")

@@ -1,7 +1,7 @@
 """Running one of their programs for one window and turning its output into a record.
 
 Topologies (their port 8080 is fixed and their servers bind every address, so each trial
-gets network namespaces of its own, made by ``runner.transports``):
+gets network namespaces of its own, made by ``runner.trial.transports``):
 
 * ``loopback``: server and client(s) both in one fresh namespace (the sender namespace of a
   runner veth pair; the link is unused), connecting to 127.0.0.1. Without the privilege to
@@ -10,14 +10,15 @@ gets network namespaces of its own, made by ``runner.transports``):
   (the receiver) in namespace B, connecting to 198.18.0.1 over the veth pair: data flows
   A -> B as in copybench's veth cells.
 
-Placement follows ``runner.pinning.cpus_for(placement, has_sink=True, threads=threads)``:
+Placement follows ``runner.host.pinning.cpus_for(placement, has_sink=True, threads=threads)``:
 the server gets the sender's CPUs, the client(s) the sink's, through ``taskset -c`` (their
-threads inherit the whole list and the scheduler spreads them over it). Each process is ``ip netns exec NS`` (as root) -> ``setpriv`` (drops to the
+threads inherit the whole list and the scheduler spreads them over it). Each process is
+``ip netns exec NS`` (as root) -> ``setpriv`` (drops to the
 unprivileged user, clean environment, parent-death signal re-armed) -> ``taskset`` -> their
 binary, all one pid; each in its own process group registered with the reaper (via
-``runner.proc.Janitor``), so nothing survives the runner even on SIGKILL.
+``runner.host.proc.Janitor``), so nothing survives the runner even on SIGKILL.
 
-A trial is one pair of :mod:`runner.pair`: start the server, wait until it listens on 8080
+A trial is one pair of :mod:`runner.trial.pair`: start the server, wait until it listens on 8080
 (its namespace's /proc/<pid>/net/tcp), start the client(s) with the window, record every
 process's identity (uid, capabilities), wait for the clients (window + 15 s for their
 connection retries), then stop the server (SIGTERM, then SIGKILL to its group); then tear the
@@ -37,15 +38,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from runner import proc
-from runner.netns import can_create_netns
+from runner.host import proc
+from runner.host.netns import can_create_netns
 from runner.originals import OriginalsError, OriginalsUsageError, adapters
 from runner.originals.adapters import PORT, ParseError, Program
-from runner.originals.limits import MAX_DURATION_S, MAX_SIZE, PLACEMENTS, TRANSPORTS
+from runner.plan.original_limits import MAX_DURATION_S, MAX_SIZE, PLACEMENTS, TRANSPORTS
 from runner.originals.privs import RunAs, proc_identity, run_as
-from runner.pair import Pair, run_pair
-from runner.pinning import cpus_for, cross_core_possible
-from runner.transports import NET_A, Namespaces, TopologyError
+from runner.trial.pair import Pair, run_pair
+from runner.host.pinning import cpus_for, cross_core_possible
+from runner.trial.transports import NET_A, Namespaces, TopologyError
 
 CLIENT_SLACK_S = 15.0
 READY_TIMEOUT_S = 10.0
@@ -91,7 +92,7 @@ def _wait_exec(p: subprocess.Popen[bytes], binary: str, timeout: float = 5.0) ->
 @dataclass(frozen=True)
 class Listening:
     """Their server is ready once their binary runs (not ``ip``, ``setpriv`` or ``taskset``
-    on the way to it) and its namespace listens on their port (a :class:`runner.pair.Ready`)."""
+    on the way to it) and its namespace listens on their port (a :class:`runner.trial.pair.Ready`)."""
 
     binary: str
 
@@ -204,7 +205,7 @@ def run_program(prog: Program, bin_dir: Path, transport: str = "loopback",
 def _run(rec: dict[str, Any], prog: Program, s_argv: list[str], c_argvs: list[list[str]],
          bin_dir: Path, who: RunAs, janitor: proc.Janitor | None, duration: int, size: int,
          server_args: str, on_running: Callable[[int, list[int]], None] | None) -> None:
-    """Their server and client(s) as one pair (runner.pair); what they did into ``rec``."""
+    """Their server and client(s) as one pair (runner.trial.pair); what they did into ``rec``."""
     ident: dict[str, Any] = {}
 
     def started(server: subprocess.Popen[bytes], clients: list[subprocess.Popen[bytes]]
@@ -263,9 +264,3 @@ def processes_of(uid: int) -> list[int]:
     return out
 
 
-def kill_leftovers(uid: int) -> None:  # pragma: no cover - a safety net for the CLI
-    for pid in processes_of(uid):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass

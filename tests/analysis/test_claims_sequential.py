@@ -16,8 +16,8 @@ from analysis import claims as C
 from analysis import run as A
 from analysis import stats as S
 from analysis.claims import rules as RU
-from analysis.design import sequential_text
-from rundir import sequential as sq
+from analysis.design_text import sequential_text
+from blockstats import sequential as sq
 
 DESIGN = sq.SequentialDesign(first_look=6, look_every=6, rounds_max=30)
 #: C13's rule: sendfile / read-write within ~1.417 x/÷ 1.25

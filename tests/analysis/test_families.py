@@ -1,11 +1,11 @@
-"""One table of decision families (rundir.families) that the analysis's rules and the
+"""One table of decision families (blockstats.families) that the analysis's rules and the
 runner's top-up both read (issue 37: the runner stopped C5's comparisons at family 4 while
 the analysis read them at 2)."""
 
 from __future__ import annotations
 
 from analysis.claims import rules as RU
-from rundir import families
+from blockstats import families
 
 
 def test_every_rule_reads_its_family_from_the_shared_table() -> None:

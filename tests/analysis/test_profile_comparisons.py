@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from analysis.claims.pa02 import C11_PAIRS
+from analysis.claims.throughput import C11_PAIRS
 from analysis.claims.rules import BEST_THREADS, RULES, THREADS, Rule
-from runner import profile as prof_mod
-from runner.profile import Experiment, Profile
+from runner.plan import profile as prof_mod
+from runner.plan.profile import Experiment, Profile
 
 SEQUENTIAL = ("claims", "paper")
 #: the rule's metric -> whether its ratio is the inverse of the runner's primary metric's

@@ -107,7 +107,7 @@ def test_the_a_a_control(blocks: A.Run, small: A.Run,
 
 
 def test_send_comparisons_count(small: A.Run, blocks: A.Run) -> None:
-    from analysis.claims.sendcmp import inconclusive_count
+    from analysis.claims.baselines import inconclusive_count
     for run in (small, blocks):
         tab = C.send_comparisons(run, transport="loopback", placement="cross-core")
         # 4 methods x 3 sizes x 2 thread counts in the small grid
@@ -126,7 +126,7 @@ REFERENCE = ROOT / "data" / "raw" / "20261122T052509Z-paper-0690"
 def test_the_56_comparisons_of_the_reference_run() -> None:
     """The first paper run's count, reproduced by the rule of its time: 40 of 56
     inconclusive (loopback cross-core, every thread count); fewer under the current rule."""
-    from analysis.claims.sendcmp import FIFTY_SIX, inconclusive_count
+    from analysis.claims.baselines import FIFTY_SIX, inconclusive_count
     run = A.load_run(REFERENCE)
     assert inconclusive_count(C.send_comparisons(run, legacy=True, **FIFTY_SIX)) == (40, 56)
     n_inc, n = inconclusive_count(C.send_comparisons(run, **FIFTY_SIX))

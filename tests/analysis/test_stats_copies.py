@@ -260,7 +260,7 @@ def test_sides_and_categories() -> None:
 
 
 def test_perf_script_parsing_and_windows() -> None:
-    from runner import cpuprofile
+    from runner.host import cpuprofile
     text = "\n".join([
         "   cb-send.34567  100 [000]  10.000: ffffffff8100 _copy_from_iter ([kernel.kallsyms])",
         "   cb-send.34567  100 [000]  10.300: 7f0000001000 __memmove_avx_unaligned_erms "

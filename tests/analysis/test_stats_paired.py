@@ -7,7 +7,7 @@ synthetic data with a planted truth, under a noise model like this machine's:
   (the issue-14 probes measured 3.5-20 %).
 
 Over 200 simulated runs, each run using the rounds that the sample-size plan of
-runner/design.py gives for its noise (target half-width 5 %, the claims' target):
+runner/plan/blocks.py gives for its noise (target half-width 5 %, the claims' target):
 
 * a planted 10 % difference is *found* -- the CI at level 1 - alpha/m excludes 1 on the right
   side (equivalently, the Bonferroni-adjusted t-test is significant) -- in >= 90 % of runs;
@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 from analysis import stats as S
-from runner import design as D
+from runner.plan import blocks as D
 
 N_SIM = 200
 TARGET = 0.05
@@ -51,7 +51,7 @@ def simulate(rng: np.random.Generator, n: int, ratio: float, cv: float,
 
 
 def planned_rounds(cv: float, target: float, family: int) -> int:
-    """What runner/design.py plans for a block whose per-round log-ratio sd is known
+    """What runner/plan/blocks.py plans for a block whose per-round log-ratio sd is known
     (two independent per-trial noises of CV cv: sd = sqrt(2) * sigma)."""
     sd = math.sqrt(2 * math.log(1 + cv ** 2))
     return D.rounds_needed(sd, target, CONF, family, 3, 400)

@@ -16,7 +16,7 @@ import pytest
 from conftest import ROOT, SMALL_RUN_TRIALS, copy_run
 from rundir.records import TrialRecord
 from rundir.verify import verify
-from runner.trials import held_to_ok_rule
+from runner.sweep.trials import held_to_ok_rule
 
 PY = sys.executable
 
@@ -55,7 +55,7 @@ def test_an_ok_record_that_does_not_mean_ok_fails_verify(runner_small_run: Path,
 
 @pytest.mark.parametrize("case", list(TAMPER))
 def test_the_runner_marks_such_a_result_failed(runner_small_run: Path, case: str) -> None:
-    """The same rule, where the runner decides a record's status (runner.trials)."""
+    """The same rule, where the runner decides a record's status (runner.sweep.trials)."""
     change, expected = TAMPER[case]
     line = json.loads((runner_small_run / "trials.jsonl").read_text().splitlines()[4])
     rec = TrialRecord(**{k: line[k] for k in (

@@ -3,7 +3,7 @@
 RECORDED holds records copybench printed on the development VM (no PMU, so the hardware
 counters are null with reasons); when src/build/copybench exists the test also runs it now
 (loopback only: a sink on 127.0.0.1 and short trials). Each C record is wrapped with the
-runner's fields, as runner/trialrecord.py does, and must be valid under trial.schema.json.
+runner's fields, as runner/trial/trialrecord.py does, and must be valid under trial.schema.json.
 """
 
 from __future__ import annotations

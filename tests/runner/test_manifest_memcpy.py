@@ -1,4 +1,4 @@
-"""runner/manifest.py: the memcpy bound is measured at every working-set size of the plan
+"""runner/host/manifest.py: the memcpy bound is measured at every working-set size of the plan
 (the real copybench memcpy), keeps the 64 MiB figure every manifest has, lists sizes too
 small to time one copy at a time with the reason, and analysis.plots reads it back by size."""
 
@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from analysis.plots import memcpy_bounds
-from runner import manifest as M
+from runner.host import manifest as M
 
 
 def test_memcpy_at_each_size_of_the_plan(runner_copybench: Path, tmp_path: Path) -> None:

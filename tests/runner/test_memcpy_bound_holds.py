@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from runner import manifest as M
-from runner import profile as P
+from runner.host import manifest as M
+from runner.plan import profile as P
 
 #: copybench copy's methods that copy on one thread (splice2 uses a second thread on a second
 #: CPU, which a one-CPU memcpy does not bound)
@@ -39,8 +39,16 @@ def bound_sizes() -> list[int]:
     return sorted(sizes)
 
 
+#: copybench's exit status for a measured window it missed (descheduled on a busy machine):
+#: a reading to take again, not a result; the test is about the bound, not about timing
+EXIT_WINDOW_MISSED, WINDOW_TRIES = 3, 5
+
+
 def _json(argv: list[str]) -> dict:
-    r = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    for _ in range(WINDOW_TRIES):
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+        if r.returncode != EXIT_WINDOW_MISSED:
+            break
     assert r.returncode == 0, (argv, r.stderr[-500:])
     return json.loads(r.stdout.strip().splitlines()[-1])
 

@@ -12,8 +12,8 @@ import pytest
 from analysis import noise as AN
 from analysis import run as A
 from conftest import run_runner, sweep_profile
-from runner import design as D
-from runner import noisemodel as RN
+from runner.plan import blocks as D
+from runner.plan import noisemodel as RN
 
 PROFILE = sweep_profile(
     "n", seed=4, repetitions=None,
@@ -23,7 +23,7 @@ PROFILE = sweep_profile(
 
 
 @pytest.mark.sweep
-@pytest.mark.slow  # 15 s, a real sweep; both sides import one computation (rundir.quantities)
+@pytest.mark.slow  # 15 s, a real sweep; both sides import one computation (blockstats.quantities)
 def test_runner_and_analysis_agree_and_the_model_round_trips(runner_copybench: Path,
                                                              tmp_path: Path) -> None:
     prof = tmp_path / "n.toml"

@@ -113,7 +113,7 @@ def test_a_killed_reaper_s_directory_goes_with_the_next_resume(runner_copybench:
 
     def kill_reaper(tag: str) -> None:
         for pid in runner_tagged_pids(tag):
-            if b"runner.reaper" in _cmdline(pid):
+            if b"runner.host.reaper" in _cmdline(pid):
                 os.kill(pid, signal.SIGKILL)
 
     tag = _kill_when(["sweep", "--profile", str(prof), "--run-dir", str(tmp_path / "run")],

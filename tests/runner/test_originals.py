@@ -20,8 +20,8 @@ import pytest
 from runner.originals import OriginalsError, adapters, fetch, program_run, published, sources
 from runner.originals import build as build_mod
 from runner.originals.privs import proc_identity, run_as
-from runner.proc import Janitor
-from runner.netns import leftovers
+from runner.host.proc import Janitor
+from runner.host.netns import leftovers
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "tests" / "fixtures" / "originals"
@@ -455,7 +455,7 @@ def test_a_trial_refused_before_it_runs_is_a_failed_record(tmp_path: Path) -> No
     """In a sweep, a trial of theirs that cannot start (binaries missing, arguments refused)
     is a failed record naming why, never an exception that would stop the sweep."""
     from rundir.records import TrialRecord
-    from runner.model import Cell
+    from runner.plan.cells import Cell
     from runner.originals.original_trial import run_original
     cell = Cell(kind="original:S2", command="send", method="S2:one-copy",
                 transport="loopback", placement="cross-core", mode="stream", size=4096,

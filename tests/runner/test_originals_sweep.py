@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import sweep_profile
-from runner.netns import leftovers
+from runner.host.netns import leftovers
 from runner.originals import sources
 from test_originals import ROOT, SEED, _need_root, _need_seed
 

@@ -1,4 +1,4 @@
-"""runner.pair, the one pair runner, with real processes: a server that gets ready and is
+"""runner.trial.pair, the one pair runner, with real processes: a server that gets ready and is
 stopped, one that never gets ready, a client past its time, several clients on their own
 deadline; nothing is left running, whatever happens."""
 
@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from runner.pair import LineReady, Pair, RemoteSide, run_pair
+from runner.trial.pair import LineReady, Pair, RemoteSide, run_pair
 
 PY = sys.executable
 #: a server that says it is ready, then waits until it is stopped

@@ -1,4 +1,4 @@
-"""The CPU each thread of each side gets (runner.pinning), for machines of 1 to 64 CPUs given
+"""The CPU each thread of each side gets (runner.host.pinning), for machines of 1 to 64 CPUs given
 as a fake affinity: a CPU per thread and side where there are enough, today's two-CPU layout
 (every thread of a side on one CPU) where there are not."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from runner.pinning import Cpus, cpus_for, cpus_needed, own_cpu_per_thread
+from runner.host.pinning import Cpus, cpus_for, cpus_needed, own_cpu_per_thread
 
 
 def ids(spec: str | None) -> list[int]:

@@ -16,9 +16,9 @@ import pytest
 
 from conftest import SMALL_RUN_TRIALS, copy_run, run_runner, tree_digest, write_sweep_profile
 from rundir.verify import verify
-from runner import cli
-from runner.model import Plan
-from runner.plan import planned_rounds
+from runner.sweep import cli
+from runner.plan.cells import Plan
+from runner.plan.rounds import planned_rounds
 
 pytestmark = pytest.mark.sweep
 

@@ -1,4 +1,4 @@
-"""One writer per run directory (rundir.lock, runner.runlock): while a sweep writes a run, a
+"""One writer per run directory (rundir.lock, runner.sweep.runlock): while a sweep writes a run, a
 second sweep, a resume, seal, pack and a notebook on it are refused in one line naming the
 run and the holder's pid (exit 1) and write nothing, readers (make book's check, compare)
 refuse it; the first sweep completes with every trial once and the run verifies. A holder

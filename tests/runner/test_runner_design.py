@@ -1,4 +1,4 @@
-"""The block design (runner/design.py, runner/plan.py): blocks are contiguous and shuffled in
+"""The block design (runner/plan/blocks.py, runner/plan/rounds.py): blocks are contiguous and shuffled in
 every round, rounds come from the noise model, the budget serves claims first, a strict
 profile refuses an unreachable rule, and every committed profile has its A/A block."""
 
@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 
 from conftest import write_sweep_profile
-from runner import design as D
-from runner import plan as plan_mod
-from runner import profile as prof_mod
-from runner import estimate as estimate_mod
-from runner.expand import TWO_HOSTS
-from runner.machine import Capabilities
-from runner.model import Plan, Trial
+from runner.plan import blocks as D
+from runner.plan import rounds as plan_mod
+from runner.plan import profile as prof_mod
+from runner.plan import estimate as estimate_mod
+from runner.plan.expand import TWO_HOSTS
+from runner.host.capabilities import Capabilities
+from runner.plan.cells import Plan, Trial
 
 CAPS = Capabilities(methods=None, root=True, cpus=2, peers={"iperf3": True, "sockperf": True},
                     perf=True)

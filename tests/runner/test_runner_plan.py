@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from conftest import run_runner
-from runner import plan as plan_mod
-from runner import profile as prof
-from rundir.quantities import primary as metric
-from runner import estimate as estimate_mod
-from runner.adaptive import decide, median_ci
-from runner.machine import Capabilities
-from runner.model import Cell, Plan, Trial
-from runner.profile import Repetitions
+from runner.plan import rounds as plan_mod
+from runner.plan import profile as prof
+from blockstats.quantities import primary as metric
+from runner.plan import estimate as estimate_mod
+from runner.plan.adaptive import decide, median_ci
+from runner.host.capabilities import Capabilities
+from runner.plan.cells import Cell, Plan, Trial
+from runner.plan.profile import Repetitions
 
 CAPS = Capabilities(methods=None, root=True, cpus=2, perf=True,
                     peers={"iperf3": True, "sockperf": True})

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from conftest import run_runner
-from runner import profile as prof
-from runner.errors import ProfileError
+from runner.plan import profile as prof
+from runner.host.errors import ProfileError
 
 GOOD = """
 [profile]

@@ -382,7 +382,7 @@ def test_without_root_namespaces_skipped_with_one_line(runner_copybench: Path,
     import shutil
     import tempfile
 
-    from runner.netns import can_create_netns
+    from runner.host.netns import can_create_netns
     prefix: list[str] = []
     work = Path(tempfile.mkdtemp(prefix="runner-noroot-", dir="/tmp"))
     try:

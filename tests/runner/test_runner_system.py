@@ -16,10 +16,11 @@ import pytest
 
 from conftest import ROOT, runner_env, runner_namespaces, runner_root_links
 from rundir import records
-from runner import cpuprofile, peers
-from runner.proc import Janitor, spawn
-from runner.netns import leftovers
-from runner.transports import make as make_transport
+from runner.host import cpuprofile
+from runner.trial import peers
+from runner.host.proc import Janitor, spawn
+from runner.host.netns import leftovers
+from runner.trial.transports import make as make_transport
 
 LISTEN = ("import socket,sys; s=socket.socket(); s.bind(('0.0.0.0', 5555)); s.listen(); "
           "print('ready', flush=True); c,_=s.accept(); sys.stdout.write(c.recv(16).decode())")
@@ -71,8 +72,8 @@ def test_reaper_cleans_up_after_sigkill(runner_root: None, tmp_path: Path) -> No
     script = tmp_path / "victim.py"
     script.write_text(
         "import subprocess, os, sys, time\n"
-        "from runner.transports import Namespaces\n"
-        "from runner.proc import Janitor, spawn\n"
+        "from runner.trial.transports import Namespaces\n"
+        "from runner.host.proc import Janitor, spawn\n"
         "j = Janitor(); t = Namespaces('veth', 1500, j); t.setup()\n"
         "p = spawn(t.sink_prefix() + ['sleep', '300'], j, None, None)\n"
         "q = spawn(['sleep', '301'], j, None, None)\n"
@@ -103,7 +104,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_spawned_group_is_killed(tmp_path: Path) -> None:
-    from runner.proc import kill
+    from runner.host.proc import kill
     p = spawn(["sh", "-c", "sleep 100 & sleep 100; wait"], None, None, None)
     time.sleep(0.2)
     kids = [int(x) for x in subprocess.run(["pgrep", "-g", str(p.pid)], capture_output=True,

@@ -13,11 +13,11 @@ import pytest
 
 from rundir.records import TrialRecord
 from rundir.verify import TRIAL_SCHEMA, load_schema, schema_problems, validator_for
-from runner import trials
-from runner.copybench_trial import EXIT_WINDOW_MISSED
-from runner.model import Cell, Trial
-from runner.transports import make as make_transport
-from runner.trialrecord import Context
+from runner.sweep import trials
+from runner.trial.copybench_trial import EXIT_WINDOW_MISSED
+from runner.plan.cells import Cell, Trial
+from runner.trial.transports import make as make_transport
+from runner.trial.trialrecord import Context
 
 
 def _record(d: dict[str, Any]) -> TrialRecord:

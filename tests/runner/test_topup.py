@@ -1,4 +1,4 @@
-"""The sequential top-up (runner/topup.py, the sweep's top-up stage): the profile's
+"""The sequential top-up (runner/plan/topup.py, the sweep's top-up stage): the profile's
 ``[design] sequential`` and ``comparisons`` validated in one line; the plan carries the
 design; the scheduling function grants looks from records written here (planted ratios);
 a real short sweep reaches the top-up; a sweep interrupted during the top-up and resumed
@@ -21,15 +21,15 @@ import pytest
 
 from conftest import ROOT, run_runner, runner_cmd, runner_env, write_sweep_profile
 from rundir import planfile
-from rundir import sequential as sq
+from blockstats import sequential as sq
 from rundir.verify import load_schema, schema_problems, validator_for, verify
-from runner import plan as plan_mod
-from runner import profile as prof_mod
-from runner import topup
-from runner.design import in_block_order
-from runner.errors import ProfileError
-from runner.machine import Capabilities
-from runner.model import Plan
+from runner.plan import rounds as plan_mod
+from runner.plan import profile as prof_mod
+from runner.plan import topup
+from runner.plan.blocks import in_block_order
+from runner.host.errors import ProfileError
+from runner.host.capabilities import Capabilities
+from runner.plan.cells import Plan
 
 CAPS = Capabilities(methods=None, root=True, cpus=2, peers={"iperf3": True, "sockperf": True},
                     perf=True)
@@ -136,7 +136,7 @@ def test_plan_carries_the_design_looks_comparisons_and_budget(tmp_path: Path) ->
     assert seq["blocks"] == 3 and seq["comparisons"] == 3
     for b in plan.blocks.values():  # type: ignore[union-attr]
         assert b["rounds"] == 2 and b["sequential"]["looks"] == [2, 4, 6]
-        assert b["sequential"]["family"] == 4  # C4's, from rundir.families
+        assert b["sequential"]["family"] == 4  # C4's, from blockstats.families
         (c,) = b["sequential"]["comparisons"]
         assert c["name"] == "sendmsg/send at 1 thread" and c["boundaries"] == [0.97, 1.03]
         assert {plan.cells[c["a"]].method, plan.cells[c["b"]].method} == {"sendmsg", "send"}
@@ -145,7 +145,7 @@ def test_plan_carries_the_design_looks_comparisons_and_budget(tmp_path: Path) ->
 
 
 def test_each_comparison_stops_at_the_family_the_analysis_reads_it_at(tmp_path: Path) -> None:
-    """One table (rundir.families) for the runner and the analysis: an experiment serving
+    """One table (blockstats.families) for the runner and the analysis: an experiment serving
     C4 (sendmsg/send, 4 sizes) and C5 (zerocopy/send, 2 sizes) stops each comparison at the
     family of the claims that read it, not at one family per experiment (on the base the
     experiment's declared family 4 applied to both, and C5 was read at 2)."""
@@ -213,7 +213,7 @@ def test_a_machine_with_the_cpus_tops_the_thread_counts_up(tmp_path: Path) -> No
 
 def test_the_plans_conditions_are_the_analysis_rules_conditions() -> None:
     from analysis.claims import rules as RU  # the analysis's declarations, for the check
-    from rundir import families
+    from blockstats import families
     declared = {c: tuple((a.kind, a.threads) for a in r.conditions)
                 for c, rs in RU.RULES.items() for r in rs if r.conditions}
     assert declared == families.CONDITIONS

@@ -1,0 +1,395 @@
+"""Simulation harness of the sequential top-up design (:mod:`blockstats.sequential`), shared
+by tests/blockstats/test_sequential_simulation.py (which asserts on it) and
+scripts/simulate_topup.py (which prints its table).
+
+Synthetic per-round log ratios: log(true ratio) + sd * e, e standard normal (or a
+unit-variance t with 4 df, for heavy tails), with the sds of the noise model
+(runner/profiles/noise.toml, read with tomllib) and planted true ratios. The design is the
+claims profile's (runner/profiles/claims.toml [design]): a block's planned rounds n0 by the
+formula of runner/plan/blocks.py (the smallest n with t(1 - a/2m, n-1) sd / sqrt(n) <=
+ln(1 + target), within rounds_min..rounds_max), looks every k rounds, maximum N.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats
+
+from blockstats import sequential as sq
+from blockstats.sequential import Schedule, schedule
+
+ROOT = Path(__file__).resolve().parents[1]
+PROFILES = ROOT / "runner" / "profiles"
+DIRECTION = (0.97, 1.03)
+APPROX_TOL = 1.25
+Array = NDArray[np.float64]
+
+
+def noise_sd(kind: str, placement: str, window_s: float) -> float:
+    """The noise model's per-round log-ratio sd for one kind of cell, placement and window."""
+    doc = tomllib.loads((PROFILES / "noise.toml").read_text(encoding="utf-8"))
+    for e in doc["sd"]:
+        if (e["kind"], e["placement"], float(e["window_s"])) == (kind, placement, window_s):
+            return float(e["log_ratio_sd"])
+    raise KeyError(f"noise.toml has no sd for {kind} {placement} {window_s} s")
+
+
+def design(profile: str = "claims") -> dict[str, float]:
+    """A profile's [design] table with its budget_s."""
+    doc = tomllib.loads((PROFILES / f"{profile}.toml").read_text(encoding="utf-8"))
+    return {**doc["design"], "budget_s": doc["profile"]["budget_s"]}
+
+
+def planned_rounds(sd: float, family: int, profile: str = "claims") -> int:
+    """n0 by runner/plan/blocks.py's formula at the profile's target, confidence and limits."""
+    d = design(profile)
+    a = (1 - d["confidence"]) / family
+    for n in range(int(d["rounds_min"]), int(d["rounds_max"]) + 1):
+        if stats.t.ppf(1 - a / 2, n - 1) * sd / math.sqrt(n) <= math.log1p(d["target"]):
+            return n
+    return int(d["rounds_max"])
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A planted comparison: true ratio, per-round sd, its family and its rule's boundaries."""
+
+    name: str
+    truth: float
+    sd: float
+    family: int
+    rule: tuple[float, ...] = DIRECTION
+
+
+def approx(r: float) -> tuple[float, float]:
+    return (r / APPROX_TOL, r * APPROX_TOL)
+
+
+def draws(rng: np.random.Generator, runs: int, n: int, truth: float, sd: float,
+          tails: str = "normal") -> Array:
+    """runs x n per-round log ratios with mean log(truth) and sd ``sd``."""
+    if tails == "normal":
+        e = rng.standard_normal((runs, n))
+    elif tails == "t4":
+        e = rng.standard_t(4, (runs, n)) / math.sqrt(2.0)  # var of t4 is 2
+    else:
+        raise ValueError(f"unknown tails {tails!r}: normal or t4")
+    return math.log(truth) + sd * e
+
+
+def look_stats(x: Array, looks: Sequence[int]) -> tuple[Array, Array]:
+    """Mean and sd (ddof 1) of the first n_j columns, per run and look: runs x K each."""
+    c1 = np.cumsum(x, axis=1)
+    c2 = np.cumsum(x * x, axis=1)
+    n = np.asarray(looks, dtype=float)
+    idx = np.asarray(looks) - 1
+    mean = c1[:, idx] / n
+    var = (c2[:, idx] - n * mean * mean) / (n - 1)
+    return mean, np.sqrt(np.maximum(var, 0.0))
+
+
+@lru_cache(maxsize=512)
+def interval_quantiles(sched: sq.Schedule, family: int, reading: str,
+                       spending: str = sq.POCOCK) -> Array:
+    """q_j per look: ``sequential`` = the repeated CIs' (blockstats.sequential.quantiles);
+    ``naive`` = the ordinary fixed-sample t quantile at 1 - alpha/m at every look (the rule
+    "stop when the ordinary CI clears", which the type I checks must catch)."""
+    if reading == "sequential":
+        return np.asarray(sq.quantiles(sched, family, sq.ALPHA, spending))
+    if reading != "naive":
+        raise ValueError(f"unknown reading {reading!r}: sequential or naive")
+    a = sq.ALPHA / family
+    return np.asarray([stats.t.isf(a / 2, n - 1) for n in sched.looks])
+
+
+def first_decided(x: Array, sched: sq.Schedule, q: Array,
+                  rule: tuple[float, ...]) -> tuple[Array, Array, Array]:
+    """Per run: the index of the stopping look (first decided, else the last), whether it
+    decided, and its CI (log scale, columns lo and hi)."""
+    mean, sd = look_stats(x, sched.looks)
+    half = q * sd / np.sqrt(np.asarray(sched.looks, dtype=float))
+    lo, hi = mean - half, mean + half
+    straddled = np.zeros_like(lo, dtype=bool)
+    for b in rule:
+        straddled |= (lo < math.log(b)) & (math.log(b) < hi)
+    ok = ~straddled
+    idx = np.where(ok.any(axis=1), ok.argmax(axis=1), len(sched.looks) - 1)
+    rows = np.arange(x.shape[0])
+    return idx, ok[rows, idx], np.stack([lo[rows, idx], hi[rows, idx]], axis=1)
+
+
+def wrong(decided: Array, ci: Array, rule: tuple[float, ...], truth: float) -> Array:
+    """Decisions the truth contradicts. A decided CI lies below the first boundary (says the
+    ratio is below it), above the last (says it is above it), or inside the band between two
+    boundaries (direction's "equivalent", "~R"'s "holds": the band is closed, as
+    analysis.stats.decide reads it). So at a truth exactly on a one-boundary rule (above /
+    below X) every decision is wrong; at a truth on a band's edge only the side outside
+    the band is."""
+    lo, hi = ci[:, 0], ci[:, 1]
+    b = [math.log(v) for v in sorted(rule)]
+    t = math.log(truth)
+    below, above = hi <= b[0], lo >= b[-1]
+    band = ~below & ~above
+    bad = (below & (t >= b[0])) | (above & (t <= b[-1]))
+    if len(b) == 2:
+        bad |= band & ((t < b[0]) | (t > b[1]))
+    return decided & bad
+
+
+@dataclass(frozen=True)
+class Rate:
+    """An observed proportion with its count and Clopper-Pearson bounds."""
+
+    hits: int
+    runs: int
+
+    @property
+    def p(self) -> float:
+        return self.hits / self.runs
+
+    def ci(self, level: float = 0.95) -> tuple[float, float]:
+        r = stats.binomtest(self.hits, self.runs).proportion_ci(level, method="exact")
+        return float(r.low), float(r.high)
+
+
+def null_error(seed: int, runs: int, sched: sq.Schedule, family: int, reading: str,
+               rule: tuple[float, ...], truth: float, spending: str = sq.POCOCK,
+               tails: str = "normal") -> tuple[Rate, Rate]:
+    """A family of ``family`` independent comparisons, all with the true ratio ``truth`` on
+    a boundary of ``rule``, each stopping at its first decided look (at most N). Returns
+    (family-wise: some comparison decided wrongly; per comparison: decided wrongly).
+    Independent members are Bonferroni's worst case; a truth on a one-boundary rule is the
+    worst case of a rule (both decisions wrong there)."""
+    rng = np.random.default_rng(seed)
+    q = interval_quantiles(sched, family, reading, spending)
+    any_bad = np.zeros(runs, dtype=bool)
+    bad = 0
+    for _ in range(family):
+        x = draws(rng, runs, sched.rounds_max, truth, 0.155, tails)
+        _, dec, ci = first_decided(x, sched, q, rule)
+        w = wrong(dec, ci, rule, truth)
+        any_bad |= w
+        bad += int(w.sum())
+    return Rate(int(any_bad.sum()), runs), Rate(bad, runs * family)
+
+
+def aa_false_positive(seed: int, runs: int, sched: sq.Schedule, reading: str, sd: float,
+                      spending: str = sq.POCOCK, tails: str = "normal") -> Rate:
+    """The A/A control (true ratio 1, family 1): runs whose CI excludes 1 at *any* look up
+    to N (no stopping: the simultaneous reading, stricter than at a stopping look)."""
+    rng = np.random.default_rng(seed)
+    x = draws(rng, runs, sched.rounds_max, 1.0, sd, tails)
+    mean, s = look_stats(x, sched.looks)
+    half = interval_quantiles(sched, 1, reading, spending) * s / np.sqrt(
+        np.asarray(sched.looks, dtype=float))
+    return Rate(int(np.sum(np.any(np.abs(mean) > half, axis=1))), runs)
+
+
+@dataclass(frozen=True)
+class Power:
+    decided: Rate
+    wrong: Rate
+    rounds_mean: float  # rounds at the stopping look, averaged over runs
+    rounds_p90: float
+
+
+def power(seed: int, runs: int, c: Comparison, sched: sq.Schedule,
+          spending: str = sq.POCOCK) -> Power:
+    """A planted effect under the sequential design, each run stopping at its first decided
+    look (at most N)."""
+    rng = np.random.default_rng(seed)
+    x = draws(rng, runs, sched.rounds_max, c.truth, c.sd)
+    idx, dec, ci = first_decided(x, sched, interval_quantiles(sched, c.family, "sequential",
+                                                              spending), c.rule)
+    used = np.asarray(sched.looks)[idx]
+    return Power(Rate(int(dec.sum()), runs), Rate(int(wrong(dec, ci, c.rule, c.truth).sum()),
+                                                  runs),
+                 float(used.mean()), float(np.percentile(used, 90)))
+
+
+def fixed_power(seed: int, runs: int, c: Comparison, n: int) -> Rate:
+    """The fixed design's chance of deciding ``c`` at n rounds (ordinary t CI, 1 - alpha/m)."""
+    rng = np.random.default_rng(seed)
+    x = draws(rng, runs, n, c.truth, c.sd)
+    sched = sq.Schedule((n,))
+    _, dec, _ = first_decided(x, sched, interval_quantiles(sched, c.family, "naive"), c.rule)
+    return Rate(int(dec.sum()), runs)
+
+
+def rounds_for_power(seed: int, runs: int, c: Comparison, n0: int, k: int, n_cap: int,
+                     target: float = 0.8, spending: str = sq.POCOCK) -> int | None:
+    """The smallest maximum N = n0 + j k (N <= n_cap) at which the sequential design decides
+    ``c`` in at least ``target`` of the runs, by bisection over j (the power grows with N);
+    None if even n_cap falls short."""
+    def ok(j: int) -> bool:
+        return power(seed, runs, c, sq.schedule(n0, k, n0 + j * k), spending).decided.p \
+            >= target
+
+    lo, hi = 0, (n_cap - n0) // k
+    if not ok(hi):
+        return None
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return n0 + hi * k
+
+
+# ------------------------------------------- the top-up against the fixed design, same data
+
+def mix() -> list[Comparison]:
+    """Comparisons like the reference run's claim blocks (noise-model sds, 1 s windows;
+    file copies at 2 s): easy ones decided after a few rounds (C5 0.245, C14 0.178), clear
+    ones, the near-boundary C8 (two-copy ahead by 10-12 % against 1.03) and C9 (0.61 against
+    ~52 %'s upper boundary 0.65), and one that no budget here decides (no difference, whose
+    equivalence inside 0.97-1.03 needs hundreds of rounds)."""
+    sc, cc = noise_sd("stream", "same-core", 1.0), noise_sd("stream", "cross-core", 1.0)
+    fs, fc = noise_sd("file", "same-core", 2.0), noise_sd("file", "cross-core", 2.0)
+    return [Comparison("C5 same-core", 0.245, sc, 2), Comparison("C5 cross-core", 0.245, cc, 2),
+            Comparison("C14 same-core", 0.178, fs, 3), Comparison("C14 cross-core", 0.178, fc, 3),
+            Comparison("clear 1.30 same-core", 1.30, sc, 4),
+            Comparison("clear 1.30 cross-core", 1.30, cc, 4),
+            Comparison("clear 0.80 same-core", 0.80, sc, 4),
+            Comparison("C8 1.11 same-core", 1.11, sc, 4),
+            Comparison("C8 1.11 cross-core", 1.11, cc, 4),
+            Comparison("C9 0.61 same-core", 0.61, sc, 4, approx(0.52)),
+            Comparison("C9 0.61 cross-core", 0.61, cc, 4, approx(0.52)),
+            Comparison("no difference cross-core", 1.00, cc, 4)]
+
+
+def near_boundary() -> list[Comparison]:
+    """C8 (two-copy ahead by 10-12 %, read against 1.03) and C9 (0.61, read against the
+    upper boundary 0.65 of "~52 %"), family 4, at the noise model's sds (streams, 1 s)."""
+    sc, cc = noise_sd("stream", "same-core", 1.0), noise_sd("stream", "cross-core", 1.0)
+    return [Comparison(f"C8 {r:.2f} {p}", r, sd, 4) for r in (1.10, 1.12)
+            for p, sd in (("same-core", sc), ("cross-core", cc))] + \
+        [Comparison(f"C9 0.61 {p}", 0.61, sd, 4, approx(0.52))
+         for p, sd in (("same-core", sc), ("cross-core", cc))]
+
+
+def _fixed_reads(xs: list[Array], comps: list[Comparison], total: int) -> tuple[Array, Array]:
+    """The fixed design: ``total`` rounds spread evenly (the first total mod M get one more),
+    each comparison read once with the ordinary t CI at 1 - alpha/m. Per comparison:
+    (decided, decided wrongly)."""
+    m = len(comps)
+    dec, bad = np.zeros(m, dtype=bool), np.zeros(m, dtype=bool)
+    for i, (x, c) in enumerate(zip(xs, comps)):
+        n = total // m + (1 if i < total % m else 0)
+        sched = sq.Schedule((n,))
+        _, ok, ci = first_decided(x[None, :n], sched, interval_quantiles(sched, c.family,
+                                                                          "naive"), c.rule)
+        dec[i], bad[i] = ok[0], wrong(ok, ci, c.rule, c.truth)[0]
+    return dec, bad
+
+
+def _topup_reads(xs: list[Array], comps: list[Comparison], scheds: list[sq.Schedule],
+                 total: int, spending: str) -> tuple[Array, Array, Array]:
+    """The top-up design: every block to its first look, then the rounds left go, one look
+    at a time, to the block :func:`blockstats.sequential.rank_blocks` puts first (a block whose
+    next look does not fit the rounds left is passed over). Per comparison: (decided,
+    decided wrongly, rounds run)."""
+    ids = [f"b{i:02d}" for i in range(len(comps))]
+    at = {b: 0 for b in ids}  # index of the latest look reached
+    used = sum(s.looks[0] for s in scheds)
+    if used > total:
+        raise ValueError(f"the first looks alone need {used} rounds, over the total {total}")
+
+    def summary(i: int) -> sq.Summary:
+        n = scheds[i].looks[at[ids[i]]]
+        return sq.summarize(ids[i], xs[i][:n], scheds[i], comps[i].family, comps[i].rule,
+                            spending)
+
+    summ = {b: summary(i) for i, b in enumerate(ids)}
+    while True:
+        for b, _ in sq.rank_blocks(summ.values()):
+            i = ids.index(b)
+            step = scheds[i].looks[at[b] + 1] - scheds[i].looks[at[b]]
+            if used + step <= total:
+                at[b] += 1
+                used += step
+                summ[b] = summary(i)
+                break
+        else:
+            break
+    s = [summ[b] for b in ids]
+    dec = np.array([sq.decided(x.lo, x.hi, c.rule) for x, c in zip(s, comps)])
+    with np.errstate(divide="ignore"):  # an early look's CI may reach 0 on the ratio scale
+        bad = np.array([wrong(np.array([d]), np.log(np.array([[x.lo, x.hi]])), c.rule,
+                              c.truth)[0] for d, x, c in zip(dec, s, comps)])
+    return dec, bad, np.array([x.rounds for x in s])
+
+
+@dataclass(frozen=True)
+class Versus:
+    """Both designs at the same total rounds, per simulated run (rows) and comparison
+    (columns): decided, decided wrongly, and the rounds the top-up gave each."""
+
+    fixed_decided: Array
+    topup_decided: Array
+    fixed_wrong: Array
+    topup_wrong: Array
+    topup_rounds: Array
+
+    @property
+    def fixed(self) -> Array:
+        """Comparisons decided per run by the fixed design."""
+        return self.fixed_decided.sum(axis=1)
+
+    @property
+    def topup(self) -> Array:
+        return self.topup_decided.sum(axis=1)
+
+    def gain(self) -> tuple[float, float, float]:
+        """Mean extra comparisons the top-up decides per run, with a 95 % t interval over
+        the runs (paired: both designs read the same rounds)."""
+        d = self.topup - self.fixed
+        half = float(stats.t.isf(0.025, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size))
+        return float(d.mean()), float(d.mean()) - half, float(d.mean()) + half
+
+
+def topup_vs_fixed(seed: int, runs: int, comps: list[Comparison], total: int,
+                   sched: sq.Schedule, spending: str = sq.POCOCK) -> Versus:
+    """Both designs on the same simulated rounds: comparison i's per-round log ratios are
+    drawn once per run, and each design reads the first rounds it runs of them."""
+    rng = np.random.default_rng(seed)
+    longest = max(sched.rounds_max, total // len(comps) + 1)
+    out: list[list[Array]] = [[], [], [], [], []]
+    for _ in range(runs):
+        xs = [draws(rng, 1, longest, c.truth, c.sd)[0] for c in comps]
+        fd, fw = _fixed_reads(xs, comps, total)
+        td, tw, tr = _topup_reads(xs, comps, [sched] * len(comps), total, spending)
+        for acc, v in zip(out, (fd, td, fw, tw, tr)):
+            acc.append(v)
+    fd, td, fw, tw, tr = (np.array(a) for a in out)
+    return Versus(fd, td, fw, tw, tr)
+
+
+# ------------------------------------------------------------------- the design simulated
+
+#: the design the simulations support (blockstats.sequential.SequentialDesign's defaults)
+DESIGN = sq.SequentialDesign()
+
+
+def design_text() -> str:
+    return sq.design_text(DESIGN.to_json())
+
+
+def design_schedule() -> sq.Schedule:
+    """The chosen design's looks (its first look does not depend on the planned rounds)."""
+    return DESIGN.schedule(int(design()["rounds_min"]))
+
+
+def look_table(sched: sq.Schedule, family: int,
+               spending: str = sq.POCOCK) -> list[tuple[int, float, float, float, float]]:
+    """Per look: (rounds, information fraction, c_j, nominal level, q_j) at a family."""
+    cs = sq.boundaries(sched.fractions, sq.ALPHA / family, spending)
+    qs = sq.quantiles(sched, family, sq.ALPHA, spending)
+    return [(n, t, c, 1 - 2 * float(stats.norm.sf(c)), q)
+            for n, t, c, q in zip(sched.looks, sched.fractions, cs, qs)]

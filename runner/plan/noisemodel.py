@@ -1,0 +1,170 @@
+"""``python -m runner noise RUN``: the noise model a block design plans with, from a run's own
+records (the ``pilot`` profile's, or any block-design run).
+
+For every block with two or more copybench methods and at least three rounds, the per-round
+log ratio of each pair of its methods (both measured in the same round, back to back) gives
+a standard deviation; pooled (root mean square) per kind of cell (stream, pingpong, file),
+placement and window, it is the ``log_ratio_sd`` the planner needs. The per-trial
+coefficient of variation of each method is kept beside it, for throughput (or RTT) and for
+CPU-seconds per GB on each side, so the book can show both against the window.
+
+The quantity itself is :mod:`blockstats.quantities`' (the analysis reports the same one, from the
+same definition); the runner never imports the analysis.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from rundir import records
+from blockstats import quantities as Q
+from runner.plan.blocks import rounds_needed
+
+METRICS: dict[str, Callable[[dict[str, Any]], float | None]] = {
+    "primary": Q.primary,
+    "sender_cpu": lambda r: Q.cpu_per_gb(r, "sender"),
+    "receiver_cpu": lambda r: Q.cpu_per_gb(r, "receiver")}
+
+
+@dataclass
+class Row:
+    kind: str
+    placement: str
+    window_s: float
+    metric: str
+    log_ratio_sd: float | None  # pooled over the blocks' method pairs
+    trial_cv: float | None  # median over the cells
+    blocks: int
+    rounds: int
+
+
+def _blocks(recs: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[int, dict[str, Any]]]]:
+    """The ok, measured copybench records of block-design runs: block -> cell -> round."""
+    by_block: dict[str, dict[str, dict[int, dict[str, Any]]]] = defaultdict(
+        lambda: defaultdict(dict))
+    for r in recs:
+        cfg = r.get("config") or {}
+        if r.get("status") != "ok" or (r.get("repetition") or 0) < 1 or not cfg.get("block"):
+            continue
+        if cfg.get("kind", "copybench") != "copybench" or cfg.get("twin"):
+            continue
+        # one run's block: the same configuration in another run is another block (its
+        # rounds are other rounds)
+        by_block[f"{r.get('run_id')}/{cfg['block']}"][r["cell"]][int(r["repetition"])] = r
+    return by_block
+
+
+def rows(recs: Iterable[dict[str, Any]]) -> list[Row]:
+    """The noise quantity (blockstats.quantities) per kind of cell, placement, window and
+    metric, pooled over the blocks."""
+    acc: dict[tuple[str, str, float, str], dict[str, Any]] = defaultdict(
+        lambda: {"var": [], "cv": [], "blocks": 0, "rounds": 0})
+    for cells in _blocks(recs).values():
+        any_rec = next(iter(next(iter(cells.values())).values()))
+        cfg = any_rec["config"]
+        kind = Q.cell_kind(cfg.get("mode"), cfg.get("command", "send"), cfg.get("cache"))
+        key0 = (kind, str(cfg.get("placement")), float(cfg.get("duration_s") or 0))
+        for mname, fn in METRICS.items():
+            a = acc[(*key0, mname)]
+            values = {cid: {k: fn(r) for k, r in by_round.items()}
+                      for cid, by_round in cells.items()}
+            variances = Q.pair_variances(values)
+            a["var"] += variances
+            a["rounds"] = max([a["rounds"], *(n for _, _, n in variances)])
+            a["cv"] += [cv for v in values.values()
+                        if (cv := Q.trial_cv(v.values())) is not None]
+            a["blocks"] += int(bool(variances))
+    return [Row(kind, placement, window, mname, Q.pooled_sd(a["var"]),
+                statistics.median(a["cv"]) if a["cv"] else None, a["blocks"], a["rounds"])
+            for (kind, placement, window, mname), a in sorted(acc.items())]
+
+
+#: per-trial cost beyond the window (process start, warm-up, sink set-up), measured here
+TRIAL_OVERHEAD_S = 0.4
+
+
+def best_windows(rs: list[Row], target: float = 0.05, family: int = 4,
+                 confidence: float = 0.95) -> dict[tuple[str, str], tuple[float, float]]:
+    """The rule that picks a window from a pilot, declared before the pilot runs: per kind of
+    cell and placement, the window with the least time to reach ``target`` on a paired
+    ratio: rounds_needed(sd(w)) * (w + overhead). Returns (kind, placement) -> (window,
+    minutes per two-method comparison)."""
+    out: dict[tuple[str, str], tuple[float, float]] = {}
+    for r in rs:
+        if r.metric != "primary" or r.log_ratio_sd is None:
+            continue
+        n = rounds_needed(r.log_ratio_sd, target, confidence, family, 2, 1000)
+        cost = n * 2 * (r.window_s + TRIAL_OVERHEAD_S) / 60
+        key = (r.kind, r.placement)
+        if key not in out or cost < out[key][1]:
+            out[key] = (r.window_s, cost)
+    return out
+
+
+def to_toml(rs: list[Row], run_dir: Path | list[Path],
+            per_run: dict[str, list[Row]] | None = None) -> str:
+    dirs = run_dir if isinstance(run_dir, list) else [run_dir]
+    lines = ["# The noise model of a block design (runner/plan/blocks.py): per kind of cell, placement",
+             "# and window, the sd of the per-round log ratio of two methods measured back to",
+             f"# back. Made by: python -m runner noise {' '.join(map(str, dirs))}", "",
+             "[meta]", f'run = "{" + ".join(d.name for d in dirs)}"', ""]
+    for r in rs:
+        if r.metric != "primary" or r.log_ratio_sd is None:
+            continue
+        lines += ["[[sd]]", f'kind = "{r.kind}"', f'placement = "{r.placement}"',
+                  f"window_s = {r.window_s:g}", f"log_ratio_sd = {r.log_ratio_sd:.4f}",
+                  f"blocks = {r.blocks}"]
+        if r.trial_cv is not None:
+            lines.append(f"trial_cv = {r.trial_cv:.4f}")
+        lines += [f"rounds = {r.rounds}", ""]
+    lines.append("# The window with the least time to ±5 % on a paired ratio (family of 4), per kind and")
+    lines.append("# placement: rounds_needed(sd) * 2 trials * (window + overhead); windows are compared")
+    lines.append("# only within one run (the noise of a day differs from another's)")
+    for name, runs_rows in (per_run or {dirs[0].name: rs}).items():
+        for (kind, placement), (w, cost) in sorted(best_windows(runs_rows).items()):
+            if sum(1 for r in runs_rows if r.kind == kind and r.placement == placement
+                   and r.metric == "primary" and r.log_ratio_sd is not None) < 2:
+                continue  # one window measured: nothing to choose between
+            lines.append(f"#   {name}: {kind:8s} {placement:10s} best window {w:g} s "
+                         f"({cost:.1f} min per comparison)")
+    lines.append("# CPU-seconds per GB (sender, receiver): the same statistics, for the record")
+    for r in rs:
+        if r.metric == "primary":
+            continue
+        sd = "n/a" if r.log_ratio_sd is None else f"{r.log_ratio_sd:.4f}"
+        cv = "n/a" if r.trial_cv is None else f"{r.trial_cv:.4f}"
+        lines.append(f"#   {r.metric:12s} {r.kind:8s} {r.placement:10s} {r.window_s:g} s: "
+                     f"log_ratio_sd {sd}, trial_cv {cv}")
+    return "\n".join(lines) + "\n"
+
+
+def table(rs: list[Row]) -> str:
+    head = f"{'kind':8s} {'placement':10s} {'window':>7s} {'metric':12s} {'ratio sd':>9s} " \
+           f"{'trial CV':>9s} {'blocks':>6s} {'rounds':>6s}"
+    out = [head]
+    for r in rs:
+        out.append(f"{r.kind:8s} {r.placement:10s} {r.window_s:6g}s {r.metric:12s} "
+                   f"{'—' if r.log_ratio_sd is None else f'{r.log_ratio_sd:.3f}':>9s} "
+                   f"{'—' if r.trial_cv is None else f'{r.trial_cv:.3f}':>9s} "
+                   f"{r.blocks:6d} {r.rounds:6d}")
+    return "\n".join(out)
+
+
+def from_run(run_dir: Path) -> list[Row]:
+    return from_runs([run_dir])
+
+
+def from_runs(run_dirs: list[Path]) -> list[Row]:
+    """The noise model pooled over several runs (each block of each run is one sample of
+    its kind of cell: the pooled sd weighs them by their degrees of freedom)."""
+    def recs() -> Iterable[dict[str, Any]]:
+        for d in run_dirs:
+            path = records.trials_file(d)
+            if path is None:
+                raise FileNotFoundError(2, "no trials.jsonl or trials.jsonl.gz", str(d))
+            yield from records.read(path)
+    return rows(recs())

@@ -1,0 +1,669 @@
+"""Sweep profiles: TOML files validated into typed dataclasses before anything runs.
+
+A profile has three tables and a list of experiments::
+
+    [profile]      name, description, seed, duration_s, warmup_s, verify, timeout_s,
+                   budget_s, fields, dir
+    [repetitions]  min, max, target_rel_ci, confidence, resamples   (the adaptive design)
+    [design]       rounds_min, rounds_max, target, descriptive_target, confidence, noise,
+                   primary, exclude_steal_above, strict, sequential  (the block design)
+    [topology]     veth_mtu, udp_mtu
+    [[experiment]] name, command, methods, sizes, threads, placements, transports, modes,
+                   caches, peers, perf, perf_trials, purpose, claims, family, margin, twin,
+                   comparisons, and per-experiment overrides of duration_s, warmup_s,
+                   timeout_s, verify, fields, dir
+
+``[design] sequential = { spending, first_look, look_every, rounds_max, budget_s, planning }``
+turns on the sequential top-up (:mod:`blockstats.sequential`, :mod:`runner.plan.topup`): the blocks
+with declared ``comparisons`` (``{ "zerocopy/send" = [0.97, 1.03], "8t/4t" = [0.7] }``: a
+ratio of two methods, or of two thread counts of one method, and the boundaries of the
+decision rules that read it, on the ratio of the primary metric) run to their first look,
+and the rest of the budget goes, one look at a time, to the blocks whose comparisons are
+still undecided.
+
+A profile with a ``[design]`` table uses the block design (:mod:`runner.plan.blocks`): cells of
+one configuration that differ only in method form a block that runs back to back in each
+round, and each block gets the rounds its comparisons need (planned from a noise model before
+anything runs). Without it, the older adaptive design (:mod:`runner.plan.adaptive`) applies.
+
+The full design is the union of each experiment's factorial (see ``runner.plan.rounds``). Any
+unknown key, wrong type, value outside its allowed set or empty factor list raises
+``ProfileError`` naming the file, the key and what is allowed.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from blockstats import families
+from blockstats import schedule as sq
+from rundir import utf8
+from runner.host.errors import ProfileError
+
+PROFILE_DIR = Path(__file__).resolve().parent.parent / "profiles"
+
+MESSAGE_METHODS = ("send", "sendmsg", "zerocopy", "uring-zc", "vmsplice")
+FILE_SEND_METHODS = ("read-write", "mmap-write", "sendfile", "splice", "splice2")
+COPY_METHODS = ("read-write", "sendfile", "splice", "splice2", "copy_file_range")
+UDP_METHODS = ("send", "sendmsg", "zerocopy", "uring-zc")
+COMMANDS = ("send", "copy")
+TRANSPORTS = ("loopback", "veth", "udp-forward")
+PLACEMENTS = ("same-core", "cross-core", "unpinned")
+MODES = ("stream", "pingpong")
+CACHES = ("warm", "cold")
+VERIFY = ("full", "sample", "off")
+#: what a block of cells is for, in the order the budget serves them
+PURPOSES = ("claim", "control", "question", "descriptive")
+PRIMARY = ("paired", "unpaired")
+#: the reports whose own programs can join a block (runner.originals), and the copybench
+#: method each of their methods runs beside: their Part A1/A2/A3 = two-/one-/zero-copy
+ORIGINAL_SOURCES = ("S1", "S2", "S3")
+ORIGINAL_METHOD_OF = {"send": "two-copy", "sendmsg": "one-copy", "zerocopy": "zero-copy"}
+
+MIN_SIZE = 1
+MAX_SIZE = 1 << 30
+_SUFFIX = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+_SIZE_RE = re.compile(r"^\s*(\d+)\s*([KMG]?)(?:i?B)?\s*$", re.IGNORECASE)
+
+
+def parse_size(value: object) -> int:
+    """``64``, ``"4K"``, ``"1M"``, ``"1GiB"`` -> bytes (binary suffixes, as copybench)."""
+    if isinstance(value, bool):
+        raise ValueError("not a size")
+    if isinstance(value, int):
+        n = value
+    elif isinstance(value, str):
+        m = _SIZE_RE.match(value)
+        if not m:
+            raise ValueError("not a size")
+        n = int(m.group(1)) * _SUFFIX[m.group(2).upper()]
+    else:
+        raise ValueError("not a size")
+    if not MIN_SIZE <= n <= MAX_SIZE:
+        raise ValueError("out of range")
+    return n
+
+
+def format_size(n: int) -> str:
+    """Bytes -> the shortest exact binary-suffix form (``65536`` -> ``64K``)."""
+    for suffix, mult in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n % mult == 0:
+            return f"{n // mult}{suffix}"
+    return str(n)
+
+
+@dataclass(frozen=True)
+class Repetitions:
+    min: int
+    max: int
+    target_rel_ci: float
+    confidence: float
+    resamples: int
+
+
+@dataclass(frozen=True)
+class Sequential:
+    """The sequential top-up of a block design (``[design] sequential``): the looks, the
+    spending function, the maximum rounds of a block, the seconds reserved for the top-up
+    and the planning file the plan reads the expected effects from."""
+
+    spending: str
+    first_look: int
+    look_every: int
+    rounds_max: int
+    budget_s: float  # reserved for the top-up: the planned rounds get budget_s less this
+    planning: str | None = None  # expected effects (python -m runner planning), relative
+
+    def design(self, alpha: float) -> sq.SequentialDesign:
+        return sq.SequentialDesign(spending=self.spending, alpha=alpha,
+                                   first_look=self.first_look, look_every=self.look_every,
+                                   rounds_max=self.rounds_max)
+
+
+@dataclass(frozen=True)
+class Design:
+    """The block design: paired rounds, rounds per block planned from a noise model."""
+
+    rounds_min: int
+    rounds_max: int
+    target: float  # CI half-width (relative) wanted for claim, control and question blocks
+    descriptive_target: float  # ... for descriptive blocks
+    confidence: float
+    noise: str | None  # noise model file (from `python -m runner noise`), profile-relative
+    primary: str  # paired (per-round ratios) | unpaired (ratio of medians): declared here
+    exclude_steal_above: float | None  # a trial whose window had more steal is excluded
+    strict: bool  # refuse to run when a decision rule cannot be met at its planned rounds
+    descriptive_rounds_min: int = 0  # the budget may cut descriptive blocks down to this
+    sequential: Sequential | None = None  # the top-up after the first look (None: fixed)
+
+
+@dataclass(frozen=True)
+class TopologySettings:
+    """The profile's ``[topology]`` table (the transports themselves: runner.trial.transports)."""
+
+    veth_mtu: int
+    udp_mtu: int
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    command: str
+    methods: tuple[str, ...]
+    sizes: tuple[int, ...]
+    threads: tuple[int, ...]
+    placements: tuple[str, ...]
+    transports: tuple[str, ...]
+    modes: tuple[str, ...]
+    caches: tuple[str, ...]
+    peers: bool
+    perf: bool
+    duration_s: float
+    warmup_s: float
+    timeout_s: float | None
+    verify: str
+    fields: int
+    dir: str | None
+    purpose: str = "descriptive"
+    claims: tuple[str, ...] = ()
+    family: int = 1  # comparisons in the decision family (for the multiplicity correction)
+    margin: float | None = None  # the decision rule's margin (relative), e.g. 0.03
+    twin: bool = False  # A/A control: each block gets a second copy of its first method
+    perf_trials: int = 1  # profiled (perf record) trials per cell when perf = true
+    pair_threads: bool = False  # thread counts of one configuration share a block
+    originals: tuple[str, ...] = ()  # reports whose own programs join these blocks (S1-S3)
+    originals_rounds: int = 0  # their cells run in rounds 1..N only (0: every round)
+    # the sequential top-up: ratios ("a/b" of methods, "Nt/Mt" of thread counts) and the
+    # boundaries their decision rules read them against
+    comparisons: tuple[tuple[str, tuple[float, ...]], ...] = ()
+
+
+@dataclass(frozen=True)
+class Profile:
+    path: str
+    name: str
+    description: str
+    seed: int
+    budget_s: float | None
+    repetitions: Repetitions
+    topology: TopologySettings
+    experiments: tuple[Experiment, ...]
+    text: str
+    design: Design | None = None
+
+
+# key -> (type description, validator); validators raise ValueError(message)
+_PROFILE_KEYS = {
+    "name", "description", "seed", "duration_s", "warmup_s", "verify", "timeout_s",
+    "budget_s", "fields", "dir",
+}
+_REP_KEYS = {"min", "max", "target_rel_ci", "confidence", "resamples"}
+_TOPO_KEYS = {"veth_mtu", "udp_mtu"}
+_EXP_KEYS = {
+    "name", "command", "methods", "sizes", "threads", "placements", "transports", "modes",
+    "caches", "peers", "perf", "duration_s", "warmup_s", "timeout_s", "verify", "fields",
+    "dir", "purpose", "claims", "family", "margin", "twin", "perf_trials", "pair_threads",
+    "originals", "originals_rounds", "comparisons",
+}
+_DESIGN_KEYS = {"rounds_min", "rounds_max", "target", "descriptive_target", "confidence",
+                "noise", "primary", "exclude_steal_above", "strict", "descriptive_rounds_min",
+                "sequential"}
+_SEQ_KEYS = {"spending", "first_look", "look_every", "rounds_max", "budget_s", "planning"}
+_COMPARISON_RE = re.compile(r"^(?:([0-9]+)t/([0-9]+)t|([a-z_0-9-]+)/([a-z_0-9-]+))$")
+_TOP_KEYS = {"profile", "repetitions", "design", "topology", "experiment"}
+_CLAIM_RE = re.compile(r"^(C([1-9]|1[0-5])|P1|Q[0-9]+|AA)$")
+
+
+class _Checker:
+    """Small typed accessors that raise ProfileError naming file and key."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def fail(self, key: str, message: str) -> ProfileError:
+        return ProfileError(self.path, key, message)
+
+    def unknown(self, table: dict[str, Any], allowed: set[str], where: str) -> None:
+        for k in table:
+            if k not in allowed:
+                key = f"{where}.{k}" if where else k
+                raise self.fail(key, f"unknown key (allowed: {', '.join(sorted(allowed))})")
+
+    def number(self, table: dict[str, Any], key: str, where: str, default: float | None,
+               lo: float, hi: float, integer: bool = False) -> Any:
+        full = f"{where}.{key}"
+        if key not in table:
+            if default is None:
+                raise self.fail(full, "missing (required)")
+            return default
+        v = table[key]
+        kind = "an integer" if integer else "a number"
+        ok = isinstance(v, int) if integer else isinstance(v, (int, float))
+        if isinstance(v, bool) or not ok:
+            raise self.fail(full, f"{v!r} is not {kind} (allowed: {lo} to {hi})")
+        if not lo <= v <= hi:
+            raise self.fail(full, f"{v!r} out of range (allowed: {lo} to {hi})")
+        return int(v) if integer else float(v)
+
+    def string(self, table: dict[str, Any], key: str, where: str, default: str | None,
+               choices: tuple[str, ...] | None = None) -> Any:
+        full = f"{where}.{key}"
+        if key not in table:
+            return default
+        v = table[key]
+        if not isinstance(v, str) or not v.strip():
+            allowed = f" (allowed: {', '.join(choices)})" if choices else ""
+            raise self.fail(full, f"{v!r} is not a non-empty string{allowed}")
+        if choices is not None and v not in choices:
+            raise self.fail(full, f"unknown value {v!r} (allowed: {', '.join(choices)})")
+        return v
+
+    def boolean(self, table: dict[str, Any], key: str, where: str, default: bool) -> bool:
+        if key not in table:
+            return default
+        v = table[key]
+        if not isinstance(v, bool):
+            raise self.fail(f"{where}.{key}", f"{v!r} is not a boolean (allowed: true, false)")
+        return v
+
+    def choices(self, table: dict[str, Any], key: str, where: str,
+                allowed: tuple[str, ...], default: tuple[str, ...] | None) -> tuple[str, ...]:
+        full = f"{where}.{key}"
+        if key not in table:
+            if default is None:
+                raise self.fail(full, f"missing (required; allowed: {', '.join(allowed)})")
+            return default
+        v = table[key]
+        if not isinstance(v, list):
+            raise self.fail(full, f"must be a list (allowed values: {', '.join(allowed)})")
+        if not v:
+            raise self.fail(full, f"empty factor (give at least one of: {', '.join(allowed)})")
+        for item in v:
+            if item not in allowed:
+                raise self.fail(full, f"unknown value {item!r} (allowed: {', '.join(allowed)})")
+        if len(set(v)) != len(v):
+            raise self.fail(full, "duplicate values")
+        return tuple(v)
+
+    def sizes(self, table: dict[str, Any], key: str, where: str) -> tuple[int, ...]:
+        full = f"{where}.{key}"
+        allowed = "byte counts or strings like \"64\", \"4K\", \"1M\" from 1 B to 1G"
+        if key not in table:
+            raise self.fail(full, f"missing (required; {allowed})")
+        v = table[key]
+        if not isinstance(v, list):
+            raise self.fail(full, f"must be a list ({allowed})")
+        if not v:
+            raise self.fail(full, f"empty factor ({allowed})")
+        out = []
+        for item in v:
+            try:
+                out.append(parse_size(item))
+            except ValueError:
+                raise self.fail(full, f"bad size {item!r} ({allowed})") from None
+        if len(set(out)) != len(out):
+            raise self.fail(full, "duplicate sizes")
+        return tuple(out)
+
+    def ints(self, table: dict[str, Any], key: str, where: str, lo: int, hi: int,
+             default: tuple[int, ...]) -> tuple[int, ...]:
+        full = f"{where}.{key}"
+        if key not in table:
+            return default
+        v = table[key]
+        if not isinstance(v, list):
+            raise self.fail(full, f"must be a list of integers {lo} to {hi}")
+        if not v:
+            raise self.fail(full, f"empty factor (give integers {lo} to {hi})")
+        for item in v:
+            if isinstance(item, bool) or not isinstance(item, int) or not lo <= item <= hi:
+                raise self.fail(full, f"bad value {item!r} (allowed: integers {lo} to {hi})")
+        if len(set(v)) != len(v):
+            raise self.fail(full, "duplicate values")
+        return tuple(v)
+
+
+def resolve(name_or_path: str) -> Path:
+    """A profile name (``quick``) or a path to a TOML file."""
+    p = Path(name_or_path)
+    if p.suffix == ".toml" or "/" in name_or_path:
+        return p
+    return PROFILE_DIR / f"{name_or_path}.toml"
+
+
+def available() -> list[str]:
+    """The profiles in runner/profiles/ (TOML files with a [profile] table; the noise model
+    beside them is not one)."""
+    return sorted(p.stem for p in PROFILE_DIR.glob("*.toml")
+                  if re.search(r"^\[profile\]", p.read_text(encoding="utf-8"), re.M))
+
+
+def load(name_or_path: str) -> Profile:
+    path = resolve(name_or_path)
+    shown = str(path)
+    if not path.is_file():
+        raise ProfileError(shown, "-", f"no such profile (available: {', '.join(available())},"
+                           " or a path to a .toml file)")
+    try:
+        text = utf8.read(path)
+    except utf8.NotUtf8 as e:
+        raise ProfileError(shown, "-", str(e)) from None
+    except OSError as e:
+        raise ProfileError(shown, "-", f"cannot be read: {e.strerror or e}") from None
+    return parse(text, shown)
+
+
+def parse(text: str, path: str) -> Profile:
+    c = _Checker(path)
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ProfileError(path, "-", f"not valid TOML: {e}") from None
+    c.unknown(doc, _TOP_KEYS, "")
+
+    prof = doc.get("profile")
+    if not isinstance(prof, dict):
+        raise c.fail("profile", "missing [profile] table")
+    c.unknown(prof, _PROFILE_KEYS, "profile")
+    name = c.string(prof, "name", "profile", None)
+    if name is None:
+        raise c.fail("profile.name", "missing (required)")
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        raise c.fail("profile.name", f"{name!r} (allowed: letters, digits, '_', '.', '-')")
+    description = c.string(prof, "description", "profile", "")
+    seed = c.number(prof, "seed", "profile", 1, 0, 2**63 - 1, integer=True)
+    budget = c.number(prof, "budget_s", "profile", 0, 0, 7 * 86400)
+    defaults = {
+        "duration_s": c.number(prof, "duration_s", "profile", 2.0, 0.05, 3600),
+        "warmup_s": c.number(prof, "warmup_s", "profile", 0.5, 0, 3600),
+        "timeout_s": c.number(prof, "timeout_s", "profile", 0, 0, 86400) or None,
+        "verify": c.string(prof, "verify", "profile", "sample", VERIFY),
+        "fields": c.number(prof, "fields", "profile", 8, 1, 1024, integer=True),
+        "dir": c.string(prof, "dir", "profile", None),
+    }
+    reps = _repetitions(c, doc)
+    design = _design(c, doc)
+    if design is not None and design.sequential is not None and budget \
+            and design.sequential.budget_s >= budget:
+        raise c.fail("design.sequential.budget_s", f"{design.sequential.budget_s:g} is not "
+                     f"below profile.budget_s = {budget:g} (allowed: 0 to {budget:g}, the "
+                     "planned rounds get the rest)")
+    topo = _topology(c, doc)
+    exps = _experiments(c, doc, defaults)
+    seq = design is not None and design.sequential is not None
+    for e in exps:
+        if e.comparisons and not seq:
+            raise c.fail(f"experiment[{e.name}].comparisons", "needs [design] sequential (the "
+                         "top-up reads the comparisons; without it the design is fixed)")
+    return Profile(path=path, name=name, description=description, seed=seed,
+                   budget_s=budget or None, repetitions=reps, topology=topo,
+                   experiments=tuple(exps), text=text, design=design)
+
+
+def _repetitions(c: _Checker, doc: dict[str, Any]) -> Repetitions:
+    reps_t = doc.get("repetitions", {})
+    if not isinstance(reps_t, dict):
+        raise c.fail("repetitions", "must be a table")
+    c.unknown(reps_t, _REP_KEYS, "repetitions")
+    rmin = c.number(reps_t, "min", "repetitions", 3, 1, 1000, integer=True)
+    rmax = c.number(reps_t, "max", "repetitions", max(rmin, 10), 1, 1000, integer=True)
+    if rmax < rmin:
+        raise c.fail("repetitions.max", f"{rmax} is below repetitions.min = {rmin}"
+                     f" (allowed: {rmin} to 1000)")
+    return Repetitions(
+        min=rmin, max=rmax,
+        target_rel_ci=c.number(reps_t, "target_rel_ci", "repetitions", 0.03, 0.0001, 1.0),
+        confidence=c.number(reps_t, "confidence", "repetitions", 0.95, 0.5, 0.999),
+        resamples=c.number(reps_t, "resamples", "repetitions", 2000, 100, 100000,
+                           integer=True),
+    )
+
+
+def _design(c: _Checker, doc: dict[str, Any]) -> Design | None:
+    if "design" not in doc:
+        return None
+    des_t = doc["design"]
+    if not isinstance(des_t, dict):
+        raise c.fail("design", "must be a table")
+    if "repetitions" in doc:
+        raise c.fail("repetitions", "a profile has either [design] (blocks) or "
+                     "[repetitions] (adaptive), not both")
+    c.unknown(des_t, _DESIGN_KEYS, "design")
+    dmin = c.number(des_t, "rounds_min", "design", 3, 2, 1000, integer=True)
+    dmax = c.number(des_t, "rounds_max", "design", max(dmin, 30), 2, 1000, integer=True)
+    if dmax < dmin:
+        raise c.fail("design.rounds_max", f"{dmax} is below design.rounds_min = {dmin}"
+                     f" (allowed: {dmin} to 1000)")
+    steal = c.number(des_t, "exclude_steal_above", "design", -1, -1, 1.0)
+    return Design(
+        rounds_min=dmin, rounds_max=dmax,
+        target=c.number(des_t, "target", "design", 0.05, 0.001, 1.0),
+        descriptive_target=c.number(des_t, "descriptive_target", "design", 0.10,
+                                    0.001, 1.0),
+        confidence=c.number(des_t, "confidence", "design", 0.95, 0.5, 0.999),
+        noise=c.string(des_t, "noise", "design", None),
+        primary=c.string(des_t, "primary", "design", "paired", PRIMARY),
+        exclude_steal_above=None if steal < 0 else steal,
+        strict=c.boolean(des_t, "strict", "design", False),
+        descriptive_rounds_min=c.number(des_t, "descriptive_rounds_min", "design", dmin,
+                                        2, dmin, integer=True),
+        sequential=_sequential(c, des_t))
+
+
+def _sequential(c: _Checker, des_t: dict[str, Any]) -> Sequential | None:
+    """``[design] sequential``: validated here, and by blockstats.sequential's own checks."""
+    if "sequential" not in des_t:
+        return None
+    t = des_t["sequential"]
+    where = "design.sequential"
+    if not isinstance(t, dict):
+        raise c.fail(where, "must be a table (keys: " + ", ".join(sorted(_SEQ_KEYS)) + ")")
+    c.unknown(t, _SEQ_KEYS, where)
+    if des_t.get("primary", "paired") != "paired":
+        raise c.fail(where, "needs design.primary = \"paired\" (the top-up reads the "
+                     "per-round ratios)")
+    spending = c.string(t, "spending", where, sq.POCOCK, tuple(sorted(sq.SPENDING_NAMES)))
+    first = c.number(t, "first_look", where, 6, 2, 1000, integer=True)
+    every = c.number(t, "look_every", where, 6, 2, 1000, integer=True)
+    most = c.number(t, "rounds_max", where, 90, 2, 1000, integer=True)
+    for key, v in (("first_look", first), ("look_every", every), ("rounds_max", most)):
+        if v % 2:
+            raise c.fail(f"{where}.{key}", f"{v} is odd (allowed: even integers: each pair of "
+                         "rounds is counterbalanced, so a look after an odd round would cut "
+                         "a pair)")
+    if most < first:
+        raise c.fail(f"{where}.rounds_max", f"{most} is below first_look = {first} "
+                     f"(allowed: {first} to 1000)")
+    return Sequential(spending=spending, first_look=first, look_every=every, rounds_max=most,
+                      budget_s=c.number(t, "budget_s", where, 0, 0, 7 * 86400),
+                      planning=c.string(t, "planning", where, None))
+
+
+def _topology(c: _Checker, doc: dict[str, Any]) -> TopologySettings:
+    topo_t = doc.get("topology", {})
+    if not isinstance(topo_t, dict):
+        raise c.fail("topology", "must be a table")
+    c.unknown(topo_t, _TOPO_KEYS, "topology")
+    return TopologySettings(
+        veth_mtu=c.number(topo_t, "veth_mtu", "topology", 1500, 68, 65535, integer=True),
+        udp_mtu=c.number(topo_t, "udp_mtu", "topology", 65521, 68, 65535, integer=True),
+    )
+
+
+def _experiments(c: _Checker, doc: dict[str, Any],
+                 defaults: dict[str, Any]) -> list[Experiment]:
+    exps_t = doc.get("experiment")
+    if not isinstance(exps_t, list) or not exps_t:
+        raise c.fail("experiment", "missing: at least one [[experiment]] table is required")
+    exps = []
+    names: set[str] = set()
+    for i, table in enumerate(exps_t):
+        where = f"experiment[{i}]"
+        if not isinstance(table, dict):
+            raise c.fail(where, "must be a table")
+        exp = _experiment(c, table, where, defaults)
+        if exp.name in names:
+            raise c.fail(f"{where}.name", f"duplicate experiment name {exp.name!r}")
+        names.add(exp.name)
+        exps.append(exp)
+    return exps
+
+
+def _experiment(c: _Checker, e: dict[str, Any], where: str,
+                defaults: dict[str, Any]) -> Experiment:
+    name = c.string(e, "name", where, None)
+    if name is None:
+        raise c.fail(f"{where}.name", "missing (required)")
+    where = f"experiment[{name}]"
+    c.unknown(e, _EXP_KEYS, where)
+    if e.get("purpose") in ("claim", "control") and not e.get("claims"):
+        raise c.fail(f"{where}.claims", f"missing: a {e['purpose']} experiment names the claims "
+                     "it serves (C1 to C15, P1, AA)")
+    command = c.string(e, "command", where, None, COMMANDS)
+    if command is None:
+        raise c.fail(f"{where}.command", f"missing (required; allowed: {', '.join(COMMANDS)})")
+    allowed_methods: tuple[str, ...]
+    if command == "send":
+        allowed_methods = MESSAGE_METHODS + FILE_SEND_METHODS
+    else:
+        allowed_methods = COPY_METHODS
+        for k in ("transports", "modes", "threads", "peers"):
+            if k in e:
+                raise c.fail(f"{where}.{k}", "not applicable to command 'copy' (allowed keys: "
+                             "methods, sizes, placements, caches, perf, duration_s, warmup_s,"
+                             " timeout_s, verify, dir)")
+    methods = c.choices(e, "methods", where, allowed_methods, None)
+    has_file = any(m in FILE_SEND_METHODS for m in methods) or command == "copy"
+    if "caches" in e and not has_file:
+        raise c.fail(f"{where}.caches", "only applies to file methods (allowed: "
+                     f"{', '.join(FILE_SEND_METHODS)} with send, or command 'copy')")
+    return Experiment(
+        name=name,
+        command=command,
+        methods=methods,
+        sizes=c.sizes(e, "sizes", where),
+        threads=c.ints(e, "threads", where, 1, 64, (1,)),
+        placements=c.choices(e, "placements", where, PLACEMENTS, ("cross-core",)),
+        transports=c.choices(e, "transports", where, TRANSPORTS, ("loopback",))
+        if command == "send" else ("none",),
+        modes=c.choices(e, "modes", where, MODES, ("stream",)) if command == "send"
+        else ("stream",),
+        caches=c.choices(e, "caches", where, CACHES, ("warm",)),
+        peers=c.boolean(e, "peers", where, False),
+        perf=c.boolean(e, "perf", where, False),
+        duration_s=c.number(e, "duration_s", where, defaults["duration_s"], 0.05, 3600),
+        warmup_s=c.number(e, "warmup_s", where, defaults["warmup_s"], 0, 3600),
+        timeout_s=c.number(e, "timeout_s", where, defaults["timeout_s"] or 0, 0, 86400)
+        or None,
+        verify=c.string(e, "verify", where, defaults["verify"], VERIFY),
+        fields=c.number(e, "fields", where, defaults["fields"], 1, 1024, integer=True),
+        dir=c.string(e, "dir", where, defaults["dir"]),
+        purpose=c.string(e, "purpose", where, "descriptive", PURPOSES),
+        claims=_claims(c, e, where),
+        family=_family(c, e, where),
+        margin=(c.number(e, "margin", where, 0, 0.001, 10.0) if "margin" in e else None),
+        twin=c.boolean(e, "twin", where, False),
+        perf_trials=c.number(e, "perf_trials", where, 1, 1, 20, integer=True),
+        pair_threads=c.boolean(e, "pair_threads", where, False),
+        comparisons=_comparisons(c, e, where, methods),
+        **_originals(c, e, where, command, methods),
+    )
+
+
+def _family(c: _Checker, e: dict[str, Any], where: str) -> int:
+    """``family``: the decision family of a question's experiment. A claim's family is the
+    one table's (blockstats.families) that the runner and the analysis both read, so a claim
+    experiment may not declare one."""
+    tabled = [x for x in (e.get("claims") or []) if x in families.FAMILY]
+    if "family" in e and tabled:
+        raise c.fail(f"{where}.family", f"the family of claim {tabled[0]} comes from the one "
+                     "table the runner and the analysis read (blockstats/families.py): remove "
+                     "family from this experiment (allowed only on experiments without "
+                     f"claims of that table: {', '.join(families.FAMILY)})")
+    return int(c.number(e, "family", where, 1, 1, 1000, integer=True))
+
+
+def _comparisons(c: _Checker, e: dict[str, Any], where: str,
+                 methods: tuple[str, ...]) -> tuple[tuple[str, tuple[float, ...]], ...]:
+    """``comparisons``: a table "a/b" (two of the experiment's methods) or "Nt/Mt" (two of
+    its thread counts, which pair_threads puts in one block) -> the boundaries of the
+    decision rules that read that ratio (positive numbers, on the primary metric)."""
+    full = f"{where}.comparisons"
+    if "comparisons" not in e:
+        return ()
+    v = e["comparisons"]
+    allowed = ('a table "a/b" (two of its methods) or "Nt/Mt" (two of its thread counts, '
+               'with pair_threads) = [boundaries > 0]')
+    if not isinstance(v, dict) or not v:
+        raise c.fail(full, f"must be a non-empty table ({allowed})")
+    threads = e.get("threads", [1])
+    out = []
+    for name, bounds in v.items():
+        m = _COMPARISON_RE.match(name)
+        if m is None:
+            raise c.fail(full, f"bad comparison {name!r} ({allowed})")
+        if m.group(3) is not None:
+            bad = [x for x in (m.group(3), m.group(4)) if x not in methods]
+            if bad or m.group(3) == m.group(4):
+                what = f"unknown method {bad[0]!r}" if bad else "a method against itself"
+                raise c.fail(full, f"{name!r}: {what} (allowed: two of {', '.join(methods)})")
+        else:
+            ts = (int(m.group(1)), int(m.group(2)))
+            if not e.get("pair_threads") or any(t not in threads for t in ts) or ts[0] == ts[1]:
+                raise c.fail(full, f"{name!r}: thread counts must be two of threads = "
+                             f"{threads} with pair_threads = true (one block)")
+        if not isinstance(bounds, list) or not bounds or not all(
+                isinstance(b, (int, float)) and not isinstance(b, bool) and b > 0
+                for b in bounds):
+            raise c.fail(full, f"{name!r}: boundaries must be a non-empty list of numbers > 0 "
+                         "(the ratios at which its decision rules change their reading)")
+        out.append((name, tuple(sorted(float(b) for b in bounds))))
+    return tuple(out)
+
+
+def _originals(c: _Checker, e: dict[str, Any], where: str, command: str,
+               methods: tuple[str, ...]) -> dict[str, Any]:
+    """``originals`` (which reports' own programs run beside this experiment's cells) and
+    ``originals_rounds``. Their programs are TCP streams of 8-field messages: they pair with
+    copybench's send, sendmsg and zerocopy on loopback or veth."""
+    if "originals" not in e:
+        if "originals_rounds" in e:
+            raise c.fail(f"{where}.originals_rounds", "needs originals (allowed: a list of "
+                         f"{', '.join(ORIGINAL_SOURCES)})")
+        return {}
+    srcs = c.choices(e, "originals", where, ORIGINAL_SOURCES, None)
+    if command != "send":
+        raise c.fail(f"{where}.originals", "only with command 'send' (their programs send "
+                     "over TCP)")
+    if not any(m in ORIGINAL_METHOD_OF for m in methods):
+        raise c.fail(f"{where}.originals", "needs one of the methods "
+                     f"{', '.join(ORIGINAL_METHOD_OF)} (their two-, one- and zero-copy run "
+                     "beside these)")
+    if set(e.get("modes", ["stream"])) != {"stream"}:
+        raise c.fail(f"{where}.originals", "only with modes = [\"stream\"] (their programs "
+                     "stream; none answers a ping-pong)")
+    bad = set(e.get("transports", ["loopback"])) - {"loopback", "veth"}
+    if bad:
+        raise c.fail(f"{where}.originals", f"transport {sorted(bad)[0]!r} (their programs run "
+                     "on loopback or veth)")
+    return {"originals": srcs,
+            "originals_rounds": c.number(e, "originals_rounds", where, 0, 0, 1000,
+                                         integer=True)}
+
+
+def _claims(c: _Checker, e: dict[str, Any], where: str) -> tuple[str, ...]:
+    full = f"{where}.claims"
+    if "claims" not in e:
+        return ()
+    v = e["claims"]
+    allowed = "claim ids C1 to C15, P1 (placement), Q<n> (a question), AA (the A/A control)"
+    if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
+        raise c.fail(full, f"must be a non-empty list of strings ({allowed})")
+    for x in v:
+        if not _CLAIM_RE.match(x):
+            raise c.fail(full, f"unknown claim {x!r} ({allowed})")
+    return tuple(v)

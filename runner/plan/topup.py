@@ -1,0 +1,376 @@
+"""The sequential top-up of the block design: which comparisons each block carries, which
+block gets the next look, and what the plan expects to stay undecided.
+
+* At plan time (:func:`resolve`) each experiment's declared ``comparisons`` ("a/b" of two
+  methods, "Nt/Mt" of two thread counts of one method) become pairs of the block's
+  copybench cells (twin 0) that differ in exactly that factor; a pair declared by several
+  experiments carries every boundary they declare and the largest family. A block with a
+  comparison gets the looks of :class:`blockstats.sequential.SequentialDesign`.
+* At run time (:func:`next_look`), after every planned round, each comparison's repeated CI
+  at the latest look its block reached (:func:`blockstats.sequential.looks_by_round`, from the
+  records only) says whether it is decided; :func:`blockstats.sequential.rank_blocks` orders the
+  blocks with an undecided comparison and rounds left, and the first whose next look fits
+  the budget left gets it (one whole look). The budget counts the plan's estimated seconds
+  of the trials granted, never the clock, so a resumed run grants the same looks.
+* Before the run (:func:`expectations`), each comparison's chance to be decided at its
+  first look and by its maximum, under the noise model's sd of its block and the effect a
+  planning file gives (:func:`effects_from_run`: a reference run's estimate of the same
+  comparison), by :func:`blockstats.sequential.p_decided`.
+
+The statistics are :mod:`blockstats.sequential`'s, the same the analysis reads the verdicts with.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from blockstats import families
+from rundir import planfile, records
+from blockstats import sequential as sq
+from blockstats.quantities import log_ratios, primary
+from runner.plan.blocks import in_block_order
+from runner.host.errors import ProfileError
+from runner.plan.estimate import trial_seconds
+from runner.plan.cells import Cell, Plan
+from runner.plan.profile import Experiment
+
+#: the rule the top-up's budget follows, in words (plan.json, the plan printout)
+BUDGET_RULE = ("the top-up's budget is the profile's budget_s less the planned rounds' "
+               "estimated seconds (at least design.sequential.budget_s is reserved for it), "
+               "counted in the plan's estimated seconds of the trials it grants, not by the "
+               "clock, so a resumed run grants the same looks; a look that does not fit the "
+               "budget left is passed over for the next block in the order")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One ratio a/b of two cells of a block, and the boundaries its rules read it against."""
+
+    name: str  # e.g. "zerocopy/send at 4 threads", "8t/4t of sendmsg"
+    a: str  # cell ids
+    b: str
+    boundaries: tuple[float, ...]
+    family: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "boundaries": list(self.boundaries)}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "Comparison":
+        return cls(str(d["name"]), str(d["a"]), str(d["b"]),
+                   tuple(float(x) for x in d["boundaries"]), int(d["family"]))
+
+
+def _cell(cells: Mapping[str, Cell], method: str, threads: int) -> str | None:
+    """The first cell of ``cells`` with this method and thread count."""
+    return next((cid for cid, c in cells.items() if c.method == method and c.threads == threads),
+                None)
+
+
+def _pairs(name: str, cells: Mapping[str, Cell]) -> list[tuple[str, str, str]]:
+    """(label, a, b) for every pair of ``cells`` that the comparison ``name`` names: thread
+    counts of one method ("8t/2t", per method) or two methods at one thread count ("a/b",
+    per thread count)."""
+    num, den = name.split("/")
+    if num.endswith("t") and num[:-1].isdigit():
+        ta, tb = int(num[:-1]), int(den[:-1])
+        wanted = [(f"{name} of {m}", m, ta, m, tb)
+                  for m in sorted({c.method for c in cells.values()})]
+    else:
+        wanted = [(f"{name} at {t} thread{'s' if t != 1 else ''}", num, t, den, t)
+                  for t in sorted({c.threads for c in cells.values()})]
+    out = []
+    for label, ma, ta, mb, tb in wanted:
+        a, b = _cell(cells, ma, ta), _cell(cells, mb, tb)
+        if a is not None and b is not None:
+            out.append((label, a, b))
+    return out
+
+
+def p1_cells(cells: Mapping[str, Cell], sources: Mapping[str, list[Experiment]]) -> int:
+    """P1's cells searched, as the analysis counts them (analysis.claims.placement): the
+    (pair, threads, size) of the pairs P1 reads with both methods under both placements,
+    among the copybench stream cells of P1's experiments, on the first transport (veth, then
+    loopback) that has any."""
+    p1 = [c for cid, c in cells.items() if c.kind == "copybench" and not c.twin
+          and c.mode == "stream" and any("P1" in e.claims for e in sources.get(cid, []))]
+    for transport in ("veth", "loopback"):
+        have = {(c.method, c.threads, c.size, c.placement) for c in p1
+                if c.transport == transport}
+        n = sum(1 for name in families.READS["P1"]
+                for th, size in sorted({(t, s) for _, t, s, _ in have})
+                if all((m, th, size, pl) in have for m in name.split("/")
+                       for pl in ("same-core", "cross-core")))
+        if n:
+            return n
+    return 0
+
+
+def claim_family(e: Experiment, name: str, placement_cells: int,
+                 untestable: Iterable[str] = ()) -> int | None:
+    """The family a declared comparison of experiment ``e`` is stopped at: the largest of
+    the families (blockstats.families) of the experiment's claims that read it (C14's counted
+    from the experiment's sizes, P1's from ``placement_cells``); an experiment whose claims
+    do not read it (a question's) keeps the profile's ``family``. Claims this machine cannot
+    test (``untestable``) do not count; None when every claim that reads it is one (the
+    comparison is then never topped up)."""
+    who = families.readers(name, e.claims)
+    if not who:
+        return e.family
+    skip = set(untestable)
+    who = [c for c in who if c not in skip]
+    if not who:
+        return None
+    return max(families.family(c, sizes=len(e.sizes), placement_cells=placement_cells)
+               for c in who)
+
+
+def experiment_family(e: Experiment, placement_cells: int) -> int:
+    """The largest family of an experiment's claims (blockstats.families), or the profile's
+    ``family`` for an experiment without claims of that table (a question's): what a
+    block's planned rounds are sized for in the fixed design."""
+    fams = [families.family(c, sizes=len(e.sizes), placement_cells=placement_cells)
+            for c in e.claims if c in families.FAMILY]
+    return max(fams) if fams else e.family
+
+
+def resolve(block_cells: Iterable[str], cells: Mapping[str, Cell],
+            sources: Mapping[str, list[Experiment]], placement_cells: int = 0,
+            untestable: Iterable[str] = ()) -> list[Comparison]:
+    """A block's comparisons: each experiment's declared ones, among that experiment's own
+    copybench cells of the block (twin 0; the reports' programs and the A/A twin are not
+    compared), boundaries united where experiments share a pair. Each comparison's family
+    is the largest of the claims that read it (:func:`claim_family`: the table both the
+    runner and the analysis read, blockstats.families), so it stops where the claim with the
+    widest CI among its readers would call it decided. A comparison read only by claims this
+    machine cannot test (``untestable``, blockstats.families.untestable) is left out: it is
+    never topped up."""
+    found: dict[tuple[str, str], Comparison] = {}
+    ids = [cid for cid in block_cells if cells[cid].kind == "copybench" and not cells[cid].twin]
+    exps = {e.name: e for cid in ids for e in sources.get(cid, []) if e.comparisons}
+    for e in exps.values():
+        own = {cid: cells[cid] for cid in ids if e in sources.get(cid, [])}
+        for name, bounds in e.comparisons:
+            fam = claim_family(e, name, placement_cells, untestable)
+            if fam is None:
+                continue
+            for label, a, b in _pairs(name, own):
+                old = found.get((a, b))
+                if old is not None:
+                    bounds = tuple(sorted(set(old.boundaries) | set(bounds)))
+                found[(a, b)] = Comparison(label, a, b, tuple(bounds),
+                                           max(fam, old.family if old else 1))
+    return sorted(found.values(), key=lambda c: c.name)
+
+
+# --------------------------------------------------------------------------- at run time
+
+def steal_excluded(rec: Mapping[str, Any], rule: float | None) -> bool:
+    """The interference rule the plan declared (``exclude_steal_above``), as the analysis
+    applies it: a trial whose window had a larger share of steal time is excluded."""
+    if rule is None:
+        return False
+    steal = (((rec.get("result") or {}).get("interference") or {}).get("steal_frac"))
+    return isinstance(steal, (int, float)) and not isinstance(steal, bool) and steal > rule
+
+
+def round_values(recs: Iterable[Mapping[str, Any]], until: int,
+                 steal_rule: float | None) -> dict[int, float | None]:
+    """One cell's primary values by round, rounds 1..until, excluded trials left out."""
+    out: dict[int, float | None] = {}
+    for r in recs:
+        rep = int(r.get("repetition") or 0)
+        if 1 <= rep <= until and not steal_excluded(r, steal_rule):
+            out[rep] = primary(r)
+    return out
+
+
+@dataclass(frozen=True)
+class Grant:
+    """One look granted to a block: rounds first..last, its trials in run order, their
+    estimated seconds, and why (the order rule's number)."""
+
+    block: str
+    first: int
+    last: int
+    trials: tuple[str, ...]
+    seconds: float
+    extra_rounds: float
+
+    def why(self) -> str:
+        """The order rule's number in words. ((q_K s)/d)^2 - n uses the final look's
+        quantile q_K, smaller than an early look's (fewer df, same Pocock level), so a block
+        still undecided at its look can project to no extra rounds: it is then the nearest
+        to deciding, which is why it runs first."""
+        need = self.extra_rounds
+        if math.isinf(need):
+            return "its closest undecided comparison's estimate lies on a rule boundary"
+        if need < 0.5:
+            return ("its closest undecided comparison would be decided by the rounds it has "
+                    "at the final look's quantile, not at this look's wider one")
+        return f"its closest undecided comparison needs about {need:.0f} more rounds"
+
+
+def look_trials(plan: Plan, block: str, first: int, last: int) -> tuple[list[str], float]:
+    """The trial ids of rounds first..last of a block in run order (each round's cells in
+    the counterbalanced in-block order; a cell past its rounds cap sits out) and their
+    estimated seconds."""
+    b = plan.blocks[block] if plan.blocks else {}
+    caps = b.get("caps") or {}
+    ids: list[str] = []
+    secs = 0.0
+    for r in range(first, last + 1):
+        for cid in in_block_order(b["cells"], plan.seed, r, block):
+            if caps.get(cid) and r > caps[cid]:
+                continue
+            ids.append(f"{cid}-{r}")
+            secs += trial_seconds(plan.cells[cid])
+    return ids, secs
+
+
+def _sequential(plan: Plan) -> dict[str, Any] | None:
+    """The plan's ``design.sequential`` (None: the fixed design)."""
+    return planfile.sequential_design({"design": plan.design})
+
+
+def paired(x: Mapping[int, float | None], y: Mapping[int, float | None]
+           ) -> tuple[list[int], list[float]]:
+    """The rounds both cells have a positive value for, and their log ratios, in order."""
+    rounds = [r for r in sorted(set(x) & set(y)) if log_ratios({r: x[r]}, {r: y[r]})]
+    return rounds, log_ratios({r: x[r] for r in rounds}, {r: y[r] for r in rounds})
+
+
+def summaries(plan: Plan, granted: Mapping[str, int],
+              recs_of: Callable[[str], list[dict[str, Any]]]) -> list[sq.Summary]:
+    """Every comparison of every sequential block at the latest look its granted rounds
+    reach, from the records of those rounds only."""
+    design = sq.design_of(_sequential(plan) or {})
+    rule = planfile.Declared.of({"design": plan.design}).exclude_steal_above
+    out: list[sq.Summary] = []
+    for bid, n in sorted(granted.items()):
+        seq = plan.blocks[bid]["sequential"]  # type: ignore[index]
+        sched = sq.Schedule(tuple(seq["looks"]))
+        for c in map(Comparison.from_json, seq["comparisons"]):
+            rounds, lr = paired(round_values(recs_of(c.a), n, rule),
+                                round_values(recs_of(c.b), n, rule))
+            looks = sq.looks_by_round(rounds, lr, sched, n, c.family, design.spending,
+                                      design.alpha)
+            s = sq.summary_of(bid, looks, sched, c.family, c.boundaries, design.spending,
+                              design.alpha)
+            if s is not None:
+                out.append(s)
+    return out
+
+
+def budget_s(plan: Plan) -> float:
+    """The top-up's budget in estimated seconds (0 for the fixed design)."""
+    seq = _sequential(plan)
+    return float(seq.get("topup_budget_s") or 0.0) if seq else 0.0
+
+
+def planned_rounds(plan: Plan) -> dict[str, int]:
+    """The sequential blocks and the rounds planned for them (their first look)."""
+    return {bid: int(b["rounds"]) for bid, b in (plan.blocks or {}).items()
+            if b.get("sequential")}
+
+
+def next_look(plan: Plan, granted: Mapping[str, int], used_s: float,
+              recs_of: Callable[[str], list[dict[str, Any]]]) -> Grant | None:
+    """The next look of the top-up: the first block in :func:`blockstats.sequential.rank_blocks`
+    order whose next look fits the budget left, or None when no block qualifies."""
+    seq = _sequential(plan)
+    if not seq or not granted:
+        return None
+    budget = float(seq["topup_budget_s"])
+    for bid, need in sq.rank_blocks(summaries(plan, granted, recs_of)):
+        looks = plan.blocks[bid]["sequential"]["looks"]  # type: ignore[index]
+        later = [n for n in looks if n > granted[bid]]
+        if not later:
+            continue
+        ids, secs = look_trials(plan, bid, granted[bid] + 1, later[0])
+        if used_s + secs <= budget + 1e-9:
+            return Grant(bid, granted[bid] + 1, later[0], tuple(ids), secs, need)
+    return None
+
+
+# ---------------------------------------------------------------- planning: expectations
+
+def effects_from_run(plan: Plan, run_dir: Path) -> list[dict[str, Any]]:
+    """Each comparison of ``plan`` measured in another run (the same cells: ids are hashes
+    of the factors): its geometric-mean ratio, the sd of its per-round log ratios and its
+    rounds, from that run's records (its own interference rule applied)."""
+    run_plan = planfile.read(run_dir)
+    rule = planfile.Declared.of(run_plan).exclude_steal_above
+    by_cell: dict[str, list[dict[str, Any]]] = {}
+    for r in records.read(records.trials_file(run_dir) or run_dir / "trials.jsonl"):
+        by_cell.setdefault(str(r.get("cell")), []).append(r)
+    out = []
+    for bid, b in sorted((plan.blocks or {}).items()):
+        for c in map(Comparison.from_json, (b.get("sequential") or {}).get("comparisons", [])):
+            lr = log_ratios(round_values(by_cell.get(c.a, []), 10**6, rule),
+                            round_values(by_cell.get(c.b, []), 10**6, rule))
+            if len(lr) < 2:
+                continue
+            mean = sum(lr) / len(lr)
+            sd = math.sqrt(sum((v - mean) ** 2 for v in lr) / (len(lr) - 1))
+            out.append({"block": bid, "label": b["label"], "comparison": c.name, "a": c.a,
+                        "b": c.b, "ratio": round(math.exp(mean), 5), "sd": round(sd, 5),
+                        "rounds": len(lr)})
+    return out
+
+
+def effects_toml(rows: list[dict[str, Any]], run_dir: Path, profile: str) -> str:
+    """The planning file: one [[effect]] per comparison (written by ``python -m runner
+    planning``)."""
+    lines = [f"# expected effects of the {profile} profile's comparisons, for its plan's "
+             "expected undecided count:", f"# python -m runner planning {run_dir} --profile "
+             f"{profile} --out FILE", "[meta]", f'run = "{Path(run_dir).name}"',
+             f'profile = "{profile}"', ""]
+    for r in rows:
+        lines += ["[[effect]]"] + [f"{k} = {v!r}".replace("'", '"') if isinstance(v, str)
+                                   else f"{k} = {v}" for k, v in r.items()] + [""]
+    return "\n".join(lines)
+
+
+def load_effects(path: Path) -> tuple[dict[tuple[str, str], float], str]:
+    """The planning file's ratios by (a, b) cell ids, and the run they came from."""
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        return ({(str(e["a"]), str(e["b"])): float(e["ratio"]) for e in doc.get("effect", [])},
+                str(doc.get("meta", {}).get("run", path.name)))
+    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as e:
+        raise ProfileError(str(path), "-", f"cannot read the planning file: {e}") from None
+
+
+@dataclass(frozen=True)
+class Expectation:
+    block: str
+    label: str
+    comparison: str
+    ratio: float | None  # the planning effect (None: no estimate)
+    sd: float
+    p_first: float  # decided at the first look
+    p_max: float  # decided by the block's maximum
+
+
+def expectations(plan: Plan, effects: Mapping[tuple[str, str], float]) -> list[Expectation]:
+    """Every comparison's chance to be decided, under its block's noise-model sd and the
+    planning effect (a comparison without one counts as undecided: both chances 0)."""
+    design = sq.design_of(_sequential(plan) or {})
+    out = []
+    for bid, b in sorted((plan.blocks or {}).items()):
+        seq = b.get("sequential")
+        if not seq:
+            continue
+        sched = sq.Schedule(tuple(seq["looks"]))
+        for c in map(Comparison.from_json, seq["comparisons"]):
+            ratio = effects.get((c.a, c.b))
+            p1, pn = (0.0, 0.0) if ratio is None else sq.p_decided(
+                math.log(ratio), float(b["sd"]), sched, c.family, c.boundaries,
+                design.spending, design.alpha)
+            out.append(Expectation(bid, b["label"], c.name, ratio, float(b["sd"]), p1, pn))
+    return out

@@ -1,0 +1,311 @@
+"""One invocation of a sweep, as a library: open a run (new, or resumed), run its plan, record
+the session, seal the run when it is complete.
+
+``python -m runner sweep`` and the sweep notebook (``notebooks/sweep.py``, executed by
+``python -m runner notebook``) both go through :func:`open_run` and :func:`run`, so a run
+made either way is the same run. Errors are :class:`~runner.host.errors.UsageError` (bad input,
+nothing created) or :class:`~runner.host.errors.RunnerError` (a runtime failure), each one line.
+
+:func:`open_run` takes the run directory's lock (:mod:`runner.sweep.runlock`) before it reads or
+writes anything there, and :func:`run` releases it when the session ends: one writer per run.
+A resumed run is checked whole (:mod:`runner.sweep.runstate`) before anything runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from rundir import layout, records
+from rundir.lock import RunLock
+from rundir.verify import seal as seal_run
+from runner.host import inventory
+from runner.plan import profile as profile_mod
+from runner.sweep import runfiles, runstate
+from runner.sweep import loop as sw
+from runner.host.binary import binary_problem, find_binary
+from runner.host.errors import RunnerError, UsageError
+from runner.plan.estimate import TimeEstimate, estimate
+from runner.plan.expand import ONE_HOST, TWO_HOSTS
+from runner.host.inventory import RemoteSpec
+from runner.plan.cells import Plan
+from runner.originals.original_trial import prepare as prepare_originals
+from runner.plan.profile import Profile
+from runner.sweep.progress import fmt_duration
+from runner.host.remotehost import RemoteHost
+from runner.sweep.runlock import take
+
+
+def _log(line: str) -> None:
+    print(f"runner: {line}", file=sys.stderr, flush=True)
+
+
+@dataclass
+class OpenRun:
+    """A run directory ready to run: its profile, plan, estimate and already-recorded trials."""
+
+    profile: Profile
+    plan: Plan
+    run_dir: Path
+    run_id: str
+    binary: Path
+    resumed: bool
+    sweep: sw.Sweep
+    estimate: TimeEstimate
+    sessions_before: int
+    lock: RunLock
+
+    @property
+    def recorded(self) -> int:
+        return len(self.sweep.done)
+
+    def headline(self) -> str:
+        est = self.estimate
+        return (f"run {self.run_id} in {self.run_dir}: {len(self.plan.cells)} cells, "
+                f"{est.trials_min}..{est.trials_max} trials, estimated "
+                f"{fmt_duration(est.seconds_expected)} (min {fmt_duration(est.seconds_min)}, "
+                f"max {fmt_duration(est.seconds_max)})"
+                + (f"; resuming with {self.recorded} trials already recorded"
+                   if self.resumed else ""))
+
+
+@dataclass
+class Result:
+    run_dir: Path
+    outcome: sw.Outcome
+    records: list[dict[str, Any]]
+    sealed: bool
+
+    @property
+    def complete(self) -> bool:
+        return self.outcome.complete
+
+    def status_counts(self) -> Counter[str]:
+        return Counter(str(r.get("status")) for r in self.records)
+
+    def retried(self) -> tuple[int, int]:
+        """(trials run again after a missed window, extra attempts): runner.sweep.trials's
+        ``retries``; each trial is still one record."""
+        n = [len(r.get("retries") or ()) for r in self.records]
+        return sum(1 for x in n if x), sum(n)
+
+    def status_text(self) -> str:
+        c = self.status_counts()
+        text = ", ".join(f"{c[k]} {k}" for k in ("ok", "failed", "timeout") if c[k]) \
+            or "no trials"
+        trials, attempts = self.retried()
+        if trials:
+            text += (f"; {trials} trial{'s' if trials != 1 else ''} retried after a missed "
+                     f"window ({attempts} extra attempt{'s' if attempts != 1 else ''})")
+        return text
+
+    def profiled(self) -> int:
+        """Trials run under ``perf record`` (repetition 0): kept, never used by the
+        statistics."""
+        return sum(1 for r in self.records if r.get("repetition") == 0)
+
+    def resume_command(self) -> str:
+        return f"python -m runner sweep --resume --run-dir {self.run_dir}"
+
+    def exit_code(self) -> int:
+        if self.complete:
+            return 0
+        return 143 if self.outcome.interrupted == "SIGTERM" else 130
+
+
+def _binary() -> Path:
+    """copybench, checked before anything runs (a missing or foreign binary is bad usage:
+    every trial would fail)."""
+    binary = find_binary()
+    if binary is None:
+        raise UsageError("copybench not found: build it (make -C src) or set COPYBENCH_BIN")
+    problem = binary_problem(binary)
+    if problem:
+        raise UsageError(problem)
+    return binary
+
+
+def resolve_run_dir(profile: str | None, run_dir: Path | None, resume: bool) -> Path:
+    """The directory a sweep will use, known before it starts (the notebook driver needs it
+    to place the executed notebook): --run-dir, the latest run of the profile (resume), or
+    data/raw/<new run id>."""
+    if run_dir is not None:
+        return Path(run_dir)
+    if resume:
+        name = profile_mod.load(profile).name if profile else None
+        return runfiles.latest_run(name)
+    if not profile:
+        raise UsageError("--profile is required (or --resume with --run-dir; profiles: "
+                         f"{', '.join(profile_mod.available())})")
+    return Path.cwd() / "data" / "raw" / runfiles.new_run_id(profile_mod.load(profile).name)
+
+
+def open_run(profile: str | None, run_dir: Path | None = None, seed: int | None = None,
+             resume: bool = False, progress: bool = True, remote: RemoteSpec | None = None,
+             rehearsal: bool = False) -> OpenRun:
+    """Plan a new run (writing plan.json, the profile copy) or reopen an interrupted one.
+
+    ``remote``: run the socket experiments over the ``remote`` transport (the plan says what
+    that changes); the host is connected to and checked before anything is created."""
+    if resume:
+        prof, plan, run_dir, run_id, binary, rem, lock = _reopen(profile, run_dir, seed,
+                                                                 remote)
+    else:
+        prof, plan, run_dir, run_id, binary, rem, lock = _create(profile, run_dir, seed,
+                                                                 remote, rehearsal)
+    try:
+        return _ready(prof, plan, run_dir, run_id, binary, rem, lock, resume, progress)
+    except BaseException:
+        lock.release()
+        raise
+
+
+def _ready(prof: Profile, plan: Plan, run_dir: Path, run_id: str, binary: Path,
+           rem: RemoteHost | None, lock: RunLock, resume: bool, progress: bool) -> OpenRun:
+    """The sweep of an opened run, its records loaded and its manifest written."""
+    for n in plan.notes:
+        _log(n)
+    s = sw.Sweep(prof, plan, run_dir, run_id, binary, progress=progress)
+    s.remote = rem
+    s.load_records()
+    srcs = runfiles.original_sources(plan)
+    if srcs:  # fetched (pinned) and built before the first trial, as an unprivileged user
+        s.originals = prepare_originals(srcs, log=_log)
+    before = _sessions(run_dir)
+    if not (run_dir / layout.MANIFEST).exists() or before:
+        try:
+            runfiles.write_manifest(run_dir, run_id, binary, before, remote=rem,
+                                    originals=s.originals)
+        except OSError as e:
+            if rem is not None:
+                rem.close()
+            raise runfiles.RunDirError(e, run_dir, len(s.done)) from None
+    return OpenRun(prof, plan, run_dir, run_id, binary, resume, s, estimate(plan), before,
+                   lock)
+
+
+def _reopen(profile: str | None, run_dir: Path | None, seed: int | None,
+            remote: RemoteSpec | None
+            ) -> tuple[Profile, Plan, Path, str, Path, RemoteHost | None, RunLock]:
+    """An interrupted run, locked and checked: its plan and profile, and its remote host
+    connected again."""
+    run_dir = resolve_run_dir(profile, run_dir, resume=True)
+    if not (run_dir / layout.PLAN).is_file():  # checked before a lock creates anything
+        raise UsageError(f"--resume: {run_dir} has no {layout.PLAN} (not a run directory)")
+    lock = take(run_dir, "python -m runner sweep --resume")
+    try:
+        prof, plan, run_id = runstate.reopen(run_dir, profile)
+        if seed is not None and seed != plan.seed:
+            raise UsageError(f"--seed {seed}: the run in {run_dir} was planned with "
+                             f"seed {plan.seed}")
+        binary = _binary()
+        rem = None
+        if any(c.transport == "remote" for c in plan.cells.values()):
+            spec = remote or inventory.saved_spec(run_dir)
+            if spec is None:
+                raise UsageError(f"--resume: the run in {run_dir} has remote cells: give "
+                                 "--remote USER@HOST (or --inventory FILE)")
+            rem = RemoteHost(spec, binary).open()
+    except BaseException:
+        lock.release()
+        raise
+    return prof, plan, run_dir, run_id, binary, rem, lock
+
+
+def _create(profile: str | None, run_dir: Path | None, seed: int | None,
+            remote: RemoteSpec | None, rehearsal: bool
+            ) -> tuple[Profile, Plan, Path, str, Path, RemoteHost | None, RunLock]:
+    """A new run: the profile checked, the remote host (if any) connected and checked, then
+    the run directory with its plan."""
+    if not profile:
+        raise UsageError("sweep: --profile is required (or --resume with --run-dir; "
+                         f"profiles: {', '.join(profile_mod.available())})")
+    prof = profile_mod.load(profile)  # a bad profile is rejected before anything runs
+    binary = _binary()
+    # connected and checked before anything is created, so a failed check is one line
+    rem = RemoteHost(remote, binary).open() if remote is not None else None
+    try:
+        run_dir, run_id, plan, lock = runfiles.prepare_new(
+            prof, run_dir, seed, binary, rehearsal, TWO_HOSTS if rem else ONE_HOST)
+    except OSError as e:
+        if rem is not None:
+            rem.close()
+        raise RunnerError(f"{e.filename or run_dir}: {e.strerror or e}; the run could not "
+                          "be created (no trial was run)") from None
+    except BaseException:
+        if rem is not None:
+            rem.close()
+        raise
+    if rem is not None:
+        try:
+            inventory.save(run_dir, rem.spec, rem.describe())
+        except BaseException as e:
+            lock.release()
+            rem.close()
+            if isinstance(e, OSError):
+                raise RunnerError(f"{e.filename or run_dir}: {e.strerror or e}; the run could "
+                                  "not be created (no trial was run)") from None
+            raise
+    return prof, plan, run_dir, run_id, binary, rem, lock
+
+
+def run(o: OpenRun, seal: bool = True) -> Result:
+    """Run what is left of the plan; record the session; seal the run if it completed;
+    release the run's lock."""
+    try:
+        return _run(o, seal)
+    finally:
+        o.lock.release()
+
+
+def _run(o: OpenRun, seal: bool) -> Result:
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+    def session(outcome: sw.Outcome | None, error: str | None = None) -> None:
+        runfiles.record_session(o.run_dir, {
+            "started_at": started,
+            "ended_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "wall_s": round(outcome.wall_s, 1) if outcome else None, "pid": os.getpid(),
+            "trials": dict(outcome.counts if outcome else o.sweep.counts),
+            "complete": bool(outcome and outcome.complete),
+            "interrupted": outcome.interrupted if outcome else None,
+            **({"error": error} if error else {})})
+
+    try:
+        try:
+            outcome = o.sweep.run()
+        finally:
+            if o.sweep.remote is not None:  # end the ssh master (ControlPersist)
+                o.sweep.remote.close()
+    except runfiles.RunDirError as e:
+        try:  # best effort: the disk that refused a record may refuse this too
+            session(None, str(e))
+        except OSError:
+            pass
+        raise
+    try:
+        session(outcome)
+        recs = list(records.read(o.run_dir / layout.TRIALS))
+        sealed = False
+        if outcome.complete and seal:
+            seal_run(o.run_dir)
+            sealed = True
+    except OSError as e:
+        if not outcome.complete:
+            raise runfiles.RunDirError(e, o.run_dir, len(o.sweep.done)) from None
+        raise RunnerError(
+            f"{e.filename or o.run_dir}: {e.strerror or e}; every planned trial is recorded "
+            f"({len(o.sweep.done)} in {o.run_dir / layout.TRIALS}) but the run is not sealed: "
+            f"make seal RUN={o.run_dir} when the file system has room") from None
+    return Result(o.run_dir, outcome, recs, sealed)
+
+
+def _sessions(run_dir: Path) -> int:
+    p = run_dir / layout.SESSIONS
+    return len(json.loads(p.read_text())) if p.exists() else 0

@@ -1,0 +1,48 @@
+"""copybench's command lines for one trial of a cell: its sink and its sender (with the
+trial's seed, so the verification pattern of a trial is the same when it is run again)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from runner.host.pinning import Cpus
+from runner.plan.cells import Cell
+from runner.plan.profile import FILE_SEND_METHODS
+
+
+def trial_seed(seed: int, trial_id: str) -> int:
+    return int.from_bytes(hashlib.sha256(f"{seed}:{trial_id}".encode()).digest()[:4],
+                          "little") & 0x7FFFFFFF
+
+
+def sink_argv(binary: Path, port: int, cpus: Cpus) -> list[str]:
+    argv = [str(binary), "sink", "--port", str(port), "--once"]
+    return argv + (["--cpus", cpus.sink] if cpus.sink else [])
+
+
+def sender_argv(binary: Path, cell: Cell, host: str, port: int, cpus: Cpus,
+                seed: int) -> list[str]:
+    """The sender (or, for a file→file cell, the copy) of ``cell``, sending to ``host``."""
+    common = ["--duration", f"{cell.duration_s:g}", "--warmup", f"{cell.warmup_s:g}",
+              "--verify", cell.verify, "--seed", str(seed)]
+    cpu = ["--cpus", cpus.sender] if cpus.sender else []
+    file_opts = (["--cache", cell.cache] if cell.cache else []) + \
+        (["--dir", cell.dir] if cell.dir else [])
+    if cell.command == "copy":
+        return [str(binary), "copy", "--method", cell.method, "--size", str(cell.size),
+                *file_opts, *cpu, *common]
+    argv = [str(binary), "send", "--method", cell.method, "--host", host,
+            "--port", str(port), "--transport", cell.protocol, "--mode", cell.mode or "stream",
+            "--size", str(cell.size), "--threads", str(cell.threads), *cpu, *common]
+    if cell.mode == "pingpong":
+        # per-thread perf events and the syscall tracepoint add latency to every round trip
+        # (and more to methods that make more syscalls): latency cells keep getrusage only
+        argv += ["--counters", "rusage"]
+    if cell.method in FILE_SEND_METHODS:
+        argv += file_opts
+    else:
+        argv += ["--fields", str(cell.fields)]
+    if cell.transport == "udp-forward":
+        argv.append("--no-sink")
+    return argv

@@ -1,0 +1,142 @@
+"""A copybench trial: its sink (if any) and its sender as one pair (:mod:`runner.trial.pair`), on
+the cell's transport, and what the sender printed wrapped into the sweep's record.
+
+The record keeps copybench's own fields unchanged and adds the runner-level factors in
+``config``, ``invocation`` (argv, exit codes, wall time), and for a profiled trial
+``perf_profile`` (the reduction of ``perf record``, :mod:`runner.host.cpuprofile`). A trial that
+fails or times out is recorded with ``status`` ``failed``/``timeout`` and ``error`` = what
+went wrong plus the tail of stderr.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rundir import layout
+from rundir.records import TrialRecord
+from runner.host import cpuprofile
+from runner.trial.copybench_argv import sender_argv, trial_seed
+from runner.trial.pair import LineReady, Pair, run_pair
+from runner.host.pinning import Cpus
+from runner.plan.cells import Cell, Trial
+from runner.trial.trialrecord import Context, error_text, intended_config, invocation
+from runner.trial.transports import Transport
+
+EXIT_WINDOW_MISSED = 3
+"""copybench's exit code when its measured window was not the asked one and nothing else went
+wrong (src/README.md, "The measured window"): the machine was too busy for that trial."""
+#: extra time for a profiled trial (perf record's start and its writing of the data)
+PERF_TIMEOUT_S = 60
+
+
+def sink_ready(line: str) -> bool:
+    """copybench's sink prints ``{"event":"ready","port":P}`` once it listens."""
+    try:
+        ev = json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(ev, dict) and ev.get("event") == "ready" and "port" in ev
+
+
+def run_copybench(ctx: Context, cell: Cell, trial: Trial, transport: Transport, cpus: Cpus,
+                  rec: TrialRecord, rconf: dict[str, Any], profiled: bool) -> TrialRecord:
+    port = transport.port()
+    seed = trial_seed(ctx.seed, trial.id)
+    core = sender_argv(ctx.binary, cell, transport.host, port, cpus, seed)
+    perf_data = layout.perf_data(ctx.run_dir, trial.id)
+    timeout = cell.timeout()
+    if profiled:
+        perf_data.parent.mkdir(parents=True, exist_ok=True)
+        core = [*cpuprofile.PERF_RECORD, "-o", str(perf_data), "--", *core]
+        timeout += PERF_TIMEOUT_S
+    sender = transport.sender_prefix() + core
+    sink = (transport.copybench_sink(ctx.binary, port, cpus, idle_s=timeout)
+            if cell.has_sink else None)
+    pr = run_pair(Pair(sink, [sender], transport.pair_timeout(timeout), LineReady(sink_ready),
+                       copybench=True), ctx.janitor, transport)
+    record, parse_problem = parse_record(pr.stdout)
+    config = {**intended_config(cell, seed)}
+    if record:
+        config.update(record.get("config") or {})
+    config.update({k: v for k, v in rconf.items() if k != "cache" or v is not None})
+    if config.get("cache") is None:
+        config["cache"] = cell.cache
+    status = pr.status
+    own_error = None
+    if status == "ok":
+        if record is None:
+            status = "failed"
+        elif pr.sender_rc != 0 or record.get("status") != "ok":
+            status = "failed"
+            own_error = record.get("error")
+    problem = pr.problem
+    if status == "failed" and problem is None:
+        # a missed window (exit 3) is said by copybench's own error, "window missed: ..."
+        problem = parse_problem or (f"sender exited with status {pr.sender_rc}"
+                                    if pr.sender_rc not in (0, None, EXIT_WINDOW_MISSED)
+                                    else None)
+    rec.tool = (record or {}).get("tool", "copybench")
+    rec.tool_version = (record or {}).get("tool_version")
+    rec.config, rec.status = config, status
+    rec.error = None if status == "ok" else error_text(problem, own_error, pr)
+    rec.result = (record or {}).get("result")
+    rec.set("invocation", invocation(sender, sink, pr))
+    if pr.remote is not None:
+        rec.set("remote", pr.remote.to_json())  # the remote sink: refused connections, its end
+    if record is not None:
+        extra = {k: v for k, v in record.items()
+                 if k not in ("schema_version", "tool", "tool_version", "config", "status",
+                              "error", "result")}
+        if extra:
+            rec.set("copybench_extra", extra)
+    if profiled:
+        rec.set("perf_profile", reduce_profile(ctx, trial, perf_data, seed))
+    return rec
+
+
+def parse_record(stdout: str) -> tuple[dict[str, Any] | None, str | None]:
+    """copybench's one JSON record on stdout, or what is wrong with what it printed."""
+    objs = []
+    for line in stdout.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            return None, "sender printed something that is not JSON on stdout"
+        if isinstance(obj, dict):
+            objs.append(obj)
+    if not objs:
+        return None, "sender printed no JSON record"
+    if len(objs) > 1:
+        return objs[-1], f"sender printed {len(objs)} JSON records (expected exactly one)"
+    return objs[0], None
+
+
+def reduce_profile(ctx: Context, trial: Trial, data: Path, seed: int | None = None
+                   ) -> dict[str, Any]:
+    """``perf.data`` -> ``perf/<trial>.json`` and its summary for the record; the data goes."""
+    out_path = layout.perf_json(ctx.run_dir, trial.id)
+    try:
+        if not data.exists():
+            return {"error": "perf record wrote no data"}
+        red = cpuprofile.reduce_file(data, seed=seed,
+                                     tmp=ctx.janitor.tmp if ctx.janitor else None)
+        cpuprofile.store(red, out_path)
+        return {"path": str(out_path.relative_to(ctx.run_dir)), "samples": red.samples,
+                "kernel_share": red.kernel_share, "groups": red.groups,
+                "user_copy_share": red.user_copy_share, "format": red.format,
+                # samples per side (sending / receiving threads, by thread name) and windows
+                "side_samples": {k: v.get("samples", 0) for k, v in red.sides.items()},
+                "windows": len(red.windows)}
+    except Exception as e:  # a failed reduction must not lose the trial
+        return {"error": f"perf reduction failed: {e}"}
+    finally:
+        try:
+            data.unlink()
+            Path(str(data) + ".old").unlink(missing_ok=True)
+        except OSError:
+            pass

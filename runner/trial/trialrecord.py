@@ -1,0 +1,92 @@
+"""The sweep's trial record (:class:`rundir.records.TrialRecord`), made in one place.
+
+:func:`new_record` makes every record (the run, the trial, its place in the run order, when it
+started and the load then); the runner-level factors of ``config`` (:func:`trial_config`)
+and what the trial was meant to run (:func:`intended_config`) are built here too, and each
+kind of trial (:mod:`runner.trial.copybench_trial`, :mod:`runner.trial.peer_trial`,
+:mod:`runner.originals.original_trial`) fills in what ran and how it went.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from rundir.records import TrialRecord
+from runner.trial.pair import PairResult
+from runner.host.pinning import Cpus
+from runner.plan.cells import Cell, Trial
+from runner.host.proc import Janitor
+
+
+@dataclass
+class Context:
+    binary: Path
+    run_dir: Path
+    run_id: str
+    seed: int
+    janitor: Janitor | None
+    # the reports' own programs, prepared once per run (runner.originals.original_trial):
+    # source -> {"dir", "build", "source"} when built, {"error"} when not
+    originals: dict[str, dict[str, Any]] | None = None
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def loadavg() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def new_record(ctx: Context, cell: Cell, trial: Trial, order_index: int) -> TrialRecord:
+    """A trial's record as it starts: nothing has run yet (status ``failed`` until a kind
+    of trial says otherwise)."""
+    return TrialRecord(run_id=ctx.run_id, trial_id=trial.id, cell=cell.id,
+                       order_index=order_index, repetition=trial.repetition,
+                       started_at=now(), loadavg=loadavg())
+
+
+def trial_config(cell: Cell, cpus: Cpus, profiled: bool) -> dict[str, Any]:
+    """The runner-level factors of a record's ``config``."""
+    return {
+        "kind": cell.kind, "experiment": cell.experiment, "transport": cell.transport,
+        "placement": cell.placement, "cache": cell.cache, "mtu": cell.mtu,
+        "block": cell.block or None, "twin": cell.twin,
+        "profiled": profiled, "timeout_s": cell.timeout(),
+        "cpus_sender_list": cpus.sender, "cpus_sink_list": cpus.sink,
+    }
+
+
+def cpu_list(spec: str | None) -> list[int] | None:
+    return [int(x) for x in spec.split(",")] if spec else None
+
+
+def intended_config(cell: Cell, seed: int | None = None) -> dict[str, Any]:
+    """What the trial was meant to run, for records without copybench's own config."""
+    return {
+        "command": cell.command, "method": cell.method, "mode": cell.mode,
+        "protocol": cell.protocol if cell.command == "send" else None, "size": cell.size,
+        "fields": cell.fields, "threads": cell.threads, "duration_s": cell.duration_s,
+        "warmup_s": cell.warmup_s, "verify": cell.verify, "cache": cell.cache,
+        "no_sink": cell.transport == "udp-forward", "seed": seed,
+    }
+
+
+def invocation(sender: list[str], sink: list[str] | None, pr: PairResult) -> dict[str, Any]:
+    """A record's ``invocation``: what ran, how it exited, how long the pair took."""
+    return {"sender": sender, "sink": sink, "sender_exit": pr.sender_rc,
+            "sink_exit": pr.sink_rc, "wall_s": round(pr.wall_s, 3)}
+
+
+def error_text(problem: str | None, own: str | None, pr: PairResult) -> str:
+    """A failed trial's ``error``: what went wrong, then the tails of stderr."""
+    parts = [p for p in (problem, own) if p]
+    if pr.sender_tail:
+        parts.append("--- sender stderr (tail) ---\n" + pr.sender_tail)
+    if pr.sink_tail and (pr.status != "ok" or pr.sink_rc not in (0, None)):
+        parts.append("--- sink stderr (tail) ---\n" + pr.sink_tail)
+    return "\n".join(parts) or "failed (no output)"

@@ -1,0 +1,308 @@
+"""blockstats.sequential: spending functions, group-sequential boundaries, repeated CIs, the
+reading of a CI against its rule, the schedule, the top-up order and the design's text.
+
+The boundaries are checked three ways: against published Lan-DeMets values (five equally
+spaced looks, two-sided 0.05), against their defining property by simulating the normal
+increments directly (an independent computation), and for reproducibility."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from blockstats import sequential as sq
+
+FIVE = (0.2, 0.4, 0.6, 0.8, 1.0)
+
+
+# ---------------------------------------------------------------------------- spending
+
+@pytest.mark.parametrize("name", [sq.OBRIEN_FLEMING, sq.POCOCK])
+def test_spending_reaches_alpha_and_grows(name: str) -> None:
+    ts = np.linspace(0.05, 1.0, 20)
+    spent = [sq.spend(name, 0.05, float(t)) for t in ts]
+    assert spent[-1] == pytest.approx(0.05, rel=1e-12)
+    assert all(b > a for a, b in zip(spent, spent[1:]))
+    assert sq.spend(name, 0.05, 1.7) == pytest.approx(0.05, rel=1e-12)
+
+
+def test_obrien_fleming_spends_little_early_and_pocock_evenly() -> None:
+    assert sq.spend(sq.OBRIEN_FLEMING, 0.05, 0.2) == pytest.approx(
+        2 * stats.norm.sf(stats.norm.isf(0.025) / math.sqrt(0.2)))
+    assert sq.spend(sq.OBRIEN_FLEMING, 0.05, 0.2) < 1e-4
+    assert sq.spend(sq.POCOCK, 0.05, 0.2) == pytest.approx(0.05 * math.log(1 + (math.e - 1) * .2))
+
+
+def test_unknown_spending_names_the_allowed_ones() -> None:
+    with pytest.raises(ValueError, match=r"unknown spending function 'linear': allowed are "
+                                         r"obrien-fleming, pocock$"):
+        sq.spend("linear", 0.05, 0.5)
+    with pytest.raises(ValueError, match="allowed are obrien-fleming, pocock"):
+        sq.boundaries((0.5, 1.0), 0.05, "haybittle")
+    with pytest.raises(ValueError, match="allowed are"):
+        sq.SequentialDesign(spending="OBF")
+
+
+# -------------------------------------------------------------------------- boundaries
+
+def test_one_look_is_the_fixed_design() -> None:
+    assert sq.boundaries((1.0,), 0.05) == pytest.approx((stats.norm.isf(0.025),), abs=1e-12)
+    assert sq.boundaries((1.0,), 0.05, sq.POCOCK) == pytest.approx((1.959964,), abs=1e-6)
+
+
+def test_pocock_boundaries_match_published_values() -> None:
+    """Lan-DeMets Pocock-type spending, five equally spaced looks, two-sided 0.05 (the
+    values of gsDesign / ldbounds)."""
+    assert sq.boundaries(FIVE, 0.05, sq.POCOCK) == pytest.approx(
+        (2.4380, 2.4268, 2.4101, 2.3966, 2.3859), abs=5e-4)
+
+
+def test_obrien_fleming_type_spending_matches_published_values() -> None:
+    """gsDesign's sfLDOF at one-sided 0.025, five equally spaced looks, gives the upper
+    bounds 4.8769, 3.3569, 2.6803, 2.2898, 2.0310. The symmetric two-sided design spending
+    twice that one-sided function has the same bounds (a path that crossed the lower side
+    first and the upper later is a chance below 1e-6 here)."""
+    one_sided = [2 - 2 * stats.norm.cdf(stats.norm.ppf(1 - 0.025 / 2) / math.sqrt(t))
+                 for t in FIVE]
+    assert sq.critical_values(FIVE, [2 * a for a in one_sided]) == pytest.approx(
+        (4.8769, 3.3569, 2.6803, 2.2898, 2.0310), abs=5e-4)
+    # the module's own O'Brien-Fleming type spends the two-sided alpha: c_1 is closed form
+    assert sq.boundaries(FIVE, 0.05, sq.OBRIEN_FLEMING)[0] == pytest.approx(
+        stats.norm.isf(0.025) / math.sqrt(0.2), abs=1e-9)
+
+
+def test_critical_values_refuse_bad_spent_error() -> None:
+    for bad in ([0.01, 0.005], [0.01], [0.01, 1.0]):
+        with pytest.raises(ValueError, match="one non-decreasing value in"):
+            sq.critical_values((0.5, 1.0), bad)
+
+
+@pytest.mark.parametrize("name", [sq.OBRIEN_FLEMING, sq.POCOCK])
+def test_boundaries_spend_as_planned_in_a_direct_simulation(name: str) -> None:
+    """Independent check of the defining property: Brownian motion at t = n_j/N (sums of
+    independent increments), first crossing of |Z_j| >= c_j, per look, against
+    alpha(t_j) - alpha(t_{j-1}); 400 000 paths, at 4.5 binomial standard errors."""
+    fr = (6 / 30, 10 / 30, 14 / 30, 18 / 30, 22 / 30, 26 / 30, 1.0)
+    alpha = 0.05
+    cs = np.asarray(sq.boundaries(fr, alpha, name))
+    rng = np.random.default_rng(7)
+    runs = 400_000
+    inc = rng.standard_normal((runs, len(fr))) * np.sqrt(np.diff((0.0, *fr)))
+    z = np.cumsum(inc, axis=1) / np.sqrt(fr)
+    cross = np.abs(z) >= cs
+    first = np.where(cross.any(axis=1), cross.argmax(axis=1), -1)
+    spent = np.diff([0.0] + [sq.spend(name, alpha, t) for t in fr])
+    for j, p in enumerate(spent):
+        seen = np.mean(first == j)
+        assert abs(seen - p) <= 4.5 * math.sqrt(p * (1 - p) / runs) + 1e-6, (j, seen, p)
+    assert np.mean(first >= 0) == pytest.approx(alpha, abs=4.5 * math.sqrt(alpha / runs))
+
+
+def test_boundaries_are_reproducible_and_a_prefix_keeps_its_values() -> None:
+    fr = sq.schedule(6, 4, 42).fractions
+    first = sq.boundaries(fr, 0.0125)
+    sq._critical_values.cache_clear()
+    again = sq.boundaries(fr, 0.0125)
+    assert first == again  # bit for bit: the integration's seed and tolerances are fixed
+    assert sq.boundaries(fr[:4], 0.0125) == pytest.approx(first[:4], abs=1e-6)
+    assert all(math.isfinite(c) and c > stats.norm.isf(0.0125 / 2) for c in first)
+
+
+def test_obrien_fleming_boundaries_fall_and_pocock_stay_flat() -> None:
+    fr = (0.25, 0.5, 0.75, 1.0)
+    obf = sq.boundaries(fr, 0.05, sq.OBRIEN_FLEMING)
+    poc = sq.boundaries(fr, 0.05, sq.POCOCK)
+    assert all(b < a for a, b in zip(obf, obf[1:]))
+    assert max(poc) - min(poc) < 0.1
+    assert obf[-1] < poc[-1]  # O'Brien-Fleming keeps the last look close to the fixed 1.96
+
+
+@pytest.mark.parametrize("bad,msg", [
+    ((), "at least one"), ((0.0, 1.0), "lie in"), ((0.5, 1.2), "lie in"),
+    ((0.5, 0.5, 1.0), "increase strictly"), ((0.6, 0.4, 1.0), "increase strictly")])
+def test_bad_fractions_are_refused(bad: tuple[float, ...], msg: str) -> None:
+    with pytest.raises(ValueError, match=msg):
+        sq.boundaries(bad, 0.05)
+
+
+def test_bad_alpha_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"alpha must lie in \(0, 1\)"):
+        sq.boundaries((1.0,), 1.5)
+
+
+# ---------------------------------------------------------------------------- schedule
+
+@pytest.mark.parametrize("n0,k,n_max,looks", [
+    (6, 4, 18, (6, 10, 14, 18)), (6, 4, 20, (6, 10, 14, 18, 20)), (6, 4, 6, (6,)),
+    (15, 4, 45, (15, 19, 23, 27, 31, 35, 39, 43, 45)), (2, 1, 4, (2, 3, 4))])
+def test_schedule_looks(n0: int, k: int, n_max: int, looks: tuple[int, ...]) -> None:
+    s = sq.schedule(n0, k, n_max)
+    assert s.looks == looks
+    assert s.rounds_max == n_max
+    assert s.fractions == pytest.approx(tuple(n / n_max for n in looks))
+
+
+@pytest.mark.parametrize("args,msg", [
+    ((6, 0, 18), "look interval must be an integer >= 1, got 0"),
+    ((1, 4, 18), "planned rounds n0 must be an integer >= 2, got 1"),
+    ((6, 4, 5), "maximum rounds N must be an integer >= n0 = 6, got 5"),
+    ((6, 2.5, 18), "look interval must be an integer"),
+    ((6, True, 18), "look interval must be an integer")])
+def test_schedule_refuses_bad_input_in_one_line(args: tuple, msg: str) -> None:
+    with pytest.raises(ValueError) as e:
+        sq.schedule(*args)
+    assert msg in str(e.value) and "\n" not in str(e.value)
+
+
+# ------------------------------------------------------------------ repeated intervals
+
+def test_one_look_gives_the_ordinary_paired_t_interval() -> None:
+    rng = np.random.default_rng(3)
+    d = rng.normal(0.1, 0.15, 12)
+    (lk,) = sq.repeated_cis(d, sq.Schedule((12,)), family=4)
+    q = stats.t.isf(0.05 / 4 / 2, 11)
+    se = d.std(ddof=1) / math.sqrt(12)
+    assert (lk.lo, lk.hi) == pytest.approx((math.exp(d.mean() - q * se),
+                                            math.exp(d.mean() + q * se)), rel=1e-9)
+    assert lk.level == pytest.approx(1 - 0.05 / 4)
+    assert lk.estimate == pytest.approx(math.exp(d.mean()))
+
+
+def test_repeated_intervals_are_wider_than_fixed_ones_and_stop_at_the_data() -> None:
+    rng = np.random.default_rng(4)
+    d = rng.normal(0.0, 0.2, 17)
+    s = sq.schedule(6, 4, 30)
+    looks = sq.repeated_cis(d, s, family=2)
+    assert [lk.rounds for lk in looks] == [6, 10, 14]  # 18 is beyond the 17 rounds
+    assert [lk.index for lk in looks] == [1, 2, 3]
+    for lk in looks:
+        q_fixed = stats.t.isf(0.05 / 2 / 2, lk.rounds - 1)
+        half = math.log(lk.hi / lk.lo) / 2
+        assert half > q_fixed * lk.sd_log / math.sqrt(lk.rounds)
+        assert lk.level > 1 - 0.05 / 2
+
+
+def test_quantiles_follow_the_nominal_level_of_each_look() -> None:
+    s = sq.schedule(6, 4, 18)
+    cs = sq.boundaries(s.fractions, 0.05 / 4)
+    qs = sq.quantiles(s, 4)
+    assert qs == pytest.approx(tuple(stats.t.isf(stats.norm.sf(c), n - 1)
+                                     for c, n in zip(cs, s.looks)))
+    with pytest.raises(ValueError, match="family size must be an integer >= 1, got 0"):
+        sq.quantiles(s, 0)
+
+
+def test_constant_ratios_collapse_the_interval_and_bad_values_are_refused() -> None:
+    (lk,) = sq.repeated_cis([0.2] * 6, sq.Schedule((6,)))
+    assert lk.lo == lk.hi == pytest.approx(math.exp(0.2))
+    with pytest.raises(ValueError, match="finite"):
+        sq.repeated_cis([0.1, math.nan, 0.2], sq.Schedule((3,)))
+
+
+# --------------------------------------------------------------- reading and stopping
+
+@pytest.mark.parametrize("lo,hi,want", [
+    (1.05, 1.2, True), (0.98, 1.02, True), (0.5, 0.9, True), (1.0, 1.05, False),
+    (0.9, 1.1, False), (1.03, 1.2, True), (math.nan, 1.2, False)])
+def test_decided_when_no_boundary_is_strictly_inside(lo: float, hi: float, want: bool) -> None:
+    assert sq.decided(lo, hi, (0.97, 1.03)) is want
+
+
+def _look(i: int, n: int, lo: float, hi: float) -> sq.Look:
+    return sq.Look(i, n, math.sqrt(lo * hi), lo, hi, 0.99, 0.0, 0.1)
+
+
+def test_stopping_look_is_the_first_decided_else_the_last() -> None:
+    looks = [_look(1, 6, 0.9, 1.3), _look(2, 10, 1.04, 1.2), _look(3, 14, 1.05, 1.15)]
+    assert sq.stopping_look(looks, (0.97, 1.03)) == sq.Stop(2, 10, 1.04, 1.2, math.sqrt(
+        1.04 * 1.2), True)
+    open_ = [_look(1, 6, 0.9, 1.3), _look(2, 10, 1.0, 1.2)]
+    st = sq.stopping_look(open_, (0.97, 1.03))
+    assert (st.look, st.rounds, st.decided) == (2, 10, False)
+    with pytest.raises(ValueError, match="no look reached"):
+        sq.stopping_look([], (1.0,))
+
+
+# ------------------------------------------------------------------------- order rule
+
+def _summary(block: str, n: int, left: int, mean: float, sd: float, lo: float, hi: float,
+             rule: tuple[float, ...] = (0.97, 1.03), q: float = 3.0) -> sq.Summary:
+    return sq.Summary(block, n, left, mean, sd, lo, hi, rule, q)
+
+
+def test_extra_rounds_is_the_rounds_to_clear_the_nearest_straddled_boundary() -> None:
+    s = _summary("a", 10, 20, math.log(1.10), 0.15, 1.0, 1.2)
+    d = math.log(1.10) - math.log(1.03)  # 0.97 is not straddled
+    assert sq.extra_rounds(s) == pytest.approx((3.0 * 0.15 / d) ** 2 - 10)
+    assert sq.extra_rounds(_summary("a", 10, 20, 0.1, 0.1, 1.05, 1.2)) is None
+    assert sq.extra_rounds(_summary("a", 10, 20, math.log(1.03), 0.1, 1.0, 1.1)) == math.inf
+
+
+def test_rank_blocks_puts_the_closest_first_and_leaves_out_the_done() -> None:
+    near = _summary("b", 10, 20, math.log(1.10), 0.10, 1.01, 1.2)
+    far = _summary("a", 10, 20, math.log(1.05), 0.20, 0.9, 1.2)
+    done = _summary("c", 10, 20, 0.2, 0.1, 1.1, 1.3)
+    full = _summary("d", 30, 0, math.log(1.10), 0.10, 1.01, 1.2)
+    tie = _summary("a2", 10, 20, math.log(1.10), 0.10, 1.01, 1.2)
+    ranked = sq.rank_blocks([far, near, done, full, tie])
+    assert [b for b, _ in ranked] == ["a2", "b", "a"]
+    assert ranked[0][1] == pytest.approx(sq.extra_rounds(near))
+    # a block counts by its closest undecided comparison
+    both = sq.rank_blocks([far, _summary("a", 10, 20, math.log(1.2), 0.05, 1.02, 1.4)])
+    assert both[0][1] == pytest.approx((3.0 * 0.05 / (math.log(1.2) - math.log(1.03))) ** 2
+                                       - 10)
+
+
+def test_summarize_reads_the_latest_look_from_the_log_ratios() -> None:
+    rng = np.random.default_rng(5)
+    d = rng.normal(math.log(1.1), 0.15, 13)
+    s = sq.schedule(6, 4, 18)
+    sm = sq.summarize("blk", d, s, 4, (0.97, 1.03))
+    last = sq.repeated_cis(d, s, 4)[-1]
+    assert (sm.rounds, sm.rounds_left, sm.lo, sm.hi) == (10, 8, last.lo, last.hi)
+    assert sm.q_final == pytest.approx(sq.quantiles(s, 4)[-1])
+    with pytest.raises(ValueError, match="block blk: 5 rounds reach no look"):
+        sq.summarize("blk", d[:5], s, 4, (0.97, 1.03))
+
+
+# -------------------------------------------------------------------------- the design
+
+def test_design_schedule_description_and_text() -> None:
+    dsn = sq.SequentialDesign()
+    assert (dsn.spending, dsn.first_look, dsn.look_every, dsn.rounds_max) == (
+        sq.POCOCK, 6, 6, 90)
+    assert dsn.schedule(30).looks == tuple(range(6, 91, 6))  # the first look is at 6 rounds
+    doc = json.loads(json.dumps(dsn.to_json()))
+    assert doc["spending"] == sq.POCOCK and doc["alpha"] == 0.05
+    assert doc["order_rule"] == sq.ORDER_RULE
+    text = sq.design_text(doc)
+    assert "after 6 rounds, then every 6 rounds, up to N = 90 rounds" in text
+    assert "Pocock-type" in text and "alpha/m" in text and "closest to deciding" in text
+    assert "\n" not in text
+
+
+def test_a_design_from_planned_rounds_with_a_factor() -> None:
+    dsn = sq.SequentialDesign(spending=sq.OBRIEN_FLEMING, first_look=None, look_every=4,
+                              max_factor=3, rounds_max=30)
+    assert dsn.schedule(6).looks == (6, 10, 14, 18)
+    assert dsn.schedule(15).looks == (15, 19, 23, 27, 30)
+    text = sq.design_text(dsn.to_json())
+    assert "after the block's planned rounds n0" in text and "N = min(3 n0, 30)" in text
+    assert "O'Brien-Fleming-type" in text
+    with pytest.raises(ValueError, match="n0 = 31 exceed rounds_max = 30"):
+        dsn.schedule(31)
+
+
+@pytest.mark.parametrize("kwargs,msg", [
+    ({"look_every": 0}, "look_every must be an integer >= 1, got 0"),
+    ({"first_look": 1}, "first_look must be an integer >= 2, got 1"),
+    ({"first_look": 100}, "first_look = 100 exceeds rounds_max = 90"),
+    ({"max_factor": 0}, "max_factor must be an integer >= 1, got 0"),
+    ({"alpha": 0.0}, r"alpha must lie in \(0, 1\)")])
+def test_design_refuses_bad_settings(kwargs: dict, msg: str) -> None:
+    with pytest.raises(ValueError, match=msg):
+        sq.SequentialDesign(**kwargs)
