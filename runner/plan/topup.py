@@ -55,14 +55,21 @@ class Comparison:
     b: str
     boundaries: tuple[float, ...]
     family: int
+    # the claims testable here whose rules read it (blockstats.families.READS); empty for a
+    # question's comparison or a plan made before the verdict order
+    claims: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "boundaries": list(self.boundaries)}
+        d = {**asdict(self), "boundaries": list(self.boundaries), "claims": list(self.claims)}
+        if not self.claims:
+            d.pop("claims")
+        return d
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "Comparison":
         return cls(str(d["name"]), str(d["a"]), str(d["b"]),
-                   tuple(float(x) for x in d["boundaries"]), int(d["family"]))
+                   tuple(float(x) for x in d["boundaries"]), int(d["family"]),
+                   tuple(str(c) for c in d.get("claims") or ()))
 
 
 def _cell(cells: Mapping[str, Cell], method: str, threads: int) -> str | None:
@@ -158,12 +165,15 @@ def resolve(block_cells: Iterable[str], cells: Mapping[str, Cell],
             fam = claim_family(e, name, placement_cells, untestable)
             if fam is None:
                 continue
+            skip = set(untestable)
+            readers = tuple(c for c in families.readers(name, e.claims) if c not in skip)
             for label, a, b in _pairs(name, own):
                 old = found.get((a, b))
                 if old is not None:
                     bounds = tuple(sorted(set(old.boundaries) | set(bounds)))
-                found[(a, b)] = Comparison(label, a, b, tuple(bounds),
-                                           max(fam, old.family if old else 1))
+                found[(a, b)] = Comparison(
+                    label, a, b, tuple(bounds), max(fam, old.family if old else 1),
+                    tuple(sorted(set(readers) | set(old.claims if old else ()))))
     return sorted(found.values(), key=lambda c: c.name)
 
 
@@ -199,14 +209,21 @@ class Grant:
     last: int
     trials: tuple[str, ...]
     seconds: float
-    extra_rounds: float
+    extra_rounds: float  # the extra-rounds order's number, or the verdict order's score
+    by_verdicts: bool = False  # the verdict order (score: verdicts decided per second)
 
     def why(self) -> str:
-        """The order rule's number in words. ((q_K s)/d)^2 - n uses the final look's
+        """The order rule's number in words. The verdict order: the predicted verdicts its
+        next look decides (their chances summed), per hour of the look's seconds. The
+        extra-rounds order of older plans: ((q_K s)/d)^2 - n uses the final look's
         quantile q_K, smaller than an early look's (fewer df, same Pocock level), so a block
         still undecided at its look can project to no extra rounds: it is then the nearest
         to deciding, which is why it runs first."""
         need = self.extra_rounds
+        if self.by_verdicts:
+            return (f"its next look decides a verdict testable here with the highest predicted "
+                    f"chance per second ({need * self.seconds:.2f} verdicts expected from "
+                    f"{self.seconds:.0f} s, {need * 3600:.2f} per hour)")
         if math.isinf(need):
             return "its closest undecided comparison's estimate lies on a rule boundary"
         if need < 0.5:
@@ -259,8 +276,9 @@ def summaries(plan: Plan, granted: Mapping[str, int],
                                 round_values(recs_of(c.b), n, rule))
             looks = sq.looks_by_round(rounds, lr, sched, n, c.family, design.spending,
                                       design.alpha)
+            place = plan.blocks[bid].get("placement") or ""  # type: ignore[index]
             s = sq.summary_of(bid, looks, sched, c.family, c.boundaries, design.spending,
-                              design.alpha)
+                              design.alpha, tuple(f"{k} {place}" for k in c.claims))
             if s is not None:
                 out.append(s)
     return out
@@ -280,20 +298,32 @@ def planned_rounds(plan: Plan) -> dict[str, int]:
 
 def next_look(plan: Plan, granted: Mapping[str, int], used_s: float,
               recs_of: Callable[[str], list[dict[str, Any]]]) -> Grant | None:
-    """The next look of the top-up: the first block in :func:`blockstats.sequential.rank_blocks`
-    order whose next look fits the budget left, or None when no block qualifies."""
+    """The next look of the top-up: the first block in the order of the plan's design whose
+    next look fits the budget left, or None when no block qualifies. A plan whose
+    comparisons name their claims follows :func:`blockstats.sequential.rank_by_verdicts`
+    (the chance per second that the next look decides a verdict testable here); an older
+    plan keeps the order it declared (:func:`blockstats.sequential.rank_blocks`)."""
     seq = _sequential(plan)
     if not seq or not granted:
         return None
     budget = float(seq["topup_budget_s"])
-    for bid, need in sq.rank_blocks(summaries(plan, granted, recs_of)):
+    summ = summaries(plan, granted, recs_of)
+    nexts: dict[str, tuple[int, list[str], float]] = {}
+    for bid, n in granted.items():
         looks = plan.blocks[bid]["sequential"]["looks"]  # type: ignore[index]
-        later = [n for n in looks if n > granted[bid]]
-        if not later:
+        later = [x for x in looks if x > n]
+        if later:
+            ids, secs = look_trials(plan, bid, n + 1, later[0])
+            nexts[bid] = (later[0], ids, secs)
+    by_verdicts = any(s.verdicts for s in summ)
+    order = (sq.rank_by_verdicts(summ, {b: v[2] for b, v in nexts.items()}) if by_verdicts
+             else sq.rank_blocks(summ))
+    for bid, why in order:
+        if bid not in nexts:
             continue
-        ids, secs = look_trials(plan, bid, granted[bid] + 1, later[0])
+        last, ids, secs = nexts[bid]
         if used_s + secs <= budget + 1e-9:
-            return Grant(bid, granted[bid] + 1, later[0], tuple(ids), secs, need)
+            return Grant(bid, granted[bid] + 1, last, tuple(ids), secs, why, by_verdicts)
     return None
 
 
