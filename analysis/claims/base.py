@@ -218,7 +218,12 @@ def distance_text(t: S.RatioTest, decision: S.Decision, seconds_per_round: float
                 "not decidable: the estimate sits on the boundary")
     hours = (f", {n * seconds_per_round / 3600:.1f} h on this machine"
              if math.isfinite(seconds_per_round) else "")
-    return f"decided at about {n:.0f} rounds{hours} (sd {t.sd_log:.3f} per round)"
+    have = t.rounds or t.n
+    if t.looks and n <= have:
+        return (f"the fixed design's CI would decide it at {have} rounds (sd {t.sd_log:.3f} "
+                f"per round); the repeated CI of look {t.look} is wider")
+    return (f"decided at about {n:.0f} rounds{hours} by the fixed design's CI (sd "
+            f"{t.sd_log:.3f} per round)")
 
 
 def _twin0(df: pd.DataFrame) -> pd.DataFrame:

@@ -123,6 +123,7 @@ def test_an_inconclusive_verdict_states_the_rounds_that_would_decide_it(tmp_path
     assert stats.t.isf(0.025, n - 1) * 0.2 / math.sqrt(n) <= d  # n decides ...
     assert stats.t.isf(0.025, n - 2) * 0.2 / math.sqrt(n - 1) > d  # ... n - 1 does not
     assert f"decided at about {n:.0f} rounds" in r.boundary and "sd 0.200" in r.boundary
+    assert "fixed design" in r.boundary
     assert r.details[0]["distance"].startswith(f"decided at about {n:.0f} rounds")
 
 
