@@ -40,6 +40,16 @@ READS: dict[str, tuple[str, ...]] = {
 }
 
 
+KiB = 1024
+#: claim -> the sizes (bytes) at which its rules read their comparisons; a claim not listed
+#: reads every size its experiments declare (C3's crossover, C13, C14, P1, C6, C11)
+READ_SIZES: dict[str, tuple[int, ...]] = {
+    "C1": (64, 512), "C4": (512, 4 * KiB, 16 * KiB, 64 * KiB), "C5": (512, 4 * KiB),
+    "C8": (KiB, 4 * KiB, 16 * KiB, 64 * KiB), "C9": (KiB, 4 * KiB, 16 * KiB, 64 * KiB),
+    "C10": (64 * KiB,),
+}
+
+
 def fixed(claim: str) -> int:
     """A claim's family where the table fixes it (KeyError/ValueError otherwise)."""
     m = FAMILY[claim]
@@ -64,9 +74,11 @@ def family(claim: str, sizes: int = 0, placement_cells: int = 0) -> int:
     return int(m)
 
 
-def readers(comparison: str, claims: Iterable[str]) -> list[str]:
-    """The claims among ``claims`` whose rules read the declared comparison."""
-    return [c for c in claims if comparison in READS.get(c, ())]
+def readers(comparison: str, claims: Iterable[str], size: int | None = None) -> list[str]:
+    """The claims among ``claims`` whose rules read the declared comparison (at ``size``,
+    where given: :data:`READ_SIZES`)."""
+    return [c for c in claims if comparison in READS.get(c, ())
+            and (size is None or c not in READ_SIZES or int(size) in READ_SIZES[c])]
 
 
 # ------------------------------------------------------------- applicability at plan time

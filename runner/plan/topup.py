@@ -166,8 +166,9 @@ def resolve(block_cells: Iterable[str], cells: Mapping[str, Cell],
             if fam is None:
                 continue
             skip = set(untestable)
-            readers = tuple(c for c in families.readers(name, e.claims) if c not in skip)
             for label, a, b in _pairs(name, own):
+                readers = tuple(c for c in families.readers(name, e.claims, cells[a].size)
+                                if c not in skip)
                 old = found.get((a, b))
                 if old is not None:
                     bounds = tuple(sorted(set(old.boundaries) | set(bounds)))

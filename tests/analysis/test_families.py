@@ -19,3 +19,10 @@ def test_the_table_says_which_comparisons_each_claim_reads() -> None:
     assert families.readers("zerocopy/send", ["C4", "C5", "P1"]) == ["C5", "P1"]
     assert families.family("C14", sizes=3) == 3 and families.family("P1", placement_cells=22) == 44
     assert families.fixed("C5") == 2
+
+
+def test_the_sizes_each_claim_reads_are_its_rules_sizes() -> None:
+    for claim, sizes in families.READ_SIZES.items():
+        declared = {s for r in RU.RULES[claim] for s in r.sizes}
+        assert declared == set(sizes), claim
+    assert families.readers("zerocopy/send", ["C1", "C3", "C5", "P1"], 1 << 20) == ["C3", "P1"]
