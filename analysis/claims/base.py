@@ -218,7 +218,7 @@ def distance_text(t: S.RatioTest, decision: S.Decision, seconds_per_round: float
                 "not decidable: the estimate sits on the boundary")
     hours = (f", {n * seconds_per_round / 3600:.1f} h on this machine"
              if math.isfinite(seconds_per_round) else "")
-    have = t.rounds or t.n
+    have = t.n  # the pairs its CI rests on (a capped program has fewer than its look)
     if t.looks and n <= have:
         return (f"the fixed design's CI would decide it at {have} rounds (sd {t.sd_log:.3f} "
                 f"per round); the repeated CI of look {t.look} is wider")
