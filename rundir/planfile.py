@@ -10,12 +10,11 @@ run with the sequential top-up, the design (:func:`sequential_design`) and each 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rundir import layout
+from rundir import layout, utf8
 from blockstats.sequential import Schedule
 
 SCHEMA = Path(__file__).resolve().parent / "schema" / "plan.schema.json"
@@ -28,7 +27,7 @@ def read(run_dir: Path) -> dict[str, Any] | None:
     p = run_dir / layout.PLAN
     if not p.is_file():
         return None
-    doc = json.loads(p.read_text(encoding="utf-8") or "null")
+    doc = utf8.json_loads(p.read_text(encoding="utf-8") or "null")
     return doc if isinstance(doc, dict) else None
 
 

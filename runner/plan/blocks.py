@@ -35,6 +35,7 @@ from typing import Any, Iterable
 from scipy import stats
 
 from blockstats import sequential as sq
+from rundir import utf8 as rundir_text
 from runner.host.errors import ProfileError
 from runner.plan.profile import PURPOSES, Design
 
@@ -64,7 +65,7 @@ class Noise:
     @classmethod
     def load(cls, path: Path) -> "Noise":
         try:
-            doc = tomllib.loads(path.read_text(encoding="utf-8"))
+            doc = rundir_text.toml_loads(path.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as e:
             raise ProfileError(str(path), "-", f"cannot read the noise model: {e}") from None
         entries = []

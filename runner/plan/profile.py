@@ -360,7 +360,7 @@ def load(name_or_path: str) -> Profile:
 def parse(text: str, path: str) -> Profile:
     c = _Checker(path)
     try:
-        doc = tomllib.loads(text)
+        doc = utf8.toml_loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ProfileError(path, "-", f"not valid TOML: {e}") from None
     c.unknown(doc, _TOP_KEYS, "")

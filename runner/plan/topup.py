@@ -32,6 +32,7 @@ from blockstats import families
 from rundir import planfile, records
 from blockstats import sequential as sq
 from blockstats.quantities import log_ratios, primary
+from rundir import utf8 as rundir_text
 from runner.plan.blocks import in_block_order
 from runner.host.errors import ProfileError
 from runner.plan.estimate import trial_seconds
@@ -354,10 +355,15 @@ def effects_from_run(plan: Plan, run_dir: Path) -> list[dict[str, Any]]:
     return out
 
 
+#: the first line's start of every planning file :func:`effects_toml` writes (``planning
+#: --out`` replaces only a file that begins with it: :mod:`rundir.outpath`)
+EFFECTS_HEADER = "# expected effects of the "
+
+
 def effects_toml(rows: list[dict[str, Any]], run_dir: Path, profile: str) -> str:
     """The planning file: one [[effect]] per comparison (written by ``python -m runner
     planning``)."""
-    lines = [f"# expected effects of the {profile} profile's comparisons, for its plan's "
+    lines = [f"{EFFECTS_HEADER}{profile} profile's comparisons, for its plan's "
              "expected undecided count:", f"# python -m runner planning {run_dir} --profile "
              f"{profile} --out FILE", "[meta]", f'run = "{Path(run_dir).name}"',
              f'profile = "{profile}"', ""]
@@ -370,7 +376,7 @@ def effects_toml(rows: list[dict[str, Any]], run_dir: Path, profile: str) -> str
 def load_effects(path: Path) -> tuple[dict[tuple[str, str], float], str]:
     """The planning file's ratios by (a, b) cell ids, and the run they came from."""
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        doc = rundir_text.toml_loads(path.read_text(encoding="utf-8"))
         return ({(str(e["a"]), str(e["b"])): float(e["ratio"]) for e in doc.get("effect", [])},
                 str(doc.get("meta", {}).get("run", path.name)))
     except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as e:
