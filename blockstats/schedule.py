@@ -17,6 +17,8 @@ from typing import Any, Mapping
 ALPHA = 0.05
 OBRIEN_FLEMING = "obrien-fleming"
 POCOCK = "pocock"
+#: a comparison less likely than this to be decided by its maximum is dropped from the top-up
+DROP_BELOW = 0.10
 #: the spending functions a design may name (their formulas: blockstats.sequential.SPENDING)
 SPENDING_NAMES = (OBRIEN_FLEMING, POCOCK)
 
@@ -106,6 +108,8 @@ class SequentialDesign:
     look_every: int = 10
     rounds_max: int = 30
     max_factor: int | None = None
+    #: a comparison less likely than this to be decided by N is dropped from the top-up
+    drop_below: float = 0.10
 
     def __post_init__(self) -> None:
         check_spending(self.spending)
@@ -164,5 +168,6 @@ def design_of(doc: Mapping[str, Any]) -> SequentialDesign:
     """The :class:`SequentialDesign` a plan.json (or :meth:`SequentialDesign.to_json`)
     describes; keys beyond the design's own (budget, text) are ignored."""
     return SequentialDesign(**{k: doc[k] for k in ("spending", "alpha", "first_look",
-                                                   "look_every", "rounds_max", "max_factor")
+                                                   "look_every", "rounds_max", "max_factor",
+                                                   "drop_below")
                                if k in doc})

@@ -43,7 +43,8 @@ from scipy import optimize, stats
 
 # the design as declared (stdlib only, blockstats.schedule), re-exported beside the statistics
 # that read it, so a reader of a run needs one module
-from blockstats.schedule import (ALPHA, OBRIEN_FLEMING, ORDER_RULE, POCOCK, SPENDING_NAMES,
+from blockstats.schedule import (ALPHA, DROP_BELOW, OBRIEN_FLEMING, ORDER_RULE, POCOCK,
+                                 SPENDING_NAMES,
                               SPENDING_TEXT, Schedule, SequentialDesign, check_alpha,
                               check_spending, design_of, design_text, schedule)
 
@@ -416,9 +417,6 @@ def summary_of(block: str, looks: Sequence[Look], sched: Schedule, family: int,
 
 # ------------------------------------------------ the verdict order: chance per second
 
-#: a comparison whose predicted chance to be decided by its block's maximum is below this
-#: is dropped from the top-up (its verdicts count as out of reach)
-DROP_BELOW = 0.10
 
 
 def p_decided_at(s: Summary, n_next: int, q_next: float) -> float:
@@ -461,15 +459,16 @@ def p_by_max(s: Summary) -> float:
         (1.0 if not [b for b in s.rule_boundaries if s.lo < b < s.hi] else 0.0)
 
 
-def rank_by_verdicts(summaries: Iterable[Summary], seconds: Mapping[str, float]
-                     ) -> list[tuple[str, float]]:
+def rank_by_verdicts(summaries: Iterable[Summary], seconds: Mapping[str, float],
+                     drop_below: float = DROP_BELOW) -> list[tuple[str, float]]:
     """The top-up order of :data:`ORDER_RULE`: each block with rounds left and an undecided
     comparison that serves a verdict testable here, by the chance per second that its next
     look decides a verdict: for every verdict the block's comparisons serve, the product of
     its comparisons' chances (the block's at its next look, :func:`p_next`; the others' by
     their maximum, :func:`p_by_max`; a decided one counts 1), summed over the verdicts and
     divided by the next look's seconds (``seconds``). A comparison with a chance below
-    :data:`DROP_BELOW` by its maximum is dropped: the verdicts it serves count 0. Blocks
+    ``drop_below`` (the design's, :data:`DROP_BELOW` = 10 %) by its maximum is dropped:
+    the verdicts it serves count 0. Blocks
     whose score is 0 are not listed; ties go to the smaller block id."""
     ss = [s for s in summaries if s.verdicts]
     by_verdict: dict[str, list[Summary]] = {}
@@ -489,7 +488,7 @@ def rank_by_verdicts(summaries: Iterable[Summary], seconds: Mapping[str, float]
                 continue  # this verdict is decided as far as this block goes
             p = 1.0
             for c in comps:
-                if p_by_max(c) < DROP_BELOW:
+                if p_by_max(c) < drop_below:
                     p = 0.0
                     break
                 p *= p_next(c) if c.block == block else p_by_max(c)

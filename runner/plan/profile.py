@@ -117,11 +117,12 @@ class Sequential:
     rounds_max: int
     budget_s: float  # reserved for the top-up: the planned rounds get budget_s less this
     planning: str | None = None  # expected effects (python -m runner planning), relative
+    drop_below: float = sq.DROP_BELOW  # comparisons less likely than this by N are dropped
 
     def design(self, alpha: float) -> sq.SequentialDesign:
         return sq.SequentialDesign(spending=self.spending, alpha=alpha,
                                    first_look=self.first_look, look_every=self.look_every,
-                                   rounds_max=self.rounds_max)
+                                   rounds_max=self.rounds_max, drop_below=self.drop_below)
 
 
 @dataclass(frozen=True)
@@ -212,7 +213,8 @@ _EXP_KEYS = {
 _DESIGN_KEYS = {"rounds_min", "rounds_max", "target", "descriptive_target", "confidence",
                 "noise", "primary", "exclude_steal_above", "strict", "descriptive_rounds_min",
                 "sequential"}
-_SEQ_KEYS = {"spending", "first_look", "look_every", "rounds_max", "budget_s", "planning"}
+_SEQ_KEYS = {"spending", "first_look", "look_every", "rounds_max", "budget_s", "planning",
+             "drop_below"}
 _COMPARISON_RE = re.compile(r"^(?:([0-9]+)t/([0-9]+)t|([a-z_0-9-]+)/([a-z_0-9-]+))$")
 _TOP_KEYS = {"profile", "repetitions", "design", "topology", "experiment"}
 _CLAIM_RE = re.compile(r"^(C([1-9]|1[0-5])|P1|Q[0-9]+|AA)$")
@@ -480,7 +482,8 @@ def _sequential(c: _Checker, des_t: dict[str, Any]) -> Sequential | None:
                      f"(allowed: {first} to 1000)")
     return Sequential(spending=spending, first_look=first, look_every=every, rounds_max=most,
                       budget_s=c.number(t, "budget_s", where, 0, 0, 7 * 86400),
-                      planning=c.string(t, "planning", where, None))
+                      planning=c.string(t, "planning", where, None),
+                      drop_below=c.number(t, "drop_below", where, sq.DROP_BELOW, 0.0, 0.99))
 
 
 def _topology(c: _Checker, doc: dict[str, Any]) -> TopologySettings:

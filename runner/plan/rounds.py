@@ -307,7 +307,7 @@ def sequential_design(des: Design, rehearsal: bool) -> sq.SequentialDesign | Non
     most = max(2 * REHEARSAL_LOOK, 2 * round(full.rounds_max * REHEARSAL_SHARE / 2))
     return sq.SequentialDesign(spending=full.spending, alpha=full.alpha,
                                first_look=REHEARSAL_LOOK, look_every=REHEARSAL_LOOK,
-                               rounds_max=most)
+                               rounds_max=most, drop_below=0.0)  # a check runs its looks
 
 
 def _attach_comparisons(blocks: list[D.Block], cells: dict[str, Cell],

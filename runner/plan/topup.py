@@ -318,8 +318,9 @@ def next_look(plan: Plan, granted: Mapping[str, int], used_s: float,
             ids, secs = look_trials(plan, bid, n + 1, later[0])
             nexts[bid] = (later[0], ids, secs)
     by_verdicts = any(s.verdicts for s in summ)
-    order = (sq.rank_by_verdicts(summ, {b: v[2] for b, v in nexts.items()}) if by_verdicts
-             else sq.rank_blocks(summ))
+    drop = sq.design_of(seq).drop_below
+    order = (sq.rank_by_verdicts(summ, {b: v[2] for b, v in nexts.items()}, drop)
+             if by_verdicts else sq.rank_blocks(summ))
     for bid, why in order:
         if bid not in nexts:
             continue
