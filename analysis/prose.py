@@ -99,21 +99,39 @@ def crossover_text(primary: str) -> str:
             "crossover in the tested range.")
 
 
-def rounds_text(plan: Mapping[str, Any] | None, has_blocks: bool) -> str:
-    """How many repetitions the run made and how they were decided (threats chapter)."""
+def rounds_text(plan: Mapping[str, Any] | None, has_blocks: bool,
+                extra: Mapping[str, int] | None = None) -> str:
+    """How many repetitions the run made and how they were decided (threats chapter).
+    ``extra``: per block, the rounds the sequential top-up ran beyond its planned rounds
+    (:func:`analysis.design_text.topped_up`); a block that ran longer because of what it measured
+    is said to, never denied."""
     d = (plan or {}).get("design") or {}
     blocks = (plan or {}).get("blocks") or {}
     rounds = [b.get("rounds") for b in (blocks.values() if isinstance(blocks, dict) else blocks)
               if isinstance(b, dict) and isinstance(b.get("rounds"), (int, float))]
     if has_blocks and rounds:
         src = d.get("noise_source")
-        return (f"Every block ran the rounds planned for it before the run, from "
-                f"{int(min(rounds))} to {int(max(rounds))} (planned from "
-                + (f"the noise model of {src}" if src else "the profile's noise model")
-                + f" towards a CI half-width of ±{d.get('target', math.nan):.0%} for claims "
-                f"and ±{d.get('descriptive_target', math.nan):.0%} for descriptive blocks); no "
-                "block stopped early or ran longer because of what it measured, so the CI "
-                "widths below are what those rounds gave")
+        planned = (f"Every block ran the rounds planned for it before the run, from "
+                   f"{int(min(rounds))} to {int(max(rounds))} (planned from "
+                   + (f"the noise model of {src}" if src else "the profile's noise model")
+                   + f" towards a CI half-width of ±{d.get('target', math.nan):.0%} for claims "
+                   f"and ±{d.get('descriptive_target', math.nan):.0%} for descriptive blocks)")
+        extra = {k: int(v) for k, v in (extra or {}).items() if int(v) > 0}
+        if extra:
+            reached = max(int((blocks.get(k) or {}).get("rounds", 0)) + v
+                          for k, v in extra.items()) if isinstance(blocks, dict) else 0
+            return (planned + f"; then the sequential top-up gave {sum(extra.values())} more "
+                    f"rounds to {len(extra)} block{'s' if len(extra) != 1 else ''} whose "
+                    "comparisons were still undecided at their looks"
+                    + (f" (up to {reached} rounds a block)" if reached else "")
+                    + ", so those blocks ran longer because of what they measured; their "
+                    "verdicts read repeated CIs, which allow for the looks, and the other "
+                    "blocks' CI widths are what their planned rounds gave")
+        if d.get("sequential"):
+            return (planned + "; the sequential top-up gave no block more rounds, so the CI "
+                    "widths below are what the planned rounds gave")
+        return (planned + "; no block stopped early or ran longer because of what it "
+                "measured, so the CI widths below are what those rounds gave")
     return ("This run has no blocks: each cell ran until its CI was narrow enough or its "
             "maximum of trials was reached (adaptive repetitions)")
 

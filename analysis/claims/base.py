@@ -26,7 +26,11 @@ HOLDS, REFUTED, INCONCLUSIVE, NOT_TESTABLE = "holds", "refuted", "inconclusive",
 #: the run's plan has no cells for the claim (a profile that leaves it out): not a statement
 #: about the testbed, unlike NOT_TESTABLE
 NOT_RUN = "not run in this profile"
-VERDICTS = (HOLDS, REFUTED, INCONCLUSIVE, NOT_TESTABLE, NOT_RUN)
+#: the run could not decide the claim because its own method failed (C15: the copy count did
+#: not validate): a result of the method, not a limit of the testbed (NOT_TESTABLE), and not a
+#: CI that straddles a boundary (INCONCLUSIVE)
+UNDETERMINED = "undetermined"
+VERDICTS = (HOLDS, REFUTED, INCONCLUSIVE, UNDETERMINED, NOT_TESTABLE, NOT_RUN)
 #: what a verdict rests on: copybench's own measurement (the claim as the report words it)
 #: or the report's own program run here (the claim as its code behaves)
 COPYBENCH, THEIR_PROGRAM = "copybench", "their program"
@@ -64,6 +68,10 @@ class ClaimResult:
     placement: str = ""
     condition: str = ""  # the rule's applicability condition(s), printed beside the verdict
     direction: str = ""  # refuted: which way the data contradict the claim
+    # the second question: is the report's published number inside our CI's band
+    # (holds / refuted / inconclusive; "" where the report published no number)
+    magnitude: str = ""
+    magnitude_text: str = ""  # the published number, its band and what decided it
     rule_id: str = ""  # the rule (claim and its reading) the verdict comes from
     rule_short: str = ""  # the rule's boundaries in a few words
     size: float = math.nan  # the size of the comparison shown (value, lo, hi)

@@ -175,7 +175,7 @@ def _crossover(run: Run, rule: "Rule", r: ClaimResult, d: pd.DataFrame,
     band_lo, band_hi = rule.band
     c, r.design = crossover_of(run, d, a, b, metric, sizes)
     family = len(sizes)
-    direction = S.DecisionRule("direction")
+    direction = rule.decision  # the direction against the smallest effect of interest
     comps = {s: compare_pair(run, d, {"method": a, "size": s}, {"method": b, "size": s},
                              metric, family, direction, s, rule.paired, seed=i)
              for i, s in enumerate(sizes)}
