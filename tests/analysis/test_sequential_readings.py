@@ -111,25 +111,31 @@ def _c13_run(tmp_path: Path, center: float, sd: float, n: int = 12) -> A.Run:
     return A.load_run(R.write(tmp_path / f"c13-{center}", cells, ["C13"]))
 
 
-def test_an_inconclusive_verdict_states_the_rounds_that_would_decide_it(tmp_path: Path) -> None:
-    from analysis import claims as C
-    # C13's band is [1.1333, 1.7708]: an estimate of 1.70 with sd 0.2 straddles 1.7708
-    run = _c13_run(tmp_path, 1.70, 0.2)
-    (r,) = [x for x in C.c13(run) if x.placement == "same-core"]
-    assert r.verdict == C.INCONCLUSIVE
+#: a "~1.42" band [1.1333, 1.7708] (S4's sendfile / read-write within x/÷ 1.25)
+BAND = S.DecisionRule("approx", value=1.7708 / 1.25, tolerance=1.25)
+
+
+def _compared(run: A.Run) -> B.Compared:
+    c = B.compare_pair(run, run.measured, dict(method="sendfile"), dict(method="read-write"),
+                       "gbit_per_s", 1, BAND)
+    assert c is not None and c.decision.outcome == "inconclusive"
+    return c
+
+
+def test_an_inconclusive_comparison_states_the_rounds_that_would_decide_it(
+        tmp_path: Path) -> None:
+    # an estimate of 1.70 with sd 0.2 straddles the band's upper end 1.7708
+    c = _compared(_c13_run(tmp_path, 1.70, 0.2))
     d = math.log(1.7708 / 1.70)
     n = B.rounds_to_decide(math.log(1.70), 0.2, (1.7708,), 1)
     from scipy import stats
     assert stats.t.isf(0.025, n - 1) * 0.2 / math.sqrt(n) <= d  # n decides ...
     assert stats.t.isf(0.025, n - 2) * 0.2 / math.sqrt(n - 1) > d  # ... n - 1 does not
-    assert f"decided at about {n:.0f} rounds" in r.boundary and "sd 0.200" in r.boundary
-    assert "fixed design" in r.boundary
-    assert r.details[0]["distance"].startswith(f"decided at about {n:.0f} rounds")
+    text = c.row()["distance"]
+    assert text.startswith(f"decided at about {n:.0f} rounds") and "sd 0.200" in text
+    assert "fixed design" in text
 
 
 def test_an_estimate_on_the_boundary_is_not_decidable(tmp_path: Path) -> None:
-    from analysis import claims as C
-    run = _c13_run(tmp_path, 1.7708 * 1.0005, 0.2)
-    (r,) = [x for x in C.c13(run) if x.placement == "same-core"]
-    assert r.verdict == C.INCONCLUSIVE
-    assert "not decidable: the estimate sits on the boundary" in r.boundary
+    c = _compared(_c13_run(tmp_path, 1.7708 * 1.0005, 0.2))
+    assert c.row()["distance"].startswith("not decidable: the estimate sits on the boundary")
