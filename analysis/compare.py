@@ -245,6 +245,7 @@ def verdict_counts(cells: pd.DataFrame) -> pd.DataFrame:
 BOTH_HOLD = "holds on both"
 BOTH_REFUTED = "refuted on both"
 SAME_VERDICT = "same verdict"
+BOTH_UNDECIDED = "both undecided"  # inconclusive on both: no agreement shown
 ONE_SIDE = "testable on one only"
 NEITHER = "testable on neither"
 DISAGREE = "verdicts differ"
@@ -260,6 +261,8 @@ def agreement(v_run: str, v_ref: str) -> str:
         return BOTH_HOLD
     if v_run == v_ref == C.REFUTED:
         return BOTH_REFUTED
+    if v_run == v_ref == C.INCONCLUSIVE:
+        return BOTH_UNDECIDED
     if v_run == v_ref:
         return SAME_VERDICT
     return DISAGREE

@@ -5,23 +5,33 @@ write the report (executed notebook, HTML without code, ``cells.csv``, ``claims.
 
 Exit codes: 0 report written; 1 the notebook failed, or a run cannot be read, is being
 written or does not verify (:mod:`rundir.readiness`; ``--unverified`` reports on such a run
-anyway, saying so); 2 bad input (a missing run directory, a threshold outside (0, 1)). The
-report is assembled in a temporary directory and moved into place only when complete, so a
-failure leaves no partial report.
+anyway, saying so); 2 bad input (a missing run directory, a threshold outside (0, 1), an
+``--out`` that holds anything but an earlier report: :mod:`rundir.outpath`). The report is
+assembled in a temporary directory and moved into place only when complete, so a failure
+leaves no partial report; every report holds the marker file that lets a later report
+replace it. The kernel's connection file lives in that temporary directory, and the kernel
+and the directory go with this process even when it is killed with SIGKILL
+(:mod:`analysis.orphans`).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 from rundir import records
+from rundir.outpath import REPORT_MARKER, report_dir_problem
 from rundir.readiness import being_written, unverified_reason
 
 NOTEBOOK = "notebooks/compare.ipynb"
+#: the content of every report's marker file (:data:`rundir.outpath.REPORT_MARKER`)
+MARKER_TEXT = "a report of python -m analysis.compare_report\n"
+#: the notebook kernel's connection file, kept in the report's temporary directory
+KERNEL_FILE = ".kernel.json"
 #: The checkout this package lives in (notebooks/ and build/ are beside it).
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -69,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
                    "written or does not verify (the report's log says so)")
     args = p.parse_args(argv)
     run, ref = _run_dir(p, "RUN", args.run), _run_dir(p, "REF", args.ref)
+    out = Path(args.out) if args.out else ROOT / "build" / "compare" / f"{run.name}-vs-{ref.name}"
+    problem = report_dir_problem(out, MARKER_TEXT)
+    if problem:  # before anything runs: nothing is touched
+        p.error(f"{problem}; no report written")
     for label, d in (("RUN", run), ("REF", ref)):
         why = being_written(d)
         problem = None if why else records.first_problem(d)
@@ -83,7 +97,6 @@ def main(argv: list[str] | None = None) -> int:
         if why:
             print(f"compare: warning: {label} is NOT verified: {why}; compared anyway, as "
                   "asked (--unverified)", file=sys.stderr)
-    out = Path(args.out) if args.out else ROOT / "build" / "compare" / f"{run.name}-vs-{ref.name}"
     try:
         return _report(run, ref, args, out)
     except OSError as exc:
@@ -98,26 +111,29 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
 
     import nbformat
     import papermill
-    from traitlets.config import Config
 
     from analysis.notebook_html import render
 
+    from traitlets.config import Config
+
+    from analysis.orphans import KernelDyingWithDriver, Watchdog
+
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    watchdog = Watchdog(tmp)  # removes tmp (partial report, connection file) if this is killed
     try:
         executed = tmp / "compare.ipynb"
         print(f"compare: executing {NOTEBOOK} (run {run.name}, reference {ref.name}, "
               f"threshold {args.threshold:g})", file=sys.stderr)
         try:
-            with tempfile.TemporaryDirectory(prefix="copybench-kernel.") as kernel_dir:
+            papermill.execute_notebook(
+                str(root / NOTEBOOK), str(executed), cwd=str(root), kernel_name="python3",
+                progress_bar=False, log_output=False,
+                parameters={"run_dir": str(run), "ref_dir": str(ref),
+                            "threshold": args.threshold, "out_dir": str(tmp)},
+                kernel_manager_class=KernelDyingWithDriver,
                 # over Unix sockets, not TCP: ipykernel warns of plain-text TCP on every start
-                papermill.execute_notebook(
-                    str(root / NOTEBOOK), str(executed), cwd=str(root), kernel_name="python3",
-                    progress_bar=False, log_output=False,
-                    parameters={"run_dir": str(run), "ref_dir": str(ref),
-                                "threshold": args.threshold, "out_dir": str(tmp)},
-                    config=Config({"KernelManager": {
-                        "connection_file": str(Path(kernel_dir) / "kernel.json"),
-                        "transport": "ipc"}}))
+                config=Config({"KernelManager": {"connection_file": str(tmp / KERNEL_FILE),
+                                                 "transport": "ipc"}}))
         except papermill.PapermillExecutionError as exc:
             print(f"compare: the notebook failed: {exc.ename}: {exc.evalue} "
                   f"(no report written)", file=sys.stderr)
@@ -125,13 +141,20 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
         page = render(nbformat.read(executed, as_version=4),
                       f"copybench: {run.name} against {ref.name}")
         (tmp / "compare.html").write_text(page, encoding="utf-8")
+        (tmp / KERNEL_FILE).unlink(missing_ok=True)  # the kernel's key is no part of a report
+        (tmp / REPORT_MARKER).write_text(MARKER_TEXT, encoding="utf-8")
         tmp.chmod(0o755)  # mkdtemp made it private
-        if out.exists():
+        problem = report_dir_problem(out, MARKER_TEXT)  # again: the notebook took a while
+        if problem:
+            print(f"compare: {problem}; no report written", file=sys.stderr)
+            return 2
+        if os.path.lexists(out):  # an earlier report of this command (its marker says so)
             shutil.rmtree(out)
         tmp.rename(out)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)
+        watchdog.close()
     print(f"compare: report {out / 'compare.html'} (tables: cells.csv, claims.csv)")
     return 0
 

@@ -102,7 +102,8 @@ def method_clause(rows: pd.DataFrame, baseline: str,
                   else "")
             txt += f"; crossover at about {fmt_size(crossover['crossover'])}{ci}"
         parts.append(txt + ")")
-    elif len(by["less"]) or len(by["equivalent"]):
+    elif (len(by["less"]) or len(by["equivalent"])) and not len(by["inconclusive"]):
+        # "never" only where every size of this configuration is decided against a gain
         worst = rows.loc[rows["ratio"].idxmax()]
         parts.append(f"`{meth}` never beats `{baseline}` here (at best {_ci(worst)} at "
                      f"{fmt_size(worst['size'])})")
@@ -206,7 +207,7 @@ def crossover_agreement(xo: pd.DataFrame, cmp: pd.DataFrame, factors: Sequence[s
 
 #: the states of a verdict, in the words of a sentence
 VERDICT_WORDS = (("holds", "hold"), ("refuted", "refuted"), ("inconclusive", "inconclusive"),
-                 ("not testable here", "not testable here"),
+                 ("undetermined", "undetermined"), ("not testable here", "not testable here"),
                  ("not run in this profile", "not run in this profile"))
 #: what each basis of a verdict reads the claim as (analysis.claims: copybench measures the
 #: claim as its report words it; the report's own program shows it as its code behaves)
@@ -219,7 +220,7 @@ def _state_counts(verdicts: pd.DataFrame, with_ids: bool) -> str:
     parts = []
     for v, word in VERDICT_WORDS:
         n = int(counts.get(v, 0))
-        if not n and v == "not run in this profile":
+        if not n and v in ("not run in this profile", "undetermined"):
             continue
         text = _are(n, word)
         if with_ids and v in ("holds", "refuted", "inconclusive"):

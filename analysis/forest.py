@@ -1,8 +1,8 @@
 """The replication chapter's forest plot: every claim comparison (one ratio with its CI at
 its rule's family level, per size, placement and measurement) on a log axis against its
 rule's band, coloured by the verdict it feeds. One panel per claim; the band is what the
-rule reads the CI against (grey: the ±3 % "no difference" band of a direction rule; blue:
-the "~R" tolerance of an approximate claim; a dashed line: a one-sided threshold)."""
+rule reads the CI against (grey: the "no difference" band of a direction rule, 1 ± the
+smallest effect of interest; blue: the "~R" tolerance of an approximate claim; a dashed line: a one-sided threshold)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE, REFUTED,
-                                  THEIR_PROGRAM, ClaimResult)
+                                  THEIR_PROGRAM, UNDETERMINED, ClaimResult)
+from analysis.claims.rules import THRESHOLD
 from analysis.fmt import fmt_size
 
 VERDICT_COLORS = {HOLDS: "#1b9e77", REFUTED: "#d95f02", INCONCLUSIVE: "#7570b3"}
@@ -28,14 +29,14 @@ def rows(results: Sequence[ClaimResult]) -> pd.DataFrame:
     """One row per comparison of every decided-or-inconclusive ratio verdict."""
     out: list[dict[str, Any]] = []
     for r in results:
-        if r.verdict in (NOT_TESTABLE, NOT_RUN):
+        if r.verdict in (NOT_TESTABLE, NOT_RUN, UNDETERMINED):
             continue
         crossover = "crossover" in r.statistic
         for d in r.details:
             if "ratio" not in d or not all(math.isfinite(float(d.get(k, math.nan)))
                                            for k in ("ratio", "lo", "hi")):
                 continue
-            band = (0.97, 1.03) if crossover else tuple(r.band)
+            band = (1 - THRESHOLD, 1 + THRESHOLD) if crossover else tuple(r.band)
             what = d.get("pair") or fmt_size(int(d["size"]))
             label = " ".join(x for x in (r.placement.replace("-core", ""), what,
                                          _short(r), "theirs" if r.basis == THEIR_PROGRAM
@@ -46,7 +47,10 @@ def rows(results: Sequence[ClaimResult]) -> pd.DataFrame:
                         "band_lo": band[0] if band else math.nan,
                         "band_hi": band[-1] if band else math.nan,
                         "band_kind": "threshold" if len(band) == 1 else
-                        "direction" if band == (0.97, 1.03) else "approx"})
+                        "direction" if len(band) == 2 and all(
+                            math.isclose(a, b) for a, b in zip(band, (1 - THRESHOLD,
+                                                                     1 + THRESHOLD)))
+                        else "approx"})
     return pd.DataFrame(out)
 
 

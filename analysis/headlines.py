@@ -19,6 +19,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from analysis.counts import Tally
 from analysis.findings import UNSUPPORTED_KINDS, Finding, verdict_counts
 from analysis.fmt import fmt_hours, fmt_num, fmt_size, plural
 
@@ -140,12 +141,12 @@ def pattern(rows: pd.DataFrame) -> Pattern:
     return Pattern(by, facs)
 
 
-def at(p: Pattern, dec: str, configs: Sequence[str] | None = None) -> str:
+def at(p: Pattern, dec: str, configs: Sequence[str] | None = None, dedupe: bool = True) -> str:
     """Where a decision was reached: "256 KiB–1 MiB (veth, same-core); 64 MiB (loopback,
-    cross-core)"."""
+    cross-core)" (``dedupe``: one window per size; else every window's comparison)."""
     out = []
     for cfg in configs or list(p.by_config):
-        rows = _dedupe(p.by_config[cfg])
+        rows = _dedupe(p.by_config[cfg]) if dedupe else p.by_config[cfg]
         d = rows[rows["decision"] == dec]
         if len(d):
             out.append(f"{spans(list(d['size']), list(rows['size']))} ({cfg})")
@@ -165,20 +166,41 @@ def extremes(rows: pd.DataFrame) -> str:
     return "; ".join(out)
 
 
+def from_up(p: Pattern, configs: Sequence[str]) -> float | None:
+    """The size Z of "from Z up" when it covers exactly what was decided: in each of
+    ``configs`` the sizes decided faster are every size measured from Z up (one Z for all of
+    them); else None (the decided sizes are then listed, never generalised)."""
+    zs = set()
+    for cfg in configs:
+        rows = _dedupe(p.by_config[cfg])
+        g = sorted(float(x) for x in rows.loc[rows["decision"] == "greater", "size"])
+        top = sorted(float(x) for x in rows["size"] if g and float(x) >= g[0])
+        if not g or g != top:
+            return None
+        zs.add(g[0])
+    return zs.pop() if len(zs) == 1 else None
+
+
 def verdict(p: Pattern, method: str, baseline: str) -> str:
-    """The decision in one phrase: use it (from which size, where), only from a size up,
-    a flip with a factor, never, or undecided."""
+    """The decision in one phrase, each word from decided comparisons that cover exactly its
+    scope: use it from a size up (only where every measured size from there up is decided
+    faster), faster at the sizes decided, a flip with a factor, never (only where every
+    comparison is decided), or undecided."""
     pays, costs = p.configs("pays", "mixed"), p.configs("costs", "mixed")
     allrows = pd.concat(list(p.by_config.values())) if p.by_config else pd.DataFrame()
-    g = allrows[allrows["decision"] == "greater"]["size"] if len(allrows) else []
     lo = allrows[allrows["decision"] == "less"]["size"] if len(allrows) else []
+    undecided = bool(len(allrows)) and bool((allrows["decision"] == "inconclusive").any())
     faster, slower = at(p, "greater"), at(p, "less")
     if pays and not costs:
         rest = [c for c in p.by_config if c not in pays]
+        z = from_up(p, pays)
+        if z is None:
+            return (f"`{method}` is faster than `{baseline}` at {faster}, and decided slower "
+                    "at no size measured")
         scope = (f"in {pays[0]}, the only configuration measured" if len(p.by_config) == 1
                  else "in every configuration measured" if not rest else
                  f"only in {'; '.join(pays)} (not decided faster in {'; '.join(rest)})")
-        return (f"use `{method}` rather than `{baseline}` from {fmt_size(min(g))} up, {scope}: "
+        return (f"use `{method}` rather than `{baseline}` from {fmt_size(z)} up, {scope}: "
                 f"faster at {faster}")
     if pays and costs:
         only_p = [c for c in pays if c not in costs]
@@ -188,19 +210,17 @@ def verdict(p: Pattern, method: str, baseline: str) -> str:
         if f:
             return (f"`{method}` against `{baseline}` flips with the {' and '.join(f)}: "
                     f"faster at {faster}; slower at {slower}")
-        if max(lo) < min(g):
-            return (f"`{method}` pays only for large sizes, from {fmt_size(min(g))} up where "
-                    f"decided: faster than `{baseline}` at {faster}; slower at {slower}")
         return (f"`{method}` against `{baseline}` depends on size and configuration: faster "
                 f"at {faster}; slower at {slower}")
     if costs:
-        open_ = p.configs("open")
         where_ = (f"at {slower}" if len(costs) <= 2 else
                   f"in {len(costs)} of {len(p.by_config)} configurations, at sizes from "
                   f"{fmt_size(min(lo))} to {fmt_size(max(lo))}")
-        return (f"`{method}` never beats `{baseline}` "
-                + ("in any configuration measured" if not open_ else "where decided")
-                + f": slower {where_}")
+        if not undecided:  # "never" only where every comparison is decided
+            return (f"`{method}` never beats `{baseline}` in any configuration measured: "
+                    f"slower {where_}")
+        return (f"`{method}` is slower than `{baseline}` {where_} and decided faster at no "
+                f"size; undecided at {at(p, 'inconclusive', dedupe=False)}")
     if p.configs("even"):
         return (f"`{method}` is equivalent to `{baseline}` (within the threshold) wherever "
                 "decided")
@@ -219,21 +239,54 @@ def counts(rows: pd.DataFrame) -> str:
     return ", ".join(parts) + f" of {len(rows)} comparison{'s' if len(rows) != 1 else ''}"
 
 
-def method_text(rows: pd.DataFrame, method: str, baseline: str) -> str:
+def window_flips(rows: pd.DataFrame) -> str:
+    """Where the same configuration and size measured with two windows gives decisions that
+    disagree (opposite decided directions, or CIs that do not overlap), each window's
+    comparison: the per-size clauses keep one window per size, so a flip is said here."""
+    if rows.empty or "duration_s" not in rows or rows["duration_s"].nunique() < 2:
+        return ""
+    labels = rows.apply(lambda r: where(r.to_dict()), axis=1)
+    out = []
+    for (cfg, size), g in rows.groupby([labels, "size"], sort=False):
+        g = g.sort_values("duration_s")
+        if g["duration_s"].nunique() < 2:
+            continue
+        recs = g.to_dict("records")
+        pairs = [(a, b) for i, a in enumerate(recs) for b in recs[i + 1:]
+                 if {a["decision"], b["decision"]} == {"greater", "less"}
+                 or a["hi"] < b["lo"] or b["hi"] < a["lo"]]
+        if pairs:
+            a, b = pairs[0]
+            out.append(f"at {fmt_size(size)} ({cfg}) the decision changes with the window: "
+                       f"{a['duration_s']:g} s windows {ci(a, True)} ({WORDS[a['decision']]}), "
+                       f"{b['duration_s']:g} s windows {ci(b, True)} ({WORDS[b['decision']]})"
+                       + ("; the CIs do not overlap" if a["hi"] < b["lo"] or b["hi"] < a["lo"]
+                          else ""))
+    return "; ".join(out)
+
+
+def method_text(rows: pd.DataFrame, method: str, baseline: str,
+                windows: pd.DataFrame | None = None) -> str:
     """One method against a baseline over its configurations: the verdict phrase, then
-    the counts and the extreme decided ratios with their CIs."""
+    the counts and the extreme decided ratios with their CIs, and any decision that flips
+    with the window."""
     p = pattern(rows)
     ext = extremes(rows)
-    return f"{verdict(p, method, baseline)} ({counts(rows)}{'; ' + ext if ext else ''})"
+    flips = window_flips(rows if windows is None else windows)
+    return (f"{verdict(p, method, baseline)} ({counts(rows)}{'; ' + ext if ext else ''})"
+            + (f"; {flips}" if flips else ""))
 
 
 def pair_finding(rows: pd.DataFrame, method: str, baseline: str, topic: str, lead: str,
-                 figure: str, table: str) -> Finding | None:
-    """One method against one baseline over every configuration of ``rows``."""
+                 figure: str, table: str, windows: pd.DataFrame | None = None) -> Finding | None:
+    """One method against one baseline over every configuration of ``rows``; ``windows``:
+    every comparison of the method, single-size cells at other windows included, where a
+    decision that changes with the window is looked for."""
     d = rows[rows["method"] == method]
     if d.empty:
         return None
-    v = method_text(d, method, baseline)
+    w = None if windows is None or windows.empty else windows[windows["method"] == method]
+    v = method_text(d, method, baseline, w)
     return Finding(topic, ", ".join(pattern(d).by_config), f"{lead}{v[0].upper()}{v[1:]}.",
                    figure, bool((d["decision"] != "inconclusive").any()), table)
 
@@ -381,18 +434,21 @@ def path_finding(files: pd.DataFrame, scenario: str, figure: str, table: str
 
 def key_findings(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.DataFrame,
                  copied: Mapping[str, tuple[int, int]], extra: Sequence[Finding | None],
-                 labels: Mapping[str, str]) -> list[Finding]:
+                 labels: Mapping[str, str], windows: pd.DataFrame | None = None
+                 ) -> list[Finding]:
     """The headlines, at most :data:`MAX_FINDINGS`: `sendmsg` against `send`; the zero-copy
     methods against `sendmsg` on local paths and where nothing is delivered; each file path
     against `read-write`; then ``extra`` (the claims) while room is left. ``labels``: the
     figure and table label of each (keys ``send``, ``sendmsg``, ``files`` + ``-fig`` /
     ``-tab``)."""
     tcp = vs_send[vs_send["protocol"] != "udp"] if len(vs_send) else vs_send
+    if windows is not None and len(windows):
+        windows = windows[windows["protocol"] != "udp"]
     found = [
         pair_finding(tcp, "sendmsg", "send", "message",
                      "A message in separate fields, gathered by the kernel (`sendmsg`) or "
                      "first copied into one buffer (`send`): ",
-                     labels["send-fig"], labels["send-tab"]) if len(tcp) else None,
+                     labels["send-fig"], labels["send-tab"], windows) if len(tcp) else None,
         zero_copy_finding(vs_sendmsg, copied, True, labels["sendmsg-fig"],
                           labels["sendmsg-tab"]) if len(vs_sendmsg) else None,
         zero_copy_finding(vs_sendmsg, copied, False, labels["sendmsg-fig"],
@@ -415,25 +471,30 @@ def abstract_results(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.
     copied = copied or {}
     out = [f"On {testbed} ({n_trials:,} measured trials, {fmt_hours(hours)}),"]
     if len(vs_send):
-        dec = vs_send["decision"].value_counts()
+        n = Tally.of(vs_send)  # the count's owner (analysis.counts) tallies it
         threads = ", ".join(str(int(t)) for t in sorted(vs_send["threads"].unique()))
-        out.append(f"of {len(vs_send)} comparisons of a copy-avoiding message method with "
+        out.append(f"of {n.n} comparisons of a copy-avoiding message method with "
                    f"two-copy `send` (method × size × transport × placement, {threads} "
                    f"thread{'s' if threads != '1' else ''}), "
-                   f"{dec.get('greater', 0)} {plural(int(dec.get('greater', 0)), 'is', 'are')} "
-                   f"faster, {dec.get('less', 0)} slower, "
-                   f"{dec.get('equivalent', 0)} equivalent within ±3 % and "
-                   f"{dec.get('inconclusive', 0)} undecided.")
+                   f"{n.greater} {plural(n.greater, 'is', 'are')} faster, {n.less} slower, "
+                   f"{n.equivalent} equivalent within ±3 % and "
+                   f"{n.undecided} undecided.")
         b = best_gain(vs_send)
         if b is not None:
             out.append(f"The largest decided gain over `send` is `{b['method']}` at "
                        f"{fmt_size(b['size'])} ({where(b.to_dict())}): {ci(b, True)}; "
                        + attribution(b.to_dict(), vs_send, vs_sendmsg, copied))
-        never = [m for m, g in vs_send.groupby("method") if not (g["decision"] == "greater").any()
-                 and (g["decision"] == "less").any()]
+        slower = {m: g for m, g in vs_send.groupby("method")
+                  if not (g["decision"] == "greater").any() and (g["decision"] == "less").any()}
+        # "never" only for a method whose every comparison is decided
+        never = [m for m, g in slower.items() if not (g["decision"] == "inconclusive").any()]
+        open_ = {m: g for m, g in slower.items() if m not in never}
         if never:
             out.append("Never faster than `send` in any configuration measured: "
                        + ", ".join(f"`{m}`" for m in never) + ".")
+        if open_:
+            out.append("Not decided faster than `send` at any size, but undecided at some: "
+                       + "; ".join(f"`{m}` ({counts(g)})" for m, g in open_.items()) + ".")
     if len(files):
         b = best_gain(files)
         if b is not None:

@@ -2,24 +2,29 @@
 reference run. One implementation: ``make compare`` applies it, and the artifact appendix
 prints :func:`rule_text` (no second statement of the rule).
 
-Per verdict (one claim, rule reading, placement and measurement), reference against run:
+Per verdict (one claim, rule reading, placement and measurement), reference against run,
+the first that applies of:
 
-* **verdict** (a): the same verdict; or one of the two *inconclusive* and their CIs overlap
-  (fewer rounds or a noisier machine leave a verdict open without contradicting it); never
-  opposite decided verdicts (*holds* against *refuted*);
-* **statistic** (b), for verdicts with an estimate: the run's statistic inside the
-  reference CI widened by the practical threshold (±3 %), or its *speed-normalised* value
-  inside that band: the statistic divided by how much faster the machine runs its numerator
-  method than its denominator method over every configuration both runs measured (each
-  method's factor is the geometric mean of its matched cells' run / reference speed ratios);
-  a crossover size (a bootstrap interval of an interpolated crossing, not a ratio) is
-  compared by its CI instead: the two CIs, each widened by ±3 %, overlap (no speed
-  normalisation: a size is no throughput);
-* a reproduced verdict needs both; a verdict that meets neither is *not reproduced*;
-* **not comparable** (with the reason) where either side has no verdict to compare: not run
-  in one of the profiles; not testable on one machine and decided on the other (on a machine
-  that has what the other lacked, a decided verdict is a new result, not a failure); a *not
-  testable here* on both sides is reproduced when both name the same missing condition.
+* **not comparable** (with the reason): not run in one of the two profiles, or not testable
+  on one machine only (on a machine that has what the other lacked, a decided verdict is a
+  new result, not a failure);
+* **both not testable**: neither machine could test it (their own category: nothing was
+  tested, so nothing is reproduced);
+* **reproduced: same decided verdict**: both runs decide the same direction verdict (*holds*
+  or *refuted*) and their CIs overlap (for a crossover size: the crossover CIs overlap), or
+  neither has an estimate (a verdict decided without one, e.g. no crossover in range);
+* **reproduced: same magnitude verdict**: both runs decide the same verdict on the report's
+  published number (:attr:`ClaimResult.magnitude`: inside or outside the band);
+* **newly decided**: the reference is inconclusive and the rerun decided (more rounds or a
+  quieter machine: a new result, neither a reproduction nor a failure);
+* **both undecided**: inconclusive on both (their own category: a wide CI on both sides
+  agrees with anything, so it is never counted as reproduced);
+* **not reproduced**: every other pair: opposite decided verdicts, the same decided verdict
+  with CIs that do not overlap, or a decided reference that the rerun leaves undecided.
+
+Of these, *reproduced* (either kind), *newly decided*, *both undecided* and *not reproduced*
+are the verdicts **compared** (tested in both runs); a compare in which no verdict was tested
+in both runs says "0 claims compared".
 """
 
 from __future__ import annotations
@@ -28,21 +33,30 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
-import numpy as np
 import pandas as pd
 
-from analysis import stats as S
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE, REFUTED,
-                                  ClaimResult)
-from analysis.claims.rules import CROSSOVER, RULES
+                                  UNDETERMINED, ClaimResult)
 from analysis.run import Run, instant
 
-REPRODUCED, NOT_REPRODUCED, NOT_COMPARABLE = "reproduced", "not reproduced", "not comparable"
-#: the widening of the reference CI for the statistic, as the practical threshold
-TOLERANCE = S.PRACTICAL_THRESHOLD
+SAME_DECIDED = "reproduced: same decided verdict"
+SAME_MAGNITUDE = "reproduced: same magnitude verdict"
+NEWLY_DECIDED = "newly decided"
+BOTH_UNDECIDED = "both undecided"
+BOTH_NOT_TESTABLE = "both not testable"
+NOT_REPRODUCED = "not reproduced"
+NOT_COMPARABLE = "not comparable"
+#: the categories in the order the total names them
+CATEGORIES = (SAME_DECIDED, SAME_MAGNITUDE, NOT_REPRODUCED, NEWLY_DECIDED, BOTH_UNDECIDED,
+              BOTH_NOT_TESTABLE, NOT_COMPARABLE)
+REPRODUCED = (SAME_DECIDED, SAME_MAGNITUDE)
+#: the verdicts tested in both runs
+COMPARED = (*REPRODUCED, NOT_REPRODUCED, NEWLY_DECIDED, BOTH_UNDECIDED)
 DECIDED = (HOLDS, REFUTED)
+#: verdicts the run could not decide: a CI across a boundary, or a method that failed here
+UNDECIDED = (INCONCLUSIVE, UNDETERMINED)
 
 
 @dataclass(frozen=True)
@@ -50,45 +64,72 @@ class Judgement:
     status: str
     why: str
 
+    @property
+    def reproduced(self) -> bool:
+        return self.status in REPRODUCED
 
-#: the rule as first stated compared a crossover size like a ratio and let only the
-#: reviewer's verdict be the undecided one; both were mended after the reference machine's
-#: own committed reruns had been judged by it, so those runs are not its test. MENDED is
-#: when the mended rule was committed in this module (UTC, to the minute): a judgement of
-#: two runs both made after it could not have been seen when the rule was written
-MENDED = "2026-11-24T07:38Z"
-REVISION = (f"The rule was mended on {instant(MENDED):%Y-%m-%d} (committed at "
-            f"{instant(MENDED):%H:%M} UTC), after the reference "
-            "machine's own committed reruns had been judged by it: as first stated it compared "
-            "a crossover size like a ratio (two crossovers fell outside the widened CI although "
-            "their CIs overlap) and let only the reviewer's verdict be the inconclusive one; a "
-            "reviewer's run made after that, judged against a reference also made after it, is "
-            "its real test.")
+
+@dataclass(frozen=True)
+class Revision:
+    """One revision of the rule: when it was committed (UTC, to the minute) and what
+    changed. A judgement of two runs both made after the latest revision could not have
+    been seen when the rule in force was written."""
+
+    when: str
+    what: str
+
+
+#: every revision of the rule, oldest first (the rule in force is the last)
+REVISIONS = (
+    Revision("2026-11-24T07:38Z",
+             "a crossover size is compared by its CI, not like a ratio, and either run's "
+             "verdict may be the inconclusive one (mended after the reference machine's own "
+             "reruns had been judged by the first statement)"),
+    Revision("2026-11-26T03:44Z",
+             "stricter: reproduced only by the same decided verdict with overlapping CIs or "
+             "the same verdict on the published magnitude; both undecided, both not testable "
+             "and newly decided are categories of their own, never counted as reproduced; "
+             "the statistic's widened band and the speed normalisation are gone (mended after "
+             "the committed reruns had been judged by the earlier rule, so those runs are not "
+             "its test)"),
+)
+#: when the rule in force was committed
+MENDED = REVISIONS[-1].when
+
+
+def revision_text() -> str:
+    """The rule in force's revision, in one sentence (its date from :data:`REVISIONS`)."""
+    t = instant(MENDED)
+    return (f"This statement of the rule was committed on {t:%Y-%m-%d} at {t:%H:%M} UTC, "
+            "after the committed reruns beside the reference had been judged by an earlier, "
+            "laxer one; a reviewer's run made after it, judged against a reference also made "
+            "after it, is its real test.")
 
 
 def tests_the_rule(run: Run, ref: Run) -> bool:
-    """Whether judging ``run`` against ``ref`` is a real test of the rule as mended: both
+    """Whether judging ``run`` against ``ref`` is a real test of the rule in force: both
     were made after :data:`MENDED`, so neither's verdicts were seen when it was written."""
     made = [run.created_at, ref.created_at]
     return all(t is not None and t > instant(MENDED) for t in made)
 
 
-def rule_text(tolerance: float = TOLERANCE) -> str:
+def rule_text() -> str:
     """The rule in words (the artifact appendix glues this sentence)."""
     return (
-        "A verdict of the reference run is reproduced by a reviewer's run when (a) both "
-        "runs give the same verdict, or one of them is inconclusive and their CIs overlap "
-        "— never opposite decided verdicts (holds against refuted) — and (b) the reviewer's "
-        f"statistic lies inside the reference CI widened by ±{tolerance:.0%}, or its "
-        "speed-normalised value does (the statistic divided by how much faster the "
-        "reviewer's machine runs the numerator's method than the denominator's, over every "
-        "configuration both runs measured); a crossover size is compared by its CI (the "
-        f"two CIs, each widened by ±{tolerance:.0%}, overlap). A verdict not run in one of "
-        "the two profiles, "
-        "or not testable on one machine and decided on the other, is not comparable (on a "
-        "machine that has what the other lacked, a decided verdict is a new result, not a "
-        "failure); not testable on both machines for the same missing condition is "
-        "reproduced. " + REVISION)
+        "A verdict of the reference run is reproduced by a reviewer's run only when both runs "
+        "decide the same verdict (holds, or refuted) and their CIs overlap (for a crossover "
+        "size, the crossover CIs; a verdict both runs decide without an estimate, such as no "
+        "crossover in range, needs none), or when both decide the same verdict on the report's "
+        "published number (inside, or outside, its band). Inconclusive on both is *both "
+        "undecided* and not testable on both is *both not testable*: neither is counted as "
+        "reproduced. A reference inconclusive that the reviewer's run decides is *newly "
+        "decided*. Every other pair of verdicts is *not reproduced*: opposite decided "
+        "verdicts, the same decided verdict with CIs that do not overlap, or a decided "
+        "reference left undecided. A verdict not run in one of the two profiles, or not "
+        "testable on one machine only, is *not comparable* (on a machine that has what the "
+        "other lacked, a decided verdict is a new result, not a failure). The verdicts "
+        "tested in both runs are the ones compared; a comparison in which none was says "
+        "\"0 claims compared\". " + revision_text())
 
 
 def _overlap(a: ClaimResult, b: ClaimResult) -> bool | None:
@@ -103,127 +144,110 @@ def _condition(r: ClaimResult) -> str:
     return r.reason.split(";")[0].strip()
 
 
-def _within(value: float, ref: ClaimResult, tolerance: float) -> bool:
-    return ref.lo * (1 - tolerance) <= value <= ref.hi * (1 + tolerance)
+def _ci(r: ClaimResult) -> str:
+    return r.ci_text() if math.isfinite(r.value) else "no estimate"
 
 
-def judge(ref: ClaimResult, run: ClaimResult, speed: float | None = None,
-          tolerance: float = TOLERANCE, size: bool = False) -> Judgement:
-    """The rule on one verdict. ``speed``: the run's numerator/denominator machine factor
-    for the statistic's methods (None where it does not apply or is unknown); ``size``: the
-    statistic is a crossover size (compared by its CI)."""
+def judge(ref: ClaimResult, run: ClaimResult) -> Judgement:
+    """The rule on one verdict (see the module doc for the order of the categories)."""
     v_ref, v_run = ref.verdict, run.verdict
     if NOT_RUN in (v_ref, v_run):
         side = "the reference" if v_ref == NOT_RUN else "the reviewer's run"
         return Judgement(NOT_COMPARABLE, f"not run in {side}'s profile")
-    if v_ref == NOT_TESTABLE or v_run == NOT_TESTABLE:
-        if v_ref == v_run:
-            same = _condition(ref) == _condition(run)
-            return Judgement(REPRODUCED if same else NOT_COMPARABLE,
-                             f"not testable on both machines: {_condition(ref)}" if same else
-                             f"not testable on both, for different reasons: reference "
-                             f"{_condition(ref)}; run {_condition(run)}")
-        if v_ref == NOT_TESTABLE:
-            return Judgement(NOT_COMPARABLE, "decided on the reviewer's machine, which has "
-                             f"what the reference lacked ({_condition(ref)}): a new result")
+    if v_ref == v_run == NOT_TESTABLE:
+        same = _condition(ref) == _condition(run)
+        return Judgement(BOTH_NOT_TESTABLE, f"not testable on both machines: "
+                         + (_condition(ref) if same else f"reference {_condition(ref)}; "
+                            f"run {_condition(run)}"))
+    if v_ref == NOT_TESTABLE:
+        return Judgement(NOT_COMPARABLE, "decided on the reviewer's machine, which has "
+                         f"what the reference lacked ({_condition(ref)}): a new result"
+                         if v_run in DECIDED else
+                         f"not testable on the reference's machine: {_condition(ref)}")
+    if v_run == NOT_TESTABLE:
         return Judgement(NOT_COMPARABLE, f"not testable on the reviewer's machine: "
                          f"{_condition(run)}")
-    if {v_ref, v_run} == set(DECIDED):
+    cis = f"reference {_ci(ref)}, run {_ci(run)}"
+    ov = _overlap(ref, run)
+    if v_ref == v_run and v_ref in DECIDED and ov:
+        return Judgement(SAME_DECIDED, f"{v_ref} on both, CIs overlap: {cis}")
+    if v_ref == v_run and v_ref in DECIDED and not (math.isfinite(ref.value)
+                                                     or math.isfinite(run.value)):
+        return Judgement(SAME_DECIDED, f"{v_ref} on both, neither with an estimate to "
+                         f"compare (reference: {ref.direction or v_ref}; run: "
+                         f"{run.direction or v_run})")
+    m_ref, m_run = ref.magnitude, run.magnitude
+    if m_ref == m_run and m_ref in DECIDED:
+        return Judgement(SAME_MAGNITUDE, f"published number {m_ref} on both "
+                         f"({ref.magnitude_text or 'its band'}); direction: reference "
+                         f"{v_ref}, run {v_run}")
+    if v_ref in DECIDED and v_run in DECIDED and v_ref != v_run:
         return Judgement(NOT_REPRODUCED, f"opposite verdicts: reference {v_ref}, run {v_run}")
-    if v_ref != v_run:  # one inconclusive, one decided
-        ov = _overlap(ref, run)
-        if not ov:
-            return Judgement(NOT_REPRODUCED, f"reference {v_ref}, run {v_run}, and their CIs "
-                             + ("do not overlap" if ov is False else "cannot be compared"))
-    if not (math.isfinite(run.value) and math.isfinite(ref.lo) and math.isfinite(ref.hi)):
-        return Judgement(REPRODUCED if v_ref == v_run else NOT_REPRODUCED,
-                         f"verdict {v_run} on both; no statistic to compare" if v_ref == v_run
-                         else "no statistic to compare")
-    band = f"[{ref.lo * (1 - tolerance):.3g}, {ref.hi * (1 + tolerance):.3g}]"
-    verdict = "same verdict" if v_ref == v_run else "one inconclusive, CIs overlap"
-    if size:
-        ok = math.isfinite(run.lo) and math.isfinite(run.hi) and \
-            run.lo * (1 - tolerance) <= ref.hi * (1 + tolerance) and \
-            ref.lo * (1 - tolerance) <= run.hi * (1 + tolerance)
-        return Judgement(REPRODUCED if ok else NOT_REPRODUCED,
-                         f"{verdict}; crossover CI [{run.lo:.3g}, {run.hi:.3g}] "
-                         + ("overlaps" if ok else "does not overlap")
-                         + f" the reference's {band}")
-    if _within(run.value, ref, tolerance):
-        return Judgement(REPRODUCED, f"{verdict}; statistic {run.value:.3g} inside {band}")
-    if speed and math.isfinite(speed) and speed > 0 and _within(run.value / speed, ref,
-                                                                tolerance):
-        return Judgement(REPRODUCED, f"{verdict}; speed-normalised statistic "
-                         f"{run.value / speed:.3g} (÷{speed:.3g}) inside {band}")
-    norm = f", speed-normalised {run.value / speed:.3g}" if speed else ""
-    return Judgement(NOT_REPRODUCED, f"{verdict}, but statistic {run.value:.3g}{norm} "
-                     f"outside {band}")
+    if v_ref == v_run and v_ref in DECIDED:
+        return Judgement(NOT_REPRODUCED, f"{v_ref} on both, but the CIs "
+                         + ("do not overlap" if ov is False else "cannot be compared")
+                         + f": {cis}")
+    if v_ref in UNDECIDED and v_run in DECIDED:
+        return Judgement(NEWLY_DECIDED, f"{v_ref} in the reference, {v_run} in the "
+                         f"run: {cis}")
+    if v_ref in UNDECIDED and v_run in UNDECIDED:
+        return Judgement(BOTH_UNDECIDED, f"{v_ref} in the reference, {v_run} in the run: "
+                         f"{cis}" if v_ref != v_run else f"{v_ref} on both: {cis}")
+    return Judgement(NOT_REPRODUCED, f"reference {v_ref}, left {v_run} by the run: {cis}")
 
 
 def key(r: ClaimResult) -> tuple[str, str, str, str]:
     return (r.claim, r.rule_id or r.part, r.placement, r.basis)
 
 
-def method_factors(cells: pd.DataFrame) -> dict[str, float]:
-    """Per method: the geometric mean of its matched cells' run / reference speed ratios
-    (throughput cells; > 1: the reviewer's machine runs it faster)."""
-    if cells.empty:
-        return {}
-    d = cells[(cells["metric"] == "gbit_per_s") & np.isfinite(cells["speed_ratio"])
-              & (cells["speed_ratio"] > 0)]
-    return {str(m): float(np.exp(np.log(g["speed_ratio"]).mean()))
-            for m, g in d.groupby("method")}
-
-
-def _speed(r: ClaimResult, factors: Mapping[str, float], methods: Mapping[str, tuple[str, str]]
-           ) -> float | None:
-    pair = methods.get(r.rule_id)
-    if not pair or pair[0] not in factors or pair[1] not in factors:
-        return None
-    return factors[pair[0]] / factors[pair[1]]
-
-
-def table(ref: Sequence[ClaimResult], run: Sequence[ClaimResult],
-          cells: pd.DataFrame | None = None, tolerance: float = TOLERANCE) -> pd.DataFrame:
-    """One row per verdict of the reference run: both verdicts, both statistics, the
-    status under the rule and why."""
-    methods = {f"{r.claim}:{r.reading}": (r.numerator, r.denominator)
-               for rs in RULES.values() for r in rs if not r.numerator.isdigit()}
-    sizes = {f"{r.claim}:{r.reading}" for rs in RULES.values() for r in rs
-             if r.combine == CROSSOVER}
-    factors = method_factors(cells) if cells is not None else {}
+def table(ref: Sequence[ClaimResult], run: Sequence[ClaimResult]) -> pd.DataFrame:
+    """One row per verdict of the reference run: both verdicts (direction and published
+    magnitude), both statistics, the category under the rule and why."""
     by_run = {key(r): r for r in run}
     whole = {r.claim: r for r in run if not r.placement}
     rows: list[dict[str, Any]] = []
     for q in ref:
         r = by_run.get(key(q)) or whole.get(q.claim)
-        if r is None:
-            j = Judgement(NOT_COMPARABLE, "the run has no such verdict")
-        else:
-            j = judge(q, r, _speed(r, factors, methods), tolerance, q.rule_id in sizes)
+        j = Judgement(NOT_COMPARABLE, "the run has no such verdict") if r is None \
+            else judge(q, r)
         rows.append({"claim": q.claim, "reading": q.reading or "—",
                      "placement": q.placement or "—", "basis": q.basis,
-                     "reference": q.verdict, "reference estimate": q.ci_text(),
+                     "reference": q.verdict, "reference magnitude": q.magnitude or "—",
+                     "reference estimate": q.ci_text(),
                      "run": r.verdict if r is not None else "—",
+                     "run magnitude": (r.magnitude or "—") if r is not None else "—",
                      "run estimate": r.ci_text() if r is not None else "—",
                      "status": j.status, "why": j.why})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["claim", "reading", "placement", "basis", "reference",
+                                       "reference magnitude", "reference estimate", "run",
+                                       "run magnitude", "run estimate", "status", "why"])
+
+
+def counts(t: pd.DataFrame) -> dict[str, int]:
+    """Verdicts per category (every category, zeros included)."""
+    n = t["status"].value_counts() if len(t) else pd.Series(dtype=int)
+    return {c: int(n.get(c, 0)) for c in CATEGORIES}
 
 
 def total(t: pd.DataFrame) -> str:
-    """The one-line total: reproduced of the comparable verdicts, and the rest."""
-    if t.empty:
-        return "no verdict to compare"
-    n = t["status"].value_counts()
-    comparable = int(n.get(REPRODUCED, 0) + n.get(NOT_REPRODUCED, 0))
-    return (f"{int(n.get(REPRODUCED, 0))} of {comparable} comparable verdicts reproduced, "
-            f"{int(n.get(NOT_REPRODUCED, 0))} not reproduced; {int(n.get(NOT_COMPARABLE, 0))} "
-            f"of {len(t)} not comparable")
+    """The one-line total, by category: how many verdicts were compared (tested in both
+    runs), how many of those were reproduced and how; then the rest."""
+    n = counts(t)
+    compared = sum(n[c] for c in COMPARED)
+    rest = (f"{n[BOTH_NOT_TESTABLE]} both not testable, {n[NOT_COMPARABLE]} not comparable "
+            f"(of {len(t)} reference verdicts)")
+    if not compared:
+        return f"0 claims compared (no verdict was tested in both runs); {rest}"
+    return (f"{compared} claim verdicts compared: {n[SAME_DECIDED] + n[SAME_MAGNITUDE]} "
+            f"reproduced ({n[SAME_DECIDED]} the same decided verdict, {n[SAME_MAGNITUDE]} "
+            f"the same magnitude verdict), {n[NOT_REPRODUCED]} not reproduced, "
+            f"{n[NEWLY_DECIDED]} newly decided, {n[BOTH_UNDECIDED]} both undecided; {rest}")
 
 
-__all__ = ["REPRODUCED", "NOT_REPRODUCED", "NOT_COMPARABLE", "Judgement", "judge", "rule_text",
-           "table", "total", "method_factors", "INCONCLUSIVE", "MENDED", "tests_the_rule",
-           "reruns"]
+__all__ = ["SAME_DECIDED", "SAME_MAGNITUDE", "NEWLY_DECIDED", "BOTH_UNDECIDED",
+           "BOTH_NOT_TESTABLE", "NOT_REPRODUCED", "NOT_COMPARABLE", "CATEGORIES", "REPRODUCED",
+           "COMPARED", "Judgement", "Revision", "REVISIONS", "judge", "rule_text", "table",
+           "counts", "total", "INCONCLUSIVE", "MENDED", "tests_the_rule", "reruns"]
 
 
 def reruns(ref_dir: Path) -> list[Path]:

@@ -23,9 +23,10 @@ verify: setup
 
 # make seal RUN=data/raw/<run-id>: write RUN/SHA256SUMS over every file of the run. A run
 # that is not finished (trials of its plan missing, its last session interrupted) is refused
-# unless FINAL=1; a run another process is writing is refused.
+# unless FINAL=1; a run another process is writing is refused. A sealed run that changed
+# since is refused, naming the files, unless RESEAL='<reason>' (recorded in reseals.json).
 seal: setup
-	@$(PY) -m rundir seal "$(RUN)" $(if $(FINAL),--final)
+	@$(PY) -m rundir seal "$(RUN)" $(if $(FINAL),--final) $(if $(RESEAL),--reseal "$(RESEAL)")
 
 # make pack RUN=data/raw/<run-id>: before committing a finished run: verify it, gzip its
 # trials.jsonl to trials.jsonl.gz (reproducibly), re-seal. Packed runs verify and analyse

@@ -15,7 +15,9 @@
 #
 # 0. **Does the run reproduce the reference's verdicts?** Each verdict of the reference
 #    (claim, reading, placement) is judged by the artifact appendix's "Results Reproduced"
-#    rule: *reproduced*, *not reproduced* or *not comparable* (why).
+#    rule, which puts it in one category (with why): reproduced (the same decided verdict,
+#    or the same magnitude verdict), not reproduced, newly decided, both undecided, both not
+#    testable, or not comparable.
 # 1. **Which machine facts differ?** The kernel, CPU, PMU, memcpy bound and sysctls, taken
 #    from both manifests.
 # 2. **Which cells differ beyond the threshold?** Cells are the configurations measured in
@@ -67,11 +69,12 @@ run_results, ref_results = EC.evaluate(run), EC.evaluate(ref)
 # The rule, as the artifact appendix states it (the same code writes both):
 
 # %% tags=["remove-input"]
-note(RP.rule_text(threshold))
-reproduced = RP.table(ref_results, run_results, cells, threshold)
+note(RP.rule_text())
+reproduced = RP.table(ref_results, run_results)
 note(f"**{RP.total(reproduced)}.**")
-show_table(reproduced[["claim", "reading", "placement", "reference", "reference estimate",
-                       "run", "run estimate", "status", "why"]])
+show_table(reproduced[["claim", "reading", "placement", "reference", "reference magnitude",
+                       "reference estimate", "run", "run magnitude", "run estimate", "status",
+                       "why"]])
 
 # %% [markdown]
 # ## The two machines
@@ -171,9 +174,10 @@ if not cells.empty:
 # %% [markdown]
 # ## Claims on both machines
 #
-# The agreement column reads: **holds on both**, **refuted on both**, **same verdict**
-# (both inconclusive), **verdicts differ**, or **testable on one only** (for example, a
-# smoke run lacks the cells, or one machine has no hardware PMU).
+# The agreement column reads: **holds on both**, **refuted on both**, **both undecided**
+# (inconclusive on both: nothing agrees), **same verdict** (not run on both), **verdicts
+# differ**, or **testable on one only** (for example, a smoke run lacks the cells, or one
+# machine has no hardware PMU).
 
 # %% tags=["remove-input"]
 claims = K.compare_claims(run_results, ref_results)

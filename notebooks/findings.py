@@ -34,6 +34,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from analysis import claims as C
+from analysis import counts as CN
 from analysis import findings as F
 from analysis import headlines as H
 from analysis import plots as P
@@ -46,11 +47,11 @@ from analysis.output import glue_text, note, show_table
 P.setup("findings")
 run = A.load_run(run_dir)
 kind = F.run_kind(run.manifest, run.plan)
-MSG_FACTORS = ("transport", "protocol", "placement", "threads", "duration_s")
+MSG_FACTORS = CN.MSG_FACTORS
 cells = stream_cells(run, udp=True)  # TCP and udp-forward
 th0 = int(cells["threads"].min()) if len(cells) else 1
 one = cells[cells["threads"] == th0]
-msg = baseline_comparisons(run, one, "send", A.MESSAGE_METHODS, MSG_FACTORS)
+msg = CN.message_table(run)
 # the copy-avoiding methods against sendmsg: the same kernel copy as send, no user memcpy
 msg_sm = baseline_comparisons(run, one, "sendmsg", [m for m in A.MESSAGE_METHODS
                                                     if m != "send"], MSG_FACTORS)
@@ -76,7 +77,8 @@ def curves(d: pd.DataFrame) -> pd.DataFrame:
     return d[d.groupby("configuration")["size"].transform("nunique") >= 2].copy()
 
 
-curve, curve_sm = curves(msg), curves(msg_sm)
+# the comparisons the abstract counts are the count owner's set (analysis.counts)
+curve, curve_sm = curves(CN.message_comparisons(run, msg)), curves(msg_sm)
 if len(xo):
     xo["configuration"] = xo.apply(config_label, axis=1)
     xo = F.crossover_agreement(xo, msg, MSG_FACTORS)
@@ -210,12 +212,20 @@ else:
     note("No file method was measured beside `read-write` in this run.")
 
 # %% tags=["remove-input"]
-verdicts = C.verdict_table(C.evaluate(run))
+results = C.evaluate(run)
+verdicts = C.verdict_table(results)
+book_counts = CN.book_counts(run, results, msg)
+assert book_counts.message.n == len(curve)  # the abstract's set is the owner's
+for name, text in book_counts.glue().items():
+    glue_text(name, text)
 aa = C.twin_pairs(run)
 labels = {"send-fig": "fig-decision-map", "send-tab": "tab-cmp-message",
           "sendmsg-fig": "fig-decision-map-sendmsg", "sendmsg-tab": "tab-cmp-sendmsg",
           "files-fig": "fig-ratio-files", "files-tab": "tab-cmp-files"}
-headline = H.key_findings(curve, curve_sm, files, copied, [F.claims_finding(verdicts)], labels)
+# every window's comparison (single-size cells too): a decision that changes with the
+# window is said in the finding
+headline = H.key_findings(curve, curve_sm, files, copied, [F.claims_finding(verdicts)], labels,
+                          windows=msg)
 control = F.control_finding(aa)
 body = F.findings_markdown(headline, kind) + (f"\n\n{control.text}" if control else "")
 # the exhaustive list, configuration by configuration, for the results chapter

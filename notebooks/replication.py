@@ -42,6 +42,8 @@ from analysis import plots as P
 from analysis import run as A
 from IPython.display import display
 
+from analysis.claims import magnitude as MAG
+from analysis.claims import sesoi as SESOI
 from analysis.output import glue_text, list_table, note, show_table
 
 P.setup()
@@ -65,6 +67,9 @@ glue_text("rules_revised", (
     f"The decision rules were last revised on {C.revised_text()}, before this run was made: every "
     "verdict here follows rules fixed before its data existed."))
 glue_text("counts_by_reading", C.counts_text(results))
+glue_text("counts_magnitude", C.magnitude_text(results))
+glue_text("sesoi_text", SESOI.text())
+glue_text("magnitude_band", f"×/÷ {MAG.TOLERANCE:g}")
 compact = C.compact_table(results)
 compact["verdict"] = [f"{v} [{n}]" if n != "—" else v
                       for v, n in zip(compact["verdict"], compact["rounds/looks"])]
@@ -83,22 +88,31 @@ glue_text("machines_note", (
     "verdict not testable here that such a machine decided says where it was decided."
     if machines else "No run from another machine is committed beside this one."))
 COLS = ["claim", "reading", "placement", "published", "their program here [CI]",
-        "copybench here [CI]", "rule", "verdict", *machine_cols]
+        "copybench here [CI]", "rule", "verdict", "magnitude", *machine_cols]
 #: the verdict's label colour (HTML; the PDF prints its words)
 LABEL = {C.HOLDS: "#cdebd9", C.REFUTED: "#f9d3bf", C.INCONCLUSIVE: "#dedcf0",
-         C.NOT_TESTABLE: "#e6e6e6", C.NOT_RUN: "#f4f4f4"}
-shown = compact[COLS]
+         C.UNDETERMINED: "#e9e0f0", C.NOT_TESTABLE: "#e6e6e6", C.NOT_RUN: "#f4f4f4"}
+# the two questions side by side: the verdict is the claim's direction
+shown = compact[COLS].rename(columns={"verdict": "direction"})
 html = shown.style.hide(axis="index").apply(
     lambda col: [f"background-color: {LABEL[s]}; font-weight: bold" for s in compact["state"]]
-    if col.name == "verdict" else [""] * len(col)).to_html()
+    if col.name == "direction" else [""] * len(col)).to_html()
 body = [[str(v) for v in row] for row in shown.itertuples(index=False)]
-display({"text/html": html, "text/markdown": list_table(COLS, body),
+display({"text/html": html, "text/markdown": list_table(list(shown.columns), body),
          "text/plain": shown.to_string(index=False)}, raw=True)
 
 # %% [markdown]
-# Verdicts: {glue:text}`counts_by_reading:s`. {glue:text}`machines_note:s` A *refuted* verdict says which way the data
+# Two questions per claim, counted separately. The *direction* column is the claim's
+# verdict, decided against the smallest effect of interest: {glue:text}`sesoi_text:s`. The
+# *magnitude* column asks whether the report's published ratio lies inside our CI's band
+# ({glue:text}`magnitude_band:s`; — where the report published no ratio). Directions:
+# {glue:text}`counts_by_reading:s`. Magnitudes: {glue:text}`counts_magnitude:s`.
+# {glue:text}`machines_note:s`
+#
+# A *refuted* verdict says which way the data
 # contradict the claim; an *inconclusive* one names the boundary its CI straddles
-# ({ref}`claims-verdicts`); *not testable here* names the applicability condition this
+# ({ref}`claims-verdicts`); *undetermined* says the study's own method failed to give a
+# number (the copy count did not validate); *not testable here* names the applicability condition this
 # testbed fails (each rule declares one before any run: a thread-count claim needs a CPU per
 # thread and side, the dual pipe needs two CPUs, the cache-miss claims need hardware
 # counters), and *not run in this profile* a claim the run's plan left out.
@@ -107,7 +121,8 @@ display({"text/html": html, "text/markdown": list_table(COLS, body),
 # ## Every claim comparison against its rule's band
 #
 # Each claim comparison: its ratio with the CI at its rule's family level, on a log axis,
-# against the band its rule reads it by (grey: the practical band of no difference; blue: the
+# against the band its rule reads it by (grey: the band of no difference, the smallest
+# effect of interest either way; blue: the
 # tolerance of an approximate claim; dashed: a one-sided threshold), coloured by the verdict
 # it feeds; circles are copybench, squares the report's own program.
 
@@ -132,21 +147,17 @@ else:
 # %% tags=["remove-input"]
 import json
 
-from analysis import compare as K
 from analysis import reproduce as RP
 
 glue_text("reproduce_rule", RP.rule_text())
 rows = []
 for d in RP.reruns(run.path):
     other = A.load_run(d)
-    t = RP.table(results, C.evaluate(other), K.compare_cells(other, run))
+    t = RP.table(results, C.evaluate(other))
     cpu = str(((other.manifest.get("cpu") or {}).get("model")) or "unknown CPU")
-    n = t["status"].value_counts()
     rows.append({"run": other.run_id, "profile": (other.plan or {}).get("profile"),
                  "tests the rule": RP.tests_the_rule(other, run),
-                 "CPU": cpu, "reproduced": int(n.get(RP.REPRODUCED, 0)),
-                 "not reproduced": int(n.get(RP.NOT_REPRODUCED, 0)),
-                 "not comparable": int(n.get(RP.NOT_COMPARABLE, 0)),
+                 "CPU": cpu, "total": RP.total(t), **RP.counts(t),
                  "not reproduced (claim, placement)": ", ".join(
                      f"{r.claim} {r.placement}"
                      + (f" ({r.basis})" if r.basis != C.COPYBENCH else "")
@@ -170,22 +181,20 @@ def _where(r: dict) -> str:
 
 
 glue_text("reproduce_expected", "; ".join(
-    f"run {r['run']} ({r['profile']}, {_where(r)}): {r['reproduced']} of "
-    f"{r['reproduced'] + r['not reproduced']} comparable verdicts reproduced "
-    f"({r['not comparable']} not comparable)" for r in rows) + "."
+    f"run {r['run']} ({r['profile']}, {_where(r)}): {r['total']}" for r in rows) + "."
     if rows else "no other run is committed beside this one.")
 tests = [r for r in rows if r["tests the rule"]]
 glue_text("reproduce_test", (
-    "Made after the rule was mended and judged against this run, also made after it (the "
-    "rule's real test): " + "; ".join(
-        f"run {r['run']} ({_where(r)}): {r['reproduced']} of "
-        f"{r['reproduced'] + r['not reproduced']} comparable verdicts reproduced"
-        + (f", not reproduced: {r['not reproduced (claim, placement)']}"
-           if r["not reproduced"] else "") for r in tests) + "."
-    if tests else "No run beside this one was made after the rule was mended and judged "
-    "against a reference also made after it: the next reviewer's run is its first real test."))
+    "Made after the rule in force was committed and judged against this run, also made "
+    "after it (the rule's real test): " + "; ".join(
+        f"run {r['run']} ({_where(r)}): {r['total']}"
+        + (f"; not reproduced: {r['not reproduced (claim, placement)']}"
+           if r[RP.NOT_REPRODUCED] else "") for r in tests) + "."
+    if tests else "No run beside this one was made after the rule in force was committed "
+    "and judged against a reference also made after it: the next reviewer's run is its "
+    "first real test."))
 if rows:  # which runs test the rule is the sentence above; the table keeps its width
-    show_table(pd.DataFrame(rows).drop(columns=["tests the rule"]))
+    show_table(pd.DataFrame(rows).drop(columns=["tests the rule", "total"]))
 
 # %% [markdown]
 # ## The reports' own programs, here
@@ -255,6 +264,7 @@ if rows:  # which runs test the rule is the sentence above; the table keeps its 
 # threads: both methods share the same oversubscription, so their ratio still compares the
 # methods; a comparison *between* thread counts (C6, C11) does not, and is not testable there.
 # Of the message methods' comparisons against `send` in the message chapter's reference
-# configuration (loopback, cross-core), {glue:text}`claims.ipynb::sendcmp_reference:s`
+# configuration ({glue:text}`claims.ipynb::count_ref_config:s`),
+# {glue:text}`claims.ipynb::count_ref_undecided:s`
 # are inconclusive. Zero-copy claims must be read with the copied fraction of completions
 # ({doc}`zerocopy`): over loopback and veth the kernel copies the data anyway.

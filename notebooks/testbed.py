@@ -367,7 +367,7 @@ glue_text("stat_decision", PR.statistics_text(primary))
 glue_text("stat_crossover", PR.crossover_text(primary))
 glue_text("stat_confidence", f"{S.CONFIDENCE:.0%}")
 glue_text("stat_threshold", f"±{S.PRACTICAL_THRESHOLD:.0%}")
-glue_text("rounds_text", PR.rounds_text(run.plan, run.has_blocks))
+glue_text("rounds_text", PR.rounds_text(run.plan, run.has_blocks, D.topped_up(run)))
 
 # %% [markdown]
 # (testbed-aa)=

@@ -73,7 +73,7 @@ else:
         glue_text(f"zc_copied_{t}", "not measured (no zero-copy cells in this run)")
 
 # %% [markdown]
-# ## udp-forward: the sender-side saving when nothing is copied
+# ## udp-forward: the sender's throughput and CPU time when nothing is delivered
 #
 # UDP datagrams forwarded to a blackhole route. There is no receiver, so only sender
 # throughput and sender CPU per byte are meaningful.

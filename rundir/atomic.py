@@ -7,11 +7,17 @@ name atomically, so a reader sees the old file or the new one, never half of one
 directory is fsync'd so the rename itself survives a crash. On any failure (ENOSPC, EDQUOT,
 EROFS, EIO, a vanished directory) the temporary file is removed, the target is as it was,
 and the error is raised with the target's name.
+
+Only a regular file is ever replaced: a symbolic link, FIFO, device node or directory at the
+target is refused (``EEXIST``) before anything is written, since rename(2) would replace the
+link itself (not its target) or the device node with a regular file.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, Iterator
@@ -39,6 +45,13 @@ def replacing(path: Path) -> Iterator[BinaryIO]:
     """A binary file to write ``path``'s new content into; it replaces ``path`` only when
     the block ends without an error."""
     path = Path(path)
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise OSError(errno.EEXIST, "exists and is not a regular file (a link, FIFO, device "
+                      "or directory is never replaced)", str(path))
     tmp = _tmp_name(path)
     try:
         with open(tmp, "xb") as f:

@@ -1,8 +1,13 @@
 """``python -m rundir {seal|verify|pack|check} RUN_DIR`` (``make seal|verify|pack RUN=...``;
 ``check`` is what ``make book`` runs before it reads a run).
 
+``seal`` seals a run never sealed, or one that still verifies against its seal apart from the
+files added after sealing (:data:`rundir.verify.ADDED_AFTER_SEALING`); a changed run is
+refused with the files named, or re-sealed with ``--reseal REASON`` (recorded in the run).
+
 Exit codes: 0 ok, 1 the run does not verify (or cannot be read, or is being written), 2 bad
-usage (a missing run directory, an unfinished run to seal or pack). ``seal`` and ``pack``
+usage (a missing run directory, an unfinished run to seal or pack). ``verify`` of a run being
+written says so (not that its ``SHA256SUMS`` is missing). ``seal`` and ``pack``
 write the run, so they take its lock (:mod:`rundir.lock`) and are refused while another
 process writes it; ``--final`` seals or packs a run that is not finished
 (:mod:`rundir.complete`). ``check`` refuses a run whose records cannot be read, that is being
@@ -19,8 +24,8 @@ from rundir.complete import incomplete
 from rundir.readiness import being_written, unverified_reason
 from rundir.verify import RunDirUsageError, pack, passed_before, seal, verify
 
-USAGE = ("usage: python -m rundir {seal|pack} RUN_DIR [--final] | verify RUN_DIR | "
-         "check RUN_DIR [--unverified]")
+USAGE = ("usage: python -m rundir seal RUN_DIR [--final] [--reseal REASON] | pack RUN_DIR "
+         "[--final] | verify RUN_DIR | check RUN_DIR [--unverified]")
 #: command -> the options it takes
 COMMANDS = {"seal": ("--final",), "verify": (), "pack": ("--final",),
             "check": ("--unverified",)}
@@ -57,14 +62,14 @@ def _refuse_unfinished(root: Path, command: str) -> None:
             f"{command} {root} --final (make {command} RUN={root} FINAL=1)")
 
 
-def _write(command: str, run_dir: str, final: bool) -> int:
+def _write(command: str, run_dir: str, final: bool, reseal: str | None = None) -> int:
     """seal or pack, holding the run's lock; a run that is not finished is refused unless
-    it is ``final``."""
+    it is ``final``; a sealed run that changed is re-sealed only with a ``reseal`` reason."""
     with lock.acquire(Path(run_dir), f"python -m rundir {command}"):
         if not final:
             _refuse_unfinished(Path(run_dir), command)
         if command == "seal":
-            target = seal(run_dir)
+            target = seal(run_dir, reseal=reseal)
             count = len(target.read_text(encoding="utf-8").splitlines())
             print(f"sealed {run_dir}: {count} files in {target.name}")
             return 0
@@ -77,8 +82,18 @@ def _write(command: str, run_dir: str, final: bool) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
+    args = list(sys.argv[1:] if argv is None else argv)
     command = args[0] if args else ""
+    reseal = None
+    if command == "seal" and "--reseal" in args[2:]:
+        at = args.index("--reseal", 2)
+        reseal = args[at + 1].strip() if at + 1 < len(args) else ""
+        if not reseal or reseal.startswith("--"):
+            print("rundir: seal --reseal needs a reason (the words recorded in the run's "
+                  f"reseals.json, e.g. --reseal 'record 5 corrected by hand'); {USAGE}",
+                  file=sys.stderr)
+            return 2
+        del args[at:at + 2]
     opts = set(args[2:])
     if len(args) < 2 or command not in COMMANDS or not opts <= set(COMMANDS[command]) \
             or len(opts) != len(args) - 2:
@@ -93,7 +108,11 @@ def main(argv: list[str] | None = None) -> int:
             if not Path(run_dir).is_dir():
                 raise RunDirUsageError(f"run directory {run_dir!r} does not exist or is not "
                                        "a directory")
-            return _write(command, run_dir, "--final" in opts)
+            return _write(command, run_dir, "--final" in opts, reseal)
+        writing = being_written(Path(run_dir)) if Path(run_dir).is_dir() else None
+        if writing:  # not sealed yet, and its last line may be torn: no damage, not done
+            print(f"rundir: verify: {writing}; verify it once it has ended", file=sys.stderr)
+            return 1
         report = verify(run_dir)
     except RunDirUsageError as exc:
         print(f"rundir: {exc}", file=sys.stderr)

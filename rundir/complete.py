@@ -9,11 +9,10 @@ sealed or packed by mistake could no longer be resumed as it was); a run without
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from rundir import layout, planfile, records
+from rundir import layout, planfile, records, utf8
 
 
 def _recorded(run_dir: Path) -> set[str]:
@@ -26,7 +25,7 @@ def _recorded(run_dir: Path) -> set[str]:
     with records.open_trials(path) as fh:
         for raw in fh:
             try:
-                rec = json.loads(raw)
+                rec = utf8.json_loads(raw)
             except ValueError:
                 continue
             if isinstance(rec, dict):
@@ -36,7 +35,7 @@ def _recorded(run_dir: Path) -> set[str]:
 
 def _last_session(run_dir: Path) -> dict[str, Any] | None:
     try:
-        sessions = json.loads((run_dir / layout.SESSIONS).read_text(encoding="utf-8"))
+        sessions = utf8.json_loads((run_dir / layout.SESSIONS).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     last = sessions[-1] if isinstance(sessions, list) and sessions else None

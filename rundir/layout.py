@@ -12,6 +12,7 @@ take them from (the runner writes them, the analysis and :mod:`rundir.verify` re
     remote.json                the remote host of a two-host run (what ``--resume`` reconnects to)
     sweep.ipynb                the executed sweep notebook (sweep.resume-<n>.ipynb after a resume)
     SHA256SUMS                 every other file's hash, written when the run is sealed
+    reseals.json               each deliberate re-seal of a changed run: when, why, what changed
     .lock                      held (flock) by the one process writing the run (:mod:`rundir.lock`);
                                not part of the run: never sealed, removed when released
 """
@@ -31,6 +32,7 @@ SESSIONS = "sessions.json"
 REMOTE = "remote.json"
 SWEEP_NOTEBOOK = "sweep.ipynb"
 SUMS = "SHA256SUMS"
+RESEALS = "reseals.json"
 LOCK = ".lock"
 
 

@@ -10,12 +10,11 @@ run with the sequential top-up, the design (:func:`sequential_design`) and each 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rundir import layout
+from rundir import layout, utf8
 
 if TYPE_CHECKING:  # imported where used: scipy takes seconds to import, and a reader that
     # only checks a run (make book's verify) needs no part of it
@@ -31,7 +30,7 @@ def read(run_dir: Path) -> dict[str, Any] | None:
     p = run_dir / layout.PLAN
     if not p.is_file():
         return None
-    doc = json.loads(p.read_text(encoding="utf-8") or "null")
+    doc = utf8.json_loads(p.read_text(encoding="utf-8") or "null")
     return doc if isinstance(doc, dict) else None
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Iterator
 
+from rundir import utf8
 from rundir.layout import TRIALS, TRIALS_PACKED
 
 SCHEMA_VERSION = 1
@@ -119,7 +120,7 @@ def read(path: Path) -> Iterator[dict[str, Any]]:
                 break
             line = raw.strip()
             if line:
-                yield json.loads(line)
+                yield utf8.json_loads(line)
 
 
 def first_problem(run_dir: Path) -> str | None:
@@ -139,7 +140,7 @@ def first_problem(run_dir: Path) -> str | None:
                 if not line:
                     continue
                 try:
-                    obj = json.loads(line)
+                    obj = utf8.json_loads(line)
                 except ValueError as exc:
                     return f"{path}:{i}: not a JSON record ({exc})"
                 if not isinstance(obj, dict):

@@ -1,7 +1,10 @@
 """Seal a run directory with a SHA-256 manifest, and verify a run against it.
 
 `seal(run_dir)` writes `SHA256SUMS` (the format `sha256sum -c` reads) over every regular
-file of the run. `verify(run_dir)` checks, without changing anything:
+file of the run: a run never sealed, or one that still verifies against its seal apart from
+the files a command adds after sealing (`ADDED_AFTER_SEALING`); any other change is refused
+with the files named, unless re-sealed deliberately with a reason (recorded in
+`reseals.json`). A run whose records break the ok rule is never sealed. `verify(run_dir)` checks, without changing anything:
 
 * every file listed in `SHA256SUMS` exists and has its recorded hash, and no file of the run
   is missing from the list (an added, edited or removed file is found);
@@ -34,15 +37,17 @@ import gzip
 import hashlib
 import json
 import os
+import re
 import shutil
 import zlib
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
 import jsonschema
 
-from rundir import atomic, layout, okrule, planfile, records
+from rundir import atomic, layout, okrule, planfile, records, utf8
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 TRIAL_SCHEMA = SCHEMA_DIR / "trial.schema.json"
@@ -103,16 +108,126 @@ def _run_files(run_dir: Path) -> Iterator[tuple[str, Path]]:
         yield rel, path
 
 
-def seal(run_dir: Path | str) -> Path:
-    """Write run_dir/SHA256SUMS over every file of the run; return its path.
+#: The files a command adds to a run after the run was sealed, then seals again: ``seal``
+#: accepts them where the rest of the run still verifies against its seal. The executed sweep
+#: notebook (``runner notebook`` copies it in after its sweep sealed the run), and the packed
+#: records of ``make pack`` (``trials.jsonl.gz`` in place of ``trials.jsonl``, accepted only
+#: when it decompresses to the sealed ``trials.jsonl``).
+ADDED_AFTER_SEALING = ("sweep.ipynb", "sweep.resume-<n>.ipynb", layout.TRIALS_PACKED)
+_SWEEP_NOTEBOOK = re.compile(r"sweep(\.resume-[1-9][0-9]*)?\.ipynb")
 
-    Re-sealing replaces the list (atomically: a failure leaves the old list). Symbolic links
-    are refused: a run holds its own bytes.
+
+def write_seal(run_dir: Path | str) -> Path:
+    """Write run_dir/SHA256SUMS over every file of the run as it is now; return its path.
+
+    No check: for the writer of the run only (the sweep, which holds the run's lock and
+    checked the run's seal when it opened it, :mod:`runner.sweep.runstate`). Symbolic links are
+    refused: a run holds its own bytes. Replaced atomically (a failure leaves the old list).
     """
     root = _require_dir(run_dir)
     target = root / layout.SUMS
     atomic.write_text(target, _sums_text(root))
     return target
+
+
+def changed_since_sealed(run_dir: Path | str) -> list[str]:
+    """What changed since the run was sealed, as ``<file> (changed|added|removed)``, apart
+    from :data:`ADDED_AFTER_SEALING`; empty for a run never sealed."""
+    root = _require_dir(run_dir)
+    sums_path = root / layout.SUMS
+    if not sums_path.is_file():
+        return []
+    problems: list[str] = []
+    sums = _parse_sums(sums_path.read_text(encoding="utf-8", errors="replace"), problems)
+    if problems:
+        return [f"{layout.SUMS} (damaged: {problems[0]})"]
+    present = {rel: path for rel, path in _run_files(root) if not atomic.is_temporary(path)}
+    changed = []
+    for rel, digest in sums.items():
+        path = present.get(rel)
+        if path is None:
+            if not (rel == layout.TRIALS and _packed_from(root, digest, sums)):
+                changed.append(f"{rel} (removed)")
+        elif not path.is_file() or sha256_file(path) != digest:
+            changed.append(f"{rel} (changed)")
+    for rel in present:
+        if rel not in sums and not _SWEEP_NOTEBOOK.fullmatch(rel) and not (
+                rel == layout.TRIALS_PACKED and layout.TRIALS in sums):
+            changed.append(f"{rel} (added)")
+    return changed
+
+
+def _packed_from(root: Path, digest: str, sums: dict[str, str]) -> bool:
+    """trials.jsonl.gz is unlisted and decompresses to the sealed trials.jsonl."""
+    packed = root / layout.TRIALS_PACKED
+    if layout.TRIALS_PACKED in sums or not packed.is_file():
+        return False
+    try:
+        with gzip.open(packed, "rb") as handle:
+            return _sha256_stream(handle) == digest
+    except (OSError, EOFError, zlib.error):
+        return False
+
+
+def ok_rule_problems(run_dir: Path | str) -> list[str]:
+    """Records whose ``ok`` the ok rule (:mod:`rundir.okrule`) does not allow, as verify
+    names them (``trials.jsonl:<line>: status ok but ...``); lines that are not records are
+    verify's to report."""
+    path = records.trials_file(_require_dir(run_dir))
+    if path is None:
+        return []
+    found = []
+    with records.open_trials(path) as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                record = utf8.json_loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                continue
+            why = okrule.record_problem(record) if isinstance(record, dict) else None
+            if why:
+                found.append(f"{path.name}:{number}: status ok but {why}")
+    return found
+
+
+def seal(run_dir: Path | str, reseal: str | None = None) -> Path:
+    """Seal the run (SHA256SUMS over every file); return the list's path.
+
+    Only what was never sealed, or what still verifies against its seal apart from
+    :data:`ADDED_AFTER_SEALING`, is sealed; any other change is refused, naming the files
+    (:class:`RunDirUsageError`), unless ``reseal`` gives the reason for a deliberate re-seal,
+    which is then recorded in the run (``reseals.json``: when, why, what had changed). A run
+    with a record that breaks the ok rule is never sealed (``verify`` would fail it).
+    """
+    root = _require_dir(run_dir)
+    changed = changed_since_sealed(root)
+    if changed and not reseal:
+        more = f" and {len(changed) - 5} more" if len(changed) > 5 else ""
+        raise RunDirUsageError(
+            f"{root} changed since it was sealed: {', '.join(changed[:5])}{more}; only a run "
+            "that still verifies against its seal is sealed again (apart from "
+            f"{', '.join(ADDED_AFTER_SEALING)}); to re-seal it deliberately: python -m "
+            f"rundir seal {root} --reseal REASON")
+    bad = ok_rule_problems(root)
+    if bad:
+        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+        raise RunDirUsageError(f"{root}: {bad[0]}{more}; a run whose records break the ok "
+                               "rule (rundir/okrule.py) is not sealed")
+    if changed and reseal:
+        _record_reseal(root, reseal, changed)
+    return write_seal(root)
+
+
+def _record_reseal(root: Path, reason: str, changed: list[str]) -> None:
+    path = root / layout.RESEALS
+    try:
+        done = utf8.json_loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        raise RunDirUsageError(f"{path}: not a readable JSON list of re-seals") from None
+    if not isinstance(done, list):
+        raise RunDirUsageError(f"{path}: not a JSON list of re-seals")
+    done.append({"at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                 "reason": reason, "changed": changed})
+    atomic.write_text(path, json.dumps(done, indent=1) + "\n")
 
 
 def _sums_text(root: Path, leaving: str | None = None) -> str:
@@ -209,7 +324,7 @@ def _check_manifest(root: Path, report: Report) -> str | None:
     run_id: str | None = None
     for path in sorted(root.glob(layout.MANIFEST_GLOB)):
         try:
-            manifest = json.loads(path.read_text(encoding="utf-8"))
+            manifest = utf8.json_loads(path.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             report.problems.append(f"{path.name}: not JSON ({exc})")
             continue
@@ -227,7 +342,7 @@ def _check_plan(root: Path, report: Report) -> None:
         report.problems.append(f"{layout.PLAN} missing")
         return
     try:
-        plan = json.loads(path.read_text(encoding="utf-8"))
+        plan = utf8.json_loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         report.problems.append(f"{layout.PLAN}: not JSON ({exc})")
         return
@@ -259,7 +374,7 @@ def _check_records(path: Path, run_id: str | None, validator: Any, seen: dict[st
             if not raw.endswith(b"\n"):
                 report.problems.append(f"{label}: last line has no newline (record cut short?)")
             try:
-                record = json.loads(raw.decode("utf-8"))
+                record = utf8.json_loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 report.problems.append(f"{label}: not a JSON record ({exc})")
                 continue

@@ -1,11 +1,51 @@
 /* Parsing of sizes, durations, counts and CPU lists. Bad values are usage errors (exit 2)
- * whose message names the argument, the value and what is allowed. */
+ * whose message names the argument, the value and what is allowed. Numbers are decimal
+ * only: strtol/strtoull/strtod also take leading spaces and '+', base 0 reads "010" as octal
+ * 8 and "0x10" as hex, and strtod reads hex floats ("0x1p-3" = 0.125) and "inf"/"nan";
+ * each value is checked against the decimal form first, so none of these is accepted. */
 #include "args.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
+
+/* Whether s is one or more decimal digits and nothing else. */
+static int decimal_digits(const char *s)
+{
+	if (!s || !*s)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* Whether s is a decimal number of seconds: digits with at most one '.', at least one digit,
+ * and an optional decimal exponent (1, 0.5, .25, 2.5e-1); no sign, space, hex or letters. */
+static int decimal_seconds(const char *s)
+{
+	int digits = 0, dot = 0;
+
+	if (!s)
+		return 0;
+	for (; *s && *s != 'e' && *s != 'E'; s++) {
+		if (isdigit((unsigned char)*s))
+			digits++;
+		else if (*s == '.' && !dot)
+			dot = 1;
+		else
+			return 0;
+	}
+	if (!digits)
+		return 0;
+	if (!*s)
+		return 1;
+	s++; /* the exponent: an optional sign, then digits */
+	if (*s == '+' || *s == '-')
+		s++;
+	return decimal_digits(s);
+}
 
 uint64_t parse_size(const char *arg, const char *val, uint64_t min, uint64_t max)
 {
@@ -54,8 +94,8 @@ double parse_seconds(const char *arg, const char *val, double min, double max)
 	double d;
 
 	errno = 0;
-	d = val ? strtod(val, &end) : NAN;
-	if (!val || errno || end == val || *end || !isfinite(d))
+	d = decimal_seconds(val) ? strtod(val, &end) : NAN;
+	if (!val || !decimal_seconds(val) || errno || end == val || *end || !isfinite(d))
 		die_usage("%s: '%s' is not a number of seconds (allowed: %g to %g)", arg,
 			  val ? val : "", min, max);
 	if (d < min || d > max)
@@ -68,9 +108,12 @@ long parse_long(const char *arg, const char *val, long min, long max)
 	char *end;
 	long n;
 
+	/* an optional '-' and decimal digits: strtol would also skip spaces and take '+' */
+	int decimal = val && decimal_digits(val[0] == '-' ? val + 1 : val);
+
 	errno = 0;
-	n = val ? strtol(val, &end, 10) : 0;
-	if (!val || errno || end == val || *end)
+	n = decimal ? strtol(val, &end, 10) : 0;
+	if (!decimal || errno || end == val || *end)
 		die_usage("%s: '%s' is not an integer (allowed: %ld to %ld)", arg, val ? val : "",
 			  min, max);
 	if (n < min || n > max)
@@ -83,9 +126,11 @@ uint64_t parse_u64(const char *arg, const char *val)
 	char *end;
 	unsigned long long n;
 
+	/* base 10, digits only: base 0 read "010" as octal 8 and "0x10" as 16, and strtoull
+	 * takes "-1" as 2^64 - 1 */
 	errno = 0;
-	n = val ? strtoull(val, &end, 0) : 0;
-	if (!val || errno || end == val || *end || val[0] == '-')
+	n = decimal_digits(val) ? strtoull(val, &end, 10) : 0;
+	if (!decimal_digits(val) || errno || end == val || *end)
 		die_usage("%s: '%s' is not an unsigned 64-bit integer", arg, val ? val : "");
 	return n;
 }
@@ -123,10 +168,13 @@ void parse_cpulist(const char *arg, const char *val, struct cpulist *out)
 				goto bad;
 			out->cpu[out->n++] = (int)c;
 		}
-		if (*end == ',')
+		if (*end == ',') {
 			end++;
-		else if (*end)
+			if (!*end) /* "0,": a trailing separator names no CPU */
+				goto bad;
+		} else if (*end) {
 			goto bad;
+		}
 		p = end;
 	}
 	return;

@@ -19,11 +19,13 @@ from typing import Any, Callable, Sequence, Union
 import pandas as pd
 
 from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE,
-                                  REFUTED, THEIR_PROGRAM, VERDICTS, ClaimResult)
+                                  REFUTED, THEIR_PROGRAM, UNDETERMINED, VERDICTS,
+                                  ClaimResult)
 from analysis.claims.copies import COPIES_TOL, TEXTBOOK_COPIES, c15, copies_per_byte
 from analysis.claims.crossover import c3, c5
 from analysis.claims.files import c13, c14
 from analysis.claims.latency import c1, c10
+from analysis.claims.magnitude import assess_all
 from analysis.claims.throughput import c4, c6, c8, c9, c11
 from analysis.claims.originals import REPORTED, SOURCE_OF, their_results
 from analysis.claims.placement import placement_hypothesis
@@ -36,9 +38,10 @@ from analysis.run import Run, instant
 #: the claims whose source's own program runs here (S1-S3)
 ORIGINAL_CLAIMS = frozenset(SOURCE_OF)
 
-__all__ = ["HOLDS", "REFUTED", "INCONCLUSIVE", "NOT_TESTABLE", "NOT_RUN", "VERDICTS",
+__all__ = ["HOLDS", "REFUTED", "INCONCLUSIVE", "UNDETERMINED", "NOT_TESTABLE", "NOT_RUN",
+           "VERDICTS",
            "COPYBENCH", "THEIR_PROGRAM", "ClaimResult", "CLAIMS", "verdict_counts",
-           "compact_table", "counts_text", "post_hoc", "revised_text", "REVISED", "REVISION_NOTE",
+           "compact_table", "counts_text", "magnitude_counts", "magnitude_text", "post_hoc", "revised_text", "REVISED", "REVISION_NOTE",
            "COPIES_TOL", "TEXTBOOK_COPIES", "copies_per_byte", "placement_hypothesis",
            "evaluate", "verdict_table", "as_dict", "by_claim", "claim_verdict_text", "RULES",
            "rule_text", "rules_table", "send_comparisons", "twin_pairs", "c1", "c2", "c3", "c4", "c5", "c6", "c7",
@@ -69,7 +72,24 @@ def evaluate(run: Run) -> list[ClaimResult]:
             if not r.reading and r.basis == COPYBENCH and r.claim in theirs:
                 r.reading = "report's words (copybench)"
             out.append(r)
+    assess_all(out)  # the second question: the published number against our CI's band
     return out
+
+
+def magnitude_counts(results: Sequence[ClaimResult]) -> dict[str, int]:
+    """How many verdicts on a published number (the magnitude question) in each state."""
+    return {v: sum(r.magnitude == v for r in results) for v in (HOLDS, REFUTED, INCONCLUSIVE)}
+
+
+def magnitude_text(results: Sequence[ClaimResult]) -> str:
+    """The magnitude counts in one sentence."""
+    c = magnitude_counts(results)
+    n = sum(c.values())
+    if not n:
+        return "no verdict on a published number in this run"
+    return (f"the published number is inside our CI's band in {c[HOLDS]}, outside it in "
+            f"{c[REFUTED]} and undecided in {c[INCONCLUSIVE]} of {n} verdicts with a "
+            "published ratio")
 
 
 def verdict_counts(results: Sequence[ClaimResult]) -> dict[str, dict[str, int]]:
@@ -128,6 +148,8 @@ def verdict_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
                           "basis": r.basis, "reading": r.reading or "—",
                           "placement": r.placement or "—",
                           "statement": r.statement, "verdict": r.verdict,
+                          "direction": r.verdict, "magnitude": r.magnitude or "—",
+                          "magnitude: published number against the CI": r.magnitude_text or "—",
                           "verdict (direction)": r.verdict_text,
                           "applicability": r.condition or "—",
                           "statistic": r.statistic,
@@ -198,6 +220,7 @@ def compact_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
                      "their program here [CI]": _stat(th, r.size),
                      "copybench here [CI]": _stat(cb, r.size), "rule": r.rule_short or "—",
                      "verdict": r.verdict + (f" ({short})" if short else ""),
+                     "direction": r.verdict, "magnitude": r.magnitude or "—",
                      "rounds/looks": rounds_looks(r),
                      "state": r.verdict, "basis": r.basis})
     return pd.DataFrame(rows)

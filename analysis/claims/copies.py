@@ -20,8 +20,8 @@ from typing import Any
 import pandas as pd
 
 from analysis import copycount as CP
-from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_TESTABLE, REFUTED, ClaimResult,
-                                  sizes_text)
+from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_TESTABLE, REFUTED, UNDETERMINED,
+                                  ClaimResult, sizes_text)
 from analysis.run import Run
 
 #: Textbook CPU copies per transfer (claim C15, S5 table 1.1 citing Song & Alves-Foss).
@@ -69,9 +69,10 @@ def c15(run: Run) -> ClaimResult:
                     "or splice with a leave-one-out estimate in this run")
         return r
     good = d[d["identifiable"]]
-    if good.empty:
-        r.reason = ("the copy count is not identifiable at any profiled size (validation "
-                    "failed): " + " | ".join(sorted(set(d["group_reason"]))))
+    if good.empty:  # the method failed here, not the testbed: undetermined
+        r.verdict = UNDETERMINED
+        r.reason = ("undetermined: the copy count did not validate at any profiled size: "
+                    + " | ".join(sorted(set(d["group_reason"]))))
         return r
     r.details = good.to_dict("records")
 
@@ -109,4 +110,4 @@ def c15(run: Run) -> ClaimResult:
 
 
 __all__ = ["TEXTBOOK_COPIES", "COPIES_TOL", "copies_per_byte", "c15", "c15_details",
-           "NOT_TESTABLE"]
+           "NOT_TESTABLE", "UNDETERMINED"]

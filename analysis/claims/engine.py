@@ -94,7 +94,8 @@ def apply_rule(run: Run, rule: "Rule", stmt: tuple[str, str, str], placement: st
         r.sensitivity = (f"{pick.sensitivity.kind}: {_ci(pick.sensitivity.ratio)} → "
                          f"{pick.sens_decision.outcome}")
     if r.verdict == INCONCLUSIVE and not r.boundary:
-        r.boundary = "; ".join(f"{fmt_size(s)}: {c.decision.why}" for s, c in comps.items()
+        r.boundary = "; ".join(f"{fmt_size(s)}: {c.decision.why} ({c.distance()})"
+                               for s, c in comps.items()
                                if c.decision.outcome == "inconclusive") or pick.decision.why
     r.reason = "; ".join(f"{fmt_size(s)}: {c.decision.outcome} ({c.decision.why})"
                          for s, c in comps.items()) \
@@ -174,7 +175,7 @@ def _crossover(run: Run, rule: "Rule", r: ClaimResult, d: pd.DataFrame,
     band_lo, band_hi = rule.band
     c, r.design = crossover_of(run, d, a, b, metric, sizes)
     family = len(sizes)
-    direction = S.DecisionRule("direction")
+    direction = rule.decision  # the direction against the smallest effect of interest
     comps = {s: compare_pair(run, d, {"method": a, "size": s}, {"method": b, "size": s},
                              metric, family, direction, s, rule.paired, seed=i)
              for i, s in enumerate(sizes)}

@@ -16,7 +16,7 @@ from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_TESTABLE, 
                                   ClaimResult, Compared, claim_blocks, compare_pair,
                                   new_result, original_cells, set_estimate, set_rounds,
                                   stream_cells)
-from analysis.claims.engine import collapse, evaluate_rules, refutation
+from analysis.claims.engine import collapse, evaluate_rules
 from analysis.claims.rules import RULES, Rule
 from analysis.fmt import fmt_num
 from analysis.run import Run, select, values
@@ -112,11 +112,15 @@ def _decide_c6(run: Run, rule: Rule, r: ClaimResult, d, method: str) -> None:
     assert c is not None  # both thread counts were checked to have data
     _fill(r, c)
     r.statistic = rule.statistic
-    r.verdict = {"holds": HOLDS, "refuted": REFUTED}.get(c.decision.outcome, INCONCLUSIVE)
+    out = c.decision.outcome  # a direction: less | greater | equivalent | inconclusive
+    r.verdict = HOLDS if out in rule.expected[0] else INCONCLUSIVE if out == "inconclusive" \
+        else REFUTED
     if r.verdict == REFUTED:
-        r.direction = refutation(rule, c.primary.ratio)
+        r.direction = (f"{out} where the claim says less (a collapse): 8/4 threads "
+                       f"{fmt_num(c.primary.ratio.value)} [{fmt_num(c.primary.ratio.lo)}, "
+                       f"{fmt_num(c.primary.ratio.hi)}]")
     r.boundary = c.decision.why if r.verdict == INCONCLUSIVE else ""
-    r.reason = f"8 vs 4 threads: {c.decision.why}; published 0.40"
+    r.reason = f"8 vs 4 threads: {out} ({c.decision.why}); published 23.73/58.63 = 0.405"
 
 
 def c6(run: Run, theirs: bool = False) -> list[ClaimResult]:

@@ -1,13 +1,24 @@
-"""Where the copybench program is, whether it is copybench, and which methods it was built
-with."""
+"""Where the copybench program is, whether it is copybench (its build information, its method
+list, and the sources it was built from against ``src/``), and which methods it was built
+with.
+
+Every question to the program runs it in a process group of its own, ended with the group
+when it has answered or timed out: a program that hangs (a script that runs ``sleep``) leaves
+nothing behind (a timeout that killed only the direct child left its children running).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 from pathlib import Path
+
+#: how long the program may take to answer one question (--build-info, methods --json)
+CHECK_TIMEOUT_S = 30.0
 
 
 def repo_root() -> Path:
@@ -29,35 +40,80 @@ def find_binary() -> Path | None:
     return Path(which) if which else None
 
 
+def _ask(binary: Path, *args: str) -> str | None:
+    """The program's stdout for ``args``, or None (it cannot run, or did not answer within
+    :data:`CHECK_TIMEOUT_S`). It runs as the leader of a new process group (setsid), and the
+    group is killed once it answered or timed out, so nothing it started outlives the
+    question."""
+    try:
+        p = subprocess.Popen([str(binary), *args], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True,
+                             start_new_session=True)
+    except OSError:
+        return None
+    try:
+        out, _ = p.communicate(timeout=CHECK_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        out = None
+    finally:
+        try:  # the group id is the leader's pid; it stays reserved while a member lives
+            os.killpg(p.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        p.wait()
+    return out
+
+
+def _json(text: str | None) -> object:
+    try:
+        return json.loads(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def source_sha(src: Path) -> str | None:
+    """What ``--build-info`` names as ``source_sha`` for a build of ``src``: the first 16 hex
+    digits of the SHA-256 of its ``*.c`` and ``*.h`` files concatenated in name order
+    (src/Makefile: ``cat $(sort $(SRCS) $(HDRS)) | sha256sum``); None without sources."""
+    files = sorted([*src.glob("*.c"), *src.glob("*.h")], key=lambda p: p.name.encode())
+    if not files:
+        return None
+    digest = hashlib.sha256()
+    for f in files:
+        digest.update(f.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def binary_problem(binary: Path) -> str | None:
     """Why ``binary`` cannot be the sweep's copybench (one clause naming where it came from),
-    or None: it exists, is executable, and ``--build-info`` prints copybench's JSON."""
+    or None: it exists, is executable, ``--build-info`` prints copybench's JSON, built from
+    the sources in this checkout's ``src/`` (where there are any), and ``methods --json``
+    lists its methods."""
     where = (f"COPYBENCH_BIN={binary}" if os.environ.get("COPYBENCH_BIN") else str(binary))
     if not binary.exists():
         return f"{where}: no such file (build it: make -C src, or set COPYBENCH_BIN)"
     if not binary.is_file() or not os.access(binary, os.X_OK):
         return f"{where}: not an executable file (build it: make -C src)"
-    try:
-        r = subprocess.run([str(binary), "--build-info"], capture_output=True, text=True,
-                           timeout=30, check=False)
-        info = json.loads(r.stdout)
-    except (OSError, subprocess.TimeoutExpired, ValueError):
-        info = None
+    info = _json(_ask(binary, "--build-info"))
     if not isinstance(info, dict) or info.get("tool") != "copybench":
         return (f"{where}: not copybench (its --build-info printed no copybench build "
                 "information; build it: make -C src)")
+    src = repo_root() / "src"
+    want = source_sha(src)
+    if want is not None and info.get("source_sha") != want:
+        return (f"{where}: built from other sources than {src} (its source_sha is "
+                f"{info.get('source_sha')!r}, the sources here hash to {want!r}); rebuild "
+                "it: make -C src")
+    if binary_methods(binary) is None:
+        return (f"{where}: not copybench (its methods --json printed no method list; build "
+                "it: make -C src)")
     return None
 
 
 def binary_methods(binary: Path | None) -> tuple[str, ...] | None:
     if binary is None:
         return None
-    try:
-        r = subprocess.run([str(binary), "methods", "--json"], capture_output=True, text=True,
-                           timeout=30, check=False)
-        d = json.loads(r.stdout)
-    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError):
-        return None
+    d = _json(_ask(binary, "methods", "--json"))
     names: list[str] = []
     items = d.get("methods", d) if isinstance(d, dict) else d
     if isinstance(items, list):

@@ -3,16 +3,30 @@ with everything still running in it (used by the topologies and by the reaper).
 
 Names are ``cb<pid>-<n>a`` / ``…b`` (the sweep's pid), so a sweep's leftovers are found by
 name; deleting a namespace removes the veth links inside it.
+
+Which run a sweep writes is kept beside them, in ``/run`` (a tmpfs, like ``/run/netns``):
+``/run/copybench-netns/<pid>/run`` holds the run directory of sweep ``<pid>`` while it runs
+(:func:`claim`, :func:`unclaim`). The reaper removes a killed sweep's namespaces; when the
+reaper was killed too, they would stay forever: a resume of the same run removes the
+namespaces of its dead sweeps and says so (:func:`reclaim`).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the reaper imports this module; it must not import runner.host.proc's Janitor
+    from runner.host.proc import Janitor
 
 NS_PREFIX = "cb"
+#: sweep pid -> the run directory it writes (one file per running sweep)
+OWNERS = Path("/run/copybench-netns")
 CAP_SYS_ADMIN = 21
 
 
@@ -59,3 +73,73 @@ def leftovers(pid: int | None = None) -> list[str]:
         return []
     mark = f"{NS_PREFIX}{pid}-" if pid else NS_PREFIX
     return sorted(n for n in names if n.startswith(mark))
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0: only whether the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _note(pid: int) -> Path:
+    return OWNERS / str(pid)
+
+
+def claim(run_dir: Path, janitor: Janitor | None = None) -> None:
+    """Note that this process's namespaces belong to the sweep of ``run_dir`` (where this
+    process may make namespaces at all; best effort: without the note a resume cannot
+    remove what a killed sweep left, nothing else changes). The note is a directory the
+    reaper removes with the namespaces; it stays only when the reaper was killed too."""
+    if not can_create_netns():
+        return
+    note = _note(os.getpid())
+    try:
+        OWNERS.mkdir(mode=0o700, exist_ok=True)
+        note.mkdir(exist_ok=True)
+        (note / "run").write_text(str(Path(run_dir).resolve()) + "\n")
+    except OSError:
+        return
+    if janitor is not None:
+        janitor.note(f"+dir {note}")
+
+
+def unclaim(janitor: Janitor | None = None) -> None:
+    """The sweep ends (its namespaces already removed): its note goes."""
+    note = _note(os.getpid())
+    shutil.rmtree(note, ignore_errors=True)
+    if janitor is not None:
+        janitor.note(f"-dir {note}")
+
+
+def reclaim(run_dir: Path) -> list[str]:
+    """Remove the namespaces left by the dead sweeps of ``run_dir`` (killed together with
+    their reaper) and their notes, and the notes of any dead sweep that left no namespace;
+    the names removed."""
+    try:
+        notes = list(OWNERS.iterdir())
+    except OSError:
+        return []
+    mine = str(Path(run_dir).resolve())
+    removed: list[str] = []
+    for note in notes:
+        if not note.name.isdigit() or int(note.name) == os.getpid():
+            continue
+        try:
+            owner = (note / "run").read_text().strip()
+        except OSError:
+            continue
+        pid = int(note.name)
+        if _pid_alive(pid):
+            continue
+        left = leftovers(pid)
+        if owner != mine and left:
+            continue  # another run's: its own resume removes and reports them
+        for name in left:
+            remove_netns(name)
+            removed.append(name)
+        shutil.rmtree(note, ignore_errors=True)  # a dead sweep's note, nothing left behind
+    return sorted(removed)

@@ -29,7 +29,6 @@ namespaces down and parse. Every failure is a record with
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import shutil
 import time

@@ -35,6 +35,7 @@ from typing import Any, Iterable
 from scipy import stats
 
 from blockstats import sequential as sq
+from rundir import utf8 as rundir_text
 from runner.host.errors import ProfileError
 from runner.plan.profile import PURPOSES, Design
 
@@ -64,7 +65,7 @@ class Noise:
     @classmethod
     def load(cls, path: Path) -> "Noise":
         try:
-            doc = tomllib.loads(path.read_text(encoding="utf-8"))
+            doc = rundir_text.toml_loads(path.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as e:
             raise ProfileError(str(path), "-", f"cannot read the noise model: {e}") from None
         entries = []
@@ -118,6 +119,9 @@ class Block:
     cell_seconds: dict[str, float] = field(default_factory=dict)
     # the sequential top-up: looks, family, comparisons (runner.plan.topup); empty: fixed rounds
     sequential: dict[str, Any] = field(default_factory=dict)
+    # claims of the block this machine cannot test (blockstats.families.untestable): claim ->
+    # why; their comparisons are never topped up
+    untestable: dict[str, str] = field(default_factory=dict)
 
     @property
     def first_look(self) -> int:
@@ -136,6 +140,8 @@ class Block:
         d = asdict(self)
         if not d["sequential"]:  # plans of the fixed design keep the keys they had
             d.pop("sequential")
+        if not d["untestable"]:
+            d.pop("untestable")
         return d
 
 

@@ -105,10 +105,15 @@ def best_windows(rs: list[Row], target: float = 0.05, family: int = 4,
     return out
 
 
+#: the first line's start of every noise model :func:`to_toml` writes (``noise --out`` replaces
+#: only a file that begins with it: :mod:`rundir.outpath`)
+HEADER = "# The noise model of a block design"
+
+
 def to_toml(rs: list[Row], run_dir: Path | list[Path],
             per_run: dict[str, list[Row]] | None = None) -> str:
     dirs = run_dir if isinstance(run_dir, list) else [run_dir]
-    lines = ["# The noise model of a block design (runner/plan/blocks.py): per kind of cell, placement",
+    lines = [f"{HEADER} (runner/plan/blocks.py): per kind of cell, placement",
              "# and window, the sd of the per-round log ratio of two methods measured back to",
              f"# back. Made by: python -m runner noise {' '.join(map(str, dirs))}", "",
              "[meta]", f'run = "{" + ".join(d.name for d in dirs)}"', ""]

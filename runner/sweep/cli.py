@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from rundir import atomic, records
+from rundir import atomic, outpath, records
 from runner.plan import estimate as estimate_mod
 from runner.host import inventory
 from runner.plan import noisemodel
@@ -286,9 +286,17 @@ def topup_lines(prof: profile_mod.Profile, plan: Plan) -> list[str]:
     return lines
 
 
+def _out_file(command: str, out: Path | None, header: str) -> None:
+    """``--out`` names nothing, or an earlier output of this command (before any work)."""
+    problem = None if out is None else outpath.file_problem(out, header)
+    if problem:
+        raise UsageError(f"{command}: {problem}; nothing written")
+
+
 def cmd_planning(args: argparse.Namespace) -> int:
     if not args.run_dir.is_dir() or records.trials_file(args.run_dir) is None:
         raise UsageError(f"planning: {args.run_dir}: not a run directory (no trials.jsonl)")
+    _out_file("planning", args.out, topup.EFFECTS_HEADER)
     prof = profile_mod.load(args.profile)
     plan = make(prof, _caps(), None)
     if not (plan.design or {}).get("sequential"):
@@ -338,6 +346,7 @@ def cmd_noise(args: argparse.Namespace) -> int:
     for d in args.run_dirs:
         if not d.is_dir() or records.trials_file(d) is None:
             raise UsageError(f"noise: {d}: not a run directory (no trials.jsonl)")
+    _out_file("noise", args.out, noisemodel.HEADER)
     rows = noisemodel.from_runs(args.run_dirs)
     if not any(r.log_ratio_sd is not None for r in rows):
         raise UsageError(f"noise: {' '.join(map(str, args.run_dirs))}: no block with two "

@@ -39,6 +39,7 @@ from runner.host.proc import Janitor
 from runner.plan.profile import Profile
 from runner.sweep.progress import Reporter, fmt_duration
 from runner.host.remotehost import RemoteHost
+from runner.host import netns
 from runner.plan import topup
 from runner.sweep.runfiles import RunDirError, in_run_dir
 from runner.trial.transports import TopologyError, Transport, make
@@ -172,6 +173,9 @@ class Sweep:
         complete = False
         try:
             self.janitor = Janitor()
+            if any(c.transport not in (None, "loopback", "remote")
+                   for c in self.plan.cells.values()):  # namespaces: for a resume, if the
+                netns.claim(self.run_dir, self.janitor)  # reaper is killed too
             self._rounds(writer)
             complete = True
         except KeyboardInterrupt:
@@ -268,6 +272,7 @@ class Sweep:
             signal.signal(s, signal.SIG_IGN)
         try:
             self.teardown()
+            netns.unclaim(self.janitor)
             if self.janitor:
                 self.janitor.close()
         finally:

@@ -8,7 +8,9 @@ copy in this process's temporary directory while it runs (a run directory must b
 when a new run starts) and it is copied in when papermill has finished writing it; the run
 is then sealed with it. A resumed run keeps each session's notebook
 (``sweep.resume-<n>.ipynb``). A runner error inside the notebook ends here as the runner's
-own one-line error and exit code, not as papermill's traceback.
+own one-line error and exit code, not as papermill's traceback. A run that ``--resume`` would
+refuse (:mod:`runner.sweep.runstate`) is refused before the kernel starts, and whatever the sweep
+refuses (exit 2) gets no notebook: a refusal writes nothing into the run.
 
 This process (the driver) holds the run directory's lock from before the kernel starts until
 the notebook is in and the run sealed, and lends it to the sweep in the kernel
@@ -38,7 +40,7 @@ from traitlets.config import Config
 from rundir import atomic, layout
 from rundir.lock import RunLock
 from rundir.verify import seal
-from runner.sweep import runlock, session
+from runner.sweep import runlock, runstate, session
 from runner.host.binary import repo_root
 from runner.host.errors import RunnerError, UsageError
 from runner.host.inventory import RemoteSpec, spec_to_json
@@ -78,6 +80,12 @@ def execute(profile: str | None, run_dir: Path | None, seed: int | None,
     if resume and not (target / layout.PLAN).is_file():  # before a lock creates anything
         raise UsageError(f"--resume: {target} has no {layout.PLAN} (not a run directory)")
     lock = runlock.take(target, "python -m runner notebook")
+    if resume:  # a run the sweep would refuse is refused before a kernel starts
+        try:
+            runstate.reopen(target, profile)
+        except BaseException:
+            lock.release()
+            raise
     janitor = Janitor()
     assert janitor.tmp is not None
     try:
@@ -144,7 +152,7 @@ def _execute(target: Path, lock: RunLock, tmp: Path, parameters: dict[str, objec
     finally:
         for signum, handler in old.items():
             signal.signal(signum, handler)
-    _keep(partial, target)
+    _keep(partial, target, refused=code == 2)
     if code == 0:
         seal(target)  # again: the sweep sealed before its notebook was complete
     elif code in (130, 143) or (code == 1 and (target / layout.PLAN).is_file()):
@@ -174,11 +182,13 @@ def _forward_signals() -> dict[int, object]:
     return {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
 
 
-def _keep(partial: Path, target: Path) -> None:
+def _keep(partial: Path, target: Path, refused: bool) -> None:
     """Copy the executed notebook into the run directory (when there is one; whole or not
-    at all, :mod:`rundir.atomic`)."""
+    at all, :mod:`rundir.atomic`). A run the sweep refused (exit 2: a packed, damaged or
+    edited run, bad usage) gets nothing: the refusal wrote nothing into it, and a notebook
+    added to a sealed run would make it fail ``verify``; the refusal was printed."""
     if not partial.exists():
         return
-    if (target / layout.PLAN).is_file():  # nothing planned: nothing to keep it with
+    if not refused and (target / layout.PLAN).is_file():  # nothing planned: nothing to keep
         atomic.write_bytes(target / executed_name(target), partial.read_bytes())
     partial.unlink()

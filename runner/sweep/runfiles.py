@@ -8,6 +8,7 @@ The file names are :mod:`rundir.layout`'s; a file that cannot be written is one 
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import secrets
 from datetime import datetime, timezone
@@ -96,9 +97,12 @@ def prepare_new(profile: Profile, run_dir: Path | None, seed: int | None,
 def _write_plan(profile: Profile, plan: Plan, run_dir: Path, run_id: str) -> None:
     copy = layout.profile_copy(run_dir, profile.name)
     copy.parent.mkdir(exist_ok=True)
-    copy.write_text(profile.text, encoding="utf-8")
+    data = profile.text.encode("utf-8")
+    copy.write_bytes(data)
     doc = {"run_id": run_id, "created_at": datetime.now(timezone.utc).isoformat(
-        timespec="seconds"), "profile_path": profile.path, **plan.to_json()}
+        timespec="seconds"), "profile_path": profile.path, **plan.to_json(),
+        # the copy's hash: a resume refuses a copy edited since (runner.sweep.runstate)
+        "profile_sha256": hashlib.sha256(data).hexdigest()}
     est = estimate(plan)
     doc["estimate_s"] = {"min": round(est.seconds_min), "expected": round(est.seconds_expected),
                          "max": round(est.seconds_max)}

@@ -5,7 +5,8 @@ extends, against the schemas and against each other, before anything runs or is 
   is the hash of its factors and its method one the runner has; the rounds are those its
   cells, seed and blocks make (:func:`runner.plan.rounds.planned_rounds`: a trial added, removed or
   moved, or the seed edited, is found);
-* ``profiles/<name>.toml``: the profile the plan was made with;
+* ``profiles/<name>.toml``: the profile the plan was made with, unedited (its SHA-256 is in
+  ``plan.json``);
 * ``manifest.json``: present once a trial is recorded, valid under its schema;
   ``sessions.json``: a JSON list;
 * ``trials.jsonl``: every complete line a record valid under the trial schema, of this run,
@@ -20,11 +21,12 @@ wrong (:class:`StateError`, exit 2); the run directory is left as it was.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
-from rundir import layout, okrule, planfile, records, utf8 as text
+from rundir import layout, okrule, planfile, records, utf8 as utf8
 from rundir.verify import (MANIFEST_SCHEMA, TRIAL_SCHEMA, load_schema, schema_problems,
                            validator_for, verify)
 from runner.plan import profile as profile_mod
@@ -49,8 +51,8 @@ class StateError(UsageError):
 
 def _json(path: Path) -> Any:
     try:
-        return json.loads(text.read(path))
-    except text.NotUtf8 as e:
+        return utf8.json_loads(utf8.read(path))
+    except utf8.NotUtf8 as e:
         raise StateError(path, str(e)) from None
     except json.JSONDecodeError as e:
         raise StateError(path, f"not JSON at column {e.colno}: {e.msg}", e.lineno) from None
@@ -77,6 +79,7 @@ def reopen(run_dir: Path, profile_arg: str | None) -> tuple[Profile, Plan, str]:
         raise StateError(pj, why)
     plan = _plan(pj, doc)
     prof = _profile_copy(run_dir, plan, profile_arg)
+    _profile_unchanged(sorted((run_dir / layout.PROFILES_DIR).glob("*.toml"))[0], doc)
     _sealed(run_dir)
     recorded = _records(run_dir, plan, doc["run_id"])
     _manifest(run_dir, recorded)
@@ -141,6 +144,20 @@ def _profile_copy(run_dir: Path, plan: Plan, profile_arg: str | None) -> Profile
     return prof
 
 
+def _profile_unchanged(copy: Path, doc: dict[str, Any]) -> None:
+    """The profile copy is the one the plan was made from (its hash in the plan; a plan of
+    an older runner has none and is taken as it is): a copy edited since would seal a run
+    none of whose planned cells it can make again."""
+    want = doc.get("profile_sha256")
+    if not isinstance(want, str):
+        return
+    got = hashlib.sha256(copy.read_bytes()).hexdigest()
+    if got != want:
+        raise StateError(copy, f"edited since the plan was made from it (its SHA-256 is "
+                         f"{got[:12]}..., {layout.PLAN} names {want[:12]}...); the run can "
+                         "only be resumed with the profile it was planned with")
+
+
 def _sealed(run_dir: Path) -> None:
     """A sealed run (SHA256SUMS) must still verify: resuming it re-seals it."""
     if not (run_dir / layout.SUMS).is_file():
@@ -177,8 +194,8 @@ def _records(run_dir: Path, plan: Plan, run_id: str) -> int:
     seen: dict[str, int] = {}
     for n, raw in enumerate(lines, start=1):
         try:
-            rec = json.loads(text.decode(raw))
-        except text.NotUtf8 as e:
+            rec = utf8.json_loads(utf8.decode(raw))
+        except utf8.NotUtf8 as e:
             raise StateError(path, str(e).split(": ", 1)[1], n) from None
         except json.JSONDecodeError as e:
             raise StateError(path, f"not a JSON record at column {e.colno}: {e.msg}",

@@ -24,8 +24,8 @@ from typing import Any
 
 from rundir import layout, records
 from rundir.lock import RunLock
-from rundir.verify import seal as seal_run
-from runner.host import inventory
+from rundir.verify import write_seal as seal_run  # the writer re-seals its own changes
+from runner.host import inventory, netns
 from runner.plan import profile as profile_mod
 from runner.sweep import runfiles, runstate
 from runner.sweep import loop as sw
@@ -215,6 +215,10 @@ def _reopen(profile: str | None, run_dir: Path | None, seed: int | None,
     except BaseException:
         lock.release()
         raise
+    gone = netns.reclaim(run_dir)  # a sweep of this run killed together with its reaper
+    if gone:
+        print(f"runner: --resume: removed {len(gone)} network namespaces left by a killed "
+              f"sweep of this run: {' '.join(gone)}", file=sys.stderr, flush=True)
     return prof, plan, run_dir, run_id, binary, rem, lock
 
 

@@ -21,7 +21,7 @@ from runner.trial.copybench_argv import sender_argv, trial_seed
 from runner.trial.pair import LineReady, Pair, run_pair
 from runner.host.pinning import Cpus
 from runner.plan.cells import Cell, Trial
-from runner.trial.trialrecord import Context, error_text, intended_config, invocation
+from runner.trial.trialrecord import Context, error_text, intended_config, invocation, killed
 from runner.trial.transports import Transport
 
 EXIT_WINDOW_MISSED = 3
@@ -74,7 +74,7 @@ def run_copybench(ctx: Context, cell: Cell, trial: Trial, transport: Transport, 
     problem = pr.problem
     if status == "failed" and problem is None:
         # a missed window (exit 3) is said by copybench's own error, "window missed: ..."
-        problem = parse_problem or (f"sender exited with status {pr.sender_rc}"
+        problem = killed(pr) or parse_problem or (f"sender exited with status {pr.sender_rc}"
                                     if pr.sender_rc not in (0, None, EXIT_WINDOW_MISSED)
                                     else None)
     rec.tool = (record or {}).get("tool", "copybench")

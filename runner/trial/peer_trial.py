@@ -11,7 +11,8 @@ from runner.trial import peers
 from runner.trial.pair import LineReady, Pair, run_pair
 from runner.host.pinning import Cpus
 from runner.plan.cells import Cell
-from runner.trial.trialrecord import Context, cpu_list, error_text, intended_config, invocation
+from runner.trial.trialrecord import (Context, cpu_list, error_text, intended_config, invocation,
+                                      killed)
 from runner.trial.transports import Transport
 
 #: a peer's pair gets this much more than the cell's timeout (their start-up)
@@ -52,7 +53,7 @@ def run_peer(ctx: Context, cell: Cell, transport: Transport, cpus: Cpus, rec: Tr
                   **rconf, "host": host, "port": port,
                   "cpus_sender": cpu_list(cpus.sender), "cpus_receiver": cpu_list(cpus.sink)}
     rec.status = status
-    rec.error = None if status == "ok" else error_text(pr.problem or perr, None, pr)
+    rec.error = None if status == "ok" else error_text(pr.problem or killed(pr) or perr, None, pr)
     rec.result = result
     rec.set("invocation", invocation(sender, sink, pr))
     if pr.remote is not None:

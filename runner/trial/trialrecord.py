@@ -10,6 +10,7 @@ kind of trial (:mod:`runner.trial.copybench_trial`, :mod:`runner.trial.peer_tria
 from __future__ import annotations
 
 import os
+import signal
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -80,6 +81,20 @@ def invocation(sender: list[str], sink: list[str] | None, pr: PairResult) -> dic
     """A record's ``invocation``: what ran, how it exited, how long the pair took."""
     return {"sender": sender, "sink": sink, "sender_exit": pr.sender_rc,
             "sink_exit": pr.sink_rc, "wall_s": round(pr.wall_s, 3)}
+
+
+def killed(pr: PairResult) -> str | None:
+    """``sender killed by signal 9 (SIGKILL)`` when a signal ended the sender (Popen's
+    returncode is -N for a process ended by signal N; it printed nothing after it, so this,
+    not "printed no JSON", is what went wrong), else None."""
+    rc = pr.sender_rc
+    if rc is None or rc >= 0:
+        return None
+    try:
+        name = f" ({signal.Signals(-rc).name})"
+    except ValueError:
+        name = ""
+    return f"sender killed by signal {-rc}{name}"
 
 
 def error_text(problem: str | None, own: str | None, pr: PairResult) -> str:

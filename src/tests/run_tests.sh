@@ -319,6 +319,12 @@ expect_exit "size above 1 GiB" 2 "--size" -- "$BIN" $S --method send --size 2G
 expect_exit "size not a number" 2 "--size" -- "$BIN" $S --method send --size lots
 expect_exit "threads not a number" 2 "--threads" -- "$BIN" $S --method send --threads two
 expect_exit "duration not a number" 2 "--duration" -- "$BIN" $S --method send --duration 1s
+# decimal only, no trailing separator (src/args.c): no hex float, octal or hex seed, sign, space
+expect_exit "duration a hex float" 2 "--duration" -- "$BIN" $S --method send --duration 0x1p-3
+expect_exit "seed in hex" 2 "--seed" -- "$BIN" $S --method send --seed 0x10
+expect_exit "seed negative" 2 "--seed" -- "$BIN" $S --method send --seed -1
+expect_exit "threads with a sign" 2 "--threads" -- "$BIN" $S --method send --threads +2
+expect_exit "cpu list with a trailing comma" 2 "--cpus" -- "$BIN" $S --method send --cpus 0,
 expect_exit "port out of range" 2 "--port" -- "$BIN" send --host 127.0.0.1 --port 70000 --method send
 expect_exit "cpu that does not exist" 2 "--cpus" -- "$BIN" $S --method send --cpus 4095
 expect_exit "verify value" 2 "--verify" -- "$BIN" $S --method send --verify most

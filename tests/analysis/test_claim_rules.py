@@ -5,6 +5,7 @@ and a claim the plan has no cells for "not run in this profile"."""
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from pathlib import Path
 from typing import Any
@@ -51,8 +52,8 @@ DIRECTION_CASES = [  # (claim, sizes -> (point, CI hi) with one straddling size,
      C.HOLDS),
     ("C4", {512: (1.3, 1.4), 4 * KiB: (0.8, 0.85), 16 * KiB: (1.2, 1.25), 64 * KiB: (1.3, 1.4)},
      C.REFUTED),
-    ("C8", {1 * KiB: (1.2, 1.3), 4 * KiB: (1.2, 1.3), 16 * KiB: (1.2, 1.3), 64 * KiB: (0.99, 1.04)},
-     C.INCONCLUSIVE),   # 64 KiB must be "less": point 0.99 < 1 but CI reaches 1.04
+    ("C8", {1 * KiB: (1.2, 1.3), 4 * KiB: (1.2, 1.3), 16 * KiB: (1.2, 1.3), 64 * KiB: (0.99, 1.10)},
+     C.INCONCLUSIVE),   # 64 KiB must be "less": point 0.99 < 1 but CI [0.89, 1.10] straddles 0.93
 ]
 
 
@@ -70,53 +71,75 @@ def test_every_size_rules_follow_the_ci(tmp_path: Path, claim: str, centers: dic
 
 
 def test_c5_point_and_ci_disagree(tmp_path: Path) -> None:
-    # 512 B must not be ahead: point 1.02 inside the band but the CI reaches 1.07
+    # 512 B must not be ahead: point 1.04 inside the band of 1 ± 7 % but the CI reaches 1.09
     rule = RU.RULES["C5"][0]
-    run = _load(tmp_path, _every(rule, "same-core", {512: (1.02, 1.07), 4 * KiB: (2.0, 2.2)}),
+    run = _load(tmp_path, _every(rule, "same-core", {512: (1.04, 1.09), 4 * KiB: (2.0, 2.2)}),
                 ["C5"])
     r = _one(C.evaluate(run), "same-core")
     assert r.verdict == C.INCONCLUSIVE and "straddles" in r.boundary
 
 
-@pytest.mark.parametrize("point,hi,expected", [(0.60, 0.68, C.INCONCLUSIVE),  # point in band
-                                               (0.55, 0.60, C.HOLDS),
-                                               (0.85, 0.95, C.REFUTED)])
-def test_c9_at_best(tmp_path: Path, point: float, hi: float, expected: str) -> None:
-    rule = RU.RULES["C9"][1]
-    sizes = {1 * KiB: (0.3, 0.33), 4 * KiB: (0.35, 0.38), 16 * KiB: (0.4, 0.44),
-             64 * KiB: (point, hi)}
-    run = _load(tmp_path, _every(rule, "cross-core", sizes), ["C9"])
-    r = _one(C.evaluate(run), "cross-core", "at best ~52 %")
-    assert r.verdict == expected, (r.verdict, r.reason)
-    if expected == C.REFUTED:
-        assert r.direction.startswith("higher than claimed")
+# --- two questions: the direction against 1 ± 7 %, the published number against x/÷ 1.25 ----
 
-
-@pytest.mark.parametrize("claim,point,hi,expected,direction", [
-    ("C13", 1.5, 1.9, C.INCONCLUSIVE, ""),      # point inside [1.14, 1.77], CI reaches 1.9
-    ("C13", 2.06, 2.3, C.REFUTED, "higher"),    # more faster than claimed: says so
-    ("C13", 0.966, 1.05, C.REFUTED, "lower"),   # no speed-up: says so
-    ("C13", 1.42, 1.5, C.HOLDS, ""),
+@pytest.mark.parametrize("point,hi,direction,magnitude", [
+    (0.52, 0.56, C.HOLDS, C.HOLDS),              # less everywhere, 0.52 as published
+    (0.60, 0.68, C.HOLDS, C.INCONCLUSIVE),       # CI [0.53, 0.68] straddles 0.652 (0.52 x 1.25)
+    (0.90, 0.97, C.INCONCLUSIVE, C.REFUTED),     # straddles 0.93; wholly above 0.652
+    (1.20, 1.30, C.REFUTED, C.REFUTED),          # zero-copy decided ahead at 64 KiB
 ])
-def test_single_approx_rules_state_their_direction(tmp_path: Path, claim: str, point: float,
-                                                   hi: float, expected: str,
-                                                   direction: str) -> None:
+def test_c9_at_best_is_a_direction_and_a_magnitude(tmp_path: Path, point: float, hi: float,
+                                                   direction: str, magnitude: str) -> None:
+    rule = RU.RULES["C9"][1]
+    # the other sizes as published (0.346, 0.390, 0.409): inside their bands
+    sizes = {1 * KiB: (0.35, 0.37), 4 * KiB: (0.39, 0.41), 16 * KiB: (0.41, 0.43),
+             64 * KiB: (point, hi)}
+    res = C.evaluate(_load(tmp_path, _every(rule, "cross-core", sizes), ["C9"]))
+    r = _one(res, "cross-core", "at best ~52 %")
+    assert (r.verdict, r.magnitude) == (direction, magnitude), (r.reason, r.magnitude_text)
+    assert "64 KiB: published 0.522" in r.magnitude_text
+    if direction == C.REFUTED:
+        assert r.direction.startswith("greater at 64 KiB where the claim says less")
+    # "never beats" reads the same four ratios: its magnitude is not counted a second time
+    assert _one(res, "cross-core", "never beats").magnitude == ""
+    assert sum(x.magnitude != "" for x in res if x.placement == "cross-core") == 1
+
+
+@pytest.mark.parametrize("point,hi,direction,magnitude", [
+    (1.5, 1.9, C.HOLDS, C.INCONCLUSIVE),      # faster; CI [1.18, 1.9] reaches past 1.77
+    (2.06, 2.3, C.HOLDS, C.REFUTED),          # faster, by more than published: outside
+    (0.966, 1.05, C.INCONCLUSIVE, C.REFUTED),  # straddles 0.93: direction undecided
+    (1.42, 1.5, C.HOLDS, C.HOLDS),
+    (0.8, 0.85, C.REFUTED, C.REFUTED),        # sendfile decided slower: says so
+])
+def test_c13_direction_and_magnitude_are_decided_apart(tmp_path: Path, point: float,
+                                                       hi: float, direction: str,
+                                                       magnitude: str) -> None:
     cells = R.pair(R.file_send("sendfile", 100_000_000, "same-core"),
                    R.file_send("read-write", 100_000_000, "same-core"), point, hi)
-    r = _one(C.evaluate(_load(tmp_path, cells, [claim])), "same-core")
-    assert r.verdict == expected, (r.verdict, r.reason)
-    assert r.direction.startswith(direction) if direction else not r.direction
+    r = _one(C.evaluate(_load(tmp_path, cells, ["C13"])), "same-core")
+    assert (r.verdict, r.magnitude) == (direction, magnitude), (r.reason, r.magnitude_text)
+    assert "published 1.42, band [1.13, 1.77]" in r.magnitude_text
+    word = {C.HOLDS: "inside", C.REFUTED: "outside", C.INCONCLUSIVE: "undecided"}[magnitude]
+    assert r.magnitude_text.endswith(word)
+    assert r.direction.startswith("less at 100 MB where the claim says greater") \
+        if direction == C.REFUTED else not r.direction
+    assert C.compact_table([r]).iloc[0][["direction", "magnitude"]].tolist() == \
+        [direction, magnitude]
 
 
-@pytest.mark.parametrize("point,hi,expected", [(120.0, 150.0, C.INCONCLUSIVE),  # CI [96, 150]
-                                               (300.0, 360.0, C.HOLDS),
-                                               (3.4, 4.0, C.REFUTED)])
-def test_c1_rtt_above_100(tmp_path: Path, point: float, hi: float, expected: str) -> None:
+@pytest.mark.parametrize("point,hi,direction,magnitude", [
+    (120.0, 150.0, C.HOLDS, C.INCONCLUSIVE),  # CI [96, 150]: 96 < 96.7 = 120.9 / 1.25
+    (300.0, 360.0, C.HOLDS, C.REFUTED),
+    (3.4, 4.0, C.HOLDS, C.REFUTED),           # slower, but 35 times less than published
+    (1.0, 1.05, C.REFUTED, C.REFUTED),        # equivalent where the claim says greater
+])
+def test_c1_rtt(tmp_path: Path, point: float, hi: float, direction: str,
+                magnitude: str) -> None:
     cells = R.pair(R.pingpong("zerocopy", 64, "cross-core"), R.pingpong("send", 64, "cross-core"),
                    point, hi)
     r = _one(C.evaluate(_load(tmp_path, cells, ["C1"])), "cross-core",
              "report's words: round trip, 64 B")
-    assert r.verdict == expected, (r.verdict, r.reason)
+    assert (r.verdict, r.magnitude) == (direction, magnitude), (r.reason, r.magnitude_text)
 
 
 def test_c1_s1_code_reading_reads_the_inverse_message_rate(tmp_path: Path) -> None:
@@ -128,29 +151,33 @@ def test_c1_s1_code_reading_reads_the_inverse_message_rate(tmp_path: Path) -> No
     assert r.verdict == C.HOLDS and r.value == pytest.approx(150.0, rel=1e-6)
 
 
-@pytest.mark.parametrize("point,hi,expected", [(3.6, 4.6, C.INCONCLUSIVE), (3.4, 3.6, C.HOLDS),
-                                               (1.1, 1.2, C.REFUTED)])
-def test_c10_rtt_approx(tmp_path: Path, point: float, hi: float, expected: str) -> None:
+@pytest.mark.parametrize("point,hi,direction,magnitude", [
+    (3.6, 4.6, C.HOLDS, C.INCONCLUSIVE), (3.4, 3.6, C.HOLDS, C.HOLDS),
+    (1.1, 1.2, C.INCONCLUSIVE, C.REFUTED),   # CI [1.01, 1.2] straddles 1.07
+    (0.8, 0.85, C.REFUTED, C.REFUTED)])
+def test_c10_rtt(tmp_path: Path, point: float, hi: float, direction: str,
+                 magnitude: str) -> None:
     cells = R.pair(R.pingpong("zerocopy", 64 * KiB, "same-core"),
                    R.pingpong("send", 64 * KiB, "same-core"), point, hi)
     r = _one(C.evaluate(_load(tmp_path, cells, ["C10"])), "same-core",
              "report's words: round trip")
-    assert r.verdict == expected
+    assert (r.verdict, r.magnitude) == (direction, magnitude), (r.reason, r.magnitude_text)
 
 
-@pytest.mark.parametrize("claim,metric,point,hi,expected", [
-    ("C2", "llc_load_misses", 9.0, 12.5, C.INCONCLUSIVE),  # band [7.36, 11.5]
-    ("C7", "l1d_load_misses", 2.6, 2.8, C.HOLDS),
-    ("C12", "llc_load_misses", 1.6, 2.2, C.INCONCLUSIVE),  # band [1.33, 2.07]
+@pytest.mark.parametrize("claim,metric,point,hi,direction,magnitude", [
+    ("C2", "llc_load_misses", 9.0, 12.5, C.HOLDS, C.INCONCLUSIVE),  # band [7.36, 11.5]
+    ("C7", "l1d_load_misses", 2.6, 2.8, C.HOLDS, C.HOLDS),
+    ("C12", "llc_load_misses", 1.6, 2.2, C.HOLDS, C.INCONCLUSIVE),  # band [1.33, 2.07]
+    ("C12", "llc_load_misses", 1.02, 1.1, C.INCONCLUSIVE, C.REFUTED),
 ])
 def test_pmu_rules(tmp_path: Path, claim: str, metric: str, point: float, hi: float,
-                   expected: str) -> None:
+                   direction: str, magnitude: str) -> None:
     rule = RU.RULES[claim][0]
     size, th = rule.sizes[0], rule.threads
     cells = R.pair(R.stream(rule.numerator, size, "cross-core", th, misses=metric),
                    R.stream(rule.denominator, size, "cross-core", th, misses=metric), point, hi)
     r = _one(C.evaluate(_load(tmp_path, cells, [claim])), "cross-core")
-    assert r.verdict == expected, (r.verdict, r.reason)
+    assert (r.verdict, r.magnitude) == (direction, magnitude), (r.reason, r.magnitude_text)
 
 
 def test_c14_every_file_size_and_its_parallel_condition(tmp_path: Path) -> None:
@@ -162,8 +189,8 @@ def test_c14_every_file_size_and_its_parallel_condition(tmp_path: Path) -> None:
     res = C.evaluate(_load(tmp_path, cells, ["C14"]))
     cross = _one(res, "cross-core")
     assert cross.verdict == C.INCONCLUSIVE and "16" in cross.boundary, cross.boundary
-    same = _one(res, "same-core")  # splice2's two threads pinned to one CPU
-    assert same.verdict == C.NOT_TESTABLE and "pinned" in same.reason
+    same = _one(res, "same-core")  # same-core puts splice2's two threads on one CPU
+    assert same.verdict == C.NOT_TESTABLE and "on one CPU by definition" in same.reason
     assert rule.applies is not None and "2 CPUs" in rule.applies.text()
 
 
@@ -227,7 +254,7 @@ def test_c11_best_thread_count_from_cis_not_medians(tmp_path: Path) -> None:
     r = _one(C.evaluate(run), "cross-core")
     assert r.verdict == C.INCONCLUSIVE, (r.verdict, r.reason)
     # the medians put the best at 8 threads (a reading by medians refutes), but 8 against 2
-    # and 4 straddles both bounds of the practical band: nothing is decided
+    # and 4 straddles both bounds of 1 ± 7 %: nothing is decided
     run = _load(tmp_path / "eight", _threads(rule, "send", {1: 1.0, 2: 1.02, 4: 1.03, 8: 1.1},
                                              0.3), ["C11"], cpus=32)
     r = _one(C.evaluate(run), "cross-core")
@@ -235,7 +262,8 @@ def test_c11_best_thread_count_from_cis_not_medians(tmp_path: Path) -> None:
     run = _load(tmp_path / "b", _threads(rule, "send", {1: 1.0, 2: 1.5, 4: 1.6, 8: 0.9}, 0.02),
                 ["C11"], cpus=32)
     assert _one(C.evaluate(run), "cross-core").verdict == C.HOLDS
-    run = _load(tmp_path / "c", _threads(rule, "send", {1: 1.6, 2: 1.2, 4: 1.1, 8: 0.9}, 0.02),
+    # 1 thread ahead of 2 and 4 by more than the CIs between blocks (unpaired) and 7 % allow
+    run = _load(tmp_path / "c", _threads(rule, "send", {1: 2.0, 2: 1.2, 4: 1.1, 8: 0.9}, 0.02),
                 ["C11"], cpus=32)
     r = _one(C.evaluate(run), "cross-core")
     assert r.verdict == C.REFUTED and "1 thread" in r.direction
@@ -254,6 +282,23 @@ def test_thread_claims_need_a_cpu_per_thread_and_side(tmp_path: Path) -> None:
     pinned = [{**c, "cpus_sender_list": "0", "cpus_sink_list": "1"} for c in cells]
     r = _one(C.evaluate(_load(tmp_path / "pinned", pinned, ["C6"], cpus=32)), "cross-core")
     assert r.verdict == C.NOT_TESTABLE and "pinned 8 threads" in r.reason
+
+
+@pytest.mark.parametrize("ratio,direction,magnitude,why", [
+    (0.40, C.HOLDS, C.HOLDS, ""),             # a collapse, as published (0.405)
+    (0.70, C.HOLDS, C.REFUTED, ""),           # less beyond 7 %, but no collapse to 0.405
+    (0.88, C.INCONCLUSIVE, C.REFUTED, ""),    # unpaired CI [0.72, 1.08] straddles 0.93
+    (1.50, C.REFUTED, C.REFUTED, "greater where the claim says less"),
+])
+def test_c6_collapse_is_a_direction_and_a_magnitude(tmp_path: Path, ratio: float,
+                                                    direction: str, magnitude: str,
+                                                    why: str) -> None:
+    rule = RU.RULES["C6"][0]
+    cells = _threads(rule, "sendmsg", {4: 1.0, 8: ratio}, 0.02)
+    r = _one(C.evaluate(_load(tmp_path, cells, ["C6"], cpus=32)), "cross-core")
+    assert (r.verdict, r.magnitude) == (direction, magnitude), (r.reason, r.magnitude_text)
+    assert r.direction.startswith(why) if why else not r.direction
+    assert "published 0.405" in r.magnitude_text
 
 
 # --- P1: a flip needs both orderings decided at the level of every cell searched ----------
@@ -302,14 +347,18 @@ def test_every_rule_declares_its_condition_and_revision() -> None:
 def test_a_run_made_before_the_revision_is_post_hoc(tmp_path: Path) -> None:
     cells = R.pair(R.pingpong("zerocopy", 64, "cross-core"), R.pingpong("send", 64, "cross-core"),
                    3.0, 3.3)
-    old = _load(tmp_path, cells, ["C1"], created_at="2026-11-23T15:14:39+00:00")
+    revised = A.instant(RU.REVISED)
+    minute = dt.timedelta(minutes=1)
+    # the reference run e8c3 was made before the direction/magnitude rules: post hoc
+    old = _load(tmp_path, cells, ["C1"], created_at="2026-11-24T13:36:52+00:00")
     new = _load(tmp_path / "new", cells, ["C1"], created_at="2026-12-01T00:00:00+00:00")
     assert C.post_hoc(old) and not C.post_hoc(new)
-    # the same day counts to the minute: the claims run made at 06:13 on the day the rules
-    # were revised (08:04) was made before them
-    morning = _load(tmp_path / "morning", cells, ["C1"], created_at="2026-11-24T06:13:49+00:00")
-    evening = _load(tmp_path / "evening", cells, ["C1"], created_at="2026-11-24T21:00:00+00:00")
-    assert C.post_hoc(morning) and not C.post_hoc(evening)
-    assert C.revised_text() == "2026-11-24 08:04 UTC"
+    # to the minute: a run made a minute before the revision is post hoc, one after is not
+    before = _load(tmp_path / "before", cells, ["C1"],
+                   created_at=(revised - minute).isoformat())
+    after = _load(tmp_path / "after", cells, ["C1"], created_at=(revised + minute).isoformat())
+    assert C.post_hoc(before) and not C.post_hoc(after)
+    assert C.revised_text() == revised.strftime("%Y-%m-%d %H:%M UTC")
+    assert [w for w, _ in RU.REVISIONS][-2:] == ["2026-11-24T08:04Z", RU.REVISED]
     assert math.isfinite(_one(C.evaluate(new), "cross-core",
                               "report's words: round trip, 64 B").value)

@@ -142,7 +142,7 @@ def test_unmatched_counts(runs: tuple[A.Run, A.Run, A.Run]) -> None:
 
 @pytest.mark.parametrize("run_v,ref_v,expected", [
     (C.HOLDS, C.HOLDS, K.BOTH_HOLD), (C.REFUTED, C.REFUTED, K.BOTH_REFUTED),
-    (C.INCONCLUSIVE, C.INCONCLUSIVE, K.SAME_VERDICT), (C.HOLDS, C.REFUTED, K.DISAGREE),
+    (C.INCONCLUSIVE, C.INCONCLUSIVE, K.BOTH_UNDECIDED), (C.HOLDS, C.REFUTED, K.DISAGREE),
     (C.NOT_TESTABLE, C.HOLDS, K.ONE_SIDE), (C.NOT_TESTABLE, C.NOT_TESTABLE, K.NEITHER)])
 def test_claim_agreement(run_v: str, ref_v: str, expected: str) -> None:
     assert K.agreement(run_v, ref_v) == expected

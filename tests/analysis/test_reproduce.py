@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import pandas as pd
-
 import claim_runs as R
 from analysis import claims as C
 from analysis import reproduce as RP
@@ -21,23 +19,32 @@ def _r(verdict: str, value: float = math.nan, lo: float = math.nan, hi: float = 
     return r
 
 
-def test_same_verdict_and_statistic_inside_the_widened_ci() -> None:
+def test_same_decided_verdict_with_overlapping_cis() -> None:
     j = RP.judge(_r(C.HOLDS, 1.3, 1.2, 1.4), _r(C.HOLDS, 1.43, 1.3, 1.5))
-    assert j.status == RP.REPRODUCED and "inside [1.16, 1.44]" in j.why
+    assert j.status == RP.SAME_DECIDED and j.reproduced
 
 
-def test_statistic_outside_the_widened_ci_is_not_reproduced() -> None:
+def test_same_decided_verdict_with_disjoint_cis_is_not_reproduced() -> None:
+    """No widened band and no speed normalisation: the CIs must overlap."""
     j = RP.judge(_r(C.HOLDS, 1.3, 1.2, 1.4), _r(C.HOLDS, 1.6, 1.5, 1.7))
-    assert j.status == RP.NOT_REPRODUCED and "outside" in j.why
+    assert j.status == RP.NOT_REPRODUCED and "do not overlap" in j.why and not j.reproduced
 
 
-def test_inconclusive_against_decided_with_overlapping_cis() -> None:
-    ref = _r(C.REFUTED, 0.8, 0.75, 0.85)
-    assert RP.judge(ref, _r(C.INCONCLUSIVE, 0.84, 0.7, 1.02)).status == RP.REPRODUCED
-    j = RP.judge(ref, _r(C.INCONCLUSIVE, 1.0, 0.9, 1.1))  # CIs do not overlap
-    assert j.status == RP.NOT_REPRODUCED and "do not overlap" in j.why
-    # either side may be the undecided one
-    assert RP.judge(_r(C.INCONCLUSIVE, 0.84, 0.7, 1.02), ref).status == RP.REPRODUCED
+def test_both_undecided_is_its_own_category_never_reproduced() -> None:
+    """A wide reference CI agrees with anything: two inconclusive verdicts are not a
+    reproduction (the lax rule counted them as one)."""
+    j = RP.judge(_r(C.INCONCLUSIVE, 1.0, 0.5, 2.0), _r(C.INCONCLUSIVE, 1.01, 0.9, 1.1))
+    assert j.status == RP.BOTH_UNDECIDED and not j.reproduced
+
+
+def test_inconclusive_reference_decided_run_is_newly_decided() -> None:
+    j = RP.judge(_r(C.INCONCLUSIVE, 0.84, 0.7, 1.02), _r(C.REFUTED, 0.8, 0.75, 0.85))
+    assert j.status == RP.NEWLY_DECIDED and not j.reproduced
+
+
+def test_decided_reference_left_undecided_is_not_reproduced() -> None:
+    j = RP.judge(_r(C.REFUTED, 0.8, 0.75, 0.85), _r(C.INCONCLUSIVE, 0.84, 0.7, 1.02))
+    assert j.status == RP.NOT_REPRODUCED and "left inconclusive" in j.why
 
 
 def test_opposite_verdicts_never_reproduce() -> None:
@@ -45,35 +52,30 @@ def test_opposite_verdicts_never_reproduce() -> None:
     assert j.status == RP.NOT_REPRODUCED and "opposite" in j.why
 
 
-def test_speed_normalisation() -> None:
-    ref = _r(C.HOLDS, 1.3, 1.2, 1.4)
-    run = _r(C.HOLDS, 1.82, 1.7, 1.9)  # 1.4x: the run's machine favours the numerator
-    assert RP.judge(ref, run).status == RP.NOT_REPRODUCED
-    j = RP.judge(ref, run, speed=1.4)
-    assert j.status == RP.REPRODUCED and "speed-normalised" in j.why
-    # the factors come from the matched cells: per method, geometric mean of speed ratios
-    cells = pd.DataFrame({"metric": ["gbit_per_s"] * 4,
-                          "method": ["sendmsg", "sendmsg", "send", "send"],
-                          "speed_ratio": [1.4, 1.4 * 1.21, 1.0, 1.21]})
-    f = RP.method_factors(cells)
-    assert f["sendmsg"] / f["send"] == __import__("pytest").approx(1.4)
+def test_the_same_magnitude_verdict_reproduces() -> None:
+    """Direction undecided on both, the published number outside the band on both: the
+    magnitude verdict is reproduced; a magnitude undecided on one side is not."""
+    ref, run = _r(C.INCONCLUSIVE, 1.0, 0.9, 1.1), _r(C.INCONCLUSIVE, 1.02, 0.95, 1.1)
+    ref.magnitude = run.magnitude = C.REFUTED
+    assert RP.judge(ref, run).status == RP.SAME_MAGNITUDE
+    run.magnitude = C.INCONCLUSIVE
+    assert RP.judge(ref, run).status == RP.BOTH_UNDECIDED
 
 
 def test_a_crossover_size_is_compared_by_its_ci() -> None:
     ref = _r(C.REFUTED, 341_635, 235_092, 539_249)
-    j = RP.judge(ref, _r(C.REFUTED, 226_693, 199_368, 307_978), size=True)
-    assert j.status == RP.REPRODUCED and "overlaps" in j.why  # point outside, CIs overlap
-    j = RP.judge(ref, _r(C.REFUTED, 120_000, 100_000, 140_000), size=True)
-    assert j.status == RP.NOT_REPRODUCED
-    # as a ratio, the same point would fail: a size is not judged like one
-    assert RP.judge(ref, _r(C.REFUTED, 226_693, 199_368, 307_978)).status == RP.NOT_REPRODUCED
+    assert RP.judge(ref, _r(C.REFUTED, 226_693, 199_368, 307_978)).status == RP.SAME_DECIDED
+    assert RP.judge(ref, _r(C.REFUTED, 120_000, 100_000, 140_000)).status == RP.NOT_REPRODUCED
+    # no crossover in range on both sides: refuted without an estimate, the same verdict
+    assert RP.judge(_r(C.REFUTED), _r(C.REFUTED)).status == RP.SAME_DECIDED
+    assert RP.judge(_r(C.REFUTED), ref).status == RP.NOT_REPRODUCED
 
 
-def test_not_testable_for_the_same_reason_vs_a_new_result() -> None:
+def test_not_testable_on_both_vs_a_new_result() -> None:
     why = "needs hardware cache counters (a PMU); this run has none: perf_event_open ENOENT"
     ref = _r(C.NOT_TESTABLE, reason=why, claim="C2")
-    assert RP.judge(ref, _r(C.NOT_TESTABLE, reason=why.replace("ENOENT", "EACCES"),
-                            claim="C2")).status == RP.REPRODUCED
+    j = RP.judge(ref, _r(C.NOT_TESTABLE, reason=why.replace("ENOENT", "EACCES"), claim="C2"))
+    assert j.status == RP.BOTH_NOT_TESTABLE and not j.reproduced
     j = RP.judge(ref, _r(C.HOLDS, 9.0, 8.0, 10.0, claim="C2"))
     assert j.status == RP.NOT_COMPARABLE and "new result" in j.why
     j = RP.judge(_r(C.HOLDS, 1.3, 1.2, 1.4), _r(C.NOT_TESTABLE, reason="needs >= 16 CPUs; 2"))
@@ -82,13 +84,30 @@ def test_not_testable_for_the_same_reason_vs_a_new_result() -> None:
     assert j.status == RP.NOT_COMPARABLE and "profile" in j.why
 
 
-def test_table_and_total() -> None:
-    ref = [_r(C.HOLDS, 1.3, 1.2, 1.4), _r(C.REFUTED, 0.8, 0.75, 0.85, claim="C5")]
-    run = [_r(C.HOLDS, 1.35, 1.2, 1.5), _r(C.HOLDS, 1.1, 1.05, 1.2, claim="C5")]
+def test_table_and_total_by_category() -> None:
+    ref = [_r(C.HOLDS, 1.3, 1.2, 1.4), _r(C.REFUTED, 0.8, 0.75, 0.85, claim="C5"),
+           _r(C.INCONCLUSIVE, 1.0, 0.8, 1.2, claim="C8"),
+           _r(C.INCONCLUSIVE, 1.0, 0.8, 1.2, claim="C9")]
+    run = [_r(C.HOLDS, 1.35, 1.2, 1.5), _r(C.HOLDS, 1.1, 1.05, 1.2, claim="C5"),
+           _r(C.INCONCLUSIVE, 1.0, 0.8, 1.2, claim="C8"), _r(C.HOLDS, 1.3, 1.2, 1.4, claim="C9")]
     t = RP.table(ref, run)
-    assert list(t["status"]) == [RP.REPRODUCED, RP.NOT_REPRODUCED]
-    assert RP.total(t).startswith("1 of 2 comparable verdicts reproduced")
-    assert "never opposite decided verdicts" in RP.rule_text()
+    assert list(t["status"]) == [RP.SAME_DECIDED, RP.NOT_REPRODUCED, RP.BOTH_UNDECIDED,
+                                 RP.NEWLY_DECIDED]
+    assert RP.total(t).startswith(
+        "4 claim verdicts compared: 1 reproduced (1 the same decided verdict, 0 the same "
+        "magnitude verdict), 1 not reproduced, 1 newly decided, 1 both undecided")
+    assert "both undecided" in RP.rule_text() and "never" not in RP.total(t)
+
+
+def test_a_compare_that_tested_no_claim_says_0_claims_compared() -> None:
+    """A smoke run tests no claim: the lax rule said "6 of 6 comparable verdicts
+    reproduced" for it."""
+    why = "needs hardware cache counters (a PMU); this run has none"
+    ref = [_r(C.NOT_TESTABLE, reason=why, claim="C2"), _r(C.HOLDS, 1.3, 1.2, 1.4)]
+    run = [_r(C.NOT_TESTABLE, reason=why, claim="C2"), _r(C.NOT_RUN, reason="no cells")]
+    text = RP.total(RP.table(ref, run))
+    assert text.startswith("0 claims compared") and "reproduced" not in text
+    assert "1 both not testable, 1 not comparable" in text
 
 
 def test_only_runs_both_made_after_the_mend_test_the_rule(tmp_path: Path) -> None:
@@ -100,10 +119,17 @@ def test_only_runs_both_made_after_the_mend_test_the_rule(tmp_path: Path) -> Non
     def made(name: str, at: str) -> A.Run:
         return A.load_run(R.write(tmp_path / name / "run", cells, ["C1"], created_at=at))
 
-    morning = made("morning", "2026-11-24T06:13:49+00:00")  # before 07:38 UTC that day
-    ref = made("ref", "2026-11-24T13:37:00+00:00")
-    later = made("later", "2026-11-24T16:18:38+00:00")
+    when = A.instant(RP.MENDED)
+    at = lambda minutes: (when + __import__("datetime").timedelta(minutes=minutes)).isoformat()
+    morning = made("morning", at(-1))  # a minute before the rule in force was committed
+    ref = made("ref", at(60))
+    later = made("later", at(120))
     assert RP.tests_the_rule(later, ref)
     assert not RP.tests_the_rule(morning, ref)
     assert not RP.tests_the_rule(later, morning)
-    assert "committed at 07:38 UTC" in RP.rule_text() and "real test" in RP.rule_text()
+    assert f"at {when:%H:%M} UTC" in RP.rule_text() and "real test" in RP.rule_text()
+
+
+def test_every_revision_is_kept_oldest_first() -> None:
+    whens = [A.instant(r.when) for r in RP.REVISIONS]
+    assert whens == sorted(whens) and RP.MENDED == RP.REVISIONS[-1].when

@@ -1,6 +1,6 @@
 """What ``ok`` means is checked by ``verify`` with the rule the runner marks a trial ok by
 (rundir.okrule): an ok record edited to carry verification mismatches, a missed window or no
-bytes fails verification even when the run is sealed again. ``seal`` and ``pack`` refuse a
+bytes fails verification, and ``seal`` refuses to seal it again. ``seal`` and ``pack`` refuse a
 run that is not finished unless told it is final (``--final``)."""
 
 from __future__ import annotations
@@ -47,7 +47,10 @@ def test_an_ok_record_that_does_not_mean_ok_fails_verify(runner_small_run: Path,
     change(rec["result"])
     lines[4] = json.dumps(rec) + "\n"
     (run / "trials.jsonl").write_text("".join(lines))
-    assert _rundir("seal", str(run)).returncode == 0  # sealed again: the hashes agree
+    r = _rundir("seal", str(run))  # not sealed again: the records changed since the seal
+    assert r.returncode == 2 and "trials.jsonl (changed)" in r.stderr, r.stderr
+    r = _rundir("seal", str(run), "--reseal", "as if deliberate")  # nor by the ok rule
+    assert r.returncode == 2 and f"trials.jsonl:5: {expected}" in r.stderr, r.stderr
     r = _rundir("verify", str(run))
     assert r.returncode == 1, r.stdout
     assert f"trials.jsonl:5: {expected}" in r.stdout, r.stdout

@@ -75,6 +75,14 @@ def _duplicate(d: Path) -> None:
     (d / "trials.jsonl").write_text("".join(lines + lines[1:2]))
 
 
+def _edit_profile_copy(d: Path) -> None:
+    """Another window in the run's profile copy: none of the planned cells could be made
+    again from it."""
+    copy = d / "profiles" / "small.toml"
+    copy.write_text(copy.read_text().replace("duration_s = 0.2", "duration_s = 0.3"))
+    assert "duration_s = 0.3" in copy.read_text()
+
+
 CASES = {
     "garbage line in trials.jsonl": (_garbage_line, "trials.jsonl:4: not a JSON record"),
     "plan.json cut in half": (_cut_plan, "plan.json:"),
@@ -104,6 +112,7 @@ CASES = {
                               f"manifest.json: missing, but {KEPT} trials are recorded"),
     "sessions.json damaged": (lambda d: (d / "sessions.json").write_text("{\"x\": 1}"),
                               "sessions.json: not a JSON list of sessions"),
+    "profile copy edited": (_edit_profile_copy, "profiles/small.toml: edited since the plan"),
 }
 
 

@@ -20,7 +20,7 @@ import psutil
 import pytest
 
 from conftest import ROOT, copy_run, run_runner, runner_cmd, runner_env, write_sweep_profile
-from rundir.verify import seal, verify
+from rundir.verify import verify, write_seal
 
 pytestmark = pytest.mark.sweep
 
@@ -155,7 +155,7 @@ def test_readers_refuse_a_run_that_does_not_verify(runner_small_run: Path,
     run = copy_run(runner_small_run, tmp_path / "run")
     lines = (run / "trials.jsonl").read_text().splitlines(keepends=True)
     (run / "trials.jsonl").write_text("".join(lines + lines[:2]))  # as two writers left it
-    seal(run)  # sealed as they left it: the hashes agree, the records do not
+    write_seal(run)  # sealed as they left it: the hashes agree, the records do not
     r = subprocess.run(["make", "--no-print-directory", "book-check-run", f"RUN={run}"],
                        capture_output=True, text=True, cwd=ROOT, timeout=120)
     said = [ln for ln in r.stderr.splitlines() if ln.startswith("make book:")]

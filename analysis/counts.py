@@ -1,0 +1,155 @@
+"""The one owner of every count the book prints: how many comparisons of the message
+methods against ``send`` there are and how each was decided, the same in the message
+chapter's reference configuration, and how many claim verdicts there are in each state.
+
+Every chapter that prints one of these numbers takes it from :func:`book_counts` (the
+abstract, the findings, the introduction, the message chapter, the claims chapter, the
+replication chapter), so no two pages can disagree on a count: the sets are defined here
+once.
+
+* **message comparisons**: every message method against two-copy ``send`` (TCP and the UDP
+  forwarding path), at the run's lowest thread count, in every configuration (transport,
+  protocol, placement, window) measured at two sizes or more; family: the sizes of one
+  method in one configuration (:func:`analysis.claims.baselines.baseline_comparisons`);
+* **reference comparisons**: every message method against ``send`` (TCP stream) in the
+  message chapter's reference configuration (the most-populated transport and placement,
+  :func:`analysis.run.reference`, on the cells at one window each), every thread count,
+  one family per (method, thread count, window);
+* **verdicts**: every claim verdict (one per claim, reading, placement and measurement:
+  copybench's or the report's own program), per state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import pandas as pd
+
+from analysis import run as A
+from analysis.claims.base import (HOLDS, INCONCLUSIVE, REFUTED, VERDICTS, ClaimResult,
+                                  stream_cells)
+from analysis.claims.baselines import baseline_comparisons
+
+#: the configuration of one family of message comparisons
+MSG_FACTORS = ("transport", "protocol", "placement", "threads", "duration_s")
+#: the same in the reference configuration (every thread count)
+REF_FACTORS = ("transport", "placement", "threads", "duration_s")
+OUTCOMES = ("greater", "less", "equivalent", "inconclusive")
+
+
+@dataclass(frozen=True)
+class Tally:
+    """How the comparisons of one set were decided."""
+
+    n: int = 0
+    greater: int = 0
+    less: int = 0
+    equivalent: int = 0
+    undecided: int = 0
+
+    @classmethod
+    def of(cls, tab: pd.DataFrame) -> "Tally":
+        if tab.empty:
+            return cls()
+        d = tab["decision"].value_counts()
+        return cls(len(tab), *(int(d.get(k, 0)) for k in OUTCOMES))
+
+    def text(self) -> str:
+        """"12 faster, 40 slower, 1 equivalent and 52 undecided of 105 comparisons"."""
+        if not self.n:
+            return "no comparison"
+        return (f"{self.greater} faster, {self.less} slower, {self.equivalent} equivalent "
+                f"and {self.undecided} undecided of {self.n} comparison"
+                + ("s" if self.n != 1 else ""))
+
+
+@dataclass(frozen=True)
+class BookCounts:
+    message: Tally
+    reference: Tally
+    reference_config: str  # "loopback, cross-core" (or "" when the run has no stream cells)
+    threads: tuple[int, ...]  # the thread counts of the message comparisons
+    verdicts: dict[str, int] = field(default_factory=dict)  # state -> verdicts (direction)
+    claims: int = 0  # the claims those verdicts are for
+    magnitude: dict[str, int] = field(default_factory=dict)  # state -> published-number verdicts
+
+    @property
+    def n_verdicts(self) -> int:
+        return sum(self.verdicts.values())
+
+    def glue(self) -> dict[str, str]:
+        """Every count as the text the book glues, by name."""
+        out = {"count_msg": str(self.message.n), "count_msg_text": self.message.text(),
+               "count_ref": str(self.reference.n), "count_ref_text": self.reference.text(),
+               "count_ref_undecided": f"{self.reference.undecided} of {self.reference.n}",
+               "count_ref_config": self.reference_config or "none (no stream cells)",
+               "count_verdicts": str(self.n_verdicts), "count_claims": str(self.claims)}
+        for k in ("greater", "less", "equivalent", "undecided"):
+            out[f"count_msg_{k}"] = str(getattr(self.message, k))
+        for v in VERDICTS:
+            out[f"count_{v.replace(' ', '_')}"] = str(self.verdicts.get(v, 0))
+        for v in (HOLDS, REFUTED, INCONCLUSIVE):
+            out[f"count_magnitude_{v}"] = str(self.magnitude.get(v, 0))
+        out["count_magnitude"] = str(sum(self.magnitude.values()))
+        return out
+
+
+def with_sizes(tab: pd.DataFrame, factors: Sequence[str], least: int = 2) -> pd.DataFrame:
+    """The rows of configurations measured at ``least`` sizes or more."""
+    if tab.empty:
+        return tab
+    n = tab.groupby(list(factors), dropna=False)["size"].transform("nunique")
+    return tab[n >= least]
+
+
+def message_table(run: A.Run) -> pd.DataFrame:
+    """Every message method against ``send`` at the run's lowest thread count, in every
+    configuration, single-size ones included (the findings' table of every comparison)."""
+    cells = stream_cells(run, udp=True)
+    if cells.empty:
+        return pd.DataFrame()
+    one = cells[cells["threads"] == int(cells["threads"].min())]
+    return baseline_comparisons(run, one, "send", A.MESSAGE_METHODS, MSG_FACTORS)
+
+
+def message_comparisons(run: A.Run, table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The message comparisons the book counts (see the module doc): :func:`message_table`
+    (or ``table``, computed by it) in the configurations measured at two sizes or more."""
+    return with_sizes(message_table(run) if table is None else table, MSG_FACTORS)
+
+
+def reference_cells(run: A.Run) -> pd.DataFrame:
+    """The message chapter's TCP stream cells, one window per configuration."""
+    from analysis.plots import one_window  # plots imports matplotlib: only when needed
+    m = run.measured
+    st = m[(m["scenario"] == "message") & (m["mode"] == "stream")]
+    return one_window(st[st["protocol"] != "udp"])
+
+
+def reference_comparisons(run: A.Run) -> tuple[pd.DataFrame, str]:
+    """The comparisons in the message chapter's reference configuration, and its name."""
+    tcp = reference_cells(run)
+    t, p = A.reference(tcp)
+    if t is None:
+        return pd.DataFrame(), ""
+    d = tcp[(tcp["transport"] == t) & (tcp["placement"] == p)]
+    return baseline_comparisons(run, d, "send", A.MESSAGE_METHODS, REF_FACTORS), f"{t}, {p}"
+
+
+def book_counts(run: A.Run, results: Sequence[ClaimResult],
+                table: pd.DataFrame | None = None) -> BookCounts:
+    """Every count the book prints, from the run and its claim verdicts (``table``: the
+    run's :func:`message_table`, where the caller has it already)."""
+    msg = message_comparisons(run, table)
+    ref, config = reference_comparisons(run)
+    threads = tuple(sorted(int(t) for t in msg["threads"].unique())) if len(msg) else ()
+    return BookCounts(Tally.of(msg), Tally.of(ref), config, threads,
+                      {v: sum(r.verdict == v for r in results) for v in VERDICTS},
+                      len({r.claim for r in results}),
+                      {v: sum(r.magnitude == v for r in results)
+                       for v in (HOLDS, REFUTED, INCONCLUSIVE)})
+
+
+__all__ = ["Tally", "BookCounts", "book_counts", "message_table", "message_comparisons",
+           "reference_comparisons", "reference_cells", "with_sizes", "MSG_FACTORS"]

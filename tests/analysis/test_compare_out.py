@@ -1,0 +1,104 @@
+"""``python -m analysis.compare_report --out DIR`` writes its report only where nothing is or
+where an earlier report of its own is (its marker file): a run, a directory of other files,
+a symbolic link or a file is refused in one line, exit 2, before anything runs, and is left
+as it was. In this process: no notebook runs when the output is refused."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from analysis import compare_report
+from conftest import copy_run, tree_digest
+from rundir.verify import verify
+
+#: the marker every report holds (rundir.outpath.REPORT_MARKER)
+MARKER = ".copybench-report"
+
+
+class _Result:
+    def __init__(self, returncode: int, stderr: str) -> None:
+        self.returncode, self.stderr = returncode, stderr
+
+
+@pytest.fixture
+def compare(capsys: pytest.CaptureFixture[str]) -> Callable[..., _Result]:
+    """The command in this process: its exit code and stderr."""
+    def call(*args: str) -> _Result:
+        try:
+            code = compare_report.main(list(args))
+        except SystemExit as e:
+            code = int(e.code or 0)
+        return _Result(code, capsys.readouterr().err)
+    return call
+
+
+def _fake_run(d: Path) -> Path:
+    """A directory the command takes as a run (it has records), not one that verifies."""
+    d.mkdir()
+    (d / "trials.jsonl").write_text('{"trial_id": "t1"}\n')
+    return d
+
+
+def test_out_is_the_run_itself(runner_small_run: Path, tmp_path: Path,
+                               compare: Callable[..., _Result]) -> None:
+    """A sealed run compared with itself, the report asked into the run: refused, and the
+    run still verifies."""
+    run = copy_run(runner_small_run, tmp_path / "run")
+    before = tree_digest(run)
+    r = compare(str(run), str(run), "--out", str(run))
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "is a run directory" in r.stderr and "no report written" in r.stderr
+    assert tree_digest(run) == before and verify(run).ok
+
+
+def test_out_is_a_directory_of_other_files(tmp_path: Path,
+                                           compare: Callable[..., _Result]) -> None:
+    run = _fake_run(tmp_path / "run")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("three years of work\n")
+    r = compare(str(run), str(run), "--out", str(mine), "--unverified")
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert "is not a report this command wrote" in r.stderr
+    assert (mine / "thesis.tex").read_text() == "three years of work\n"
+
+
+@pytest.mark.parametrize("kind", ["symlink", "file"])
+def test_out_is_a_link_or_a_file(tmp_path: Path, kind: str,
+                                 compare: Callable[..., _Result]) -> None:
+    run = _fake_run(tmp_path / "run")
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    (target / MARKER).write_text(compare_report.MARKER_TEXT if hasattr(compare_report, "MARKER_TEXT")
+                                 else "report\n")  # a link to a report is still a link
+    out = tmp_path / "out"
+    if kind == "symlink":
+        out.symlink_to(target)
+    else:
+        out.write_text("notes\n")
+    r = compare(str(run), str(run), "--out", str(out), "--unverified")
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert ("symbolic link" if kind == "symlink" else "is a file") in r.stderr
+    assert os.path.islink(out) if kind == "symlink" else out.read_text() == "notes\n"
+    assert (target / MARKER).is_file()
+
+
+def test_an_earlier_report_may_be_replaced(tmp_path: Path,
+                                           compare: Callable[..., _Result]) -> None:
+    """Its marker lets the command go on, here to the check of the runs (this one does not
+    verify: exit 1, and the earlier report is kept, as no new one was made)."""
+    from rundir.outpath import REPORT_MARKER
+    run = _fake_run(tmp_path / "run")
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / REPORT_MARKER).write_text(compare_report.MARKER_TEXT)
+    (out / "compare.html").write_text("<html>earlier</html>\n")
+    r = compare(str(run), str(run), "--out", str(out))
+    assert r.returncode == 1, r.stderr[-2000:]
+    assert "does not verify" in r.stderr
+    assert (out / "compare.html").read_text() == "<html>earlier</html>\n"

@@ -1,0 +1,61 @@
+"""Every count the built book prints is the one owner's (analysis/counts.py): the counts
+are built from :func:`analysis.counts.book_counts` on the run the book was built from and
+each printed occurrence is found in the pages; no page prints a count of comparisons or
+verdicts that the owner did not make. Skips unless COPYBENCH_BOOK_RUN names that run."""
+
+from __future__ import annotations
+
+import html as H
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HTML = ROOT / "book" / "_build" / "html"
+RUN = os.environ.get("COPYBENCH_BOOK_RUN")
+pytestmark = [pytest.mark.book,
+              pytest.mark.skipif(not RUN, reason="set by `make test-book` after the build")]
+
+
+def _text(page: str) -> str:
+    raw = (HTML / page).read_text(encoding="utf-8")
+    raw = re.sub(r"<(script|style)\b.*?</\1>", " ", raw, flags=re.S)
+    return " ".join(H.unescape(re.sub(r"<[^>]+>", " ", raw)).split())
+
+
+@pytest.fixture(scope="module")
+def counts():  # noqa: ANN201
+    from analysis import claims as C
+    from analysis import counts as CN
+    from analysis import run as A
+    run = A.load_run(ROOT / RUN)
+    return CN.book_counts(run, C.evaluate(run))
+
+
+def test_each_printed_count_is_the_owners(counts) -> None:  # noqa: ANN001
+    intro = _text("intro.html")
+    m, r, v = counts.message, counts.reference, counts.verdicts
+    if m.n:  # the abstract
+        assert f"of {m.n} comparisons of a copy-avoiding message method" in intro
+        assert (f"{m.greater} are faster, {m.less} slower, {m.equivalent} equivalent "
+                f"within ±3 % and {m.undecided} undecided" in intro)
+    if counts.n_verdicts:  # the abstract and the contributions
+        assert f"Of {counts.n_verdicts} verdicts on {counts.claims} published claims" in intro
+        assert (f"of the {counts.n_verdicts} verdicts {v.get('holds', 0)} hold, "
+                f"{v.get('refuted', 0)} are refuted" in intro)
+    if r.n:
+        assert f"{r.text()} at {counts.reference_config}" in _text("results.html")
+        assert (f"({counts.reference_config}), {r.undecided} of {r.n} are inconclusive"
+                in _text("_generated/replication.html"))
+
+
+def test_no_page_prints_a_count_the_owner_did_not_make(counts) -> None:  # noqa: ANN001
+    allowed = {counts.message.n, counts.reference.n}
+    for page in sorted(HTML.rglob("*.html")):
+        text = _text(str(page.relative_to(HTML)))
+        for n in re.findall(r"\bof (\d+) comparisons\b", text):
+            assert int(n) in allowed, (page.name, n, allowed)
+        for n in re.findall(r"\b[Oo]f (?:the )?(\d+) (?:claim )?verdicts\b", text):
+            assert int(n) == counts.n_verdicts, (page.name, n, counts.n_verdicts)

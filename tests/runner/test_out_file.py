@@ -1,0 +1,83 @@
+"""``runner noise --out`` and ``runner planning --out`` write only where nothing is or over
+their own earlier output: a symbolic link (and its target), a FIFO, a device node or a file
+of something else is refused in one line, exit 2, and left as it was. The runs read are the
+committed pilot and claims runs (block designs); run in this process."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from conftest import ROOT
+from runner.sweep import cli
+
+PILOT = ROOT / "data" / "raw" / "20261123T060913Z-pilot"
+CLAIMS = ROOT / "data" / "raw" / "20261124T161827Z-claims"
+
+
+@pytest.fixture
+def runner(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str]]:
+    def call(*args: str) -> tuple[int, str]:
+        try:
+            code = cli.main(list(args))
+        except SystemExit as e:
+            code = int(e.code or 0)
+        return code, capsys.readouterr().err
+    return call
+
+
+def _make(kind: str, out: Path, tmp_path: Path) -> Callable[[], None]:
+    """Something at ``out`` of the given kind; returns a check that it is as it was."""
+    if kind == "symlink":
+        target = tmp_path / "target.txt"
+        target.write_text("the link's target\n")
+        out.symlink_to(target)
+        return lambda: (os.path.islink(out) and os.readlink(out) == str(target)
+                        and target.read_text() == "the link's target\n") or pytest.fail(kind)
+    if kind == "fifo":
+        os.mkfifo(out)
+        return lambda: stat.S_ISFIFO(os.lstat(out).st_mode) or pytest.fail(kind)
+    if kind == "device":  # the same node as /dev/full (char 1, 7), made here
+        if os.geteuid() != 0:
+            pytest.skip("mknod of a device node needs root")
+        os.mknod(out, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+        return lambda: (stat.S_ISCHR(os.lstat(out).st_mode)
+                        and os.lstat(out).st_rdev == os.makedev(1, 7)) or pytest.fail(kind)
+    out.write_text("my own notes\n")
+    return lambda: out.read_text() == "my own notes\n" or pytest.fail(kind)
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "device", "other-file"])
+def test_noise_out_never_replaces_what_is_not_its_own(
+        kind: str, tmp_path: Path, runner: Callable[..., tuple[int, str]]) -> None:
+    out = tmp_path / "noise.toml"
+    unchanged = _make(kind, out, tmp_path)
+    code, err = runner("noise", str(PILOT), "--out", str(out))
+    assert code == 2, err[-2000:]
+    assert len(err.strip().splitlines()) == 1 and "nothing written" in err, err
+    unchanged()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+@pytest.mark.parametrize("kind", ["symlink", "device"])
+def test_planning_out_never_replaces_what_is_not_its_own(
+        kind: str, tmp_path: Path, runner: Callable[..., tuple[int, str]]) -> None:
+    out = tmp_path / "planning.toml"
+    unchanged = _make(kind, out, tmp_path)
+    code, err = runner("planning", str(CLAIMS), "--profile", "claims", "--out", str(out))
+    assert code == 2, err[-2000:]
+    assert "planning: --out" in err and "nothing written" in err, err
+    unchanged()
+
+
+def test_noise_out_replaces_its_own_earlier_model(
+        tmp_path: Path, runner: Callable[..., tuple[int, str]]) -> None:
+    out = tmp_path / "noise.toml"
+    out.write_text("# The noise model of a block design (an older one)\n[meta]\nrun = \"x\"\n")
+    code, err = runner("noise", str(PILOT), "--out", str(out))
+    assert code == 0, err
+    assert "[[sd]]" in out.read_text() and "an older one" not in out.read_text()
