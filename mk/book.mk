@@ -151,7 +151,7 @@ notebooks-sync: setup
 # Tests are selected by pytest markers, never by file lists (tests/conftest.py): `make test`
 # runs every test without one of the markers below, so a new test file runs by default.
 PYTEST = $(PY) -m pytest -q -rs
-PYTEST_ELSEWHERE := slow or reference or sshd or book or compare_report
+PYTEST_ELSEWHERE := slow or reference or sshd or book or compare_report or shared
 
 .PHONY: test-py test-layout test-reference test-book
 test-py: setup build

@@ -1,7 +1,7 @@
 # Runner: sweep profiles -> data/raw/<run-id>/ (python -m runner). Tests need root for the
 # namespace topologies and perf (they skip, saying why, when not root).
 
-.PHONY: test-runner test-remote test-slow-sweeps smoke-run originals
+.PHONY: test-runner test-remote test-slow-sweeps test-shared smoke-run originals
 
 # the runner's tests alone (profiles, plan, topologies, perf reduction, end-to-end sweeps);
 # make test runs them with every other test (make test-py)
@@ -17,7 +17,12 @@ test-remote: build
 test-slow-sweeps: build
 	$(PYTEST) -m "slow and not (book or reference or sshd)" tests
 
-test-slow: test-remote test-slow-sweeps
+# the tests that read ../shared beside the checkout (the reports' archives, the design's
+# pin): not in make test, which a clone anywhere runs (marker shared)
+test-shared: build
+	$(PYTEST) -m "shared and not (slow or book or reference or sshd)" tests
+
+test-slow: test-remote test-slow-sweeps test-shared
 
 # a fresh smoke run at build/smoke-run for the book's tests (re-created each time)
 smoke-run: build

@@ -155,9 +155,13 @@ def test_machine_facts_mark_differences(runs: tuple[A.Run, A.Run, A.Run]) -> Non
     assert facts.loc["memcpy bound (Gbit/s)", "differs"] == ""
 
 
-def _cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "analysis.compare_report", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+def _main(args: list[str]) -> int:
+    """The command's main() in this process (a bad input is refused before any work)."""
+    from analysis import compare_report
+    try:
+        return compare_report.main(args)
+    except SystemExit as exc:  # argparse's refusal
+        return int(exc.code or 0)
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -168,13 +172,18 @@ def _cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     (["{ref}"], "the following arguments are required: REF"),
 ])
 def test_bad_input_is_one_line_exit_2(runs: tuple[A.Run, A.Run, A.Run], tmp_path: Path,
-                                      args: list[str], needle: str) -> None:
+                                      args: list[str], needle: str,
+                                      capsys: pytest.CaptureFixture[str],
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # "tests" is a path relative to the checkout
     ref = str(runs[0].path)
     out = tmp_path / "report"
-    p = _cli(*[a.format(ref=ref) for a in args], "--out", str(out))
-    assert p.returncode == 2, p.stderr
-    lines = p.stderr.strip().splitlines()
-    assert len(lines) == 1 and needle in lines[0], p.stderr
+    rc = _main([*[a.format(ref=ref) for a in args], "--out", str(out)])
+    captured = capsys.readouterr()
+    assert rc == 2, captured.err
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], captured.err
+    assert captured.out == ""
     assert not out.exists()
 
 

@@ -2,8 +2,11 @@
 way, or naming something that is not a regular file, is a usage error (exit 2, one stderr
 line naming both paths) and leaves the file as it was: bytes, size, mtime and ctime.
 
-Runs the real binary: src/build/copybench, or $COPYBENCH_BIN. The bind-mount case needs root
-(`root` marker) and is skipped with the reason otherwise.
+Runs the real binary: src/build/copybench, or $COPYBENCH_BIN (not built: the tests fail). The
+bind-mount case needs root (`root` marker) and is skipped with the reason otherwise. A copy
+that must succeed is a timed trial: one that missed its window on a busy machine (exit 3) is
+taken again, as the C suite does (src/tests/run_tests.sh), since the window is not what
+these tests check.
 """
 
 from __future__ import annotations
@@ -19,25 +22,12 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from conftest import EXIT_WINDOW_MISSED, until_window_met
+
 FILE_METHODS = ["read-write", "sendfile", "splice", "splice2", "copy_file_range"]
 QUICK = ["--duration", "0.05", "--warmup", "0.02"]
 # an mtime far in the past: any write or truncation would move it to now
 OLD_NS = 1_000_000_000_123_456_789
-
-
-def _bin() -> Path | None:
-    env = os.environ.get("COPYBENCH_BIN")
-    p = Path(env).resolve() if env else ROOT / "src" / "build" / "copybench"
-    return p if p.is_file() and os.access(p, os.X_OK) else None
-
-
-@pytest.fixture(scope="module")
-def copybench() -> Path:
-    p = _bin()
-    if p is None:
-        pytest.skip("copybench is not built (run `make -C src`, or set COPYBENCH_BIN)")
-    return p
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +41,12 @@ def run(copybench: Path, *args: str, cwd: Path | None = None, stdout=subprocess.
         timeout: float = 30) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(copybench), *args], cwd=cwd, stdout=stdout, stderr=subprocess.PIPE,
                           stdin=subprocess.DEVNULL, text=True, timeout=timeout, check=False)
+
+
+def missed(r: subprocess.CompletedProcess[str]) -> bool:
+    """copybench missed its measured window (the machine was busy): a reading to take
+    again (conftest.until_window_met), not a copy that went wrong."""
+    return r.returncode == EXIT_WINDOW_MISSED
 
 
 def make_source(path: Path, size: int = 200_001) -> bytes:
@@ -249,15 +245,24 @@ def test_copy_to_a_new_path_and_over_a_longer_regular_file(copybench: Path, avai
     data = make_source(src)
     before = snapshot(src)
     new = tmp_path / "new.bin"
-    r = run(copybench, "copy", "--method", method, "--src", str(src), "--dst", str(new), *QUICK)
+
+    def to_new() -> subprocess.CompletedProcess[str]:
+        new.unlink(missing_ok=True)  # each reading copies to a path that does not exist
+        return run(copybench, "copy", "--method", method, "--src", str(src), "--dst", str(new),
+                   *QUICK)
+    r = until_window_met(to_new, missed)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["status"] == "ok"
     assert new.read_bytes() == data
     assert stat.S_IMODE(os.stat(new).st_mode) & 0o600 == 0o600
     # an existing, longer file is truncated: nothing of its old tail remains
     old = tmp_path / "old.bin"
-    old.write_bytes(b"\xee" * (len(data) + 12345))
-    r = run(copybench, "copy", "--method", method, "--src", str(src), "--dst", str(old), *QUICK)
+
+    def over_old() -> subprocess.CompletedProcess[str]:
+        old.write_bytes(b"\xee" * (len(data) + 12345))  # longer again for each reading
+        return run(copybench, "copy", "--method", method, "--src", str(src), "--dst", str(old),
+                   *QUICK)
+    r = until_window_met(over_old, missed)
     assert r.returncode == 0, r.stderr
     assert old.read_bytes() == data
     assert snapshot(src) == before
@@ -271,15 +276,18 @@ def test_generated_copy_verifies_and_leaves_nothing(copybench: Path, available: 
     d = tmp_path / "dir"
     d.mkdir()
     dst = tmp_path / "dst.bin"
-    dst.write_bytes(b"x" * 300_000)
-    r = run(copybench, "copy", "--method", method, "--size", "65537", "--verify", "full",
-            "--dir", str(d), "--dst", str(dst), *QUICK)
+
+    def generated() -> subprocess.CompletedProcess[str]:
+        dst.write_bytes(b"x" * 300_000)  # longer than the copy, for each reading
+        return run(copybench, "copy", "--method", method, "--size", "65537", "--verify", "full",
+                   "--dir", str(d), "--dst", str(dst), *QUICK)
+    r = until_window_met(generated, missed)
     assert r.returncode == 0, r.stderr
     rec = json.loads(r.stdout)
     assert rec["status"] == "ok" and rec["result"]["verify"]["bytes_checked"] == 65537
     assert dst.stat().st_size == 65537
     assert list(d.iterdir()) == [], "scratch or generated files left in --dir"
-    r = run(copybench, "copy", "--method", method, "--size", "4K", "--verify", "full",
-            "--dir", str(d), *QUICK)
+    r = until_window_met(lambda: run(copybench, "copy", "--method", method, "--size", "4K",
+                                     "--verify", "full", "--dir", str(d), *QUICK), missed)
     assert r.returncode == 0 and json.loads(r.stdout)["status"] == "ok", r.stderr
     assert list(d.iterdir()) == []

@@ -18,20 +18,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
 QUICK = ["--duration", "0.05", "--warmup", "0.02"]
 FILE_METHODS = ["read-write", "sendfile", "splice", "splice2", "copy_file_range"]
 ENOSPC = os.strerror(28)  # "No space left on device"
 pytestmark = pytest.mark.root
-
-
-@pytest.fixture(scope="module")
-def copybench() -> Path:
-    env = os.environ.get("COPYBENCH_BIN")
-    p = Path(env).resolve() if env else ROOT / "src" / "build" / "copybench"
-    if not (p.is_file() and os.access(p, os.X_OK)):
-        pytest.skip("copybench is not built (run `make -C src`, or set COPYBENCH_BIN)")
-    return p
 
 
 @pytest.fixture(scope="module")

@@ -16,18 +16,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
 QUICK = ["--duration", "0.05", "--warmup", "0.02"]
 OLD_NS = 1_000_000_000_123_456_789  # an mtime far in the past: any write moves it to now
-
-
-@pytest.fixture(scope="module")
-def copybench() -> Path:
-    env = os.environ.get("COPYBENCH_BIN")
-    p = Path(env).resolve() if env else ROOT / "src" / "build" / "copybench"
-    if not (p.is_file() and os.access(p, os.X_OK)):
-        pytest.skip("copybench is not built (run `make -C src`, or set COPYBENCH_BIN)")
-    return p
 
 
 def unused_port() -> int:

@@ -19,20 +19,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
 WARMUP, DURATION = 0.3, 1.0
 # the bound the README states, beyond warm-up + duration + grace: set-up and 2 s of shutdown
 SLACK = 4.0
 Sink = tuple[subprocess.Popen[str], int]  # the sink process and its control port
-
-
-@pytest.fixture(scope="module")
-def copybench() -> Path:
-    env = os.environ.get("COPYBENCH_BIN")
-    p = Path(env).resolve() if env else ROOT / "src" / "build" / "copybench"
-    if not (p.is_file() and os.access(p, os.X_OK)):
-        pytest.skip("copybench is not built (run `make -C src`, or set COPYBENCH_BIN)")
-    return p
 
 
 @pytest.fixture(scope="module")

@@ -40,6 +40,7 @@ def _cli(*args: str, timeout: float = 120, prefix: tuple[str, ...] = (),
 
 
 def _need_seed() -> None:
+    """The archives beside the checkout (marker ``shared``: not in make test)."""
     if not SEED.is_dir():
         msg = f"needs the archives in {SEED} (../shared/seed-repos beside the clone)"
         print(f"SKIP: {msg}", file=sys.stderr)
@@ -126,6 +127,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, objec
     return out
 
 
+@pytest.mark.shared
 def test_fetch_from_the_local_directory_needs_no_network(tmp_path: Path) -> None:
     _need_seed()
     prefix: tuple[str, ...] = ()
@@ -142,6 +144,7 @@ def test_fetch_from_the_local_directory_needs_no_network(tmp_path: Path) -> None
         assert fetch.tree_hash(tmp_path / src.key / "source") == src.tree
 
 
+@pytest.mark.shared
 def test_builds_as_published_unprivileged(built: dict[str, dict[str, object]]) -> None:
     for sid, b in ((k, v["build"]) for k, v in built.items()):
         assert b["ok"], (sid, b["reason"], b["stderr_tail"])
@@ -248,6 +251,7 @@ def test_size_mapping() -> None:
 
 # --- their published numbers ------------------------------------------------------------
 
+@pytest.mark.shared
 def test_published_numbers_from_their_csvs(built: dict[str, dict[str, object]]) -> None:
     rows, missing = published.read({k: v["fetched"].dir for k, v in built.items()})
     c1 = {r["method"]: r["value"] for r in rows if r["claim"] == "C1"}
@@ -274,6 +278,7 @@ SMOKE = [("S1:two-copy", "loopback", 2, 512, 1), ("S1:zero-copy", "veth", 1, 512
 
 @pytest.mark.parametrize("name,transport,threads,size,duration", SMOKE,
                          ids=[f"{s[0]}-{s[1]}" for s in SMOKE])
+@pytest.mark.shared
 def test_smoke_run_leaves_nothing_behind(built: dict[str, dict[str, object]], name: str,
                                          transport: str, threads: int, size: int,
                                          duration: int) -> None:
@@ -302,6 +307,7 @@ def test_smoke_run_leaves_nothing_behind(built: dict[str, dict[str, object]], na
     _no_leftovers(who.uid, before)
 
 
+@pytest.mark.shared
 def test_their_processes_run_without_root(built: dict[str, dict[str, object]]) -> None:
     """Read /proc/<pid>/status of their server and client while they run."""
     _need_root()
@@ -325,6 +331,7 @@ def test_their_processes_run_without_root(built: dict[str, dict[str, object]]) -
         assert comm == "client_a2" and all(u != 0 for u in ident["uid"])
 
 
+@pytest.mark.shared
 def test_s2_server_stops_sending_early(built: dict[str, dict[str, object]]) -> None:
     """Their server returns from main 2 s after its last accept: with a 4 s window the
     client sees EOF after about 2 s, and the record says so."""
@@ -337,6 +344,7 @@ def test_s2_server_stops_sending_early(built: dict[str, dict[str, object]]) -> N
     assert rec["exit"]["server_ran_to_window_end"] is False
 
 
+@pytest.mark.shared
 def test_cli_run_writes_a_record(built: dict[str, dict[str, object]], tmp_path: Path) -> None:
     _need_root()
     cache = Path(built["S3"]["fetched"].dir).parent.parent
@@ -352,6 +360,7 @@ def test_cli_run_writes_a_record(built: dict[str, dict[str, object]], tmp_path: 
     assert rec["build"]["flags"] == built["S3"]["build"]["flags"]
 
 
+@pytest.mark.shared
 def test_sigkilled_runner_leaves_nothing_behind(built: dict[str, dict[str, object]]) -> None:
     """SIGKILL the runner in the middle of a window: the parent-death signal and the reaper
     remove their processes and the namespaces."""
@@ -408,6 +417,7 @@ def request_cleanup():
         shutil.rmtree(p, ignore_errors=True)
 
 
+@pytest.mark.shared
 def test_an_unprivileged_runner_builds_and_runs_as_itself(request_cleanup: list[Path]
                                                           ) -> None:
     """Without root: their code runs as the caller, loopback in the caller's namespace (here

@@ -22,7 +22,7 @@ from runner.host.netns import leftovers
 from runner.originals import sources
 from test_originals import ROOT, SEED, _need_root, _need_seed
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.shared]  # ../shared/seed-repos
 
 # --- in the block design: a sweep runs their programs beside copybench --------------------
 
