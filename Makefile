@@ -7,16 +7,22 @@ BIN       := src/build/copybench
 
 .PHONY: help setup build test test-c
 help:
-	@echo "make reproduce   set up, build, run the quick sweep, execute notebooks, build the book"
-	@echo "make test        set up, build, run every test (C, ASan/UBSan, pytest, book)"
+	@echo "make reproduce [RUN=data/raw/<new-id>]  set up, build, run the quick sweep into a new run, its book (HTML)"
+	@echo "make test        set up, build, run the tests: C, ASan/UBSan, pytest, the book of a smoke run"
+	@echo "make test-slow   after make test: the reference run's book checked as a reader sees it"
+	@echo "                 (figures, browser, PDF), the hardened C suite, the book at the Nix pin's"
+	@echo "                 versions, the sshd tests, the sweeps with the reports' own programs"
 	@echo "make claims      the reviewer's check: claims profile (~55 min), its book, compare vs reference"
 	@echo "make build       build src/build/copybench"
-	@echo "make book RUN=data/raw/<id>   notebooks + book from an existing run"
-	@echo "make pdf         the book as PDF (pdflatex)"
+	@echo "make book [RUN=data/raw/<id>]   notebooks + book (HTML) from a run; default: the reference run"
+	@echo "make pdf  [RUN=data/raw/<id>]   the same book as a PDF (pdflatex); default: the reference run"
+	@echo "make compare RUN=data/raw/<id>  your run against the reference run: build/compare/"
+	@echo "make verify  [RUN=data/raw/<id>] a run's files against its SHA256SUMS, its records against the schemas"
 
-# apt packages when root, then the pinned Python environment (.venv)
+# apt packages when root, then the pinned Python environment (.venv); about 0.2 s when
+# both are current. A sub-make of a target that ran it already gets SETUP_DONE=1.
 setup:
-	@scripts/setup
+	@[ "$(SETUP_DONE)" = 1 ] || scripts/setup
 
 build:
 	$(MAKE) -C src

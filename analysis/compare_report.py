@@ -131,7 +131,9 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
                 parameters={"run_dir": str(run), "ref_dir": str(ref),
                             "threshold": args.threshold, "out_dir": str(tmp)},
                 kernel_manager_class=KernelDyingWithDriver,
-                config=Config({"KernelManager": {"connection_file": str(tmp / KERNEL_FILE)}}))
+                # over Unix sockets, not TCP: ipykernel warns of plain-text TCP on every start
+                config=Config({"KernelManager": {"connection_file": str(tmp / KERNEL_FILE),
+                                                 "transport": "ipc"}}))
         except papermill.PapermillExecutionError as exc:
             print(f"compare: the notebook failed: {exc.ename}: {exc.evalue} "
                   f"(no report written)", file=sys.stderr)

@@ -57,6 +57,23 @@ def fmt_est(e: S.Estimate, unit: str = "", digits: int = 3) -> str:
             f"{fmt_num(e.hi, digits)}, n={e.n})")
 
 
+def fmt_hours(hours: float) -> str:
+    """A run's length as a reader says it: "45 s", "8 min", "1 h 26 min" (never "0.1 h")."""
+    if not math.isfinite(hours) or hours < 0:
+        return "n/a"
+    seconds = int(round(hours * 3600))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = int(round(seconds / 60))
+    h, m = divmod(minutes, 60)
+    return f"{m} min" if h == 0 else f"{h} h" if m == 0 else f"{h} h {m} min"
+
+
+def plural(n: int, one: str, many: str) -> str:
+    """``one`` for 1 (a verb or a noun), ``many`` otherwise: "1 is", "3 are"."""
+    return one if n == 1 else many
+
+
 def fmt_pct(x: float | None, digits: int = 1) -> str:
     if x is None or not math.isfinite(x):
         return "n/a"

@@ -21,7 +21,7 @@ import pandas as pd
 
 from analysis.counts import Tally
 from analysis.findings import UNSUPPORTED_KINDS, Finding, verdict_counts
-from analysis.fmt import fmt_num, fmt_ratio_ci, fmt_size
+from analysis.fmt import fmt_hours, fmt_num, fmt_ratio_ci, fmt_size, plural
 
 MAX_FINDINGS = 6
 #: what each decision of a "direction" rule means, in the headlines' words
@@ -467,14 +467,14 @@ def abstract_results(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.
         return (f"This build comes from a run that cannot support results "
                 f"({UNSUPPORTED_KINDS[kind]}); the reference run's abstract states them.")
     copied = copied or {}
-    out = [f"On {testbed} ({n_trials:,} measured trials, {hours:.1f} h),"]
+    out = [f"On {testbed} ({n_trials:,} measured trials, {fmt_hours(hours)}),"]
     if len(vs_send):
         n = Tally.of(vs_send)  # the count's owner (analysis.counts) tallies it
         threads = ", ".join(str(int(t)) for t in sorted(vs_send["threads"].unique()))
         out.append(f"of {n.n} comparisons of a copy-avoiding message method with "
                    f"two-copy `send` (method × size × transport × placement, {threads} "
                    f"thread{'s' if threads != '1' else ''}), "
-                   f"{n.greater} are faster, {n.less} slower, "
+                   f"{n.greater} {plural(n.greater, 'is', 'are')} faster, {n.less} slower, "
                    f"{n.equivalent} equivalent within ±3 % and "
                    f"{n.undecided} undecided.")
         b = best_gain(vs_send)

@@ -11,7 +11,10 @@ Every figure shown with :func:`show` is also
 * **checked against the data it claims to show** (:func:`check_figure`): not drawn from an
   empty selection; a line figure has series of two or more points where its source has them;
   every x-value and facet of the source appears in the figure; no two labels overlap (text
-  extents measured with matplotlib's renderer, rotated labels as rotated rectangles).
+  extents measured with matplotlib's renderer, rotated labels as rotated rectangles);
+  as a reader sees it (:func:`legend_problems`, :func:`off_axis_problems`,
+  :func:`font_problems`): no legend over plotted points, no line with a point outside its
+  axis, no font under 7 pt in the PDF at 100 %.
   The problems are written beside the CSV (``NN.check.json``) and ``tests/test_figures.py``
   fails on any.
 
@@ -155,7 +158,9 @@ def one_window(df: pd.DataFrame) -> pd.DataFrame:
 def setup(name: str | None = None) -> None:
     """Theme, and which notebook the figures belong to (``$COPYBENCH_NOTEBOOK`` from
     ``make book``, or ``name``); removes that notebook's old figure data."""
-    sns.set_theme(context="notebook", style="whitegrid", palette="colorblind")
+    # "paper": fonts of 8.8 to 9.6 pt, which a figure fitted to the PDF's text block shows at
+    # that size (the "notebook" sizes, 11 to 12 pt, crowded a fitted figure's labels)
+    sns.set_theme(context="paper", style="whitegrid", palette="colorblind")
     plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 100, "figure.max_open_warning": 0})
     _STATE["name"] = name or os.environ.get("COPYBENCH_NOTEBOOK") or "figure"
     _STATE["n"] = 0
@@ -288,6 +293,7 @@ def _finish(g: sns.FacetGrid, xlabel: str, ylabel: str, title: str | None,
     """Facet titles (sizes as sizes, numbers with their variable: "threads = 4"), axis
     labels with units, an optional figure title."""
     g.set_axis_labels(xlabel, ylabel)
+    _shared_labels(g, xlabel, ylabel)
     for key, ax in _axes(g):
         if row is not None and col is not None:
             r, c = key
@@ -299,6 +305,25 @@ def _finish(g: sns.FacetGrid, xlabel: str, ylabel: str, title: str | None,
     if title:
         g.figure.suptitle(title, y=1.02)
     return g
+
+
+def _shared_labels(g: sns.FacetGrid, xlabel: str, ylabel: str) -> None:
+    """One x label under a grid of several columns, one y label beside a grid of several
+    rows, instead of one per panel (a long label repeated under narrow panels ran into its
+    neighbour)."""
+    axes = [ax for _, ax in _axes(g) if ax.get_visible()]
+    if len(axes) < 2:
+        return
+    lefts = {round(ax.get_position().x0, 3) for ax in axes}
+    bottoms = {round(ax.get_position().y0, 3) for ax in axes}
+    if len(lefts) > 1 and xlabel:
+        for ax in axes:
+            ax.set_xlabel("")
+        g.figure.supxlabel(xlabel, fontsize=plt.rcParams["axes.labelsize"])
+    if len(bottoms) > 1 and ylabel:
+        for ax in axes:
+            ax.set_ylabel("")
+        g.figure.supylabel(ylabel, fontsize=plt.rcParams["axes.labelsize"])
 
 
 def _axes(g: sns.FacetGrid) -> list[tuple[Any, Any]]:
@@ -343,12 +368,12 @@ def lines(df: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str,
         sub = _facet_rows(df, key, row, col)
         if logx:
             _size_axis(ax, sorted(sub[x].dropna().unique()) if len(sub) else None)
+        if x == "size" or _is_size(x):  # before the log axis fixes the limits: the axis
+            drawn += _bound_marks(ax, bound, sub[x])  # reaches up to every bound it shows
         if logy:
             _log_y(ax)
-        if x == "size" or _is_size(x):
-            drawn += _bound_marks(ax, bound, sub[x])
-    if drawn and g.legend is not None:
-        g.legend.set_title(f"{hue}  (dashes: memcpy at that size)")
+    if drawn and g.legend is not None:  # show() makes room for the longer title
+        g.legend.set_title(f"{hue}\n(dashes: memcpy\nat that size)")
     return _meta(_finish(g, xlabel, ylabel, title, row, col), kind="line", data=df, x=x,
                  y=y, hue=hue, col=col, row=row, style=style, source=source)
 
@@ -432,10 +457,10 @@ def estimates(df: pd.DataFrame, x: str, y: str, lo: str, hi: str, hue: str, xlab
         sub = _facet_rows(df, key, None, col)
         if logx:
             _size_axis(ax, sorted(sub[x].dropna().unique()) if len(sub) else None)
+        if ref is not None:  # before the log axis fixes the limits
+            ax.axhline(ref, color="0.3", linewidth=1)
         if logy:
             _log_y(ax)
-        if ref is not None:
-            ax.axhline(ref, color="0.3", linewidth=1)
     return _meta(_finish(g, xlabel, ylabel, title, None, col), kind="line", data=df, x=x,
                  y=y, hue=hue, col=col, row=None, extra=[lo, hi], source=source)
 
@@ -637,6 +662,134 @@ def label_problems(fig: Any) -> list[str]:
     return probs
 
 
+#: The PDF's text block (Sphinx's manual class on A4 paper with its 1 in side margins; the
+#: preamble of book/_config.yml caps a figure's height at 0.6 of the text height), in inches:
+#: a figure wider or taller is scaled down to fit, and its fonts with it. tests/book/test_pdf.py
+#: checks these against the built PDF.
+PDF_TEXT_WIDTH_IN = 6.27
+PDF_FIGURE_MAX_HEIGHT_IN = 5.82  # 0.6 of the A4 text height (9.69 in)
+#: the smallest font a reader of the PDF at 100 % is asked to read
+MIN_FONT_PT = 7.0
+
+
+def pdf_scale(fig: Any) -> float:
+    """How much the PDF shrinks the figure (1 when it fits): the notebook saves it with a tight
+    bounding box at ``savefig.dpi``, the PNG carries that dpi, and LaTeX shows it at that size
+    unless it is wider than the text or taller than the cap."""
+    fig.canvas.draw()
+    box = fig.get_tightbbox(fig.canvas.get_renderer())
+    w, h = box.width, box.height  # inches
+    return min(1.0, PDF_TEXT_WIDTH_IN / w if w > 0 else 1.0,
+               PDF_FIGURE_MAX_HEIGHT_IN / h if h > 0 else 1.0)
+
+
+def font_problems(fig: Any) -> list[str]:
+    """Every text of the figure that the PDF shows under :data:`MIN_FONT_PT` (its size times
+    :func:`pdf_scale`), one problem per size."""
+    scale = pdf_scale(fig)
+    small: dict[float, list[str]] = {}
+    for name, t in _texts(fig):
+        pt = float(t.get_fontsize()) * scale
+        if pt < MIN_FONT_PT - 1e-6:
+            small.setdefault(round(pt, 1), []).append(name)
+    return [f"font {pt:g} pt in the PDF (under {MIN_FONT_PT:g} pt; the figure is shown at "
+            f"{scale:.0%} of its size): {', '.join(names[:3])}"
+            + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            for pt, names in sorted(small.items())]
+
+
+def _data_points(ax: Any) -> np.ndarray:
+    """Display coordinates (pixels) of every plotted point of the axes that the reader sees:
+    line vertices and markers, scatter and error-bar points, bar tops; only those inside the
+    axes (a clipped point is not shown)."""
+    pts: list[np.ndarray] = []
+    for line in ax.lines:
+        if not line.get_visible() or line.get_transform() != ax.transData:
+            continue  # reference lines (axhline, axvline) span the axes by design
+        xy = np.column_stack([np.asarray(line.get_xdata(), float),
+                              np.asarray(line.get_ydata(), float)])
+        if len(xy):
+            pts.append(line.get_transform().transform(xy))
+    for coll in ax.collections:
+        if not coll.get_visible():
+            continue
+        offsets = coll.get_offsets()
+        if len(offsets) and coll.get_offset_transform() == ax.transData:
+            pts.append(ax.transData.transform(np.asarray(offsets, float)))
+        if hasattr(coll, "get_segments"):  # error bars (LineCollection)
+            for seg in coll.get_segments():
+                if len(seg):
+                    pts.append(coll.get_transform().transform(np.asarray(seg, float)))
+    for patch in ax.patches:
+        if patch.get_visible() and hasattr(patch, "get_height") and hasattr(patch, "get_x"):
+            x, y, h, w = patch.get_x(), patch.get_y(), patch.get_height(), patch.get_width()
+            if np.isfinite([x, y, h, w]).all() and h != 0:
+                pts.append(ax.transData.transform([[x + w / 2, y + h]]))
+    if not pts:
+        return np.empty((0, 2))
+    allp = np.vstack(pts)
+    allp = allp[np.isfinite(allp).all(axis=1)]
+    box = ax.get_window_extent()
+    inside = ((allp[:, 0] >= box.x0 - 0.5) & (allp[:, 0] <= box.x1 + 0.5)
+              & (allp[:, 1] >= box.y0 - 0.5) & (allp[:, 1] <= box.y1 + 0.5))
+    return allp[inside]
+
+
+def legend_problems(fig: Any) -> list[str]:
+    """A legend (of the figure or of an axes) drawn over plotted points."""
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    legends = [*getattr(fig, "legends", []),
+               *[ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]]
+    probs = []
+    for leg in legends:
+        if not leg.get_visible():
+            continue
+        box = leg.get_window_extent(r)
+        for i, ax in enumerate(fig.axes):
+            pts = _data_points(ax)
+            hit = ((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1)
+                   & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1))
+            if hit.any():
+                title = ax.get_title() or f"axes {i}"
+                probs.append(f"legend over {int(hit.sum())} plotted points of {title!r}")
+    return probs
+
+
+def off_axis_problems(fig: Any) -> list[str]:
+    """A drawn line with a vertex outside its axes' limits (a bound mark above the axis is
+    cut off, so a reader never sees it): data lines in both coordinates, horizontal and
+    vertical reference lines in the one they are placed by."""
+    probs = []
+    for i, ax in enumerate(fig.axes):
+        (x0, x1), (y0, y1) = sorted(ax.get_xlim()), sorted(ax.get_ylim())
+        tol_x, tol_y = 1e-6 * (abs(x1) + abs(x0)), 1e-6 * (abs(y1) + abs(y0))
+        for line in ax.lines:
+            if not line.get_visible():
+                continue
+            xs = np.asarray(line.get_xdata(), float)
+            ys = np.asarray(line.get_ydata(), float)
+            tr = line.get_transform()
+            checks = []
+            if tr == ax.transData:
+                checks = [("x", xs, x0, x1, tol_x), ("y", ys, y0, y1, tol_y)]
+            elif tr == ax.get_yaxis_transform():  # axhline: x in axes units
+                checks = [("y", ys, y0, y1, tol_y)]
+            elif tr == ax.get_xaxis_transform():  # axvline
+                checks = [("x", xs, x0, x1, tol_x)]
+            for axis, v, lo, hi, tol in checks:
+                v = v[np.isfinite(v)]
+                out = v[(v < lo - tol) | (v > hi + tol)]
+                if len(out):
+                    label = line.get_label()
+                    name = label if label and not label.startswith("_") else "a line"
+                    title = ax.get_title() or f"axes {i}"
+                    probs.append(f"{name} off the axis in {title!r}: {axis} = {out[0]:.4g} "
+                                 f"outside [{lo:.4g}, {hi:.4g}]")
+                    break
+    return probs
+
+
 def _key(v: Any) -> Any:
     if isinstance(v, (np.integer, np.floating)):
         v = v.item()
@@ -688,7 +841,8 @@ def check_figure(g: Any) -> list[str]:
     fig = g.figure if hasattr(g, "figure") else g
     meta = getattr(g, "_copybench", None)
     probs = data_problems(meta) if meta else []
-    return probs + label_problems(fig)
+    return (probs + label_problems(fig) + legend_problems(fig) + off_axis_problems(fig)
+            + font_problems(fig))
 
 
 def _figure_frame(g: Any) -> pd.DataFrame | None:
@@ -703,6 +857,101 @@ def _figure_frame(g: Any) -> pd.DataFrame | None:
     return data if isinstance(data, pd.DataFrame) else None
 
 
+def _layout(g: Any, fig: Any) -> None:
+    """tight_layout, leaving a facet grid's legend the room it takes now (seaborn measures it
+    once, when it is made: a title set later, or a narrower figure, would put it over the
+    axes)."""
+    if isinstance(g, sns.FacetGrid):
+        leg = getattr(g, "_legend", None)
+        if leg is not None and leg in getattr(fig, "legends", []):
+            fig.canvas.draw()
+            width = leg.get_window_extent(fig.canvas.get_renderer()).width / fig.dpi
+            g._tight_layout_rect = [0, 0, 1 - (width + 0.1) / fig.get_size_inches()[0], 1]
+        g.tight_layout()
+    elif not isinstance(g, Figure) and fig.get_layout_engine() is None:
+        fig.tight_layout()  # (a Figure, or a figure with a layout engine, is laid out)
+
+
+def _fit_for_pdf(g: Any, fig: Any) -> None:
+    """Lay the figure out no wider than the PDF's text block and no taller than its figure
+    cap, so that LaTeX shows it at its own size and its fonts at the sizes they were set in
+    (a wider figure is scaled down, fonts and all). A bare :class:`Figure` is sized by the
+    function that drew it."""
+    _layout(g, fig)
+    if isinstance(g, Figure):
+        return  # laid out by the function that drew it (a rect of its own, say)
+    for _ in range(5):
+        fig.canvas.draw()
+        box = fig.get_tightbbox(fig.canvas.get_renderer())
+        over_w = box.width - 0.98 * PDF_TEXT_WIDTH_IN
+        over_h = box.height - 0.98 * PDF_FIGURE_MAX_HEIGHT_IN
+        if over_w <= 0 and over_h <= 0:
+            return
+        w, h = fig.get_size_inches()
+        fig.set_size_inches(max(w - max(over_w, 0), 2.5), max(h - max(over_h, 0), 2.0))
+        _layout(g, fig)
+
+
+def _wrap_titles(g: Any, fig: Any) -> bool:
+    """A panel title wider than its panel is broken at the ", " nearest its middle (facet
+    titles such as "file→socket, cross-core, warm cache" ran into the next panel's);
+    whether any was."""
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    wrapped = False
+    for ax in fig.axes:
+        t = ax.title
+        text = t.get_text()
+        if not text or "\n" in text or ", " not in text:
+            continue
+        if t.get_window_extent(r).width <= ax.get_window_extent(r).width:
+            continue
+        cuts = [i for i in range(len(text)) if text.startswith(", ", i)]
+        cut = min(cuts, key=lambda i: abs(i - len(text) / 2))
+        t.set_text(text[:cut + 1] + "\n" + text[cut + 2:])
+        wrapped = True
+    return wrapped
+
+
+def _thin_log_y_ticks(fig: Any, gap: float = 1.0) -> None:
+    """Fixed y ticks whose labels would touch (a log axis of a short panel): every second one
+    dropped until they clear."""
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        if not isinstance(ax.yaxis.get_major_locator(), FixedLocator):
+            continue
+        for _ in range(3):
+            lo, hi = sorted(ax.get_ylim())
+            ticks = [v for v in ax.get_yticks() if lo <= v <= hi]
+            labs = [t for t in ax.get_yticklabels() if t.get_text()
+                    and lo <= t.get_position()[1] <= hi]
+            boxes = sorted((t.get_window_extent(r) for t in labs), key=lambda b: b.y0)
+            if len(ticks) < 3 or not any(b.y0 - a.y1 < gap for a, b in zip(boxes, boxes[1:])):
+                break
+            ax.yaxis.set_major_locator(FixedLocator(ticks[::2]))
+            ax.set_ylim(lo, hi)
+            fig.canvas.draw()
+
+
+def lay_out(g: Any) -> Any:
+    """The layout :func:`show` gives a figure before it checks it: fitted to the PDF's text
+    block (:func:`_fit_for_pdf`), panel titles wrapped where wider than their panel, size
+    ticks and log-axis ticks thinned until their labels clear, bar labels that touch set at
+    30°. Returns g."""
+    fig = g.figure if hasattr(g, "figure") else g
+    _fit_for_pdf(g, fig)
+    if _wrap_titles(g, fig):
+        _fit_for_pdf(g, fig)
+    _thin_size_ticks(fig)
+    _thin_log_y_ticks(fig)
+    if (getattr(g, "_copybench", None) or {}).get("kind") == "bar":
+        fig.canvas.draw()
+        for ax in fig.axes:  # the fitted panels are narrower than the ones drawn
+            _declutter_xticks(ax)
+    return g
+
+
 def show(g: Any, source: pd.DataFrame | None = None) -> list[str]:
     """Lay out and check the figure, write its data (CSV) and check result beside the
     notebook, render it into the notebook output with a link to its data, release it.
@@ -712,11 +961,7 @@ def show(g: Any, source: pd.DataFrame | None = None) -> list[str]:
     fig = g.figure if hasattr(g, "figure") else g
     if source is not None and getattr(g, "_copybench", None) is not None:
         g._copybench["source"] = source
-    if isinstance(g, sns.FacetGrid):
-        g.tight_layout()  # keeps the legend outside the axes
-    elif not isinstance(g, Figure) and fig.get_layout_engine() is None:
-        fig.tight_layout()  # (a Figure, or a figure with a layout engine, is laid out)
-    _thin_size_ticks(fig)
+    lay_out(g)
     probs = check_figure(g)
     _STATE["n"] += 1
     base = f"{_STATE['name']}-{_STATE['n']:02d}"

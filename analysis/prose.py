@@ -64,7 +64,20 @@ def statistics_text(primary: str, alpha: float = S.ALPHA) -> str:
         txt += (f", and so is the other design, {o['estimate']} with "
                 f"{o['ci'].format(resamples=S.N_RESAMPLES)} at the same level and "
                 f"{o['sensitivity']}")
-    return txt + "."
+    return txt + ". " + ONE_SIDED_TEXT.format(alpha=alpha)
+
+
+#: why every outcome is read from the two-sided 1 - alpha/m interval (issue 37 asked for
+#: one-sided bounds at alpha/m and a TOST, or this statement)
+ONE_SIDED_TEXT = (
+    "Each outcome is one-sided: a CI above (or below) a boundary is a one-sided decision, "
+    "and 'equivalent' or '~R' (inside a band) is the two one-sided tests (TOST) of the "
+    "band's ends; read from the two-sided 1 − {alpha:g}/m interval, each such decision errs "
+    "with a chance of at most {alpha:g}/(2m), half the family's share. The two-sided reading "
+    "is kept, at that cost in power: one printed interval decides every outcome of a rule "
+    "(greater, less and equivalent alike) and is the interval a reader sees; the rules were "
+    "fixed with it before the runs were made; and the narrower one-sided interval, chosen "
+    "after the runs were seen, would decide more verdicts post hoc")
 
 
 def crossover_text(primary: str) -> str:
@@ -72,9 +85,13 @@ def crossover_text(primary: str) -> str:
     if primary == S.PAIRED:
         return ("A crossover size (where one method starts to beat another) is the first "
                 "upward zero of the mean per-round log ratio along size, interpolated in log "
-                "size; its CI comes from resampling each size's rounds "
-                f"({S.N_RESAMPLES} resamples), and the share of resamples without a crossover "
-                "estimates the probability of no crossover in the tested range.")
+                "size; its CI is the bias-corrected percentile interval of the crossings of "
+                f"{S.N_RESAMPLES} curves whose per-size means are drawn from their t "
+                "distributions (mean + T sd/√n, n − 1 degrees of freedom; resampling as few "
+                "as 6 rounds per size covered a known crossover in 85–91 % of simulated runs "
+                "for a nominal 95 %, these draws in at least 93 %), over every round each "
+                "size's block reached, and the share of draws without a crossover estimates "
+                "the probability of no crossover in the tested range.")
     return ("A crossover size (where one method starts to beat another) is the first upward "
             "zero of the log ratio of medians along size, interpolated in log size; its CI "
             f"comes from resampling the trials of every size ({S.N_RESAMPLES} resamples), and "

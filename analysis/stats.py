@@ -272,16 +272,41 @@ def _first_crossing(log_sizes: NDArray[np.float64], d: NDArray[np.float64]) -> f
     return math.nan
 
 
+def _first_crossings(log_sizes: NDArray[np.float64], d: NDArray[np.float64]) -> NDArray[np.float64]:
+    """:func:`_first_crossing` of every row of ``d`` at once."""
+    ge = d >= 0
+    i = np.argmax(ge, axis=1)
+    ok = ge.any(axis=1) & ~ge[:, 0]
+    j = np.where(ok, i, 1)
+    rows = np.arange(d.shape[0])
+    d0, d1 = d[rows, j - 1], d[rows, j]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f = np.where(ok, d0 / (d0 - d1), 0.0)
+    x = np.exp(log_sizes[j - 1] + f * (log_sizes[j] - log_sizes[j - 1]))
+    return np.where(ok, x, np.nan)
+
+
 def _crossover_ci(ls: NDArray[np.float64], resampled: NDArray[np.float64], point: float,
                   sizes: Sequence[float], n_resamples: int, confidence: float) -> Crossover:
-    """The crossover's percentile CI from resampled log-ratio curves (one row each) and the
-    probability that a resampled curve never crosses."""
-    xs = np.array([_first_crossing(ls, row) for row in resampled])
+    """The crossover's bias-corrected percentile CI (Efron's BC: the percentiles
+    Phi(2 z0 -+ z), z0 = Phi^-1 of the share of resampled crossings below the point
+    estimate) from resampled log-ratio curves (one row each), and the probability that a
+    resampled curve never crosses. The first crossing of a noisy curve lies early (a noisy
+    curve crosses zero sooner than the true one); a plain percentile interval carries that
+    bias twice, the correction removes it to first order."""
+    xs = _first_crossings(ls, np.asarray(resampled, dtype=float))
     found = np.isfinite(xs)
     p_none = float(1.0 - found.mean())
     if found.sum() >= 2:
+        x = xs[found]
         q = (1 - confidence) / 2
-        lo, hi = np.quantile(xs[found], [q, 1 - q])
+        qs = [q, 1 - q]
+        if math.isfinite(point):
+            share = (np.sum(x < point) + 0.5 * np.sum(x == point)) / x.size
+            z0 = float(stats.norm.ppf(min(max(share, 1e-3), 1 - 1e-3)))
+            z = float(stats.norm.isf(q))
+            qs = [float(stats.norm.cdf(2 * z0 - z)), float(stats.norm.cdf(2 * z0 + z))]
+        lo, hi = np.quantile(x, qs)
     else:
         lo = hi = math.nan
     return Crossover(point, float(lo), float(hi), p_none, tuple(float(s) for s in sizes),
@@ -407,6 +432,9 @@ class RatioTest:
     look: int = 0
     looks: int = 0
     rounds: int = 0
+    # how the CI reads a run with the sequential top-up where it is not a stopping look's
+    # (analysis.claims.base.paired_test says why); "" for a stopping look or the fixed design
+    note: str = ""
 
     @property
     def n(self) -> int:
@@ -603,14 +631,27 @@ def paired_crossover(log_ratios_by_size: Mapping[float, ArrayLike],
                      confidence: float = CONFIDENCE, n_resamples: int = N_RESAMPLES,
                      seed: int | np.random.Generator | None = 0) -> Crossover:
     """:func:`crossover` for the block design: per size the per-round log ratios a/b; the
-    rounds of each size are resampled and the mean log ratio per size gives the curve whose
-    first upward zero crossing is the crossover."""
-    sizes = sorted(s for s, v in log_ratios_by_size.items() if _arr(v).size)
+    curve of mean log ratios per size gives the crossover (its first upward zero crossing).
+
+    Its CI is a parametric bootstrap that carries the t distribution: each size's mean is
+    drawn as mean + T sd / sqrt(n), T from Student's t with n - 1 df, independently per size
+    (the sizes are different blocks), and the bias-corrected percentile interval of the
+    drawn curves' crossings is the CI (:func:`_crossover_ci`); P(no crossover) is the share of drawn curves that never cross. The
+    percentile bootstrap of the rounds themselves (resampling as few as 6 rounds per size)
+    covered the true crossover in only 85-91 % of simulated runs at 6-20 rounds for a
+    nominal 95 %: a resample of n rounds has the spread of a normal mean with the sd's
+    (n - 1)/n, not a t mean's, and the first crossing of a noisy curve lies early; the t
+    draws with the bias correction reach >= 93 % at 6 to 30 rounds and slopes from shallow
+    to steep (tests/analysis/test_crossover_coverage.py). It reads every round each size's
+    block reached, top-up rounds included. A size with fewer than two rounds has no spread
+    to draw and is left out; with zero spread it is drawn at its mean."""
+    sizes = sorted(s for s, v in log_ratios_by_size.items() if _arr(v).size >= 2)
     if len(sizes) < 2:
         return Crossover(math.nan, math.nan, math.nan, math.nan, tuple(sizes), 0)
     ls = np.log(np.asarray(sizes, dtype=float))
     ds = [_arr(log_ratios_by_size[s]) for s in sizes]
     point = _first_crossing(ls, np.array([d.mean() for d in ds]))
     rng = _rng(seed)
-    means = np.column_stack([rng.choice(d, (n_resamples, d.size)).mean(axis=1) for d in ds])
+    means = np.column_stack([d.mean() + d.std(ddof=1) / math.sqrt(d.size)
+                             * rng.standard_t(d.size - 1, n_resamples) for d in ds])
     return _crossover_ci(ls, means, point, sizes, n_resamples, confidence)

@@ -17,6 +17,8 @@ from typing import Any, Mapping
 ALPHA = 0.05
 OBRIEN_FLEMING = "obrien-fleming"
 POCOCK = "pocock"
+#: a comparison less likely than this to be decided by its maximum is dropped from the top-up
+DROP_BELOW = 0.10
 #: the spending functions a design may name (their formulas: blockstats.sequential.SPENDING)
 SPENDING_NAMES = (OBRIEN_FLEMING, POCOCK)
 
@@ -68,12 +70,22 @@ def schedule(n0: int, k: int, n_max: int) -> Schedule:
 
 # -------------------------------------------------------------- the order of the top-up
 
-ORDER_RULE = ("among blocks with an undecided comparison and rounds left, the block whose "
-              "undecided comparison is closest to deciding runs first: closeness = the extra "
-              "rounds it needs, ((q_K s) / d)^2 - n, with s the observed sd of its per-round "
-              "log ratios, d the log-distance from their mean to the nearest boundary its CI "
-              "straddles, q_K the quantile of the block's last look and n its rounds so far; "
-              "ties go to the smaller block id")
+ORDER_RULE = ("after every block's first look, the budget goes out one look at a time to "
+              "the block with the highest predicted chance per second that its next look "
+              "decides a verdict testable here: for each verdict its comparisons serve, the "
+              "product of its comparisons' chances to be decided (this block's at its next "
+              "look, with that look's quantile; the others' by their maximum; each from its "
+              "estimate and sd so far), summed over the verdicts and divided by the look's "
+              "estimated seconds; a comparison with less than a 10 % chance by its maximum "
+              "is dropped (its verdicts count 0), claims this machine cannot test have no "
+              "comparisons; ties go to the smaller block id")
+#: the order rule of runs made before the verdict order (their plan.json carries its text)
+EXTRA_ROUNDS_RULE = ("among blocks with an undecided comparison and rounds left, the block "
+                     "whose undecided comparison is closest to deciding runs first: closeness = "
+                     "the extra rounds it needs, ((q_K s) / d)^2 - n, with s the observed sd of "
+                     "its per-round log ratios, d the log-distance from their mean to the "
+                     "nearest boundary its CI straddles, q_K the quantile of the block's last "
+                     "look and n its rounds so far; ties go to the smaller block id")
 
 
 # ----------------------------------------------------------------------- the design itself
@@ -86,16 +98,18 @@ class SequentialDesign:
     A block's first look is after ``first_look`` rounds (None: after its planned rounds n0
     from the noise model), then every ``look_every`` rounds up to N = ``rounds_max`` (or,
     with ``max_factor``, N = min(max_factor n0, rounds_max)). The defaults are the ones the
-    simulations (scripts/simulate_topup.py) support for this VM's noise: an early first look
-    and Pocock-type spending let the comparisons decided by a wide margin stop after a few
-    rounds, and the rounds they leave go to the near-boundary ones."""
+    design of issue 37: a first look of 10 rounds (at 6, a t CI on 5 df at a Bonferroni-Pocock
+    level is about 3x wider than the fixed design's, and most blocks never got past it), then
+    looks at 20 and 30 (N = 30), Pocock-type spending at n/N."""
 
     spending: str = POCOCK
     alpha: float = ALPHA
-    first_look: int | None = 6
-    look_every: int = 6
-    rounds_max: int = 90
+    first_look: int | None = 10
+    look_every: int = 10
+    rounds_max: int = 30
     max_factor: int | None = None
+    #: a comparison less likely than this to be decided by N is dropped from the top-up
+    drop_below: float = 0.10
 
     def __post_init__(self) -> None:
         check_spending(self.spending)
@@ -154,5 +168,6 @@ def design_of(doc: Mapping[str, Any]) -> SequentialDesign:
     """The :class:`SequentialDesign` a plan.json (or :meth:`SequentialDesign.to_json`)
     describes; keys beyond the design's own (budget, text) are ignored."""
     return SequentialDesign(**{k: doc[k] for k in ("spending", "alpha", "first_look",
-                                                   "look_every", "rounds_max", "max_factor")
+                                                   "look_every", "rounds_max", "max_factor",
+                                                   "drop_below")
                                if k in doc})

@@ -36,14 +36,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 from scipy import optimize, stats
 
 # the design as declared (stdlib only, blockstats.schedule), re-exported beside the statistics
 # that read it, so a reader of a run needs one module
-from blockstats.schedule import (ALPHA, OBRIEN_FLEMING, ORDER_RULE, POCOCK, SPENDING_NAMES,
+from blockstats.schedule import (ALPHA, DROP_BELOW, OBRIEN_FLEMING, ORDER_RULE, POCOCK,
+                                 SPENDING_NAMES,
                               SPENDING_TEXT, Schedule, SequentialDesign, check_alpha,
                               check_spending, design_of, design_text, schedule)
 
@@ -318,6 +319,11 @@ class Summary:
     hi: float
     rule_boundaries: tuple[float, ...]  # ratio scale
     q_final: float  # q_K of the block's schedule at its family
+    # the verdict order (:func:`rank_by_verdicts`): the block's looks and their quantiles at
+    # this comparison's family, and the verdicts testable here that read it ("C4 cross-core")
+    looks: tuple[int, ...] = ()
+    q_looks: tuple[float, ...] = ()
+    verdicts: tuple[str, ...] = ()
 
 
 def summarize(block: str, log_ratios: Sequence[float], sched: Schedule, family: int,
@@ -348,7 +354,8 @@ def extra_rounds(s: Summary) -> float | None:
 
 
 def rank_blocks(summaries: Iterable[Summary]) -> list[tuple[str, float]]:
-    """The top-up order (:data:`ORDER_RULE`): (block id, extra rounds of its closest
+    """The extra-rounds order of plans made before the verdict order
+    (:data:`blockstats.schedule.EXTRA_ROUNDS_RULE`): (block id, extra rounds of its closest
     undecided comparison), closest first, ties by block id; blocks with every comparison
     decided or no rounds left are not listed."""
     best: dict[str, float] = {}
@@ -396,15 +403,99 @@ def looks_by_round(rounds: Sequence[int], log_ratios: Sequence[float], sched: Sc
 
 def summary_of(block: str, looks: Sequence[Look], sched: Schedule, family: int,
                rule_boundaries: Sequence[float], spending: str = POCOCK,
-               alpha: float = ALPHA) -> Summary | None:
+               alpha: float = ALPHA, verdicts: Sequence[str] = ()) -> Summary | None:
     """The :class:`Summary` of a comparison at its latest look (from :func:`looks_by_round`),
     or None when that look has no CI (fewer than two pairs: nothing to rank)."""
     if not looks or math.isnan(looks[-1].lo):
         return None
     last = looks[-1]
-    q_final = quantiles(sched, family, alpha, spending)[-1]
+    qs = quantiles(sched, family, alpha, spending)
     return Summary(block, last.rounds, sched.rounds_max - last.rounds, last.mean_log,
-                   last.sd_log, last.lo, last.hi, tuple(rule_boundaries), q_final)
+                   last.sd_log, last.lo, last.hi, tuple(rule_boundaries), qs[-1],
+                   tuple(sched.looks), tuple(qs), tuple(verdicts))
+
+
+# ------------------------------------------------ the verdict order: chance per second
+
+
+
+def p_decided_at(s: Summary, n_next: int, q_next: float) -> float:
+    """The predicted chance that comparison ``s`` is decided at a look after ``n_next``
+    rounds whose quantile is ``q_next``: with the true mean log ratio taken as today's
+    estimate m and the sd as today's s, the mean at that look is normal around m with sd
+    s sqrt(n' - n) / n', the CI's half-width is q' s / sqrt(n'), and the comparison is
+    decided when no boundary lies inside the CI; 1 when it is decided already."""
+    inside = [b for b in s.rule_boundaries if s.lo < b < s.hi]
+    if not inside:
+        return 1.0
+    if not (s.sd_log > 0.0) or n_next <= s.rounds:
+        return 0.0
+    h = q_next * s.sd_log / math.sqrt(n_next)
+    spread = s.sd_log * math.sqrt(n_next - s.rounds) / n_next
+    lbs = sorted(math.log(b) for b in s.rule_boundaries)
+    # the CI holds no boundary: its mean lies in a gap between boundaries wider than 2h
+    edges = [-math.inf, *lbs, math.inf]
+    p = 0.0
+    for lo, hi in zip(edges, edges[1:]):
+        a, b = lo + h, hi - h
+        if a < b:
+            p += float(stats.norm.cdf((b - s.mean_log) / spread)
+                       - stats.norm.cdf((a - s.mean_log) / spread))
+    return min(1.0, max(0.0, p))
+
+
+def p_next(s: Summary) -> float:
+    """:func:`p_decided_at` at the block's next look (its quantile, not the final one's)."""
+    later = [(n, q) for n, q in zip(s.looks, s.q_looks) if n > s.rounds]
+    return p_decided_at(s, *later[0]) if later else (1.0 if p_decided_at(s, s.rounds + 1, 0.0)
+                                                     == 1.0 else 0.0)
+
+
+def p_by_max(s: Summary) -> float:
+    """:func:`p_decided_at` at the block's maximum N (its last look's quantile)."""
+    if not s.looks:
+        return 0.0
+    return p_decided_at(s, s.looks[-1], s.q_looks[-1]) if s.looks[-1] > s.rounds else \
+        (1.0 if not [b for b in s.rule_boundaries if s.lo < b < s.hi] else 0.0)
+
+
+def rank_by_verdicts(summaries: Iterable[Summary], seconds: Mapping[str, float],
+                     drop_below: float = DROP_BELOW) -> list[tuple[str, float]]:
+    """The top-up order of :data:`ORDER_RULE`: each block with rounds left and an undecided
+    comparison that serves a verdict testable here, by the chance per second that its next
+    look decides a verdict: for every verdict the block's comparisons serve, the product of
+    its comparisons' chances (the block's at its next look, :func:`p_next`; the others' by
+    their maximum, :func:`p_by_max`; a decided one counts 1), summed over the verdicts and
+    divided by the next look's seconds (``seconds``). A comparison with a chance below
+    ``drop_below`` (the design's, :data:`DROP_BELOW` = 10 %) by its maximum is dropped:
+    the verdicts it serves count 0. Blocks
+    whose score is 0 are not listed; ties go to the smaller block id."""
+    ss = [s for s in summaries if s.verdicts]
+    by_verdict: dict[str, list[Summary]] = {}
+    for s in ss:
+        for v in s.verdicts:
+            by_verdict.setdefault(v, []).append(s)
+    out: dict[str, float] = {}
+    for block in sorted({s.block for s in ss}):
+        mine = [s for s in ss if s.block == block]
+        if not any(s.rounds_left > 0 and p_next(s) < 1.0 for s in mine) or \
+                block not in seconds or not seconds[block] > 0.0:
+            continue
+        score = 0.0
+        for v in sorted({v for s in mine for v in s.verdicts}):
+            comps = by_verdict[v]
+            if not any(s.block == block and p_next(s) < 1.0 for s in comps):
+                continue  # this verdict is decided as far as this block goes
+            p = 1.0
+            for c in comps:
+                if p_by_max(c) < drop_below:
+                    p = 0.0
+                    break
+                p *= p_next(c) if c.block == block else p_by_max(c)
+            score += p
+        if score > 0.0:
+            out[block] = score / seconds[block]
+    return sorted(out.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 # ------------------------------------------------------------- planning: the chance to decide

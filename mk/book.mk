@@ -40,12 +40,14 @@ REFERENCE_RUN := $(patsubst %/SHA256SUMS,%,$(lastword $(sort $(shell git ls-file
 RUN ?= $(REFERENCE_RUN)
 RUN_ABS := $(abspath $(RUN))
 
+# RUN_CHECKED: the run a parent make (book, pdf) checked already; its sub-make skips the check
 book-check-run:
-	@if [ -z "$(RUN)" ]; then \
-	  echo "make book: no committed reference run under data/raw/; pass one: make book RUN=data/raw/<run-id> (or RUN=build/smoke-run after make smoke-run)" >&2; exit 2; fi
-	@if [ ! -f "$(RUN)/trials.jsonl" ] && [ ! -f "$(RUN)/trials.jsonl.gz" ]; then \
-	  echo "make book: RUN=$(RUN) has no trials.jsonl or trials.jsonl.gz (expected a run directory data/raw/<run-id>/)" >&2; exit 2; fi
-	@$(PY) -m rundir check "$(RUN)" $(if $(UNVERIFIED),--unverified) 2>&1 | sed 's/^rundir: /make book: /' >&2; exit $${PIPESTATUS[0]}
+	@if [ -n "$(RUN)" ] && [ "$(RUN_CHECKED)" = "$(RUN)" ]; then exit 0; fi; \
+	if [ -z "$(RUN)" ]; then \
+	  echo "make book: no committed reference run under data/raw/; pass one: make book RUN=data/raw/<run-id> (or RUN=build/smoke-run after make smoke-run)" >&2; exit 2; fi; \
+	if [ ! -f "$(RUN)/trials.jsonl" ] && [ ! -f "$(RUN)/trials.jsonl.gz" ]; then \
+	  echo "make book: RUN=$(RUN) has no trials.jsonl or trials.jsonl.gz (expected a run directory data/raw/<run-id>/)" >&2; exit 2; fi; \
+	$(PY) -m rundir check "$(RUN)" $(if $(UNVERIFIED),--unverified) 2>&1 | sed 's/^rundir: /make book: /' >&2; exit $${PIPESTATUS[0]}
 
 # Which run the generated notebooks came from: rewritten only when RUN changes.
 $(BOOK_GEN)/.run: _book-force
@@ -80,35 +82,42 @@ notebooks: book-check-run $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb)
 # --all: a page that pastes another page's glue ({glue:text}`other.ipynb::key`) is not
 # rebuilt by Sphinx when only that notebook changed (another run, new code), so it would show
 # the old values; every page is rebuilt whenever a notebook or a source changed.
+# jupyter-book colours Sphinx's output even into a pipe or a log: NOCOLOR strips the codes
+NOCOLOR := sed -u 's/\x1b\[[0-9;]*m//g'
 $(BOOK_STAMP): $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb) $(BOOK_SOURCES)
-	$(JB) build book --builder html -W -n --keep-going --all
+	set -o pipefail; $(JB) build book --builder html -W -n --keep-going --all 2>&1 | $(NOCOLOR)
 	@touch $@
 
 # notebooks run two at a time (they are independent; the machine has 2 CPUs)
 # the sub-make's own "*** Error" lines are dropped: each failure has said what failed
 book: setup book-check-run
-	@set -o pipefail; { $(MAKE) -j2 --no-print-directory $(BOOK_STAMP) 2>&1 1>&3 3>&- \
+	@set -o pipefail; { $(MAKE) -j2 --no-print-directory $(BOOK_STAMP) SETUP_DONE=1 RUN_CHECKED="$(RUN)" 2>&1 1>&3 3>&- \
 	  | { grep -v '^make.*\*\*\*' || true; } >&2; } 3>&1
 	@echo "book (run $(RUN)): $(CURDIR)/$(BOOK_HTML)/index.html"
 
 $(BOOK_PDF): $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb) $(BOOK_SOURCES)
 	@command -v pdflatex >/dev/null && command -v latexmk >/dev/null || { \
 	  echo "make pdf: pdflatex/latexmk missing; install texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended latexmk (scripts/setup does as root)" >&2; exit 1; }
-	$(JB) build book --builder pdflatex -W -n --keep-going --all
+	@# latexmk -silent: the first pdflatex pass warns of every forward reference (about 60),
+	@# which the later passes resolve; what is left unresolved is in the final pass's log
+	set -o pipefail; LATEXMKOPTS=-silent $(JB) build book --builder pdflatex -W -n --keep-going --all 2>&1 | $(NOCOLOR)
 	@test -s $@
+	@log=$(BOOK_PDF:.pdf=.log); if grep -q "There were undefined references" $$log; then \
+	  echo "make pdf: warning: undefined references in the final LaTeX pass: $$(grep -c 'undefined on input' $$log) (see $$log)" >&2; fi
 
 pdf: setup book-check-run
-	@$(MAKE) -j2 --no-print-directory $(BOOK_PDF)
+	@$(MAKE) -j2 --no-print-directory $(BOOK_PDF) SETUP_DONE=1 RUN_CHECKED="$(RUN)"
 	@echo "pdf (run $(RUN)): $(CURDIR)/$(BOOK_PDF)"
 
 # setup, build, a quick sweep into a new run directory (executed as the sweep notebook, kept
-# in the run as sweep.ipynb), then notebooks and book
-REPRO_RUN = data/raw/$(shell date -u +%Y%m%dT%H%M%SZ)-quick
+# in the run as sweep.ipynb), then notebooks and book. RUN=DIR (on the command line or in the
+# environment, as `nix run .#reproduce -- RUN=DIR` passes it) names the new run's directory.
+REPRO_RUN = $(if $(filter command line environment,$(origin RUN)),$(RUN),data/raw/$(shell date -u +%Y%m%dT%H%M%SZ)-quick)
 reproduce: setup build
 	@run="$(REPRO_RUN)"; \
 	$(PY) -m runner notebook --profile quick --run-dir "$$run" && \
 	$(MAKE) --no-print-directory book RUN="$$run" && \
-	echo "reproduce: run $$run; book at $(CURDIR)/$(BOOK_HTML)/index.html"
+	echo "reproduce: run $$run; book at $(CURDIR)/$(BOOK_HTML)/index.html (its PDF: make pdf RUN=$$run)"
 
 # The reviewer's check of the verdicts: the claims profile (every claim testable here, the
 # reports' own programs in their blocks; about 55 min on 2 CPUs), its book, and its compare

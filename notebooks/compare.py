@@ -50,6 +50,7 @@ from analysis import claims as C
 from analysis import plots as P
 from analysis import compare as K
 from analysis import reproduce as RP
+from analysis import evalcache as EC
 from analysis.output import note, show_table
 
 P.setup()
@@ -58,7 +59,9 @@ ref = A.load_run(ref_dir)
 note(f"run **{run.run_id}** ({run.path}) against reference **{ref.run_id}** ({ref.path}); "
        f"threshold t = {threshold:g}")
 cells = K.compare_cells(run, ref, threshold=threshold)
-run_results, ref_results = C.evaluate(run), C.evaluate(ref)
+# the verdicts of a sealed run are kept between calls (analysis.evalcache): the reference's
+# took most of the report's time
+run_results, ref_results = EC.evaluate(run), EC.evaluate(ref)
 
 # %% [markdown]
 # ## Are the reference's verdicts reproduced?

@@ -46,7 +46,7 @@ for col in ("experiment [kind]", "cells", "s per repetition"):
     plan_table.add_column(col, justify="left" if col.startswith("exp") else "right")
 for name, ncells, secs in estimate_mod.summary_rows(run.plan):
     plan_table.add_row(name, str(ncells), f"{secs:.0f}")
-Console(width=100).print(plan_table)
+Console(width=100, color_system=None, force_jupyter=False).print(plan_table)  # plain text: the output also goes to logs
 print(f"seed {run.plan.seed}; repetitions {run.plan.rep_min}..{run.plan.rep_max}; "
       f"estimated time {fmt_duration(run.estimate.seconds_expected)}")
 
@@ -75,7 +75,8 @@ for rec in result.records:
     if rec.get("status") != "ok":
         print(f"  {rec.get('trial_id')}: {rec.get('status')}: {str(rec.get('error'))[:200]}")
 if result.complete:
-    Console(width=140).print(summary_table(run.plan.cells, result.records))
+    Console(width=140, color_system=None, force_jupyter=False).print(
+        summary_table(run.plan.cells, result.records))
 else:
     print(f"resume with: {result.resume_command()}")
 print(f"sweep-exit: {result.exit_code()}")

@@ -304,7 +304,7 @@ if has_steal:
               f"{d['steal %'].quantile(0.99):.2f} %, maximum {d['steal %'].max():.2f} % "
               f"over {len(d):,} trials")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharey=False)
+    fig, axes = plt.subplots(1, 2, figsize=(6.2, 3.0), sharey=False)  # the PDF's text width
     for ax, (name, g) in zip(axes, d.groupby("result")):
         ax.scatter(g["steal %"], g["relative"], s=6, alpha=0.4)
         if rule is not None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from rundir import layout, lock, records
 from rundir.complete import incomplete
 from rundir.readiness import being_written, unverified_reason
-from rundir.verify import RunDirUsageError, pack, seal, verify
+from rundir.verify import RunDirUsageError, pack, passed_before, seal, verify
 
 USAGE = ("usage: python -m rundir seal RUN_DIR [--final] [--reseal REASON] | pack RUN_DIR "
          "[--final] | verify RUN_DIR | check RUN_DIR [--unverified]")
@@ -34,6 +34,8 @@ COMMANDS = {"seal": ("--final",), "verify": (), "pack": ("--final",),
 def _check(run_dir: Path, unverified: bool) -> int:
     """Before a reader (the book) reads the run: one line when it must not."""
     why = being_written(run_dir)
+    if why is None and passed_before(run_dir):
+        return 0
     if why is None:
         problem = records.first_problem(run_dir)
         if problem:

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rundir import layout, utf8
-from blockstats.sequential import Schedule
+
+if TYPE_CHECKING:  # imported where used: scipy takes seconds to import, and a reader that
+    # only checks a run (make book's verify) needs no part of it
+    from blockstats.sequential import Schedule
 
 SCHEMA = Path(__file__).resolve().parent / "schema" / "plan.schema.json"
 PAIRED = "paired"
@@ -65,4 +68,5 @@ def block_schedule(plan: dict[str, Any] | None, block: str) -> Schedule | None:
     looks = (b.get("sequential") or {}).get("looks")
     if not isinstance(looks, list) or not looks:
         return None
+    from blockstats.sequential import Schedule
     return Schedule(tuple(int(n) for n in looks))

@@ -16,6 +16,14 @@ with the files named, unless re-sealed deliberately with a reason (recorded in
   else the first record's), and every `ok` record means ok (:mod:`rundir.okrule`, the rule
   the runner marks a trial ok by: bytes moved, the window met, no verification mismatch).
 
+A reader of the run (``make book``, ``make compare``: :mod:`rundir.gate`) calls
+``verify(run_dir, cache=True)``: the files are re-hashed every time (a fraction of a second),
+and the schema and record checks, which take most of the time, are skipped when the same
+``SHA256SUMS`` was checked before, with every file matching it, under the same schemas and the
+same checking code (the key is the SHA-256 of all three; see :func:`cache_key`). A changed file
+no longer matches its hash, and a re-sealed run has another key, so a tampered run never reuses
+an earlier result. ``python -m rundir verify`` (``make verify``) always checks everything.
+
 The lock file of a run being written (:mod:`rundir.lock`) is not part of the run: never
 sealed, never checked. The command line is :mod:`rundir.cli` (which takes the lock and
 refuses to seal or pack a run that is not finished).
@@ -28,6 +36,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
 import re
 import shutil
 import zlib
@@ -38,8 +47,8 @@ from typing import Any, Iterator
 
 from rundir import atomic, layout, okrule, planfile, records, utf8
 # the schema helpers and paths, also imported from here (rundir.schemas owns them)
-from rundir.schemas import (MANIFEST_SCHEMA, TRIAL_SCHEMA, load_schema,  # noqa: F401
-                            schema_problems, validator_for)
+from rundir.schemas import (MANIFEST_SCHEMA, SCHEMA_DIR, TRIAL_SCHEMA,  # noqa: F401
+                            load_schema, schema_problems, validator_for)
 
 _CHUNK = 1 << 20
 
@@ -56,6 +65,9 @@ class Report:
     files_checked: int = 0
     records_checked: int = 0
     problems: list[str] = field(default_factory=list)
+    #: the schema and record checks were not repeated: an earlier check of the same
+    #: SHA256SUMS, schemas and code passed (:func:`verify` with ``cache=True``)
+    cached: bool = False
 
     @property
     def ok(self) -> bool:
@@ -63,8 +75,9 @@ class Report:
 
     def summary(self) -> str:
         state = "ok" if self.ok else f"FAILED ({len(self.problems)} problems)"
-        return (f"verify {self.run_dir}: {state}; {self.files_checked} files hashed, "
-                f"{self.records_checked} records checked")
+        records = (f"{self.records_checked} records checked"
+                   + (" (an earlier check of the same SHA256SUMS, reused)" if self.cached else ""))
+        return f"verify {self.run_dir}: {state}; {self.files_checked} files hashed, {records}"
 
 
 def _require_dir(run_dir: Path | str) -> Path:
@@ -237,12 +250,19 @@ def _parse_sums(text: str, problems: list[str]) -> dict[str, str]:
     return sums
 
 
-def _check_hashes(root: Path, report: Report) -> None:
+def _check_hashes(root: Path, report: Report) -> bytes | None:
+    """Every file against SHA256SUMS; the SHA256SUMS read (None when there is none)."""
     sums_path = root / layout.SUMS
     if not sums_path.is_file():
         report.problems.append(f"{layout.SUMS} missing: seal the run first (make seal RUN={root})")
-        return
-    sums = _parse_sums(sums_path.read_text(encoding="utf-8"), report.problems)
+        return None
+    listed = sums_path.read_bytes()
+    try:
+        text = listed.decode("utf-8")
+    except UnicodeDecodeError:
+        report.problems.append(f"{layout.SUMS}: not UTF-8 text")
+        return None
+    sums = _parse_sums(text, report.problems)
     present = {rel: path for rel, path in _run_files(root)}
     for rel, digest in sums.items():
         path = present.get(rel)
@@ -255,6 +275,7 @@ def _check_hashes(root: Path, report: Report) -> None:
     for rel in present:
         if rel not in sums:
             report.problems.append(f"{rel}: not listed in {layout.SUMS} (file added after sealing)")
+    return listed
 
 
 def _check_manifest(root: Path, report: Report) -> str | None:
@@ -335,14 +356,89 @@ def _check_records(path: Path, run_id: str | None, seen: dict[str, int],
         report.problems.append(f"{path.name}: no records")
 
 
-def verify(run_dir: Path | str) -> Report:
-    """Check run_dir against its SHA256SUMS and the record schemas; see the module doc."""
+#: what the result of the schema and record checks depends on besides the run's bytes
+_CHECKER_FILES = sorted([*Path(__file__).resolve().parent.glob("*.py"), *SCHEMA_DIR.glob("*.json")])
+
+
+def cache_dir() -> Path | None:
+    """Where passed checks are remembered: ``$COPYBENCH_VERIFY_CACHE`` (empty: nowhere), else
+    ``build/verify-cache/`` of the checkout this package is in."""
+    configured = os.environ.get("COPYBENCH_VERIFY_CACHE")
+    if configured is not None:
+        return Path(configured) if configured else None
+    return Path(__file__).resolve().parent.parent / "build" / "verify-cache"
+
+
+def cache_key(sums: bytes) -> str:
+    """SHA-256 over a run's SHA256SUMS and the checker (this package's code and schemas).
+    Valid only once every file of the run has been found to match that SHA256SUMS."""
+    digest = hashlib.sha256(b"copybench verify cache 1\0")
+    digest.update(sums)
+    for path in _CHECKER_FILES:
+        digest.update(f"\0{path.name}\0".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _cached(key: str, report: Report) -> bool:
+    where = cache_dir()
+    if where is None:
+        return False
+    try:
+        entry = json.loads((where / f"{key}.json").read_text(encoding="utf-8"))
+        report.records_checked = int(entry["records_checked"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    report.cached = True
+    return True
+
+
+def _remember(key: str, report: Report) -> None:
+    where = cache_dir()
+    if where is None:
+        return
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        atomic.write_text(where / f"{key}.json", json.dumps(
+            {"run_dir": str(report.run_dir), "records_checked": report.records_checked}) + "\n")
+    except OSError:
+        pass  # a cache that cannot be written only costs the next reader time
+
+
+def sealed_sums(run_dir: Path | str) -> bytes | None:
+    """The run's SHA256SUMS when every file of the run matches it (re-hashed now), else None:
+    the run's content, named by a hash a changed file cannot keep."""
     root = _require_dir(run_dir)
     report = Report(run_dir=root)
-    _check_hashes(root, report)
+    sums = _check_hashes(root, report)
+    return sums if report.ok else None
+
+
+def passed_before(run_dir: Path | str) -> bool:
+    """Every file of the run matches its SHA256SUMS, and that SHA256SUMS passed the schema
+    and record checks before (same schemas, same code): the run verifies, found in well
+    under a second."""
+    root = _require_dir(run_dir)
+    report = Report(run_dir=root)
+    sums = _check_hashes(root, report)
+    return sums is not None and report.ok and _cached(cache_key(sums), report)
+
+
+def verify(run_dir: Path | str, cache: bool = False) -> Report:
+    """Check run_dir against its SHA256SUMS and the record schemas; see the module doc.
+    With ``cache``, the schema and record checks of a run whose files all match a
+    SHA256SUMS checked before (same schemas, same code) are not repeated."""
+    root = _require_dir(run_dir)
+    report = Report(run_dir=root)
+    sums = _check_hashes(root, report)
+    key = cache_key(sums) if cache and sums is not None and report.ok else None
+    if key is not None and _cached(key, report):
+        return report
     run_id = _check_manifest(root, report)
     _check_plan(root, report)
     _check_trials(root, run_id, report)
+    if key is not None and report.ok:
+        _remember(key, report)
     return report
 
 

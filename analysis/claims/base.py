@@ -5,11 +5,12 @@ placement first, then the nearest the run has)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from analysis import stats as S
 from analysis.claims.rules import fmt_size
@@ -166,6 +167,8 @@ class Compared:
     decision: S.Decision
     sensitivity: S.RatioTest | None = None
     sens_decision: S.Decision | None = None
+    block: str = ""  # the block of its pairs (one block; "" otherwise)
+    seconds_per_round: float = math.nan  # that block's planned seconds per round
 
     def row(self) -> dict[str, Any]:
         p, s = self.primary, self.sensitivity
@@ -174,8 +177,64 @@ class Compared:
                 "ratio": p.ratio.value,
                 "lo": p.ratio.lo, "hi": p.ratio.hi, "CI level": p.ratio.confidence,
                 "p_adj": p.p_adj, "outcome": self.decision.outcome, "why": self.decision.why,
+                "reading": p.note,
                 "sensitivity": (f"{s.kind} {_ratio_ci(s.ratio)} → {self.sens_decision.outcome}"
-                                if s is not None and self.sens_decision else "—")}
+                                if s is not None and self.sens_decision else "—"),
+                "distance": self.distance() if self.decision.outcome == "inconclusive"
+                else ""}
+
+    def distance(self) -> str:
+        """How far an undecided comparison is from a decision (:func:`distance_text`)."""
+        return distance_text(self.primary, self.decision, self.seconds_per_round)
+
+
+#: an undecided comparison that would need more rounds than this is "not decidable": its
+#: estimate sits on the boundary (C9's 0.652 against 0.65 needs about 13 000)
+UNDECIDABLE_ROUNDS = 10_000
+
+
+def rounds_to_decide(mean_log: float, sd: float, boundaries: Sequence[float], family: int,
+                     alpha: float = S.ALPHA) -> float:
+    """The rounds n at which the fixed design's t CI at level 1 - alpha/family, around the
+    measured mean log ratio with the measured sd, would clear the nearest of ``boundaries``
+    (those it straddles): t(1 - alpha/(2m), n - 1) sd / sqrt(n) <= d, d the log distance
+    from the estimate to that boundary; inf when the estimate lies on it."""
+    if not boundaries or not (math.isfinite(mean_log) and math.isfinite(sd)):
+        return math.nan
+    d = min(abs(mean_log - math.log(b)) for b in boundaries)
+    if d == 0.0:
+        return math.inf
+    p = alpha / (2 * max(1, family))
+    n = max(2, math.ceil((float(stats.norm.isf(p)) * sd / d) ** 2))
+    if n > 10 * UNDECIDABLE_ROUNDS:
+        return float(n)
+    while float(stats.t.isf(p, n - 1)) * sd / math.sqrt(n) > d:
+        n += 1
+    return float(n)
+
+
+def distance_text(t: S.RatioTest, decision: S.Decision, seconds_per_round: float) -> str:
+    """An undecided comparison's distance from a decision: the rounds that would decide it
+    at its measured sd (and the hours at its block's seconds per round), or "not decidable:
+    the estimate sits on the boundary" past :data:`UNDECIDABLE_ROUNDS`."""
+    if t.kind != S.PAIRED or not math.isfinite(t.sd_log):
+        return "distance unknown: no per-round sd (unpaired)"
+    n = rounds_to_decide(math.log(t.ratio.value), t.sd_log, decision.straddles, t.family,
+                         t.alpha)
+    if math.isnan(n):
+        return "distance unknown"
+    if n > UNDECIDABLE_ROUNDS:
+        return (f"not decidable: the estimate sits on the boundary (about {n:,.0f} rounds "
+                f"at its sd {t.sd_log:.3f})" if math.isfinite(n) else
+                "not decidable: the estimate sits on the boundary")
+    hours = (f", {n * seconds_per_round / 3600:.1f} h on this machine"
+             if math.isfinite(seconds_per_round) else "")
+    have = t.n  # the pairs its CI rests on (a capped program has fewer than its look)
+    if t.looks and n <= have:
+        return (f"the fixed design's CI would decide it at {have} rounds (sd {t.sd_log:.3f} "
+                f"per round); the repeated CI of look {t.look} is wider")
+    return (f"decided at about {n:.0f} rounds{hours} by the fixed design's CI (sd "
+            f"{t.sd_log:.3f} per round)")
 
 
 def _twin0(df: pd.DataFrame) -> pd.DataFrame:
@@ -210,9 +269,9 @@ def paired_values(df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any],
 
 def sequential_pair(run: Run, j: pd.DataFrame, family: int,
                     rule: S.DecisionRule) -> S.RatioTest | None:
-    """The pairs ``j`` (:func:`paired_rounds`) read at their stopping look, for a run with
-    the sequential top-up whose plan gives their block looks (rundir.planfile); None
-    otherwise (the fixed design reads them)."""
+    """The pairs ``j`` (:func:`paired_rounds`) of one block with looks, read at their
+    stopping look; None where the run has no top-up, the pairs span several blocks or their
+    block has no looks (:func:`paired_test` reads those)."""
     seq = planfile.sequential_design(run.plan)
     blocks = set(j.index.get_level_values(0)) if len(j) else set()
     if seq is None or len(blocks) != 1:
@@ -228,6 +287,47 @@ def sequential_pair(run: Run, j: pd.DataFrame, family: int,
                               rule.boundaries(), family, design.spending, design.alpha)
 
 
+def planned_rounds(run: Run, block: str) -> int | None:
+    """The rounds the plan gave a block before any top-up (``blocks.<id>.rounds``)."""
+    b = ((run.plan or {}).get("blocks") or {}).get(block) or {}
+    n = b.get("rounds")
+    return int(n) if isinstance(n, (int, float)) and not isinstance(n, bool) else None
+
+
+def paired_test(run: Run, j: pd.DataFrame, family: int, rule: S.DecisionRule) -> S.RatioTest:
+    """The paired reading of the pairs ``j`` (:func:`paired_rounds`) under the run's design:
+
+    * the fixed design: the t CI over every round (:func:`analysis.stats.paired_ratio`);
+    * the sequential top-up, one block with looks: the repeated CI at the stopping look
+      (:func:`sequential_pair`);
+    * the sequential top-up, blocks without looks (never topped up): the fixed t CI over
+      their rounds, which no look chose; the result says so;
+    * the sequential top-up, pairs in several blocks of which one has looks: the rounds each
+      block got by the top-up were granted on the strength of that block's own looks, so a
+      fixed CI over them would be optional stopping; the fixed t CI reads only the rounds
+      the plan gave each block before any top-up, and the result says so. Never a silent
+      fixed-sample CI over top-up rounds."""
+    if planfile.sequential_design(run.plan) is None:
+        return S.paired_ratio(j["a"], j["b"], family)
+    seq = sequential_pair(run, j, family, rule)
+    if seq is not None:
+        return seq
+    blocks = sorted({str(b) for b in j.index.get_level_values(0)})
+    looked = [b for b in blocks if planfile.block_schedule(run.plan, b) is not None]
+    if not looked:
+        t = S.paired_ratio(j["a"], j["b"], family)
+        whose = "its block has" if len(blocks) == 1 else f"its {len(blocks)} blocks have"
+        return replace(t, note=f"fixed-sample CI: {whose} no looks and never got a top-up")
+    caps = {b: planned_rounds(run, b) for b in blocks}
+    keep = [caps[str(b)] is None or int(r) <= caps[str(b)]  # type: ignore[operator]
+            for b, r in j.index]
+    k = j[keep]
+    t = S.paired_ratio(k["a"], k["b"], family)
+    return replace(t, note=f"fixed-sample CI on the {len(k)} rounds planned before any "
+                   f"top-up: the pairs span {len(blocks)} blocks, whose top-up rounds "
+                   "followed their own looks")
+
+
 def compare_pair(run: Run, df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any],
                  metric: str, family: int, rule: S.DecisionRule, size: int = 0,
                  paired: bool = True, seed: int = 0) -> Compared | None:
@@ -241,13 +341,21 @@ def compare_pair(run: Run, df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any
     if paired:
         j = paired_rounds(df, a, b, metric)
         if len(j) >= 2:
-            pr = sequential_pair(run, j, family, rule) or S.paired_ratio(j["a"], j["b"], family)
+            pr = paired_test(run, j, family, rule)
     if run.primary == S.PAIRED and pr is not None:
         prim, sens = pr, unp
     else:
         prim, sens = unp, pr
+    block, spr = "", math.nan
+    if paired and pr is not None:
+        ids = {str(x) for x in j.index.get_level_values(0)}
+        if len(ids) == 1:
+            block = ids.pop()
+            b = ((run.plan or {}).get("blocks") or {}).get(block) or {}
+            v = b.get("seconds_per_round")
+            spr = float(v) if isinstance(v, (int, float)) else math.nan
     return Compared(size, prim, S.decide(rule, prim.ratio), sens,
-                    S.decide(rule, sens.ratio) if sens is not None else None)
+                    S.decide(rule, sens.ratio) if sens is not None else None, block, spr)
 
 
 def design_text(run: Run) -> str:

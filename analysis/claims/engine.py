@@ -94,7 +94,8 @@ def apply_rule(run: Run, rule: "Rule", stmt: tuple[str, str, str], placement: st
         r.sensitivity = (f"{pick.sensitivity.kind}: {_ci(pick.sensitivity.ratio)} → "
                          f"{pick.sens_decision.outcome}")
     if r.verdict == INCONCLUSIVE and not r.boundary:
-        r.boundary = "; ".join(f"{fmt_size(s)}: {c.decision.why}" for s, c in comps.items()
+        r.boundary = "; ".join(f"{fmt_size(s)}: {c.decision.why} ({c.distance()})"
+                               for s, c in comps.items()
                                if c.decision.outcome == "inconclusive") or pick.decision.why
     r.reason = "; ".join(f"{fmt_size(s)}: {c.decision.outcome} ({c.decision.why})"
                          for s, c in comps.items()) \

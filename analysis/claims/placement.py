@@ -20,13 +20,17 @@ import pandas as pd
 
 from analysis import stats as S
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, REFUTED, TRANSPORT_PREF,
-                                  ClaimResult, claim_blocks, paired_values, stream_cells)
+                                  ClaimResult, claim_blocks, paired_rounds, paired_test,
+                                  stream_cells)
 from analysis.fmt import fmt_size
 from analysis.run import Run, select, values
+from blockstats import families
 from rundir.vocabulary import PINNED_PLACEMENTS
 
 PAIRS = (("zerocopy", "send"), ("sendmsg", "send"))
 PLACEMENTS = PINNED_PLACEMENTS
+#: each ordering is read against the practical threshold (greater / less / equivalent)
+DIRECTION = S.DecisionRule("direction")
 STATEMENT = ("P1", "S2 vs S3", "CPU placement (same core vs different cores) explains why the "
              "two PA02 reports rank the methods oppositely", "—")
 
@@ -55,10 +59,10 @@ def _ordering(run: Run, dt: pd.DataFrame, a: str, b: str, f: dict, pl: str,
     """a/b under one placement at the family's level: paired by round where the run has
     blocks, else the ratio of medians."""
     if run.has_blocks:
-        xa, yb = paired_values(dt, dict(placement=pl, method=a, **f),
-                               dict(placement=pl, method=b, **f), "gbit_per_s")
-        if xa.size >= 2:
-            return S.paired_ratio(xa, yb, family=family).ratio
+        j = paired_rounds(dt, dict(placement=pl, method=a, **f),
+                          dict(placement=pl, method=b, **f), "gbit_per_s")
+        if len(j) >= 2:  # at its stopping look where the run has the top-up
+            return paired_test(run, j, family, DIRECTION).ratio
     return S.unpaired_ratio(values(select(dt, placement=pl, method=a, **f), "gbit_per_s"),
                             values(select(dt, placement=pl, method=b, **f), "gbit_per_s"),
                             family=family, seed=seed).ratio
@@ -73,7 +77,7 @@ def placement_hypothesis(run: Run) -> tuple[ClaimResult, pd.DataFrame]:
     for t in TRANSPORT_PREF:
         dt = st[st["transport"] == t]
         cells = _searched(dt)
-        family = 2 * len(cells)
+        family = families.p1_family(len(cells))  # the table the runner reads too
         for i, (a, b, th, s) in enumerate(cells):
             f = dict(size=s, threads=th)
             est = {pl: _ordering(run, dt, a, b, f, pl, family, seed=2 * i + k)

@@ -45,6 +45,7 @@ from typing import Sequence
 from analysis import stats as S
 from analysis.claims.sesoi import SESOI
 from analysis.fmt import fmt_size as _fmt_size
+from blockstats import families
 from rundir.vocabulary import PINNED_PLACEMENTS
 
 
@@ -266,6 +267,13 @@ OVERSUBSCRIBED = ("4 connections on fewer CPUs than threads: both methods share 
                   "oversubscription, so the ratio still compares the methods")
 
 
+def F(claim: str) -> int:
+    """A claim's decision family from the one table the runner's top-up reads too
+    (blockstats.families); 0 where the run counts it (C14: the file sizes its plan declares)."""
+    m = families.FAMILY[claim]
+    return m if isinstance(m, int) else 0
+
+
 def _direction(t: float = THRESHOLD) -> S.DecisionRule:
     return S.DecisionRule("direction", threshold=t)
 
@@ -279,49 +287,49 @@ RULES: dict[str, tuple[Rule, ...]] = {
         Rule("C1", "S1 latency ratio zero-copy / two-copy = window/messages received in a "
              "stream (inverse message rate), zero-copy over two-copy", "zerocopy", "send",
              "inv_msg_rate_us", "stream", "veth", PLACEMENTS, 1, (8 * 64,),
-             _direction(), EVERY, 1, expected=(GREATER,),
+             _direction(), EVERY, F("C1"), expected=(GREATER,),
              reading="S1's code: window/messages, 8 x 64 B",
              note="S1's code computes latency as the window over the messages received in a "
              "stream (an inverse message rate), and its size is per field: 8 x 64 B = 512 B"),
         Rule("C1", "round-trip time ratio zero-copy / two-copy (per-trial p50 of a ping-pong)",
              "zerocopy", "send", "rtt_p50_us", "pingpong", "veth", PLACEMENTS, 1, (64,),
-             _direction(), EVERY, 1, expected=(GREATER,),
+             _direction(), EVERY, F("C1"), expected=(GREATER,),
              reading="report's words: round trip, 64 B"),
     ),
     "C2": (
         Rule("C2", "LLC load misses per byte (sender), two-copy / zero-copy", "send",
              "zerocopy", "sender_llc_load_misses_per_kib", "stream", "veth", PLACEMENTS, 1,
-             (MiB,), _direction(), EVERY, 1, expected=(GREATER,), pmu=True,
+             (MiB,), _direction(), EVERY, F("C2"), expected=(GREATER,), pmu=True,
              reading="", note="1 MB message (S1's per-field reading would be 8 MB)"),
     ),
     "C3": (
         Rule("C3", "size where zero-copy throughput first reaches two-copy", "zerocopy", "send",
              "gbit_per_s", "stream", "veth", PLACEMENTS, 1, (), _direction(),
-             CROSSOVER, 1, band=(16 * KiB, 64 * KiB),
+             CROSSOVER, F("C3"), band=(16 * KiB, 64 * KiB),
              reading="report's words: 32 KB message",
              note="~32 KB: a band of a factor 2 either way"),
         Rule("C3", "size where zero-copy throughput first reaches two-copy", "zerocopy", "send",
              "gbit_per_s", "stream", "veth", PLACEMENTS, 1, (), _direction(),
-             CROSSOVER, 1, band=(8 * 16 * KiB, 8 * 64 * KiB),
+             CROSSOVER, F("C3"), band=(8 * 16 * KiB, 8 * 64 * KiB),
              reading="S1's code: 32 KB per field",
              note="S1's size is per field: ~32 KB x 8 fields = ~256 KB message, band 128-512 KiB"),
     ),
     "C4": (
         Rule("C4", "throughput ratio one-copy / two-copy per size", "sendmsg", "send",
-             "gbit_per_s", "stream", "veth", PLACEMENTS, 1, S2_SIZES, _direction(), EVERY, 4,
+             "gbit_per_s", "stream", "veth", PLACEMENTS, 1, S2_SIZES, _direction(), EVERY, F("C4"),
              expected=(GREATER,) * 4, note="'beats' = greater beyond the smallest effect of "
              "interest"),
     ),
     "C5": (
         Rule("C5", "throughput ratio zero-copy / two-copy at 512 B and 4 KiB", "zerocopy",
              "send", "gbit_per_s", "stream", "veth", PLACEMENTS, 1, (512, 4 * KiB),
-             _direction(), EVERY, 2, expected=(NOT_GREATER, GREATER),
+             _direction(), EVERY, F("C5"), expected=(NOT_GREATER, GREATER),
              note="'overtakes between 512 B and 4 KB' = not ahead at 512 B, ahead at 4 KiB"),
     ),
     "C6": (
         Rule("C6", "throughput ratio 8 threads / 4 threads, one-copy, 64 KiB", "8", "4",
              "gbit_per_s", "stream", "veth", PLACEMENTS, 8, (64 * KiB,),
-             _direction(), THREADS, 1, expected=(LESS,),
+             _direction(), THREADS, F("C6"), expected=(LESS,),
              applies=Applicability("cpu_per_thread", 8),
              note="'collapses' = less beyond the smallest effect of interest (its magnitude: "
              "the published 0.405); paired only where the profile puts both thread counts in "
@@ -330,11 +338,11 @@ RULES: dict[str, tuple[Rule, ...]] = {
     "C7": (
         Rule("C7", "L1d load misses per byte (sender), zero-copy / two-copy", "zerocopy",
              "send", "sender_l1d_load_misses_per_kib", "stream", "veth", PLACEMENTS, 1, (512,),
-             _direction(), EVERY, 1, expected=(GREATER,), pmu=True),
+             _direction(), EVERY, F("C7"), expected=(GREATER,), pmu=True),
     ),
     "C8": (
         Rule("C8", "throughput ratio two-copy / one-copy per size", "send", "sendmsg",
-             "gbit_per_s", "stream", "veth", PLACEMENTS, 4, S3_SIZES, _direction(), EVERY, 4,
+             "gbit_per_s", "stream", "veth", PLACEMENTS, 4, S3_SIZES, _direction(), EVERY, F("C8"),
              expected=(GREATER, GREATER, GREATER, LESS),
              note="two-copy 'beats' = greater beyond the smallest effect of interest; one-copy "
              "'wins' at 64 KiB = less; "
@@ -342,23 +350,23 @@ RULES: dict[str, tuple[Rule, ...]] = {
     ),
     "C9": (
         Rule("C9", "throughput ratio zero-copy / two-copy per size", "zerocopy", "send",
-             "gbit_per_s", "stream", "veth", PLACEMENTS, 4, S3_SIZES, _direction(), EVERY, 4,
+             "gbit_per_s", "stream", "veth", PLACEMENTS, 4, S3_SIZES, _direction(), EVERY, F("C9"),
              expected=(NOT_GREATER,) * 4, reading="never beats", note=OVERSUBSCRIBED),
         Rule("C9", "throughput ratio zero-copy / two-copy per size", "zerocopy",
              "send", "gbit_per_s", "stream", "veth", PLACEMENTS, 4, S3_SIZES, _direction(),
-             EVERY, 4, expected=(LESS,) * 4, reading="at best ~52 %",
+             EVERY, F("C9"), expected=(LESS,) * 4, reading="at best ~52 %",
              note="'at best ~52 %' = less at every size (its magnitude: the published ratios); "
              + OVERSUBSCRIBED),
     ),
     "C10": (
         Rule("C10", "round-trip time ratio zero-copy / two-copy (per-trial p50 of a ping-pong)",
              "zerocopy", "send", "rtt_p50_us", "pingpong", "veth", PLACEMENTS, 1, (64 * KiB,),
-             _direction(), EVERY, 1, expected=(GREATER,),
+             _direction(), EVERY, F("C10"), expected=(GREATER,),
              reading="report's words: round trip",
              note="S3's code times one recv() in a stream: see the other reading"),
         Rule("C10", "time per message in a stream (window / messages), zero-copy / two-copy",
              "zerocopy", "send", "inv_msg_rate_us", "stream", "veth", PLACEMENTS, 4,
-             (64 * KiB,), _direction(), EVERY, 1, expected=(GREATER,),
+             (64 * KiB,), _direction(), EVERY, F("C10"), expected=(GREATER,),
              reading="S3's code: stream",
              note="S3's code times recv() in a 4-thread stream; here: window / messages; "
              + OVERSUBSCRIBED),
@@ -366,25 +374,25 @@ RULES: dict[str, tuple[Rule, ...]] = {
     "C11": (
         Rule("C11", "throughput ratios between thread counts (2/1, 4/1, 8/2, 8/4), two-copy",
              "2|4", "1|8", "gbit_per_s", "stream", "veth", PLACEMENTS, 8, (16 * KiB,),
-             _direction(), BEST_THREADS, 4, applies=Applicability("cpu_per_thread", 8),
+             _direction(), BEST_THREADS, F("C11"), applies=Applicability("cpu_per_thread", 8),
              note="super-linearity itself is not tested; 16 KiB, the middle of S3's 4-thread "
              "sizes; paired only where the thread counts share a block"),
     ),
     "C12": (
         Rule("C12", "LLC load misses per byte (sender), one-copy / two-copy", "sendmsg", "send",
              "sender_llc_load_misses_per_kib", "stream", "veth", PLACEMENTS, 4, (16 * KiB,),
-             _direction(), EVERY, 1, expected=(GREATER,), pmu=True),
+             _direction(), EVERY, F("C12"), expected=(GREATER,), pmu=True),
     ),
     "C13": (
         Rule("C13", "throughput ratio sendfile / read-write", "sendfile", "read-write",
              "gbit_per_s", "file→socket", "loopback", PLACEMENTS, 1, (100_000_000,),
-             _direction(), EVERY, 1, expected=(GREATER,), cache="warm",
+             _direction(), EVERY, F("C13"), expected=(GREATER,), cache="warm",
              note="100 MB = 100 000 000 B file over localhost TCP"),
     ),
     "C14": (
         Rule("C14", "throughput ratio splice2 (two pipes) / splice (one pipe) per file size",
              "splice2", "splice", "gbit_per_s", "file→file", None, PLACEMENTS, 1, (),
-             _direction(), EVERY, 0, expected=(GREATER,), cache="warm",
+             _direction(), EVERY, F("C14"), expected=(GREATER,), cache="warm",
              applies=Applicability("parallel", 2),
              note="S5 averages over its file sizes: 'faster' must hold at every size; family "
              "= the file sizes the run's plan declares"),

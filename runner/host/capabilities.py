@@ -3,6 +3,7 @@ namespaces can be made, how many CPUs, which peer tools and whether ``perf recor
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass, field
 
@@ -21,10 +22,20 @@ class Capabilities:
     peers: dict[str, bool] = field(default_factory=dict)
     perf: bool = True
     perf_why: str = ""
+    # hardware counters (a PMU event source); None: not known (a plan then assumes them)
+    pmu: bool | None = None
 
     @classmethod
     def detect(cls, methods: tuple[str, ...] | None) -> "Capabilities":
         perf, why = available()
         return cls(methods=methods, root=can_create_netns(), cpus=len(online_cpus()),
                    peers={p: shutil.which(p) is not None for p in ("iperf3", "sockperf")},
-                   perf=perf, perf_why=why)
+                   perf=perf, perf_why=why, pmu=has_pmu())
+
+
+def has_pmu() -> bool:
+    """Whether the kernel lists a hardware PMU event source (the manifest asks perf too)."""
+    root = "/sys/bus/event_source/devices"
+    devices = os.listdir(root) if os.path.isdir(root) else []
+    return any(d in ("cpu", "cpu_core", "cpu_atom", "armv8_pmuv3") or d.startswith("armv")
+               for d in devices)

@@ -119,6 +119,9 @@ class Block:
     cell_seconds: dict[str, float] = field(default_factory=dict)
     # the sequential top-up: looks, family, comparisons (runner.plan.topup); empty: fixed rounds
     sequential: dict[str, Any] = field(default_factory=dict)
+    # claims of the block this machine cannot test (blockstats.families.untestable): claim ->
+    # why; their comparisons are never topped up
+    untestable: dict[str, str] = field(default_factory=dict)
 
     @property
     def first_look(self) -> int:
@@ -137,6 +140,8 @@ class Block:
         d = asdict(self)
         if not d["sequential"]:  # plans of the fixed design keep the keys they had
             d.pop("sequential")
+        if not d["untestable"]:
+            d.pop("untestable")
         return d
 
 

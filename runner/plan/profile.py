@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from blockstats import families
 from blockstats import schedule as sq
 from rundir import utf8
 # the factors' words (rundir.vocabulary owns them; the plan's modules import them from here)
@@ -110,11 +111,12 @@ class Sequential:
     rounds_max: int
     budget_s: float  # reserved for the top-up: the planned rounds get budget_s less this
     planning: str | None = None  # expected effects (python -m runner planning), relative
+    drop_below: float = sq.DROP_BELOW  # comparisons less likely than this by N are dropped
 
     def design(self, alpha: float) -> sq.SequentialDesign:
         return sq.SequentialDesign(spending=self.spending, alpha=alpha,
                                    first_look=self.first_look, look_every=self.look_every,
-                                   rounds_max=self.rounds_max)
+                                   rounds_max=self.rounds_max, drop_below=self.drop_below)
 
 
 @dataclass(frozen=True)
@@ -205,7 +207,8 @@ _EXP_KEYS = {
 _DESIGN_KEYS = {"rounds_min", "rounds_max", "target", "descriptive_target", "confidence",
                 "noise", "primary", "exclude_steal_above", "strict", "descriptive_rounds_min",
                 "sequential"}
-_SEQ_KEYS = {"spending", "first_look", "look_every", "rounds_max", "budget_s", "planning"}
+_SEQ_KEYS = {"spending", "first_look", "look_every", "rounds_max", "budget_s", "planning",
+             "drop_below"}
 _COMPARISON_RE = re.compile(r"^(?:([0-9]+)t/([0-9]+)t|([a-z_0-9-]+)/([a-z_0-9-]+))$")
 _TOP_KEYS = {"profile", "repetitions", "design", "topology", "experiment"}
 _CLAIM_RE = re.compile(r"^(C([1-9]|1[0-5])|P1|Q[0-9]+|AA)$")
@@ -473,7 +476,8 @@ def _sequential(c: _Checker, des_t: dict[str, Any]) -> Sequential | None:
                      f"(allowed: {first} to 1000)")
     return Sequential(spending=spending, first_look=first, look_every=every, rounds_max=most,
                       budget_s=c.number(t, "budget_s", where, 0, 0, 7 * 86400),
-                      planning=c.string(t, "planning", where, None))
+                      planning=c.string(t, "planning", where, None),
+                      drop_below=c.number(t, "drop_below", where, sq.DROP_BELOW, 0.0, 0.99))
 
 
 def _topology(c: _Checker, doc: dict[str, Any]) -> TopologySettings:
@@ -557,7 +561,7 @@ def _experiment(c: _Checker, e: dict[str, Any], where: str,
         dir=c.string(e, "dir", where, defaults["dir"]),
         purpose=c.string(e, "purpose", where, "descriptive", PURPOSES),
         claims=_claims(c, e, where),
-        family=c.number(e, "family", where, 1, 1, 1000, integer=True),
+        family=_family(c, e, where),
         margin=(c.number(e, "margin", where, 0, 0.001, 10.0) if "margin" in e else None),
         twin=c.boolean(e, "twin", where, False),
         perf_trials=c.number(e, "perf_trials", where, 1, 1, 20, integer=True),
@@ -565,6 +569,19 @@ def _experiment(c: _Checker, e: dict[str, Any], where: str,
         comparisons=_comparisons(c, e, where, methods),
         **_originals(c, e, where, command, methods),
     )
+
+
+def _family(c: _Checker, e: dict[str, Any], where: str) -> int:
+    """``family``: the decision family of a question's experiment. A claim's family is the
+    one table's (blockstats.families) that the runner and the analysis both read, so a claim
+    experiment may not declare one."""
+    tabled = [x for x in (e.get("claims") or []) if x in families.FAMILY]
+    if "family" in e and tabled:
+        raise c.fail(f"{where}.family", f"the family of claim {tabled[0]} comes from the one "
+                     "table the runner and the analysis read (blockstats/families.py): remove "
+                     "family from this experiment (allowed only on experiments without "
+                     f"claims of that table: {', '.join(families.FAMILY)})")
+    return int(c.number(e, "family", where, 1, 1, 1000, integer=True))
 
 
 def _comparisons(c: _Checker, e: dict[str, Any], where: str,

@@ -19,6 +19,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Iterable
 
+from blockstats import families
 from blockstats import sequential as sq
 from blockstats.quantities import cell_kind
 from runner.plan import blocks as D
@@ -55,7 +56,7 @@ def make(profile: Profile, caps: Capabilities, seed: int | None = None,
         notes.append(f"CPU profiles skipped ({caps.perf_why})")
         cells = {cid: Cell(**{**asdict(c), "perf": False}) for cid, c in cells.items()}
     if profile.design is not None:
-        plan = _make_blocks(profile, seed, cells, sources, skipped, notes, rehearsal)
+        plan = _make_blocks(profile, seed, cells, sources, skipped, notes, rehearsal, caps)
         plan.hosts = hosts.to_json(profile)
         return plan
     if rehearsal:
@@ -153,6 +154,7 @@ def _group_blocks(profile: Profile, cells: dict[str, Cell],
             keys_of[cid] = keys_of[c.block_as]
     groups = D.group(keys_of)
     block_of = {cid: bid for bid, ids in groups.items() for cid in ids}
+    p1 = topup.p1_cells(cells, sources)
     blocks: list[D.Block] = []
     for key, ids in sorted(groups.items()):
         # the block's purpose, claims, family and margins: from the experiments that list its
@@ -172,13 +174,38 @@ def _group_blocks(profile: Profile, cells: dict[str, Cell],
         blocks.append(D.Block(
             id=key, label=label, cells=sorted(ids), purpose=purpose,
             claims=sorted({c for e in exps for c in e.claims}),
-            family=max((e.family for e in exps), default=1),
+            family=max((topup.experiment_family(e, p1) for e in exps), default=1),
             margin=min(margins) if margins else None, kind=kind,
             placement=first.placement, window_s=first.duration_s, sd=sd, sd_source=why,
             seconds_per_round=sum(trial_seconds(cells[c]) for c in ids), target=target,
             caps={c: cells[c].rounds_cap for c in ids if cells[c].rounds_cap},
             cell_seconds={c: trial_seconds(cells[c]) for c in ids if cells[c].rounds_cap}))
     return blocks, block_of
+
+
+def _applicability(blocks: list[D.Block], des: Design, caps: Capabilities,
+                   notes: list[str]) -> None:
+    """The claims this machine cannot test, known before the run (blockstats.families'
+    conditions: a CPU per thread and side, CPUs for parallel threads, a PMU): each block
+    names them (``untestable``), their comparisons are never topped up
+    (:func:`_attach_comparisons`), and a claim block that serves only such claims is
+    planned to the descriptive target, as the descriptive chapter reads it."""
+    seen: dict[str, list[str]] = {}
+    for b in blocks:
+        b.untestable = {c: why for c in b.claims
+                        if (why := families.untestable(c, b.placement, caps.cpus, caps.pmu))}
+        for c, why in b.untestable.items():
+            seen.setdefault(why, []).append(b.id)
+        tabled = [c for c in b.claims if c in families.FAMILY]
+        if b.purpose == "claim" and tabled and all(c in b.untestable for c in tabled) \
+                and not set(b.claims) - set(tabled):
+            b.target = des.descriptive_target
+            b.note = (b.note + "; " if b.note else "") + (
+                "every claim of the block is not testable here: planned to the descriptive "
+                "target, never topped up")
+    for why, ids in sorted(seen.items()):
+        notes.append(f"not testable here: {why} ({len(ids)} block(s)); its comparisons get "
+                     "the planned rounds only and are never topped up")
 
 
 def _rehearse(blocks: list[D.Block], cells: dict[str, Cell], des: Design, sequential: bool,
@@ -225,11 +252,14 @@ def _design_json(des: Design, path: Path | None, noise: D.Noise, rehearsal: bool
 
 def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
                  sources: dict[str, list[Experiment]], skipped: Counter[str],
-                 notes: list[str], rehearsal: bool = False) -> Plan:
+                 notes: list[str], rehearsal: bool = False,
+                 caps: Capabilities | None = None) -> Plan:
     des = profile.design
     assert des is not None
     path, noise = _load_noise(profile, notes)
     blocks, block_of = _group_blocks(profile, cells, sources, noise)
+    if caps is not None:
+        _applicability(blocks, des, caps, notes)
     cells = {cid: Cell(**{**asdict(c), "block": block_of[cid]}) for cid, c in cells.items()}
     singles = _profiled_ids(cells)
     fixed = sum(trial_seconds(cells[Trial.parse(t).cell], True) for t in singles)
@@ -247,7 +277,9 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
         if des.strict and not rehearsal:
             raise PlanError(f"profile {profile.name}: {msg} (raise the budget or "
                             "rounds_max, or lengthen the windows)")
-        notes.append("warning: " + msg)
+        notes.append("warning: " + msg + " (the run goes on: these comparisons will most "
+                     "likely end undecided, which the book reports as such; a short profile "
+                     "such as smoke or quick is not meant to decide them, `make claims` is)")
     if rehearsal:
         cells = _rehearse(blocks, cells, des, seq is not None, notes)
         singles = _profiled_ids(cells)
@@ -277,7 +309,7 @@ def sequential_design(des: Design, rehearsal: bool) -> sq.SequentialDesign | Non
     most = max(2 * REHEARSAL_LOOK, 2 * round(full.rounds_max * REHEARSAL_SHARE / 2))
     return sq.SequentialDesign(spending=full.spending, alpha=full.alpha,
                                first_look=REHEARSAL_LOOK, look_every=REHEARSAL_LOOK,
-                               rounds_max=most)
+                               rounds_max=most, drop_below=0.0)  # a check runs its looks
 
 
 def _attach_comparisons(blocks: list[D.Block], cells: dict[str, Cell],
@@ -287,7 +319,8 @@ def _attach_comparisons(blocks: list[D.Block], cells: dict[str, Cell],
     looks, its family (the largest of its comparisons') and its comparisons (a rehearsal:
     only the :data:`REHEARSAL_SEQUENTIAL` that cost least per round, ties by block id)."""
     looks = list(seq.schedule(seq.first_look or 2).looks)
-    found = {b.id: topup.resolve(b.cells, cells, sources) for b in blocks}
+    p1 = topup.p1_cells(cells, sources)
+    found = {b.id: topup.resolve(b.cells, cells, sources, p1, b.untestable) for b in blocks}
     keep = sorted((b for b in blocks if found[b.id]), key=lambda b: (b.seconds_per_round, b.id))
     if rehearsal:
         keep = keep[:REHEARSAL_SEQUENTIAL]

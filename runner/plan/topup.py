@@ -28,7 +28,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from blockstats import families
 from rundir import planfile, records
+from rundir.vocabulary import PINNED_PLACEMENTS
 from blockstats import sequential as sq
 from blockstats.quantities import log_ratios, primary
 from rundir import utf8 as rundir_text
@@ -55,14 +57,21 @@ class Comparison:
     b: str
     boundaries: tuple[float, ...]
     family: int
+    # the claims testable here whose rules read it (blockstats.families.READS); empty for a
+    # question's comparison or a plan made before the verdict order
+    claims: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "boundaries": list(self.boundaries)}
+        d = {**asdict(self), "boundaries": list(self.boundaries), "claims": list(self.claims)}
+        if not self.claims:
+            d.pop("claims")
+        return d
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "Comparison":
         return cls(str(d["name"]), str(d["a"]), str(d["b"]),
-                   tuple(float(x) for x in d["boundaries"]), int(d["family"]))
+                   tuple(float(x) for x in d["boundaries"]), int(d["family"]),
+                   tuple(str(c) for c in d.get("claims") or ()))
 
 
 def _cell(cells: Mapping[str, Cell], method: str, threads: int) -> str | None:
@@ -91,23 +100,83 @@ def _pairs(name: str, cells: Mapping[str, Cell]) -> list[tuple[str, str, str]]:
     return out
 
 
+def p1_cells(cells: Mapping[str, Cell], sources: Mapping[str, list[Experiment]]) -> int:
+    """P1's cells searched, as the analysis counts them (analysis.claims.placement): the
+    (pair, threads, size) of the pairs P1 reads with both methods under both placements,
+    among the copybench stream cells of P1's experiments, on the first transport (veth, then
+    loopback) that has any."""
+    p1 = [c for cid, c in cells.items() if c.kind == "copybench" and not c.twin
+          and c.mode == "stream" and any("P1" in e.claims for e in sources.get(cid, []))]
+    for transport in ("veth", "loopback"):
+        have = {(c.method, c.threads, c.size, c.placement) for c in p1
+                if c.transport == transport}
+        n = sum(1 for name in families.READS["P1"]
+                for th, size in sorted({(t, s) for _, t, s, _ in have})
+                if all((m, th, size, pl) in have for m in name.split("/")
+                       for pl in PINNED_PLACEMENTS))
+        if n:
+            return n
+    return 0
+
+
+def claim_family(e: Experiment, name: str, placement_cells: int,
+                 untestable: Iterable[str] = ()) -> int | None:
+    """The family a declared comparison of experiment ``e`` is stopped at: the largest of
+    the families (blockstats.families) of the experiment's claims that read it (C14's counted
+    from the experiment's sizes, P1's from ``placement_cells``); an experiment whose claims
+    do not read it (a question's) keeps the profile's ``family``. Claims this machine cannot
+    test (``untestable``) do not count; None when every claim that reads it is one (the
+    comparison is then never topped up)."""
+    who = families.readers(name, e.claims)
+    if not who:
+        return e.family
+    skip = set(untestable)
+    who = [c for c in who if c not in skip]
+    if not who:
+        return None
+    return max(families.family(c, sizes=len(e.sizes), placement_cells=placement_cells)
+               for c in who)
+
+
+def experiment_family(e: Experiment, placement_cells: int) -> int:
+    """The largest family of an experiment's claims (blockstats.families), or the profile's
+    ``family`` for an experiment without claims of that table (a question's): what a
+    block's planned rounds are sized for in the fixed design."""
+    fams = [families.family(c, sizes=len(e.sizes), placement_cells=placement_cells)
+            for c in e.claims if c in families.FAMILY]
+    return max(fams) if fams else e.family
+
+
 def resolve(block_cells: Iterable[str], cells: Mapping[str, Cell],
-            sources: Mapping[str, list[Experiment]]) -> list[Comparison]:
+            sources: Mapping[str, list[Experiment]], placement_cells: int = 0,
+            untestable: Iterable[str] = ()) -> list[Comparison]:
     """A block's comparisons: each experiment's declared ones, among that experiment's own
     copybench cells of the block (twin 0; the reports' programs and the A/A twin are not
-    compared), boundaries united and the largest family where experiments share a pair."""
+    compared), boundaries united where experiments share a pair. Each comparison's family
+    is the largest of the claims that read it (:func:`claim_family`: the table both the
+    runner and the analysis read, blockstats.families), so it stops where the claim with the
+    widest CI among its readers would call it decided. A comparison read only by claims this
+    machine cannot test (``untestable``, blockstats.families.untestable) is left out: it is
+    never topped up."""
     found: dict[tuple[str, str], Comparison] = {}
     ids = [cid for cid in block_cells if cells[cid].kind == "copybench" and not cells[cid].twin]
     exps = {e.name: e for cid in ids for e in sources.get(cid, []) if e.comparisons}
     for e in exps.values():
         own = {cid: cells[cid] for cid in ids if e in sources.get(cid, [])}
         for name, bounds in e.comparisons:
+            fam = claim_family(e, name, placement_cells, untestable)
+            if fam is None:
+                continue
+            skip = set(untestable)
             for label, a, b in _pairs(name, own):
+                readers = tuple(c for c in families.readers(name, e.claims, cells[a].size)
+                                if c not in skip)
                 old = found.get((a, b))
                 if old is not None:
                     bounds = tuple(sorted(set(old.boundaries) | set(bounds)))
-                found[(a, b)] = Comparison(label, a, b, tuple(bounds),
-                                           max(e.family, old.family if old else 1))
+                found[(a, b)] = Comparison(
+                    label, a, b, tuple(bounds), max(fam, old.family if old else 1),
+                    tuple(sorted(set(readers) | set(old.claims if old else ()))))
     return sorted(found.values(), key=lambda c: c.name)
 
 
@@ -143,14 +212,21 @@ class Grant:
     last: int
     trials: tuple[str, ...]
     seconds: float
-    extra_rounds: float
+    extra_rounds: float  # the extra-rounds order's number, or the verdict order's score
+    by_verdicts: bool = False  # the verdict order (score: verdicts decided per second)
 
     def why(self) -> str:
-        """The order rule's number in words. ((q_K s)/d)^2 - n uses the final look's
+        """The order rule's number in words. The verdict order: the predicted verdicts its
+        next look decides (their chances summed), per hour of the look's seconds. The
+        extra-rounds order of older plans: ((q_K s)/d)^2 - n uses the final look's
         quantile q_K, smaller than an early look's (fewer df, same Pocock level), so a block
         still undecided at its look can project to no extra rounds: it is then the nearest
         to deciding, which is why it runs first."""
         need = self.extra_rounds
+        if self.by_verdicts:
+            return (f"its next look decides a verdict testable here with the highest predicted "
+                    f"chance per second ({need * self.seconds:.2f} verdicts expected from "
+                    f"{self.seconds:.0f} s, {need * 3600:.2f} per hour)")
         if math.isinf(need):
             return "its closest undecided comparison's estimate lies on a rule boundary"
         if need < 0.5:
@@ -203,8 +279,9 @@ def summaries(plan: Plan, granted: Mapping[str, int],
                                 round_values(recs_of(c.b), n, rule))
             looks = sq.looks_by_round(rounds, lr, sched, n, c.family, design.spending,
                                       design.alpha)
+            place = plan.blocks[bid].get("placement") or ""  # type: ignore[index]
             s = sq.summary_of(bid, looks, sched, c.family, c.boundaries, design.spending,
-                              design.alpha)
+                              design.alpha, tuple(f"{k} {place}" for k in c.claims))
             if s is not None:
                 out.append(s)
     return out
@@ -224,20 +301,33 @@ def planned_rounds(plan: Plan) -> dict[str, int]:
 
 def next_look(plan: Plan, granted: Mapping[str, int], used_s: float,
               recs_of: Callable[[str], list[dict[str, Any]]]) -> Grant | None:
-    """The next look of the top-up: the first block in :func:`blockstats.sequential.rank_blocks`
-    order whose next look fits the budget left, or None when no block qualifies."""
+    """The next look of the top-up: the first block in the order of the plan's design whose
+    next look fits the budget left, or None when no block qualifies. A plan whose
+    comparisons name their claims follows :func:`blockstats.sequential.rank_by_verdicts`
+    (the chance per second that the next look decides a verdict testable here); an older
+    plan keeps the order it declared (:func:`blockstats.sequential.rank_blocks`)."""
     seq = _sequential(plan)
     if not seq or not granted:
         return None
     budget = float(seq["topup_budget_s"])
-    for bid, need in sq.rank_blocks(summaries(plan, granted, recs_of)):
+    summ = summaries(plan, granted, recs_of)
+    nexts: dict[str, tuple[int, list[str], float]] = {}
+    for bid, n in granted.items():
         looks = plan.blocks[bid]["sequential"]["looks"]  # type: ignore[index]
-        later = [n for n in looks if n > granted[bid]]
-        if not later:
+        later = [x for x in looks if x > n]
+        if later:
+            ids, secs = look_trials(plan, bid, n + 1, later[0])
+            nexts[bid] = (later[0], ids, secs)
+    by_verdicts = any(s.verdicts for s in summ)
+    drop = sq.design_of(seq).drop_below
+    order = (sq.rank_by_verdicts(summ, {b: v[2] for b, v in nexts.items()}, drop)
+             if by_verdicts else sq.rank_blocks(summ))
+    for bid, why in order:
+        if bid not in nexts:
             continue
-        ids, secs = look_trials(plan, bid, granted[bid] + 1, later[0])
+        last, ids, secs = nexts[bid]
         if used_s + secs <= budget + 1e-9:
-            return Grant(bid, granted[bid] + 1, later[0], tuple(ids), secs, need)
+            return Grant(bid, granted[bid] + 1, last, tuple(ids), secs, why, by_verdicts)
     return None
 
 

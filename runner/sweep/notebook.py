@@ -135,7 +135,9 @@ def _execute(target: Path, lock: RunLock, tmp: Path, parameters: dict[str, objec
                 progress_bar=False, log_output=False, stdout_file=sys.stdout,
                 stderr_file=sys.stderr, parameters=parameters,
                 kernel_manager_class=KernelDyingWithDriver,
-                config=Config({"KernelManager": {"connection_file": str(tmp / "kernel.json")}}))
+                # over Unix sockets, not TCP: ipykernel warns of plain-text TCP on every start
+                config=Config({"KernelManager": {"connection_file": str(tmp / "kernel.json"),
+                                                 "transport": "ipc"}}))
         code = _exit_code(partial)
     except papermill.PapermillExecutionError as exc:
         code = _EXIT.get(exc.ename)

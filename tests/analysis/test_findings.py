@@ -100,7 +100,7 @@ def test_abstract_counts_and_best_gain() -> None:
     a = H.abstract_results(PLANT, pd.DataFrame(), pd.DataFrame(), v, None, 1234, 1.4,
                            F.testbed_text({"cpu": {"count": 2},
                                            "virtualization": {"hypervisor_flag": True}}))
-    assert a.startswith("On one 2-CPU virtual machine (1,234 measured trials, 1.4 h)")
+    assert a.startswith("On one 2-CPU virtual machine (1,234 measured trials, 1 h 24 min)")
     assert "verdicts on 3 published claims" in a
     assert "of 8 comparisons" in a and "2 are faster, 4 slower, 1 equivalent" in a
     assert "`sendmsg` at 256 KiB" in a and "1.30×" in a

@@ -171,3 +171,21 @@ def test_the_abstract_counts_verdicts_in_one_sentence() -> None:
                            1.0, "one machine")
     assert "Of 3 verdicts on 2 published claims tested here," in a
     assert "1 is not testable here." in a and "here here" not in a
+
+
+def test_the_abstract_counts_in_words_a_reader_says() -> None:
+    """One comparison "is" faster, and an 8-minute run lasts "8 min", not "0.1 h"."""
+    one = VS_SEND[VS_SEND["decision"] == "greater"].head(1)
+    a = H.abstract_results(one, pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), None, 10,
+                           8 / 60, "one 2-CPU virtual machine")
+    assert "1 is faster" in a and "1 are" not in a
+    assert "(10 measured trials, 8 min)" in a and "0.1 h" not in a
+    many = H.abstract_results(VS_SEND, pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), None, 10,
+                              1 + 26 / 60, "one 2-CPU virtual machine")
+    assert "1 h 26 min" in many
+
+
+def test_fmt_hours() -> None:
+    from analysis.fmt import fmt_hours
+    assert [fmt_hours(h) for h in (0.01, 8 / 60, 1.0, 1 + 26 / 60)] == \
+        ["36 s", "8 min", "1 h", "1 h 26 min"]

@@ -35,7 +35,7 @@ def test_the_old_thread_scaling_selection_is_caught() -> None:
     pick = sorted({sizes[0], sizes[len(sizes) // 2], sizes[-1]})  # 64 B, 16 KiB, 1 MiB
     g = P.lines(d[d["size"].isin(pick)], "threads", "gbit_per_s", "method", "threads",
                 "Gbit/s", col="size", logx=False, source=d)
-    probs = P.check_figure(g)
+    probs = P.check_figure(P.lay_out(g))
     plt.close(g.figure)
     assert any("single point" in p for p in probs), probs
     assert any("x-values" in p and "8" in p for p in probs), probs
@@ -49,7 +49,7 @@ def test_the_thread_experiment_passes() -> None:
     dd = d[d["size"].isin(multi)]
     g = P.lines(dd, "threads", "gbit_per_s", "method", "threads", "Gbit/s", col="size",
                 logx=False)
-    assert P.check_figure(g) == []
+    assert P.check_figure(P.lay_out(g)) == []
     assert [ax.get_title() for ax in g.axes.flat] == ["1 KiB", "64 KiB"]
     plt.close(g.figure)
 
@@ -81,7 +81,7 @@ def test_bars_declutter_long_category_labels() -> None:
             for c in ("warm", "cold") for _ in range(3)]
     g = P.bars(pd.DataFrame(rows), "method", "gbit_per_s", "cache", "method", "Gbit/s",
                col="size")
-    assert P.check_figure(g) == []
+    assert P.check_figure(P.lay_out(g)) == []
     # facets by value, labelled as the sources name the sizes
     assert [ax.get_title() for ax in g.axes.flat] == ["4 KiB", "1 MiB", "100 MB"]
     plt.close(g.figure)
@@ -98,10 +98,10 @@ def test_bars_and_lines_draw_a_frame_whose_index_repeats() -> None:
     both = pd.concat([a, b])
     assert both.index.has_duplicates
     g = P.bars(both, "transport", "gbit_per_s", "tool", "transport", "Gbit/s", col="size")
-    assert P.check_figure(g) == []
+    assert P.check_figure(P.lay_out(g)) == []
     plt.close(g.figure)
     g = P.lines(both, "size", "gbit_per_s", "tool", "size", "Gbit/s")
-    assert P.check_figure(g) == []
+    assert P.check_figure(P.lay_out(g)) == []
     plt.close(g.figure)
 
 
@@ -169,7 +169,7 @@ def test_decision_map_shows_every_cell_without_overlap() -> None:
     P.setup()
     d = comparisons()
     g = P.decision_map(d, "configuration", ["sendmsg", "zerocopy", "uring-zc", "vmsplice"])
-    assert P.check_figure(g) == []
+    assert P.check_figure(P.lay_out(g)) == []
     texts = [t.get_text() for ax in g.figure.axes for t in ax.texts]
     assert len(texts) == len(d)  # one printed ratio per comparison
     plt.close(g.figure)
@@ -177,7 +177,7 @@ def test_decision_map_shows_every_cell_without_overlap() -> None:
     g = P.decision_map(d[d["configuration"] == "loopback, cross-core"], "configuration",
                        ["sendmsg"])
     g._copybench["source"] = d
-    probs = P.check_figure(g)
+    probs = P.check_figure(P.lay_out(g))
     plt.close(g.figure)
     assert any("configuration values" in p for p in probs), probs
 
@@ -190,7 +190,7 @@ def test_ratio_figure_has_the_one_line_and_crossovers() -> None:
     g = P.ratios(d, "method", "size", "ratio", row="configuration", crossovers=xo)
     g.tight_layout()
     P._thin_size_ticks(g.figure)  # as P.show lays the figure out before checking it
-    assert P.check_figure(g) == []
+    assert P.check_figure(P.lay_out(g)) == []
     ax = g.axes_dict["loopback, cross-core"]
     ys = [ln.get_ydata()[0] for ln in ax.get_lines() if len(set(ln.get_ydata())) == 1]
     assert 1.0 in ys  # the 1.0 line
@@ -234,4 +234,100 @@ def test_file_bars_draw_memcpy_only_in_a_measured_sizes_panel() -> None:
     dashed = {k: [ln for ln in ax.lines if ln.get_linestyle() == "--"]
               for k, ax in g.axes_dict.items()}
     assert dashed[1 << 26] and not dashed[1 << 20]
+    plt.close(g.figure)
+
+
+# --- as a reader sees it: legends, lines off the axis, fonts in the PDF -----------------------
+
+def message_like(placements: tuple[str, ...] = ("same-core", "cross-core")) -> pd.DataFrame:
+    """Like the message-throughput figure: four methods, sizes 64 B..1 MiB, two placements."""
+    rng = np.random.default_rng(2)
+    rows = [dict(method=m, size=s, placement=p, transport="loopback", trial_id=f"{m}{s}{p}{r}",
+                 gbit_per_s=float(rng.uniform(1, 30)) * (1 + np.log2(s) / 4))
+            for m in ("send", "sendmsg", "zerocopy", "vmsplice")
+            for s in (64, 1024, 16384, 65536, 1 << 20)
+            for p in placements for r in range(3)]
+    return pd.DataFrame(rows)
+
+
+def test_a_legend_over_plotted_points_is_caught() -> None:
+    P.setup()
+    fig, ax = plt.subplots(figsize=(4, 3))
+    xs = np.linspace(1, 4, 31)
+    ax.plot(xs, xs, "o-", label="send")
+    ax.legend(loc="center")  # over the middle of the line
+    probs = P.legend_problems(fig)
+    assert probs and "legend over" in probs[0], probs
+    plt.close(fig)
+
+
+def test_the_message_figure_keeps_its_legend_off_the_data() -> None:
+    """The legend's title grows after seaborn placed it (the memcpy note): laid out as
+    seaborn left it, the legend covers the right-hand column's data; lay_out gives it room."""
+    P.setup()
+    d = message_like()
+    bound = {1 << 20: 80.0}
+    g = P.lines(d, "size", "gbit_per_s", "method", "size", "Gbit/s", col="placement",
+                bound=bound)
+    g.legend.set_title("method  (dashes: memcpy at that size)")  # as the figure once did
+    g.tight_layout()
+    assert P.legend_problems(g.figure), "the old layout should put the legend over data"
+    plt.close(g.figure)
+    g = P.lines(d, "size", "gbit_per_s", "method", "size", "Gbit/s", col="placement",
+                bound=bound)
+    assert P.check_figure(P.lay_out(g)) == []
+    plt.close(g.figure)
+
+
+def test_a_line_off_the_axis_is_caught_and_bounds_stay_on_it() -> None:
+    P.setup()
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([1, 2, 3], [1, 2, 3], "o-")
+    ax.plot([1.5, 2.5], [9, 9], "--", label="memcpy at this size")
+    ax.set_ylim(0, 4)
+    probs = P.off_axis_problems(fig)
+    assert probs and probs[0].startswith("memcpy at this size off the axis"), probs
+    plt.close(fig)
+    # a bound far above the data on a log axis: the axis reaches up to it
+    d = message_like()
+    d = d[d["placement"] == "cross-core"]
+    g = P.lines(d, "size", "gbit_per_s", "method", "size", "Gbit/s", logy=True,
+                bound={1 << 20: 2000.0, 64: 500.0})
+    assert [ln for ln in g.ax.lines if ln.get_linestyle() == "--"]
+    assert P.off_axis_problems(g.figure) == []
+    assert P.check_figure(P.lay_out(g)) == []
+    plt.close(g.figure)
+
+
+def test_a_font_under_7pt_in_the_pdf_is_caught_and_lay_out_avoids_it() -> None:
+    P.setup()
+    fig, ax = plt.subplots(figsize=(12, 3))  # twice the text block: shown at about half size
+    ax.plot([1, 2], [1, 2])
+    ax.set_title("a title", fontsize=10)
+    probs = P.font_problems(fig)
+    assert probs and "under 7 pt" in probs[0], probs
+    plt.close(fig)
+    d = message_like(("same-core", "cross-core", "unpinned"))
+    g = P.lines(d, "size", "gbit_per_s", "method", "size", "Gbit/s", col="placement",
+                col_wrap=3)  # three panels in a row and a legend: 13 in wide as drawn
+    assert P.font_problems(g.figure)
+    assert P.font_problems(P.lay_out(g).figure) == []
+    assert P.pdf_scale(g.figure) == 1.0
+    plt.close(g.figure)
+
+
+def test_long_panel_titles_are_wrapped_not_run_into_each_other() -> None:
+    P.setup()
+    d = message_like()
+    d["configuration"] = d["placement"].map({"same-core": "file→socket, same-core, warm cache",
+                                             "cross-core": "file→socket, cross-core, cold cache"})
+    g = P.lines(d, "size", "gbit_per_s", "method", "size", "Gbit/s", col="configuration",
+                logy=True)
+    P._fit_for_pdf(g, g.figure)  # fitted to the text width, titles not wrapped
+    assert any(p.startswith("labels overlap") for p in P.label_problems(g.figure))
+    plt.close(g.figure)
+    g = P.lines(d, "size", "gbit_per_s", "method", "size", "Gbit/s", col="configuration",
+                logy=True)
+    assert P.check_figure(P.lay_out(g)) == []
+    assert all("\n" in ax.get_title() for ax in g.axes.flat)
     plt.close(g.figure)

@@ -80,8 +80,22 @@ def test_design_of_follows_the_plan() -> None:
     assert PR.design_of({"design": {"primary": "paired"}}, True) == S.PAIRED
     assert PR.design_of({"design": {"primary": "unpaired"}}, True) == S.UNPAIRED
     assert PR.design_of({"design": {"primary": "paired"}}, False) == S.UNPAIRED
-    assert "resampling each size's rounds" in PR.crossover_text(S.PAIRED)
+    assert "drawn from their t distributions" in PR.crossover_text(S.PAIRED)
     assert "trials of every size" in PR.crossover_text(S.UNPAIRED)
+
+
+def test_the_method_states_why_one_sided_decisions_read_the_two_sided_interval() -> None:
+    """Issue 37: one-sided decisions and equivalence read from the two-sided 1 - alpha/m
+    CI err at alpha/(2m); the chapter says so and why the reading is kept. The number it
+    states is checked: with the true ratio on the boundary 1.03, the paired CI of a family of
+    4 lies wholly above it in about 0.05/8 of simulated comparisons."""
+    text = PR.statistics_text(S.PAIRED)
+    assert "0.05/(2m)" in text and "TOST" in text and "two-sided reading is kept" in text
+    assert "post hoc" in text
+    rng = np.random.default_rng(37)
+    d = np.log(1.03) + 0.1 * rng.standard_normal((4000, 15))
+    wrong = np.mean([S.paired_ratio(np.exp(x), np.ones(15), 4).ratio.lo > 1.03 for x in d])
+    assert wrong == pytest.approx(0.05 / 8, abs=0.004) and wrong < 0.05 / 4
 
 
 def test_memcpy_text_names_its_sizes() -> None:

@@ -274,14 +274,14 @@ def test_summarize_reads_the_latest_look_from_the_log_ratios() -> None:
 def test_design_schedule_description_and_text() -> None:
     dsn = sq.SequentialDesign()
     assert (dsn.spending, dsn.first_look, dsn.look_every, dsn.rounds_max) == (
-        sq.POCOCK, 6, 6, 90)
-    assert dsn.schedule(30).looks == tuple(range(6, 91, 6))  # the first look is at 6 rounds
+        sq.POCOCK, 10, 10, 30)
+    assert dsn.schedule(30).looks == (10, 20, 30)  # the first look is at 10 rounds
     doc = json.loads(json.dumps(dsn.to_json()))
     assert doc["spending"] == sq.POCOCK and doc["alpha"] == 0.05
     assert doc["order_rule"] == sq.ORDER_RULE
     text = sq.design_text(doc)
-    assert "after 6 rounds, then every 6 rounds, up to N = 90 rounds" in text
-    assert "Pocock-type" in text and "alpha/m" in text and "closest to deciding" in text
+    assert "after 10 rounds, then every 10 rounds, up to N = 30 rounds" in text
+    assert "Pocock-type" in text and "alpha/m" in text and "verdict testable here" in text
     assert "\n" not in text
 
 
@@ -300,9 +300,54 @@ def test_a_design_from_planned_rounds_with_a_factor() -> None:
 @pytest.mark.parametrize("kwargs,msg", [
     ({"look_every": 0}, "look_every must be an integer >= 1, got 0"),
     ({"first_look": 1}, "first_look must be an integer >= 2, got 1"),
-    ({"first_look": 100}, "first_look = 100 exceeds rounds_max = 90"),
+    ({"first_look": 100}, "first_look = 100 exceeds rounds_max = 30"),
     ({"max_factor": 0}, "max_factor must be an integer >= 1, got 0"),
     ({"alpha": 0.0}, r"alpha must lie in \(0, 1\)")])
 def test_design_refuses_bad_settings(kwargs: dict, msg: str) -> None:
     with pytest.raises(ValueError, match=msg):
         sq.SequentialDesign(**kwargs)
+
+
+# ------------------------------------------------- the verdict order (issue 37, item 2)
+
+def test_the_predicted_chance_at_the_next_look_matches_a_simulation() -> None:
+    """p_decided_at: today's estimate taken as the truth, the chance that the next look's
+    repeated CI (its own quantile, not the final look's) holds no boundary, checked against
+    a simulation of the rounds still to come."""
+    sched = sq.Schedule((10, 20, 30))
+    rng = np.random.default_rng(3)
+    x = math.log(1.045) + 0.1 * rng.standard_normal(10)
+    (look,) = sq.repeated_cis(x, sched, 4)
+    s = sq.summary_of("b", [look], sched, 4, (0.97, 1.03), verdicts=("C4 cross-core",))
+    assert s is not None and s.q_looks[1] > s.q_looks[-1]
+    p = sq.p_next(s)
+    m, sd = float(np.mean(x)), float(np.std(x, ddof=1))
+    q = s.q_looks[1]
+    future = m + sd * rng.standard_normal((20000, 10))
+    mean20 = (x.sum() + future.sum(axis=1)) / 20
+    half = q * sd / math.sqrt(20)
+    ok = ~(((mean20 - half) < math.log(1.03)) & (math.log(1.03) < (mean20 + half))) & \
+        ~(((mean20 - half) < math.log(0.97)) & (math.log(0.97) < (mean20 + half)))
+    assert p == pytest.approx(float(ok.mean()), abs=0.02)
+    # the final look's quantile would promise more than the next look can give
+    assert sq.p_decided_at(s, 20, s.q_looks[-1]) > p
+
+
+def test_the_verdict_order_weighs_chance_per_second_and_drops_the_hopeless() -> None:
+    sched = sq.Schedule((10, 20, 30))
+    qs = tuple(sq.quantiles(sched, 1))
+
+    def summ(block: str, mean: float, sd: float, verdict: str) -> sq.Summary:
+        h = qs[0] * sd / math.sqrt(10)
+        return sq.Summary(block, 10, 20, math.log(mean), sd, mean * math.exp(-h),
+                          mean * math.exp(h), (0.97, 1.03), qs[-1], sched.looks, qs,
+                          (verdict,))
+    near, far = summ("a", 1.07, 0.08, "C13 same-core"), summ("b", 1.07, 0.08, "C5 same-core")
+    # the same chance, but b's look costs twice as much: a first
+    order = sq.rank_by_verdicts([near, far], {"a": 10.0, "b": 20.0})
+    assert [b for b, _ in order] == ["a", "b"]
+    assert order[0][1] == pytest.approx(2 * order[1][1])
+    hopeless = summ("c", 1.03, 0.3, "C5 same-core")  # on the boundary, wide
+    assert sq.p_by_max(hopeless) < sq.DROP_BELOW
+    order = sq.rank_by_verdicts([near, far, hopeless], {"a": 10.0, "b": 20.0, "c": 1.0})
+    assert [b for b, _ in order] == ["a"]  # C5 same-core is out of reach: b and c get nothing

@@ -210,3 +210,25 @@ def test_no_statistic_named_outside_glue(page: str) -> None:
            for rx in DECIDING for m in re.finditer(rx, text)]
     assert not bad, "statistics or designs named by hand (glue them from analysis.prose):\n" \
         + "\n".join(bad)
+
+
+def _words(text: str) -> str:
+    """Prose without its markup (Markdown code spans, LaTeX commands), as a reader reads it."""
+    text = re.sub(r"\\texttt\{([^}]*)\}", r"\1", text)
+    text = text.replace("\\_", "_").replace("\\noindent", "")
+    text = re.sub(r"\\input\{[^}]*\}|\\(begin|end)\{abstract\}|\\sphinxmaketitle", "", text)
+    text = text.replace("`", "").replace("**Abstract.**", "")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def test_the_html_abstract_is_the_pdfs() -> None:
+    """The abstract is written twice (the introduction's HTML block, the PDF's title page in
+    _config.yml); a reader of either reads the same sentences."""
+    from ruamel.yaml import YAML
+
+    cfg = YAML(typ="safe").load((BOOK / "_config.yml").read_text(encoding="utf-8"))
+    pdf = _words(cfg["sphinx"]["config"]["latex_elements"]["maketitle"])
+    intro = (BOOK / "intro.md").read_text(encoding="utf-8")
+    block = re.search(r"````\{only\} html\n(.*?)```\{include\}", intro, re.S)
+    assert block, "no HTML abstract block in intro.md"
+    assert _words(block.group(1)) == pdf

@@ -78,3 +78,66 @@ def test_no_unresolved_text() -> None:
     flat = re.sub(r"\s+", " ", "\n".join(pages()))
     for rx in (r"\{glue", r"\.ipynb::", r"Traceback \(most recent", r"\\frac", r"\\begin\{"):
         assert not re.search(rx, flat), rx
+
+
+LOG = PDF.with_suffix(".log")
+
+
+def test_no_undefined_reference() -> None:
+    """Every cross-reference and citation resolved in the final LaTeX pass (the log of the
+    last pdflatex run: latexmk reruns until the references settle)."""
+    log = LOG.read_text(encoding="latin-1")
+    undefined = sorted(set(re.findall(r"(?:Reference|Citation) `([^']+)' on page \d+ undefined",
+                                      log)))
+    assert not undefined, f"{len(undefined)} undefined references: {undefined[:10]}"
+    assert "There were undefined references" not in log
+
+
+def _image_pages() -> set[int]:
+    out = subprocess.run(["pdfimages", "-list", str(PDF)], capture_output=True, text=True,
+                         check=True).stdout.splitlines()[2:]
+    return {int(line.split()[0]) for line in out if line.strip()}
+
+
+def test_no_blank_page() -> None:
+    """Every page shows text or a figure (the back of the title page and the pages LaTeX
+    leaves empty before a chapter on an odd page were blank)."""
+    text_pages = pages()
+    if text_pages and not text_pages[-1].strip():
+        text_pages = text_pages[:-1]  # pdftotext ends with a form feed
+    images = _image_pages() if shutil.which("pdfimages") else set()
+    blank = [k + 1 for k, page in enumerate(text_pages)
+             if not page.strip() and k + 1 not in images]
+    assert not blank, f"blank pages: {blank}"
+
+
+@pytest.mark.skipif(not shutil.which("pdfimages"), reason="pdfimages (poppler-utils) missing")
+def test_figures_at_the_size_their_fonts_were_checked_at() -> None:
+    """The figure checks (analysis.plots.font_problems) measure each font at the scale LaTeX
+    shows the figure at: the PNG's own size (its dpi) unless wider than the text block
+    (plots.PDF_TEXT_WIDTH_IN). Here, in the PDF: the text block is that wide, and no figure is
+    shown smaller than that rule says."""
+    from analysis import plots
+
+    log = LOG.read_text(encoding="latin-1")
+    m = re.search(r"copybench-textwidth=([\d.]+)pt", log)
+    assert m, "the preamble's \\typeout of the text width is not in the log"
+    width_in = float(m.group(1)) / 72.27
+    assert abs(width_in - plots.PDF_TEXT_WIDTH_IN) < 0.02, width_in
+    m = re.search(r"copybench-figure-maxheight=([\d.]+)pt", log)
+    assert m, "the preamble's \\typeout of the figure height cap is not in the log"
+    assert abs(float(m.group(1)) / 72.27 - plots.PDF_FIGURE_MAX_HEIGHT_IN) < 0.05
+    rows = subprocess.run(["pdfimages", "-list", str(PDF)], capture_output=True, text=True,
+                          check=True).stdout.splitlines()[2:]
+    dpi = 100  # analysis.plots.setup: savefig.dpi
+    shrunk = []
+    for line in rows:
+        f = line.split()
+        if len(f) < 14 or f[2] != "image":
+            continue
+        page, w, h, xppi, yppi = int(f[0]), int(f[3]), int(f[4]), float(f[12]), float(f[13])
+        expect = min(1.0, plots.PDF_TEXT_WIDTH_IN * dpi / w, plots.PDF_FIGURE_MAX_HEIGHT_IN * dpi / h)
+        shown = dpi / xppi  # the fraction of its size the PDF shows it at
+        if shown < expect * 0.97:
+            shrunk.append(f"page {page}: {w}x{h} px shown at {shown:.0%}, checked at {expect:.0%}")
+    assert not shrunk, "\n".join(shrunk)

@@ -480,3 +480,73 @@ def test_manifest_memcpy_offsets_are_checked_and_older_runs_still_fit() -> None:
     bad = copy.deepcopy(new)
     bad["dst_offset_mod_4096"] = "0"
     assert problems(bad) == ["'0' is not of type 'integer'"]
+
+
+# --- the readers' cache (make book, make compare: verify(..., cache=True)) ---------------
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    where = tmp_path / "verify-cache"
+    monkeypatch.setenv("COPYBENCH_VERIFY_CACHE", str(where))
+    return where
+
+
+def test_a_passed_check_is_reused_only_for_the_same_sums(sealed_run: Path, cache: Path) -> None:
+    first = v.verify(sealed_run, cache=True)
+    assert first.ok and not first.cached
+    again = v.verify(sealed_run, cache=True)
+    assert again.ok and again.cached
+    assert again.records_checked == first.records_checked == len(sample_records())
+    assert again.files_checked == first.files_checked == 4  # the files are re-hashed
+    assert "reused" in again.summary()
+    assert v.passed_before(sealed_run)
+    # python -m rundir verify (make verify) checks everything every time
+    assert not v.verify(sealed_run).cached
+
+
+def test_a_tampered_run_never_reuses_a_passed_check(sealed_run: Path, cache: Path) -> None:
+    assert v.verify(sealed_run, cache=True).ok
+    # an edited byte: its hash no longer matches
+    path = sealed_run / "trials.jsonl"
+    original = path.read_bytes()
+    path.write_bytes(original.replace(b'"gbit_per_s": 4.29', b'"gbit_per_s": 4.39', 1))
+    report = v.verify(sealed_run, cache=True)
+    assert not report.ok and not report.cached
+    assert not v.passed_before(sealed_run)
+    # an invalid record, re-sealed so every hash matches: another SHA256SUMS, checked again
+    bad = copybench_record(0)
+    bad["result"]["sender"]["counters"]["cycles"] = None  # null without a reason
+    path.write_text(json.dumps(bad) + "\n" + original.decode().split("\n", 1)[1], encoding="utf-8")
+    v.write_seal(sealed_run)  # as a writer would, bypassing seal's own refusal
+    report = v.verify(sealed_run, cache=True)
+    assert not report.cached
+    assert any("counters_unavailable" in p for p in report.problems), report.problems
+    assert not v.verify(sealed_run, cache=True).ok  # a failed check is never remembered
+
+
+def test_the_cache_key_names_the_checker(sealed_run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A changed schema or checking code gives another key: the records are checked again."""
+    sums = (sealed_run / layout.SUMS).read_bytes()
+    before = v.cache_key(sums)
+    assert before == v.cache_key(sums)
+    schema = sealed_run / "trial.schema.json"
+    schema.write_text(v.TRIAL_SCHEMA.read_text() + " ", encoding="utf-8")
+    monkeypatch.setattr(v, "_CHECKER_FILES", [p if p != v.TRIAL_SCHEMA else schema
+                                              for p in v._CHECKER_FILES])
+    assert v.cache_key(sums) != before
+
+
+def test_make_book_check_of_a_checked_run_is_fast(sealed_run: Path, cache: Path) -> None:
+    """python -m rundir check (make book's check) passes a checked run without the record
+    checks, and still refuses it once a file changed."""
+    import os
+    env = {**os.environ, "COPYBENCH_VERIFY_CACHE": str(cache)}
+    def check() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "rundir", "check", str(sealed_run)],
+                              cwd=ROOT, env=env, capture_output=True, text=True)
+    assert check().returncode == 0
+    assert len(list(cache.glob("*.json"))) == 1
+    assert check().returncode == 0
+    (sealed_run / "plan.json").write_text("{}", encoding="utf-8")
+    done = check()
+    assert done.returncode == 1 and "does not verify" in done.stderr, done.stderr

@@ -76,6 +76,7 @@ def test_the_runners_bound_sizes_are_the_profiles() -> None:
     assert min(sizes) >= M.MEMCPY_MIN_SIZE
 
 
+@pytest.mark.slow  # about 20-35 s of live measurements: make test-slow
 @pytest.mark.parametrize("size", bound_sizes())
 def test_memcpy_bound_is_above_every_copying_method(runner_copybench: Path, size: int) -> None:
     copies = {m: copy_gbit(runner_copybench, m, size) for m in COPY_METHODS}

@@ -45,7 +45,6 @@ sizes = ["1K", "16K"]
 placements = ["cross-core", "same-core"]
 purpose = "claim"
 claims = ["C4"]
-family = 2
 margin = 0.05
 
 [[experiment]]

@@ -38,7 +38,7 @@ SEQ = {"spending": "pocock", "first_look": 2, "look_every": 2, "rounds_max": 6,
 DESIGN = {"rounds_min": 2, "rounds_max": 2, "primary": "paired", "sequential": SEQ}
 EXP = {"name": "c", "command": "send", "methods": ["send", "sendmsg"],
        "sizes": ["1K", "16K", "64K"], "placements": ["cross-core"], "purpose": "claim",
-       "claims": ["C4"], "family": 2, "comparisons": {"sendmsg/send": [0.97, 1.03]}}
+       "claims": ["C4"], "comparisons": {"sendmsg/send": [0.97, 1.03]}}
 #: 3 blocks x 2 cells x 2 rounds x 0.4 s planned (4.8 s); the top-up gets budget_s less that:
 #: 4.8 s, three looks of 1.6 s, of the six the blocks could take
 BUDGET = 9.6
@@ -56,8 +56,8 @@ def _profile(tmp_path: Path, design: dict[str, Any] | None = None,
 BAD = [
     ({**DESIGN, "sequential": 6}, EXP, "design.sequential: must be a table"),
     ({**DESIGN, "sequential": {**SEQ, "looks": 3}}, EXP,
-     "design.sequential.looks: unknown key (allowed: budget_s, first_look, look_every, "
-     "planning, rounds_max, spending)"),
+     "design.sequential.looks: unknown key (allowed: budget_s, drop_below, first_look, "
+     "look_every, planning, rounds_max, spending)"),
     ({**DESIGN, "sequential": {**SEQ, "first_look": 3}}, EXP,
      "design.sequential.first_look: 3 is odd (allowed: even integers"),
     ({**DESIGN, "sequential": {**SEQ, "rounds_max": 4, "first_look": 6}}, EXP,
@@ -112,7 +112,7 @@ def test_the_committed_profiles_parse_and_quick_keeps_the_fixed_design() -> None
         assert p.design and p.design.sequential
         assert (p.design.sequential.spending, p.design.sequential.first_look,
                 p.design.sequential.look_every, p.design.sequential.rounds_max) == (
-            sq.POCOCK, 6, 6, 90)
+            sq.POCOCK, 10, 10, 30)
         assert any(e.comparisons for e in p.experiments)
     quick = prof_mod.load("quick")
     assert quick.design and quick.design.sequential is None
@@ -136,12 +136,93 @@ def test_plan_carries_the_design_looks_comparisons_and_budget(tmp_path: Path) ->
     assert seq["blocks"] == 3 and seq["comparisons"] == 3
     for b in plan.blocks.values():  # type: ignore[union-attr]
         assert b["rounds"] == 2 and b["sequential"]["looks"] == [2, 4, 6]
-        assert b["sequential"]["family"] == 2
+        assert b["sequential"]["family"] == 4  # C4's, from blockstats.families
         (c,) = b["sequential"]["comparisons"]
         assert c["name"] == "sendmsg/send at 1 thread" and c["boundaries"] == [0.97, 1.03]
         assert {plan.cells[c["a"]].method, plan.cells[c["b"]].method} == {"sendmsg", "send"}
         assert plan.cells[c["a"]].method == "sendmsg"
     assert len(plan.rounds) == 2
+
+
+def test_each_comparison_stops_at_the_family_the_analysis_reads_it_at(tmp_path: Path) -> None:
+    """One table (blockstats.families) for the runner and the analysis: an experiment serving
+    C4 (sendmsg/send, 4 sizes) and C5 (zerocopy/send, 2 sizes) stops each comparison at the
+    family of the claims that read it, not at one family per experiment (on the base the
+    experiment's declared family 4 applied to both, and C5 was read at 2)."""
+    exp = {**EXP, "methods": ["send", "sendmsg", "zerocopy"], "claims": ["C4", "C5"],
+           "comparisons": {"sendmsg/send": [0.97, 1.03], "zerocopy/send": [0.97, 1.03]}}
+    plan = _plan(tmp_path, exp=exp)
+    got = {c["name"]: c["family"] for b in plan.blocks.values()  # type: ignore[union-attr]
+           for c in b["sequential"]["comparisons"]}
+    from analysis.claims import rules as RU  # the analysis's families, for the check only
+    assert got == {"sendmsg/send at 1 thread": RU.RULES["C4"][0].family,
+                   "zerocopy/send at 1 thread": RU.RULES["C5"][0].family} == {
+        "sendmsg/send at 1 thread": 4, "zerocopy/send at 1 thread": 2}
+
+
+def test_p1s_family_is_counted_from_the_plan_as_the_analysis_counts_it(tmp_path: Path) -> None:
+    exp = {**EXP, "methods": ["send", "sendmsg", "zerocopy"], "claims": ["C5", "P1"],
+           "placements": ["cross-core", "same-core"],
+           "comparisons": {"sendmsg/send": [0.97, 1.03], "zerocopy/send": [0.97, 1.03]}}
+    plan = _plan(tmp_path, exp=exp)
+    fams = {c["family"] for b in plan.blocks.values()  # type: ignore[union-attr]
+            for c in b["sequential"]["comparisons"]}
+    assert fams == {2 * 2 * 3}  # two pairs x three sizes under both placements
+
+
+#: C11's thread counts beside C8's two-copy/one-copy at 4 threads, in one block per placement
+THREADS_EXP = {"name": "t", "command": "send", "methods": ["send", "sendmsg"],
+               "sizes": ["16K"], "threads": [1, 2, 4, 8], "pair_threads": True,
+               "placements": ["cross-core", "same-core"], "purpose": "claim",
+               "claims": ["C11", "C8"],
+               "comparisons": {"2t/1t": [0.97, 1.03], "8t/4t": [0.97, 1.03],
+                               "send/sendmsg": [0.97, 1.03]}}
+
+
+C8_ONLY = [f"send/sendmsg at {t} thread{'s' if t > 1 else ''}" for t in (1, 2, 4, 8)]
+
+
+def _names(plan: Plan) -> dict[str, list[str]]:
+    return {b["placement"]: sorted(c["name"] for c in (b.get("sequential") or {}).get(
+        "comparisons", [])) for b in plan.blocks.values()}  # type: ignore[union-attr]
+
+
+def test_a_claim_this_machine_cannot_test_is_known_at_plan_time(tmp_path: Path) -> None:
+    """Issue 37: on 2 CPUs C11's thread counts (a CPU per thread and side: 8 same-core, 16
+    cross-core) are not testable; the plan says so and never tops their comparisons up (the
+    reference run spent 44.7 % of its top-up on them), while C8's comparison in the same
+    blocks keeps its top-up."""
+    plan = plan_mod.make(prof_mod.load(str(_profile(tmp_path, exp=THREADS_EXP))), CAPS)
+    assert _names(plan) == {pl: C8_ONLY for pl in ("cross-core", "same-core")}
+    for b in plan.blocks.values():  # type: ignore[union-attr]
+        assert "C11 needs a CPU per thread and side" in b["untestable"]["C11"]
+        assert "C8" not in b.get("untestable", {})
+    assert any(n.startswith("not testable here: C11 needs a CPU per thread and side "
+                            "(8 threads, cross-core: 16 CPUs); this machine has 2")
+               and "never topped up" in n for n in plan.notes)
+
+
+def test_a_machine_with_the_cpus_tops_the_thread_counts_up(tmp_path: Path) -> None:
+    caps = Capabilities(methods=None, root=True, cpus=8, peers={}, perf=True)
+    plan = plan_mod.make(prof_mod.load(str(_profile(tmp_path, exp=THREADS_EXP))), caps)
+    got = _names(plan)  # 8 CPUs: enough same-core (8), not cross-core (16)
+    assert got["same-core"] == ["2t/1t of send", "2t/1t of sendmsg", "8t/4t of send",
+                                "8t/4t of sendmsg", *C8_ONLY]
+    assert got["cross-core"] == C8_ONLY
+
+
+def test_the_plans_conditions_are_the_analysis_rules_conditions() -> None:
+    from analysis.claims import rules as RU  # the analysis's declarations, for the check
+    from blockstats import families
+    declared = {c: tuple((a.kind, a.threads) for a in r.conditions)
+                for c, rs in RU.RULES.items() for r in rs if r.conditions}
+    assert declared == families.CONDITIONS
+
+
+def test_a_claim_experiment_may_not_declare_its_own_family(tmp_path: Path) -> None:
+    with pytest.raises(ProfileError, match="experiment\\[c\\].family: the family of claim C4 "
+                       "comes from the one table the runner and the analysis read"):
+        _plan(tmp_path, exp={**EXP, "family": 2})
 
 
 def test_thread_comparisons_pair_the_thread_counts_of_each_method(tmp_path: Path) -> None:
@@ -180,17 +261,18 @@ def _block_of(plan: Plan, size: str) -> str:
                 if size in b["label"].split())
 
 
-def test_the_top_up_goes_to_the_undecided_blocks_closest_first_within_the_budget(
+def test_the_top_up_grants_looks_by_the_chance_to_decide_a_verdict_within_the_budget(
         tmp_path: Path) -> None:
     plan = _plan(tmp_path)
-    # 1K decided at once (1.5, almost no spread), 16K undecided near 1.03 with little spread,
-    # 64K undecided at 1.0 with a wide spread (further from deciding)
-    recs = _records(plan, {"1K": (1.5, 1e-5), "16K": (1.06, 0.01), "64K": (1.0, 0.05)},
+    # C4 cross-core reads the three sizes: 1K decided at once (1.5, almost no spread), 16K
+    # undecided near 1.03 with little spread, 64K undecided inside the band with some spread
+    recs = _records(plan, {"1K": (1.5, 1e-5), "16K": (1.06, 0.01), "64K": (1.0, 0.004)},
                     range(1, 7))
     granted = topup.planned_rounds(plan)
     assert set(granted.values()) == {2}
     g = topup.next_look(plan, granted, 0.0, lambda c: recs.get(c, []))
-    assert g is not None and g.block == _block_of(plan, "16K") and (g.first, g.last) == (3, 4)
+    assert g is not None and g.block != _block_of(plan, "1K") and (g.first, g.last) == (3, 4)
+    assert g.by_verdicts and "verdict testable here" in g.why()
     assert g.seconds == pytest.approx(1.6, abs=0.01) and len(g.trials) == 4
     b = plan.blocks[g.block]  # type: ignore[index]
     assert list(g.trials) == [f"{c}-{r}" for r in (3, 4)
@@ -205,6 +287,20 @@ def test_the_top_up_goes_to_the_undecided_blocks_closest_first_within_the_budget
     assert _block_of(plan, "1K") not in {b for b, _ in grants}
     assert len(grants) == 3 and used <= topup.budget_s(plan) + 1e-9
     assert granted[_block_of(plan, "1K")] == 2
+
+
+def test_a_verdict_out_of_reach_gets_no_look(tmp_path: Path) -> None:
+    """Issue 37: a comparison with less than a 10 % chance to be decided by its maximum is
+    dropped, and with it the verdict it serves: C4 cross-core needs its 64K comparison,
+    which sits on no side of the band (1.0 +- 0.3 per round)."""
+    plan = _plan(tmp_path)
+    recs = _records(plan, {"1K": (1.5, 1e-5), "16K": (1.06, 0.01), "64K": (1.0, 0.3)},
+                    range(1, 7))
+    granted = topup.planned_rounds(plan)
+    summ = topup.summaries(plan, granted, lambda c: recs.get(c, []))
+    far = [x for x in summ if x.block == _block_of(plan, "64K")]
+    assert far and sq.p_by_max(far[0]) < sq.DROP_BELOW
+    assert topup.next_look(plan, granted, 0.0, lambda c: recs.get(c, [])) is None
 
 
 def test_no_look_past_the_maximum_and_none_when_everything_is_decided(tmp_path: Path) -> None:
@@ -263,16 +359,24 @@ def _expect_exact(run_dir: Path) -> list[dict[str, Any]]:
     return recs
 
 
+#: a design whose top-up drops nothing: at 2 rounds of a real loopback sweep no comparison
+#: has a 10 % chance to be decided by 6, so the committed rule would grant no look at all
+KEEP_ALL = {**DESIGN, "sequential": {**SEQ, "drop_below": 0}}
+
+
 @pytest.mark.sweep
 def test_a_real_sweep_reaches_the_top_up(runner_copybench: Path, tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    r = run_runner("sweep", "--profile", str(_profile(tmp_path)), "--run-dir", str(run_dir),
+    r = run_runner("sweep", "--profile", str(_profile(tmp_path, design=KEEP_ALL)),
+                   "--run-dir", str(run_dir),
                    "--no-progress", timeout=180)
     assert r.returncode == 0, r.stderr[-3000:]
     recs = _expect_exact(run_dir)
     top = [x for x in recs if x["repetition"] > 2]
     assert top, "no top-up look ran"
-    assert len(top) == 12  # at n = 2 nothing is decided: the budget's three looks all run
+    # whole looks of 2 rounds x 2 cells, at most the budget's three (a block whose verdict
+    # has no chance left at its next look gets none, even with nothing dropped)
+    assert len(top) % 4 == 0 and len(top) <= 12
     assert "top-up stage" in r.stderr and "top-up look 1" in r.stderr
     assert all(x["config"]["block"] for x in top)
     plan = json.loads((run_dir / "plan.json").read_text())
@@ -288,7 +392,8 @@ def test_interrupted_during_the_top_up_and_resumed_runs_the_same_trials(
     run_dir = tmp_path / "run"
     # a longer top-up (up to 10 rounds a block, a budget for all of it), so the interrupt
     # lands inside it
-    prof = _profile(tmp_path, design={**DESIGN, "sequential": {**SEQ, "rounds_max": 10}},
+    prof = _profile(tmp_path, design={**DESIGN, "sequential": {**SEQ, "rounds_max": 10,
+                                                                "drop_below": 0}},
                     budget_s=40)
     log = open(tmp_path / "first.log", "w")
     p = subprocess.Popen(runner_cmd("sweep", "--profile", str(prof), "--run-dir",
@@ -342,11 +447,14 @@ def test_committed_profiles_plans_validate_under_the_schema(name: str) -> None:
     assert schema_problems(validator, doc, "plan.json") == []
     seq = (doc["design"] or {}).get("sequential")
     assert (seq is None) == (name == "quick")
-    if seq:  # every claim block of these profiles carries its looks and comparisons
-        claims = [b for b in doc["blocks"].values() if b["purpose"] == "claim"]
+    if seq:  # every claim block testable here carries its looks and comparisons; a block
+        # whose every claim this machine (2 CPUs) cannot test carries none
+        blocks = [b for b in doc["blocks"].values() if b["purpose"] == "claim"]
+        claims = [b for b in blocks if set(b["claims"]) - set(b.get("untestable", {}))]
         assert claims and all(b.get("sequential") for b in claims)
-        assert all(b["sequential"]["looks"][0] == b["rounds"] == 6 for b in claims)
-        assert all(b["sequential"]["looks"][-1] == 90 for b in claims)
+        assert all(not b.get("sequential") for b in blocks if b not in claims)
+        assert all(b["sequential"]["looks"] == [10, 20, 30] == [b["rounds"], 20, 30]
+                   for b in claims)
 
 
 def test_the_schema_refuses_a_sequential_plan_missing_its_budget(tmp_path: Path) -> None:

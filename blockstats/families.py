@@ -1,0 +1,126 @@
+"""The decision family of every claim, in one table that both sides import: the analysis's
+rules (analysis.claims.rules) read each comparison of a verdict at alpha/m with m from here,
+and the runner's sequential top-up (runner.topup) stops a comparison at the same m, so a
+comparison is never stopped at one family and read at another.
+
+A verdict's family is the set of comparisons it combines (C4's four sizes, C5's two, ...).
+Two families are counted from the run instead of fixed: C14's is the number of file sizes
+its plan declares (:data:`SIZES`), P1's twice the (pair, threads, size) cells measured under
+both placements (:data:`PLACEMENT_CELLS`, :func:`p1_family`).
+
+:data:`READS` says which declared comparison ("a/b" of two methods, "Nt/Mt" of two thread
+counts) each claim reads, so a comparison an experiment declares for several claims takes
+the families of the claims that read it, not of every claim the experiment serves.
+
+Only the standard library: the profile loader and the runner import it.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+#: the family is the number of file sizes the run's plan declares for the claim
+SIZES = "sizes"
+#: the family is twice the cells measured under both placements (P1: one ordering each)
+PLACEMENT_CELLS = "2 x cells"
+
+#: claim -> its decision family m (each comparison read at alpha/m, Bonferroni)
+FAMILY: dict[str, int | str] = {
+    "C1": 1, "C2": 1, "C3": 1, "C4": 4, "C5": 2, "C6": 1, "C7": 1, "C8": 4, "C9": 4,
+    "C10": 1, "C11": 4, "C12": 1, "C13": 1, "C14": SIZES, "P1": PLACEMENT_CELLS,
+}
+
+#: claim -> the declared comparisons its rules read
+READS: dict[str, tuple[str, ...]] = {
+    "C1": ("zerocopy/send",), "C3": ("zerocopy/send",), "C4": ("sendmsg/send",),
+    "C5": ("zerocopy/send",), "C6": ("8t/4t",), "C8": ("send/sendmsg",),
+    "C9": ("zerocopy/send",), "C10": ("zerocopy/send",),
+    "C11": ("2t/1t", "4t/1t", "8t/2t", "8t/4t"), "C13": ("sendfile/read-write",),
+    "C14": ("splice2/splice",), "P1": ("zerocopy/send", "sendmsg/send"),
+}
+
+
+KiB = 1024
+#: claim -> the sizes (bytes) at which its rules read their comparisons; a claim not listed
+#: reads every size its experiments declare (C3's crossover, C13, C14, P1, C6, C11)
+READ_SIZES: dict[str, tuple[int, ...]] = {
+    "C1": (64, 512), "C4": (512, 4 * KiB, 16 * KiB, 64 * KiB), "C5": (512, 4 * KiB),
+    "C8": (KiB, 4 * KiB, 16 * KiB, 64 * KiB), "C9": (KiB, 4 * KiB, 16 * KiB, 64 * KiB),
+    "C10": (64 * KiB,),
+}
+
+
+def fixed(claim: str) -> int:
+    """A claim's family where the table fixes it (KeyError/ValueError otherwise)."""
+    m = FAMILY[claim]
+    if not isinstance(m, int):
+        raise ValueError(f"{claim}'s family is counted from the run ({m}), not fixed")
+    return m
+
+
+def p1_family(cells: int) -> int:
+    """P1's family: one ordering per placement of each of ``cells`` cells searched."""
+    return 2 * max(1, int(cells))
+
+
+def family(claim: str, sizes: int = 0, placement_cells: int = 0) -> int:
+    """A claim's family: the table's number, or counted from the run (``sizes``: the file
+    sizes its plan declares; ``placement_cells``: P1's cells under both placements)."""
+    m = FAMILY[claim]
+    if m == SIZES:
+        return max(1, int(sizes))
+    if m == PLACEMENT_CELLS:
+        return p1_family(placement_cells)
+    return int(m)
+
+
+def readers(comparison: str, claims: Iterable[str], size: int | None = None) -> list[str]:
+    """The claims among ``claims`` whose rules read the declared comparison (at ``size``,
+    where given: :data:`READ_SIZES`)."""
+    return [c for c in claims if comparison in READS.get(c, ())
+            and (size is None or c not in READ_SIZES or int(size) in READ_SIZES[c])]
+
+
+# ------------------------------------------------------------- applicability at plan time
+
+PMU, CPU_PER_THREAD, PARALLEL = "pmu", "cpu_per_thread", "parallel"
+
+#: claim -> what the testbed must offer for its rules to test it: (kind, threads). The
+#: analysis's rules declare the same conditions (analysis.claims.rules.Applicability; a test
+#: holds the two equal); the runner reads them here to know before the run which claims
+#: this machine cannot test.
+CONDITIONS: dict[str, tuple[tuple[str, int], ...]] = {
+    "C2": ((PMU, 0),), "C7": ((PMU, 0),), "C12": ((PMU, 0),),
+    "C6": ((CPU_PER_THREAD, 8),), "C11": ((CPU_PER_THREAD, 8),),
+    "C14": ((PARALLEL, 2),),
+}
+
+
+def cpus_needed(kind: str, threads: int, placement: str | None) -> int:
+    """CPUs a configuration needs for the condition (a CPU per thread and side: ``threads``
+    same-core, twice that cross-core; parallel threads: ``threads``)."""
+    if kind == CPU_PER_THREAD:
+        return threads * (1 if placement == "same-core" else 2)
+    if kind == PARALLEL:
+        return threads
+    return 0
+
+
+def untestable(claim: str, placement: str | None, cpus: int,
+               pmu: bool | None = None) -> str | None:
+    """Why a machine with ``cpus`` CPUs (and hardware counters or not; None: unknown) cannot
+    test ``claim`` at ``placement``, or None where it can (or the claim has no condition)."""
+    for kind, n in CONDITIONS.get(claim, ()):
+        if kind == PMU:
+            if pmu is False:
+                return f"{claim} needs hardware cache counters (a PMU); this machine has none"
+            continue
+        if kind == PARALLEL and placement == "same-core":
+            return (f"{claim} needs {n} CPUs for the method's {n} threads; the same-core "
+                    "placement puts them on one CPU by definition")
+        need = cpus_needed(kind, n, placement)
+        if cpus < need:
+            what = (f"a CPU per thread and side ({n} threads, {placement}: {need} CPUs)"
+                    if kind == CPU_PER_THREAD else f"{need} CPUs for its {n} parallel threads")
+            return f"{claim} needs {what}; this machine has {cpus}"
+    return None

@@ -1,0 +1,141 @@
+"""Readings of a run with the sequential top-up that must respect its design (issue 37, the
+statistical defects): P1 reads each ordering at its stopping look, and a comparison whose
+pairs span blocks is never read silently with a fixed-sample CI over rounds the top-up
+granted on the strength of the data."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import claim_runs as R
+from analysis import run as A
+from analysis import stats as S
+from analysis.claims import base as B
+from analysis.claims.placement import placement_hypothesis
+from blockstats import sequential as sq
+
+DESIGN = sq.SequentialDesign(first_look=6, look_every=6, rounds_max=30)
+
+
+def _p1_run(tmp_path: Path) -> A.Run:
+    """zerocopy/send at 4 KiB under both placements, 18 rounds: same-core clearly greater
+    in the first 6 rounds (decided at look 1), then far lower; cross-core clearly less."""
+    rng = np.random.default_rng(7)
+    same = np.r_[math.log(1.5) + 0.01 * rng.standard_normal(6),
+                 math.log(0.8) + 0.01 * rng.standard_normal(12)]
+    cross = math.log(0.7) + 0.01 * rng.standard_normal(18)
+    cells = []
+    for pl, lr in (("same-core", same), ("cross-core", cross)):
+        base = 10.0 * np.exp(np.sin(np.arange(18)) * 0.2)
+        cells += [{**R.stream("zerocopy", 4096, pl), "values": list(base * np.exp(lr))},
+                  {**R.stream("send", 4096, pl), "values": list(base)}]
+    return A.load_run(R.write(tmp_path / "p1", cells, ["P1"], sequential=DESIGN))
+
+
+def test_p1_reads_each_ordering_at_its_stopping_look(tmp_path: Path) -> None:
+    run = _p1_run(tmp_path)
+    r, table = placement_hypothesis(run)
+    row = table.iloc[0]
+    family = int(row["family"])
+    assert family == 2
+    j = B.paired_rounds(run.measured, dict(placement="same-core", method="zerocopy", size=4096),
+                        dict(placement="same-core", method="send", size=4096), "gbit_per_s")
+    looks = sq.repeated_cis(np.log(j["a"] / j["b"]).to_numpy(), DESIGN.schedule(6), family)
+    stop = sq.stopping_look(looks, (0.97, 1.03))
+    assert stop.look == 1 and stop.decided
+    # the ordering is the stopping look's repeated CI, not the fixed t CI over 18 rounds
+    assert (row["same_core_ratio"], row["same_core_lo"], row["same_core_hi"]) == \
+        pytest.approx((stop.estimate, stop.lo, stop.hi))
+    assert row["same_core"] == "greater" and row["cross_core"] == "less"
+    assert r.verdict == "holds", r.reason
+
+
+def _two_block_pairs(tmp_path: Path) -> tuple[A.Run, pd.DataFrame]:
+    """One comparison whose pairs lie in two blocks of a sequential run (the same cells
+    measured for two claims' blocks), each block topped up to 18 rounds past its first look
+    at 6."""
+    rng = np.random.default_rng(11)
+    cells = []
+    for size in (4096, 16384):
+        base = 10.0 * np.exp(np.sin(np.arange(18)) * 0.2)
+        lr = math.log(1.1) + 0.05 * rng.standard_normal(18)
+        cells += [{**R.stream("zerocopy", size, "cross-core"), "values": list(base * np.exp(lr))},
+                  {**R.stream("send", size, "cross-core"), "values": list(base)}]
+    run = A.load_run(R.write(tmp_path / "two", cells, ["C5"], sequential=DESIGN))
+    j = B.paired_rounds(run.measured, dict(method="zerocopy"), dict(method="send"), "gbit_per_s")
+    assert j.index.get_level_values(0).nunique() == 2 and len(j) == 36
+    return run, j
+
+
+def test_pairs_across_blocks_are_read_on_the_planned_rounds_and_say_so(tmp_path: Path) -> None:
+    run, j = _two_block_pairs(tmp_path)
+    rule = S.DecisionRule("direction")
+    t = B.paired_test(run, j, 2, rule)
+    planned = j[j.index.get_level_values(1) <= 6]
+    fixed = S.paired_ratio(planned["a"], planned["b"], 2)
+    assert t.n == 12 and (t.ratio.lo, t.ratio.hi) == pytest.approx((fixed.ratio.lo,
+                                                                    fixed.ratio.hi))
+    assert "planned before any top-up" in t.note and "2 blocks" in t.note
+    c = B.compare_pair(run, run.measured, dict(method="zerocopy"), dict(method="send"),
+                       "gbit_per_s", 2, rule)
+    assert c is not None and c.primary.n == 12 and c.row()["reading"] == t.note
+
+
+def test_a_fixed_design_run_reads_every_round(tmp_path: Path) -> None:
+    rng = np.random.default_rng(2)
+    base = 10.0 * np.exp(np.sin(np.arange(18)) * 0.2)
+    lr = math.log(1.1) + 0.05 * rng.standard_normal(18)
+    cells = [{**R.stream("zerocopy", 4096, "cross-core"), "values": list(base * np.exp(lr))},
+             {**R.stream("send", 4096, "cross-core"), "values": list(base)}]
+    run = A.load_run(R.write(tmp_path / "fixed", cells, ["C5"]))
+    j = B.paired_rounds(run.measured, dict(method="zerocopy"), dict(method="send"), "gbit_per_s")
+    t = B.paired_test(run, j, 2, S.DecisionRule("direction"))
+    assert t.n == 18 and t.note == "" and t.look == 0
+
+
+# --- every inconclusive verdict states its distance (issue 37, item 4) -------------------
+
+def _c13_run(tmp_path: Path, center: float, sd: float, n: int = 12) -> A.Run:
+    rng = np.random.default_rng(4)
+    z = rng.standard_normal(n)
+    lr = math.log(center) + sd * (z - z.mean()) / z.std(ddof=1)
+    base = 10.0 * np.exp(np.sin(np.arange(n)) * 0.2)
+    cells = [{**R.file_send("sendfile", 100_000_000, "same-core"),
+              "values": list(base * np.exp(lr))},
+             {**R.file_send("read-write", 100_000_000, "same-core"), "values": list(base)}]
+    return A.load_run(R.write(tmp_path / f"c13-{center}", cells, ["C13"]))
+
+
+#: a "~1.42" band [1.1333, 1.7708] (S4's sendfile / read-write within x/÷ 1.25)
+BAND = S.DecisionRule("approx", value=1.7708 / 1.25, tolerance=1.25)
+
+
+def _compared(run: A.Run) -> B.Compared:
+    c = B.compare_pair(run, run.measured, dict(method="sendfile"), dict(method="read-write"),
+                       "gbit_per_s", 1, BAND)
+    assert c is not None and c.decision.outcome == "inconclusive"
+    return c
+
+
+def test_an_inconclusive_comparison_states_the_rounds_that_would_decide_it(
+        tmp_path: Path) -> None:
+    # an estimate of 1.70 with sd 0.2 straddles the band's upper end 1.7708
+    c = _compared(_c13_run(tmp_path, 1.70, 0.2))
+    d = math.log(1.7708 / 1.70)
+    n = B.rounds_to_decide(math.log(1.70), 0.2, (1.7708,), 1)
+    from scipy import stats
+    assert stats.t.isf(0.025, n - 1) * 0.2 / math.sqrt(n) <= d  # n decides ...
+    assert stats.t.isf(0.025, n - 2) * 0.2 / math.sqrt(n - 1) > d  # ... n - 1 does not
+    text = c.row()["distance"]
+    assert text.startswith(f"decided at about {n:.0f} rounds") and "sd 0.200" in text
+    assert "fixed design" in text
+
+
+def test_an_estimate_on_the_boundary_is_not_decidable(tmp_path: Path) -> None:
+    c = _compared(_c13_run(tmp_path, 1.7708 * 1.0005, 0.2))
+    assert c.row()["distance"].startswith("not decidable: the estimate sits on the boundary")
