@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from analysis.fmt import fmt_num, fmt_size
+from analysis.fmt import fmt_ratio_ci, fmt_size
 
 #: what a run must be for its comparisons to be findings (else: why not)
 UNSUPPORTED_KINDS = {
@@ -65,7 +65,7 @@ def _are(n: int, what: str) -> str:
 
 
 def _ci(r: Mapping[str, Any]) -> str:
-    return f"{fmt_num(r['ratio'])}× [{fmt_num(r['lo'])}, {fmt_num(r['hi'])}]"
+    return fmt_ratio_ci(r["ratio"], r["lo"], r["hi"])
 
 
 def _sizes(rows: pd.DataFrame) -> str:
@@ -300,15 +300,14 @@ def fidelity_why(fid: pd.DataFrame, cpu: pd.DataFrame | None = None) -> str:
         x = s.iloc[0]
         word = "below" if x["decision"] == "less" else "above"
         txt = (f"At {size} ({tr}, {pl}) copybench `send` is {word} iperf3 "
-               f"({fmt_num(x['copybench / peer'])}× [{fmt_num(x['CI low'])}, "
-               f"{fmt_num(x['CI high'])}])")
+               f"({fmt_ratio_ci(x['copybench / peer'], x['CI low'], x['CI high'])})")
         if m.empty:
             out.append(txt + "; no copybench `sendmsg` cell to tell its user-space copy apart.")
             continue
         y = m.iloc[0]
         txt += (f"; copybench `sendmsg`, whose call is the kernel's copy alone like iperf3's "
-                f"write, is {fmt_num(y['copybench / peer'])}× [{fmt_num(y['CI low'])}, "
-                f"{fmt_num(y['CI high'])}] of iperf3 ({y['decision']})")
+                f"write, is {fmt_ratio_ci(y['copybench / peer'], y['CI low'], y['CI high'])} "
+                f"of iperf3 ({y['decision']})")
         if y["decision"] != x["decision"]:
             out.append(txt + ": the gap is `send`'s user-space copy of the fields into one "
                        "buffer, which iperf3 does not make, not the harness.")

@@ -34,6 +34,18 @@ def fmt_num(x: float | None, digits: int = 3) -> str:
     return f"{x:,.{decimals}f}"
 
 
+def fmt_ratio_ci(ratio: float | None, lo: float | None, hi: float | None, *,
+                 times: bool = True, rounds: int | None = None) -> str:
+    """A ratio with its confidence interval, ``1.71× [1.11, 2.64]``: the one way the book
+    writes one, each number to three significant digits (:func:`fmt_num`). ``times=False``
+    leaves out the ``×`` (where the sentence names the ratio, ``send/sendmsg 1.71 [1.11,
+    2.64]``); ``rounds`` adds how many rounds gave it (``, 3 rounds``)."""
+    txt = f"{fmt_num(ratio)}{'×' if times else ''} [{fmt_num(lo)}, {fmt_num(hi)}]"
+    if rounds is not None:
+        txt += f", {rounds} round{'s' if rounds != 1 else ''}"
+    return txt
+
+
 def fmt_est(e: S.Estimate, unit: str = "", digits: int = 3) -> str:
     """``12.3 Gbit/s (95% CI 11.9-12.8, n=5)``."""
     u = f" {unit}" if unit else ""

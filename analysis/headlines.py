@@ -21,7 +21,7 @@ import pandas as pd
 
 from analysis.counts import Tally
 from analysis.findings import UNSUPPORTED_KINDS, Finding, verdict_counts
-from analysis.fmt import fmt_hours, fmt_num, fmt_size, plural
+from analysis.fmt import fmt_hours, fmt_num, fmt_ratio_ci, fmt_size, plural
 
 MAX_FINDINGS = 6
 #: what each decision of a "direction" rule means, in the headlines' words
@@ -36,11 +36,9 @@ COMPLETION_METHODS = ("zerocopy", "uring-zc")
 
 def ci(r: Mapping[str, Any], rounds: bool = False) -> str:
     """``1.71× [1.11, 2.64]`` (with ``, 3 rounds`` when asked and known)."""
-    txt = f"{fmt_num(r['ratio'])}× [{fmt_num(r['lo'])}, {fmt_num(r['hi'])}]"
     n = r.get("n")
-    if rounds and n is not None and pd.notna(n):
-        txt += f", {int(n)} round{'s' if int(n) != 1 else ''}"
-    return txt
+    known = rounds and n is not None and pd.notna(n)
+    return fmt_ratio_ci(r["ratio"], r["lo"], r["hi"], rounds=int(n) if known else None)
 
 
 def spans(sizes: Sequence[float], all_sizes: Sequence[float]) -> str:

@@ -4,33 +4,24 @@ utilisation, as CPU-seconds per GB moved, read from the run's records (``result`
 
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
 
 import pandas as pd
 
-from rundir import records
+from analysis.run import Run
 
 
-def iperf3_cpu(run_dir: Path) -> pd.DataFrame:
+def iperf3_cpu(run: Run) -> pd.DataFrame:
     """One row per ok iperf3 trial: its configuration and each side's CPU-s per GB."""
     rows = []
-    tf = records.trials_file(Path(run_dir))
-    if tf is None:
-        return pd.DataFrame(rows)
-    with records.open_trials(tf) as fh:
-        for line in fh:
-            if not line.strip():
-                continue
-            r = json.loads(line)
-            cfg, res = r.get("config") or {}, r.get("result") or {}
-            if (cfg.get("kind") != "peer:iperf3" or r.get("status") != "ok"
-                    or not res.get("bytes") or not res.get("seconds")):
-                continue
-            cu, gb = res.get("cpu_utilization_percent") or {}, res["bytes"] / 1e9
-            rows.append({"transport": cfg.get("transport"), "placement": cfg.get("placement"),
-                         "size": cfg.get("size"), "threads": cfg.get("threads") or 1,
-                         **{f"{side}_cpu_s_per_gb": (cu.get(side) or math.nan) / 100
-                            * res["seconds"] / gb for side in ("sender", "receiver")}})
+    for r in run.raw_records():
+        cfg, res = r.get("config") or {}, r.get("result") or {}
+        if (cfg.get("kind") != "peer:iperf3" or r.get("status") != "ok"
+                or not res.get("bytes") or not res.get("seconds")):
+            continue
+        cu, gb = res.get("cpu_utilization_percent") or {}, res["bytes"] / 1e9
+        rows.append({"transport": cfg.get("transport"), "placement": cfg.get("placement"),
+                     "size": cfg.get("size"), "threads": cfg.get("threads") or 1,
+                     **{f"{side}_cpu_s_per_gb": (cu.get(side) or math.nan) / 100
+                        * res["seconds"] / gb for side in ("sender", "receiver")}})
     return pd.DataFrame(rows)

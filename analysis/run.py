@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -18,12 +18,10 @@ import pandas as pd
 from analysis import stats as S
 from analysis.cpuprofiles import CpuProfiles, load_cpu_profiles, read_json
 from rundir import layout, planfile, records
+# the methods' words (rundir.vocabulary owns them; the analysis imports them from here)
+from rundir.vocabulary import FILE_METHODS, MESSAGE_METHODS  # noqa: F401
 from blockstats.quantities import primary
 
-MESSAGE_METHODS = ("send", "sendmsg", "zerocopy", "uring-zc", "vmsplice")
-FILE_METHODS = ("read-write", "mmap-write", "sendfile", "splice", "splice2", "copy_file_range")
-#: The PA02 reports' names for the message methods.
-REPORT_NAMES = {"send": "two-copy", "sendmsg": "one-copy", "zerocopy": "zero-copy"}
 COUNTERS = ("task_clock_ns", "context_switches", "cpu_migrations", "page_faults", "cycles",
             "instructions", "cache_references", "cache_misses", "l1d_load_misses",
             "llc_load_misses")
@@ -34,20 +32,6 @@ FACTORS = ("kind", "scenario", "command", "method", "mode", "protocol", "transpo
 
 
 # ---------------------------------------------------------------------------- loading
-
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    with records.open_trials(path) as fh:
-        for i, raw in enumerate(fh, 1):
-            line = raw.decode("utf-8").strip()
-            if not line:
-                continue
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError as exc:  # a torn last line of an interrupted run
-                raise ValueError(f"{path}:{i}: not JSON ({exc.msg})") from exc
-    return out
-
 
 def _scenario(cfg: dict[str, Any]) -> str:
     kind = cfg.get("kind") or "copybench"
@@ -191,6 +175,12 @@ class Run:
     profiles: CpuProfiles  # the CPU profiles (perf/)
     notes: list[str] = field(default_factory=list)
 
+    def raw_records(self) -> Iterator[dict[str, Any]]:
+        """The run's records as written (through :func:`rundir.records.read`, the one reader
+        of ``trials.jsonl``), for what the tidy table leaves out (a peer tool's own report)."""
+        path = records.trials_file(self.path)
+        return iter(()) if path is None else records.read(path)
+
     @property
     def measured(self) -> pd.DataFrame:
         """Successful trials excluding the profiled (perf record, repetition 0) ones and the
@@ -260,7 +250,7 @@ def load_run(run_dir: str | Path) -> Run:
     if trials_file is None:
         raise FileNotFoundError(f"{path}: no {layout.TRIALS} (or packed "
                                 f"{layout.TRIALS_PACKED}) in this run directory")
-    rows = [tidy_record(r) for r in _read_jsonl(trials_file)]
+    rows = [tidy_record(r) for r in records.read(trials_file)]
     df = pd.DataFrame(rows)
     if df.empty:
         df = pd.DataFrame(columns=list(tidy_record({}).keys()))

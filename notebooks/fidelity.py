@@ -94,7 +94,7 @@ for peer, what in (("iperf3", "throughput"), ("sockperf", "latency")):
                   "cell are absent from this run)")
 # CPU per GB of each side: copybench's from getrusage (the tidy table), iperf3's from the
 # CPU utilisation it reports for its client and server over the test (analysis/peers.py)
-ipc = PEERS.iperf3_cpu(run.path)
+ipc = PEERS.iperf3_cpu(run)
 cpu_rows = []
 for key, g in (ipc.groupby(keys) if len(ipc) else []):
     f = dict(zip(keys, key))

@@ -21,16 +21,8 @@ def _recorded(run_dir: Path) -> set[str]:
     path = records.trials_file(run_dir)
     if path is None:
         return set()
-    ids = set()
-    with records.open_trials(path) as fh:
-        for raw in fh:
-            try:
-                rec = utf8.json_loads(raw)
-            except ValueError:
-                continue
-            if isinstance(rec, dict):
-                ids.add(str(rec.get("trial_id")))
-    return ids
+    return {str(line.record.get("trial_id")) for line in records.lines(path)
+            if line.record is not None}
 
 
 def _last_session(run_dir: Path) -> dict[str, Any] | None:

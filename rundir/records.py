@@ -1,11 +1,22 @@
 """``trials.jsonl``: one JSON record per trial, appended and flushed (fsync) as each ends.
 
-Reading tolerates a torn last line (a sweep killed while writing): ``repair`` cuts the file
-back to its last complete line, so a resumed sweep re-runs that trial, exactly once.
+This module is the one reader of a records file and the one check of a record against the
+trial schema; every other reader of a run's records goes through it:
+
+* :func:`lines` reads every line, numbered, as the record it holds or why it is not one;
+* :func:`read` gives the records (what a sweep, a resume, a plan and the analysis use);
+* :func:`first_problem` names the first line that is not a record (a fast check, no schema);
+* :func:`check` is the record's schema check (``rundir/schema/trial.schema.json``).
+
+The torn-line rule, the same for all of them: a last line without its newline is an
+interrupted write (a sweep killed while writing), never a record. The readers skip it, the
+checks name it, and ``repair`` cuts the file back to its last complete line, so a resumed
+sweep re-runs that trial, exactly once. Any other line that is not a JSON object (an empty
+line, bytes that are not UTF-8, text that is not JSON) is an error for every reader.
 
 A finished run committed to the repository may be *packed* (``python -m rundir pack``):
 its ``trials.jsonl`` is then stored gzip-compressed as ``trials.jsonl.gz``. Readers find either
-with :func:`trials_file` and open it with :func:`open_trials`.
+with :func:`trials_file`; :func:`lines` opens either (:func:`open_trials`).
 """
 
 from __future__ import annotations
@@ -15,11 +26,13 @@ import json
 import os
 from zlib import error as zlib_error
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import IO, Any, Iterator
 
 from rundir import utf8
 from rundir.layout import TRIALS, TRIALS_PACKED
+from rundir.schemas import TRIAL_SCHEMA, load_schema, schema_problems, validator_for
 
 SCHEMA_VERSION = 1
 
@@ -109,45 +122,94 @@ def repair(path: Path) -> int:
     return len(data) - keep
 
 
+#: why the last line of a records file is not a record when it has no newline
+TORN = "torn last line (an interrupted write; resume the run)"
+
+
+class RecordError(ValueError):
+    """A line of a records file that is not a record: ``file:line: what is wrong``."""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a records file (numbered from 1): the record it holds, or why it holds
+    none (:attr:`problem`); :attr:`torn` marks a last line without its newline."""
+
+    number: int
+    record: dict[str, Any] | None
+    problem: str | None = None
+    torn: bool = False
+
+
+def _parse(number: int, raw: bytes) -> Line:
+    try:
+        text = utf8.decode(raw)
+    except utf8.NotUtf8 as exc:  # "line 1, column C: byte ... is not UTF-8 ..."
+        return Line(number, None, str(exc).split(", ", 1)[-1])
+    if not text.strip():
+        return Line(number, None, "an empty line, not a record")
+    try:
+        obj = utf8.json_loads(text)  # nesting bounded (utf8.MAX_DEPTH)
+    except ValueError as exc:
+        where = f"column {exc.colno}: " if isinstance(exc, json.JSONDecodeError) else ""
+        return Line(number, None, f"not a JSON record ({where}{getattr(exc, 'msg', exc)})")
+    if not isinstance(obj, dict):
+        return Line(number, None, f"a JSON {type(obj).__name__}, not a record")
+    return Line(number, obj)
+
+
+def lines(path: Path) -> Iterator[Line]:
+    """Every line of a records file, plain or packed, as a record or the reason it is not
+    one; a torn last line comes last, as a problem (:data:`TORN`). A file that cannot be read
+    (or a damaged gzip stream) raises OSError, EOFError or ``zlib.error``."""
+    with open_trials(path) as fh:
+        for number, raw in enumerate(fh, 1):
+            if not raw.endswith(b"\n"):
+                yield Line(number, None, TORN, torn=True)
+                return
+            yield _parse(number, raw[:-1])
+
+
 def read(path: Path) -> Iterator[dict[str, Any]]:
-    """Every complete record of a records file, plain or packed; a torn last line (a sweep
-    killed while writing) is skipped, and a missing file has none."""
+    """Every record of a records file, plain or packed, in order; a torn last line is
+    skipped, a missing file has none, and any other line that is not a record raises
+    :class:`RecordError` naming the file and line."""
     if not path.exists():
         return
-    with open_trials(path) as f:
-        for raw in f:
-            if not raw.endswith(b"\n"):
-                break
-            line = raw.strip()
-            if line:
-                yield utf8.json_loads(line)
+    for line in lines(path):
+        if line.torn:
+            return
+        if line.record is None:
+            raise RecordError(f"{path}:{line.number}: {line.problem}")
+        yield line.record
 
 
 def first_problem(run_dir: Path) -> str | None:
     """The first reason the run's records cannot be read, as ``file:line: what is wrong``
     (a line that is not a JSON object, a torn last line, a file that cannot be read); None
-    when every line parses. Fast (no schema): for commands that read a run before they
+    when every line is a record. Fast (no schema): for commands that read a run before they
     start, such as ``make book``."""
     path = trials_file(run_dir)
     if path is None:
         return f"{run_dir}: no {TRIALS} or {TRIALS_PACKED} (not a run directory?)"
     try:
-        with open_trials(path) as fh:
-            for i, raw in enumerate(fh, 1):
-                if not raw.endswith(b"\n"):
-                    return f"{path}:{i}: torn last line (an interrupted write; resume the run)"
-                line = raw.strip()
-                if not line:
-                    continue
-                try:
-                    obj = utf8.json_loads(line)
-                except ValueError as exc:
-                    return f"{path}:{i}: not a JSON record ({exc})"
-                if not isinstance(obj, dict):
-                    return f"{path}:{i}: not a JSON object"
+        for line in lines(path):
+            if line.problem is not None:
+                return f"{path}:{line.number}: {line.problem}"
     except (OSError, EOFError, zlib_error) as exc:
         return f"{path}: cannot be read ({getattr(exc, 'strerror', None) or exc})"
     return None
+
+
+@cache
+def _trial_validator() -> Any:
+    return validator_for(load_schema(TRIAL_SCHEMA))
+
+
+def check(record: Any, label: str) -> list[str]:
+    """The record's violations of the trial schema (``rundir/schema/trial.schema.json``),
+    each ``label: where: what``, deepest first, at most a few; empty when it is valid."""
+    return schema_problems(_trial_validator(), record, label)
 
 
 def sanitize(obj: Any) -> Any:

@@ -45,14 +45,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-import jsonschema
-
 from rundir import atomic, layout, okrule, planfile, records, utf8
+# the schema helpers and paths, also imported from here (rundir.schemas owns them)
+from rundir.schemas import (MANIFEST_SCHEMA, SCHEMA_DIR, TRIAL_SCHEMA, load_schema,  # noqa: F401
+                            schema_problems, validator_for)
 
-SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
-TRIAL_SCHEMA = SCHEMA_DIR / "trial.schema.json"
-MANIFEST_SCHEMA = SCHEMA_DIR / "manifest.schema.json"
-MAX_PROBLEMS_PER_RECORD = 5
 _CHUNK = 1 << 20
 
 
@@ -177,15 +174,10 @@ def ok_rule_problems(run_dir: Path | str) -> list[str]:
     if path is None:
         return []
     found = []
-    with records.open_trials(path) as handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                record = utf8.json_loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                continue
-            why = okrule.record_problem(record) if isinstance(record, dict) else None
-            if why:
-                found.append(f"{path.name}:{number}: status ok but {why}")
+    for line in records.lines(path):
+        why = okrule.record_problem(line.record) if line.record is not None else None
+        if why:
+            found.append(f"{path.name}:{line.number}: status ok but {why}")
     return found
 
 
@@ -258,36 +250,6 @@ def _parse_sums(text: str, problems: list[str]) -> dict[str, str]:
     return sums
 
 
-def load_schema(path: Path) -> dict[str, Any]:
-    with path.open(encoding="utf-8") as handle:
-        schema: dict[str, Any] = json.load(handle)
-    return schema
-
-
-def validator_for(schema: dict[str, Any]) -> Any:
-    """A validator for our schemas: Draft 2020-12 where jsonschema has it (4.x), else Draft 7.
-
-    The schemas use only keywords that mean the same in both drafts, so the answer is the same.
-    """
-    cls = getattr(jsonschema, "Draft202012Validator", None) or jsonschema.Draft7Validator
-    cls.check_schema(schema)
-    return cls(schema)
-
-
-def _where(error: Any) -> str:
-    path = ".".join(str(p) for p in error.absolute_path)
-    return path or "(record)"
-
-
-def schema_problems(validator: Any, instance: Any, label: str) -> list[str]:
-    """Human-readable schema violations of one instance, deepest first, at most a few."""
-    errors = sorted(validator.iter_errors(instance), key=lambda e: (-len(e.absolute_path), _where(e)))
-    out = [f"{label}: {_where(e)}: {e.message}" for e in errors[:MAX_PROBLEMS_PER_RECORD]]
-    if len(errors) > MAX_PROBLEMS_PER_RECORD:
-        out.append(f"{label}: ... {len(errors) - MAX_PROBLEMS_PER_RECORD} more schema errors")
-    return out
-
-
 def _check_hashes(root: Path, report: Report) -> bytes | None:
     """Every file against SHA256SUMS; the SHA256SUMS read (None when there is none)."""
     sums_path = root / layout.SUMS
@@ -358,45 +320,38 @@ def _check_trials(root: Path, run_id: str | None, report: Report) -> None:
     if (root / layout.TRIALS).is_file() and (root / layout.TRIALS_PACKED).is_file():
         report.problems.append(f"both {layout.TRIALS} and {layout.TRIALS_PACKED}: a run keeps "
                                "its records in one of them")
-    validator = validator_for(load_schema(TRIAL_SCHEMA))
     seen: dict[str, int] = {}
     try:
-        _check_records(path, run_id, validator, seen, report)
+        _check_records(path, run_id, seen, report)
     except (OSError, EOFError, zlib.error) as exc:  # a damaged .gz stream
         report.problems.append(f"{path.name}: cannot be read to the end ({exc})")
 
 
-def _check_records(path: Path, run_id: str | None, validator: Any, seen: dict[str, int],
+def _check_records(path: Path, run_id: str | None, seen: dict[str, int],
                    report: Report) -> None:
-    with records.open_trials(path) as handle:
-        for number, raw in enumerate(handle, start=1):
-            label = f"{path.name}:{number}"
-            if not raw.endswith(b"\n"):
-                report.problems.append(f"{label}: last line has no newline (record cut short?)")
-            try:
-                record = utf8.json_loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                report.problems.append(f"{label}: not a JSON record ({exc})")
-                continue
-            report.records_checked += 1
-            report.problems.extend(schema_problems(validator, record, label))
-            if not isinstance(record, dict):
-                continue
-            trial_id = record.get("trial_id")
-            if isinstance(trial_id, str):
-                if trial_id in seen:
-                    report.problems.append(
-                        f"{label}: trial_id {trial_id!r} already used on line {seen[trial_id]}")
-                seen.setdefault(trial_id, number)
-            why = okrule.record_problem(record)
-            if why:
-                report.problems.append(f"{label}: status ok but {why}")
-            rec_run = record.get("run_id")
-            if isinstance(rec_run, str):
-                if run_id is None:
-                    run_id = rec_run  # no run_id in the manifest: the first record's is the run's
-                elif rec_run != run_id:
-                    report.problems.append(f"{label}: run_id {rec_run!r} is not the run's {run_id!r}")
+    for line in records.lines(path):
+        label = f"{path.name}:{line.number}"
+        record = line.record
+        if record is None:
+            report.problems.append(f"{label}: {line.problem}")
+            continue
+        report.records_checked += 1
+        report.problems.extend(records.check(record, label))
+        trial_id = record.get("trial_id")
+        if isinstance(trial_id, str):
+            if trial_id in seen:
+                report.problems.append(
+                    f"{label}: trial_id {trial_id!r} already used on line {seen[trial_id]}")
+            seen.setdefault(trial_id, line.number)
+        why = okrule.record_problem(record)
+        if why:
+            report.problems.append(f"{label}: status ok but {why}")
+        rec_run = record.get("run_id")
+        if isinstance(rec_run, str):
+            if run_id is None:
+                run_id = rec_run  # no run_id in the manifest: the first record's is the run's
+            elif rec_run != run_id:
+                report.problems.append(f"{label}: run_id {rec_run!r} is not the run's {run_id!r}")
     if report.records_checked == 0:
         report.problems.append(f"{path.name}: no records")
 

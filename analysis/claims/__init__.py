@@ -32,7 +32,7 @@ from analysis.claims.placement import placement_hypothesis
 from analysis.claims.pmu import c2, c7, c12
 from analysis.claims.rules import REVISED, REVISION_NOTE, RULES, rule_text, rules_table
 from analysis.claims.baselines import send_comparisons, twin_pairs
-from analysis.fmt import fmt_num, fmt_size
+from analysis.fmt import fmt_ratio_ci, fmt_size
 from analysis.run import Run, instant
 
 #: the claims whose source's own program runs here (S1-S3)
@@ -177,7 +177,7 @@ def _stat(r: ClaimResult | None, size: float = math.nan) -> str:
     if math.isfinite(size) and many:
         d = next((d for d in r.details if d.get("size") == size and "ratio" in d), None)
         if d is not None:
-            return (f"{fmt_num(d['ratio'])} [{fmt_num(d['lo'])}, {fmt_num(d['hi'])}] at "
+            return (f"{fmt_ratio_ci(d['ratio'], d['lo'], d['hi'], times=False)} at "
                     f"{fmt_size(size)}")
     return r.ci_text() + (f" at {fmt_size(r.size)}" if many and math.isfinite(r.size) else "")
 

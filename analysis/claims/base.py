@@ -14,7 +14,7 @@ from scipy import stats
 
 from analysis import stats as S
 from analysis.claims.rules import fmt_size
-from analysis.fmt import fmt_num
+from analysis.fmt import fmt_num, fmt_ratio_ci
 from analysis.run import Run, select, values
 from rundir import planfile
 from blockstats import sequential as sq
@@ -105,7 +105,11 @@ class ClaimResult:
             return "—"
         if not (math.isfinite(self.lo) and math.isfinite(self.hi)):
             return f"{fmt_num(self.value)} (no CI)"
-        return f"{fmt_num(self.value)} [{fmt_num(self.lo)}, {fmt_num(self.hi)}]"
+        return fmt_ratio_ci(self.value, self.lo, self.hi, times=False)
+
+
+def _ratio_ci(e: S.Estimate) -> str:
+    return fmt_ratio_ci(e.value, e.lo, e.hi, times=False)
 
 
 def set_estimate(r: ClaimResult, e: S.Estimate) -> None:
@@ -174,8 +178,7 @@ class Compared:
                 "lo": p.ratio.lo, "hi": p.ratio.hi, "CI level": p.ratio.confidence,
                 "p_adj": p.p_adj, "outcome": self.decision.outcome, "why": self.decision.why,
                 "reading": p.note,
-                "sensitivity": (f"{s.kind} {fmt_num(s.ratio.value)} [{fmt_num(s.ratio.lo)}, "
-                                f"{fmt_num(s.ratio.hi)}] → {self.sens_decision.outcome}"
+                "sensitivity": (f"{s.kind} {_ratio_ci(s.ratio)} → {self.sens_decision.outcome}"
                                 if s is not None and self.sens_decision else "—"),
                 "distance": self.distance() if self.decision.outcome == "inconclusive"
                 else ""}

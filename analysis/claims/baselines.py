@@ -22,6 +22,7 @@ import pandas as pd
 
 from analysis import stats as S
 from analysis.claims.base import compare_pair, crossover_of, stream_cells
+from analysis.fmt import fmt_ratio_ci
 from analysis.run import FILE_METHODS, MESSAGE_METHODS, Run, select, values
 
 #: the message-method-vs-send set of the message chapter's comparison table at its
@@ -166,5 +167,6 @@ def twin_pairs(run: Run, metric: str = "gbit_per_s",
                      "hi": r.hi, "contains 1": bool(r.lo <= 1 <= r.hi),
                      "decision": S.decide(S.DecisionRule("direction", threshold), r).outcome,
                      "p": primary.p, "wilcoxon p": p.p_sens,
-                     "unpaired": f"{u.ratio.value:.3f} [{u.ratio.lo:.3f}, {u.ratio.hi:.3f}]"})
+                     "unpaired": fmt_ratio_ci(u.ratio.value, u.ratio.lo, u.ratio.hi,
+                                              times=False)})
     return pd.DataFrame(rows)

@@ -22,7 +22,7 @@ from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_RUN, NOT_T
                                   new_result, rule_cells, set_estimate, set_rounds, sizes_text,
                                   sizes_with)
 from analysis.claims.rules import AT_BEST, CROSSOVER, EVERY, SINGLE, fmt_size
-from analysis.fmt import fmt_num
+from analysis.fmt import fmt_num, fmt_ratio_ci
 from analysis.run import Run, select
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 
 def _ci(e: S.Estimate) -> str:
-    return f"{fmt_num(e.value)} [{fmt_num(e.lo)}, {fmt_num(e.hi)}]"
+    return fmt_ratio_ci(e.value, e.lo, e.hi, times=False)
 
 
 def refutation(rule: "Rule", ci: S.Estimate, where: str = "") -> str:

@@ -25,13 +25,12 @@ from analysis.claims.base import (NOT_RUN, THEIR_PROGRAM, ClaimResult, compare_p
 from analysis.claims.engine import apply_rule
 from analysis.claims.rules import RULES, THREADS, Rule
 from analysis.run import Run, select
+from rundir.vocabulary import REPORT_NAMES
 
 #: (source, statement, published) of each claim, as its module states it
 STATEMENTS = {"C1": latency.C1, "C4": pa02.C4, "C5": crossover.C5, "C6": pa02.C6,
               "C8": pa02.C8, "C9": pa02.C9, "C10": latency.C10}
 
-#: their Part A1/A2/A3 beside copybench's methods
-THEIRS = {"send": "two-copy", "sendmsg": "one-copy", "zerocopy": "zero-copy"}
 #: the source whose programs each claim quotes
 SOURCE_OF = {"C1": "S1", "C4": "S2", "C5": "S2", "C6": "S2", "C8": "S3", "C9": "S3",
              "C10": "S3"}
@@ -64,8 +63,8 @@ def their_rule(rule: Rule) -> Rule | None:
     metric = "their_latency_us" if rule.metric == "inv_msg_rate_us" else rule.metric
     if rule.combine == THREADS:
         return dataclasses.replace(rule, metric=metric)
-    return dataclasses.replace(rule, numerator=f"{src}:{THEIRS[rule.numerator]}",
-                               denominator=f"{src}:{THEIRS[rule.denominator]}",
+    return dataclasses.replace(rule, numerator=f"{src}:{REPORT_NAMES[rule.numerator]}",
+                               denominator=f"{src}:{REPORT_NAMES[rule.denominator]}",
                                metric=metric)
 
 
@@ -162,7 +161,7 @@ def rows(run: Run) -> pd.DataFrame:
                 for size in rule.sizes:
                     pub = REPORTED.get((claim, size))
                     cb = _cell(_compare(run, rule, pl, size, method))
-                    tc = (_compare(run, theirs, pl, size, f"{src}:{THEIRS[method]}"
+                    tc = (_compare(run, theirs, pl, size, f"{src}:{REPORT_NAMES[method]}"
                                    if method else None) if has_theirs else None)
                     th = _cell(tc)
                     out.append({

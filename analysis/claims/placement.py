@@ -25,9 +25,10 @@ from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, REFUTED, TRANSPO
 from analysis.fmt import fmt_size
 from analysis.run import Run, select, values
 from blockstats import families
+from rundir.vocabulary import PINNED_PLACEMENTS
 
 PAIRS = (("zerocopy", "send"), ("sendmsg", "send"))
-PLACEMENTS = ("same-core", "cross-core")
+PLACEMENTS = PINNED_PLACEMENTS
 #: each ordering is read against the practical threshold (greater / less / equivalent)
 DIRECTION = S.DecisionRule("direction")
 STATEMENT = ("P1", "S2 vs S3", "CPU placement (same core vs different cores) explains why the "

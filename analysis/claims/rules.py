@@ -46,6 +46,7 @@ from analysis import stats as S
 from analysis.claims.sesoi import SESOI
 from analysis.fmt import fmt_size as _fmt_size
 from blockstats import families
+from rundir.vocabulary import PINNED_PLACEMENTS
 
 
 def fmt_size(n: float) -> str:
@@ -58,7 +59,7 @@ KiB = 1024
 MiB = 1 << 20
 S2_SIZES = (512, 4 * KiB, 16 * KiB, 64 * KiB)
 S3_SIZES = (1 * KiB, 4 * KiB, 16 * KiB, 64 * KiB)
-PLACEMENTS = ("same-core", "cross-core")
+PLACEMENTS = PINNED_PLACEMENTS
 #: tolerance of "~R" (about) claims: the CI must lie inside [R/1.25, R*1.25]
 APPROX_TOL = 1.25
 #: the smallest effect of interest of a direction ("beats", "faster"): ratios inside

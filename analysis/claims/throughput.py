@@ -18,7 +18,7 @@ from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_TESTABLE, 
                                   stream_cells)
 from analysis.claims.engine import collapse, evaluate_rules
 from analysis.claims.rules import RULES, Rule
-from analysis.fmt import fmt_num
+from analysis.fmt import fmt_ratio_ci
 from analysis.run import Run, select, values
 
 C4 = ("S2", "One-copy beats two-copy at every size tested",
@@ -78,8 +78,9 @@ def _fill(r: ClaimResult, c: Compared) -> None:
     r.details = [c.row()]
     if c.sensitivity is not None and c.sens_decision is not None:
         s = c.sensitivity.ratio
-        r.sensitivity = (f"{c.sensitivity.kind}: {fmt_num(s.value)} [{fmt_num(s.lo)}, "
-                         f"{fmt_num(s.hi)}] → {c.sens_decision.outcome}")
+        r.sensitivity = (f"{c.sensitivity.kind}: "
+                         f"{fmt_ratio_ci(s.value, s.lo, s.hi, times=False)} → "
+                         f"{c.sens_decision.outcome}")
 
 
 def _thread_rows(run: Run, rule: Rule, stmt: tuple[str, str, str], theirs: bool,
@@ -117,8 +118,8 @@ def _decide_c6(run: Run, rule: Rule, r: ClaimResult, d, method: str) -> None:
         else REFUTED
     if r.verdict == REFUTED:
         r.direction = (f"{out} where the claim says less (a collapse): 8/4 threads "
-                       f"{fmt_num(c.primary.ratio.value)} [{fmt_num(c.primary.ratio.lo)}, "
-                       f"{fmt_num(c.primary.ratio.hi)}]")
+                       + fmt_ratio_ci(c.primary.ratio.value, c.primary.ratio.lo,
+                                      c.primary.ratio.hi, times=False))
     r.boundary = c.decision.why if r.verdict == INCONCLUSIVE else ""
     r.reason = f"8 vs 4 threads: {out} ({c.decision.why}); published 23.73/58.63 = 0.405"
 

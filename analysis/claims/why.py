@@ -60,9 +60,10 @@ import pandas as pd
 
 from analysis import stats as S
 from analysis.claims.base import original_cells, paired_values, round_values, stream_cells
-from analysis.claims.originals import THEIRS
 from analysis.claims.rules import RULES, THREADS, Rule, fmt_size
+from analysis.fmt import fmt_ratio_ci
 from analysis.run import Run, select
+from rundir.vocabulary import REPORT_NAMES
 
 #: speed of their program against copybench's counterpart a fact predicts
 SLOWER, FASTER, OTHER_QUANTITY = "slower", "faster", "another quantity"
@@ -246,7 +247,7 @@ def _first_client(run: Run, rule: Rule, placement: str | None, size: int, method
 
 
 def _ci(e: S.Estimate) -> str:
-    return f"{e.value:.2f} [{e.lo:.2f}, {e.hi:.2f}]"
+    return fmt_ratio_ci(e.value, e.lo, e.hi, times=False)
 
 
 def explain(run: Run, row: pd.Series) -> dict[str, Any]:
@@ -286,8 +287,8 @@ def explain(run: Run, row: pd.Series) -> dict[str, Any]:
                          "published ratio")
                         + f" (first client {_ci(first)}, sum over clients {_ci(summed)})")
     else:
-        sp = split(df, (f"{src}:{THEIRS[rule.numerator]}", rule.numerator, None),
-                   (f"{src}:{THEIRS[rule.denominator]}", rule.denominator, None), size,
+        sp = split(df, (f"{src}:{REPORT_NAMES[rule.numerator]}", rule.numerator, None),
+                   (f"{src}:{REPORT_NAMES[rule.denominator]}", rule.denominator, None), size,
                    rule.family)
     parts = []
     if reproduced:
@@ -308,8 +309,7 @@ def explain(run: Run, row: pd.Series) -> dict[str, Any]:
     status, carrier, text = read_gap(sp, facts, row["their_metric"], specific)
     parts.append(text)
     out.update(reproduced=reproduced, report=report, status=status, carrier=carrier,
-               gap=(f"{sp.gap.value:.2f} [{sp.gap.lo:.2f}, {sp.gap.hi:.2f}]"
-                    if math.isfinite(sp.gap.lo) else "—"),
+               gap=(_ci(sp.gap) if math.isfinite(sp.gap.lo) else "—"),
                factors=f"{sp.num.text()}; {sp.den.text()}", why="; ".join(parts) + ".")
     return out
 
@@ -323,7 +323,7 @@ def _specific(df: pd.DataFrame, sp: Split, src: str, size: int, family: int
     if ref is None:
         return out
     theirs_ref = f"{src}:{ref}"
-    cb_ref = next(cb for cb, th in THEIRS.items() if th == ref)
+    cb_ref = next(cb for cb, th in REPORT_NAMES.items() if th == ref)
     for f in (sp.num, sp.den):
         if f.theirs == theirs_ref or not f.theirs.startswith(f"{src}:"):
             continue

@@ -70,11 +70,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+from rundir.vocabulary import REPORT_NAMES
 from runner.originals import OriginalsUsageError
 
 PORT = 8080
 FIELDS = 8
-METHODS = ("two-copy", "one-copy", "zero-copy")
+#: their methods (Part A1, A2, A3), by the reports' names
+METHODS = tuple(REPORT_NAMES.values())
 
 
 class ParseError(Exception):

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import math
 
+from rundir import vocabulary
+
+#: of the transports, the two their programs can use (no UDP)
 TRANSPORTS = ("loopback", "veth")
-PLACEMENTS = ("same-core", "cross-core", "unpinned")
+PLACEMENTS = vocabulary.PLACEMENTS
 MAX_SIZE = 64 * 2**20  # their buffers: 8 fields of size/8 each, allocated per connection
 MAX_DURATION_S = 600
 #: their programs take the window in whole seconds; S3's client stops when the tv_sec

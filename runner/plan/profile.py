@@ -42,27 +42,21 @@ from typing import Any
 from blockstats import families
 from blockstats import schedule as sq
 from rundir import utf8
+# the factors' words (rundir.vocabulary owns them; the plan's modules import them from here)
+from rundir.vocabulary import (CACHES, COMMANDS, COPY_METHODS, FILE_SEND_METHODS,  # noqa: F401
+                               MESSAGE_METHODS, MODES, PLACEMENTS, REPORT_NAMES, TRANSPORTS,
+                               UDP_METHODS, VERIFY)
 from runner.host.errors import ProfileError
 
 PROFILE_DIR = Path(__file__).resolve().parent.parent / "profiles"
 
-MESSAGE_METHODS = ("send", "sendmsg", "zerocopy", "uring-zc", "vmsplice")
-FILE_SEND_METHODS = ("read-write", "mmap-write", "sendfile", "splice", "splice2")
-COPY_METHODS = ("read-write", "sendfile", "splice", "splice2", "copy_file_range")
-UDP_METHODS = ("send", "sendmsg", "zerocopy", "uring-zc")
-COMMANDS = ("send", "copy")
-TRANSPORTS = ("loopback", "veth", "udp-forward")
-PLACEMENTS = ("same-core", "cross-core", "unpinned")
-MODES = ("stream", "pingpong")
-CACHES = ("warm", "cold")
-VERIFY = ("full", "sample", "off")
 #: what a block of cells is for, in the order the budget serves them
 PURPOSES = ("claim", "control", "question", "descriptive")
 PRIMARY = ("paired", "unpaired")
 #: the reports whose own programs can join a block (runner.originals), and the copybench
 #: method each of their methods runs beside: their Part A1/A2/A3 = two-/one-/zero-copy
 ORIGINAL_SOURCES = ("S1", "S2", "S3")
-ORIGINAL_METHOD_OF = {"send": "two-copy", "sendmsg": "one-copy", "zerocopy": "zero-copy"}
+ORIGINAL_METHOD_OF = REPORT_NAMES
 
 MIN_SIZE = 1
 MAX_SIZE = 1 << 30

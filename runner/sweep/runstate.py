@@ -26,9 +26,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rundir import layout, okrule, planfile, records, utf8 as utf8
-from rundir.verify import (MANIFEST_SCHEMA, TRIAL_SCHEMA, load_schema, schema_problems,
-                           validator_for, verify)
+from rundir import layout, okrule, planfile, records, utf8
+from rundir.verify import MANIFEST_SCHEMA, load_schema, schema_problems, validator_for, verify
 from runner.plan import profile as profile_mod
 from runner.trial.copybench_argv import trial_seed
 from runner.host.errors import UsageError
@@ -59,8 +58,11 @@ def _json(path: Path) -> Any:
 
 
 def _first(validator: Any, doc: Any, label: str) -> str | None:
-    found = schema_problems(validator, doc, label)
-    return found[0].removeprefix(f"{label}: ") if found else None
+    return _first_of(schema_problems(validator, doc, label), label)
+
+
+def _first_of(problems: list[str], label: str = "record") -> str | None:
+    return problems[0].removeprefix(f"{label}: ") if problems else None
 
 
 def reopen(run_dir: Path, profile_arg: str | None) -> tuple[Profile, Plan, str]:
@@ -188,22 +190,16 @@ def _records(run_dir: Path, plan: Plan, run_id: str) -> int:
     path = run_dir / layout.TRIALS
     if not path.is_file():
         return 0
-    lines = path.read_bytes().split(b"\n")[:-1]  # the last piece: b"" or a torn line
-    validator = validator_for(load_schema(TRIAL_SCHEMA))
     fixed = {t for rnd in plan.rounds for t in rnd}
     seen: dict[str, int] = {}
-    for n, raw in enumerate(lines, start=1):
-        try:
-            rec = utf8.json_loads(utf8.decode(raw))
-        except utf8.NotUtf8 as e:
-            raise StateError(path, str(e).split(": ", 1)[1], n) from None
-        except json.JSONDecodeError as e:
-            raise StateError(path, f"not a JSON record at column {e.colno}: {e.msg}",
-                             n) from None
-        if not isinstance(rec, dict):
-            raise StateError(path, f"a JSON {type(rec).__name__}, not a record", n)
+    for line in records.lines(path):
+        if line.torn:
+            break  # an interrupted write: the sweep cuts it off when it resumes
+        rec, n = line.record, line.number
+        if rec is None:
+            raise StateError(path, str(line.problem), n)
         why = (f"status {rec.get('status')!r} (allowed: {', '.join(STATUSES)})"
-               if rec.get("status") not in STATUSES else _first(validator, rec, "record"))
+               if rec.get("status") not in STATUSES else _first_of(records.check(rec, "record")))
         why = why or _record_problem(rec, plan, run_id, fixed)
         if why is None and rec["trial_id"] in seen:
             why = f"trial {rec['trial_id']} recorded twice (first on line {seen[rec['trial_id']]})"

@@ -9,23 +9,11 @@ Runs the real binary: src/build/copybench, or $COPYBENCH_BIN.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def copybench() -> Path:
-    env = os.environ.get("COPYBENCH_BIN")
-    p = Path(env).resolve() if env else ROOT / "src" / "build" / "copybench"
-    if not (p.is_file() and os.access(p, os.X_OK)):
-        pytest.skip("copybench is not built (run `make -C src`, or set COPYBENCH_BIN)")
-    return p
 
 
 @pytest.mark.parametrize("option,value", [

@@ -251,7 +251,16 @@ def test_truncated_last_record_fails(tmp_path: Path) -> None:
     path.write_bytes(path.read_bytes()[:-40])
     v.seal(run)
     problems = v.verify(run).problems
-    assert any("not a JSON record" in p for p in problems)
+    assert any("torn last line" in p for p in problems), problems
+
+
+def test_a_line_that_is_not_json_fails(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    path = run / "trials.jsonl"
+    path.write_bytes(path.read_bytes() + b"{not json\n")
+    v.seal(run)
+    problems = v.verify(run).problems
+    assert any("not a JSON record" in p for p in problems), problems
 
 
 def test_seal_refuses_symlinks(tmp_path: Path) -> None:
