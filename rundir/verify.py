@@ -47,8 +47,8 @@ from typing import Any, Iterator
 
 from rundir import atomic, layout, okrule, planfile, records, utf8
 # the schema helpers and paths, also imported from here (rundir.schemas owns them)
-from rundir.schemas import (MANIFEST_SCHEMA, SCHEMA_DIR, TRIAL_SCHEMA,  # noqa: F401
-                            load_schema, schema_problems, validator_for)
+from rundir.schemas import (MANIFEST_SCHEMA, SCHEMA_DIR, TRIAL_SCHEMA, load_schema,  # noqa: F401
+                            schema_problems, validator_for)
 
 _CHUNK = 1 << 20
 

@@ -118,8 +118,8 @@ def _decide_c6(run: Run, rule: Rule, r: ClaimResult, d, method: str) -> None:
         else REFUTED
     if r.verdict == REFUTED:
         r.direction = (f"{out} where the claim says less (a collapse): 8/4 threads "
-                       f"{fmt_num(c.primary.ratio.value)} [{fmt_num(c.primary.ratio.lo)}, "
-                       f"{fmt_num(c.primary.ratio.hi)}]")
+                       + fmt_ratio_ci(c.primary.ratio.value, c.primary.ratio.lo,
+                                      c.primary.ratio.hi, times=False))
     r.boundary = c.decision.why if r.verdict == INCONCLUSIVE else ""
     r.reason = f"8 vs 4 threads: {out} ({c.decision.why}); published 23.73/58.63 = 0.405"
 

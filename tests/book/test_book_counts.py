@@ -22,7 +22,9 @@ pytestmark = [pytest.mark.book,
 def _text(page: str) -> str:
     raw = (HTML / page).read_text(encoding="utf-8")
     raw = re.sub(r"<(script|style)\b.*?</\1>", " ", raw, flags=re.S)
-    return " ".join(H.unescape(re.sub(r"<[^>]+>", " ", raw)).split())
+    text = " ".join(H.unescape(re.sub(r"<[^>]+>", " ", raw)).split())
+    # a glued value inside parentheses is its own element: "( loopback, cross-core )"
+    return text.replace("( ", "(").replace(" )", ")")
 
 
 @pytest.fixture(scope="module")
@@ -31,10 +33,17 @@ def counts():  # noqa: ANN201
     from analysis import counts as CN
     from analysis import run as A
     run = A.load_run(ROOT / RUN)
-    return CN.book_counts(run, C.evaluate(run))
+    results = C.evaluate(run)
+    out = CN.book_counts(run, results)
+    # the replication chapter also counts the verdicts of each reading (copybench's, their
+    # programs'), which add up to the owner's total
+    out_by_basis = {sum(1 for r in results if r.basis == b) for b in {r.basis for r in results}}
+    assert sum(out_by_basis) <= out.n_verdicts
+    return out, out_by_basis
 
 
 def test_each_printed_count_is_the_owners(counts) -> None:  # noqa: ANN001
+    counts, _ = counts
     intro = _text("intro.html")
     m, r, v = counts.message, counts.reference, counts.verdicts
     if m.n:  # the abstract
@@ -42,7 +51,10 @@ def test_each_printed_count_is_the_owners(counts) -> None:  # noqa: ANN001
         assert (f"{m.greater} are faster, {m.less} slower, {m.equivalent} equivalent "
                 f"within ±3 % and {m.undecided} undecided" in intro)
     if counts.n_verdicts:  # the abstract and the contributions
-        assert f"Of {counts.n_verdicts} verdicts on {counts.claims} published claims" in intro
+        # the abstract of a reference run, or of a smoke run (which says its verdicts are no
+        # results)
+        assert (f"Of {counts.n_verdicts} verdicts on {counts.claims} published claims" in intro
+                or f"Of {counts.n_verdicts} claim verdicts" in intro)
         assert (f"of the {counts.n_verdicts} verdicts {v.get('holds', 0)} hold, "
                 f"{v.get('refuted', 0)} are refuted" in intro)
     if r.n:
@@ -52,10 +64,11 @@ def test_each_printed_count_is_the_owners(counts) -> None:  # noqa: ANN001
 
 
 def test_no_page_prints_a_count_the_owner_did_not_make(counts) -> None:  # noqa: ANN001
+    counts, by_basis = counts
     allowed = {counts.message.n, counts.reference.n}
     for page in sorted(HTML.rglob("*.html")):
         text = _text(str(page.relative_to(HTML)))
         for n in re.findall(r"\bof (\d+) comparisons\b", text):
             assert int(n) in allowed, (page.name, n, allowed)
         for n in re.findall(r"\b[Oo]f (?:the )?(\d+) (?:claim )?verdicts\b", text):
-            assert int(n) == counts.n_verdicts, (page.name, n, counts.n_verdicts)
+            assert int(n) in {counts.n_verdicts, *by_basis}, (page.name, n, counts.n_verdicts)
