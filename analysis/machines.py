@@ -15,6 +15,7 @@ condition that makes claims testable there that are not testable here.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -23,7 +24,7 @@ import pandas as pd
 
 from analysis.claims import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_TESTABLE, REFUTED,
                              ClaimResult, compact_table)
-from analysis.claims.applicability import machine_cpus
+from analysis.claims.applicability import machine_cpus, manifest_cpus
 from analysis.run import Run, load_run
 
 #: the verdicts a machine reached for a claim (the others say it could not test it)
@@ -54,12 +55,12 @@ def beside(ref: Run) -> list[Machine]:
     for d in sorted(Path(ref.path).parent.iterdir()):
         if d.resolve() == Path(ref.path).resolve() or not (d / "trials.jsonl.gz").is_file():
             continue
-        try:
-            other = load_run(d)
+        try:  # the manifest says which machine; only such a run's records are read
+            n = manifest_cpus(json.loads((d / "manifest.json").read_text(encoding="utf-8")))
         except (OSError, ValueError):
             continue
-        n = machine_cpus(other)
         if n is not None and n > have:
+            other = load_run(d)
             out.append(Machine(other, label(other)))
     return out
 

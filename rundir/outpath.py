@@ -44,15 +44,23 @@ def _kind(mode: int) -> str:
     return "a file" if stat.S_ISREG(mode) else "not a regular file"
 
 
-def file_problem(path: Path, header: str, option: str = "--out") -> str | None:
-    """Why the command must not write its file to ``path`` (None: nothing is there, or an
-    earlier output of the command is, whose first line begins with ``header``)."""
+def _lstat(path: Path, option: str) -> os.stat_result | str | None:
+    """What is at ``path`` (not following a link): None when nothing is, the one-line reason
+    when it cannot be examined."""
     try:
-        st = os.lstat(path)
+        return os.lstat(path)
     except FileNotFoundError:
         return None
     except OSError as exc:
         return f"{option} {path}: cannot be examined ({exc.strerror or exc})"
+
+
+def file_problem(path: Path, header: str, option: str = "--out") -> str | None:
+    """Why the command must not write its file to ``path`` (None: nothing is there, or an
+    earlier output of the command is, whose first line begins with ``header``)."""
+    st = _lstat(path, option)
+    if st is None or isinstance(st, str):
+        return st
     if not stat.S_ISREG(st.st_mode):
         return (f"{option} {path}: is {_kind(st.st_mode)}; the output is written only where "
                 "nothing is, or over a file this command wrote before")
@@ -71,12 +79,9 @@ def report_dir_problem(path: Path, marker_text: str, option: str = "--out") -> s
     """Why the command must not write its report directory at ``path`` (None: nothing is
     there, or an earlier report of the command is: a directory with the marker file whose
     content is ``marker_text``)."""
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        return f"{option} {path}: cannot be examined ({exc.strerror or exc})"
+    st = _lstat(path, option)
+    if st is None or isinstance(st, str):
+        return st
     if not stat.S_ISDIR(st.st_mode):
         return (f"{option} {path}: is {_kind(st.st_mode)}; "
                 "the report is written only where nothing is, or over a report this command "

@@ -30,7 +30,12 @@ THREAD_COMBINES = ("threads", "best thread count")
 
 def machine_cpus(run: Run) -> int | None:
     """The CPUs the run's process could use (the manifest's affinity, else its CPU count)."""
-    cpu = run.manifest.get("cpu") or {}
+    return manifest_cpus(run.manifest)
+
+
+def manifest_cpus(manifest: dict) -> int | None:
+    """:func:`machine_cpus` from a run's manifest alone."""
+    cpu = manifest.get("cpu") or {}
     aff = cpu.get("affinity")
     if isinstance(aff, list) and aff:
         return len(aff)

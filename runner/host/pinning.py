@@ -59,14 +59,6 @@ def cpus_needed(placement: str, has_sink: bool, threads: int = 1) -> int:
     raise ValueError(f"unknown placement {placement!r}")
 
 
-def own_cpu_per_thread(placement: str, has_sink: bool, threads: int = 1,
-                       cpus: Sequence[int] | None = None) -> bool:
-    """Whether the machine (``cpus``: the affinity, default this process's) gives each
-    thread of each side a CPU of its own at this placement."""
-    have = list(cpus) if cpus is not None else online_cpus()
-    return len(have) >= cpus_needed(placement, has_sink, threads)
-
-
 def cpus_for(placement: str, has_sink: bool, threads: int = 1,
              cpus: Sequence[int] | None = None) -> Cpus:
     """The ``--cpus`` lists of the sender and the sink for one trial (module docstring).
