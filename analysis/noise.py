@@ -58,12 +58,7 @@ def by_window(measured: pd.DataFrame) -> pd.DataFrame:
             a = acc[(kind, placement, float(window), name)]
             values = {cell: {int(r): _value(v) for r, v in zip(c["repetition"], c[col])}
                       for cell, c in g.groupby("cell")}
-            variances = Q.pair_variances(values)
-            a["var"] += variances
-            a["rounds"] = max([a["rounds"], *(n for _, _, n in variances)])
-            a["cv"] += [cv for v in values.values()
-                        if (cv := Q.trial_cv(v.values())) is not None]
-            a["blocks"] += int(bool(variances))
+            Q.accumulate(a, values)
     rows = []
     for (kind, placement, window, name), a in sorted(acc.items()):
         sd = Q.pooled_sd(a["var"])

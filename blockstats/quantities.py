@@ -93,3 +93,16 @@ def trial_cv(values: Iterable[float | None]) -> float | None:
     if len(x) < 2:
         return None
     return statistics.stdev(x) / statistics.mean(x)
+
+
+def accumulate(acc: dict, by_cell: Mapping[str, Mapping[int, float | None]]) -> None:
+    """Add one block's per-round values of its cells (``{cell: {round: value}}``) to a noise
+    accumulator ``acc`` (keys ``var``, ``rounds``, ``cv``, ``blocks``): the pair variances
+    (:func:`pair_variances`), the most rounds seen, each cell's trial CV (:func:`trial_cv`)
+    and one block when it gave a variance. The noise model and the noise chapter both pool
+    blocks this way."""
+    variances = pair_variances(by_cell)
+    acc["var"] += variances
+    acc["rounds"] = max([acc["rounds"], *(n for _, _, n in variances)])
+    acc["cv"] += [cv for v in by_cell.values() if (cv := trial_cv(v.values())) is not None]
+    acc["blocks"] += int(bool(variances))

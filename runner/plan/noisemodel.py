@@ -72,12 +72,7 @@ def rows(recs: Iterable[dict[str, Any]]) -> list[Row]:
             a = acc[(*key0, mname)]
             values = {cid: {k: fn(r) for k, r in by_round.items()}
                       for cid, by_round in cells.items()}
-            variances = Q.pair_variances(values)
-            a["var"] += variances
-            a["rounds"] = max([a["rounds"], *(n for _, _, n in variances)])
-            a["cv"] += [cv for v in values.values()
-                        if (cv := Q.trial_cv(v.values())) is not None]
-            a["blocks"] += int(bool(variances))
+            Q.accumulate(a, values)
     return [Row(kind, placement, window, mname, Q.pooled_sd(a["var"]),
                 statistics.median(a["cv"]) if a["cv"] else None, a["blocks"], a["rounds"])
             for (kind, placement, window, mname), a in sorted(acc.items())]
