@@ -22,7 +22,8 @@ NOTEBOOKS = ["testbed", "message", "latency", "cpu_cost", "zerocopy", "files", "
 CHAPTERS = ["intro", "background", "method", "results", "copies", "_generated/replication",
             "threats", "artifact", "references"]
 CLAIMS = [f"C{i}" for i in range(1, 16)]
-VERDICTS = ("holds", "refuted", "inconclusive", "not testable here", "not run in this profile")
+VERDICTS = ("holds", "refuted", "inconclusive", "undetermined", "not testable here",
+            "not run in this profile")
 RUN = os.environ.get("COPYBENCH_BOOK_RUN")
 _skip = pytest.mark.skipif(not RUN, reason="set by `make test-book` after building the book")
 
