@@ -59,7 +59,7 @@ glue_text("profile_note", (
 glue_text("claims_design", (f"{run.primary} (declared in the run's plan)" if run.has_blocks
                             else "unpaired (this run has no blocks)"))
 glue_text("rules_revised", (
-    "**Post hoc:** this run was made before the decision rules in force, so its verdicts "
+    "Post hoc: this run was made before the decision rules in force, so its verdicts "
     "under them were decided after its data were seen (the artifact appendix tables the "
     "rules' versions)." if C.post_hoc(run) else
     "Every verdict here follows decision rules fixed before this run was made."))
