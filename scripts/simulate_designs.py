@@ -94,10 +94,16 @@ def main(argv: list[str] | None = None) -> int:
     eff, missing = st.effects_of(s, other)
     designs = arms(ref, s)
     rows: list[sim.Row] = []
-    for name, structure in ((ref.run_id, s), (f"{other.run_id} on {ref.run_id}'s structure",
-                                              s.with_effects(eff))):
-        r, _ = sim.simulate(designs, structure, a.runs, a.seed, name, a.tails)
+    diffs: list[str] = []
+    short = ref.run_id.rsplit("-", 1)[-1]
+    for name, structure in ((short, s), (f"{other.run_id.rsplit('-', 1)[-1]} on {short}",
+                                         s.with_effects(eff))):
+        r, und = sim.simulate(designs, structure, a.runs, a.seed, name, a.tails)
         rows += r
+        for i, j in ((2, 0), (2, 1), (1, 0)):
+            d = und[:, i] - und[:, j]
+            diffs.append(f"{name}: undecided verdicts {designs[i].name} - {designs[j].name} = "
+                         f"{d.mean():+.2f} ± {d.std(ddof=1) / len(d) ** 0.5:.2f} (paired)")
     out = Console(width=160)
     out.print(f"structure: {ref.run_id}: {len(s.cost)} claim blocks, {len(s.units)} "
               f"comparisons of two cells, {len(s.verdicts)} verdicts simulated "
@@ -112,15 +118,18 @@ def main(argv: list[str] | None = None) -> int:
               f"{ref.run_id}'s effects)", markup=False, highlight=False)
     t = Table(title="designs judged by verdicts (means over simulated runs, ± Monte Carlo se)")
     for col in ("effects", "design", "comparisons decided", "verdicts undecided",
-                "type I on a boundary (nominal 0.05)", "worst verdict", "top-up s",
-                "top-up on untestable"):
+                "type I on a boundary (nominal 0.05)", "worst verdict", "s spent",
+                "top-up s", "top-up on untestable"):
         t.add_column(col)
-    for r in rows:
+    for r, arm in zip(rows, designs * 2):
         t.add_row(r.effects, r.design, f"{r.decided:.2f} ± {r.decided_se:.2f} of "
                   f"{r.comparisons}", f"{r.undecided:.2f} ± {r.undecided_se:.2f} of "
                   f"{r.verdicts}", f"{r.type1:.4f} ± {r.type1_se:.4f}", f"{r.type1_max:.3f}",
+                  f"{sim.first_seconds(arm, s) + r.topup_s:.0f} of {arm.budget_s:.0f}",
                   f"{r.topup_s:.0f}", f"{r.untestable_share:.1%}")
     out.print(t)
+    for line in diffs:
+        out.print(line, markup=False, highlight=False)
     out.print(f"{time.time() - t0:.0f} s", markup=False, highlight=False)
     if a.out is not None:
         a.out.parent.mkdir(parents=True, exist_ok=True)
