@@ -8,7 +8,7 @@ it was decided at, the configurations, one ratio with its CI and where the decis
 it. The words come from the decisions only:
 
 * "use M from Z up" only where, in each configuration named, every size measured from Z up
-  is decided faster (:func:`analysis.headlines.from_up`);
+  is decided faster;
 * "never beats" only where every comparison of the method is decided and none is faster;
 * "at A–B" only where every comparison measured between A and B in the configurations
   named is decided that way; "most sizes in A–B" where more than half are, else "some
@@ -134,6 +134,11 @@ def _advice(rows: pd.DataFrame, method: str, baseline: str, windows: pd.DataFram
     g, l_ = r[r["decision"] == "greater"], r[r["decision"] == "less"]
     e, u = r[r["decision"] == "equivalent"], r[r["decision"] == "inconclusive"]
     m, b = f"`{method}`", f"`{baseline}`"
+    # an undecided comparison at another window of a size counts: "never" and the absence of
+    # "undecided elsewhere" need every comparison of the method decided, not one per size
+    every = rows if windows is None or windows.empty or "method" not in windows else \
+        pd.concat([rows, windows[windows["method"] == method]])
+    open_ = bool(len(u)) or bool((every["decision"] == "inconclusive").any())
 
     def where(d: pd.DataFrame) -> str:
         s = scope(list(dict.fromkeys(d["config"])), r)
@@ -150,7 +155,7 @@ def _advice(rows: pd.DataFrame, method: str, baseline: str, windows: pd.DataFram
                 else f"{m} is faster than {b} {at(g)}")
     elif len(g):
         lead = f"{m} against {b}: faster {at(g)}, slower {at(l_)}"
-    elif len(l_) and not len(u) and not len(e):
+    elif len(l_) and not open_ and not len(e):
         lead = f"{m} never beats {b}: slower at every size measured ({where(r)})"
     elif len(l_):
         lead = f"{m} is slower than {b} {at(l_)}"
@@ -162,7 +167,7 @@ def _advice(rows: pd.DataFrame, method: str, baseline: str, windows: pd.DataFram
     merged = brief >= 2 and len(e) and len(u)
     if len(e) and (len(g) or len(l_) or len(u)) and not merged:
         tail.append(f"equivalent {at(e)}")
-    if len(u) and (len(g) or len(l_) or len(e)):
+    if open_ and (len(g) or len(l_) or len(e)):
         tail.append("equivalent or undecided elsewhere" if merged else "undecided elsewhere")
     flips = window_flips(windows[windows["method"] == method]) \
         if windows is not None and len(windows) and "duration_s" in windows else ""

@@ -240,17 +240,6 @@ def verdict_counts(verdicts: pd.DataFrame, with_ids: bool = False) -> str:
                      for b, g in verdicts.groupby("basis", sort=True))
 
 
-def claims_finding(verdicts: pd.DataFrame) -> Finding | None:
-    """The claim verdicts in one sentence: counts, and which claims hold or are refuted."""
-    if verdicts.empty:
-        return None
-    text = (f"Of {len(verdicts)} claim verdicts (one per placement and reading), "
-            f"{verdict_counts(verdicts, with_ids=True)} on this testbed.")
-    decided = verdicts["verdict"].isin(["holds", "refuted"]).any()
-    return Finding("claims", "each claim's own configuration", text, "claims-verdicts",
-                   bool(decided))
-
-
 def control_finding(aa: pd.DataFrame) -> Finding | None:
     """The A/A control: the same method twice must give a ratio whose CI contains 1."""
     if aa.empty:

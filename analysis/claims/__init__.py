@@ -41,7 +41,7 @@ ORIGINAL_CLAIMS = frozenset(SOURCE_OF)
 __all__ = ["HOLDS", "REFUTED", "INCONCLUSIVE", "UNDETERMINED", "NOT_TESTABLE", "NOT_RUN",
            "VERDICTS",
            "COPYBENCH", "THEIR_PROGRAM", "ClaimResult", "CLAIMS", "verdict_counts",
-           "compact_table", "counts_text", "magnitude_counts", "magnitude_text", "post_hoc", "revised_text", "REVISED", "REVISION_NOTE",
+           "compact_table", "counts_text", "magnitude_counts", "magnitude_text", "post_hoc", "REVISED", "REVISION_NOTE",
            "COPIES_TOL", "TEXTBOOK_COPIES", "copies_per_byte", "placement_hypothesis",
            "evaluate", "verdict_table", "as_dict", "by_claim", "claim_verdict_text", "RULES",
            "rule_text", "rules_table", "send_comparisons", "twin_pairs", "c1", "c2", "c3", "c4", "c5", "c6", "c7",
@@ -121,11 +121,6 @@ def post_hoc(run: Run) -> bool:
     pre-registered."""
     made = run.created_at
     return made is not None and made < instant(REVISED)
-
-
-def revised_text() -> str:
-    """:data:`REVISED` as a reader reads it: '2026-11-24 08:04 UTC'."""
-    return instant(REVISED).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def by_claim(results: Sequence[ClaimResult]) -> dict[str, list[ClaimResult]]:

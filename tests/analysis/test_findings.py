@@ -115,10 +115,7 @@ def test_abstract_counts_and_best_gain() -> None:
     assert r"\texttt{sendmsg}" in tex and "`" not in tex and r"$\times$" in tex
 
 
-def test_claims_and_control_findings() -> None:
-    v = pd.DataFrame({"claim": ["C1", "C1", "C4"], "verdict": ["holds", "refuted", "holds"]})
-    c = F.claims_finding(v)
-    assert c is not None and "2 hold (C1, C4)" in c.text and "1 is refuted (C1)" in c.text
+def test_the_control_finding() -> None:
     aa = pd.DataFrame([{"method": "send", "configuration": "loopback, cross-core", "rounds": 9,
                         "ratio": 1.01, "lo": 0.98, "hi": 1.04, "contains 1": True}])
     assert "contains 1, as it must" in F.control_finding(aa).text

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analysis import advice as AD
 from analysis import headlines as H
-from analysis.findings import Finding
 
 MiB = 1 << 20
 
@@ -90,62 +90,16 @@ def test_a_file_gain_of_one_placement_is_stated_as_a_flip() -> None:
     assert "the gain flips with placement" in a
 
 
-def test_the_file_finding_names_the_flip() -> None:
-    f = H.path_finding(FILES, "file→socket", "fig-files", "tab-files")
-    assert f is not None and f.figure == "fig-files" and f.table == "tab-files"
-    assert "`sendfile` against `read-write` flips with the placement" in f.text
-    assert "faster at 100 MB (file → socket, loopback, same-core)" in f.text
-    assert "slower at 1 MiB–64 MiB (file → socket, loopback, cross-core)" in f.text
-    assert "largest gain 2.06× [1.85, 2.27], 6 rounds at 100 MB" in f.text
-
-
-def test_pays_only_in_one_configuration() -> None:
-    d = pd.DataFrame(rows("sendmsg", "same-core", {4096: ("inconclusive", 1.0),
-                                                   MiB: ("greater", 1.3)})
-                     + rows("sendmsg", "cross-core", {4096: ("inconclusive", 1.0),
-                                                      MiB: ("inconclusive", 1.1)}))
-    f = H.pair_finding(d, "sendmsg", "send", "message", "", "fig", "tab")
-    assert f is not None
-    assert "Use `sendmsg` rather than `send` from 1 MiB up, only in loopback, same-core " \
-           "(not decided faster in loopback, cross-core): faster at 1 MiB (loopback, " \
-           "same-core)" in f.text
-
-
 def test_a_gain_only_for_large_sizes() -> None:
     d = pd.DataFrame(rows("vmsplice", "same-core", {64: ("less", 0.1), 4096: ("less", 0.5),
                                                     MiB: ("greater", 1.3)})
                      + rows("vmsplice", "cross-core", {64: ("less", 0.2),
                                                        MiB: ("inconclusive", 1.1)}))
-    t = H.method_text(d, "vmsplice", "sendmsg")
-    # one decided gain (1 MiB same-core, undecided cross-core) is no "pays only ... from 1 MiB
+    t = AD.method_advice(d, "vmsplice", "sendmsg")
+    # one decided gain (1 MiB same-core, undecided cross-core) is no "use ... from 1 MiB
     # up": the decisions are listed where they were reached
-    assert t.startswith("`vmsplice` against `sendmsg` depends on size and configuration: "
-                        "faster at 1 MiB "
-                        "(loopback, same-core); slower at 64 B–4 KiB (loopback, same-core); "
-                        "64 B (loopback, cross-core)"), t
-    assert "pays" not in t and "from 1 MiB up" not in t
-
-
-def test_zero_copy_against_sendmsg_local_and_forwarded() -> None:
-    copied = {"loopback": (500, 500), "udp-forward": (0, 800)}
-    loc = H.zero_copy_finding(VS_SENDMSG, copied, True, "fig", "tab")
-    assert loc is not None
-    assert "the kernel copied 500 of 500 zero-copy completions (loopback)" in loc.text
-    assert "`zerocopy` never beats `sendmsg`" in loc.text
-    fwd = H.zero_copy_finding(VS_SENDMSG, copied, False, "fig", "tab")
-    assert fwd is not None and "the kernel copied 0 of 800" in fwd.text
-    assert "use `zerocopy` rather than `sendmsg` from 1 KiB up, in udp-forward (UDP), " \
-           "same-core, the only configuration measured" in fwd.text
-
-
-def test_at_most_six_findings_each_with_figure_and_table() -> None:
-    labels = {f"{k}-{w}": f"{k}-{w}" for k in ("send", "sendmsg", "files")
-              for w in ("fig", "tab")}
-    extra = [Finding("claims", "c", f"claim {i}.", "claims-verdicts", True) for i in range(4)]
-    found = H.key_findings(VS_SEND, VS_SENDMSG, FILES, {"loopback": (1, 1)}, extra, labels)
-    assert len(found) == H.MAX_FINDINGS
-    assert all(f.figure for f in found)
-    assert all(f.table for f in found if f.topic != "claims")
+    assert t.startswith("`vmsplice` against `sendmsg`: faster at 1 MiB"), t
+    assert "pays" not in t and "from 1 MiB up" not in t and "undecided elsewhere" in t
 
 
 def test_an_undecided_gain_over_sendmsg_is_not_attributed() -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis import advice as AD
 from analysis import headlines as H
 from analysis import prose as PR
 from analysis.findings import method_clause
@@ -46,11 +47,11 @@ def test_never_beats_in_any_configuration_needs_every_comparison_decided() -> No
                          row("vmsplice", 64 * KiB, "less", 0.7, 0.6, 0.8, "same-core"),
                          row("vmsplice", 64 * MiB, "inconclusive", 1.53, 0.986, 2.36,
                              "cross-core")])
-    text = H.method_text(rows, "vmsplice", "sendmsg")
+    text = AD.method_advice(rows, "vmsplice", "sendmsg")
     assert "never" not in text, text
-    assert "undecided at 64 MiB (veth, cross-core)" in text
-    assert "never beats `sendmsg` in any configuration" in H.method_text(
-        rows.assign(decision=["less", "less", "equivalent"]), "vmsplice", "sendmsg")
+    assert "undecided elsewhere" in text
+    assert "`vmsplice` never beats `sendmsg`" in AD.method_advice(
+        rows.assign(decision=["less", "less", "less"]), "vmsplice", "sendmsg")
 
 
 def test_the_abstract_says_never_faster_only_of_a_fully_decided_method() -> None:
@@ -76,12 +77,12 @@ def test_from_z_up_only_where_every_size_from_z_up_is_decided() -> None:
                              1.1 if d == "greater" else 0.9, 1.3 if d == "greater" else 1.2,
                              scenario="file→socket", transport="loopback")
                          for s, d in zip(sizes, dec)])
-    text = H.method_text(rows, "splice", "read-write")
-    assert "from 64 KiB up" not in text and "use `splice`" not in text, text
+    text = AD.method_advice(rows, "splice", "read-write")
+    assert "from 64 KiB up" not in text and "use `splice`" not in text.lower(), text
     assert "faster than `read-write` at 64 KiB" in text
     # every size from 64 KiB up decided faster: the advice is exact
     full = rows.assign(decision=["inconclusive"] + ["greater"] * 5)
-    assert "use `splice` rather than `read-write` from 64 KiB up" in H.method_text(
+    assert "Use `splice` rather than `read-write` from 64 KiB up" in AD.method_advice(
         full, "splice", "read-write")
 
 
@@ -91,9 +92,10 @@ def test_no_pays_only_for_large_sizes_from_two_decided_comparisons() -> None:
     dec = ["less", "inconclusive", "inconclusive", "inconclusive", "greater", "greater",
            "inconclusive"]
     rows = pd.DataFrame([row("sendmsg", s, d, 1.0, 0.9, 1.1) for s, d in zip(sizes, dec)])
-    text = H.method_text(rows, "sendmsg", "send")
+    text = AD.method_advice(rows, "sendmsg", "send")
     assert "pays" not in text and "from 256 KiB up" not in text and " only " not in text, text
-    assert "depends on size and configuration" in text
+    assert "`sendmsg` against `send`: faster at 256 KiB–1 MiB" in text, text
+    assert "undecided elsewhere" in text
 
 
 def test_a_decision_that_flips_with_the_window_is_reported() -> None:
@@ -105,14 +107,16 @@ def test_a_decision_that_flips_with_the_window_is_reported() -> None:
                              "loopback", window=3.0, n=12),
                          row("sendmsg", 64 * KiB, "greater", 1.3, 1.2, 1.4, "cross-core",
                              "loopback")])
-    text = H.method_text(rows, "sendmsg", "send")
+    flips = H.window_flips(rows)
     assert ("at 16 KiB (loopback, cross-core) the decision changes with the window: 1 s "
             "windows 0.930× [0.861, 1.00], 30 rounds (undecided), 3 s windows 1.68× "
-            "[1.19, 2.36], 12 rounds (faster); the CIs do not overlap") in text, text
+            "[1.19, 2.36], 12 rounds (faster); the CIs do not overlap") in flips, flips
+    assert "changes with the window at 16 KiB" in AD.method_advice(rows, "sendmsg", "send",
+                                                                   rows)
     # two windows that agree are not a flip
     same = rows.assign(ratio=[1.5, 1.68, 1.3], lo=[1.3, 1.19, 1.2], hi=[1.7, 2.36, 1.4],
                        decision=["greater", "greater", "greater"])
-    assert "changes with the window" not in H.method_text(same, "sendmsg", "send")
+    assert "changes with the window" not in AD.method_advice(same, "sendmsg", "send", same)
 
 
 def test_the_threats_chapter_does_not_deny_the_top_up() -> None:
@@ -162,29 +166,26 @@ def test_a_copy_count_that_did_not_validate_is_undetermined_not_untestable(monke
 
 
 def test_the_headline_finds_a_flip_in_a_single_size_window() -> None:
-    # the 3 s window measured 16 KiB only: the headline's curves leave it out, the flip not
+    # the 3 s window measured 16 KiB only: the finding's curves leave it out, the flip not
     curve = pd.DataFrame([row("sendmsg", 16 * KiB, "inconclusive", 0.930, 0.861, 1.005,
                               "cross-core", "loopback"),
                           row("sendmsg", 64 * KiB, "greater", 1.3, 1.2, 1.4, "cross-core",
                               "loopback")])
     every = pd.concat([curve, pd.DataFrame([row("sendmsg", 16 * KiB, "greater", 1.68, 1.19,
                                                 2.36, "cross-core", "loopback", window=3.0)])])
-    labels = {k: k for k in ("send-fig", "send-tab", "sendmsg-fig", "sendmsg-tab",
-                             "files-fig", "files-tab")}
-    (f,) = H.key_findings(curve, pd.DataFrame(), pd.DataFrame(), {}, [], labels,
-                          windows=every)
-    assert "the decision changes with the window: 1 s windows 0.930×" in f.text, f.text
-    (g,) = H.key_findings(curve, pd.DataFrame(), pd.DataFrame(), {}, [], labels)
-    assert "changes with the window" not in g.text
+    text = AD.method_advice(curve, "sendmsg", "send", every)
+    assert "changes with the window at 16 KiB" in text, text
+    assert "changes with the window" not in AD.method_advice(curve, "sendmsg", "send")
 
 
 def test_an_undecided_size_at_another_window_is_named() -> None:
-    # 1 KiB slower at 1 s and undecided at 2 s: the per-size clause keeps one window, the
-    # "undecided at" list every window's
+    # 1 KiB slower at 1 s and undecided at 2 s: the finding keeps one window per size, but
+    # "never" and the undecided tail read every window's comparison
     rows = pd.DataFrame([row("zerocopy", 1024, "less", 0.55, 0.41, 0.73, n=30),
                          row("zerocopy", 1024, "inconclusive", 0.9, 0.7, 1.1, window=2.0,
                              n=6),
                          row("zerocopy", 4 * KiB, "less", 0.6, 0.5, 0.7)])
-    text = H.method_text(rows, "zerocopy", "sendmsg")
-    assert "undecided at 1 KiB (veth, same-core)" in text, text
-    assert "undecided at (" not in text
+    text = AD.method_advice(rows, "zerocopy", "sendmsg", rows)
+    assert "never" not in text and "undecided elsewhere" in text, text
+    # the two windows' CIs overlap and neither decides the other way: no flip to report
+    assert "changes with the window" not in text, text
