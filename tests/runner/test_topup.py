@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import signal
 import subprocess
 import time
@@ -464,6 +465,62 @@ def test_interrupted_during_the_top_up_and_resumed_runs_the_same_trials(
 def _plan_doc(plan: Plan) -> dict[str, Any]:
     return {"run_id": "r", "created_at": "2026-12-01T00:00:00+00:00", "profile_path": "p",
             **plan.to_json(), "estimate_s": {"min": 1, "expected": 1, "max": 1}}
+
+
+@pytest.mark.parametrize("name", ["claims", "paper"])
+def test_the_reports_programs_take_part_in_the_sequential_design(name: str,
+                                                                 tmp_path: Path) -> None:
+    """Issue 37: the reports' own programs are topped up like copybench's blocks. Their
+    comparisons (declared in copybench's method names by the experiments that run them) are
+    read on their cells, each claim's verdict on their program a verdict of its own; a cell
+    a comparison reads runs every round of its block (the first look of 10 and each top-up
+    look); one serving a claim testable here that no comparison reads (S1's C1 and S3's C10
+    read the latency their program prints) runs to the first look; only C6's (not testable
+    on 2 CPUs) keep originals_rounds = 6."""
+    plan = plan_mod.make(prof_mod.load(name), CAPS)
+    blocks = plan.blocks or {}
+    theirs = {(bid, c["a"], c["b"]): c for bid, b in blocks.items()
+              for c in (b.get("sequential") or {}).get("comparisons", [])
+              if plan.cells[c["a"]].is_original}
+    families = Counter((c["claims"][0], c["family"]) for c in theirs.values())
+    assert families == {("S2:C4", 4): 8, ("S2:C5", 2): 4, ("S3:C8", 4): 8, ("S3:C9", 4): 8}
+    assert all(len(c["claims"]) == 1 and c["boundaries"] == [0.93, 1.07]
+               and plan.cells[c["b"]].kind == plan.cells[c["a"]].kind
+               for c in theirs.values())
+    read = {x for _, a, b in theirs for x in (a, b)}
+    for bid, b in blocks.items():
+        for cid in b["cells"]:
+            c = plan.cells[cid]
+            if not c.is_original:
+                continue
+            cap = (b.get("caps") or {}).get(cid, 0)
+            assert c.rounds_cap == cap  # the cell says what its block runs
+            if cid in read:  # every planned round, and the top-up's looks
+                assert cap == 0 and b["rounds"] == 10
+                assert all(f"{cid}-{r}" in plan.rounds[r - 1] for r in range(1, 11))
+                ids, _ = topup.look_trials(plan, bid, 11, 20)
+                assert [t for t in ids if t.startswith(cid)] == \
+                    [f"{cid}-{r}" for r in range(11, 21)]
+            elif c.threads == 8 or (c.threads == 4 and c.method == "S2:one-copy"):
+                assert cap == 6, (b["label"], c.method)  # C6: not testable here
+            else:  # S1's C1 at 512 B; S2's zero-copy at 16 and 64 KiB (C5 reads 512 B, 4 KiB)
+                assert cap == 10 and b.get("sequential"), (b["label"], c.method)
+                assert (c.method.startswith("S1:") or
+                        (c.method == "S2:zero-copy" and c.size in (16384, 65536)))
+                ids, _ = topup.look_trials(plan, bid, 11, 20)
+                assert not [t for t in ids if t.startswith(cid)]
+    # copybench's comparisons are what they were: their declaration adds only their own
+    text, n = re.subn(r"(originals_rounds = 6\n)comparisons = [^\n]*\n", r"\1",
+                      prof_mod.load(name).text)
+    assert n == 3  # S2-code, S2-code-threads, S3-code
+    path = tmp_path / f"{name}.toml"
+    path.write_text(text)
+    bare = plan_mod.make(prof_mod.load(str(path)), CAPS)
+    ours = {(bid, c["a"], c["b"]): c for bid, b in blocks.items()
+            for c in (b.get("sequential") or {}).get("comparisons", [])
+            if not plan.cells[c["a"]].is_original}
+    assert ours == {(bid, c["a"], c["b"]): c for bid, b in (bare.blocks or {}).items()
+                    for c in (b.get("sequential") or {}).get("comparisons", [])}
 
 
 @pytest.mark.parametrize("name", ["claims", "paper", "quick"])
