@@ -442,13 +442,20 @@ def p_decided_at(s: Summary, n_next: int, q_next: float) -> float:
     return min(1.0, max(0.0, p))
 
 
+def _phi(z: float) -> float:
+    """The standard normal cdf (scipy's, to rounding), without scipy's per-call overhead:
+    the top-up's order calls it for every comparison at every grant."""
+    return 0.5 * math.erfc(-z / math.sqrt(2.0))
+
+
 def _normal_mass(za: float, zb: float) -> float:
     """P(za < Z < zb) for a standard normal Z, from the tail nearer to the interval (an
-    upper tail read as 1 - cdf is 0 in floating point beyond z ~ 8.3, where sf still holds
-    it: a chance must not read 0 on one side of a boundary and 1e-26 on the other)."""
+    upper tail read as 1 - cdf is 0 in floating point beyond z ~ 8.3, where the upper tail
+    itself, cdf(-z), still holds it: a chance must not read 0 on one side of a boundary
+    and 1e-26 on the other)."""
     if za > 0.0:
-        return float(stats.norm.sf(za) - stats.norm.sf(zb))
-    return float(stats.norm.cdf(zb) - stats.norm.cdf(za))
+        return _phi(-za) - _phi(-zb)
+    return _phi(zb) - _phi(za)
 
 
 def undecided(s: Summary) -> bool:
@@ -456,14 +463,20 @@ def undecided(s: Summary) -> bool:
     return any(s.lo < b < s.hi for b in s.rule_boundaries)
 
 
+@lru_cache(maxsize=1 << 16)
 def p_next(s: Summary) -> float:
-    """:func:`p_decided_at` at the block's next look (its quantile, not the final one's)."""
+    """:func:`p_decided_at` at the block's next look (its quantile, not the final one's).
+    Cached (a :class:`Summary` is frozen): the order reads the same comparison's chance once
+    per verdict and block it serves, and a simulation of the top-up ranks the same
+    unchanged comparisons at every grant."""
     later = [(n, q) for n, q in zip(s.looks, s.q_looks) if n > s.rounds]
     return p_decided_at(s, *later[0]) if later else (0.0 if undecided(s) else 1.0)
 
 
+@lru_cache(maxsize=1 << 16)
 def p_by_max(s: Summary) -> float:
-    """:func:`p_decided_at` at the block's maximum N (its last look's quantile)."""
+    """:func:`p_decided_at` at the block's maximum N (its last look's quantile). Cached, as
+    :func:`p_next`."""
     if not s.looks:
         return 0.0
     return p_decided_at(s, s.looks[-1], s.q_looks[-1]) if s.looks[-1] > s.rounds else \
