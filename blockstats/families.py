@@ -40,6 +40,12 @@ READS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: claims whose reading of the reports' own programs is the latency their program prints, by
+#: its own definition (S1: the window over the messages received; S3: the mean time of one
+#: recv()), not the throughput the runner reads: the top-up never reads their programs'
+#: comparisons for them (analysis.claims.originals.their_rule; a test holds the two equal)
+THEIR_OWN_METRIC: tuple[str, ...] = ("C1", "C10")
+
 KiB = 1024
 #: claim -> the sizes (bytes) at which its rules read their comparisons; a claim not listed
 #: reads every size its experiments declare (C3's crossover, C13, C14, P1, C6, C11)

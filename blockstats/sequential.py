@@ -425,8 +425,7 @@ def p_decided_at(s: Summary, n_next: int, q_next: float) -> float:
     estimate m and the sd as today's s, the mean at that look is normal around m with sd
     s sqrt(n' - n) / n', the CI's half-width is q' s / sqrt(n'), and the comparison is
     decided when no boundary lies inside the CI; 1 when it is decided already."""
-    inside = [b for b in s.rule_boundaries if s.lo < b < s.hi]
-    if not inside:
+    if not undecided(s):
         return 1.0
     if not (s.sd_log > 0.0) or n_next <= s.rounds:
         return 0.0
@@ -439,7 +438,7 @@ def p_decided_at(s: Summary, n_next: int, q_next: float) -> float:
     for lo, hi in zip(edges, edges[1:]):
         a, b = lo + h, hi - h
         if a < b:
-            p += _phi((b - s.mean_log) / spread) - _phi((a - s.mean_log) / spread)
+            p += _normal_mass((a - s.mean_log) / spread, (b - s.mean_log) / spread)
     return min(1.0, max(0.0, p))
 
 
@@ -449,6 +448,21 @@ def _phi(z: float) -> float:
     return 0.5 * math.erfc(-z / math.sqrt(2.0))
 
 
+def _normal_mass(za: float, zb: float) -> float:
+    """P(za < Z < zb) for a standard normal Z, from the tail nearer to the interval (an
+    upper tail read as 1 - cdf is 0 in floating point beyond z ~ 8.3, where the upper tail
+    itself, cdf(-z), still holds it: a chance must not read 0 on one side of a boundary
+    and 1e-26 on the other)."""
+    if za > 0.0:
+        return _phi(-za) - _phi(-zb)
+    return _phi(zb) - _phi(za)
+
+
+def undecided(s: Summary) -> bool:
+    """A boundary lies strictly inside the comparison's CI at its latest look."""
+    return any(s.lo < b < s.hi for b in s.rule_boundaries)
+
+
 @lru_cache(maxsize=1 << 16)
 def p_next(s: Summary) -> float:
     """:func:`p_decided_at` at the block's next look (its quantile, not the final one's).
@@ -456,8 +470,7 @@ def p_next(s: Summary) -> float:
     per verdict and block it serves, and a simulation of the top-up ranks the same
     unchanged comparisons at every grant."""
     later = [(n, q) for n, q in zip(s.looks, s.q_looks) if n > s.rounds]
-    return p_decided_at(s, *later[0]) if later else (1.0 if p_decided_at(s, s.rounds + 1, 0.0)
-                                                     == 1.0 else 0.0)
+    return p_decided_at(s, *later[0]) if later else (0.0 if undecided(s) else 1.0)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -467,7 +480,7 @@ def p_by_max(s: Summary) -> float:
     if not s.looks:
         return 0.0
     return p_decided_at(s, s.looks[-1], s.q_looks[-1]) if s.looks[-1] > s.rounds else \
-        (1.0 if not [b for b in s.rule_boundaries if s.lo < b < s.hi] else 0.0)
+        (0.0 if undecided(s) else 1.0)
 
 
 def rank_by_verdicts(summaries: Iterable[Summary], seconds: Mapping[str, float],
@@ -489,13 +502,15 @@ def rank_by_verdicts(summaries: Iterable[Summary], seconds: Mapping[str, float],
     out: dict[str, float] = {}
     for block in sorted({s.block for s in ss}):
         mine = [s for s in ss if s.block == block]
-        if not any(s.rounds_left > 0 and p_next(s) < 1.0 for s in mine) or \
+        # undecided, not "a chance below 1": a comparison sure to be decided at its next
+        # look (a chance of 1.0 in floating point) is the best use of a look, not a decided one
+        if not any(s.rounds_left > 0 and undecided(s) for s in mine) or \
                 block not in seconds or not seconds[block] > 0.0:
             continue
         score = 0.0
         for v in sorted({v for s in mine for v in s.verdicts}):
             comps = by_verdict[v]
-            if not any(s.block == block and p_next(s) < 1.0 for s in comps):
+            if not any(s.block == block and undecided(s) for s in comps):
                 continue  # this verdict is decided as far as this block goes
             p = 1.0
             for c in comps:

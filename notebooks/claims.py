@@ -264,12 +264,13 @@ show_table(pd.DataFrame(cmp_rows))
 # %% tags=["remove-input"]
 p1, ptab = C.placement_hypothesis(run)
 glue_text("verdict_P1", p1.verdict)
-glue_text("stat_P1", f"{p1.statistic}: {p1.ci_text()}; {p1.reason}"
+glue_text("stat_P1", f"{p1.statistic}: {p1.ci_text()}"
+          + (f" ({p1.boundary})" if p1.boundary else "") + f"; {p1.reason}"
           if math.isfinite(p1.value) else p1.reason)
 show_table(C.verdict_table([p1])[["claim", "verdict", "estimate [CI]", "statistic",
-                                    "configuration", "reason"]])
+                                    "configuration", "reason", "CI straddles"]])
 if len(ptab):
-    show = ptab.copy()
+    show = ptab.drop(columns=["distance_rounds", "distance"])
     show["size"] = show["size"].map(fmt_size)
     show_table(show)
     plot = ptab.assign(size=ptab["size"].astype(float))

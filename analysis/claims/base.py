@@ -328,6 +328,17 @@ def paired_test(run: Run, j: pd.DataFrame, family: int, rule: S.DecisionRule) ->
                    "followed their own looks")
 
 
+def block_seconds_per_round(run: Run, j: pd.DataFrame) -> float:
+    """The planned seconds per round of the one block the pairs ``j`` (:func:`paired_rounds`)
+    lie in; NaN where they span several blocks or the plan has none."""
+    ids = {str(x) for x in j.index.get_level_values(0)}
+    if len(ids) != 1:
+        return math.nan
+    b = ((run.plan or {}).get("blocks") or {}).get(ids.pop()) or {}
+    v = b.get("seconds_per_round")
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
+
+
 def compare_pair(run: Run, df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any],
                  metric: str, family: int, rule: S.DecisionRule, size: int = 0,
                  paired: bool = True, seed: int = 0) -> Compared | None:
@@ -351,9 +362,7 @@ def compare_pair(run: Run, df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any
         ids = {str(x) for x in j.index.get_level_values(0)}
         if len(ids) == 1:
             block = ids.pop()
-            b = ((run.plan or {}).get("blocks") or {}).get(block) or {}
-            v = b.get("seconds_per_round")
-            spr = float(v) if isinstance(v, (int, float)) else math.nan
+            spr = block_seconds_per_round(run, j)
     return Compared(size, prim, S.decide(rule, prim.ratio), sens,
                     S.decide(rule, sens.ratio) if sens is not None else None, block, spr)
 

@@ -15,13 +15,16 @@ and opposite (greater under one placement, less under the other).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
 from analysis import stats as S
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, REFUTED, TRANSPORT_PREF,
-                                  ClaimResult, claim_blocks, paired_rounds, paired_test,
-                                  stream_cells)
+                                  ClaimResult, block_seconds_per_round, claim_blocks,
+                                  distance_text, paired_rounds, paired_test,
+                                  rounds_to_decide, stream_cells)
 from analysis.fmt import fmt_size
 from analysis.run import Run, select, values
 from blockstats import families
@@ -55,17 +58,30 @@ def _searched(dt: pd.DataFrame) -> list[tuple[str, str, int, int]]:
 
 
 def _ordering(run: Run, dt: pd.DataFrame, a: str, b: str, f: dict, pl: str,
-              family: int, seed: int) -> S.Estimate:
+              family: int, seed: int) -> tuple[S.RatioTest, float]:
     """a/b under one placement at the family's level: paired by round where the run has
-    blocks, else the ratio of medians."""
+    blocks, else the ratio of medians; and the seconds per round of the pairs' block (NaN
+    where they are not one block's)."""
     if run.has_blocks:
         j = paired_rounds(dt, dict(placement=pl, method=a, **f),
                           dict(placement=pl, method=b, **f), "gbit_per_s")
         if len(j) >= 2:  # at its stopping look where the run has the top-up
-            return paired_test(run, j, family, DIRECTION).ratio
+            return paired_test(run, j, family, DIRECTION), block_seconds_per_round(run, j)
     return S.unpaired_ratio(values(select(dt, placement=pl, method=a, **f), "gbit_per_s"),
                             values(select(dt, placement=pl, method=b, **f), "gbit_per_s"),
-                            family=family, seed=seed).ratio
+                            family=family, seed=seed), math.nan
+
+
+def _distance(t: S.RatioTest, spr: float) -> tuple[float, str]:
+    """An undecided ordering's distance from a decision (the one text every inconclusive
+    comparison states: :func:`analysis.claims.base.distance_text`) and its rounds (for
+    naming the farthest); (0, "") where the ordering is decided."""
+    d = S.decide(DIRECTION, t.ratio)
+    if d.outcome != "inconclusive":
+        return 0.0, ""
+    n = (rounds_to_decide(math.log(t.ratio.value), t.sd_log, d.straddles, t.family, t.alpha)
+         if t.kind == S.PAIRED and t.ratio.value > 0 else math.nan)
+    return (math.inf if math.isnan(n) else n), distance_text(t, d, spr)
 
 
 def placement_hypothesis(run: Run) -> tuple[ClaimResult, pd.DataFrame]:
@@ -80,8 +96,11 @@ def placement_hypothesis(run: Run) -> tuple[ClaimResult, pd.DataFrame]:
         family = families.p1_family(len(cells))  # the table the runner reads too
         for i, (a, b, th, s) in enumerate(cells):
             f = dict(size=s, threads=th)
-            est = {pl: _ordering(run, dt, a, b, f, pl, family, seed=2 * i + k)
-                   for k, pl in enumerate(PLACEMENTS)}
+            tests = {pl: _ordering(run, dt, a, b, f, pl, family, seed=2 * i + k)
+                     for k, pl in enumerate(PLACEMENTS)}
+            est = {pl: t.ratio for pl, (t, _) in tests.items()}
+            far = max(((*_distance(t, spr), pl) for pl, (t, spr) in tests.items()),
+                      key=lambda x: x[0])
             x = {pl: (values(select(dt, placement=pl, method=a, **f), "gbit_per_s"),
                       values(select(dt, placement=pl, method=b, **f), "gbit_per_s"))
                  for pl in PLACEMENTS}
@@ -91,7 +110,9 @@ def placement_hypothesis(run: Run) -> tuple[ClaimResult, pd.DataFrame]:
                          **{f"{pl.replace('-', '_')}{k}": v for pl in PLACEMENTS for k, v in (
                              ("", S.classify_ratio(est[pl])), ("_ratio", est[pl].value),
                              ("_lo", est[pl].lo), ("_hi", est[pl].hi))},
-                         "ratio_of_ratios": rr.value, "lo": rr.lo, "hi": rr.hi})
+                         "ratio_of_ratios": rr.value, "lo": rr.lo, "hi": rr.hi,
+                         "distance_rounds": far[0], "distance": (f"{far[2]}: {far[1]}"
+                                                                 if far[1] else "")})
         if rows:
             break
     table = pd.DataFrame(rows)
@@ -122,5 +143,11 @@ def placement_hypothesis(run: Run) -> tuple[ClaimResult, pd.DataFrame]:
     r.reason = (f"ranking flips with placement in {len(flips)} of {len(table)} (pair, size, "
                 f"threads) cells; {undecided} cell(s) with an undecided ordering")
     if r.verdict == INCONCLUSIVE:
-        r.boundary = f"{undecided} of {len(table)} cells have an undecided ordering; none flips"
+        # its distance: every ordering decided (what a refutation needs), so the farthest
+        # undecided ordering's (a flip could come sooner, from any of them)
+        far = table.loc[table["distance_rounds"].astype(float).idxmax()]
+        r.boundary = (f"{undecided} of {len(table)} cells have an undecided ordering; none "
+                      f"flips; the farthest from a decision, {far['pair']} at "
+                      f"{fmt_size(far['size'])}, {far['threads']} thread(s), "
+                      f"{far['distance']}")
     return r, table

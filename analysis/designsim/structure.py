@@ -277,7 +277,9 @@ def design_plan(name: str, plan: Mapping[str, Any], structure: Structure) -> Des
     """The design a plan.json declares for the structure's claim blocks: looks and top-up
     comparisons (mapped to the structure's units) of its sequential blocks, the plan's
     rounds for claim blocks without looks, and its order rule (the verdict order when its
-    comparisons name their claims)."""
+    comparisons name their claims). The reports' own programs' comparisons are left out:
+    the structure simulates copybench's verdicts only (their looks' cost is in the blocks'
+    measured seconds per round only as far as the reference run ran them)."""
     seq = (plan.get("design") or {}).get("sequential")
     if not seq:
         raise ValueError(f"{name}: the plan declares no sequential design")
@@ -297,6 +299,9 @@ def design_plan(name: str, plan: Mapping[str, Any], structure: Structure) -> Des
         out = []
         for c in s["comparisons"]:
             key = (bid, str(c["a"]), str(c["b"]))
+            if str(((plan.get("cells") or {}).get(str(c["a"])) or {}).get("kind", "")
+                   ).startswith("original:"):
+                continue  # the reports' own programs: their verdicts are not simulated here
             if key not in index:
                 raise ValueError(f"{name}: block {bid}'s comparison {c['name']} has no unit "
                                  "in the run")

@@ -266,6 +266,10 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
     seq = sequential_design(des, rehearsal)
     if seq is not None:
         _attach_comparisons(blocks, cells, sources, seq, rehearsal)
+        caps_of = {cid: b.caps.get(cid, 0) for b in blocks for cid in b.cells}
+        cells = {cid: Cell(**{**asdict(c), "rounds_cap": caps_of[cid]}) if c.rounds_cap
+                 else c for cid, c in cells.items()}
+        notes += _their_notes(blocks, cells)
     reserve = des.sequential.budget_s if des.sequential else 0.0
     notes += D.plan_rounds(blocks, des, profile.budget_s - reserve if profile.budget_s
                            else None, fixed)
@@ -329,6 +333,43 @@ def _attach_comparisons(blocks: list[D.Block], cells: dict[str, Cell],
         if comps:
             b.sequential = {"looks": looks, "family": max(c.family for c in comps),
                             "comparisons": [c.to_json() for c in comps]}
+            _their_rounds(b, comps, cells, sources)
+
+
+def _their_notes(blocks: list[D.Block], cells: dict[str, Cell]) -> list[str]:
+    """What the reports' own programs get in the sequential design, in one line."""
+    seq = [b for b in blocks if b.first_look]
+    theirs = [(b, cid) for b in seq for cid in b.cells if cells[cid].is_original]
+    if not theirs:
+        return []
+    every = sum(1 for b, cid in theirs if not b.caps.get(cid))
+    first = sum(1 for b, cid in theirs if b.caps.get(cid) == b.first_look)
+    kept = sorted({b.caps[cid] for b, cid in theirs
+                   if b.caps.get(cid) and b.caps[cid] != b.first_look})
+    return [f"the reports' own programs: {every} of their {len(theirs)} cells in sequential "
+            "blocks are read by a comparison testable here and run every round of their "
+            f"block (first look and top-up looks); {first} serve a claim testable here that no "
+            "comparison reads and run to the first look"
+            + (f"; {len(theirs) - every - first} serve only claims this machine cannot test "
+               f"and keep originals_rounds ({', '.join(map(str, kept))})" if kept else "")]
+
+
+def _their_rounds(b: D.Block, comps: list[topup.Comparison], cells: dict[str, Cell],
+                  sources: dict[str, list[Experiment]]) -> None:
+    """The reports' own programs in a sequential block take part in its design like
+    copybench's cells: a cell that one of the block's comparisons reads runs every round
+    of the block (its first look and every top-up look: no cap); one that serves a claim
+    testable here that no comparison reads (a latency their program prints) runs to the
+    first look; only one whose every claim this machine cannot test keeps its
+    ``originals_rounds``."""
+    read = topup.uncapped(comps)
+    for cid, cap in list(b.caps.items()):
+        claims = {c for e in sources.get(cid, []) for c in e.claims}
+        if cid in read:
+            del b.caps[cid]
+            del b.cell_seconds[cid]
+        elif claims - set(b.untestable):
+            b.caps[cid] = max(cap, b.first_look)
 
 
 def _topup_budget(blocks: list[D.Block], profile: Profile, fixed_s: float,

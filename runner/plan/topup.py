@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from blockstats import families
 from rundir import planfile, records
-from rundir.vocabulary import PINNED_PLACEMENTS
+from rundir.vocabulary import PINNED_PLACEMENTS, REPORT_NAMES
 from blockstats import sequential as sq
 from blockstats.quantities import log_ratios, primary
 from rundir import utf8 as rundir_text
@@ -177,7 +177,53 @@ def resolve(block_cells: Iterable[str], cells: Mapping[str, Cell],
                 found[(a, b)] = Comparison(
                     label, a, b, tuple(bounds), max(fam, old.family if old else 1),
                     tuple(sorted(set(readers) | set(old.claims if old else ()))))
+    found.update({(c.a, c.b): c for c in their_comparisons(block_cells, cells, sources,
+                                                           untestable)})
     return sorted(found.values(), key=lambda c: c.name)
+
+
+def their_comparisons(block_cells: Iterable[str], cells: Mapping[str, Cell],
+                      sources: Mapping[str, list[Experiment]],
+                      untestable: Iterable[str] = ()) -> list[Comparison]:
+    """The reports' own programs' comparisons in a block: an experiment with ``originals``
+    declares its ``comparisons`` in copybench's method names, and they are read on their
+    programs' cells too (``send/sendmsg`` -> ``S3:two-copy/S3:one-copy``; thread counts of
+    one of their programs), at the family of the claims testable here that read them
+    (blockstats.families), each claim's verdict on their program a verdict of its own
+    (``S3:C8``: their program's reading is decided apart from copybench's). A claim whose
+    reading of their programs is their own printed latency
+    (:data:`blockstats.families.THEIR_OWN_METRIC`) does not read them: the runner's primary
+    metric is not that latency."""
+    theirs = [cid for cid in block_cells if cells[cid].kind.startswith("original:")]
+    skip = set(untestable) | set(families.THEIR_OWN_METRIC)
+    out: list[Comparison] = []
+    exps = {e.name: e for cid in theirs for e in sources.get(cid, []) if e.comparisons}
+    for e in exps.values():
+        own = [cid for cid in theirs if e in sources.get(cid, [])]
+        for src in sorted({cells[cid].kind.split(":", 1)[1] for cid in own}):
+            mine = {cid: cells[cid] for cid in own if cells[cid].kind == f"original:{src}"}
+            for name, bounds in e.comparisons:
+                num, den = name.split("/")
+                threads = num.endswith("t") and num[:-1].isdigit()
+                if not threads and not (num in REPORT_NAMES and den in REPORT_NAMES):
+                    continue
+                theirs_name = name if threads else \
+                    f"{src}:{REPORT_NAMES[num]}/{src}:{REPORT_NAMES[den]}"
+                for label, a, b in _pairs(theirs_name, mine):
+                    readers = [c for c in families.readers(name, e.claims, cells[a].size)
+                               if c not in skip]
+                    if not readers:
+                        continue
+                    fam = max(families.family(c, sizes=len(e.sizes)) for c in readers)
+                    out.append(Comparison(label, a, b, tuple(sorted(bounds)), fam,
+                                          tuple(f"{src}:{c}" for c in sorted(readers))))
+    return out
+
+
+def uncapped(comparisons: Iterable[Comparison]) -> set[str]:
+    """The cells a block's comparisons read (their programs' among them run every round of
+    the block, first look and top-up looks, like copybench's)."""
+    return {x for c in comparisons for x in (c.a, c.b)}
 
 
 # --------------------------------------------------------------------------- at run time

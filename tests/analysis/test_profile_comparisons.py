@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from analysis.claims.originals import SOURCE_OF, their_rule
 from analysis.claims.throughput import C11_PAIRS
 from analysis.claims.rules import BEST_THREADS, RULES, THREADS, Rule
+from blockstats import families
 from runner.plan import profile as prof_mod
 from runner.plan.profile import Experiment, Profile
 
@@ -105,3 +107,48 @@ def test_a_drifted_copy_is_caught(tmp_path: Path, old: str, new: str, what: str)
     path.write_text(text.replace(old, new))
     found, _ = problems(prof_mod.load(str(path)))
     assert any(f.startswith(what) for f in found), found
+
+
+# ------------------------------------------------- the reports' own programs (issue 37)
+
+def their_problems(p: Profile) -> tuple[list[str], int]:
+    """What the experiments that run the reports' own programs lack against the rules their
+    program is judged by (analysis.claims.originals.their_rule): every rule read on
+    throughput is declared, in copybench's method names, by an experiment running that
+    source's program at the rule's configuration, with every boundary of the rule."""
+    out, checked = [], 0
+    for claim, rule in served(p):
+        theirs = their_rule(rule)
+        if theirs is None or theirs.metric != "gbit_per_s":
+            continue
+        src = SOURCE_OF[claim]
+        want = rule.decision.boundaries()
+        for size in rule.sizes or (None,):
+            exps = [e for e in p.experiments if src in e.originals
+                    and at_configuration(e, rule, size)]
+            if not exps:
+                out.append(f"no experiment runs {src}'s program at {claim}'s configuration "
+                           f"(size {size})")
+            for comp in comparisons(rule) if exps else ():
+                declared = {b for e in exps for n, bs in e.comparisons if n == comp
+                            for b in bs}
+                out += [f"{src}:{claim} at size {size}: {comp} lacks boundary {b:.6g}"
+                        for b in want if not any(abs(d / b - 1) < 1e-4 for d in declared)]
+                checked += 1
+    return out, checked
+
+
+@pytest.mark.parametrize("name", SEQUENTIAL)
+def test_their_programs_rules_are_declared_with_their_boundaries(name: str) -> None:
+    found, checked = their_problems(prof_mod.load(name))
+    assert found == []
+    assert checked >= 12  # C4's four sizes, C5's two, C6, C8's and C9's four, per reading
+
+
+def test_the_runner_leaves_out_the_claims_read_on_their_printed_latency() -> None:
+    """blockstats.families.THEIR_OWN_METRIC (the runner never reads their programs'
+    comparisons for these claims) is exactly the claims whose rule on their programs reads
+    the latency their program prints."""
+    own = {rule.claim for rules in RULES.values() for rule in rules
+           if (t := their_rule(rule)) is not None and t.metric == "their_latency_us"}
+    assert own == set(families.THEIR_OWN_METRIC)

@@ -139,3 +139,30 @@ def test_an_inconclusive_comparison_states_the_rounds_that_would_decide_it(
 def test_an_estimate_on_the_boundary_is_not_decidable(tmp_path: Path) -> None:
     c = _compared(_c13_run(tmp_path, 1.7708 * 1.0005, 0.2))
     assert c.row()["distance"].startswith("not decidable: the estimate sits on the boundary")
+
+
+def test_p1_inconclusive_states_the_distance_of_its_farthest_ordering(tmp_path: Path) -> None:
+    """P1 undecided (one ordering straddles 1.03; none flips) says how far it is from a
+    decision, by the same distance every inconclusive comparison states: the rounds at its
+    measured sd that would decide its farthest undecided ordering."""
+    rng = np.random.default_rng(5)
+    n = 12
+    z = rng.standard_normal(n)
+    same = math.log(1.05) + 0.1 * (z - z.mean()) / z.std(ddof=1)
+    cross = math.log(0.7) + 0.01 * rng.standard_normal(n)
+    cells = []
+    for pl, lr in (("same-core", same), ("cross-core", cross)):
+        base = 10.0 * np.exp(np.sin(np.arange(n)) * 0.2)
+        cells += [{**R.stream("zerocopy", 4096, pl), "values": list(base * np.exp(lr))},
+                  {**R.stream("send", 4096, pl), "values": list(base)}]
+    run = A.load_run(R.write(tmp_path / "p1-open", cells, ["P1"]))
+    r, table = placement_hypothesis(run)
+    assert r.verdict == "inconclusive", r.reason
+    row = table.iloc[0]
+    assert row["same_core"] == "inconclusive" and row["cross_core"] == "less"
+    need = B.rounds_to_decide(math.log(1.05), 0.1, (1.03,), int(row["family"]))
+    assert math.isfinite(need) and need > n
+    assert r.boundary.startswith("1 of 1 cells have an undecided ordering; none flips")
+    assert (f"zerocopy/send at 4 KiB, 1 thread(s), same-core: decided at about {need:.0f} "
+            "rounds") in r.boundary, r.boundary
+    assert "sd 0.100 per round" in r.boundary

@@ -351,3 +351,36 @@ def test_the_verdict_order_weighs_chance_per_second_and_drops_the_hopeless() -> 
     assert sq.p_by_max(hopeless) < sq.DROP_BELOW
     order = sq.rank_by_verdicts([near, far, hopeless], {"a": 10.0, "b": 20.0, "c": 1.0})
     assert [b for b, _ in order] == ["a"]  # C5 same-core is out of reach: b and c get nothing
+
+
+def _one_boundary(mean: float, sd: float, rounds: int = 2) -> sq.Summary:
+    """A comparison of family 4 at its first look of a (2, 4, 6) schedule, read against the
+    one boundary 1.0 (its CI from its own mean and sd)."""
+    sched = sq.Schedule((2, 4, 6))
+    qs = tuple(sq.quantiles(sched, 4))
+    h = qs[0] * sd / math.sqrt(rounds)
+    return sq.Summary("b", rounds, 6 - rounds, mean, sd, math.exp(mean - h),
+                      math.exp(mean + h), (1.0,), qs[-1], sched.looks, qs, ("C4 cross-core",))
+
+
+def test_a_comparison_sure_to_be_decided_at_its_next_look_gets_the_look() -> None:
+    """Undecided at its first look (1 df: the CI is ±112 sd wide), certain to be decided at
+    the next (the chance reads 1.0 in floating point): the best use of a look, never taken
+    for an already decided comparison (the order once skipped every block whose chance
+    read 1.0)."""
+    s = _one_boundary(0.3, 0.01)
+    assert s.lo < 1.0 < s.hi and sq.p_next(s) == 1.0
+    assert sq.rank_by_verdicts([s], {"b": 2.0}) == [("b", pytest.approx(0.5))]
+    decided = _one_boundary(0.3, 0.001)  # its CI at the first look clears 1.0
+    assert decided.lo > 1.0 and sq.p_next(decided) == 1.0
+    assert sq.rank_by_verdicts([decided], {"b": 2.0}) == []
+
+
+def test_a_chance_reads_the_same_on_either_side_of_a_boundary() -> None:
+    """Mirror images about the boundary have one chance; an upper tail is read as a tail
+    (sf), not as 1 - cdf (0 in floating point beyond z ~ 8.3), so a chance of ~1e-24
+    above a boundary no longer reads 1e-29 while its mirror below reads 1e-24."""
+    below, above = _one_boundary(-0.02, 0.1), _one_boundary(0.02, 0.1)
+    p_below, p_above = sq.p_next(below), sq.p_next(above)
+    assert 0.0 < p_below < 1e-15
+    assert p_above == pytest.approx(p_below, rel=1e-9, abs=0.0)

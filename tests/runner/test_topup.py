@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import signal
 import subprocess
 import time
@@ -359,29 +360,55 @@ def _expect_exact(run_dir: Path) -> list[dict[str, Any]]:
     return recs
 
 
-#: a design whose top-up drops nothing: at 2 rounds of a real loopback sweep no comparison
-#: has a 10 % chance to be decided by 6, so the committed rule would grant no look at all
-KEEP_ALL = {**DESIGN, "sequential": {**SEQ, "drop_below": 0}}
+#: the real sweep's input, built so that it reaches a top-up look whatever the machine's noise:
+#: one boundary (1.0: is sendmsg faster or slower than send), so a block with an undecided
+#: comparison always has a chance above 0 at its next look (two boundaries close together,
+#: 0.97 and 1.03, gave chances of 1e-40 and below at 1 df, which a quiet machine's small sd
+#: took to exactly 0: no block ranked, no look); a maximum of 10 rounds, so the first look's
+#: quantile at 1 df is 172 (a comparison is decided there with a chance of about 1-3 % at the
+#: effects of send and sendmsg on loopback, all three blocks' about 1e-5); nothing dropped
+REACH = {**DESIGN, "sequential": {**SEQ, "rounds_max": 10, "drop_below": 0}}
+REACH_EXP = {**EXP, "comparisons": {"sendmsg/send": [1.0]}}
 
 
 @pytest.mark.sweep
-@pytest.mark.xfail(reason="open: under the new design (first look 10, drop below 10 %) this small sweep ran no top-up look in a fresh-clone make test; to be fixed with issue 37", strict=False)
 def test_a_real_sweep_reaches_the_top_up(runner_copybench: Path, tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    r = run_runner("sweep", "--profile", str(_profile(tmp_path, design=KEEP_ALL)),
-                   "--run-dir", str(run_dir),
-                   "--no-progress", timeout=180)
+    r = run_runner("sweep", "--profile", str(_profile(tmp_path, design=REACH, exp=REACH_EXP)),
+                   "--run-dir", str(run_dir), "--no-progress", timeout=180)
     assert r.returncode == 0, r.stderr[-3000:]
-    recs = _expect_exact(run_dir)
+    recs = _expect_exact(run_dir)  # the top-up's trials are those its own records call for
+    plan = Plan.from_json(json.loads((run_dir / "plan.json").read_text()))
+    assert plan.design["sequential"]["topup_budget_s"] == pytest.approx(4.8, abs=0.05)
     top = [x for x in recs if x["repetition"] > 2]
     assert top, "no top-up look ran"
-    # whole looks of 2 rounds x 2 cells, at most the budget's three (a block whose verdict
-    # has no chance left at its next look gets none, even with nothing dropped)
+    # whole looks of 2 rounds x 2 cells, at most the budget's three (1.6 s each of 4.8 s)
     assert len(top) % 4 == 0 and len(top) <= 12
-    assert "top-up stage" in r.stderr and "top-up look 1" in r.stderr
-    assert all(x["config"]["block"] for x in top)
-    plan = json.loads((run_dir / "plan.json").read_text())
-    assert plan["design"]["sequential"]["topup_budget_s"] == pytest.approx(4.8, abs=0.05)
+    looks = [top[i:i + 4] for i in range(0, len(top), 4)]
+    by_cell: dict[str, list[dict[str, Any]]] = {}
+    for x in recs:
+        by_cell.setdefault(x["cell"], []).append(x)
+    granted = topup.planned_rounds(plan)
+    assert sorted(granted.values()) == [2, 2, 2]
+    for k, look in enumerate(looks, 1):
+        block = look[0]["config"]["block"]
+        n = granted[block]
+        # what the look did: the next two rounds of one block, its two cells in the
+        # counterbalanced in-block order of each round
+        assert {x["config"]["block"] for x in look} == {block}
+        assert [x["repetition"] for x in look] == [n + 1, n + 1, n + 2, n + 2]
+        cells = plan.blocks[block]["cells"]  # type: ignore[index]
+        assert [x["cell"] for x in look] == (in_block_order(cells, plan.seed, n + 1, block)
+                                             + in_block_order(cells, plan.seed, n + 2, block))
+        # why: at the look it had reached, its comparison was undecided (1.0 inside the
+        # repeated CI of the rounds granted so far), and it ranked first
+        summ = topup.summaries(plan, granted, lambda c: by_cell.get(c, []))
+        mine = [s for s in summ if s.block == block]
+        assert mine and all(s.rounds == n and sq.undecided(s) for s in mine)
+        label = plan.blocks[block]["label"]  # type: ignore[index]
+        assert f"top-up look {k}: {label} rounds {n + 1}-{n + 2}" in r.stderr
+        granted[block] = n + 2
+    assert f"top-up done: {len(looks)} looks" in r.stderr
     report = verify(run_dir)  # sealed, and plan.json valid under its schema
     assert report.ok, report.problems[:5]
 
@@ -438,6 +465,62 @@ def test_interrupted_during_the_top_up_and_resumed_runs_the_same_trials(
 def _plan_doc(plan: Plan) -> dict[str, Any]:
     return {"run_id": "r", "created_at": "2026-12-01T00:00:00+00:00", "profile_path": "p",
             **plan.to_json(), "estimate_s": {"min": 1, "expected": 1, "max": 1}}
+
+
+@pytest.mark.parametrize("name", ["claims", "paper"])
+def test_the_reports_programs_take_part_in_the_sequential_design(name: str,
+                                                                 tmp_path: Path) -> None:
+    """Issue 37: the reports' own programs are topped up like copybench's blocks. Their
+    comparisons (declared in copybench's method names by the experiments that run them) are
+    read on their cells, each claim's verdict on their program a verdict of its own; a cell
+    a comparison reads runs every round of its block (the first look of 10 and each top-up
+    look); one serving a claim testable here that no comparison reads (S1's C1 and S3's C10
+    read the latency their program prints) runs to the first look; only C6's (not testable
+    on 2 CPUs) keep originals_rounds = 6."""
+    plan = plan_mod.make(prof_mod.load(name), CAPS)
+    blocks = plan.blocks or {}
+    theirs = {(bid, c["a"], c["b"]): c for bid, b in blocks.items()
+              for c in (b.get("sequential") or {}).get("comparisons", [])
+              if plan.cells[c["a"]].is_original}
+    families = Counter((c["claims"][0], c["family"]) for c in theirs.values())
+    assert families == {("S2:C4", 4): 8, ("S2:C5", 2): 4, ("S3:C8", 4): 8, ("S3:C9", 4): 8}
+    assert all(len(c["claims"]) == 1 and c["boundaries"] == [0.93, 1.07]
+               and plan.cells[c["b"]].kind == plan.cells[c["a"]].kind
+               for c in theirs.values())
+    read = {x for _, a, b in theirs for x in (a, b)}
+    for bid, b in blocks.items():
+        for cid in b["cells"]:
+            c = plan.cells[cid]
+            if not c.is_original:
+                continue
+            cap = (b.get("caps") or {}).get(cid, 0)
+            assert c.rounds_cap == cap  # the cell says what its block runs
+            if cid in read:  # every planned round, and the top-up's looks
+                assert cap == 0 and b["rounds"] == 10
+                assert all(f"{cid}-{r}" in plan.rounds[r - 1] for r in range(1, 11))
+                ids, _ = topup.look_trials(plan, bid, 11, 20)
+                assert [t for t in ids if t.startswith(cid)] == \
+                    [f"{cid}-{r}" for r in range(11, 21)]
+            elif c.threads == 8 or (c.threads == 4 and c.method == "S2:one-copy"):
+                assert cap == 6, (b["label"], c.method)  # C6: not testable here
+            else:  # S1's C1 at 512 B; S2's zero-copy at 16 and 64 KiB (C5 reads 512 B, 4 KiB)
+                assert cap == 10 and b.get("sequential"), (b["label"], c.method)
+                assert (c.method.startswith("S1:") or
+                        (c.method == "S2:zero-copy" and c.size in (16384, 65536)))
+                ids, _ = topup.look_trials(plan, bid, 11, 20)
+                assert not [t for t in ids if t.startswith(cid)]
+    # copybench's comparisons are what they were: their declaration adds only their own
+    text, n = re.subn(r"(originals_rounds = 6\n)comparisons = [^\n]*\n", r"\1",
+                      prof_mod.load(name).text)
+    assert n == 3  # S2-code, S2-code-threads, S3-code
+    path = tmp_path / f"{name}.toml"
+    path.write_text(text)
+    bare = plan_mod.make(prof_mod.load(str(path)), CAPS)
+    ours = {(bid, c["a"], c["b"]): c for bid, b in blocks.items()
+            for c in (b.get("sequential") or {}).get("comparisons", [])
+            if not plan.cells[c["a"]].is_original}
+    assert ours == {(bid, c["a"], c["b"]): c for bid, b in (bare.blocks or {}).items()
+                    for c in (b.get("sequential") or {}).get("comparisons", [])}
 
 
 @pytest.mark.parametrize("name", ["claims", "paper", "quick"])
