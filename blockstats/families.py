@@ -17,6 +17,7 @@ Only the standard library: the profile loader and the runner import it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable
 
 #: the family is the number of file sizes the run's plan declares for the claim
@@ -130,3 +131,106 @@ def untestable(claim: str, placement: str | None, cpus: int,
                     if kind == CPU_PER_THREAD else f"{need} CPUs for its {n} parallel threads")
             return f"{claim} needs {what}; this machine has {cpus}"
     return None
+
+
+# ------------------------------------------- how a verdict combines its comparisons
+
+#: how the comparisons of one verdict combine (the analysis's rules use the same names,
+#: analysis.claims.rules; a test holds the two equal)
+EVERY = "every"  # every size must agree; one size decided contrary refutes
+CROSSOVER = "crossover"  # a size above the claimed band decided less or equivalent refutes
+THREADS = "threads"  # one comparison of two thread counts
+BEST_THREADS = "best thread count"  # needs two comparisons decided: no one of them decides
+FLIP = "flip"  # P1: a flip needs two comparisons (one per placement) decided opposite
+#: a verdict the table does not model: decided only when every comparison it reads is
+ALL = "all decided"
+
+GREATER, LESS, EQUIVALENT = "greater", "less", "equivalent"
+OUTCOMES = frozenset({GREATER, LESS, EQUIVALENT})
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One verdict of a claim (one rule of analysis.claims.rules, per placement), as the
+    top-up's order models when it is decided: how it combines its comparisons and, per
+    size, the outcomes of a comparison (in the rule's own ratio) that agree with it."""
+
+    label: str  # the rule's reading ("" where the claim has one rule)
+    combine: str
+    mode: str | None = None  # the cells' mode it reads ("stream", "pingpong"; None: any)
+    sizes: tuple[int, ...] = ()  # the sizes of ``expected`` (): one outcome set for every size
+    expected: tuple[frozenset[str], ...] = ()
+    #: the rule's ratio is the inverse of the cells' primary ratio (time per message
+    #: against Gbit/s): its "greater" is the comparison's "less"
+    inverse: bool = False
+    band_hi: int = 0  # CROSSOVER: sizes above it must be decided greater
+
+    def contrary(self, size: int | None) -> frozenset[str]:
+        """The outcomes of the comparison at ``size`` (in the rule's ratio) that decide the
+        verdict against the claim by themselves; empty where no single comparison can."""
+        if self.combine in (EVERY, THREADS):
+            if not self.sizes:
+                return OUTCOMES - self.expected[0]
+            if size is None or int(size) not in self.sizes:
+                return frozenset()
+            return OUTCOMES - self.expected[self.sizes.index(int(size))]
+        if self.combine == CROSSOVER:
+            return frozenset({LESS, EQUIVALENT}) if size is not None and \
+                int(size) > self.band_hi else frozenset()
+        return frozenset()
+
+
+_G, _L, _NG = frozenset({GREATER}), frozenset({LESS}), frozenset({LESS, EQUIVALENT})
+
+#: claim -> its verdicts as the top-up's order models them (the analysis's rules declare the
+#: same combinations and expected outcomes; a test holds the two equal)
+READINGS: dict[str, tuple[Reading, ...]] = {
+    "C1": (Reading("S1's code: window/messages, 8 x 64 B", EVERY, "stream", (), (_G,), True),
+           Reading("report's words: round trip, 64 B", EVERY, "pingpong", (), (_G,))),
+    "C3": (Reading("report's words: 32 KB message", CROSSOVER, "stream", band_hi=64 * KiB),
+           Reading("S1's code: 32 KB per field", CROSSOVER, "stream", band_hi=512 * KiB)),
+    "C4": (Reading("", EVERY, "stream", (), (_G,)),),
+    "C5": (Reading("", EVERY, "stream", (512, 4 * KiB), (_NG, _G)),),
+    "C6": (Reading("", THREADS, "stream", (), (_L,)),),
+    "C8": (Reading("", EVERY, "stream", (KiB, 4 * KiB, 16 * KiB, 64 * KiB), (_G, _G, _G, _L)),),
+    "C9": (Reading("never beats", EVERY, "stream", (), (_NG,)),
+           Reading("at best ~52 %", EVERY, "stream", (), (_L,))),
+    "C10": (Reading("report's words: round trip", EVERY, "pingpong", (), (_G,)),
+            Reading("S3's code: stream", EVERY, "stream", (), (_G,), True)),
+    "C11": (Reading("", BEST_THREADS, "stream"),),
+    "C13": (Reading("", EVERY, None, (), (_G,)),),
+    "C14": (Reading("", EVERY, None, (), (_G,)),),
+    "P1": (Reading("", FLIP, "stream"),),
+}
+
+
+@dataclass(frozen=True)
+class Serves:
+    """A verdict a comparison serves, as the top-up's order reads it: the verdict's name,
+    its combination, the outcomes of this comparison (in the rule's ratio) that refute it
+    by themselves, and whether the rule's ratio is the comparison's inverse."""
+
+    verdict: str  # "C4 cross-core", "C9 [at best ~52 %] same-core"
+    combine: str
+    contrary: frozenset[str] = frozenset()
+    inverse: bool = False
+
+
+def serves(claims: Iterable[str], mode: str | None, size: int | None,
+           placement: str) -> tuple[Serves, ...]:
+    """The verdicts a comparison of cells in ``mode`` at ``size`` serves for ``claims`` (the
+    claims testable here whose rules read it) at ``placement``: one per reading of each
+    claim that reads cells of that mode (a claim without :data:`READINGS` keeps one verdict
+    whose comparisons must all be decided)."""
+    out: list[Serves] = []
+    for c in claims:
+        rs = READINGS.get(c)
+        if not rs:
+            out.append(Serves(" ".join(x for x in (c, placement) if x), ALL))
+            continue
+        mine = [r for r in rs if r.mode is None or mode is None or r.mode == mode]
+        for r in mine:
+            label = f"[{r.label}]" if r.label and len(rs) > 1 else ""
+            name = " ".join(x for x in (c, label, placement) if x)
+            out.append(Serves(name, r.combine, r.contrary(size), r.inverse))
+    return tuple(out)

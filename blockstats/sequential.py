@@ -41,6 +41,8 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 from scipy import optimize, stats
 
+from blockstats import families
+
 # the design as declared (stdlib only, blockstats.schedule), re-exported beside the statistics
 # that read it, so a reader of a run needs one module
 from blockstats.schedule import (ALPHA, DROP_BELOW, OBRIEN_FLEMING, ORDER_RULE, POCOCK,
@@ -324,6 +326,9 @@ class Summary:
     looks: tuple[int, ...] = ()
     q_looks: tuple[float, ...] = ()
     verdicts: tuple[str, ...] = ()
+    # each verdict of ``verdicts`` as the order models it: its combination and the outcomes
+    # of this comparison that refute it by themselves (blockstats.families.Serves)
+    serves: tuple[families.Serves, ...] = ()
 
 
 def summarize(block: str, log_ratios: Sequence[float], sched: Schedule, family: int,
@@ -403,43 +408,71 @@ def looks_by_round(rounds: Sequence[int], log_ratios: Sequence[float], sched: Sc
 
 def summary_of(block: str, looks: Sequence[Look], sched: Schedule, family: int,
                rule_boundaries: Sequence[float], spending: str = POCOCK,
-               alpha: float = ALPHA, verdicts: Sequence[str] = ()) -> Summary | None:
+               alpha: float = ALPHA,
+               verdicts: Sequence[str | families.Serves] = ()) -> Summary | None:
     """The :class:`Summary` of a comparison at its latest look (from :func:`looks_by_round`),
-    or None when that look has no CI (fewer than two pairs: nothing to rank)."""
+    or None when that look has no CI (fewer than two pairs: nothing to rank). ``verdicts``:
+    the verdicts testable here it serves, each a :class:`blockstats.families.Serves` (a bare
+    name is a verdict decided only when every comparison it reads is decided)."""
     if not looks or math.isnan(looks[-1].lo):
         return None
     last = looks[-1]
     qs = quantiles(sched, family, alpha, spending)
+    serves = tuple(families.Serves(v, families.ALL) if isinstance(v, str) else v
+                   for v in verdicts)
     return Summary(block, last.rounds, sched.rounds_max - last.rounds, last.mean_log,
                    last.sd_log, last.lo, last.hi, tuple(rule_boundaries), qs[-1],
-                   tuple(sched.looks), tuple(qs), tuple(verdicts))
+                   tuple(sched.looks), tuple(qs), tuple(v.verdict for v in serves), serves)
 
 
 # ------------------------------------------------ the verdict order: chance per second
 
 
 
-def p_decided_at(s: Summary, n_next: int, q_next: float) -> float:
-    """The predicted chance that comparison ``s`` is decided at a look after ``n_next``
-    rounds whose quantile is ``q_next``: with the true mean log ratio taken as today's
-    estimate m and the sd as today's s, the mean at that look is normal around m with sd
-    s sqrt(n' - n) / n', the CI's half-width is q' s / sqrt(n'), and the comparison is
-    decided when no boundary lies inside the CI; 1 when it is decided already."""
+def gap_chances(s: Summary, n_next: int, q_next: float) -> tuple[float, ...]:
+    """The predicted chance, per gap between the comparison's boundaries (sorted; the
+    first gap lies below the lowest, the last above the highest), that the CI at a look
+    after ``n_next`` rounds whose quantile is ``q_next`` lies wholly in that gap: with the
+    true mean log ratio taken as today's estimate m and the sd as today's s, the mean at
+    that look is normal around m with sd s sqrt(n' - n) / n' and the CI's half-width is
+    q' s / sqrt(n'). A comparison decided already has chance 1 in its gap; one that
+    cannot move (no spread, no rounds to come) has 0 everywhere."""
+    lbs = sorted(math.log(b) for b in s.rule_boundaries)
+    edges = [-math.inf, *lbs, math.inf]
     if not undecided(s):
-        return 1.0
+        mid = 0.5 * (math.log(s.lo) + math.log(s.hi)) if s.lo > 0.0 and \
+            math.isfinite(s.hi) else s.mean_log
+        return _one_hot(edges, mid)
     if not (s.sd_log > 0.0) or n_next <= s.rounds:
-        return 0.0
+        return (0.0,) * (len(edges) - 1)
     h = q_next * s.sd_log / math.sqrt(n_next)
     spread = s.sd_log * math.sqrt(n_next - s.rounds) / n_next
-    lbs = sorted(math.log(b) for b in s.rule_boundaries)
     # the CI holds no boundary: its mean lies in a gap between boundaries wider than 2h
-    edges = [-math.inf, *lbs, math.inf]
-    p = 0.0
+    out = []
     for lo, hi in zip(edges, edges[1:]):
         a, b = lo + h, hi - h
-        if a < b:
-            p += _normal_mass((a - s.mean_log) / spread, (b - s.mean_log) / spread)
-    return min(1.0, max(0.0, p))
+        out.append(max(0.0, _normal_mass((a - s.mean_log) / spread, (b - s.mean_log) / spread))
+                   if a < b else 0.0)
+    return tuple(out)
+
+
+def _one_hot(edges: Sequence[float], x: float) -> tuple[float, ...]:
+    """1 for the first gap of ``edges`` that holds x, 0 for the others."""
+    out, hit = [], False
+    for lo, hi in zip(edges, edges[1:]):
+        here = not hit and lo <= x <= hi
+        hit |= here
+        out.append(1.0 if here else 0.0)
+    return tuple(out)
+
+
+def p_decided_at(s: Summary, n_next: int, q_next: float) -> float:
+    """The predicted chance that comparison ``s`` is decided at a look after ``n_next``
+    rounds whose quantile is ``q_next`` (no boundary inside its CI): the sum of its
+    :func:`gap_chances`; 1 when it is decided already."""
+    if not undecided(s):
+        return 1.0
+    return min(1.0, max(0.0, sum(gap_chances(s, n_next, q_next))))
 
 
 def _phi(z: float) -> float:
@@ -483,22 +516,104 @@ def p_by_max(s: Summary) -> float:
         (0.0 if undecided(s) else 1.0)
 
 
+@lru_cache(maxsize=1 << 16)
+def gaps_next(s: Summary) -> tuple[float, ...]:
+    """:func:`gap_chances` at the block's next look (as :func:`p_next`). Cached."""
+    later = [(n, q) for n, q in zip(s.looks, s.q_looks) if n > s.rounds]
+    return gap_chances(s, *later[0]) if later else gap_chances(s, s.rounds, 0.0)
+
+
+@lru_cache(maxsize=1 << 16)
+def gaps_by_max(s: Summary) -> tuple[float, ...]:
+    """:func:`gap_chances` at the block's maximum N (as :func:`p_by_max`). Cached."""
+    if not s.looks:
+        return (0.0,) * (len(s.rule_boundaries) + 1)
+    return gap_chances(s, s.looks[-1], s.q_looks[-1]) if s.looks[-1] > s.rounds else \
+        gap_chances(s, s.rounds, 0.0)
+
+
+#: two boundaries count as the pair 1 - t, 1 + t of a direction rule when x + y is 2 within
+#: this (a profile writes 1 / 1.07 as 0.934579)
+PAIR_TOL = 1e-5
+
+
+@lru_cache(maxsize=4096)
+def gap_sides(rule_boundaries: tuple[float, ...], serve: families.Serves) -> tuple[int, ...]:
+    """Per gap between a comparison's boundaries (as :func:`gap_chances` orders them), what a
+    CI in it says of the verdict ``serve``: -1 refutes it by itself (its outcome, in the
+    rule's ratio, is one of ``serve.contrary``), +1 agrees or leaves it to the other
+    comparisons. The rule's outcomes are those of a direction rule (greater above 1 + t,
+    less below 1 - t, equivalent between, analysis.stats.DecisionRule): its boundaries are
+    the pair x < 1 < y of the comparison's (inverted where the rule's ratio is the
+    comparison's inverse) with x + y = 2. Where no such pair is unique, or the verdict has
+    no contrary outcome, every gap counts +1 (decided only when every comparison is)."""
+    k = len(rule_boundaries) + 1
+    if not serve.contrary:
+        return (1,) * k
+    own = sorted((1.0 / b if serve.inverse else b) for b in rule_boundaries if b > 0.0)
+    pairs = [(x, y) for x in own if x < 1.0 for y in own if y > 1.0
+             if abs(x + y - 2.0) < PAIR_TOL]
+    if len(pairs) != 1:
+        return (1,) * k
+    lx, ly = math.log(pairs[0][0]), math.log(pairs[0][1])
+    edges = [-math.inf, *sorted(math.log(b) for b in rule_boundaries), math.inf]
+    out = []
+    for lo, hi in zip(edges, edges[1:]):
+        r_lo, r_hi = (-hi, -lo) if serve.inverse else (lo, hi)
+        if r_lo >= ly - PAIR_TOL:
+            outcome = families.GREATER
+        elif r_hi <= lx + PAIR_TOL:
+            outcome = families.LESS
+        elif r_lo >= lx - PAIR_TOL and r_hi <= ly + PAIR_TOL:
+            outcome = families.EQUIVALENT
+        else:
+            outcome = ""
+        out.append(-1 if outcome in serve.contrary else 1)
+    return tuple(out)
+
+
+def _split(gaps: Sequence[float], sides: Sequence[int]) -> tuple[float, float]:
+    """(chance decided compatibly, chance decided contrary) from a comparison's gap chances."""
+    agree = sum(g for g, x in zip(gaps, sides) if x > 0)
+    return min(1.0, agree), min(1.0, sum(g for g, x in zip(gaps, sides) if x < 0))
+
+
+def _serves(s: Summary) -> tuple[families.Serves, ...]:
+    """A comparison's verdicts as the order models them (bare names: every comparison of
+    the verdict must be decided)."""
+    return s.serves or tuple(families.Serves(v, families.ALL) for v in s.verdicts)
+
+
 def rank_by_verdicts(summaries: Iterable[Summary], seconds: Mapping[str, float],
                      drop_below: float = DROP_BELOW) -> list[tuple[str, float]]:
     """The top-up order of :data:`ORDER_RULE`: each block with rounds left and an undecided
-    comparison that serves a verdict testable here, by the chance per second that its next
-    look decides a verdict: for every verdict the block's comparisons serve, the product of
-    its comparisons' chances (the block's at its next look, :func:`p_next`; the others' by
-    their maximum, :func:`p_by_max`; a decided one counts 1), summed over the verdicts and
-    divided by the next look's seconds (``seconds``). A comparison with a chance below
-    ``drop_below`` (the design's, :data:`DROP_BELOW` = 10 %) by its maximum is dropped:
-    the verdicts it serves count 0. Blocks
-    whose score is 0 are not listed; ties go to the smaller block id."""
+    comparison that serves a verdict testable here, by the predicted chance per second
+    that its next look decides a verdict, summed over the verdicts its comparisons serve
+    and divided by the next look's seconds (``seconds``).
+
+    A verdict is decided when one of its comparisons is decided contrary (a size that
+    contradicts an "every size" claim refutes it, :class:`blockstats.families.Serves`), or
+    when every comparison is decided and none is contrary. With a_i and c_i a comparison's
+    chances to be decided compatibly and contrary (the block's at its next look,
+    :func:`gaps_next`; the others' by their maximum, :func:`gaps_by_max`; independent), the
+    chance that the block's look decides it is the chance that its own comparisons refute
+    it while no other would, plus the chance that all are decided compatibly:
+    prod_other (1 - c_j) (1 - prod_own (1 - c_i)) + prod_all a_i. A verdict already
+    refuted by a decided comparison counts 0 (it needs no more rounds); one whose
+    comparisons in this block are all decided counts 0 for the block. A comparison with a
+    chance below ``drop_below`` (the design's, :data:`DROP_BELOW` = 10 %) to be decided by
+    its maximum is dropped: it decides nothing (a_i = c_i = 0), so the verdicts it serves
+    can still be refuted by their other comparisons. For a verdict none of whose
+    comparisons can refute it alone, this is the product of the comparisons' chances.
+    Blocks whose score is 0 are not listed; ties go to the smaller block id."""
     ss = [s for s in summaries if s.verdicts]
-    by_verdict: dict[str, list[Summary]] = {}
+    by_verdict: dict[str, list[tuple[Summary, families.Serves]]] = {}
     for s in ss:
-        for v in s.verdicts:
-            by_verdict.setdefault(v, []).append(s)
+        for v in _serves(s):
+            by_verdict.setdefault(v.verdict, []).append((s, v))
+    refuted = {v for v, comps in by_verdict.items()
+               if any(_split(gap_chances(s, s.rounds, 0.0),
+                             gap_sides(s.rule_boundaries, sv))[1] >= 1.0 for s, sv in comps)}
     out: dict[str, float] = {}
     for block in sorted({s.block for s in ss}):
         mine = [s for s in ss if s.block == block]
@@ -510,15 +625,22 @@ def rank_by_verdicts(summaries: Iterable[Summary], seconds: Mapping[str, float],
         score = 0.0
         for v in sorted({v for s in mine for v in s.verdicts}):
             comps = by_verdict[v]
-            if not any(s.block == block and undecided(s) for s in comps):
-                continue  # this verdict is decided as far as this block goes
-            p = 1.0
-            for c in comps:
+            if v in refuted or not any(s.block == block and undecided(s)
+                                       for s, _ in comps):
+                continue  # decided already, or as far as this block goes
+            agree_all, own_none, other_none = 1.0, 1.0, 1.0
+            for c, sv in comps:
                 if p_by_max(c) < drop_below:
-                    p = 0.0
-                    break
-                p *= p_next(c) if c.block == block else p_by_max(c)
-            score += p
+                    a = cc = 0.0
+                else:
+                    gaps = gaps_next(c) if c.block == block else gaps_by_max(c)
+                    a, cc = _split(gaps, gap_sides(c.rule_boundaries, sv))
+                agree_all *= a
+                if c.block == block:
+                    own_none *= 1.0 - cc
+                else:
+                    other_none *= 1.0 - cc
+            score += other_none * (1.0 - own_none) + agree_all
         if score > 0.0:
             out[block] = score / seconds[block]
     return sorted(out.items(), key=lambda kv: (-kv[1], kv[0]))

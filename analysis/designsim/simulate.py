@@ -37,6 +37,7 @@ from analysis import stats as S
 from analysis.claims.base import INCONCLUSIVE
 from analysis.claims.engine import every_verdict
 from analysis.designsim.structure import DesignPlan, Structure, Verdict
+from blockstats import families
 from blockstats import sequential as sq
 
 FIXED, CURRENT, NEW = "fixed", "current", "new"
@@ -124,7 +125,7 @@ def _summaries(arm: Arm, structure: Structure, x: Array, block: str,
         looks = sq.repeated_cis(x[c.unit, :n], sched, c.family, plan.spending, plan.alpha)
         place = structure.placement[block]
         s = sq.summary_of(block, looks, sched, c.family, c.boundaries, plan.spending,
-                          plan.alpha, tuple(f"{k} {place}" for k in c.claims))
+                          plan.alpha, families.serves(c.claims, c.mode, c.size, place))
         if s is not None:
             out.append(s)
     return out

@@ -55,6 +55,8 @@ class TopupComparison:
     boundaries: tuple[float, ...]
     claims: tuple[str, ...]  # the claims the plan says read it (a newer plan), else ()
     readers: tuple[str, ...]  # the claims whose rules read it (blockstats.families.READS)
+    mode: str | None = None  # its cells' mode and size (the verdicts it serves: families)
+    size: int | None = None
 
 
 @dataclass(frozen=True)
@@ -310,9 +312,10 @@ def design_plan(name: str, plan: Mapping[str, Any], structure: Structure) -> Des
             readers = tuple(families.readers(pattern, b.get("claims") or (), size))
             claims = tuple(str(x) for x in c.get("claims") or ())
             any_claims |= bool(claims)
+            mode = (plan.get("cells") or {}).get(str(c["a"]), {}).get("mode")
             out.append(TopupComparison(index[key], str(c["name"]), int(c["family"]),
                                        tuple(float(x) for x in c["boundaries"]), claims,
-                                       readers))
+                                       readers, mode, size))
         comps[bid] = tuple(out)
     return DesignPlan(name, looks, fixed, comps, any_claims, dsn.drop_below, dsn.spending,
                       dsn.alpha)

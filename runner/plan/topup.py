@@ -326,8 +326,10 @@ def summaries(plan: Plan, granted: Mapping[str, int],
             looks = sq.looks_by_round(rounds, lr, sched, n, c.family, design.spending,
                                       design.alpha)
             place = plan.blocks[bid].get("placement") or ""  # type: ignore[index]
+            cell = plan.cells[c.a]  # its verdicts, as the order models them (families)
             s = sq.summary_of(bid, looks, sched, c.family, c.boundaries, design.spending,
-                              design.alpha, tuple(f"{k} {place}" for k in c.claims))
+                              design.alpha, families.serves(c.claims, cell.mode, cell.size,
+                                                            place))
             if s is not None:
                 out.append(s)
     return out

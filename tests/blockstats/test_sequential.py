@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from blockstats import families
 from blockstats import sequential as sq
 
 FIVE = (0.2, 0.4, 0.6, 0.8, 1.0)
@@ -384,3 +385,108 @@ def test_a_chance_reads_the_same_on_either_side_of_a_boundary() -> None:
     p_below, p_above = sq.p_next(below), sq.p_next(above)
     assert 0.0 < p_below < 1e-15
     assert p_above == pytest.approx(p_below, rel=1e-9, abs=0.0)
+
+
+# ------------------------------- the verdict order follows each verdict's combination
+
+def _verdict_summ(block: str, mean: float, sd: float, serves: tuple, n: int = 10,
+                  rule: tuple[float, ...] = (0.93, 1.07)) -> sq.Summary:
+    """A comparison at its first look (10 of 30 rounds) with a CI from its mean and sd."""
+    sched = sq.Schedule((10, 20, 30))
+    qs = tuple(sq.quantiles(sched, 4))
+    h = qs[0] * sd / math.sqrt(n)
+    return sq.Summary(block, n, 30 - n, math.log(mean), sd, mean * math.exp(-h),
+                      mean * math.exp(h), rule, qs[-1], sched.looks, qs,
+                      tuple(v.verdict for v in serves), serves)
+
+
+def test_a_verdict_refuted_by_one_comparison_needs_no_more_rounds() -> None:
+    """C4 ("one-copy beats two-copy at every size") is refuted by one size decided less:
+    the block holding another of its sizes gains nothing from more rounds (the product of
+    chances counted the decided size as 1 and kept topping the other up)."""
+    at = {s: families.serves(["C4"], "stream", s, "cross-core") for s in (512, 4096)}
+    assert [v.verdict for v in at[512]] == ["C4 cross-core"]
+    assert at[512][0].contrary == {"less", "equivalent"}
+    refuting = _verdict_summ("a", 0.70, 0.05, at[512])  # CI far below 0.93: decided less
+    assert sq.p_next(refuting) == 1.0
+    open_ = _verdict_summ("b", 1.15, 0.10, at[4096])  # undecided, above 1.07
+    assert sq.p_next(open_) < 1.0
+    assert sq.rank_by_verdicts([refuting, open_], {"a": 10.0, "b": 10.0}) == []
+    # the same sizes agreeing: C4 waits on b, which is then worth its look
+    agreeing = _verdict_summ("a", 1.40, 0.05, at[512])
+    (only,) = sq.rank_by_verdicts([agreeing, open_], {"a": 10.0, "b": 10.0})
+    assert only[0] == "b" and only[1] == pytest.approx(sq.p_next(open_) / 10.0)
+
+
+def test_a_block_that_can_refute_ranks_above_zero_while_a_sibling_sits_on_a_boundary() -> None:
+    """A sibling size on a boundary (under 10 % to be decided by N: dropped) does not zero
+    a verdict that another size can still refute: the block that can refute it is ranked,
+    by its chance to be decided contrary at its next look."""
+    at = {s: families.serves(["C4"], "stream", s, "same-core") for s in (512, 4096)}
+    can_refute = _verdict_summ("a", 0.86, 0.12, at[512])  # undecided, likely less soon
+    on_boundary = _verdict_summ("b", 1.07, 0.30, at[4096])
+    assert sq.p_by_max(on_boundary) < sq.DROP_BELOW and sq.p_next(can_refute) < 1.0
+    order = sq.rank_by_verdicts([can_refute, on_boundary], {"a": 10.0, "b": 10.0})
+    sides = sq.gap_sides(can_refute.rule_boundaries, at[512][0])
+    assert sides == (-1, -1, 1)  # less and equivalent refute, greater agrees
+    p_contrary = sum(g for g, x in zip(sq.gaps_next(can_refute), sides) if x < 0)
+    assert p_contrary > 0.3
+    assert order == [("a", pytest.approx(p_contrary / 10.0))]
+
+
+def test_contrary_sides_follow_the_rules_ratio_and_its_outcomes() -> None:
+    """The union of boundaries of zero-copy/two-copy in Gbit/s (C5's 0.93, 1.07 and C1's
+    time per message, the inverse: 1/1.07, 1/0.93): C1's "zero-copy takes longer" agrees
+    only where the Gbit/s ratio lies below 1/1.07; C5's "not ahead at 512 B" is refuted
+    only above 1.07; C3 is refuted only by a size above its band decided less or
+    equivalent; a verdict no comparison refutes alone keeps the product."""
+    union = (0.93, 0.934579, 1.07, 1.075269)
+    (c1,) = families.serves(["C1"], "stream", 512, "cross-core")
+    (c5,) = families.serves(["C5"], "stream", 512, "cross-core")
+    assert c1.verdict == "C1 [S1's code: window/messages, 8 x 64 B] cross-core" and c1.inverse
+    assert sq.gap_sides(union, c1) == (1, 1, -1, -1, -1)
+    assert sq.gap_sides(union, c5) == (1, 1, 1, -1, -1)
+    (c5_4k,) = families.serves(["C5"], "stream", 4096, "cross-core")
+    assert sq.gap_sides(union, c5_4k) == (-1, -1, -1, 1, 1)
+    c3 = families.serves(["C3"], "stream", 256 * 1024, "same-core")
+    assert [sq.gap_sides((0.93, 1.07), v) for v in c3] == [(-1, -1, 1), (1, 1, 1)]
+    (p1,) = families.serves(["P1"], "stream", 512, "same-core")
+    assert sq.gap_sides((0.93, 1.07), p1) == (1, 1, 1)
+    # C9's two readings are two verdicts over the same comparisons
+    c9 = families.serves(["C9"], "stream", 1024, "same-core")
+    assert [(v.verdict, sq.gap_sides((0.93, 1.07), v)) for v in c9] == [
+        ("C9 [never beats] same-core", (1, 1, -1)),
+        ("C9 [at best ~52 %] same-core", (1, -1, -1))]
+    # C1's round trip reads the ping-pong cells only, in their own ratio
+    (rt,) = families.serves(["C1"], "pingpong", 64, "same-core")
+    assert not rt.inverse and sq.gap_sides((0.93, 1.07), rt) == (-1, -1, 1)
+
+
+def test_the_orders_readings_are_the_analysis_rules() -> None:
+    """blockstats.families.READINGS (what the runner's order reads) declares each rule's
+    combination, expected outcomes per size, orientation and band as the analysis's rules
+    (analysis.claims.rules) do, for every claim whose comparisons the runner tops up
+    (families.READS; the hardware-counter claims C2, C7, C12 have none)."""
+    from analysis.claims import rules as RU
+    inverse_metrics = {"inv_msg_rate_us"}
+    assert set(families.READINGS) == set(families.READS)
+    for claim, rs in RU.RULES.items():
+        if claim not in families.READS:
+            continue
+        readings = families.READINGS[claim]
+        assert len(readings) == len(rs), claim
+        for rule, rd in zip(rs, readings):
+            assert (rd.label if len(rs) > 1 else "") == (rule.reading if len(rs) > 1 else ""), claim
+            assert rd.combine == rule.combine, claim
+            assert rd.inverse == (rule.metric in inverse_metrics), claim
+            if rd.mode is not None:
+                assert rd.mode == rule.mode, claim
+            if rule.combine == RU.CROSSOVER:
+                assert rd.band_hi == rule.band[1], claim
+                continue
+            if rule.combine == RU.BEST_THREADS:
+                continue
+            sizes = rule.sizes or (None,)
+            for i, size in enumerate(sizes):
+                want = rule.expected[i] if len(rule.expected) == len(sizes) else rule.expected[0]
+                assert rd.contrary(size) == families.OUTCOMES - want, (claim, size)

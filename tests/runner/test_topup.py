@@ -278,16 +278,18 @@ def test_the_top_up_grants_looks_by_the_chance_to_decide_a_verdict_within_the_bu
     b = plan.blocks[g.block]  # type: ignore[index]
     assert list(g.trials) == [f"{c}-{r}" for r in (3, 4)
                               for c in in_block_order(b["cells"], plan.seed, r, g.block)]
-    # the decided block never gets a look; the budget (3 looks) ends the top-up
+    # the look goes to 64K, which sits inside the band: decided equivalent, it refutes
+    # "beats at every size" by itself, so C4 needs no more rounds and the top-up stops
+    # within its budget (3 looks); neither the decided 1K nor the 16K block gets a look
+    assert g.block == _block_of(plan, "64K")
     grants = []
     used = 0.0
     while (g := topup.next_look(plan, granted, used, lambda c: recs.get(c, []))) is not None:
         granted[g.block] = g.last
         used += g.seconds
         grants.append((g.block, g.last))
-    assert _block_of(plan, "1K") not in {b for b, _ in grants}
-    assert len(grants) == 3 and used <= topup.budget_s(plan) + 1e-9
-    assert granted[_block_of(plan, "1K")] == 2
+    assert grants == [(_block_of(plan, "64K"), 4)] and used <= topup.budget_s(plan) + 1e-9
+    assert granted[_block_of(plan, "1K")] == granted[_block_of(plan, "16K")] == 2
 
 
 def test_a_verdict_out_of_reach_gets_no_look(tmp_path: Path) -> None:
