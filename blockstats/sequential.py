@@ -439,20 +439,31 @@ def p_decided_at(s: Summary, n_next: int, q_next: float) -> float:
     for lo, hi in zip(edges, edges[1:]):
         a, b = lo + h, hi - h
         if a < b:
-            p += float(stats.norm.cdf((b - s.mean_log) / spread)
-                       - stats.norm.cdf((a - s.mean_log) / spread))
+            p += _phi((b - s.mean_log) / spread) - _phi((a - s.mean_log) / spread)
     return min(1.0, max(0.0, p))
 
 
+def _phi(z: float) -> float:
+    """The standard normal cdf (scipy's, to rounding), without scipy's per-call overhead:
+    the top-up's order calls it for every comparison at every grant."""
+    return 0.5 * math.erfc(-z / math.sqrt(2.0))
+
+
+@lru_cache(maxsize=1 << 16)
 def p_next(s: Summary) -> float:
-    """:func:`p_decided_at` at the block's next look (its quantile, not the final one's)."""
+    """:func:`p_decided_at` at the block's next look (its quantile, not the final one's).
+    Cached (a :class:`Summary` is frozen): the order reads the same comparison's chance once
+    per verdict and block it serves, and a simulation of the top-up ranks the same
+    unchanged comparisons at every grant."""
     later = [(n, q) for n, q in zip(s.looks, s.q_looks) if n > s.rounds]
     return p_decided_at(s, *later[0]) if later else (1.0 if p_decided_at(s, s.rounds + 1, 0.0)
                                                      == 1.0 else 0.0)
 
 
+@lru_cache(maxsize=1 << 16)
 def p_by_max(s: Summary) -> float:
-    """:func:`p_decided_at` at the block's maximum N (its last look's quantile)."""
+    """:func:`p_decided_at` at the block's maximum N (its last look's quantile). Cached, as
+    :func:`p_next`."""
     if not s.looks:
         return 0.0
     return p_decided_at(s, s.looks[-1], s.q_looks[-1]) if s.looks[-1] > s.rounds else \

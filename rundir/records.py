@@ -45,8 +45,9 @@ SECTIONS = ("invocation", "remote", "identity", "output", "copybench_extra", "pe
 class TrialRecord:
     """One line of ``trials.jsonl`` (``rundir/schema/trial.schema.json``).
 
-    The runner makes one per trial (``runner.trial.trialrecord.new_record``: who, where in the run, when)
-    and the trial's kind fills in what ran and how it went; :meth:`to_json` is the line.
+    The runner makes one per trial, in ``runner.trial.trialrecord`` only: ``new_record`` as
+    it starts (who, where in the run, when), ``finish`` from what the trial's kind reports
+    (what ran and how it went); :meth:`to_json` is the line.
     ``sections`` holds the optional parts (:data:`SECTIONS`): ``invocation`` (argv, exit
     codes, wall time), ``remote`` (the remote sink), ``identity`` and ``output`` (the reports'
     own programs), ``copybench_extra`` (what copybench printed beyond its record),

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 TRIAL_SCHEMA = SCHEMA_DIR / "trial.schema.json"
@@ -25,7 +24,11 @@ def validator_for(schema: dict[str, Any]) -> Any:
     """A validator for our schemas: Draft 2020-12 where jsonschema has it (4.x), else Draft 7.
 
     The schemas use only keywords that mean the same in both drafts, so the answer is the same.
+    (jsonschema is imported here, not above: the record type, :mod:`rundir.records`, is also
+    used by ``python -m runner.originals``, which runs on the standard library alone.)
     """
+    import jsonschema
+
     cls = getattr(jsonschema, "Draft202012Validator", None) or jsonschema.Draft7Validator
     cls.check_schema(schema)
     return cls(schema)

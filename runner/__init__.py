@@ -18,7 +18,7 @@ checks every import):
   the peer tools' (``peers``, ``peer_trial``);
 * ``originals/``: the reports' own programs: fetched pinned, built, run for one trial
   (``python -m runner.originals``);
-* ``sweep/``: a run: one trial of any kind (``trials``), the run lock, the state checked
+* ``sweep/``: a run: one trial of any kind (``trials``, the one trial builder), the run lock, the state checked
   before a resume (``runstate``), the run's files (``runfiles``), ``progress``, the ``loop``,
   one invocation as a library (``session``), the ``notebook``, the ``cli``.
 

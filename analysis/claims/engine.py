@@ -11,7 +11,7 @@ the combination. A refutation says which way the data contradict the claim.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import pandas as pd
 
@@ -113,15 +113,31 @@ def _single(rule: "Rule", r: ClaimResult, comps: dict[int, Compared], missing: l
     return pick
 
 
+def every_verdict(outcomes: Mapping[int, str], expected: Mapping[int, frozenset[str]],
+                  missing: bool = False) -> str:
+    """The EVERY combination of a verdict from its sizes' outcomes (size -> greater / less /
+    equivalent / inconclusive) and the outcomes its rule expects per size: refuted if a size
+    gives a contrary determinate outcome; else inconclusive if a size is undecided; else not
+    run if the plan lacks a size of the claim (``missing``); else holds."""
+    if any(o not in expected[s] | {"inconclusive"} for s, o in outcomes.items()):
+        return REFUTED
+    if any(o == "inconclusive" for o in outcomes.values()):
+        return INCONCLUSIVE
+    return NOT_RUN if missing else HOLDS
+
+
 def _every(rule: "Rule", r: ClaimResult, comps: dict[int, Compared], missing: list[int],
            sizes: list[int]) -> Compared:
-    """Every size must give an expected outcome; a contrary determinate outcome refutes."""
+    """Every size must give an expected outcome; a contrary determinate outcome refutes
+    (:func:`every_verdict`)."""
     order = list(rule.sizes or sizes)
     exp = {s: (rule.expected[i] if len(rule.expected) == len(order) else rule.expected[0])
            for i, s in enumerate(order)}
+    verdict = every_verdict({s: c.decision.outcome for s, c in comps.items()}, exp,
+                            bool(missing))
     contrary = [s for s, c in comps.items() if c.decision.outcome not in exp[s] | {"inconclusive"}]
     undecided = [s for s, c in comps.items() if c.decision.outcome == "inconclusive"]
-    if contrary:
+    if verdict == REFUTED:
         s = contrary[0]
         c = comps[s]
         r.verdict = REFUTED
@@ -129,10 +145,10 @@ def _every(rule: "Rule", r: ClaimResult, comps: dict[int, Compared], missing: li
                        f"{'/'.join(sorted(exp[s]))}: {rule.numerator}/{rule.denominator} "
                        f"{_ci(c.primary.ratio)}")
         return c
-    if undecided:
+    if verdict == INCONCLUSIVE:
         r.verdict = INCONCLUSIVE
         return comps[undecided[0]]
-    if missing:  # agrees wherever measured, but the plan lacks a size of the claim
+    if verdict == NOT_RUN:  # agrees wherever measured, but the plan lacks a size of the claim
         r.verdict = NOT_RUN
         r.reason = f"no cells at {sizes_text(missing)}"
         return next(iter(comps.values()))

@@ -131,12 +131,9 @@ class Applicability:
                 "run in parallel only on CPUs of their own)")
 
     def cpus_needed(self, placement: str | None) -> int:
-        """CPUs per run of the configuration (the machine must have at least this many)."""
-        if self.kind == "cpu_per_thread":
-            return self.threads * (1 if placement == "same-core" else 2)
-        if self.kind == "parallel":
-            return self.threads
-        return 0
+        """CPUs per run of the configuration (the machine must have at least this many):
+        the one rule of :func:`blockstats.families.cpus_needed`."""
+        return families.cpus_needed(self.kind, self.threads, placement)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,8 @@ import os
 from dataclasses import dataclass
 from typing import Sequence
 
+from blockstats import families
+
 
 @dataclass(frozen=True)
 class Cpus:
@@ -50,13 +52,14 @@ def cpu_list(cpus: Sequence[int]) -> str:
 def cpus_needed(placement: str, has_sink: bool, threads: int = 1) -> int:
     """The CPUs a trial needs for each of its threads to have one of its own."""
     threads = max(1, threads)
+    if placement not in ("unpinned", "same-core", "cross-core"):
+        raise ValueError(f"unknown placement {placement!r}")
     if placement == "unpinned":
         return 0
-    if placement == "same-core":
-        return threads if has_sink else 1
-    if placement == "cross-core":
-        return 2 * threads if has_sink else max(2, threads)
-    raise ValueError(f"unknown placement {placement!r}")
+    if has_sink:  # a CPU per thread and side: the claims' rule (blockstats.families)
+        return families.cpus_needed(families.CPU_PER_THREAD, threads, placement)
+    # one process (copy, splice2): same-core is one CPU; cross-core spreads its threads
+    return 1 if placement == "same-core" else max(2, threads)
 
 
 def cpus_for(placement: str, has_sink: bool, threads: int = 1,

@@ -17,8 +17,12 @@ from runner.host.errors import OneLineParser
 from runner.originals import OriginalsError, adapters, sources
 from runner.originals import build as build_mod
 from runner.originals import fetch, published
-from runner.originals.program_run import check_args, run_program
+from runner.originals.original_trial import run_original
+from runner.originals.program_run import check_args
+from runner.host.pinning import cpus_for
 from runner.host.proc import Janitor
+from runner.plan.cells import Cell, Trial
+from runner.trial.trialrecord import finish, intended_config, new_record, now, trial_config
 
 PROG = "python -m runner originals"
 
@@ -59,7 +63,8 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     r.add_argument("--server-args", default="explicit", choices=("explicit", "script"),
                    help="S3: pass size and duration to the server (explicit) or start it "
                    "without arguments as their script does (8192 B, 10 s)")
-    r.add_argument("--out", type=Path, metavar="FILE", help="append the records (JSON lines)")
+    r.add_argument("--out", type=Path, metavar="FILE",
+                   help="append the trial records (JSON lines, a sweep's record shape)")
     _common(r)
     pub = sub.add_parser("published", help="the numbers their committed CSVs hold, per claim")
     pub.add_argument("ids", nargs="*", metavar="ID", help="S1 S2 S3 (default: all)")
@@ -110,31 +115,39 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not b["ok"]:
         print(f"{PROG}: {prog.source} build failed: {b['reason']}", file=sys.stderr)
         return 1
+    cell = Cell(kind=f"original:{prog.source}", command="send", method=prog.name,
+                transport=args.transport, placement=args.placement, mode="stream",
+                size=args.size, threads=args.threads, cache=None,
+                duration_s=float(args.duration), warmup_s=0.0, verify="off",
+                fields=adapters.FIELDS, mtu=None, experiment="originals-run")
+    prepared = {prog.source: {"dir": str(b["dir"]), "source": f.describe()}}
+    rconf = trial_config(cell, cpus_for(cell.placement, cell.has_sink, cell.threads), False)
+    run_id = f"originals-run-{now()}"
     janitor = Janitor()
     rc = 0
     try:
         for i in range(args.repeat):
-            rec = run_program(prog, Path(b["dir"]), args.transport, args.placement,
-                              args.threads, args.size, args.duration, janitor=janitor,
-                                    server_args=args.server_args)
-            rec["repetition"] = i
-            rec["build"] = {k: b[k] for k in ("compiler", "flags", "warning_count", "binaries")}
-            rec["source"] = f.describe()
+            trial = Trial(cell.id, i + 1)
+            started = new_record(run_id, cell, trial, i)
+            rec = finish(started, run_original(prepared, cell, rconf, intended_config(cell),
+                                               janitor, server_args=args.server_args))
             if args.out:
                 args.out.parent.mkdir(parents=True, exist_ok=True)
                 with open(args.out, "a") as fo:
-                    fo.write(json.dumps(rec, sort_keys=True) + "\n")
-            res = rec["result"] or {}
-            if rec["status"] == "ok":
-                lat = res.get("latency_us")
+                    fo.write(json.dumps(rec.to_json()) + "\n")
+            res = rec.result or {}
+            if rec.status == "ok":
+                lat = (res.get("theirs") or {}).get("latency_us")
+                uid = ((rec.sections.get("identity") or {}).get("server") or {}).get(
+                    "uid", ["?"])[0]
                 print(f"{prog.name} {args.transport} {args.placement} t={args.threads} "
                       f"size={args.size} ({prog.size_unit} arg {prog.size_arg(args.size)}): "
                       f"{res['gbit_per_s']:.3f} Gbit/s over {res['seconds']:.2f} s, "
                       f"{res['bytes']} B" + (f", their latency {lat:.2f} us" if lat else "")
-                      + f" [uid {rec['identity']['server'].get('uid', ['?'])[0]}]")
+                      + f" [uid {uid}]")
             else:
                 rc = 1
-                print(f"{prog.name} {rec['status']}: {rec['error']}", file=sys.stderr)
+                print(f"{prog.name} {rec.status}: {rec.error}", file=sys.stderr)
     finally:
         janitor.close()
     return rc

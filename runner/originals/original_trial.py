@@ -5,9 +5,10 @@ their methods (``S2:one-copy``) at the configuration of the copybench cell whose
 :func:`prepare` fetches and builds each report's code once per run (pinned, unprivileged, as
 ``python -m runner originals build`` does) and says what it built for the manifest;
 :func:`run_original` runs one trial through :func:`runner.originals.program_run.run_program`
-and fills in the sweep's record: ``result`` in copybench's shape (``bytes``, ``seconds``,
-``gbit_per_s``, ``msgs_per_s``; what copybench measures and they do not is absent) with
-their own printed numbers and metric definitions under ``result.theirs``.
+and says what it did (:class:`runner.trial.trialrecord.Outcome`, from which the sweep's
+record is made): ``result`` in copybench's shape (``bytes``, ``seconds``, ``gbit_per_s``,
+``msgs_per_s``; what copybench measures and they do not is absent) with their own printed
+numbers and metric definitions under ``result.theirs``.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from rundir.records import TrialRecord
 from runner.originals import OriginalsError, adapters, build, fetch, published, sources
 from runner.originals.program_run import run_program
 from runner.plan.cells import Cell
 from runner.host.proc import Janitor
+from runner.trial.trialrecord import Outcome
 
 BUILD_KEYS = ("ok", "compiler", "make", "commands", "flags", "warning_count", "warnings",
               "binaries", "seconds", "user", "reason")
@@ -75,9 +76,13 @@ def _result(res: dict[str, Any]) -> dict[str, Any]:
             "theirs": {k: v for k, v in res.items() if k not in shared}}
 
 
-def run_original(prepared: dict[str, dict[str, Any]], cell: Cell, rec: TrialRecord,
-                 rconf: dict[str, Any], intended: dict[str, Any],
-                 janitor: Janitor | None = None) -> TrialRecord:
+def run_original(prepared: dict[str, dict[str, Any]], cell: Cell, rconf: dict[str, Any],
+                 intended: dict[str, Any], janitor: Janitor | None = None,
+                 server_args: str = "explicit") -> Outcome:
+    """One trial of their program named by ``cell``: the kind object is their
+    :class:`runner.originals.adapters.Program` (its server's and clients' argv, its parser),
+    run by :func:`runner.originals.program_run.run_program`; what it did as the
+    :class:`runner.trial.trialrecord.Outcome` the record is made from."""
     src = cell.kind.split(":", 1)[1]
     prep = prepared.get(src) or {"error": "not prepared for this run"}
     prog = adapters.program(cell.method)
@@ -87,32 +92,29 @@ def run_original(prepared: dict[str, dict[str, Any]], cell: Cell, rec: TrialReco
         s = prep["source"]
         tool_version = f"{s['repository']}@{s['commit'][:12]}"
 
-    def failed(error: str) -> TrialRecord:
-        rec.tool, rec.tool_version, rec.config = cell.method, tool_version, config
-        rec.status, rec.error, rec.result = "failed", error, None
-        return rec
+    def failed(error: str) -> Outcome:
+        return Outcome(tool=cell.method, tool_version=tool_version, config=config,
+                       status="failed", error=error, result=None)
 
     if "error" in prep:
         return failed(f"{src}'s programs: {prep['error']}")
     try:
         o = run_program(prog, Path(prep["dir"]), cell.transport or "loopback",
                         cell.placement, cell.threads, cell.size, int(cell.duration_s),
-                        janitor=janitor, mtu=cell.mtu)
+                        janitor=janitor, mtu=cell.mtu, server_args=server_args)
     except OriginalsError as e:  # refused before it ran (arguments, user, binaries): a record
         return failed(f"{cell.method}: {e}")
-    theirs_cfg = o.get("config") or {}
+    theirs_cfg = o.config
     config.update({"size_arg": theirs_cfg.get("size_arg"), "size_unit": prog.size_unit,
                    "field_bytes": theirs_cfg.get("field_bytes"),
                    "cpus_sender": theirs_cfg.get("server_cpus"),
                    "cpus_receiver": theirs_cfg.get("client_cpus"),
                    "host": theirs_cfg.get("host"), "namespaces": theirs_cfg.get("namespaces"),
                    "user": theirs_cfg.get("user")})
-    res = o.get("result")
-    rec.tool, rec.tool_version, rec.config = cell.method, tool_version, config
-    rec.status, rec.error = o["status"], o.get("error")
-    rec.result = _result(res) if isinstance(res, dict) else None
-    rec.set("invocation", {**(o.get("invocation") or {}), "exit": o.get("exit"),
-                           "client_wall_s": o.get("client_wall_s"), "wall_s": o.get("wall_s")})
-    rec.set("identity", o.get("identity"))
-    rec.set("output", o.get("output"))
-    return rec
+    return Outcome(tool=cell.method, tool_version=tool_version, config=config,
+                   status=o.status, error=o.error,
+                   result=_result(o.result) if isinstance(o.result, dict) else None,
+                   sections={"invocation": {**(o.invocation or {}), "exit": o.exit,
+                                            "client_wall_s": o.client_wall_s,
+                                            "wall_s": o.wall_s},
+                             "identity": o.identity, "output": o.output})

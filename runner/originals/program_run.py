@@ -22,8 +22,10 @@ A trial is one pair of :mod:`runner.trial.pair`: start the server, wait until it
 (its namespace's /proc/<pid>/net/tcp), start the client(s) with the window, record every
 process's identity (uid, capabilities), wait for the clients (window + 15 s for their
 connection retries), then stop the server (SIGTERM, then SIGKILL to its group); then tear the
-namespaces down and parse. Every failure is a record with
-``status`` ``failed`` or ``timeout`` and the reason, never an exception.
+namespaces down and parse. Every failure is a :class:`ProgramRun` with ``status``
+``failed`` or ``timeout`` and the reason, never an exception. A :class:`ProgramRun` is what
+their program did, not a record: the trial's record is made from it by
+:mod:`runner.originals.original_trial` (through :mod:`runner.trial.trialrecord`).
 """
 
 from __future__ import annotations
@@ -49,7 +51,24 @@ from runner.trial.transports import NET_A, Namespaces, TopologyError
 
 CLIENT_SLACK_S = 15.0
 READY_TIMEOUT_S = 10.0
-SCHEMA = "copybench-original-trial/1"
+
+
+@dataclass
+class ProgramRun:
+    """One run of their program: the configuration it ran with (``config``: theirs, e.g.
+    ``size_arg``, ``server_cpus``, ``namespaces``), how it went, what they printed."""
+
+    started_at: str
+    config: dict[str, Any]
+    status: str = "failed"  # ok | failed | timeout
+    error: str | None = None
+    result: dict[str, Any] | None = None  # their parser's (adapters.Program.parse)
+    invocation: dict[str, Any] | None = None  # server_argv, client_argvs, cwd
+    identity: dict[str, Any] | None = None  # uid, capabilities, CPUs of each process
+    exit: dict[str, Any] | None = None
+    output: dict[str, Any] | None = None  # the tails of what they printed
+    client_wall_s: float | None = None
+    wall_s: float | None = None
 
 
 def _listening(pid: int, port: int = PORT) -> bool:
@@ -149,8 +168,8 @@ def run_program(prog: Program, bin_dir: Path, transport: str = "loopback",
                 duration: int = 2, janitor: proc.Janitor | None = None,
                 who: RunAs | None = None, server_args: str = "explicit",
                 on_running: Callable[[int, list[int]], None] | None = None,
-                mtu: int | None = None) -> dict[str, Any]:
-    """One trial of ``prog`` -> a record (``status`` ok | failed | timeout).
+                mtu: int | None = None) -> ProgramRun:
+    """One trial of ``prog`` -> what it did (``status`` ok | failed | timeout).
 
     ``on_running(server_pid, client_pids)`` is called while both sides run (tests use it
     to look at the processes)."""
@@ -161,18 +180,14 @@ def run_program(prog: Program, bin_dir: Path, transport: str = "loopback",
         raise OriginalsError(f"{prog.name}: {', '.join(missing)} not built in {bin_dir} "
                              "(run the build first)")
     cpus = cpus_for(placement, has_sink=True, threads=threads)
-    rec: dict[str, Any] = {
-        "schema": SCHEMA, "kind": f"original:{prog.source}", "method": prog.name,
-        "started_at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
-        "config": {"source": prog.source, "method": prog.method, "transport": transport,
-                   "placement": placement, "threads": threads, "size": size,
-                   "message_bytes": size, "field_bytes": size // adapters.FIELDS,
-                   "size_arg": prog.size_arg(size), "size_unit": prog.size_unit,
-                   "duration_s": duration, "server_cpus": cpus.sender,
-                   "client_cpus": cpus.sink, "server_args": server_args,
-                   "user": who.user},
-        "status": "failed", "error": None, "result": None,
-    }
+    run = ProgramRun(
+        started_at=datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+        config={"source": prog.source, "method": prog.method, "transport": transport,
+                "placement": placement, "threads": threads, "size": size,
+                "message_bytes": size, "field_bytes": size // adapters.FIELDS,
+                "size_arg": prog.size_arg(size), "size_unit": prog.size_unit,
+                "duration_s": duration, "server_cpus": cpus.sender,
+                "client_cpus": cpus.sink, "server_args": server_args, "user": who.user})
     topo = Namespaces("veth", mtu, janitor=janitor)
     t0 = time.monotonic()
     try:
@@ -183,28 +198,27 @@ def run_program(prog: Program, bin_dir: Path, transport: str = "loopback",
         else:
             server_ns = client_ns = None
         host = "127.0.0.1" if transport == "loopback" else NET_A
-        rec["config"]["namespaces"] = {"server": server_ns, "client": client_ns}
-        rec["config"]["host"] = host
+        run.config["namespaces"] = {"server": server_ns, "client": client_ns}
+        run.config["host"] = host
         s_argv = _prefix(server_ns, who, cpus.sender) + prog.server_argv(
             size, threads, duration, server_args)
         c_argvs = [_prefix(client_ns, who, cpus.sink) + a
                    for a in prog.client_argvs(host, size, threads, duration)]
-        rec["invocation"] = {"server_argv": s_argv, "client_argvs": c_argvs,
-                             "cwd": str(bin_dir)}
-        _run(rec, prog, s_argv, c_argvs, bin_dir, who, janitor, duration, size, server_args,
+        run.invocation = {"server_argv": s_argv, "client_argvs": c_argvs, "cwd": str(bin_dir)}
+        _run(run, prog, s_argv, c_argvs, bin_dir, who, janitor, duration, size, server_args,
              on_running)
     except (OriginalsError, TopologyError, OSError) as e:
-        rec["error"] = str(e)
+        run.error = str(e)
     finally:
         topo.teardown()
-        rec["wall_s"] = round(time.monotonic() - t0, 3)
-    return rec
+        run.wall_s = round(time.monotonic() - t0, 3)
+    return run
 
 
-def _run(rec: dict[str, Any], prog: Program, s_argv: list[str], c_argvs: list[list[str]],
+def _run(run: ProgramRun, prog: Program, s_argv: list[str], c_argvs: list[list[str]],
          bin_dir: Path, who: RunAs, janitor: proc.Janitor | None, duration: int, size: int,
          server_args: str, on_running: Callable[[int, list[int]], None] | None) -> None:
-    """Their server and client(s) as one pair (runner.trial.pair); what they did into ``rec``."""
+    """Their server and client(s) as one pair (runner.trial.pair); what they did into ``run``."""
     ident: dict[str, Any] = {}
 
     def started(server: subprocess.Popen[bytes], clients: list[subprocess.Popen[bytes]]
@@ -223,33 +237,33 @@ def _run(rec: dict[str, Any], prog: Program, s_argv: list[str], c_argvs: list[li
                        on_started=started), janitor)
     if not pr.clients:  # the server never got ready, or a client could not start
         raise OriginalsError(pr.problem or "failed")
-    rec["identity"] = ident
-    rec["client_wall_s"] = pr.clients_wall_s
+    run.identity = ident
+    run.client_wall_s = pr.clients_wall_s
     codes = [c.rc for c in pr.clients]
-    rec["exit"] = {"clients": codes, "server": pr.sink_rc,
-                   "server_ran_to_window_end": pr.server_ran_to_end}
+    run.exit = {"clients": codes, "server": pr.sink_rc,
+                "server_ran_to_window_end": pr.server_ran_to_end}
     outs = [c.stdout for c in pr.clients]
-    rec["output"] = {"clients": [o[-16000:] for o in outs],
-                     "server": pr.server_stdout[-16000:],
-                     "client_stderr": proc.tail_text(pr.clients[0].stderr, 5),
-                     "server_stderr": proc.tail_text(pr.server_stderr, 5)}
+    run.output = {"clients": [o[-16000:] for o in outs],
+                  "server": pr.server_stdout[-16000:],
+                  "client_stderr": proc.tail_text(pr.clients[0].stderr, 5),
+                  "server_stderr": proc.tail_text(pr.server_stderr, 5)}
     if pr.status == "timeout":
-        rec["status"] = "timeout"
-        rec["error"] = f"client did not finish within {duration} s + {CLIENT_SLACK_S:.0f} s"
+        run.status = "timeout"
+        run.error = f"client did not finish within {duration} s + {CLIENT_SLACK_S:.0f} s"
     elif any(rc != 0 for rc in codes):
-        rec["error"] = f"client exit status {codes}: " \
+        run.error = f"client exit status {codes}: " \
             f"{proc.tail_text(pr.clients[0].stderr, 3) or outs[0][-300:]}"
     else:
         try:
             res = prog.parse(outs, size, duration, pr.server_stdout, server_args)
         except ParseError as e:
-            rec["error"] = str(e)
+            run.error = str(e)
         else:
-            rec["result"] = res
+            run.result = res
             if res["bytes"] <= 0:
-                rec["error"] = "the client received no data"
+                run.error = "the client received no data"
             else:
-                rec["status"] = "ok"
+                run.status = "ok"
 
 
 def processes_of(uid: int) -> list[int]:

@@ -1,14 +1,18 @@
-"""One trial of a plan, whatever its kind: a copybench trial (:mod:`runner.trial.copybench_trial`),
-a peer tool's (:mod:`runner.trial.peer_trial`) or one of the reports' own programs
-(:mod:`runner.originals.original_trial`), on the transport the sweep set up for it, as one
-record (:mod:`runner.trial.trialrecord`).
+"""The one trial builder: one trial of a plan, whatever its kind, on the transport the sweep set
+up for it, as one record. Each kind is a small object with its argv and its result parser:
+copybench (:class:`runner.trial.copybench_trial.Copybench`), a peer tool
+(:data:`runner.trial.peer_trial.PEERS`) or one of the reports' own programs
+(:class:`runner.originals.adapters.Program`, run by :mod:`runner.originals.original_trial`);
+each reports an :class:`runner.trial.trialrecord.Outcome`, and
+:mod:`runner.trial.trialrecord` makes the record from it (the only place a record is made).
 
 A copybench trial that missed its measured window (exit 3) is run again at once, up to
 ``WINDOW_RETRIES`` times, and its record carries the earlier attempts in ``retries``.
 
 A record is ``ok`` only when its program said so and its result means it
 (:func:`rundir.okrule.problem`, the rule ``python -m rundir verify`` checks every ok record
-against): a result that does not is recorded as ``failed``, saying why.
+against): a result that does not is recorded as ``failed``, saying why
+(:func:`runner.trial.trialrecord.held_to_ok_rule`).
 """
 
 from __future__ import annotations
@@ -16,15 +20,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
-from rundir import okrule
 from rundir.records import TrialRecord
-from runner.trial.copybench_trial import EXIT_WINDOW_MISSED, run_copybench
+from runner.trial.copybench_trial import EXIT_WINDOW_MISSED, Copybench
 from runner.originals.original_trial import run_original
 from runner.trial.peer_trial import run_peer
 from runner.host.pinning import cpus_for
 from runner.plan.cells import Cell, Trial
-from runner.trial.trialrecord import (Context, intended_config, loadavg, new_record, now,
-                                trial_config)
+from runner.trial.trialrecord import (Context, Outcome, finish, held_to_ok_rule,  # noqa: F401
+                                      intended_config, new_record, trial_config)
 from runner.trial.copybench_argv import trial_seed
 from runner.trial.transports import Transport
 
@@ -37,73 +40,62 @@ wrong result (exit 1: verification, lost bytes...) or a timeout is never retried
 
 def run_trial(ctx: Context, cell: Cell, trial: Trial, transport: Transport | None,
               order_index: int, transport_error: str | None = None) -> TrialRecord:
-    return held_to_ok_rule(_run(ctx, cell, trial, transport, order_index, transport_error))
+    def start() -> TrialRecord:
+        return new_record(ctx.run_id, cell, trial, order_index)
 
-
-def held_to_ok_rule(rec: TrialRecord) -> TrialRecord:
-    """An ``ok`` whose result does not mean ok (:mod:`rundir.okrule`) becomes ``failed``."""
-    if rec.status == "ok":
-        why = okrule.problem(rec.config.get("kind"), rec.result)
-        if why:
-            rec.status, rec.error = "failed", f"the trial reported ok but {why}"
-    return rec
-
-
-def _run(ctx: Context, cell: Cell, trial: Trial, transport: Transport | None,
-         order_index: int, transport_error: str | None) -> TrialRecord:
-    rec = new_record(ctx, cell, trial, order_index)
     profiled = trial.repetition == 0
     cpus = cpus_for(cell.placement, cell.has_sink, cell.threads)
     if transport is not None:
         cpus = transport.cpus(cpus)  # over two hosts the sink's CPUs are the remote host's
     rconf = trial_config(cell, cpus, profiled)
     if transport is None or transport_error:
-        rec.config = {**intended_config(cell, trial_seed(ctx.seed, trial.id)), **rconf}
-        rec.tool = "copybench" if cell.kind == "copybench" else cell.method
-        rec.error = f"topology {cell.transport}: {transport_error or 'not available'}"
-        return rec
+        started = start()
+        return finish(started, Outcome(
+            tool="copybench" if cell.kind == "copybench" else cell.method, tool_version=None,
+            config={**intended_config(cell, trial_seed(ctx.seed, trial.id)), **rconf},
+            status="failed", result=None,
+            error=f"topology {cell.transport}: {transport_error or 'not available'}"))
     if cell.kind == "copybench":
-        return with_window_retries(
-            lambda base: run_copybench(ctx, cell, trial, transport, cpus, base, rconf,
-                                       profiled), rec)
+        kind = Copybench(ctx, cell, trial)
+        return with_window_retries(lambda: kind.run(transport, cpus, rconf, profiled), start)
+    started = start()
     if cell.is_original:
-        return run_original(ctx.originals or {}, cell, rec, rconf, intended_config(cell),
-                            ctx.janitor)
-    return run_peer(ctx, cell, transport, cpus, rec, rconf)
+        return finish(started, run_original(ctx.originals or {}, cell, rconf,
+                                            intended_config(cell), ctx.janitor))
+    return finish(started, run_peer(ctx, cell, transport, cpus, rconf))
 
 
 # --- a missed window: tried again at once, under the same trial id ---------------------------
 
-def window_missed(rec: TrialRecord) -> bool:
-    """Whether this copybench record failed only because its window was missed."""
-    res = rec.result
+def window_missed(out: Outcome | TrialRecord) -> bool:
+    """Whether this copybench trial failed only because its window was missed."""
+    res = out.result
     win = res.get("window") if isinstance(res, dict) else None
-    return (rec.status == "failed"
-            and (rec.sections.get("invocation") or {}).get("sender_exit") == EXIT_WINDOW_MISSED
+    return (out.status == "failed"
+            and (out.sections.get("invocation") or {}).get("sender_exit") == EXIT_WINDOW_MISSED
             and isinstance(win, dict) and win.get("missed") is True)
 
 
-def _attempt(rec: TrialRecord, n: int) -> dict[str, Any]:
-    res = rec.result or {}
+def _attempt(started: TrialRecord, out: Outcome, n: int) -> dict[str, Any]:
+    res = out.result or {}
     win = res.get("window") or {}
-    return {"attempt": n, "started_at": rec.started_at, "loadavg": rec.loadavg,
-            "reason": win.get("why") or str(rec.error).splitlines()[0],
+    return {"attempt": n, "started_at": started.started_at, "loadavg": started.loadavg,
+            "reason": win.get("why") or str(out.error).splitlines()[0],
             "window": win or None, "interference": res.get("interference"),
-            "wall_s": (rec.sections.get("invocation") or {}).get("wall_s")}
+            "wall_s": (out.sections.get("invocation") or {}).get("wall_s")}
 
 
-def with_window_retries(run: Callable[[TrialRecord], TrialRecord],
-                        base: TrialRecord) -> TrialRecord:
-    """``run(a fresh copy of base)`` until its window is met, at most 1 + WINDOW_RETRIES
-    times."""
+def with_window_retries(run: Callable[[], Outcome],
+                        start: Callable[[], TrialRecord]) -> TrialRecord:
+    """``start()`` then ``run()`` until its window is met, at most 1 + WINDOW_RETRIES times;
+    the record of the last attempt, with the earlier ones in ``retries``."""
     retries: list[dict[str, Any]] = []
     while True:
-        rec = run(dataclasses.replace(base, config=dict(base.config),
-                                      sections=dict(base.sections)))
-        if not window_missed(rec) or len(retries) >= WINDOW_RETRIES:
+        started = start()
+        out = run()
+        if not window_missed(out) or len(retries) >= WINDOW_RETRIES:
             break
-        retries.append(_attempt(rec, len(retries) + 1))
-        base = dataclasses.replace(base, started_at=now(), loadavg=loadavg())
+        retries.append(_attempt(started, out, len(retries) + 1))
     if retries:
-        rec.set("retries", retries)
-    return rec
+        out = dataclasses.replace(out, sections={**out.sections, "retries": retries})
+    return finish(started, out)

@@ -1,5 +1,6 @@
-"""A copybench trial: its sink (if any) and its sender as one pair (:mod:`runner.trial.pair`), on
-the cell's transport, and what the sender printed wrapped into the sweep's record.
+"""A copybench trial (:class:`Copybench`): its sink (if any) and its sender as one pair
+(:mod:`runner.trial.pair`), on the cell's transport, and what the sender printed as the
+:class:`runner.trial.trialrecord.Outcome` the sweep's record is made from.
 
 The record keeps copybench's own fields unchanged and adds the runner-level factors in
 ``config``, ``invocation`` (argv, exit codes, wall time), and for a profiled trial
@@ -11,17 +12,18 @@ went wrong plus the tail of stderr.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rundir import layout
-from rundir.records import TrialRecord
 from runner.host import cpuprofile
 from runner.trial.copybench_argv import sender_argv, trial_seed
 from runner.trial.pair import LineReady, Pair, run_pair
 from runner.host.pinning import Cpus
 from runner.plan.cells import Cell, Trial
-from runner.trial.trialrecord import Context, error_text, intended_config, invocation, killed
+from runner.trial.trialrecord import (Context, Outcome, error_text, intended_config, invocation,
+                                      killed)
 from runner.trial.transports import Transport
 
 EXIT_WINDOW_MISSED = 3
@@ -38,62 +40,6 @@ def sink_ready(line: str) -> bool:
     except json.JSONDecodeError:
         return False
     return isinstance(ev, dict) and ev.get("event") == "ready" and "port" in ev
-
-
-def run_copybench(ctx: Context, cell: Cell, trial: Trial, transport: Transport, cpus: Cpus,
-                  rec: TrialRecord, rconf: dict[str, Any], profiled: bool) -> TrialRecord:
-    port = transport.port()
-    seed = trial_seed(ctx.seed, trial.id)
-    core = sender_argv(ctx.binary, cell, transport.host, port, cpus, seed)
-    perf_data = layout.perf_data(ctx.run_dir, trial.id)
-    timeout = cell.timeout()
-    if profiled:
-        perf_data.parent.mkdir(parents=True, exist_ok=True)
-        core = [*cpuprofile.PERF_RECORD, "-o", str(perf_data), "--", *core]
-        timeout += PERF_TIMEOUT_S
-    sender = transport.sender_prefix() + core
-    sink = (transport.copybench_sink(ctx.binary, port, cpus, idle_s=timeout)
-            if cell.has_sink else None)
-    pr = run_pair(Pair(sink, [sender], transport.pair_timeout(timeout), LineReady(sink_ready),
-                       copybench=True), ctx.janitor, transport)
-    record, parse_problem = parse_record(pr.stdout)
-    config = {**intended_config(cell, seed)}
-    if record:
-        config.update(record.get("config") or {})
-    config.update({k: v for k, v in rconf.items() if k != "cache" or v is not None})
-    if config.get("cache") is None:
-        config["cache"] = cell.cache
-    status = pr.status
-    own_error = None
-    if status == "ok":
-        if record is None:
-            status = "failed"
-        elif pr.sender_rc != 0 or record.get("status") != "ok":
-            status = "failed"
-            own_error = record.get("error")
-    problem = pr.problem
-    if status == "failed" and problem is None:
-        # a missed window (exit 3) is said by copybench's own error, "window missed: ..."
-        problem = killed(pr) or parse_problem or (f"sender exited with status {pr.sender_rc}"
-                                    if pr.sender_rc not in (0, None, EXIT_WINDOW_MISSED)
-                                    else None)
-    rec.tool = (record or {}).get("tool", "copybench")
-    rec.tool_version = (record or {}).get("tool_version")
-    rec.config, rec.status = config, status
-    rec.error = None if status == "ok" else error_text(problem, own_error, pr)
-    rec.result = (record or {}).get("result")
-    rec.set("invocation", invocation(sender, sink, pr))
-    if pr.remote is not None:
-        rec.set("remote", pr.remote.to_json())  # the remote sink: refused connections, its end
-    if record is not None:
-        extra = {k: v for k, v in record.items()
-                 if k not in ("schema_version", "tool", "tool_version", "config", "status",
-                              "error", "result")}
-        if extra:
-            rec.set("copybench_extra", extra)
-    if profiled:
-        rec.set("perf_profile", reduce_profile(ctx, trial, perf_data, seed))
-    return rec
 
 
 def parse_record(stdout: str) -> tuple[dict[str, Any] | None, str | None]:
@@ -114,6 +60,80 @@ def parse_record(stdout: str) -> tuple[dict[str, Any] | None, str | None]:
     if len(objs) > 1:
         return objs[-1], f"sender printed {len(objs)} JSON records (expected exactly one)"
     return objs[0], None
+
+
+@dataclass(frozen=True)
+class Copybench:
+    """copybench's own kind of trial: its argv (:mod:`runner.trial.copybench_argv`, under
+    ``perf record`` when profiled), its readiness line (:func:`sink_ready`) and its parser
+    (:func:`parse_record`: the one JSON record the sender prints)."""
+
+    ctx: Context
+    cell: Cell
+    trial: Trial
+
+    ready = staticmethod(sink_ready)
+    parse = staticmethod(parse_record)
+
+    def sender(self, transport: Transport, port: int, cpus: Cpus, seed: int,
+               perf_data: Path | None) -> list[str]:
+        core = sender_argv(self.ctx.binary, self.cell, transport.host, port, cpus, seed)
+        if perf_data is not None:
+            core = [*cpuprofile.PERF_RECORD, "-o", str(perf_data), "--", *core]
+        return transport.sender_prefix() + core
+
+    def run(self, transport: Transport, cpus: Cpus, rconf: dict[str, Any],
+            profiled: bool) -> Outcome:
+        ctx, cell, trial = self.ctx, self.cell, self.trial
+        port = transport.port()
+        seed = trial_seed(ctx.seed, trial.id)
+        perf_data = layout.perf_data(ctx.run_dir, trial.id)
+        timeout = cell.timeout()
+        if profiled:
+            perf_data.parent.mkdir(parents=True, exist_ok=True)
+            timeout += PERF_TIMEOUT_S
+        sender = self.sender(transport, port, cpus, seed, perf_data if profiled else None)
+        sink = (transport.copybench_sink(ctx.binary, port, cpus, idle_s=timeout)
+                if cell.has_sink else None)
+        pr = run_pair(Pair(sink, [sender], transport.pair_timeout(timeout),
+                           LineReady(self.ready), copybench=True), ctx.janitor, transport)
+        record, parse_problem = self.parse(pr.stdout)
+        config = {**intended_config(cell, seed)}
+        if record:
+            config.update(record.get("config") or {})
+        config.update({k: v for k, v in rconf.items() if k != "cache" or v is not None})
+        if config.get("cache") is None:
+            config["cache"] = cell.cache
+        status = pr.status
+        own_error = None
+        if status == "ok":
+            if record is None:
+                status = "failed"
+            elif pr.sender_rc != 0 or record.get("status") != "ok":
+                status = "failed"
+                own_error = record.get("error")
+        problem = pr.problem
+        if status == "failed" and problem is None:
+            # a missed window (exit 3) is said by copybench's own error, "window missed: ..."
+            problem = killed(pr) or parse_problem or (
+                f"sender exited with status {pr.sender_rc}"
+                if pr.sender_rc not in (0, None, EXIT_WINDOW_MISSED) else None)
+        sections: dict[str, Any] = {"invocation": invocation(sender, sink, pr)}
+        if pr.remote is not None:
+            sections["remote"] = pr.remote.to_json()  # the remote sink: refused connections
+        if record is not None:
+            extra = {k: v for k, v in record.items()
+                     if k not in ("schema_version", "tool", "tool_version", "config", "status",
+                                  "error", "result")}
+            if extra:
+                sections["copybench_extra"] = extra
+        if profiled:
+            sections["perf_profile"] = reduce_profile(ctx, trial, perf_data, seed)
+        return Outcome(tool=(record or {}).get("tool", "copybench"),
+                       tool_version=(record or {}).get("tool_version"), config=config,
+                       status=status,
+                       error=None if status == "ok" else error_text(problem, own_error, pr),
+                       result=(record or {}).get("result"), sections=sections)
 
 
 def reduce_profile(ctx: Context, trial: Trial, data: Path, seed: int | None = None

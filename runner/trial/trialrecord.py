@@ -1,21 +1,25 @@
 """The sweep's trial record (:class:`rundir.records.TrialRecord`), made in one place.
 
-:func:`new_record` makes every record (the run, the trial, its place in the run order, when it
-started and the load then); the runner-level factors of ``config`` (:func:`trial_config`)
-and what the trial was meant to run (:func:`intended_config`) are built here too, and each
-kind of trial (:mod:`runner.trial.copybench_trial`, :mod:`runner.trial.peer_trial`,
-:mod:`runner.originals.original_trial`) fills in what ran and how it went.
+Every record is made here and nowhere else, in two steps: :func:`new_record` as the trial
+starts (the run, the trial, its place in the run order, when it started and the load then),
+and :func:`finish` once it has run, from the :class:`Outcome` its kind of trial reports
+(:class:`runner.trial.copybench_trial.Copybench`, the peers of :mod:`runner.trial.peer_trial`,
+:class:`runner.originals.original_trial.Original`): what ran and how it went, held to the ok
+rule (:func:`held_to_ok_rule`). The runner-level factors of ``config`` (:func:`trial_config`)
+and what the trial was meant to run (:func:`intended_config`) are built here too.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from rundir import okrule
 from rundir.records import TrialRecord
 from runner.trial.pair import PairResult
 from runner.host.pinning import Cpus
@@ -43,12 +47,49 @@ def loadavg() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
-def new_record(ctx: Context, cell: Cell, trial: Trial, order_index: int) -> TrialRecord:
-    """A trial's record as it starts: nothing has run yet (status ``failed`` until a kind
-    of trial says otherwise)."""
-    return TrialRecord(run_id=ctx.run_id, trial_id=trial.id, cell=cell.id,
+def new_record(run_id: str, cell: Cell, trial: Trial, order_index: int) -> TrialRecord:
+    """A trial's record as it starts: nothing has run yet (:func:`finish` makes the record
+    of how it went)."""
+    return TrialRecord(run_id=run_id, trial_id=trial.id, cell=cell.id,
                        order_index=order_index, repetition=trial.repetition,
                        started_at=now(), loadavg=loadavg())
+
+
+@dataclass
+class Outcome:
+    """What one kind of trial reports once it has run: the record's fields after the start,
+    and its optional sections (:data:`rundir.records.SECTIONS`)."""
+
+    tool: str | None
+    tool_version: str | None
+    config: dict[str, Any]
+    status: str  # ok | failed | timeout
+    error: str | None
+    result: dict[str, Any] | None
+    sections: dict[str, Any] = field(default_factory=dict)
+
+
+def held_to_ok_rule(out: Any) -> Any:
+    """An ``ok`` whose result does not mean ok (:mod:`rundir.okrule`) becomes ``failed``
+    (an :class:`Outcome` or a record: anything with ``status``, ``config``, ``result`` and
+    ``error``)."""
+    if out.status == "ok":
+        why = okrule.problem(out.config.get("kind"), out.result)
+        if why:
+            out.status, out.error = "failed", f"the trial reported ok but {why}"
+    return out
+
+
+def finish(started: TrialRecord, out: Outcome) -> TrialRecord:
+    """The record of a trial that started as ``started`` (:func:`new_record`) and ran to
+    ``out``, held to the ok rule; the sections in ``out`` are checked names."""
+    out = held_to_ok_rule(dataclasses.replace(out))
+    rec = dataclasses.replace(started, tool=out.tool, tool_version=out.tool_version,
+                              config=out.config, status=out.status, error=out.error,
+                              result=out.result, sections={})
+    for name, value in out.sections.items():
+        rec.set(name, value)
+    return rec
 
 
 def trial_config(cell: Cell, cpus: Cpus, profiled: bool) -> dict[str, Any]:

@@ -13,6 +13,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from analysis.claims.base import VERDICTS  # every state a verdict can take, "undetermined" too
+
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
 HTML = BOOK / "_build" / "html"
@@ -22,7 +24,6 @@ NOTEBOOKS = ["testbed", "message", "latency", "cpu_cost", "zerocopy", "files", "
 CHAPTERS = ["intro", "background", "method", "results", "copies", "_generated/replication",
             "threats", "artifact", "references"]
 CLAIMS = [f"C{i}" for i in range(1, 16)]
-VERDICTS = ("holds", "refuted", "inconclusive", "not testable here", "not run in this profile")
 RUN = os.environ.get("COPYBENCH_BOOK_RUN")
 _skip = pytest.mark.skipif(not RUN, reason="set by `make test-book` after building the book")
 

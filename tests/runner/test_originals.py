@@ -22,6 +22,7 @@ from runner.originals import build as build_mod
 from runner.originals.privs import proc_identity, run_as
 from runner.host.proc import Janitor
 from runner.host.netns import leftovers
+from rundir.schemas import TRIAL_SCHEMA, load_schema, schema_problems, validator_for
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "tests" / "fixtures" / "originals"
@@ -292,16 +293,17 @@ def test_smoke_run_leaves_nothing_behind(built: dict[str, dict[str, object]], na
                                 "cross-core", threads, size, duration, janitor=j, who=who)
     finally:
         j.close()
-    assert rec["status"] == "ok", rec["error"]
-    res = rec["result"]
-    assert res["bytes"] > 0 and res["gbit_per_s"] > 0
-    assert rec["config"]["server_cpus"] != rec["config"]["client_cpus"]  # cross-core
-    ns = rec["config"]["namespaces"]
+    assert rec.status == "ok", rec.error
+    res = rec.result
+    assert res is not None and res["bytes"] > 0 and res["gbit_per_s"] > 0
+    assert rec.config["server_cpus"] != rec.config["client_cpus"]  # cross-core
+    ns = rec.config["namespaces"]
     assert (ns["server"] == ns["client"]) == (transport == "loopback")
-    for who_, ident in rec["identity"].items():
+    assert rec.identity
+    for who_, ident in rec.identity.items():
         assert ident["uid"] == [who.uid] * 4 and who.uid != 0, who_
         # pinned by taskset as placement says: server = sender's CPU, client = sink's
-        want = rec["config"]["server_cpus" if who_ == "server" else "client_cpus"]
+        want = rec.config["server_cpus" if who_ == "server" else "client_cpus"]
         assert ident["cpus"] == want, (who_, ident["cpus"], want)
         assert ident["cap_eff"] == "0000000000000000" and ident["no_new_privs"], who_
     _no_leftovers(who.uid, before)
@@ -322,7 +324,7 @@ def test_their_processes_run_without_root(built: dict[str, dict[str, object]]) -
     prog = adapters.program("S1:one-copy")
     rec = program_run.run_program(prog, Path(built["S1"]["build"]["dir"]), "loopback",
                             "same-core", 1, 512, 1, on_running=look)
-    assert rec["status"] == "ok", rec["error"]
+    assert rec.status == "ok", rec.error
     comm, ident = seen["server"]
     assert comm == "server_a2"
     assert all(u != 0 for u in ident["uid"]) and all(g != 0 for g in ident["gid"])
@@ -339,9 +341,9 @@ def test_s2_server_stops_sending_early(built: dict[str, dict[str, object]]) -> N
     prog = adapters.program("S2:two-copy")
     rec = program_run.run_program(prog, Path(built["S2"]["build"]["dir"]), "loopback",
                             "same-core", 1, 4096, 4)
-    assert rec["status"] == "ok", rec["error"]
-    assert rec["result"]["stopped_early"] and 1.5 < rec["result"]["seconds"] < 2.6
-    assert rec["exit"]["server_ran_to_window_end"] is False
+    assert rec.status == "ok", rec.error
+    assert rec.result and rec.result["stopped_early"] and 1.5 < rec.result["seconds"] < 2.6
+    assert rec.exit and rec.exit["server_ran_to_window_end"] is False
 
 
 @pytest.mark.shared
@@ -355,9 +357,13 @@ def test_cli_run_writes_a_record(built: dict[str, dict[str, object]], tmp_path: 
     assert re.match(r"S3:zero-copy veth same-core t=1 size=4096 \(message arg 4096\): "
                     r"[0-9.]+ Gbit/s", r.stdout)
     (rec,) = [json.loads(x) for x in out.read_text().splitlines()]
-    assert rec["method"] == "S3:zero-copy" and rec["status"] == "ok"
-    assert rec["source"]["tree"] == sources.load()["S3"].tree
-    assert rec["build"]["flags"] == built["S3"]["build"]["flags"]
+    # the same record shape as a sweep's trials.jsonl: valid under the trial schema
+    assert schema_problems(validator_for(load_schema(TRIAL_SCHEMA)), rec, "record") == []
+    assert rec["tool"] == "S3:zero-copy" and rec["status"] == "ok"
+    pin = sources.load()["S3"]
+    assert rec["tool_version"] == f"{pin.repository}@{pin.commit[:12]}"
+    assert rec["config"]["kind"] == "original:S3" and rec["config"]["size_arg"] == 4096
+    assert rec["result"]["gbit_per_s"] > 0 and rec["identity"]["server"]["uid"][0] != 0
 
 
 @pytest.mark.shared
@@ -467,6 +473,7 @@ def test_a_trial_refused_before_it_runs_is_a_failed_record(tmp_path: Path) -> No
     from rundir.records import TrialRecord
     from runner.plan.cells import Cell
     from runner.originals.original_trial import run_original
+    from runner.trial.trialrecord import finish
     cell = Cell(kind="original:S2", command="send", method="S2:one-copy",
                 transport="loopback", placement="cross-core", mode="stream", size=4096,
                 threads=1, cache=None, duration_s=1.0, warmup_s=0.0, verify="off", fields=8,
@@ -475,6 +482,6 @@ def test_a_trial_refused_before_it_runs_is_a_failed_record(tmp_path: Path) -> No
                    "source": {"repository": "o/r", "commit": "0" * 40}}}
     base = TrialRecord(run_id="r", trial_id="x-1", cell=cell.id, order_index=0, repetition=1,
                        started_at="t", loadavg=[0.0, 0.0, 0.0])
-    rec = run_original(prep, cell, base, {"kind": cell.kind}, {"size": 4096}).to_json()
+    rec = finish(base, run_original(prep, cell, {"kind": cell.kind}, {"size": 4096})).to_json()
     assert rec["status"] == "failed" and rec["result"] is None
     assert "not built" in rec["error"] and rec["tool_version"] == "o/r@000000000000"

@@ -18,18 +18,22 @@ from runner.sweep import trials
 from runner.trial.copybench_trial import EXIT_WINDOW_MISSED
 from runner.plan.cells import Cell, Trial
 from runner.trial.transports import make as make_transport
-from runner.trial.trialrecord import Context
+from runner.trial.trialrecord import Context, Outcome
 
 
 def _record(d: dict[str, Any]) -> TrialRecord:
-    """A record with the fields of ``d`` (the rest made up)."""
-    rec = TrialRecord(run_id="r", trial_id=d.get("trial_id", "abc-1"), cell="abc",
-                      order_index=0, repetition=1, started_at=d.get("started_at", "t0"),
-                      loadavg=d.get("loadavg", [0.0, 0.0, 0.0]), status=d.get("status", "failed"),
-                      error=d.get("error"), result=d.get("result"))
-    if "invocation" in d:
-        rec.set("invocation", d["invocation"])
-    return rec
+    """A trial's start with the fields of ``d`` (the rest made up)."""
+    return TrialRecord(run_id="r", trial_id=d.get("trial_id", "abc-1"), cell="abc",
+                       order_index=0, repetition=1, started_at=d.get("started_at", "t0"),
+                       loadavg=d.get("loadavg", [0.0, 0.0, 0.0]))
+
+
+def _outcome(d: dict[str, Any]) -> Outcome:
+    """What a trial reported: the fields of ``d`` (the rest made up)."""
+    return Outcome(tool="copybench", tool_version=None, config={"kind": "copybench"},
+                   status=d.get("status", "failed"), error=d.get("error"),
+                   result=d.get("result"),
+                   sections={"invocation": d["invocation"]} if "invocation" in d else {})
 
 
 def _missed(attempt: int = 1) -> dict[str, Any]:
@@ -44,49 +48,56 @@ def _missed(attempt: int = 1) -> dict[str, Any]:
 
 
 def _ok() -> dict[str, Any]:
-    return {"status": "ok", "error": None, "result": {"bytes": 10, "window": {"missed": False}},
+    return {"status": "ok", "error": None,
+            "result": {"bytes": 10, "seconds": 0.15, "window": {"missed": False}},
             "invocation": {"sender_exit": 0, "wall_s": 0.4}}
 
 
 def test_window_missed_is_only_exit_3_with_a_missed_window() -> None:
-    assert trials.window_missed(_record(_missed()))
-    assert not trials.window_missed(_record(_ok()))
+    assert trials.window_missed(_outcome(_missed()))
+    assert not trials.window_missed(_outcome(_ok()))
     wrong = _missed()
     wrong["invocation"]["sender_exit"] = 1  # e.g. verification failed too: a wrong result
-    assert not trials.window_missed(_record(wrong))
+    assert not trials.window_missed(_outcome(wrong))
     timeout = {**_missed(), "status": "timeout"}
-    assert not trials.window_missed(_record(timeout))
+    assert not trials.window_missed(_outcome(timeout))
     old = {"status": "failed", "error": "x", "result": None, "invocation": {"sender_exit": 3}}
-    assert not trials.window_missed(_record(old))
+    assert not trials.window_missed(_outcome(old))
 
 
-def _runner(outcomes: list[dict[str, Any]]) -> tuple[Any, list[TrialRecord]]:
+def _runner(outcomes: list[dict[str, Any]], first: dict[str, Any] | None = None
+            ) -> tuple[Any, Any, list[TrialRecord]]:
+    """``run`` reports ``outcomes`` in turn; ``start`` makes each attempt's start (the first
+    with the fields of ``first``, later ones at a later time)."""
     seen: list[TrialRecord] = []
 
-    def run(base: TrialRecord) -> TrialRecord:
-        seen.append(base)
-        out = outcomes[len(seen) - 1]
-        base.status, base.error, base.result = out["status"], out["error"], out["result"]
-        base.set("invocation", out["invocation"])
-        return base
-    return run, seen
+    def start() -> TrialRecord:
+        d = dict(first or {}) if not seen else {"started_at": f"t{len(seen)}"}
+        seen.append(_record(d))
+        return seen[-1]
+
+    def run() -> Outcome:
+        return _outcome(outcomes[len(seen) - 1])
+    return run, start, seen
 
 
 def test_missed_then_met_is_one_ok_record_with_the_retries() -> None:
-    run, seen = _runner([_missed(1), _missed(2), _ok()])
-    rec = trials.with_window_retries(run, _record({"trial_id": "abc-1", "started_at": "t0",
-                                                  "loadavg": [0, 0, 0]})).to_json()
+    run, start, seen = _runner([_missed(1), _missed(2), _ok()],
+                               {"trial_id": "abc-1", "started_at": "t0", "loadavg": [0, 0, 0]})
+    rec = trials.with_window_retries(run, start).to_json()
     assert len(seen) == 3 and all(b.trial_id == "abc-1" for b in seen)
     assert rec["status"] == "ok" and rec["trial_id"] == "abc-1"
     assert [r["attempt"] for r in rec["retries"]] == [1, 2]
     assert all(r["reason"].startswith("window missed: ") for r in rec["retries"])
     assert rec["retries"][0]["window"]["measured_s"] == 1.7e-5
-    assert seen[1].started_at != "t0"  # each attempt has its own start time
+    assert [r["started_at"] for r in rec["retries"]] == ["t0", "t1"]  # each attempt's own
+    assert rec["started_at"] == "t2"  # the record is the last attempt's
 
 
 def test_missed_every_time_is_failed_after_two_retries() -> None:
-    run, seen = _runner([_missed(1), _missed(2), _missed(3), _ok()])
-    rec = trials.with_window_retries(run, _record({"trial_id": "abc-1"}))
+    run, start, seen = _runner([_missed(1), _missed(2), _missed(3), _ok()],
+                               {"trial_id": "abc-1"})
+    rec = trials.with_window_retries(run, start)
     assert len(seen) == 1 + trials.WINDOW_RETRIES == 3
     assert rec.status == "failed" and trials.window_missed(rec)
     assert len(rec.to_json()["retries"]) == 2
@@ -96,8 +107,8 @@ def test_wrong_result_and_ok_are_not_retried() -> None:
     wrong = {**_missed(), "error": "verification failed: 3 mismatches"}
     wrong["invocation"] = {"sender_exit": 1}
     for first in (wrong, _ok()):
-        run, seen = _runner([first, _ok()])
-        rec = trials.with_window_retries(run, _record({})).to_json()
+        run, start, seen = _runner([first, _ok()])
+        rec = trials.with_window_retries(run, start).to_json()
         assert len(seen) == 1 and "retries" not in rec
 
 
