@@ -55,6 +55,13 @@ class Tally:
         d = tab["decision"].value_counts()
         return cls(len(tab), *(int(d.get(k, 0)) for k in OUTCOMES))
 
+    def by_outcome(self) -> str:
+        """"slower in 19, undecided in 4 of 23 comparisons" (the outcomes that occur)."""
+        parts = [f"{w} in {getattr(self, k)}" for k, w in
+                 (("greater", "faster"), ("less", "slower"), ("equivalent", "equivalent"),
+                  ("undecided", "undecided")) if getattr(self, k)]
+        return ", ".join(parts) + f" of {self.n} comparison{'s' if self.n != 1 else ''}"
+
     def text(self) -> str:
         """"12 faster, 40 slower, 1 equivalent and 52 undecided of 105 comparisons"."""
         if not self.n:
@@ -73,6 +80,8 @@ class BookCounts:
     verdicts: dict[str, int] = field(default_factory=dict)  # state -> verdicts (direction)
     claims: int = 0  # the claims those verdicts are for
     magnitude: dict[str, int] = field(default_factory=dict)  # state -> published-number verdicts
+    #: the message comparisons of each method (the abstract names the slower methods' tallies)
+    by_method: dict[str, Tally] = field(default_factory=dict)
 
     @property
     def n_verdicts(self) -> int:
@@ -148,8 +157,17 @@ def book_counts(run: A.Run, results: Sequence[ClaimResult],
                       {v: sum(r.verdict == v for r in results) for v in VERDICTS},
                       len({r.claim for r in results}),
                       {v: sum(r.magnitude == v for r in results)
-                       for v in (HOLDS, REFUTED, INCONCLUSIVE)})
+                       for v in (HOLDS, REFUTED, INCONCLUSIVE)},
+                      method_tallies(msg))
+
+
+def method_tallies(tab: pd.DataFrame) -> dict[str, Tally]:
+    """Each method's :class:`Tally` within a set of comparisons."""
+    if tab.empty:
+        return {}
+    return {str(m): Tally.of(g) for m, g in tab.groupby("method", sort=True)}
 
 
 __all__ = ["Tally", "BookCounts", "book_counts", "message_table", "message_comparisons",
-           "reference_comparisons", "reference_cells", "with_sizes", "MSG_FACTORS"]
+           "reference_comparisons", "reference_cells", "with_sizes", "method_tallies",
+           "MSG_FACTORS"]

@@ -492,7 +492,8 @@ def abstract_results(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.
                        + ", ".join(f"`{m}`" for m in never) + ".")
         if open_:
             out.append("Not decided faster than `send` at any size, but undecided at some: "
-                       + "; ".join(f"`{m}` ({counts(g)})" for m, g in open_.items()) + ".")
+                       + "; ".join(f"`{m}` ({Tally.of(g).by_outcome()})"
+                                   for m, g in open_.items()) + ".")
     if len(files):
         b = best_gain(files)
         if b is not None:

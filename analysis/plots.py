@@ -577,6 +577,66 @@ def decision_map(df: pd.DataFrame, group: str, methods: Sequence[str],
                  row=None, extra=["lo", "hi", "decision"], source=None)
 
 
+def decision_panels(df: pd.DataFrame, methods: Sequence[str], baseline: str,
+                    title: str | None = None) -> Any:
+    """The front page's decision map: one panel per transport x placement (``panel``), in
+    each a row per method and a column per size measured there, each square coloured by its
+    decision against ``baseline`` and printed with its ratio; hatched where the method was
+    not compared at that size. ``df``: one comparison per panel, method and size."""
+    from matplotlib.patches import Patch
+
+    panels = list(dict.fromkeys(df["panel"]))
+    rows = [m for m in methods if (df["method"] == m).any()]
+    ncol = 2 if len(panels) > 1 else 1
+    nrow = math.ceil(len(panels) / ncol)
+    rh = 0.26
+    fig, axes = plt.subplots(nrow, ncol, figsize=(PDF_TEXT_WIDTH_IN * 0.98,
+                                                  nrow * (rh * len(rows) + 0.95) + 0.45),
+                             squeeze=False)
+    for k, ax in enumerate(axes.flat):
+        if k >= len(panels):
+            ax.set_visible(False)
+            continue
+        d = df[df["panel"] == panels[k]]
+        sizes = sorted(d["size"].unique())
+        for i, m in enumerate(rows):
+            for j, sz in enumerate(sizes):
+                r = d[(d["method"] == m) & (d["size"] == sz)]
+                if r.empty:
+                    ax.add_patch(plt.Rectangle((j, i), 1, 1, facecolor="0.97",
+                                               edgecolor="white", hatch="//", linewidth=0))
+                    continue
+                r = r.iloc[0]
+                ax.add_patch(plt.Rectangle((j, i), 1, 1,
+                                           facecolor=DECISION_COLORS.get(r["decision"], "white"),
+                                           edgecolor="0.6", linewidth=0.6))
+                ax.text(j + 0.5, i + 0.5, f"{r['ratio']:.2f}", ha="center", va="center",
+                        fontsize=8)
+        ax.set_xlim(0, max(len(sizes), 1))
+        ax.set_ylim(max(len(rows), 1), 0)
+        ax.set_xticks([j + 0.5 for j in range(len(sizes))])
+        ax.set_xticklabels([fmt_size(x) for x in sizes], fontsize=8, rotation=90)
+        ax.set_yticks([i + 0.5 for i in range(len(rows))])
+        ax.set_yticklabels(rows if k % ncol == 0 else [""] * len(rows),
+                           fontsize=8)
+        ax.tick_params(length=0)
+        ax.set_title(str(panels[k]), fontsize=9)
+        ax.grid(False)
+        for sp in ax.spines.values():
+            sp.set_visible(False)
+    words = {"greater": f"faster than {baseline}", "less": f"slower than {baseline}",
+             "equivalent": "equivalent", "inconclusive": "undecided"}
+    handles = [Patch(facecolor=c, edgecolor="0.6", label=words.get(k, k))
+               for k, c in DECISION_COLORS.items()]
+    fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False, fontsize=8,
+               bbox_to_anchor=(0.5, 0.0))
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout(rect=(0, 0.35 / fig.get_size_inches()[1], 1, 1))
+    return _meta(Figure(fig), kind="map", data=df, x="size", y="ratio", hue="method",
+                 col="panel", row=None, extra=["lo", "hi", "n", "decision"], source=None)
+
+
 class Figure:
     """A bare matplotlib figure for :func:`show` (checked for overlapping labels, and against
     its data when it carries the metadata :func:`show` reads)."""

@@ -97,15 +97,6 @@ REVISIONS = (
 MENDED = REVISIONS[-1].when
 
 
-def revision_text() -> str:
-    """The rule in force's revision, in one sentence (its date from :data:`REVISIONS`)."""
-    t = instant(MENDED)
-    return (f"This statement of the rule was committed on {t:%Y-%m-%d} at {t:%H:%M} UTC, "
-            "after the committed reruns beside the reference had been judged by an earlier, "
-            "laxer one; a reviewer's run made after it, judged against a reference also made "
-            "after it, is its real test.")
-
-
 def tests_the_rule(run: Run, ref: Run) -> bool:
     """Whether judging ``run`` against ``ref`` is a real test of the rule in force: both
     were made after :data:`MENDED`, so neither's verdicts were seen when it was written."""
@@ -129,7 +120,7 @@ def rule_text() -> str:
         "testable on one machine only, is *not comparable* (on a machine that has what the "
         "other lacked, a decided verdict is a new result, not a failure). The verdicts "
         "tested in both runs are the ones compared; a comparison in which none was says "
-        "\"0 claims compared\". " + revision_text())
+        "\"0 claims compared\".")
 
 
 def _overlap(a: ClaimResult, b: ClaimResult) -> bool | None:

@@ -52,7 +52,9 @@ results = C.evaluate(run)
 table = C.verdict_table(results)
 for claim, rs in C.by_claim(results).items():
     cb = [r for r in rs if r.basis == C.COPYBENCH]  # the claim as its report words it
-    glue_text(f"verdict_{claim}", C.claim_verdict_text(cb))
+    # a verdict of a run made before the rules in force carries its label beside it
+    glue_text(f"verdict_{claim}", C.claim_verdict_text(cb)
+              + (" (post hoc)" if C.post_hoc(run) else ""))
     glue_text(f"stat_{claim}", "; ".join(
         (f"{r.part}: " if r.part else "")
         + (f"{r.statistic}: {r.ci_text()}" + (f" ({r.boundary})" if r.boundary else "")
@@ -182,8 +184,7 @@ if len(orig):
 # (claims-why)=
 # ### Why they differ
 #
-# Each row above is read by the rules of `analysis/claims/why.py` (its docstring says which
-# rules were revised after which run was seen). The **report gap**: *reproduced* when the
+# Each row above is read by written rules. The **report gap**: *reproduced* when the
 # published ratio lies inside their program's CI here and that CI lies within x/÷1.25 of
 # it; *not distinguishable* when the CI holds it but is wider; *not reproduced* when the CI
 # does not hold it. The **program gap**: their ratio over copybench's, paired over the

@@ -19,9 +19,8 @@
 # **inconclusive**. Each copy-avoiding message method is also set against `sendmsg`, which
 # makes the same kernel copy as `send` without `send`'s user-space memcpy: a gain over `send`
 # that `sendmsg` shares is the memcpy skipped, not a kernel copy avoided. The findings at the
-# front of the book (`analysis/headlines.py`) and the per-configuration list of the results
-# chapter (`analysis/findings.py`) are worded from these tables; nothing in them is typed by
-# hand.
+# front of the book and the per-configuration list of the results chapter are worded from
+# these tables; nothing in them is typed by hand.
 
 # %% tags=["parameters"]
 run_dir = "../build/smoke-run"
@@ -33,6 +32,7 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import Markdown, display
 
+from analysis import advice as V
 from analysis import claims as C
 from analysis import counts as CN
 from analysis import findings as F
@@ -84,8 +84,33 @@ if len(xo):
     xo = F.crossover_agreement(xo, msg, MSG_FACTORS)
 
 # %% [markdown]
+# (fig-decision-panels-data)=
+# ## Decision map: every transport and placement
+#
+# The front page's figure: one panel per transport and placement, a row per message method,
+# a column per size measured there; each square is one comparison with `send` (the paired
+# ratio method / `send` printed in it), green where the method is faster, orange where it
+# is slower, grey where the two are equivalent within ±3 %, white where the CI straddles a
+# boundary (undecided), hatched where the pair was not measured at that size. Where one size
+# was measured with two windows, the square shows the comparison with more rounds; the
+# tables below give every window's.
+
+# %% tags=["remove-input"]
+MAP_METHODS = [m for m in A.MESSAGE_METHODS if m != "send"]
+if len(curve):
+    panels = P.decision_panels(V.map_data(curve), MAP_METHODS, "send",
+                               title=f"method / send, {th0} thread(s)")
+    P.show(panels)
+    if os.environ.get("COPYBENCH_FIGDATA"):  # the front page shows the same figure
+        tmp = Path(os.environ["COPYBENCH_FIGDATA"]).parent / ".decision-map.tmp.png"
+        panels.figure.savefig(tmp, dpi=150, format="png")
+        tmp.replace(tmp.with_name("decision-map.png"))
+else:
+    note("This run has no message stream cell measured with both a method and `send`.")
+
+# %% [markdown]
 # (fig-decision-map)=
-# ## Decision map: message methods against `send`
+# ## Decision map: message methods against `send`, by placement
 #
 # One map per placement; in each, one row per transport and method, one column per message
 # size: green where the method is faster than `send`, orange where it is slower, grey where
@@ -224,10 +249,10 @@ labels = {"send-fig": "fig-decision-map", "send-tab": "tab-cmp-message",
           "files-fig": "fig-ratio-files", "files-tab": "tab-cmp-files"}
 # every window's comparison (single-size cells too): a decision that changes with the
 # window is said in the finding
-headline = H.key_findings(curve, curve_sm, files, copied, [F.claims_finding(verdicts)], labels,
-                          windows=msg)
+headline = V.front_findings(curve, files, MAP_METHODS, "fig-decision-panels", labels["files-fig"],
+                            windows=msg)
 control = F.control_finding(aa)
-body = F.findings_markdown(headline, kind) + (f"\n\n{control.text}" if control else "")
+body = (F.unsupported_text(kind) + "\n\n" if kind else "") + V.findings_list(headline)
 # the exhaustive list, configuration by configuration, for the results chapter
 every = (F.comparison_findings(curve.drop(columns=["configuration"]) if len(curve) else curve,
                                "send", MSG_FACTORS, "message", "fig-ratio-message", xo,
@@ -249,7 +274,8 @@ out = os.environ.get("COPYBENCH_FIGDATA")
 if out:
     gen = Path(out).parent
     for name, text in (("abstract.inc", abstract + "\n"), ("findings.inc", body + "\n"),
-                       ("comparisons.inc", F.findings_markdown(every, kind) + "\n"),
+                       ("comparisons.inc", F.findings_markdown(every, kind)
+                        + (f"\n\n{control.text}" if control else "") + "\n"),
                        ("abstract-latex.inc", F.markdown_to_latex(abstract) + "\n")):
         tmp = gen / f".{name}.tmp"
         tmp.write_text(text)

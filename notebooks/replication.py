@@ -59,19 +59,17 @@ glue_text("profile_note", (
 glue_text("claims_design", (f"{run.primary} (declared in the run's plan)" if run.has_blocks
                             else "unpaired (this run has no blocks)"))
 glue_text("rules_revised", (
-    f"The decision rules were last revised on {C.revised_text()}, after this run was made and "
-    f"analysed ({C.REVISION_NOTE}); this run's verdicts under them are therefore re-decided "
-    "after its data were seen, not pre-registered: the next reference run is the first "
-    "whose rules were fixed before it started, and their real test."
-    if C.post_hoc(run) else
-    f"The decision rules were last revised on {C.revised_text()}, before this run was made: every "
-    "verdict here follows rules fixed before its data existed."))
+    "Post hoc: this run was made before the decision rules in force, so its verdicts "
+    "under them were decided after its data were seen (the artifact appendix tables the "
+    "rules' versions)." if C.post_hoc(run) else
+    "Every verdict here follows decision rules fixed before this run was made."))
 glue_text("counts_by_reading", C.counts_text(results))
 glue_text("counts_magnitude", C.magnitude_text(results))
 glue_text("sesoi_text", SESOI.text())
 glue_text("magnitude_band", f"×/÷ {MAG.TOLERANCE:g}")
 compact = C.compact_table(results)
-compact["verdict"] = [f"{v} [{n}]" if n != "—" else v
+POST_HOC = " (post hoc)" if C.post_hoc(run) else ""  # beside each verdict of such a run
+compact["verdict"] = [(f"{v} [{n}]" if n != "—" else v) + POST_HOC
                       for v, n in zip(compact["verdict"], compact["rounds/looks"])]
 # runs from machines with more CPUs, committed beside this one: a column each
 from analysis import machines as MA
@@ -147,12 +145,18 @@ else:
 # %% tags=["remove-input"]
 import json
 
+import os
+from pathlib import Path
+
 from analysis import reproduce as RP
+from analysis import revisions as RV
 
 glue_text("reproduce_rule", RP.rule_text())
 rows = []
+made = [(run.run_id, run.created_at)]  # the runs this book judges, for the revisions table
 for d in RP.reruns(run.path):
     other = A.load_run(d)
+    made.append((other.run_id, other.created_at))
     t = RP.table(results, C.evaluate(other))
     cpu = str(((other.manifest.get("cpu") or {}).get("model")) or "unknown CPU")
     rows.append({"run": other.run_id, "profile": (other.plan or {}).get("profile"),
@@ -185,16 +189,26 @@ glue_text("reproduce_expected", "; ".join(
     if rows else "no other run is committed beside this one.")
 tests = [r for r in rows if r["tests the rule"]]
 glue_text("reproduce_test", (
-    "Made after the rule in force was committed and judged against this run, also made "
-    "after it (the rule's real test): " + "; ".join(
+    "Made under the rule in force and judged against this run, also made under it (the "
+    "rule's real test): " + "; ".join(
         f"run {r['run']} ({_where(r)}): {r['total']}"
         + (f"; not reproduced: {r['not reproduced (claim, placement)']}"
            if r[RP.NOT_REPRODUCED] else "") for r in tests) + "."
-    if tests else "No run beside this one was made after the rule in force was committed "
-    "and judged against a reference also made after it: the next reviewer's run is its "
-    "first real test."))
+    if tests else "No run beside this one was made under the rule in force and judged "
+    "against a reference also made under it: the next reviewer's run is its first real "
+    "test."))
 if rows:  # which runs test the rule is the sentence above; the table keeps its width
     show_table(pd.DataFrame(rows).drop(columns=["tests the rule", "total"]))
+# The artifact appendix's one table of the rules' versions ({include}), written beside this
+# notebook by `make book`, whole or not at all
+_out = os.environ.get("COPYBENCH_FIGDATA")
+if _out:
+    _rev = RV.table(made)
+    _tmp = Path(_out).parent / ".revisions.inc.tmp"
+    _tmp.write_text(list_table(list(_rev.columns), [[str(v) for v in r]
+                                                    for r in _rev.itertuples(index=False)])
+                    + "\n\n" + RV.in_force_text(run.created_at) + "\n")
+    _tmp.replace(_tmp.with_name("revisions.inc"))
 
 # %% [markdown]
 # ## The reports' own programs, here

@@ -50,6 +50,9 @@ def test_each_printed_count_is_the_owners(counts) -> None:  # noqa: ANN001
         assert f"of {m.n} comparisons of a copy-avoiding message method" in intro
         assert (f"{m.greater} are faster, {m.less} slower, {m.equivalent} equivalent "
                 f"within ±3 % and {m.undecided} undecided" in intro)
+    for method, t in counts.by_method.items():  # the abstract's slower-but-undecided methods
+        if not t.greater and t.less and t.undecided:
+            assert f"{method} ({t.by_outcome()})" in intro, (method, t.by_outcome())
     if counts.n_verdicts:  # the abstract and the contributions
         # the abstract of a reference run, or of a smoke run (which says its verdicts are no
         # results)
@@ -65,7 +68,7 @@ def test_each_printed_count_is_the_owners(counts) -> None:  # noqa: ANN001
 
 def test_no_page_prints_a_count_the_owner_did_not_make(counts) -> None:  # noqa: ANN001
     counts, by_basis = counts
-    allowed = {counts.message.n, counts.reference.n}
+    allowed = {counts.message.n, counts.reference.n, *(t.n for t in counts.by_method.values())}
     for page in sorted(HTML.rglob("*.html")):
         text = _text(str(page.relative_to(HTML)))
         for n in re.findall(r"\bof (\d+) comparisons\b", text):

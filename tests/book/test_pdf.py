@@ -93,6 +93,15 @@ def test_no_undefined_reference() -> None:
     assert "There were undefined references" not in log
 
 
+def test_no_latex_error() -> None:
+    """The final pdflatex pass reported no error: a character the preamble does not declare
+    ("Unicode character ... not set up for use with LaTeX") or any other "! ..." line, which
+    latexmk survives with a PDF that silently lacks the text."""
+    log = LOG.read_text(encoding="latin-1")
+    errors = [line for line in log.splitlines() if line.startswith("! ")]
+    assert not errors, f"{len(errors)} LaTeX errors, first: {errors[:3]}"
+
+
 def _image_pages() -> set[int]:
     out = subprocess.run(["pdfimages", "-list", str(PDF)], capture_output=True, text=True,
                          check=True).stdout.splitlines()[2:]

@@ -1,0 +1,242 @@
+"""The front page's findings: at most :data:`MAX_FINDINGS`, each at most :data:`MAX_WORDS`
+words as a reader reads it (pure functions of the comparison tables; no I/O).
+
+One finding per copy-avoiding message method against two-copy ``send``, and one per file
+path (file → socket, file → file) for the method with the most comparisons decided faster
+than ``read-write`` there (ties: the larger decided gain). Each says the decision, the sizes
+it was decided at, the configurations, one ratio with its CI and where the decision map shows
+it. The words come from the decisions only:
+
+* "use M from Z up" only where, in each configuration named, every size measured from Z up
+  is decided faster (:func:`analysis.headlines.from_up`);
+* "never beats" only where every comparison of the method is decided and none is faster;
+* "at A–B" only where every comparison measured between A and B in the configurations
+  named is decided that way; "most sizes in A–B" where more than half are, else "some
+  sizes in A–B";
+* a method with an undecided comparison says "undecided elsewhere" (or "undecided at every
+  size"), and one whose decision changes with the window says so.
+
+The details (every configuration and window, each comparison with its CI and rounds) are
+the results chapter's tables.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+import pandas as pd
+
+from analysis.findings import Finding
+from analysis.fmt import fmt_size
+from analysis.headlines import ci, window_flips
+
+MAX_FINDINGS = 6
+MAX_WORDS = 40
+#: the factors of a configuration as the findings name it (with the transport first)
+CONFIG = ("transport", "placement", "cache")
+
+
+def words(markdown: str) -> int:
+    """The words a reader reads in one finding's Markdown: a ``{ref}`text <label>``` role
+    counts as its text, a number with its unit or CI bracket as the tokens it prints."""
+    text = re.sub(r"\{ref\}`([^<`]*?)\s*<[^>]*>`", r"\1", markdown)
+    text = re.sub(r"^\s*\d+\.\s+", "", text).replace("`", "").replace("*", "")
+    return len(text.split())
+
+
+def _config(r: pd.Series) -> str:
+    """"veth cross-core", "loopback cross-core cold cache" (warm is the default cache)."""
+    parts = [str(r["transport"])] if isinstance(r.get("transport"), str) else []
+    if isinstance(r.get("placement"), str):
+        parts.append(str(r["placement"]))
+    c = r.get("cache")
+    if isinstance(c, str) and c not in ("warm", "n/a"):
+        parts.append(f"{c} cache")
+    return " ".join(parts)
+
+
+def one_per_size(rows: pd.DataFrame) -> pd.DataFrame:
+    """One comparison per configuration and size: a size measured with two windows keeps the
+    one with more rounds (the decision map shows the same one)."""
+    if rows.empty:
+        return rows.assign(config=pd.Series(dtype=object))
+    d = rows.assign(config=rows.apply(_config, axis=1))
+    return (d.sort_values("n", kind="stable").drop_duplicates(["method", "config", "size"],
+                                                                keep="last")
+            .sort_values(["method", "config", "size"]))
+
+
+def scope(configs: Sequence[str], rows: pd.DataFrame) -> str:
+    """The configurations ``configs`` named as briefly as is exact: a transport whose every
+    measured configuration is among them is named alone ("loopback; veth same-core")."""
+    have = set(configs)
+    if have >= set(rows["config"]) and rows["config"].nunique() > 1:
+        return "every configuration measured"
+    out = []
+    for t, g in rows.groupby(rows["transport"].fillna(""), sort=False):
+        own = list(dict.fromkeys(g["config"]))
+        inside = [c for c in own if c in have]
+        if inside and len(inside) == len(own) and len(own) > 1:
+            out.append(str(t))
+        else:
+            out.extend(inside)
+    return "; ".join(out)
+
+
+def sizes_phrase(d: pd.DataFrame, rows: pd.DataFrame) -> str:
+    """The sizes of the comparisons ``d`` (one decision) among ``rows`` (every comparison of
+    the method in the same configurations): "64 B", "64 KiB–1 MiB" (every size measured in
+    that range), "most sizes in 64 B–1 MiB" (more than half of them), "some sizes in ..."."""
+    lo, hi = float(d["size"].min()), float(d["size"].max())
+    if lo == hi:
+        return fmt_size(lo)
+    within = rows[rows["config"].isin(set(d["config"])) & rows["size"].between(lo, hi)]
+    share = len(d) / max(len(within), 1)
+    if share >= 1:
+        return f"{fmt_size(lo)}–{fmt_size(hi)}"
+    return f"{'most' if share > 0.5 else 'some'} sizes in {fmt_size(lo)}–{fmt_size(hi)}"
+
+
+def _from_up(d: pd.DataFrame, rows: pd.DataFrame) -> float | None:
+    """Z where, in each configuration of ``d`` (decided faster), the sizes decided faster are
+    every size measured from Z up, one Z for all."""
+    zs = set()
+    for cfg, g in d.groupby("config"):
+        mine = rows[rows["config"] == cfg]
+        z = float(g["size"].min())
+        if set(g["size"].astype(float)) != set(mine.loc[mine["size"] >= z, "size"].astype(float)):
+            return None
+        zs.add(z)
+    return zs.pop() if len(zs) == 1 else None
+
+
+def method_advice(rows: pd.DataFrame, method: str, baseline: str,
+                  windows: pd.DataFrame | None = None) -> str:
+    """One method against its baseline over every configuration of ``rows``, in one sentence
+    of at most :data:`MAX_WORDS` words with its figure's link: see the module's rules. Where
+    the whole sentence would be longer, it is said more briefly, in this order: a list of
+    three configurations or more becomes "several configurations" (every one: "everywhere"), the equivalent sizes join the
+    undecided ones ("equivalent or undecided elsewhere"), the sizes a decision changes
+    with the window at become "some sizes", the ratio's configuration goes.
+    ``windows``: every window's comparison, where a decision that changes with the window is
+    looked for."""
+    for brief in range(5):
+        text = _advice(rows, method, baseline, windows, brief)
+        if words(text) <= MAX_WORDS - 1:  # and "(figure)"
+            break
+    return text
+
+
+def _advice(rows: pd.DataFrame, method: str, baseline: str, windows: pd.DataFrame | None,
+            brief: int) -> str:
+    r = one_per_size(rows)
+    g, l_ = r[r["decision"] == "greater"], r[r["decision"] == "less"]
+    e, u = r[r["decision"] == "equivalent"], r[r["decision"] == "inconclusive"]
+    m, b = f"`{method}`", f"`{baseline}`"
+
+    def where(d: pd.DataFrame) -> str:
+        s = scope(list(dict.fromkeys(d["config"])), r)
+        if brief >= 1 and s == "every configuration measured":
+            return "everywhere"
+        return "several configurations" if brief >= 1 and s.count(";") >= 2 else s
+
+    def at(d: pd.DataFrame) -> str:
+        return f"at {sizes_phrase(d, r)} ({where(d)})"
+
+    if len(g) and not len(l_):
+        z = _from_up(g, r)
+        lead = (f"use {m} rather than {b} from {fmt_size(z)} up ({where(g)})" if z is not None
+                else f"{m} is faster than {b} {at(g)}")
+    elif len(g):
+        lead = f"{m} against {b}: faster {at(g)}, slower {at(l_)}"
+    elif len(l_) and not len(u) and not len(e):
+        lead = f"{m} never beats {b}: slower at every size measured ({where(r)})"
+    elif len(l_):
+        lead = f"{m} is slower than {b} {at(l_)}"
+    elif len(e) and not len(u):
+        lead = f"{m} is equivalent to {b} wherever measured"
+    else:
+        lead = f"{m} against {b} is undecided at every size measured"
+    tail = []
+    merged = brief >= 2 and len(e) and len(u)
+    if len(e) and (len(g) or len(l_) or len(u)) and not merged:
+        tail.append(f"equivalent {at(e)}")
+    if len(u) and (len(g) or len(l_) or len(e)):
+        tail.append("equivalent or undecided elsewhere" if merged else "undecided elsewhere")
+    flips = window_flips(windows[windows["method"] == method]) \
+        if windows is not None and len(windows) and "duration_s" in windows else ""
+    if flips:
+        at_ = list(dict.fromkeys(re.findall(r"at ([^(]+?) \(", flips)))
+        tail.append("changes with the window at "
+                    + (", ".join(at_) if brief < 3 or len(at_) == 1 else "some sizes"))
+    ext = (g.loc[g["ratio"].idxmax()] if len(g) else l_.loc[l_["ratio"].idxmin()] if len(l_)
+           else None)
+    best = (f"; {'best' if len(g) else 'down to'} {ci(ext)} at {fmt_size(ext['size'])}"
+            + (f" ({ext['config']})" if r["config"].nunique() > 1 and brief < 4 else "")
+            if ext is not None else "")
+    text = lead + "".join(f"; {t}" for t in tail) + best
+    return text[0].upper() + text[1:] + "."
+
+
+def best_method(rows: pd.DataFrame) -> str | None:
+    """The method with the most comparisons decided faster (ties: the larger decided gain);
+    None when no method is decided faster anywhere."""
+    g = rows[rows["decision"] == "greater"]
+    if g.empty:
+        return None
+    score = g.groupby("method").agg(n=("ratio", "size"), top=("ratio", "max"))
+    return str(score.sort_values(["n", "top"], ascending=False).index[0])
+
+
+def front_findings(vs_send: pd.DataFrame, files: pd.DataFrame, methods: Sequence[str],
+                   figure: str, file_figure: str, windows: pd.DataFrame | None = None
+                   ) -> list[Finding]:
+    """The front page's findings: one per message method of ``methods`` against `send`
+    (``vs_send``; linked to ``figure``, the decision map), then one per file path for its
+    best method against `read-write` (linked to ``file_figure``). At most
+    :data:`MAX_FINDINGS`."""
+    out: list[Finding] = []
+    for meth in methods:
+        d = vs_send[vs_send["method"] == meth] if len(vs_send) else vs_send
+        if d.empty:
+            continue
+        out.append(Finding("message", "", method_advice(d, meth, "send", windows), figure,
+                           bool((d["decision"] != "inconclusive").any())))
+    for path in ("file→socket", "file→file"):
+        d = files[files["scenario"] == path] if len(files) else files
+        if d.empty:
+            continue
+        meth = best_method(d) or str(d["method"].iloc[0])
+        text = method_advice(d[d["method"] == meth], meth, "read-write")
+        lead = path.replace("→", " → ").capitalize()
+        out.append(Finding("file", path, f"{lead}: {text[0].lower()}{text[1:]}", file_figure,
+                           bool((d.loc[d["method"] == meth, "decision"]
+                                 != "inconclusive").any())))
+    return out[:MAX_FINDINGS]
+
+
+def findings_list(findings: Sequence[Finding]) -> str:
+    """The numbered Markdown list of the front page, each item ending with its figure's
+    link."""
+    if not findings:
+        return "This run has no comparisons from which a finding could be worded."
+    return "\n".join(f"{i}. {f.text} ({{ref}}`figure <{f.figure}>`)"
+                     for i, f in enumerate(findings, 1))
+
+
+def map_data(vs_send: pd.DataFrame) -> pd.DataFrame:
+    """The decision map's comparisons: one per transport x placement (``panel``), method
+    and size (:func:`one_per_size`: of two windows at one size, the one with more rounds),
+    panels ordered by transport, then placement."""
+    if vs_send.empty:
+        return vs_send.assign(panel=pd.Series(dtype=object))
+    d = one_per_size(vs_send)
+    udp = d["protocol"].eq("udp") if "protocol" in d else False
+    d = d.assign(panel=d["transport"].astype(str).where(~udp, d["transport"].astype(str)
+                                                         + " (UDP)")
+                 + ", " + d["placement"].astype(str))
+    order = {t: i for i, t in enumerate(("loopback", "veth", "udp-forward"))}
+    return d.sort_values(["transport", "placement", "size"],
+                         key=lambda s: s.map(order).fillna(len(order)) if s.name == "transport"
+                         else s).reset_index(drop=True)

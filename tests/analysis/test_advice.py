@@ -1,0 +1,110 @@
+"""The front page's findings (analysis/advice.py): at most six, each at most 40 words as a
+reader reads it, each word from the decisions it states."""
+
+from __future__ import annotations
+
+import itertools
+
+import pandas as pd
+
+from analysis import advice as V
+
+KiB, MiB = 1024, 1 << 20
+SIZES = [64, 512, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, MiB, 16 * MiB]
+CONFIGS = [("loopback", "cross-core"), ("loopback", "same-core"), ("veth", "cross-core"),
+           ("veth", "same-core"), ("udp-forward", "same-core")]
+METHODS = ["sendmsg", "zerocopy", "uring-zc", "vmsplice"]
+
+
+def row(method: str, size: int, decision: str, ratio: float = 1.0, transport: str = "veth",
+        placement: str = "same-core", window: float = 1.0, n: int = 6,
+        scenario: str = "message") -> dict:
+    lo, hi = {"greater": (ratio * 0.9, ratio * 1.1), "less": (ratio * 0.9, ratio * 1.1),
+              "equivalent": (0.99, 1.01), "inconclusive": (0.8, 1.2)}[decision]
+    return dict(scenario=scenario, transport=transport,
+                protocol="udp" if transport == "udp-forward" else "tcp", placement=placement,
+                cache=None if scenario == "message" else "warm", threads=1, duration_s=window,
+                method=method, size=size, ratio=ratio, lo=lo, hi=hi, n=n, decision=decision)
+
+
+def busy_run() -> pd.DataFrame:
+    """Every method in every configuration at every size, the decisions cycling through all
+    four, and a second window at some sizes: the longest sentences the rules can make."""
+    decs = itertools.cycle(["greater", "less", "inconclusive", "less", "equivalent",
+                            "greater", "inconclusive"])
+    rows = []
+    for m, (t, p), s in itertools.product(METHODS, CONFIGS, SIZES):
+        d = next(decs)
+        rows.append(row(m, s, d, {"greater": 1.4, "less": 0.6}.get(d, 1.0), t, p))
+        if s in (16 * KiB, MiB):
+            rows.append(row(m, s, "greater" if d == "less" else "less", 1.0, t, p, 2.0, 3))
+    return pd.DataFrame(rows)
+
+
+def files_run() -> pd.DataFrame:
+    rows = [row(m, s, d, r, "loopback", "cross-core", scenario="file→socket")
+            for m, d, r in (("sendfile", "greater", 1.3), ("splice", "inconclusive", 1.0),
+                            ("mmap-write", "less", 0.8))
+            for s in (64 * KiB, MiB, 16 * MiB)]
+    rows += [row("splice", s, "greater", 1.2, None, "same-core", scenario="file→file")
+             for s in (64 * KiB, MiB)]
+    return pd.DataFrame(rows)
+
+
+def test_at_most_six_findings_of_at_most_40_words_each() -> None:
+    msg = busy_run()
+    found = V.front_findings(msg, files_run(), METHODS, "fig-map", "fig-files", windows=msg)
+    assert 1 <= len(found) <= V.MAX_FINDINGS == 6
+    lines = V.findings_list(found).splitlines()
+    assert len(lines) == len(found)
+    for line in lines:
+        assert V.words(line) <= V.MAX_WORDS == 40, (V.words(line), line)
+        assert "{ref}`figure <fig-" in line  # each links its figure
+    # seven methods still give six findings
+    more = pd.concat([msg, msg.assign(method="splice"), msg.assign(method="extra")])
+    assert len(V.front_findings(more, files_run(), METHODS + ["splice", "extra"], "f", "g",
+                                windows=more)) == 6
+
+
+def test_words_counts_what_a_reader_reads() -> None:
+    assert V.words("1. `splice` is faster at 64 B–1 MiB ({ref}`figure <fig-x>`).") == 8
+
+
+def test_never_only_where_every_comparison_is_decided() -> None:
+    rows = pd.DataFrame([row("zerocopy", s, "less", 0.5) for s in SIZES[:3]])
+    assert "`zerocopy` never beats `send`" in V.method_advice(rows, "zerocopy", "send")
+    open_ = rows.assign(decision=["less", "less", "inconclusive"])
+    text = V.method_advice(open_, "zerocopy", "send")
+    assert "never" not in text and "undecided elsewhere" in text, text
+
+
+def test_a_range_is_every_size_only_where_every_size_is_decided() -> None:
+    rows = pd.DataFrame([row("vmsplice", s, d, 1.5 if d == "greater" else 1.0)
+                         for s, d in zip(SIZES[:4], ["greater", "greater", "inconclusive",
+                                                     "greater"])])
+    text = V.method_advice(rows, "vmsplice", "send")
+    assert "most sizes in 64 B–16 KiB" in text and "undecided elsewhere" in text, text
+    assert "from" not in text.split(";")[0]  # no "from Z up": 4 KiB is undecided
+    full = rows.assign(decision="greater")
+    assert V.method_advice(full, "vmsplice", "send").startswith(
+        "Use `vmsplice` rather than `send` from 64 B up (veth same-core)")
+
+
+def test_the_scope_names_a_whole_transport_only_when_all_of_it_is_in() -> None:
+    rows = pd.DataFrame([row("sendmsg", 64, "less", 0.7, t, p) for t, p in CONFIGS[:4]]
+                        + [row("sendmsg", 64, "inconclusive", 1.0, "udp-forward",
+                               "same-core")])
+    rows.loc[3, "decision"] = "inconclusive"  # veth same-core undecided
+    text = V.method_advice(rows, "sendmsg", "send")
+    assert "(loopback; veth cross-core)" in text, text
+
+
+def test_the_map_has_one_comparison_per_panel_method_and_size() -> None:
+    msg = busy_run()
+    m = V.map_data(msg)
+    assert not m.duplicated(["panel", "method", "size"]).any()
+    assert set(m["panel"]) == {"loopback, cross-core", "loopback, same-core", "veth, cross-core",
+                               "veth, same-core", "udp-forward (UDP), same-core"}
+    # of two windows at one size, the one with more rounds
+    k = m[(m["panel"] == "veth, same-core") & (m["method"] == "sendmsg") & (m["size"] == MiB)]
+    assert int(k["n"].iloc[0]) == 6
