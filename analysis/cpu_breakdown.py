@@ -105,21 +105,29 @@ def wide(bd: pd.DataFrame) -> pd.DataFrame:
 
 
 def plot(bd: pd.DataFrame, title: str = "", method_order: list[str] | None = None) -> Any:
-    """Stacked horizontal bars: one row per method, sender and receiver side by side."""
+    """Stacked horizontal bars: one row per method, sender and receiver side by side; one bar
+    segment per category (CPU-seconds per GB, as the module says), both panels on one scale.
+    Drawn at the PDF's text width, so the PDF shows it at its own size (fonts as set), with
+    the legend (the categories this figure has) below the panels, off the bars."""
     import matplotlib.pyplot as plt
+
+    from analysis.plots import PDF_TEXT_WIDTH_IN
 
     if bd.empty:
         return None
     sides = [s for s in ("sender", "receiver") if s in set(bd["side"])]
     methods = method_order or sorted(set(bd["method"]))
     methods = [m for m in methods if m in set(bd["method"])]
-    fig, axes = plt.subplots(1, len(sides), figsize=(5.2 * len(sides), 0.45 * len(methods) + 1.6),
-                             sharey=True, squeeze=False)
+    cats = [c for c in CATEGORIES if bd.loc[bd["category"] == c, "cpu_s_per_gb"].sum() > 0]
+    ncol = 2
+    fig, axes = plt.subplots(1, len(sides), sharey=True, squeeze=False, layout="constrained",
+                             figsize=(0.97 * PDF_TEXT_WIDTH_IN,
+                                      0.32 * len(methods) + 1.3 + 0.2 * -(-len(cats) // ncol)))
     xmax = bd.groupby(["method", "side"])["cpu_s_per_gb"].sum().max() * 1.05
     for ax, side in zip(axes[0], sides):
         d = bd[bd["side"] == side]
         left = np.zeros(len(methods))
-        for cat in CATEGORIES:
+        for cat in cats:
             vals = np.array([d[(d["method"] == m) & (d["category"] == cat)]["cpu_s_per_gb"].sum()
                              for m in methods])
             ax.barh(range(len(methods)), vals, left=left, color=COLOURS[cat],
@@ -131,11 +139,10 @@ def plot(bd: pd.DataFrame, title: str = "", method_order: list[str] | None = Non
         ax.set_title(side)
         ax.set_xlabel("CPU-seconds per GB")
         ax.grid(axis="x", alpha=0.3)
+        ax.grid(axis="y", visible=False)
     axes[0][0].set_ylim(len(methods) - 0.5, -0.5)  # first method on top (axes share y)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8, frameon=False,
-               bbox_to_anchor=(0.5, -0.02 - 0.02 * (len(CATEGORIES) // 4)))
+    fig.legend(handles, labels, loc="outside lower center", ncol=ncol, frameon=False)
     if title:
-        fig.suptitle(title, fontsize=10)
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
+        fig.suptitle(title, fontsize=plt.rcParams["axes.titlesize"])
     return fig

@@ -423,17 +423,22 @@ def bars(df: pd.DataFrame, x: str, y: str, hue: str | None, xlabel: str, ylabel:
                  y=y, hue=hue, col=col, row=None, source=source)
 
 
-def _declutter_xticks(ax: Any, gap: float = 4.0) -> None:
-    """Category labels that would touch their neighbours are set smaller and at 30°."""
+def _declutter_xticks(ax: Any, gap: float = 4.0) -> bool:
+    """Category labels that would touch their neighbours are set smaller and at 30°; whether
+    any were (labels already at 30° are left as they are)."""
     r = ax.figure.canvas.get_renderer()
     labs = [t for t in ax.get_xticklabels() if t.get_text()]
+    if not labs or all(t.get_rotation() == 30 for t in labs):
+        return False
     boxes = sorted((t.get_window_extent(r) for t in labs), key=lambda b: b.x0)
-    if any(b.x0 - a.x1 < gap for a, b in zip(boxes, boxes[1:])):
-        for t in labs:
-            t.set_rotation(30)
-            t.set_ha("right")
-            t.set_rotation_mode("anchor")
-            t.set_fontsize(9)
+    if not any(b.x0 - a.x1 < gap for a, b in zip(boxes, boxes[1:])):
+        return False
+    for t in labs:
+        t.set_rotation(30)
+        t.set_ha("right")
+        t.set_rotation_mode("anchor")
+        t.set_fontsize(9)
+    return True
 
 
 def estimates(df: pd.DataFrame, x: str, y: str, lo: str, hi: str, hue: str, xlabel: str,
@@ -506,7 +511,14 @@ def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None
             ax.axvline(r["crossover"], color=col_, linestyle=":", linewidth=1.5)
             if math.isfinite(r["lo"]) and math.isfinite(r["hi"]):
                 ax.axvspan(r["lo"], r["hi"], color=col_, alpha=0.08, linewidth=0)
-    g.add_legend(title=f"{hue}  (dotted: crossover; grey: ±{threshold:.0%})")
+    # the legend in one row above the panels (to their right it took a third of the width
+    # the PDF gives the figure, and the panels fitted beside it were too small to read)
+    names = [h for h in (g.hue_names or []) if h in g._legend_data]
+    leg = g.figure.legend([g._legend_data[h] for h in names], names, loc="lower center",
+                          bbox_to_anchor=(0.5, 1.0), ncol=max(len(names), 1), frameon=False,
+                          borderaxespad=0,
+                          title=f"{hue}  (dotted: crossover; grey: ±{threshold:.0%})")
+    g._copybench_top_legend = leg
     return _meta(_finish(g, xlabel, ylabel, title, row, col), kind="line", data=df, x="size",
                  y="ratio", hue=hue, col=col, row=row, extra=["lo", "hi", "decision"],
                  source=source)
@@ -920,10 +932,20 @@ def _figure_frame(g: Any) -> pd.DataFrame | None:
 def _layout(g: Any, fig: Any) -> None:
     """tight_layout, leaving a facet grid's legend the room it takes now (seaborn measures it
     once, when it is made: a title set later, or a narrower figure, would put it over the
-    axes)."""
+    axes); a legend above the panels (:func:`ratios`) is set just above them."""
     if isinstance(g, sns.FacetGrid):
         leg = getattr(g, "_legend", None)
-        if leg is not None and leg in getattr(fig, "legends", []):
+        top = getattr(g, "_copybench_top_legend", None)
+        if top is not None:  # a legend above the panels: the panels below it
+            fig.canvas.draw()
+            height = top.get_window_extent(fig.canvas.get_renderer()).height / fig.dpi
+            H = fig.get_size_inches()[1]
+            g._tight_layout_rect = [0, 0, 1, 1 - (height + 0.05) / H]
+            top.set_bbox_to_anchor((0.5, g._tight_layout_rect[3]), transform=fig.transFigure)
+            if getattr(fig, "_suptitle", None) is not None:  # the figure's title above it
+                fig._suptitle.set_y(g._tight_layout_rect[3] + (height + 0.05) / H)
+                fig._suptitle.set_va("bottom")
+        elif leg is not None and leg in getattr(fig, "legends", []):
             fig.canvas.draw()
             width = leg.get_window_extent(fig.canvas.get_renderer()).width / fig.dpi
             g._tight_layout_rect = [0, 0, 1 - (width + 0.1) / fig.get_size_inches()[0], 1]
@@ -1006,9 +1028,12 @@ def lay_out(g: Any) -> Any:
     _thin_size_ticks(fig)
     _thin_log_y_ticks(fig)
     if (getattr(g, "_copybench", None) or {}).get("kind") == "bar":
-        fig.canvas.draw()
-        for ax in fig.axes:  # the fitted panels are narrower than the ones drawn
-            _declutter_xticks(ax)
+        for _ in range(3):  # the fitted panels are narrower than the ones drawn
+            fig.canvas.draw()
+            if not any([_declutter_xticks(ax) for ax in fig.axes]):
+                break
+            # labels set at 30° are taller: laid out again, they clear the panel below
+            _fit_for_pdf(g, fig)
     return g
 
 

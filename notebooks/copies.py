@@ -155,27 +155,37 @@ if fmt2 and len(cnt):
     if len(ok):
         keys = sorted(set(zip(ok["scenario"], ok["transport"].fillna("—"), ok["size"])),
                       key=str)
-        fig, axes = plt.subplots(len(keys), 1, figsize=(7, 0.5 + 0.42 * ok.groupby(
-            ["scenario", "size"])["method"].nunique().sum() + 0.6 * len(keys)),
-            squeeze=False)
+        n_rows = ok.groupby(["scenario", "transport", "size"], dropna=False)["method"].nunique()
+        # at the PDF's text width (shown at its own size); the legend below the panels
+        fig, axes = plt.subplots(len(keys), 1, squeeze=False, layout="constrained",
+                                 figsize=(0.97 * P.PDF_TEXT_WIDTH_IN,
+                                          1.0 + 0.32 * n_rows.sum() + 0.6 * len(keys)))
         for ax, (scen, tr, size) in zip(axes[:, 0], keys):
             d = ok[(ok["scenario"] == scen) & (ok["transport"].fillna("—") == tr)
                    & (ok["size"] == size)]
             methods = sorted(set(d["method"]))
             for k, (side, mk) in enumerate((("sender", "o"), ("receiver", "s"))):
-                s = d[d["side"] == side].set_index("method").reindex(methods)
-                y = np.arange(len(methods)) + (k - 0.5) * 0.25
+                # a side whose count is not estimated here is not drawn (nor in the legend)
+                s = d[(d["side"] == side) & d["count"].notna()].set_index("method")
+                if s.empty:
+                    continue
+                y = np.array([methods.index(x) for x in s.index]) + (k - 0.5) * 0.25
                 ax.errorbar(s["count"], y, xerr=[s["count"] - s["lo"], s["hi"] - s["count"]],
                             fmt=mk, capsize=3, label=side, color=P.color(side))
             ax.set_yticks(range(len(methods)))
             ax.set_yticklabels(methods)
-            ax.invert_yaxis()
-            ax.set_xlim(-0.1, CP.BOUND)
-            ax.set_title(f"{scen}, {tr}, {fmt_size(size)}", fontsize=9)
+            ax.set_ylim(len(methods) - 0.5, -0.5)  # first method on top
+            # every CI inside the axis: it reaches past the bound where a CI does
+            hi = d["hi"].max(skipna=True)
+            ax.set_xlim(-0.1, max(CP.BOUND, hi + 0.1) if pd.notna(hi) else CP.BOUND)
+            ax.set_title(", ".join(x for x in (scen, tr, fmt_size(size)) if x != "—"))
             ax.grid(axis="x", alpha=0.3)
-        axes[-1, 0].set_xlabel("CPU copies per byte (calibrated; 95 % CI)")
-        axes[0, 0].legend(fontsize=8, loc="lower right")
-        fig.tight_layout()
+        axes[-1, 0].set_xlabel("CPU copies per byte (calibrated; point: the count, bar: its "
+                               "95 % CI)")
+        handles = {lab: h for ax in axes[:, 0] for h, lab in zip(*ax.get_legend_handles_labels())}
+        fig.legend([handles[s] for s in ("sender", "receiver") if s in handles],
+                   [s for s in ("sender", "receiver") if s in handles],
+                   loc="outside lower center", ncol=2, frameon=False)
         show_fig(fig)
     else:
         note("No group of this run validates: no count is identifiable, so none is plotted.")
@@ -221,7 +231,7 @@ if len(bd):
     order = A.method_order(m) if hasattr(A, "method_order") else None
     for (scen, tr, size), g in bd.groupby([bd["scenario"], bd["transport"].fillna("—"),
                                            bd["size"]], sort=True):
-        show_fig(BD.plot(g, f"{scen}, {tr}, {fmt_size(size)}",
+        show_fig(BD.plot(g, ", ".join(x for x in (scen, tr, fmt_size(size)) if x != "—"),
                          [x for x in (order or []) if x in set(g["method"])] or None))
     w = BD.wide(bd)
     ids = ["scenario", "transport", "size", "method", "side"]

@@ -331,3 +331,68 @@ def test_long_panel_titles_are_wrapped_not_run_into_each_other() -> None:
     assert P.check_figure(P.lay_out(g)) == []
     assert all("\n" in ax.get_title() for ax in g.axes.flat)
     plt.close(g.figure)
+
+
+# --- the figures that failed these checks on the reference run ---------------------------------
+
+def test_the_cpu_breakdown_is_drawn_at_the_pdfs_width() -> None:
+    """The copies chapter's breakdown (two panels, a legend of eleven categories) was drawn
+    10.4 in wide, so the PDF showed it at 62 %: fonts of 5 to 6.2 pt."""
+    from analysis import cpu_breakdown as BD
+    from rundir.perf import CATEGORIES
+
+    P.setup()
+    rng = np.random.default_rng(3)
+    methods = ["read-write", "mmap-write", "sendfile", "splice", "splice2"]
+    bd = pd.DataFrame([dict(method=m, side=s, category=c, cpu_s_per_gb=float(rng.uniform(0, .05)))
+                       for m in methods for s in ("sender", "receiver") for c in CATEGORIES])
+    fig = BD.plot(bd, "file→socket, loopback, 16 MiB", methods)
+    g = P.lay_out(P.Figure(fig))
+    assert P.check_figure(g) == []
+    assert P.pdf_scale(fig) == 1.0
+    assert len(fig.legends[0].get_texts()) == len(CATEGORIES)
+    plt.close(fig)
+
+
+def test_rotated_bar_labels_clear_the_panel_below() -> None:
+    """Five file sizes in rows of two panels, five methods each: the labels set at 30° after
+    the grid was laid out reached into the titles of the panels below (files-01)."""
+    P.setup()
+    rng = np.random.default_rng(4)
+    methods = ["read-write", "mmap-write", "sendfile", "splice", "splice2"]
+    rows = [dict(method=m, size=s, cache="warm", gbit_per_s=float(rng.uniform(10, 40)))
+            for m in methods for s in (1 << 16, 1 << 20, 1 << 24, 1 << 26, 100_000_000)
+            for _ in range(3)]
+    g = P.bars(pd.DataFrame(rows), "method", "gbit_per_s", "cache", "method",
+               "throughput (Gbit/s)", col="size", order=methods, title="file → socket")
+    assert P.check_figure(P.lay_out(g)) == []
+    assert all(t.get_rotation() == 30 for ax in g.axes.flat for t in ax.get_xticklabels()
+               if t.get_text())
+    plt.close(g.figure)
+
+
+def test_a_ratio_figure_of_seven_panels_reads_at_the_pdfs_size() -> None:
+    """Seven configurations in rows of two (findings-05): beside a legend a third of the
+    figure's width, the panels fitted to the page were too short for their ticks and their
+    wrapped titles; the legend goes above the panels, off them and off the title."""
+    P.setup()
+    rng = np.random.default_rng(5)
+    confs = ["loopback, cross-core, 1 s", "loopback, cross-core, 2 s",
+             "loopback, same-core, 1 s", "udp-forward (UDP), same-core, 1 s",
+             "udp-forward (UDP), same-core, 2 s", "veth, cross-core, 1 s",
+             "veth, same-core, 1 s"]
+    rows = []
+    for c in confs:
+        for m in ("sendmsg", "zerocopy", "uring-zc", "vmsplice"):
+            for s in (64, 1024, 4096, 16384, 65536, 262144):
+                r = float(np.exp(rng.normal(-1 + np.log2(s) / 10, 0.5)))
+                rows.append(dict(configuration=c, method=m, size=s, ratio=r, lo=r * 0.8,
+                                 hi=r * 1.2, decision="greater"))
+    g = P.ratios(pd.DataFrame(rows), "method", "message size", "ratio to send (log scale)",
+                 col="configuration", col_wrap=2, title="throughput relative to send")
+    assert P.check_figure(P.lay_out(g)) == []
+    fig = g.figure
+    r = fig.canvas.get_renderer()
+    leg = fig.legends[0].get_window_extent(r)
+    assert all(leg.y0 >= ax.get_tightbbox(r).y1 for ax in fig.axes)  # above every panel
+    plt.close(fig)

@@ -2,7 +2,9 @@
 it claims to show (`make test-figures`, part of `make test-slow`). analysis/plots.show writes,
 beside each notebook, the figure's data (book/_generated/figdata/<notebook>-NN.csv) and its
 check (NN.check.json): not drawn from an empty or single-point selection where the run has
-more; every x-value and facet of the data it claims to show present; no overlapping labels.
+more; every x-value and facet of the data it claims to show present; and as a reader
+sees it: no overlapping labels, no legend over plotted points, no line off its axis, no font
+under 7 pt in the PDF.
 Skips unless COPYBENCH_BOOK_RUN names the run the book was built from."""
 
 from __future__ import annotations
@@ -58,13 +60,10 @@ def test_every_figure_shows_its_data() -> None:
 
 
 def test_every_figure_reads_as_a_reader_sees_it() -> None:
-    """Legends off the data, marks inside their axes, labels apart, fonts >= 7 pt in the PDF.
-    Known open: some figures (the copies chapter's own, the file-copy bars, one findings
-    panel) still fail these checks; until they are fixed the test reports them as an
-    expected failure, and passes as soon as none is left."""
+    """Legends off the data, marks inside their axes, labels apart, fonts >= 7 pt in the PDF:
+    any layout problem of any figure fails."""
     _, layout = _problems()
-    if layout:
-        pytest.xfail(f"{len(layout)} layout problems remain (open):\n" + "\n".join(layout))
+    assert not layout, f"{len(layout)} layout problems:\n" + "\n".join(layout)
 
 
 @pytest.mark.parametrize("name", CHECKED)
