@@ -120,6 +120,14 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
 
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     watchdog = Watchdog(tmp)  # removes tmp (partial report, connection file) if this is killed
+    # the kernel's Unix sockets are its connection file's path plus "-N", and a socket's path
+    # holds at most 107 bytes: under a long checkout path the file goes to a short private
+    # directory instead (removed below; only a kill leaves it in the temporary directory)
+    connection = tmp / KERNEL_FILE
+    if len(os.fsencode(connection)) + 4 > 107:
+        base = tempfile.gettempdir()
+        connection = Path(tempfile.mkdtemp(prefix="cbk-", dir=base if len(base) <= 60
+                                           else "/tmp")) / KERNEL_FILE
     try:
         executed = tmp / "compare.ipynb"
         print(f"compare: executing {NOTEBOOK} (run {run.name}, reference {ref.name}, "
@@ -132,7 +140,7 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
                             "threshold": args.threshold, "out_dir": str(tmp)},
                 kernel_manager_class=KernelDyingWithDriver,
                 # over Unix sockets, not TCP: ipykernel warns of plain-text TCP on every start
-                config=Config({"KernelManager": {"connection_file": str(tmp / KERNEL_FILE),
+                config=Config({"KernelManager": {"connection_file": str(connection),
                                                  "transport": "ipc"}}))
         except papermill.PapermillExecutionError as exc:
             print(f"compare: the notebook failed: {exc.ename}: {exc.evalue} "
@@ -141,7 +149,7 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
         page = render(nbformat.read(executed, as_version=4),
                       f"copybench: {run.name} against {ref.name}")
         (tmp / "compare.html").write_text(page, encoding="utf-8")
-        (tmp / KERNEL_FILE).unlink(missing_ok=True)  # the kernel's key is no part of a report
+        connection.unlink(missing_ok=True)  # the kernel's key is no part of a report
         (tmp / REPORT_MARKER).write_text(MARKER_TEXT, encoding="utf-8")
         tmp.chmod(0o755)  # mkdtemp made it private
         problem = report_dir_problem(out, MARKER_TEXT)  # again: the notebook took a while
@@ -154,6 +162,8 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)
+        if connection.parent != tmp:
+            shutil.rmtree(connection.parent, ignore_errors=True)
         watchdog.close()
     print(f"compare: report {out / 'compare.html'} (tables: cells.csv, claims.csv)")
     return 0

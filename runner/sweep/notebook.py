@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sys
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -120,6 +122,30 @@ def _lent(lock: RunLock) -> Iterator[None]:
             os.environ.pop(k, None)
 
 
+#: a Unix socket's path holds at most 107 bytes (sun_path); the kernel's are its connection
+#: file's path plus "-N"
+_SUN_PATH_MAX = 107
+
+
+@contextmanager
+def _kernel_connection_file(beside: Path) -> Iterator[Path]:
+    """Where the notebook kernel's connection file goes: ``beside`` when its sockets' paths
+    fit a Unix socket's 107 bytes, else a private directory under the system's temporary
+    directory (or /tmp), removed afterwards (a checkout at a long path would otherwise fail
+    with "File name too long")."""
+    if len(os.fsencode(beside / "kernel.json")) + 4 <= _SUN_PATH_MAX:
+        yield beside / "kernel.json"
+        return
+    base = tempfile.gettempdir()
+    if len(os.fsencode(base)) > 60:
+        base = "/tmp"
+    short = Path(tempfile.mkdtemp(prefix="cbk-", dir=base))
+    try:
+        yield short / "kernel.json"
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
+
+
 def _execute(target: Path, lock: RunLock, tmp: Path, parameters: dict[str, object]) -> int:
     """papermill on the sweep notebook, its exit code, the notebook kept, the run sealed."""
     root = repo_root()
@@ -129,14 +155,14 @@ def _execute(target: Path, lock: RunLock, tmp: Path, parameters: dict[str, objec
     code: int | None
     old = _forward_signals()
     try:
-        with _lent(lock):
+        with _lent(lock), _kernel_connection_file(tmp) as connection:
             papermill.execute_notebook(
                 str(root / NOTEBOOK), str(partial), cwd=str(root), kernel_name="python3",
                 progress_bar=False, log_output=False, stdout_file=sys.stdout,
                 stderr_file=sys.stderr, parameters=parameters,
                 kernel_manager_class=KernelDyingWithDriver,
                 # over Unix sockets, not TCP: ipykernel warns of plain-text TCP on every start
-                config=Config({"KernelManager": {"connection_file": str(tmp / "kernel.json"),
+                config=Config({"KernelManager": {"connection_file": str(connection),
                                                  "transport": "ipc"}}))
         code = _exit_code(partial)
     except papermill.PapermillExecutionError as exc:
