@@ -18,6 +18,13 @@ help:
 	@echo "make pdf  [RUN=data/raw/<id>]   the same book as a PDF (pdflatex); default: the reference run"
 	@echo "make compare RUN=data/raw/<id>  your run against the reference run: build/compare/"
 	@echo "make verify  [RUN=data/raw/<id>] a run's files against its SHA256SUMS, its records against the schemas"
+	@echo "make seal RUN=... / make pack RUN=...  seal a run (SHA256SUMS) / pack it into one archive"
+	@echo "make smoke-run   a 25-trial sweep through every code path into build/smoke-run (no conclusions)"
+	@echo "make originals [ORIGINALS_ARCHIVES=DIR]  fetch (or unpack) and build the reports' own programs"
+	@echo "make bundle      a self-contained bundle to run the threads profile on a many-CPU machine"
+	@echo "make test-book / test-figures / test-browser / test-pdf   one part of make test / test-slow"
+	@echo "make test-nix-book / compare-nix-book   the book at the Nix pin's Python versions, compared"
+	@echo "make notebooks-sync  the notebooks' .ipynb from their .py sources (jupytext)"
 
 # apt packages when root, then the pinned Python environment (.venv); about 0.2 s when
 # both are current. A sub-make of a target that ran it already gets SETUP_DONE=1.

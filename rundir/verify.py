@@ -74,7 +74,8 @@ class Report:
         return not self.problems
 
     def summary(self) -> str:
-        state = "ok" if self.ok else f"FAILED ({len(self.problems)} problems)"
+        n = len(self.problems)
+        state = "ok" if self.ok else f"FAILED ({n} problem{'' if n == 1 else 's'})"
         records = (f"{self.records_checked} records checked"
                    + (" (an earlier check of the same SHA256SUMS, reused)" if self.cached else ""))
         return f"verify {self.run_dir}: {state}; {self.files_checked} files hashed, {records}"
