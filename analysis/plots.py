@@ -844,6 +844,9 @@ def off_axis_problems(fig: Any) -> list[str]:
             tr = line.get_transform()
             checks = []
             if tr == ax.transData:
+                if len(xs) == len(ys):  # a vertex with a NaN coordinate is never drawn
+                    drawn = np.isfinite(xs) & np.isfinite(ys)
+                    xs, ys = xs[drawn], ys[drawn]
                 checks = [("x", xs, x0, x1, tol_x), ("y", ys, y0, y1, tol_y)]
             elif tr == ax.get_yaxis_transform():  # axhline: x in axes units
                 checks = [("y", ys, y0, y1, tol_y)]

@@ -288,6 +288,13 @@ def test_a_line_off_the_axis_is_caught_and_bounds_stay_on_it() -> None:
     probs = P.off_axis_problems(fig)
     assert probs and probs[0].startswith("memcpy at this size off the axis"), probs
     plt.close(fig)
+    # a vertex with one NaN coordinate is never drawn: no problem, however far its other one
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([1, 2, 3], [1, 2, 3], "o-")
+    ax.plot([np.nan, 2.0], [9.0, 2.5], "o", label="receiver")
+    ax.set_ylim(0, 4)
+    assert P.off_axis_problems(fig) == []
+    plt.close(fig)
     # a bound far above the data on a log axis: the axis reaches up to it
     d = message_like()
     d = d[d["placement"] == "cross-core"]
