@@ -120,14 +120,11 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
 
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     watchdog = Watchdog(tmp)  # removes tmp (partial report, connection file) if this is killed
-    # the kernel's Unix sockets are its connection file's path plus "-N", and a socket's path
-    # holds at most 107 bytes: under a long checkout path the file goes to a short private
-    # directory instead (removed below; only a kill leaves it in the temporary directory)
+    # over Unix sockets where their paths fit (jupyter_client names them after the connection
+    # file, one byte longer: ".kernel-ipc-N"; a socket's path holds 107 bytes), else over TCP
+    # on localhost: a checkout at a long path would otherwise fail "File name too long"
     connection = tmp / KERNEL_FILE
-    if len(os.fsencode(connection)) + 4 > 107:
-        base = tempfile.gettempdir()
-        connection = Path(tempfile.mkdtemp(prefix="cbk-", dir=base if len(base) <= 60
-                                           else "/tmp")) / KERNEL_FILE
+    transport = "ipc" if len(os.fsencode(connection)) + 1 <= 107 else "tcp"
     try:
         executed = tmp / "compare.ipynb"
         print(f"compare: executing {NOTEBOOK} (run {run.name}, reference {ref.name}, "
@@ -141,7 +138,7 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
                 kernel_manager_class=KernelDyingWithDriver,
                 # over Unix sockets, not TCP: ipykernel warns of plain-text TCP on every start
                 config=Config({"KernelManager": {"connection_file": str(connection),
-                                                 "transport": "ipc"}}))
+                                                 "transport": transport}}))
         except papermill.PapermillExecutionError as exc:
             print(f"compare: the notebook failed: {exc.ename}: {exc.evalue} "
                   f"(no report written)", file=sys.stderr)
@@ -162,8 +159,6 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)
-        if connection.parent != tmp:
-            shutil.rmtree(connection.parent, ignore_errors=True)
         watchdog.close()
     print(f"compare: report {out / 'compare.html'} (tables: cells.csv, claims.csv)")
     return 0

@@ -24,10 +24,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import sys
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -122,29 +120,17 @@ def _lent(lock: RunLock) -> Iterator[None]:
             os.environ.pop(k, None)
 
 
-#: a Unix socket's path holds at most 107 bytes (sun_path); the kernel's are its connection
-#: file's path plus "-N"
+#: a Unix socket's path holds at most 107 bytes (sun_path, 108 with its NUL)
 _SUN_PATH_MAX = 107
 
 
-@contextmanager
-def _kernel_connection_file(beside: Path) -> Iterator[Path]:
-    """Where the notebook kernel's connection file goes: ``beside`` when its sockets' paths
-    fit a Unix socket's 107 bytes, else a private directory under the system's temporary
-    directory (or /tmp), removed afterwards (a checkout at a long path would otherwise fail
-    with "File name too long")."""
-    if len(os.fsencode(beside / "kernel.json")) + 4 <= _SUN_PATH_MAX:
-        yield beside / "kernel.json"
-        return
-    base = tempfile.gettempdir()
-    if len(os.fsencode(base)) > 60:
-        base = "/tmp"
-    short = Path(tempfile.mkdtemp(prefix="cbk-", dir=base))
-    try:
-        yield short / "kernel.json"
-    finally:
-        shutil.rmtree(short, ignore_errors=True)
-
+def kernel_transport(connection_file: Path) -> str:
+    """How the notebook kernel talks to this process: over Unix sockets ("ipc", no
+    plain-text TCP warning from ipykernel) where their paths fit, else over TCP on
+    localhost. jupyter_client names the sockets after the connection file: "kernel.json"
+    gives "kernel-ipc-1" .. "kernel-ipc-5", one byte longer, beside it; a checkout at a long
+    path would otherwise fail with "File name too long"."""
+    return "ipc" if len(os.fsencode(connection_file)) + 1 <= _SUN_PATH_MAX else "tcp"
 
 def _execute(target: Path, lock: RunLock, tmp: Path, parameters: dict[str, object]) -> int:
     """papermill on the sweep notebook, its exit code, the notebook kept, the run sealed."""
@@ -153,9 +139,10 @@ def _execute(target: Path, lock: RunLock, tmp: Path, parameters: dict[str, objec
     print(f"runner: executing {NOTEBOOK} for {target} (papermill; the executed notebook is "
           "kept in the run directory)", file=sys.stderr, flush=True)
     code: int | None
+    connection = tmp / "kernel.json"
     old = _forward_signals()
     try:
-        with _lent(lock), _kernel_connection_file(tmp) as connection:
+        with _lent(lock):
             papermill.execute_notebook(
                 str(root / NOTEBOOK), str(partial), cwd=str(root), kernel_name="python3",
                 progress_bar=False, log_output=False, stdout_file=sys.stdout,
@@ -163,7 +150,7 @@ def _execute(target: Path, lock: RunLock, tmp: Path, parameters: dict[str, objec
                 kernel_manager_class=KernelDyingWithDriver,
                 # over Unix sockets, not TCP: ipykernel warns of plain-text TCP on every start
                 config=Config({"KernelManager": {"connection_file": str(connection),
-                                                 "transport": "ipc"}}))
+                                                 "transport": kernel_transport(connection)}}))
         code = _exit_code(partial)
     except papermill.PapermillExecutionError as exc:
         code = _EXIT.get(exc.ename)
