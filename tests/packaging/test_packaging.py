@@ -462,6 +462,7 @@ def test_make_seal_and_pack_without_run_are_usage_errors(target: str) -> None:
     assert "RUN is required" in done.stderr
 
 
+@pytest.mark.slow  # in make test-slow: make test stays under 15 min
 def test_make_verify_without_run_checks_the_reference_run() -> None:
     need("make")
     ref = committed_reference_run()

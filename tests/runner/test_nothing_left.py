@@ -104,6 +104,7 @@ def test_sigkill_mid_trial_leaves_no_temporary_file(runner_copybench: Path,
     assert list(tmpdir.iterdir()) == []
 
 
+@pytest.mark.slow  # in make test-slow: make test stays under 15 min
 def test_a_killed_reaper_s_directory_goes_with_the_next_resume(runner_copybench: Path,
                                                                runner_small_run: Path,
                                                                tmp_path: Path) -> None:

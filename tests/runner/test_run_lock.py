@@ -106,6 +106,7 @@ def test_a_second_writer_is_refused_and_the_first_completes(runner_copybench: Pa
     assert len(sessions) == 1 and not list(run.glob("manifest.resume-*"))
 
 
+@pytest.mark.slow  # in make test-slow: make test stays under 15 min
 def test_sigkill_then_two_resumes_at_once(runner_copybench: Path, tmp_path: Path) -> None:
     prof = write_sweep_profile(tmp_path, "lk", seed=4, duration_s=0.5)
     run = tmp_path / "run"
@@ -125,6 +126,7 @@ def test_sigkill_then_two_resumes_at_once(runner_copybench: Path, tmp_path: Path
     _complete(run, planned=8)
 
 
+@pytest.mark.slow  # in make test-slow: make test stays under 15 min
 def test_the_notebook_lends_its_lock_to_its_kernel(runner_copybench: Path,
                                                   tmp_path: Path) -> None:
     prof = write_sweep_profile(tmp_path, "nb", seed=5)

@@ -82,6 +82,7 @@ def _small_run(tmp_path: Path) -> Path:
     return run
 
 
+@pytest.mark.slow  # in make test-slow: make test stays under 15 min
 @pytest.mark.root
 @pytest.mark.sweep
 def test_sweep_fills_its_file_system_then_resumes(runner_copybench: Path, tmpfs: Path,
@@ -138,6 +139,7 @@ def test_run_directory_removed_while_the_sweep_runs(runner_copybench: Path,
     assert "safely recorded" in errors[0] and "--resume" in errors[0]
 
 
+@pytest.mark.slow  # in make test-slow: make test stays under 15 min
 @pytest.mark.root
 def test_pack_on_a_full_file_system_leaves_the_run_as_it_was(runner_copybench: Path,
                                                              tmpfs: Path,
@@ -158,6 +160,7 @@ def test_pack_on_a_full_file_system_leaves_the_run_as_it_was(runner_copybench: P
     assert verify(run).ok
 
 
+@pytest.mark.slow  # in make test-slow: make test stays under 15 min
 @pytest.mark.root
 def test_book_on_a_full_file_system_is_one_line(runner_copybench: Path, tmpfs: Path,
                                                 tmp_path: Path) -> None:

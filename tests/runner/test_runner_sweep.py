@@ -95,6 +95,7 @@ def _profile(tmp_path: Path, body: str, name: str = "t", reps: str = "min = 1\nm
 
 # --- the smoke profile ---------------------------------------------------------------------
 
+@pytest.mark.slow  # in make test-slow: make test stays under 15 min
 @pytest.mark.root
 def test_smoke_end_to_end_loopback_and_veth(runner_copybench: Path, runner_root: None,
                                             tmp_path: Path) -> None:
@@ -218,6 +219,7 @@ def test_sigint_mid_run_then_resume_completes_exactly_once(
     assert len(_records(run_dir)) == 24
 
 
+@pytest.mark.slow  # in make test-slow: make test stays under 15 min
 def test_resume_of_a_torn_record(runner_copybench: Path, tmp_path: Path) -> None:
     body = RESUME_BODY.replace('["loopback", "veth"]', '["loopback"]')
     prof = _profile(tmp_path, body, reps="min = 2\nmax = 2")
@@ -411,6 +413,7 @@ def test_without_root_namespaces_skipped_with_one_line(runner_copybench: Path,
         shutil.rmtree(work, ignore_errors=True)
 
 
+@pytest.mark.slow  # in make test-slow: make test stays under 15 min
 @pytest.mark.root
 def test_failed_trial_on_veth_gets_fresh_namespaces(runner_copybench: Path, runner_root: None,
                                                     tmp_path: Path) -> None:
