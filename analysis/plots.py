@@ -524,6 +524,19 @@ def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None
                  source=source)
 
 
+
+def _decision_square(ax: Any, j: int, i: int, r: pd.DataFrame, fontsize: float) -> None:
+    """One square of a decision grid at column j, row i: coloured by the comparison's
+    decision with its ratio printed, or hatched where ``r`` (its rows) is empty."""
+    if r.empty:
+        ax.add_patch(plt.Rectangle((j, i), 1, 1, facecolor="0.97", edgecolor="white",
+                                   hatch="//", linewidth=0))
+        return
+    c = r.iloc[0]
+    ax.add_patch(plt.Rectangle((j, i), 1, 1, facecolor=DECISION_COLORS.get(c["decision"], "white"),
+                               edgecolor="0.6", linewidth=0.6))
+    ax.text(j + 0.5, i + 0.5, f"{c['ratio']:.2f}", ha="center", va="center", fontsize=fontsize)
+
 def decision_map(df: pd.DataFrame, group: str, methods: Sequence[str],
                  title: str | None = None) -> Any:
     """One grid: a row per (``group``, method), a column per size (every size any row has),
@@ -543,17 +556,8 @@ def decision_map(df: pd.DataFrame, group: str, methods: Sequence[str],
                                     rh * max(len(rows), 1) + 1.5))
     for i, (gv, m) in enumerate(rows):
         for j, sz in enumerate(sizes):
-            r = df[(df[group] == gv) & (df["method"] == m) & (df["size"] == sz)]
-            if r.empty:
-                ax.add_patch(plt.Rectangle((j, i), 1, 1, facecolor="0.97", edgecolor="white",
-                                           hatch="//", linewidth=0))
-                continue
-            r = r.iloc[0]
-            ax.add_patch(plt.Rectangle((j, i), 1, 1,
-                                       facecolor=DECISION_COLORS.get(r["decision"], "white"),
-                                       edgecolor="0.6", linewidth=0.6))
-            ax.text(j + 0.5, i + 0.5, f"{r['ratio']:.2f}", ha="center", va="center",
-                    fontsize=9)
+            _decision_square(ax, j, i, df[(df[group] == gv) & (df["method"] == m)
+                                          & (df["size"] == sz)], 9)
     for i in range(1, len(rows)):  # a rule between groups
         if rows[i][0] != rows[i - 1][0]:
             ax.axhline(i, color="0.2", linewidth=1.2)
@@ -601,17 +605,7 @@ def decision_panels(df: pd.DataFrame, methods: Sequence[str], baseline: str,
         sizes = sorted(d["size"].unique())
         for i, m in enumerate(rows):
             for j, sz in enumerate(sizes):
-                r = d[(d["method"] == m) & (d["size"] == sz)]
-                if r.empty:
-                    ax.add_patch(plt.Rectangle((j, i), 1, 1, facecolor="0.97",
-                                               edgecolor="white", hatch="//", linewidth=0))
-                    continue
-                r = r.iloc[0]
-                ax.add_patch(plt.Rectangle((j, i), 1, 1,
-                                           facecolor=DECISION_COLORS.get(r["decision"], "white"),
-                                           edgecolor="0.6", linewidth=0.6))
-                ax.text(j + 0.5, i + 0.5, f"{r['ratio']:.2f}", ha="center", va="center",
-                        fontsize=8)
+                _decision_square(ax, j, i, d[(d["method"] == m) & (d["size"] == sz)], 8)
         ax.set_xlim(0, max(len(sizes), 1))
         ax.set_ylim(max(len(rows), 1), 0)
         ax.set_xticks([j + 0.5 for j in range(len(sizes))])
