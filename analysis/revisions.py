@@ -1,6 +1,7 @@
 """The one table of the rules' revisions (the artifact appendix): for each version of the
-claims' decision rules (:data:`analysis.claims.rules.REVISIONS`) and of the rule by which a
-reviewer's run reproduces the reference (:data:`analysis.reproduce.REVISIONS`), when it took
+claims' decision rules (:data:`analysis.claims.rules.REVISIONS`), of the rule by which a
+reviewer's run reproduces the reference (:data:`analysis.reproduce.REVISIONS`) and of the
+top-up's order (:data:`blockstats.schedule.ORDER_REVISED`), when it took
 effect, what changed, and which committed runs were made while it was in force. Every
 chapter states the rules in force; only this table says how they came to be. Pure: the
 runs' names and times are given.
@@ -16,17 +17,27 @@ import pandas as pd
 from analysis import reproduce as RP
 from analysis.claims import rules as RU
 from analysis.run import instant
+from blockstats import schedule as SC
 
 #: the two rules that have revisions, as the book names them
 CLAIM_RULES = "claim decision rules"
 REPRODUCED_RULE = "Results Reproduced rule"
+TOPUP_ORDER = "top-up order"
+#: what the top-up order's one revision changed (its rule is in the method chapter)
+ORDER_CHANGE = ("which block's next look the top-up's budget buys: a verdict now counts as "
+                "decided when one comparison it reads is decided contrary to the claim, or "
+                "when every comparison is decided and none is contrary (before: only when every "
+                "comparison was decided, and one comparison with little chance removed the "
+                "verdict from the order); revised after a simulation on the structure of a "
+                "run made before it, before any run used it")
 COLUMNS = ["in force from (UTC)", "rule", "what changed", "runs made under it"]
 
 
 def versions() -> list[tuple[str, datetime, str]]:
-    """Every version of both rules, oldest first: (rule, when it took effect, what changed)."""
+    """Every version of the three rules, oldest first: (rule, when it took effect, what changed)."""
     out = [(CLAIM_RULES, instant(w), what) for w, what in RU.REVISIONS]
     out += [(REPRODUCED_RULE, instant(r.when), r.what) for r in RP.REVISIONS]
+    out.append((TOPUP_ORDER, instant(SC.ORDER_REVISED), ORDER_CHANGE))
     return sorted(out, key=lambda v: v[1])
 
 
@@ -36,7 +47,7 @@ def table(runs: Sequence[tuple[str, datetime | None]]) -> pd.DataFrame:
     named in that version's row as "(before it: ...)"."""
     vs = versions()
     rows = []
-    for rule in (CLAIM_RULES, REPRODUCED_RULE):
+    for rule in (CLAIM_RULES, REPRODUCED_RULE, TOPUP_ORDER):
         mine = [v for v in vs if v[0] == rule]
         for i, (_, when, what) in enumerate(mine):
             end = mine[i + 1][1] if i + 1 < len(mine) else None

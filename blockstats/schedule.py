@@ -70,6 +70,14 @@ def schedule(n0: int, k: int, n_max: int) -> Schedule:
 
 # -------------------------------------------------------------- the order of the top-up
 
+#: the one revision of the order's model (plan.json carries it after the rule; the book
+#: tells it in its table of revisions, not in the design's description: :func:`design_text`)
+ORDER_REVISED = "2026-11-26T07:45Z"
+ORDER_REVISION = ("This model of when a verdict is decided was revised on 2026-11-26 after a "
+                  "simulation on the reference run's structure, before any run used it, so "
+                  "the next run is its real test; before, a verdict counted as decided only "
+                  "when every comparison it reads was (the product of their chances), and "
+                  "one hopeless comparison removed it from the order")
 ORDER_RULE = ("after every block's first look, the budget goes out one look at a time to "
               "the block with the highest predicted chance per second that its next look "
               "decides a verdict testable here. A verdict is decided when one comparison it "
@@ -86,11 +94,7 @@ ORDER_RULE = ("after every block's first look, the budget goes out one look at a
               "more rounds; a comparison with less than a 10 % chance by its maximum is "
               "dropped (it decides nothing, while the verdict's other comparisons may still "
               "refute it); claims this machine cannot test have no comparisons; ties go to "
-              "the smaller block id. This model of when a verdict is decided was revised on "
-              "2026-11-26 after a simulation on the reference run's structure, before any "
-              "run used it, so the next run is its real test; before, a verdict counted as "
-              "decided only when every comparison it reads was (the product of their "
-              "chances), and one hopeless comparison removed it from the order")
+              "the smaller block id. " + ORDER_REVISION)
 #: the order rule of runs made before the verdict order (their plan.json carries its text)
 EXTRA_ROUNDS_RULE = ("among blocks with an undecided comparison and rounds left, the block "
                      "whose undecided comparison is closest to deciding runs first: closeness = "
@@ -165,7 +169,9 @@ class SequentialDesign:
 
 
 def design_text(doc: Mapping[str, Any]) -> str:
-    """The design in one paragraph, from :meth:`SequentialDesign.to_json` (or plan.json)."""
+    """The design in one paragraph, from :meth:`SequentialDesign.to_json` (or plan.json); the
+    order's revision (:data:`ORDER_REVISION`) left out: the book tells it in its table of
+    revisions."""
     return (f"Each block is first looked at {doc['first_look_text']}, then every "
             f"{doc['look_every']} rounds, up to N = {doc['max_text']}; a comparison stops at "
             f"the first look whose CI lies wholly on one side of each of its rule's "
@@ -173,7 +179,8 @@ def design_text(doc: Mapping[str, Any]) -> str:
             f"valid at every look at once: the two-sided error {doc['alpha']:g} of a family is "
             f"spent over the looks by the {doc['spending_function']}, t = n/N; "
             f"{doc['family_rule']}; the interval at look j is the {doc['interval']}. The rounds "
-            f"left in the budget go out one look at a time: {doc['order_rule']}.")
+            f"left in the budget go out one look at a time: "
+            f"{str(doc['order_rule']).replace(' ' + ORDER_REVISION, '').rstrip('.')}.")
 
 
 def design_of(doc: Mapping[str, Any]) -> SequentialDesign:
