@@ -19,7 +19,7 @@ from analysis.claims import rules as RU
 from analysis.run import instant
 from blockstats import schedule as SC
 
-#: the two rules that have revisions, as the book names them
+#: the three rules that have revisions, as the book names them
 CLAIM_RULES = "claim decision rules"
 REPRODUCED_RULE = "Results Reproduced rule"
 TOPUP_ORDER = "top-up order"
