@@ -4,7 +4,11 @@ with a bound on nesting (:data:`MAX_DEPTH`)."""
 
 from __future__ import annotations
 
+import errno
 import json
+import math
+import os
+import stat
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -24,9 +28,59 @@ def decode(data: bytes) -> str:
                       "UTF-8 (the file must be UTF-8 text)") from None
 
 
-def read(path: Path) -> str:
-    """The file's text; :class:`NotUtf8` (naming line and column) when it is not UTF-8."""
-    return decode(Path(path).read_bytes())
+#: the largest input file read, per kind of input (bytes): a profile or an inventory of
+#: this project is a few KiB, a run's state files a few MiB at most
+INPUT_CAPS = {"profile": 1 << 20, "inventory": 1 << 20, "file": 64 << 20}
+
+
+class BadInput(OSError):
+    """An input path that is not read at all: not a regular file (a FIFO would block the
+    reader forever, a device such as /dev/zero never ends), or larger than its kind's cap.
+    An OSError (EINVAL), so every caller's one-line ``strerror`` handling names it."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__(errno.EINVAL, why, str(path))
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+
+
+def read_bytes(path: Path, kind: str = "file") -> bytes:
+    """The bytes of an input file: the one helper every path argument of a command is read
+    through. Only a regular file (a link to one is fine) of at most ``INPUT_CAPS[kind]``
+    bytes is read; anything else raises :class:`BadInput` before a byte is read (the file
+    is opened non-blocking, so a FIFO swapped in after the check cannot hang either)."""
+    cap = INPUT_CAPS[kind]
+    path = Path(path)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise BadInput(path, f"is {_kind(st.st_mode)}; the {kind} must be a regular file")
+        if st.st_size > cap:
+            raise BadInput(path, f"is {st.st_size} bytes; the {kind} may be at most {cap} bytes")
+        chunks, size = [], 0
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > cap:
+                raise BadInput(path, f"is over {cap} bytes; the {kind} may be at most {cap} bytes")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read(path: Path, kind: str = "file") -> str:
+    """The file's text (:func:`read_bytes`: a regular file within its kind's size cap);
+    :class:`NotUtf8` (naming line and column) when it is not UTF-8."""
+    return decode(read_bytes(path, kind))
 
 
 #: the deepest nesting a run's JSON files or a profile's TOML may have (theirs is under 10):
@@ -55,12 +109,43 @@ def _deep(what: str) -> str:
     return f"nested more than {MAX_DEPTH} levels deep (a {what} of this project nests far less)"
 
 
+class _Strict(ValueError):
+    """Valid to Python's json module, not to strict JSON (RFC 8259's numbers, unique keys)."""
+
+
+def _constant(name: str) -> Any:
+    raise _Strict(f"{name} is not a JSON number (a run's numbers are finite)")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Strict(f"{text} is out of range (read as {value}; a run's numbers are finite)")
+    return value
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _Strict(f"duplicate key {key!r} in one object (which value counts would be "
+                          "the reader's guess)")
+        obj[key] = value
+    return obj
+
+
 def json_loads(data: str | bytes) -> Any:
-    """``json.loads``, with nesting deeper than :data:`MAX_DEPTH` (which makes the parser
-    raise RecursionError) a :class:`json.JSONDecodeError` like any other bad input."""
+    """``json.loads`` for strict JSON: NaN, Infinity, a number out of a double's range and a
+    key given twice in one object are refused, and nesting deeper than :data:`MAX_DEPTH`
+    (which makes the parser raise RecursionError) too, each as a :class:`json.JSONDecodeError`
+    like any other bad input. Every reader of a run's JSON (``seal``, ``verify``, the sweep,
+    the analysis) reads through this, so they agree on what a valid file is."""
     doc = data if isinstance(data, str) else ""
     try:
-        obj = json.loads(data)
+        obj = json.loads(data, parse_constant=_constant, parse_float=_float,
+                         object_pairs_hook=_pairs)
+    except _Strict as exc:
+        raise json.JSONDecodeError(str(exc), doc, 0) from None
     except RecursionError:
         raise json.JSONDecodeError(_deep("JSON document"), doc, 0) from None
     if _too_deep(obj):

@@ -200,11 +200,11 @@ def seal(run_dir: Path | str, reseal: str | None = None) -> Path:
             "that still verifies against its seal is sealed again (apart from "
             f"{', '.join(ADDED_AFTER_SEALING)}); to re-seal it deliberately: python -m "
             f"rundir seal {root} --reseal REASON")
-    bad = ok_rule_problems(root)
+    bad = content_problems(root)
     if bad:
         more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
-        raise RunDirUsageError(f"{root}: {bad[0]}{more}; a run whose records break the ok "
-                               "rule (rundir/okrule.py) is not sealed")
+        raise RunDirUsageError(f"{root}: {bad[0]}{more}; only a run that verify would pass "
+                               "is sealed (the same checks: rundir.verify.content_problems)")
     if changed and reseal:
         _record_reseal(root, reseal, changed)
     return write_seal(root)
@@ -425,6 +425,30 @@ def passed_before(run_dir: Path | str) -> bool:
     return sums is not None and report.ok and _cached(cache_key(sums), report)
 
 
+def _check_members(root: Path, report: Report) -> None:
+    """A run holds its own bytes: no symbolic link (to a file or a directory) among them."""
+    for rel, path in _run_files(root):
+        if path.is_symlink():
+            report.problems.append(f"{rel}: not a regular file (a symbolic link); a run "
+                                   "directory holds only regular files")
+
+
+def content_problems(run_dir: Path | str) -> list[str]:
+    """What makes the run invalid apart from its seal: the one decision of what a valid run
+    is, which ``seal`` (before it signs) and ``verify`` (after the hashes) both make. No
+    symbolic link among its files; ``manifest.json`` and ``plan.json`` strict JSON, valid
+    under their schemas; exactly one records file, every line a strict JSON record valid
+    under the trial schema (finite numbers, no key twice), trial ids unique, one run id, the
+    ok rule kept."""
+    root = _require_dir(run_dir)
+    report = Report(run_dir=root)
+    _check_members(root, report)
+    run_id = _check_manifest(root, report)
+    _check_plan(root, report)
+    _check_trials(root, run_id, report)
+    return report.problems
+
+
 def verify(run_dir: Path | str, cache: bool = False) -> Report:
     """Check run_dir against its SHA256SUMS and the record schemas; see the module doc.
     With ``cache``, the schema and record checks of a run whose files all match a
@@ -435,6 +459,7 @@ def verify(run_dir: Path | str, cache: bool = False) -> Report:
     key = cache_key(sums) if cache and sums is not None and report.ok else None
     if key is not None and _cached(key, report):
         return report
+    _check_members(root, report)
     run_id = _check_manifest(root, report)
     _check_plan(root, report)
     _check_trials(root, run_id, report)

@@ -202,7 +202,9 @@ def test_plan_outside_its_schema_fails_even_when_resealed(tmp_path: Path) -> Non
     doc["surprise"] = 1
     del doc["rounds"]
     (run / "plan.json").write_text(json.dumps(doc), encoding="utf-8")
-    v.seal(run)
+    with pytest.raises(v.RunDirUsageError):  # seal refuses what verify fails (#51)
+        v.seal(run)
+    v.write_seal(run)  # the sweep's own seal, unchecked: what verify then finds
     problems = v.verify(run).problems
     assert problems and all(p.startswith("plan.json: ") for p in problems), problems
     assert any("cells.0123456789ab.size" in p and "integer" in p for p in problems), problems
@@ -229,7 +231,9 @@ def test_invalid_record_fails_even_when_resealed(tmp_path: Path) -> None:
     bad = copybench_record(0)
     bad["result"]["sender"]["counters"]["cycles"] = None  # null without a reason
     run = make_run(tmp_path, [bad, copybench_record(1)])
-    v.seal(run)
+    with pytest.raises(v.RunDirUsageError):  # seal refuses what verify fails (#51)
+        v.seal(run)
+    v.write_seal(run)  # the sweep's own seal, unchecked: what verify then finds
     problems = v.verify(run).problems
     assert problems and all(p.startswith("trials.jsonl:1:") for p in problems), problems
     assert any("counters_unavailable" in p and "cycles" in p for p in problems)
@@ -239,7 +243,9 @@ def test_duplicate_trial_id_and_foreign_run_id_fail(tmp_path: Path) -> None:
     other = copybench_record(1)
     other["run_id"] = "another-run"
     run = make_run(tmp_path, [copybench_record(0), copybench_record(0), other])
-    v.seal(run)
+    with pytest.raises(v.RunDirUsageError):  # seal refuses what verify fails (#51)
+        v.seal(run)
+    v.write_seal(run)  # the sweep's own seal, unchecked: what verify then finds
     problems = v.verify(run).problems
     assert any("trials.jsonl:2: trial_id 't00000' already used on line 1" in p for p in problems)
     assert any("trials.jsonl:3: run_id 'another-run'" in p for p in problems)
@@ -249,7 +255,9 @@ def test_truncated_last_record_fails(tmp_path: Path) -> None:
     run = make_run(tmp_path)
     path = run / "trials.jsonl"
     path.write_bytes(path.read_bytes()[:-40])
-    v.seal(run)
+    with pytest.raises(v.RunDirUsageError):  # seal refuses what verify fails (#51)
+        v.seal(run)
+    v.write_seal(run)  # the sweep's own seal, unchecked: what verify then finds
     problems = v.verify(run).problems
     assert any("torn last line" in p for p in problems), problems
 
@@ -258,7 +266,9 @@ def test_a_line_that_is_not_json_fails(tmp_path: Path) -> None:
     run = make_run(tmp_path)
     path = run / "trials.jsonl"
     path.write_bytes(path.read_bytes() + b"{not json\n")
-    v.seal(run)
+    with pytest.raises(v.RunDirUsageError):  # seal refuses what verify fails (#51)
+        v.seal(run)
+    v.write_seal(run)  # the sweep's own seal, unchecked: what verify then finds
     problems = v.verify(run).problems
     assert any("not a JSON record" in p for p in problems), problems
 
@@ -438,7 +448,9 @@ def test_manifest_schema_is_loose_but_typed() -> None:
 def test_resume_manifests_are_checked_too(tmp_path: Path) -> None:
     run = make_run(tmp_path)
     (run / "manifest.resume-1.json").write_text('{"schema_version": 1}', encoding="utf-8")
-    v.seal(run)
+    with pytest.raises(v.RunDirUsageError):  # seal refuses what verify fails (#51)
+        v.seal(run)
+    v.write_seal(run)  # the sweep's own seal, unchecked: what verify then finds
     problems = v.verify(run).problems
     assert any(p.startswith("manifest.resume-1.json:") and "run_id" in p for p in problems)
 
