@@ -6,7 +6,8 @@ write the report (executed notebook, HTML without code, ``cells.csv``, ``claims.
 Exit codes: 0 report written; 1 the notebook failed, or a run cannot be read, is being
 written or does not verify (:mod:`rundir.readiness`; ``--unverified`` reports on such a run
 anyway, saying so); 2 bad input (a missing run directory, a threshold outside (0, 1), an
-``--out`` that holds anything but an earlier report: :mod:`rundir.outpath`). The report is
+``--out`` that holds anything but an earlier report, or lies inside a run:
+:mod:`rundir.outpath`; RUN and REF the same run). The report is
 assembled in a temporary directory and moved into place only when complete, so a failure
 leaves no partial report; every report holds the marker file that lets a later report
 replace it. The kernel's connection file lives in that temporary directory, and the kernel
@@ -24,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 from rundir import records
-from rundir.outpath import REPORT_MARKER, report_dir_problem
+from rundir.outpath import report_dir_problem, write_marker
 from rundir.readiness import being_written, unverified_reason
 
 NOTEBOOK = "notebooks/compare.ipynb"
@@ -79,6 +80,12 @@ def main(argv: list[str] | None = None) -> int:
                    "written or does not verify (the report's log says so)")
     args = p.parse_args(argv)
     run, ref = _run_dir(p, "RUN", args.run), _run_dir(p, "REF", args.ref)
+    if run == ref:
+        p.error(f"RUN and REF are the same run ({run}); a run compared with itself says "
+                "nothing: give the reference run as REF (make compare RUN=<your run>)")
+    if args.out is not None and not args.out.strip():
+        p.error("--out is empty; give the report directory, or leave --out out for "
+                "build/compare/<run-id>-vs-<ref-id>")
     out = Path(args.out) if args.out else ROOT / "build" / "compare" / f"{run.name}-vs-{ref.name}"
     problem = report_dir_problem(out, MARKER_TEXT)
     if problem:  # before anything runs: nothing is touched
@@ -147,7 +154,7 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
                       f"copybench: {run.name} against {ref.name}")
         (tmp / "compare.html").write_text(page, encoding="utf-8")
         connection.unlink(missing_ok=True)  # the kernel's key is no part of a report
-        (tmp / REPORT_MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+        write_marker(tmp, MARKER_TEXT)  # lists every file: what a later report may replace
         tmp.chmod(0o755)  # mkdtemp made it private
         problem = report_dir_problem(out, MARKER_TEXT)  # again: the notebook took a while
         if problem:

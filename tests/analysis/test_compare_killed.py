@@ -33,6 +33,7 @@ def _kernels(p: psutil.Process) -> list[psutil.Process]:
 
 def test_sigkill_of_compare_leaves_nothing(runner_small_run: Path, tmp_path: Path) -> None:
     run = copy_run(runner_small_run, tmp_path / "run")
+    ref = copy_run(runner_small_run, tmp_path / "ref")  # RUN and REF the same path: refused
     tmpdir = tmp_path / "tmpdir"
     tmpdir.mkdir()
     home = tmp_path / "home"  # the Jupyter runtime directory would be under it
@@ -40,7 +41,7 @@ def test_sigkill_of_compare_leaves_nothing(runner_small_run: Path, tmp_path: Pat
     env = dict(os.environ, TMPDIR=str(tmpdir), HOME=str(home), PYTHONPATH=str(ROOT))
     env.pop("JUPYTER_RUNTIME_DIR", None)
     out = tmp_path / "reports" / "report"
-    p = subprocess.Popen([sys.executable, "-m", "analysis.compare_report", str(run), str(run),
+    p = subprocess.Popen([sys.executable, "-m", "analysis.compare_report", str(run), str(ref),
                           "--out", str(out)], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
     me = psutil.Process(p.pid)

@@ -48,8 +48,9 @@ def test_out_is_the_run_itself(runner_small_run: Path, tmp_path: Path,
     """A sealed run compared with itself, the report asked into the run: refused, and the
     run still verifies."""
     run = copy_run(runner_small_run, tmp_path / "run")
+    ref = copy_run(runner_small_run, tmp_path / "ref")
     before = tree_digest(run)
-    r = compare(str(run), str(run), "--out", str(run))
+    r = compare(str(ref), str(run), "--out", str(run))
     assert r.returncode == 2, r.stderr[-2000:]
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "is a run directory" in r.stderr and "no report written" in r.stderr
@@ -58,11 +59,11 @@ def test_out_is_the_run_itself(runner_small_run: Path, tmp_path: Path,
 
 def test_out_is_a_directory_of_other_files(tmp_path: Path,
                                            compare: Callable[..., _Result]) -> None:
-    run = _fake_run(tmp_path / "run")
+    run, ref = _fake_run(tmp_path / "run"), _fake_run(tmp_path / "ref")
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "thesis.tex").write_text("three years of work\n")
-    r = compare(str(run), str(run), "--out", str(mine), "--unverified")
+    r = compare(str(run), str(ref), "--out", str(mine), "--unverified")
     assert r.returncode == 2, r.stderr[-2000:]
     assert "is not a report this command wrote" in r.stderr
     assert (mine / "thesis.tex").read_text() == "three years of work\n"
@@ -71,7 +72,7 @@ def test_out_is_a_directory_of_other_files(tmp_path: Path,
 @pytest.mark.parametrize("kind", ["symlink", "file"])
 def test_out_is_a_link_or_a_file(tmp_path: Path, kind: str,
                                  compare: Callable[..., _Result]) -> None:
-    run = _fake_run(tmp_path / "run")
+    run, ref = _fake_run(tmp_path / "run"), _fake_run(tmp_path / "ref")
     target = tmp_path / "elsewhere"
     target.mkdir()
     (target / MARKER).write_text(compare_report.MARKER_TEXT if hasattr(compare_report, "MARKER_TEXT")
@@ -81,7 +82,7 @@ def test_out_is_a_link_or_a_file(tmp_path: Path, kind: str,
         out.symlink_to(target)
     else:
         out.write_text("notes\n")
-    r = compare(str(run), str(run), "--out", str(out), "--unverified")
+    r = compare(str(run), str(ref), "--out", str(out), "--unverified")
     assert r.returncode == 2, r.stderr[-2000:]
     assert ("symbolic link" if kind == "symlink" else "is a file") in r.stderr
     assert os.path.islink(out) if kind == "symlink" else out.read_text() == "notes\n"
@@ -92,13 +93,13 @@ def test_an_earlier_report_may_be_replaced(tmp_path: Path,
                                            compare: Callable[..., _Result]) -> None:
     """Its marker lets the command go on, here to the check of the runs (this one does not
     verify: exit 1, and the earlier report is kept, as no new one was made)."""
-    from rundir.outpath import REPORT_MARKER
-    run = _fake_run(tmp_path / "run")
+    from rundir.outpath import write_marker
+    run, ref = _fake_run(tmp_path / "run"), _fake_run(tmp_path / "ref")
     out = tmp_path / "report"
     out.mkdir()
-    (out / REPORT_MARKER).write_text(compare_report.MARKER_TEXT)
     (out / "compare.html").write_text("<html>earlier</html>\n")
-    r = compare(str(run), str(run), "--out", str(out))
+    write_marker(out, compare_report.MARKER_TEXT)  # lists compare.html: its own output
+    r = compare(str(run), str(ref), "--out", str(out))
     assert r.returncode == 1, r.stderr[-2000:]
     assert "does not verify" in r.stderr
     assert (out / "compare.html").read_text() == "<html>earlier</html>\n"
@@ -113,6 +114,73 @@ def test_a_report_under_a_long_path(runner_small_run: Path, tmp_path: Path,
     deep.mkdir(parents=True)
     out = deep / f"{runner_small_run.name}-vs-{runner_small_run.name}"
     assert len(os.fsencode(out / ".kernel.json")) > 107
-    r = compare(str(runner_small_run), str(runner_small_run), "--out", str(out))
+    ref = copy_run(runner_small_run, tmp_path / "ref")
+    r = compare(str(runner_small_run), str(ref), "--out", str(out))
     assert r.returncode == 0, r.stderr[-2000:]
     assert (out / "compare.html").is_file() and not (out / ".kernel.json").exists()
+
+
+def test_a_report_dir_holding_a_run_is_never_emptied(runner_small_run: Path, tmp_path: Path,
+                                                     compare: Callable[..., _Result]) -> None:
+    """#51 defect 1: a report directory with a run copied into it (the RUN being compared,
+    here) and a file of the user's is refused in one line, exit 2, everything kept; the
+    report's own marker lists what it wrote, so only that may be replaced."""
+    from rundir.outpath import report_dir_problem
+    ref = copy_run(runner_small_run, tmp_path / "ref")
+    first = copy_run(runner_small_run, tmp_path / "run")
+    out = tmp_path / "R"
+    r = compare(str(first), str(ref), "--out", str(out))
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert report_dir_problem(out, compare_report.MARKER_TEXT) is None  # its own: replaceable
+    mine = copy_run(runner_small_run, out / "myrun")
+    (out / "notes.txt").write_text("mine\n")
+    before = tree_digest(out)
+    r = compare(str(mine), str(ref), "--out", str(out))
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert len(r.stderr.strip().splitlines()) == 1 and "no report written" in r.stderr, r.stderr
+    assert tree_digest(out) == before and verify(mine).ok
+
+
+def test_an_edited_report_file_is_not_replaced(tmp_path: Path,
+                                               compare: Callable[..., _Result]) -> None:
+    from rundir.outpath import write_marker
+    run, ref = _fake_run(tmp_path / "run"), _fake_run(tmp_path / "ref")
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "compare.html").write_text("<html>earlier</html>\n")
+    write_marker(out, compare_report.MARKER_TEXT)
+    (out / "compare.html").write_text("<html>my annotations</html>\n")
+    r = compare(str(run), str(ref), "--out", str(out), "--unverified")
+    assert r.returncode == 2 and "changed since" in r.stderr, r.stderr[-2000:]
+    assert (out / "compare.html").read_text() == "<html>my annotations</html>\n"
+
+
+@pytest.mark.parametrize("where", ["ref", "run"])
+def test_out_inside_a_run_is_refused(where: str, tmp_path: Path,
+                                     compare: Callable[..., _Result]) -> None:
+    """#51 defect 4: a report inside a run (even the reference) would make it fail verify."""
+    run, ref = _fake_run(tmp_path / "run"), _fake_run(tmp_path / "ref")
+    target = {"ref": ref, "run": run}[where]
+    before = tree_digest(target)
+    r = compare(str(run), str(ref), "--out", str(target / "x" / "report"), "--unverified")
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert "inside the run directory" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert tree_digest(target) == before and sorted(p.name for p in target.iterdir()) == [
+        "trials.jsonl"]
+
+
+def test_run_and_ref_the_same_is_refused(tmp_path: Path,
+                                         compare: Callable[..., _Result]) -> None:
+    """#51 defect 15: ``make compare RUN=X REF=X`` says so, exit 2, writes nothing."""
+    run = _fake_run(tmp_path / "run")
+    out = tmp_path / "out"
+    r = compare(str(run), str(tmp_path / "." / "run"), "--out", str(out), "--unverified")
+    assert r.returncode == 2 and "same run" in r.stderr, r.stderr[-2000:]
+    assert not out.exists()
+
+
+def test_empty_out_is_refused(tmp_path: Path, compare: Callable[..., _Result]) -> None:
+    """#51 defect 16: ``--out ""`` is no silent default path."""
+    run, ref = _fake_run(tmp_path / "run"), _fake_run(tmp_path / "ref")
+    r = compare(str(run), str(ref), "--out", "", "--unverified")
+    assert r.returncode == 2 and "--out is empty" in r.stderr, r.stderr[-2000:]
