@@ -55,6 +55,8 @@ def replacing(path: Path) -> Iterator[BinaryIO]:
     tmp = _tmp_name(path)
     try:
         with open(tmp, "xb") as f:
+            if mode is not None:  # the file replaced keeps its permissions
+                os.fchmod(f.fileno(), stat.S_IMODE(mode))
             yield f
             f.flush()
             os.fsync(f.fileno())

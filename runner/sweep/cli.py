@@ -293,17 +293,58 @@ def _out_file(command: str, out: Path | None, header: str) -> None:
         raise UsageError(f"{command}: {problem}; nothing written")
 
 
+def _says_less(command: str, out: Path | None, text: str, table: str, what: str) -> None:
+    """An output that would say less than the file it replaces (fewer ``[[table]]`` entries,
+    or none at all) is refused before it is written: the earlier file is kept."""
+    if out is None:
+        return
+    mark = f"[[{table}]]"
+    new = sum(1 for line in text.splitlines() if line.strip() == mark)
+    if new == 0:
+        raise UsageError(f"{command}: no {what} to write (0 {what}); {out} is not written "
+                         "(an empty file would replace what it holds)")
+    try:
+        old_text = out.read_text(encoding="utf-8", errors="replace") if out.is_file() else ""
+    except OSError:
+        old_text = ""
+    old = sum(1 for line in old_text.splitlines() if line.strip() == mark)
+    if new < old:
+        raise UsageError(f"{command}: --out {out} holds {old} {what}, this output only {new}; "
+                         "an output that says less is not written over it: choose another "
+                         "--out (nothing written)")
+
+
+def _run_plan(command: str, run_dir: Path) -> None:
+    """The run's plan.json is there and is strict JSON (before any work: one line, exit 2,
+    never a traceback)."""
+    from rundir import layout, planfile
+    try:
+        doc = planfile.read(run_dir)
+    except (OSError, ValueError) as exc:  # JSONDecodeError (also too deep), not UTF-8
+        raise UsageError(f"{command}: {run_dir / layout.PLAN}: not a readable plan ({exc}); "
+                         "a run's plan.json as the sweep wrote it is needed") from None
+    if doc is None:
+        raise UsageError(f"{command}: {run_dir}: no {layout.PLAN} (or not a JSON object); "
+                         "a run made by the sweep, which writes one, is needed")
+
+
 def cmd_planning(args: argparse.Namespace) -> int:
     if not args.run_dir.is_dir() or records.trials_file(args.run_dir) is None:
         raise UsageError(f"planning: {args.run_dir}: not a run directory (no trials.jsonl)")
     _out_file("planning", args.out, topup.EFFECTS_HEADER)
+    _run_plan("planning", args.run_dir)
     prof = profile_mod.load(args.profile)
     plan = make(prof, _caps(), None)
     if not (plan.design or {}).get("sequential"):
         raise UsageError(f"planning: profile {prof.name} has no [design] sequential (nothing "
                          "to plan for)")
-    rows = topup.effects_from_run(plan, args.run_dir)
+    try:
+        rows = topup.effects_from_run(plan, args.run_dir)
+    except records.RecordError as exc:
+        raise UsageError(f"planning: {exc}") from None
     text = topup.effects_toml(rows, args.run_dir, prof.name)
+    _says_less("planning", args.out, text, "effect",
+               f"comparisons of profile {prof.name} measured in {args.run_dir}")
     if args.out:
         atomic.write_text(args.out, text)
         print(f"runner: wrote {args.out} ({len(rows)} comparisons)", file=sys.stderr)
@@ -356,7 +397,9 @@ def cmd_noise(args: argparse.Namespace) -> int:
     if args.out:
         per_run = ({str(d): noisemodel.from_run(d) for d in args.run_dirs}
                    if len(args.run_dirs) > 1 else None)
-        atomic.write_text(args.out, noisemodel.to_toml(rows, list(args.run_dirs), per_run))
+        text = noisemodel.to_toml(rows, list(args.run_dirs), per_run)
+        _says_less("noise", args.out, text, "sd", "kinds of cell with an sd")
+        atomic.write_text(args.out, text)
         print(f"runner: wrote {args.out}", file=sys.stderr)
     return 0
 

@@ -81,3 +81,90 @@ def test_noise_out_replaces_its_own_earlier_model(
     code, err = runner("noise", str(PILOT), "--out", str(out))
     assert code == 0, err
     assert "[[sd]]" in out.read_text() and "an older one" not in out.read_text()
+
+
+PLANNING = ROOT / "runner" / "profiles" / "planning.toml"
+
+
+def _planning_copy(tmp_path: Path) -> tuple[Path, bytes]:
+    out = tmp_path / "planning.toml"
+    out.write_bytes(PLANNING.read_bytes())
+    return out, out.read_bytes()
+
+
+def test_planning_never_writes_no_comparisons_over_a_file(
+        tmp_path: Path, runner: Callable[..., tuple[int, str]]) -> None:
+    """#51 defect 2: a run with none of the profile's cells (the pilot's, for the claims
+    profile) gives no comparison: refused, exit 2, the planning file kept as it was."""
+    out, before = _planning_copy(tmp_path)
+    code, err = runner("planning", str(PILOT), "--profile", "claims", "--out", str(out))
+    assert code == 2, err[-2000:]
+    assert len(err.strip().splitlines()) == 1 and "0 comparisons" in err, err
+    assert out.read_bytes() == before
+
+
+def _synthetic(tmp_path: Path, plan: str | None) -> Path:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "trials.jsonl").write_bytes((CLAIMS / "trials.jsonl").read_bytes()
+                                       if (CLAIMS / "trials.jsonl").is_file()
+                                       else b'{"trial_id": "t1", "cell": "x"}\n')
+    if plan is not None:
+        (run / "plan.json").write_text(plan)
+    return run
+
+
+@pytest.mark.parametrize("plan", [None, "{not json", "[" * 5000 + "]" * 5000,
+                                  '{"a": ' * 100 + "1" + "}" * 100],
+                         ids=["no-plan", "malformed", "deep-list", "deep-object"])
+def test_planning_on_a_run_without_a_readable_plan(
+        plan: str | None, tmp_path: Path, runner: Callable[..., tuple[int, str]]) -> None:
+    """#51 defects 2 and 7: no plan.json, or one that is not JSON or nests too deeply: one
+    line, exit 2, no traceback, the planning file kept."""
+    run = _synthetic(tmp_path, plan)
+    out, before = _planning_copy(tmp_path)
+    code, err = runner("planning", str(run), "--profile", "claims", "--out", str(out))
+    assert code == 2, err[-2000:]
+    assert len(err.strip().splitlines()) == 1 and "plan" in err, err
+    assert out.read_bytes() == before
+
+
+def test_noise_out_inside_a_run_is_refused(
+        tmp_path: Path, runner: Callable[..., tuple[int, str]]) -> None:
+    """#51 defect 4: a file written into a run makes it fail verify: refused."""
+    import shutil
+    run = tmp_path / "pilot"
+    shutil.copytree(PILOT, run)
+    names = sorted(p.name for p in run.rglob("*"))
+    code, err = runner("noise", str(PILOT), "--out", str(run / "n.toml"))
+    assert code == 2 and "inside the run directory" in err, err[-2000:]
+    assert sorted(p.name for p in run.rglob("*")) == names
+
+
+@pytest.mark.parametrize("command", ["noise", "planning"])
+def test_a_read_only_earlier_output_is_never_replaced(
+        command: str, tmp_path: Path, runner: Callable[..., tuple[int, str]]) -> None:
+    """#51 defect 12: a read-only file is the user's word that it stays: refused, kept, and
+    its mode too."""
+    if command == "noise":
+        out = tmp_path / "noise.toml"
+        out.write_text("# The noise model of a block design (an older one)\n")
+        args = ("noise", str(PILOT), "--out", str(out))
+    else:
+        out, _ = _planning_copy(tmp_path)
+        args = ("planning", str(CLAIMS), "--profile", "claims", "--out", str(out))
+    before = out.read_bytes()
+    out.chmod(0o444)
+    code, err = runner(*args)
+    assert code == 2 and "read-only" in err, err[-2000:]
+    assert out.read_bytes() == before and stat.S_IMODE(os.stat(out).st_mode) == 0o444
+
+
+def test_a_replaced_output_keeps_its_mode(
+        tmp_path: Path, runner: Callable[..., tuple[int, str]]) -> None:
+    out = tmp_path / "noise.toml"
+    out.write_text("# The noise model of a block design (an older one)\n")
+    out.chmod(0o600)
+    code, err = runner("noise", str(PILOT), "--out", str(out))
+    assert code == 0, err
+    assert "[[sd]]" in out.read_text() and stat.S_IMODE(os.stat(out).st_mode) == 0o600
