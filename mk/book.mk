@@ -43,6 +43,8 @@ RUN_ABS := $(abspath $(RUN))
 # RUN_CHECKED: the run a parent make (book, pdf) checked already; its sub-make skips the check
 book-check-run:
 	@if [ -n "$(RUN)" ] && [ "$(RUN_CHECKED)" = "$(RUN)" ]; then exit 0; fi; \
+	if [ -z "$(RUN)" ] && [ "$(origin RUN)" != file ]; then \
+	  echo "make book: RUN is empty; give a run directory (RUN=data/raw/<run-id>), or leave RUN out for the committed reference run ($(or $(REFERENCE_RUN),none))" >&2; exit 2; fi; \
 	if [ -z "$(RUN)" ]; then \
 	  echo "make book: no committed reference run under data/raw/; pass one: make book RUN=data/raw/<run-id> (or RUN=build/smoke-run after make smoke-run)" >&2; exit 2; fi; \
 	if [ ! -f "$(RUN)/trials.jsonl" ] && [ ! -f "$(RUN)/trials.jsonl.gz" ]; then \

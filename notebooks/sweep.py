@@ -18,7 +18,7 @@
 # %% tags=["parameters"]
 profile = "quick"  # a profile name (runner/profiles/) or the path of a .toml file
 run_dir = ""  # the run directory; empty: data/raw/<run-id>
-seed = -1  # the plan's seed; -1: the profile's own
+seed = None  # the plan's seed (any integer, -1 too); None: the profile's own
 resume = False  # continue the interrupted run in run_dir
 rehearsal = False  # a tenth of the planned rounds: checks the pipeline and book on this plan
 remote = ""  # two hosts: the --remote options as JSON (runner/host/inventory.py); empty: one host
@@ -38,7 +38,7 @@ from runner.sweep import session
 from runner.sweep.progress import fmt_duration, summary_table
 
 run = session.open_run(profile or None, Path(run_dir) if run_dir else None,
-                       None if seed < 0 else seed, resume, rehearsal=rehearsal,
+                       seed, resume, rehearsal=rehearsal,
                        remote=inventory.spec_from_json(remote))
 print(run.headline())
 plan_table = Table(title=f"profile {run.profile.name}: cells per experiment")

@@ -83,6 +83,9 @@ def _write(command: str, run_dir: str, final: bool, reseal: str | None = None) -
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] in (["--help"], ["-h"], ["help"]):
+        print(f"{USAGE}\n\n{__doc__.strip()}")
+        return 0
     command = args[0] if args else ""
     reseal = None
     if command == "seal" and "--reseal" in args[2:]:

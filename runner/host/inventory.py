@@ -104,7 +104,7 @@ def validate(d: dict[str, Any], where: str) -> RemoteSpec:
 def load_inventory(path: str) -> RemoteSpec:
     where = f"inventory {path}"
     try:
-        doc = utf8.toml_loads(utf8.read(Path(path)))
+        doc = utf8.toml_loads(utf8.read(Path(path), "inventory"))
     except utf8.NotUtf8 as e:
         raise UsageError(f"{where}: {e}") from None
     except OSError as e:

@@ -345,7 +345,7 @@ def load(name_or_path: str) -> Profile:
         raise ProfileError(shown, "-", f"no such profile (available: {', '.join(available())},"
                            " or a path to a .toml file)")
     try:
-        text = utf8.read(path)
+        text = utf8.read(path, "profile")
     except utf8.NotUtf8 as e:
         raise ProfileError(shown, "-", str(e)) from None
     except OSError as e:

@@ -66,8 +66,27 @@ def remote_spec(args: argparse.Namespace) -> RemoteSpec | None:
     return inventory.from_args(*(getattr(args, k, None) for k in opts))
 
 
+#: the seeds a plan may have (a profile's [profile] seed, plan.schema.json: 0 or more)
+SEED_MAX = 2**63 - 1
+
+
+def _seed(text: str) -> int:
+    """``--seed``: an integer 0..2**63-1, as a profile's seed (a negative one made a plan
+    that fails its schema; ``notebook`` used to read -1 as "the profile's own")."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer (allowed: 0 to "
+                                         f"{SEED_MAX})") from None
+    if not 0 <= n <= SEED_MAX:
+        raise argparse.ArgumentTypeError(f"{text} is outside 0 to {SEED_MAX} (a profile's "
+                                         "seed; leave --seed out for the profile's own)")
+    return n
+
+
 def _seed_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--seed", type=int, metavar="N", help="override the profile's seed")
+    p.add_argument("--seed", type=_seed, metavar="N", help="override the profile's seed "
+                   f"(0 to {SEED_MAX})")
     p.add_argument("--rehearsal", action="store_true",
                    help="the block design at a tenth of its rounds (the A/A block 2, every "
                    "other block 1): checks the pipeline and the book on this plan; not a result")

@@ -91,7 +91,8 @@ def execute(profile: str | None, run_dir: Path | None, seed: int | None,
     try:
         return _execute(target, lock, janitor.tmp, {
             "profile": profile or "", "run_dir": str(target),
-            "seed": -1 if seed is None else seed, "resume": resume, "rehearsal": rehearsal,
+            "seed": seed,  # None: the profile's own; -1 is a seed like any other
+            "resume": resume, "rehearsal": rehearsal,
             "remote": json.dumps(spec_to_json(remote)) if remote else ""})
     finally:
         janitor.close()
