@@ -55,7 +55,12 @@ static void opt_store(const struct optdef *d, const char *val, const struct optc
 	switch (d->kind) {
 	case OPT_HELP: optable_usage(cmd, stdout); exit(0);
 	case OPT_FLAG: *(bool *)at = true; break;
-	case OPT_STRING: *(const char **)at = val; break;
+	case OPT_STRING: /* an empty host, directory or path names nothing: a usage error */
+		if (!*val)
+			die_usage("%s: an empty value; expected %s (copybench %s --help)", flag,
+				  d->arg ? d->arg : "a value", cmd->name);
+		*(const char **)at = val;
+		break;
 	case OPT_INT: *(int *)at = (int)parse_long(flag, val, (long)d->min, (long)d->max); break;
 	case OPT_SECONDS: *(double *)at = parse_seconds(flag, val, d->min, d->max); break;
 	case OPT_SIZE: *(uint64_t *)at = parse_size(flag, val, (uint64_t)d->min, (uint64_t)d->max); break;
