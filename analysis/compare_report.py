@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -52,6 +53,39 @@ def _run_dir(p: argparse.ArgumentParser, label: str, value: str) -> Path:
         p.error(f"{label}={value}: not a run directory (no {records.TRIALS} "
                 f"or {records.TRIALS_PACKED})")
     return path.resolve()
+
+
+#: a report's temporary directory: ".<report name>.<pid of its compare>.<random>"
+_TMP_NAME = re.compile(r"\.(?P<name>.+)\.(?P<pid>[1-9][0-9]*)\.[A-Za-z0-9_]{8}")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_leftovers(parent: Path) -> list[Path]:
+    """Remove the temporary directories of compares that are dead (the process whose id is
+    in the name), whose watchdog was killed too: a partial report and the kernel's
+    connection file, which holds the key to run code in a kernel. A directory of a live
+    process, and anything not named like one, is left alone. Returns what was removed."""
+    gone = []
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return gone
+    for e in entries:
+        m = _TMP_NAME.fullmatch(e.name)
+        if m is None or not e.is_dir(follow_symlinks=False) or _alive(int(m["pid"])):
+            continue
+        shutil.rmtree(e.path, ignore_errors=True)
+        gone.append(Path(e.path))
+    return gone
 
 
 def _threshold(text: str) -> float:
@@ -90,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     problem = report_dir_problem(out, MARKER_TEXT)
     if problem:  # before anything runs: nothing is touched
         p.error(f"{problem}; no report written")
+    for left in remove_leftovers(out.parent):
+        print(f"compare: removed {left} (left by a compare that was killed)", file=sys.stderr)
     for label, d in (("RUN", run), ("REF", ref)):
         why = being_written(d)
         problem = None if why else records.first_problem(d)
@@ -125,7 +161,9 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
 
     from analysis.orphans import KernelDyingWithDriver, Watchdog
 
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    # named after this process: a later compare removes it once this process is dead, even
+    # when the watchdog was killed too (:func:`remove_leftovers`)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.{os.getpid()}.", dir=out.parent))
     watchdog = Watchdog(tmp)  # removes tmp (partial report, connection file) if this is killed
     # over Unix sockets where their paths fit (jupyter_client names them after the connection
     # file, one byte longer: ".kernel-ipc-N"; a socket's path holds 107 bytes), else over TCP

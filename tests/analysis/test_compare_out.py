@@ -184,3 +184,25 @@ def test_empty_out_is_refused(tmp_path: Path, compare: Callable[..., _Result]) -
     run, ref = _fake_run(tmp_path / "run"), _fake_run(tmp_path / "ref")
     r = compare(str(run), str(ref), "--out", "", "--unverified")
     assert r.returncode == 2 and "--out is empty" in r.stderr, r.stderr[-2000:]
+
+
+def test_a_dead_compares_temporary_directory_is_removed(tmp_path: Path,
+                                                        compare: Callable[..., _Result]) -> None:
+    """#51 defect 11: a compare killed with its watchdog leaves ``.<name>.<pid>.<rand>/``
+    with the kernel's key in ``.kernel.json``; the next compare there removes it once that
+    process is dead, and leaves a live one's and anything else alone."""
+    import subprocess
+    import sys
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    run, ref = _fake_run(tmp_path / "run"), _fake_run(tmp_path / "ref")
+    reports = tmp_path / "reports"
+    left = reports / f".report.{dead.pid}.abcd1234"
+    live = reports / f".report.{os.getpid()}.efgh5678"
+    other = reports / ".mine.12.notes"
+    for d in (left, live, other):
+        d.mkdir(parents=True)
+        (d / ".kernel.json").write_text('{"key": "secret"}\n')
+    r = compare(str(run), str(ref), "--out", str(reports / "report"))
+    assert r.returncode == 1, r.stderr[-2000:]  # the runs do not verify: no report
+    assert not left.exists() and live.exists() and other.exists()
