@@ -7,13 +7,15 @@ name; deleting a namespace removes the veth links inside it.
 Which run a sweep writes is kept beside them, in ``/run`` (a tmpfs, like ``/run/netns``):
 ``/run/copybench-netns/<pid>/run`` holds the run directory of sweep ``<pid>`` while it runs
 (:func:`claim`, :func:`unclaim`). The reaper removes a killed sweep's namespaces; when the
-reaper was killed too, they would stay forever: a resume of the same run removes the
-namespaces of its dead sweeps and says so (:func:`reclaim`).
+reaper was killed too, they would stay forever: the next sweep (of any run, new or resumed)
+removes every namespace whose sweep, the pid in its name, is dead, and says so
+(:func:`reclaim`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -25,6 +27,8 @@ if TYPE_CHECKING:  # the reaper imports this module; it must not import runner.h
     from runner.host.proc import Janitor
 
 NS_PREFIX = "cb"
+#: a namespace of sweep <pid>: cb<pid>-<n>a / cb<pid>-<n>b
+_NAME = re.compile(NS_PREFIX + r"(?P<pid>[1-9][0-9]*)-.+")
 #: sweep pid -> the run directory it writes (one file per running sweep)
 OWNERS = Path("/run/copybench-netns")
 CAP_SYS_ADMIN = 21
@@ -115,31 +119,26 @@ def unclaim(janitor: Janitor | None = None) -> None:
         janitor.note(f"-dir {note}")
 
 
-def reclaim(run_dir: Path) -> list[str]:
-    """Remove the namespaces left by the dead sweeps of ``run_dir`` (killed together with
-    their reaper) and their notes, and the notes of any dead sweep that left no namespace;
-    the names removed."""
+def reclaim() -> list[str]:
+    """Remove every namespace of ours whose sweep is dead (the pid in its name, ``cb<pid>-``,
+    is no live process: killed together with its reaper), whichever run it swept, and the
+    notes of dead sweeps; a live sweep's namespaces are never touched. The names removed."""
+    removed: list[str] = []
+    for name in leftovers():
+        m = _NAME.fullmatch(name)
+        if m is None:
+            continue
+        pid = int(m["pid"])
+        if pid == os.getpid() or _pid_alive(pid):
+            continue
+        remove_netns(name)
+        removed.append(name)
     try:
         notes = list(OWNERS.iterdir())
     except OSError:
-        return []
-    mine = str(Path(run_dir).resolve())
-    removed: list[str] = []
+        notes = []
     for note in notes:
-        if not note.name.isdigit() or int(note.name) == os.getpid():
-            continue
-        try:
-            owner = (note / "run").read_text().strip()
-        except OSError:
-            continue
-        pid = int(note.name)
-        if _pid_alive(pid):
-            continue
-        left = leftovers(pid)
-        if owner != mine and left:
-            continue  # another run's: its own resume removes and reports them
-        for name in left:
-            remove_netns(name)
-            removed.append(name)
-        shutil.rmtree(note, ignore_errors=True)  # a dead sweep's note, nothing left behind
+        if note.name.isdigit() and int(note.name) != os.getpid() \
+                and not _pid_alive(int(note.name)) and not leftovers(int(note.name)):
+            shutil.rmtree(note, ignore_errors=True)  # a dead sweep's note, nothing left
     return sorted(removed)

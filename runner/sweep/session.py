@@ -215,11 +215,17 @@ def _reopen(profile: str | None, run_dir: Path | None, seed: int | None,
     except BaseException:
         lock.release()
         raise
-    gone = netns.reclaim(run_dir)  # a sweep of this run killed together with its reaper
-    if gone:
-        print(f"runner: --resume: removed {len(gone)} network namespaces left by a killed "
-              f"sweep of this run: {' '.join(gone)}", file=sys.stderr, flush=True)
+    _reclaim()
     return prof, plan, run_dir, run_id, binary, rem, lock
+
+
+def _reclaim() -> None:
+    """Namespaces of sweeps killed together with their reaper (of any run): removed once
+    their sweep, the pid in their names, is dead; said in one line."""
+    gone = netns.reclaim()
+    if gone:
+        print(f"runner: removed {len(gone)} network namespaces left by killed sweeps (their "
+              f"processes are dead): {' '.join(gone)}", file=sys.stderr, flush=True)
 
 
 def _create(profile: str | None, run_dir: Path | None, seed: int | None,
@@ -256,6 +262,7 @@ def _create(profile: str | None, run_dir: Path | None, seed: int | None,
                 raise RunnerError(f"{e.filename or run_dir}: {e.strerror or e}; the run could "
                                   "not be created (no trial was run)") from None
             raise
+    _reclaim()
     return prof, plan, run_dir, run_id, binary, rem, lock
 
 
