@@ -24,7 +24,7 @@ from runner.plan import rounds as plan_mod
 from runner.plan import profile as profile_mod
 from runner.sweep import session
 from runner.plan import topup
-from runner.host.binary import binary_methods, find_binary, repo_root
+from runner.host.binary import binary_methods, binary_problem, find_binary, repo_root
 from runner.host.errors import OneLineParser, RunnerError, UsageError
 from runner.plan.expand import ONE_HOST, TWO_HOSTS
 from runner.host.inventory import RemoteSpec
@@ -373,8 +373,15 @@ def cmd_planning(args: argparse.Namespace) -> int:
 
 
 def cmd_env(args: argparse.Namespace) -> int:
-    print(json.dumps(collect(repo_root(), find_binary(), measure=not args.no_memcpy),
-                     indent=1))
+    binary = find_binary()
+    # the sweep's check of its copybench (a process group ended when it answered or timed
+    # out): a program that hangs or is not copybench is refused before the manifest runs it
+    # again, and leaves nothing running (it ran every question without that, timed out only
+    # the direct child, and left its children)
+    problem = binary_problem(binary) if binary is not None else None
+    if problem:
+        raise UsageError(f"env: {problem}")
+    print(json.dumps(collect(repo_root(), binary, measure=not args.no_memcpy), indent=1))
     return 0
 
 

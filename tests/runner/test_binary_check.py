@@ -70,3 +70,32 @@ def test_a_program_that_hangs_leaves_nothing_running(tmp_path: Path,
     finally:
         if _alive(child):
             os.kill(child, 9)  # the sleep this test started
+
+
+def test_runner_env_with_a_hanging_program_is_refused_and_leaves_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """#51 defect 8: ``runner env`` with a hanging COPYBENCH_BIN ran it without the check
+    (93 s, exit 0) and left its children running; it is refused as sweep, plan and notebook
+    refuse it: exit 2, one line, the program's whole group ended."""
+    from runner.sweep import cli
+    monkeypatch.setattr(B, "CHECK_TIMEOUT_S", 1.0, raising=False)
+    pidfile = tmp_path / "child.pid"
+    hang = _script(tmp_path / "copybench", f"sleep 1000 &\necho $! > '{pidfile}'\nwait\n")
+    monkeypatch.setenv("COPYBENCH_BIN", str(hang))
+    t0 = time.monotonic()
+    code = cli.main(["env", "--no-memcpy"])
+    took = time.monotonic() - t0
+    err = capsys.readouterr().err
+    child = int(pidfile.read_text())
+    try:
+        assert code == 2, err
+        assert len(err.strip().splitlines()) == 1 and "COPYBENCH_BIN" in err, err
+        deadline = time.monotonic() + 5
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(child), f"{child} (sleep 1000) is still running"
+        assert took < 15, took
+    finally:
+        if _alive(child):
+            os.kill(child, 9)  # the sleep this test started
