@@ -11,6 +11,7 @@ import errno
 import hashlib
 import json
 import secrets
+import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -87,7 +88,17 @@ def prepare_new(profile: Profile, run_dir: Path | None, seed: int | None,
         if not plan.cells:
             raise UsageError(f"profile {profile.path}: no valid cell on this machine"
                              f" ({'; '.join(plan.notes) or 'empty design'})")
-        _write_plan(profile, plan, run_dir, run_id)
+        try:
+            _write_plan(profile, plan, run_dir, run_id)
+        except BaseException:
+            # the directory was empty: what the plan's writing made goes again (a profile
+            # copy left by ENOSPC made it "not empty" to a new sweep and "no plan.json" to a
+            # resume), and the lock's release removes a directory it created
+            shutil.rmtree(run_dir / layout.PROFILES_DIR, ignore_errors=True)
+            for p in run_dir.iterdir():
+                if p.name == layout.PLAN or atomic.is_temporary(p):
+                    p.unlink(missing_ok=True)
+            raise
     except BaseException:
         lock.release()
         raise
