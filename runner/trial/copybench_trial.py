@@ -12,6 +12,7 @@ went wrong plus the tail of stderr.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,8 @@ class Copybench:
                 status = "failed"
                 own_error = record.get("error")
         problem = pr.problem
+        if profiled and status != "ok":  # perf record -q says nothing when its disk is full
+            problem = perf_disk_full(perf_data, pr.sender_rc) or problem
         if status == "failed" and problem is None:
             # a missed window (exit 3) is said by copybench's own error, "window missed: ..."
             problem = killed(pr) or parse_problem or (
@@ -134,6 +137,26 @@ class Copybench:
                        status=status,
                        error=None if status == "ok" else error_text(problem, own_error, pr),
                        result=(record or {}).get("result"), sections=sections)
+
+
+#: below this much free space where perf.data is written, a profiled trial that failed is
+#: said to have failed for the full disk (perf record -q prints nothing; the sender it ran
+#: was ended by perf or by the trial's timeout, which hid the cause)
+PERF_MIN_FREE = 1 << 20
+
+
+def perf_disk_full(data: Path, rc: int | None) -> str | None:
+    """Why a profiled trial failed when perf.data's file system is full (ENOSPC), else None."""
+    try:
+        st = os.statvfs(data.parent)
+    except OSError:
+        return None
+    free = st.f_bavail * st.f_frsize
+    if free >= PERF_MIN_FREE:
+        return None
+    return (f"perf record could not write {data.name}: No space left on device (ENOSPC: "
+            f"{free} bytes free in {data.parent}; perf exit {rc}); free space for the run's "
+            "profiles and resume it")
 
 
 def reduce_profile(ctx: Context, trial: Trial, data: Path, seed: int | None = None

@@ -5,6 +5,7 @@ system: a tmpfs of one page, mounted here (root)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -40,3 +41,60 @@ def test_enospc_while_creating_a_run_leaves_nothing(full_disk: Path, tmp_path: P
     assert r.returncode == 1, r.stderr[-2000:]
     assert "No space left on device" in r.stderr, r.stderr[-2000:]
     assert not run_dir.exists() or list(run_dir.iterdir()) == [], list(run_dir.rglob("*"))
+
+
+PROFILED = """[profile]
+name = "pf"
+seed = 3
+duration_s = 1.0
+warmup_s = 0.05
+
+[repetitions]
+min = 1
+max = 1
+
+[[experiment]]
+name = "cpu-profile"
+command = "send"
+methods = ["zerocopy"]
+sizes = ["16K"]
+transports = ["loopback"]
+placements = ["cross-core"]
+perf = true
+"""
+
+
+@pytest.fixture
+def small_disk(runner_root: None, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Room for a run's plan, manifest and records, not for a second of perf.data."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)],
+                       capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True, check=False)
+
+
+def test_a_profiled_trial_on_a_full_disk_says_enospc(small_disk: Path, tmp_path: Path,
+                                                     runner_copybench: Path) -> None:
+    """The profiled trial's perf.data fills the disk: its record says ENOSPC (perf record -q
+    says nothing; it used to read "sender printed no JSON record" or "sender killed by
+    signal 15")."""
+    from runner.host import cpuprofile
+    ok, why = cpuprofile.available()
+    if not ok:
+        pytest.skip(f"perf record does not work here: {why}")
+    profile = tmp_path / "pf.toml"
+    profile.write_text(PROFILED)
+    run_dir = small_disk / "run"
+    run_runner("sweep", "--profile", str(profile), "--run-dir", str(run_dir),
+               "--no-progress", timeout=180)
+    recs = [json.loads(x) for x in (run_dir / "trials.jsonl").read_text().splitlines()]
+    profiled = [r for r in recs if r["config"].get("profiled")]
+    assert len(profiled) == 1, recs
+    assert profiled[0]["status"] != "ok"
+    assert "No space left on device" in profiled[0]["error"], profiled[0]["error"][:2000]
