@@ -32,6 +32,10 @@ from rundir.readiness import being_written, unverified_reason
 NOTEBOOK = "notebooks/compare.ipynb"
 #: the content of every report's marker file (:data:`rundir.outpath.REPORT_MARKER`)
 MARKER_TEXT = "a report of python -m analysis.compare_report\n"
+#: the files of a report made before its marker listed them (a marker of the first line
+#: only): such a report is still replaced when it holds these and nothing else
+LEGACY_FILES = ("compare.ipynb", "compare.html", "cells.csv", "claims.csv", "reproduced.csv",
+                "unmatched.csv")
 #: the notebook kernel's connection file, kept in the report's temporary directory
 KERNEL_FILE = ".kernel.json"
 #: The checkout this package lives in (notebooks/ and build/ are beside it).
@@ -121,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--out is empty; give the report directory, or leave --out out for "
                 "build/compare/<run-id>-vs-<ref-id>")
     out = Path(args.out) if args.out else ROOT / "build" / "compare" / f"{run.name}-vs-{ref.name}"
-    problem = report_dir_problem(out, MARKER_TEXT)
+    problem = report_dir_problem(out, MARKER_TEXT, legacy=LEGACY_FILES)
     if problem:  # before anything runs: nothing is touched
         p.error(f"{problem}; no report written")
     for left in remove_leftovers(out.parent):
@@ -194,7 +198,7 @@ def _report(run: Path, ref: Path, args: argparse.Namespace, out: Path) -> int:
         connection.unlink(missing_ok=True)  # the kernel's key is no part of a report
         write_marker(tmp, MARKER_TEXT)  # lists every file: what a later report may replace
         tmp.chmod(0o755)  # mkdtemp made it private
-        problem = report_dir_problem(out, MARKER_TEXT)  # again: the notebook took a while
+        problem = report_dir_problem(out, MARKER_TEXT, legacy=LEGACY_FILES)  # again: the notebook took a while
         if problem:
             print(f"compare: {problem}; no report written", file=sys.stderr)
             return 2

@@ -158,7 +158,8 @@ def _not_listed(path: Path, listed: dict[str, str]) -> str | None:
     return None
 
 
-def report_dir_problem(path: Path, marker_text: str, option: str = "--out") -> str | None:
+def report_dir_problem(path: Path, marker_text: str, option: str = "--out",
+                       legacy: tuple[str, ...] = ()) -> str | None:
     """Why the command must not write its report directory at ``path`` (None: nothing is
     there, or an earlier report of the command is: a directory with the marker file whose
     content is ``marker_text``)."""
@@ -193,6 +194,15 @@ def report_dir_problem(path: Path, marker_text: str, option: str = "--out") -> s
         digest, sep, rel = line.partition("  ")
         if sep and len(digest) == 64:
             listed[rel] = digest
+    if len(lines) == 1 and legacy:  # a report made before markers listed their files:
+        # its own files are the command's known names (``legacy``), at any content
+        for name in legacy:
+            p = path / name
+            try:
+                if stat.S_ISREG(os.lstat(p).st_mode):
+                    listed[name] = _sha256(p)
+            except OSError:
+                continue
     try:
         extra = _not_listed(path, listed)
     except OSError as exc:

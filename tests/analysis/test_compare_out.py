@@ -206,3 +206,20 @@ def test_a_dead_compares_temporary_directory_is_removed(tmp_path: Path,
     r = compare(str(run), str(ref), "--out", str(reports / "report"))
     assert r.returncode == 1, r.stderr[-2000:]  # the runs do not verify: no report
     assert not left.exists() and live.exists() and other.exists()
+
+
+def test_a_report_of_the_old_marker_is_replaced_only_when_it_holds_its_own_files(
+        tmp_path: Path) -> None:
+    """A report made before markers listed their files (the marker's first line only): its
+    known files may be replaced, anything more in it makes it refused."""
+    from rundir.outpath import REPORT_MARKER, report_dir_problem
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / REPORT_MARKER).write_text(compare_report.MARKER_TEXT)
+    for name in ("compare.html", "cells.csv"):
+        (out / name).write_text("earlier\n")
+    legacy = compare_report.LEGACY_FILES
+    assert report_dir_problem(out, compare_report.MARKER_TEXT, legacy=legacy) is None
+    (out / "myrun").mkdir()
+    why = report_dir_problem(out, compare_report.MARKER_TEXT, legacy=legacy)
+    assert why is not None and "myrun" in why
