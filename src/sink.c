@@ -26,7 +26,16 @@
 /* receiver.interference lists at most this many of the sink's CPUs: the RECEIVER control
  * line, and the sender's copy of it, are bounded (8 KiB) */
 #define SINK_INTERFERENCE_CPUS 16
-#define RECV_BUFFER (256u << 10)
+/* A TCP stream receiver asks for at most this much per recv(). tcp_recvmsg() keeps copying
+ * while segments are queued (and while the backlog that arrived during its copy is processed),
+ * so a larger buffer is filled in one call when the receiver is behind; the kernel's copy
+ * into a destination that size no longer stays in this core's L2 (512 KiB here, with the
+ * skb data read beside it) and costs more per byte, so the receiver falls further behind.
+ * Measured (loopback cross-core, 256 KiB messages, AMD EPYC VM): with 256 KiB calls the
+ * receiver read ~220 KiB per call at 0.49-0.58 CPU-s/GB and capped the stream at 0.57-0.75x
+ * iperf3; with 64 KiB calls it reads ~57 KiB per call at 0.21 CPU-s/GB, as iperf3's receiver
+ * (0.20-0.21, ~31 KiB per read). 64 KiB is also the largest skb loopback hands over. */
+#define RECV_BUFFER (64u << 10)
 
 struct sink_opts {
 	const char *bind;
