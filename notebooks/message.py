@@ -26,6 +26,7 @@ from analysis import run as A
 from analysis import plots as P
 from analysis import stats as S
 from analysis import counts as CN
+from analysis import bottleneck as BN
 from analysis.fmt import fmt_est, fmt_pct, fmt_size
 from analysis.output import glue_text, note, show_table
 
@@ -101,15 +102,28 @@ else:
 
 # %% [markdown]
 # ## Medians with 95 % CIs (reference transport and placement)
+#
+# "Rate set by" names the side that could not have gone faster: the method's sender, or
+# copybench's own receiver, from each side's CPU time over the window (busy: CPU-seconds per
+# window second, medians over the cell's trials; saturated at 90 %). Where the receiver set
+# the rate, the cell measures copybench's receiver, not the method.
 
 # %% tags=["remove-input"]
 d = tcp[(tcp["transport"] == t_ref) & (tcp["placement"] == p_ref)] if len(tcp) else tcp
 tab = A.summarize_cells(d, "gbit_per_s", ["method", "threads", "size"])
 if len(tab):
     tab["size"] = tab["size"].map(fmt_size)
+    # which side set each cell's rate: the method's sender or copybench's receiver
+    lim = BN.cell_limits(d, ["method", "threads", "size", "placement"]).drop(columns="placement")
+    lim["size"] = lim["size"].map(fmt_size)
+    tab = tab.merge(lim, on=["method", "threads", "size"], how="left")
     tab = tab.rename(columns={"median": "Gbit/s (median)", "lo": "CI low", "hi": "CI high",
-                              "ci_half_width_rel": "CI half-width (rel.)"})
+                              "ci_half_width_rel": "CI half-width (rel.)",
+                              "sender_busy": "sender busy", "receiver_busy": "receiver busy",
+                              "limit": "rate set by"})
     show_table(tab.drop(columns=["shapiro_p"]))
+glue_text("msg_limit", BN.receiver_limit_text(tcp[tcp["mode"] == "stream"], fmt_size)
+          if len(tcp) else "This run has no TCP stream cells.")
 
 # %% [markdown]
 # ## Each method against two-copy `send`
