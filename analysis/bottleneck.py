@@ -85,4 +85,4 @@ def receiver_limit_text(df: pd.DataFrame, size_text) -> str:
         sizes = ", ".join(size_text(s) for s in sorted(g["size"].unique()))
         parts.append(f"{tr} {pl}: {sizes}")
     return (head + ": " + "; ".join(parts) + ". There a ratio between methods is bounded "
-            "by the receiver: the tables give each cell's limit.")
+            "by the receiver, not decided by the methods alone.")
