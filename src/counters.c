@@ -252,8 +252,9 @@ static void side_slices(struct side_totals *t, struct meter *const *m, struct sl
 		if (!m[i]->have_start || !m[i]->have_end)
 			continue;
 		if (!sl[i] || sl[i]->n < SLICE_EDGES) {
-			snprintf(t->slices_why, sizeof(t->slices_why), "the window ended after %d of its %d slice edges "
-				 "(stopped early)", sl[i] ? sl[i]->n : 0, SLICE_EDGES);
+			snprintf(t->slices_why, sizeof(t->slices_why), "only %d of the window's %d slice edges were "
+				 "read inside it (it was cut short, or the sink saw its start late)",
+				 sl[i] ? sl[i]->n : 0, SLICE_EDGES);
 			return;
 		}
 		if (!edges)
