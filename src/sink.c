@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 /* receiver.interference lists at most this many of the sink's CPUs: the RECEIVER control
- * line, and the sender's copy of it, are bounded (8 KiB) */
+ * line, and the sender's copy of it, are bounded (16 KiB, struct ctl's buffer) */
 #define SINK_INTERFERENCE_CPUS 16
 /* ... and its threads' CPUs and sockets at the window's edges for at most this many threads */
 #define SINK_LIST_THREADS 16
