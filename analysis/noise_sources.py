@@ -3,6 +3,10 @@ part common to a round (time: every cell of a block measured in that round share
 part of the single trial, per block; how much of a cell's spread each recorded mechanism
 explains; and which cells are bimodal.
 
+Where the records carry copybench's ten slices of each window, the single trial's part is
+split once more: the noise within its own window (between its slices) and the rest, between
+trials (the trial's state).
+
 The split is the two-way layout of a block design without replication: in block b, round r,
 cell c, ``log y = mu_c + u_r + e_rc``. With R rounds and C cells, the method-of-moments
 estimates (the expected mean squares of a random round effect) are
@@ -27,17 +31,27 @@ BIMODAL_BC = 5 / 9
 SMALL = 4096
 #: a block's cells need this many complete rounds for the split
 MIN_ROUNDS = 6
+#: copybench's slices of a measured window (the record's slices_bytes)
+SLICES = 10
 
-#: mechanism name -> how a trial's value is computed from the tidy columns (analysis.run)
+def _f(d: pd.DataFrame, col: str) -> pd.Series:
+    return d[col].astype(float)
+
+
+#: mechanism name -> a trial's value on the scale it is regressed on (log of a rate; log1p of
+#: a count that can be 0), from the tidy columns (analysis.run); a column a run's records lack
+#: leaves the mechanism out
 MECHANISMS = {
-    "bytes per receive call": lambda d: d["receiver_bytes"].astype(float)
-    / d["receiver_syscalls"].astype(float),
-    "receiver context switches per MB": lambda d: (d["receiver_vol_ctx_switches"].astype(float)
-                                                    + d["receiver_invol_ctx_switches"].astype(float))
-    / (d["bytes"].astype(float) / 1e6),
-    "sender context switches per MB": lambda d: (d["sender_vol_ctx_switches"].astype(float)
-                                                  + d["sender_invol_ctx_switches"].astype(float))
-    / (d["bytes"].astype(float) / 1e6),
+    "bytes per receive call": lambda d: np.log(_f(d, "receiver_bytes") / _f(d, "receiver_syscalls")),
+    "receiver context switches per MB": lambda d: np.log(
+        (_f(d, "receiver_vol_ctx_switches") + _f(d, "receiver_invol_ctx_switches"))
+        / (_f(d, "bytes") / 1e6)),
+    "sender context switches per MB": lambda d: np.log(
+        (_f(d, "sender_vol_ctx_switches") + _f(d, "sender_invol_ctx_switches"))
+        / (_f(d, "bytes") / 1e6)),
+    "retransmissions per GB": lambda d: np.log1p(_f(d, "sender_retrans") / (_f(d, "bytes") / 1e9)),
+    "receive buffer at the window's end": lambda d: np.log(_f(d, "receiver_rcvbuf_end")),
+    "NET_RX softirqs per MB": lambda d: np.log1p(_f(d, "softirq_net_rx") / (_f(d, "bytes") / 1e6)),
 }
 
 
@@ -90,7 +104,7 @@ def components(measured: pd.DataFrame) -> pd.DataFrame:
     """One row per block with enough rounds: its class, rounds, cells, the sd between rounds,
     the sd of a single trial within its round, and the round's share of the variance."""
     cols = ["block", "class", "transport", "placement", "rounds", "cells", "sd_round",
-            "sd_trial", "share_round", "paired_sd"]
+            "sd_trial", "share_round", "paired_sd", "sd_within", "share_within"]
     d = stream_trials(measured)
     rows = []
     for block, g in d.groupby("block"):
@@ -104,17 +118,38 @@ def components(measured: pd.DataFrame) -> pd.DataFrame:
                      "transport": first["transport"], "placement": first["placement"],
                      "rounds": s.rounds, "cells": s.cells, "sd_round": math.sqrt(s.var_round),
                      "sd_trial": math.sqrt(s.var_trial), "share_round": s.share_round,
-                     "paired_sd": math.sqrt(2 * s.var_trial)})
+                     "paired_sd": math.sqrt(2 * s.var_trial),
+                     **_within(g, s.var_trial)})
     return pd.DataFrame(rows, columns=cols)
+
+
+def _within(g: pd.DataFrame, var_trial: float) -> dict[str, float]:
+    """The part of a single trial's variance that is noise within its own window: the
+    variance of log throughput between a window's ten slices (its CV squared, the receiver's,
+    else the sender's), divided by the slices, medians over the block's trials. Slices are
+    not independent (a slow stretch lasts), so this is a lower bound of the within-window
+    part; the rest of ``var_trial`` is between trials (a trial's state: its connection, its
+    buffers, its mode). NaN without slices (records before the noise study)."""
+    cv = pd.Series(np.nan, index=g.index)
+    for side in ("receiver", "sender"):  # the receiver's where it has them
+        if f"{side}_slice_cv" in g:
+            cv = cv.fillna(g[f"{side}_slice_cv"].astype(float))
+    cv = cv.dropna()
+    if cv.empty:
+        return {"sd_within": math.nan, "share_within": math.nan}
+    var_within = float(np.median(cv.to_numpy() ** 2)) / SLICES
+    return {"sd_within": math.sqrt(var_within),
+            "share_within": min(1.0, var_within / var_trial) if var_trial > 0 else math.nan}
 
 
 def by_class(comp: pd.DataFrame) -> pd.DataFrame:
     """Medians of :func:`components` per cell class, with the number of blocks."""
     if comp.empty:
         return pd.DataFrame(columns=["class", "blocks", "sd_round", "sd_trial", "share_round",
-                                     "paired_sd"])
+                                     "paired_sd", "sd_within", "share_within"])
     g = comp.groupby("class")
-    out = g[["sd_round", "sd_trial", "share_round", "paired_sd"]].median()
+    out = g[["sd_round", "sd_trial", "share_round", "paired_sd", "sd_within",
+             "share_within"]].median()
     out.insert(0, "blocks", g.size())
     return out.reset_index()
 
@@ -131,7 +166,8 @@ def mechanisms(measured: pd.DataFrame, min_trials: int = MIN_ROUNDS) -> pd.DataF
         cls = cell_class(float(g["size"].iloc[0]), g["placement"].iloc[0])
         for name, f in MECHANISMS.items():
             try:
-                x = np.log(f(g).to_numpy(dtype=float))
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    x = np.asarray(f(g), dtype=float)
             except KeyError:
                 continue
             ok = np.isfinite(x) & np.isfinite(g["ly"].to_numpy())

@@ -79,3 +79,25 @@ def test_modes_finds_two_speeds_and_their_shares() -> None:
     assert m.high / m.low == pytest.approx(1.3 / 0.75, rel=0.08)
     one = N.modes(np.exp(rng.normal(0, 0.1, 40)))
     assert not one.bimodal and one.coefficient < N.BIMODAL_BC
+
+
+def test_within_window_part_from_slices() -> None:
+    d = _trials()
+    assert math.isnan(N.components(d)["sd_within"].item())      # no slices: not identifiable
+    d["receiver_slice_cv"] = 0.1                                  # each window's slices: cv 0.1
+    comp = N.components(d)
+    assert comp["sd_within"].item() == pytest.approx(0.1 / math.sqrt(N.SLICES))
+    assert 0 < comp["share_within"].item() <= 1
+
+
+def test_mechanisms_read_new_fields_and_skip_missing_ones() -> None:
+    d = _trials()
+    names = set(N.mechanisms(d)["mechanism"])
+    assert "retransmissions per GB" not in names                  # no such column: left out
+    rng = np.random.default_rng(4)
+    d["sender_retrans"] = rng.integers(0, 50, len(d))
+    d["receiver_rcvbuf_end"] = rng.integers(1 << 20, 4 << 20, len(d))
+    d["softirq_net_rx"] = rng.integers(1000, 5000, len(d))
+    names = set(N.mechanisms(d)["mechanism"])
+    assert {"retransmissions per GB", "receive buffer at the window's end",
+            "NET_RX softirqs per MB"} <= names
