@@ -60,6 +60,55 @@ def _side(prefix: str, side: dict[str, Any] | None) -> dict[str, Any]:
         row[f"{prefix}_{c}"] = counters.get(c)
     unavailable = side.get("counters_unavailable") or {}
     row[f"{prefix}_unavailable"] = "; ".join(f"{k}: {v}" for k, v in sorted(unavailable.items()))
+    row.update(_noise(prefix, side))
+    return row
+
+
+def slice_cv(slices_bytes: Any, slices_s: Any) -> float | None:
+    """The coefficient of variation (sample SD / mean) of the throughput of a window's slices
+    (copybench's ``slices_bytes`` over ``slices_s``): how steady the window was. None when
+    the record has no slices or fewer than two with time in them, or moved nothing."""
+    if not isinstance(slices_bytes, list) or not isinstance(slices_s, list):
+        return None
+    rates = [b / s for b, s in zip(slices_bytes, slices_s)
+             if b is not None and s is not None and s > 0]
+    if len(rates) < 2:
+        return None
+    mean = sum(rates) / len(rates)
+    if mean <= 0:
+        return None
+    return float(np.std(rates, ddof=1) / mean)
+
+
+def _sum_or_none(values: Any) -> int | None:
+    """The sum over a side's threads; None when any thread's value is missing (null with a
+    reason in the record) or the record has no such field."""
+    if not isinstance(values, list) or not values or any(v is None for v in values):
+        return None
+    return int(sum(values))
+
+
+def _noise(prefix: str, side: dict[str, Any]) -> dict[str, Any]:
+    """The noise study's fields of one side (copybench records since issue 47; None in
+    older ones): the window's steadiness over its ten slices, the socket buffers at its edges
+    (summed over the threads: the side's total buffering), the TCP retransmissions in it,
+    and how many threads ended on another CPU than they started on."""
+    row: dict[str, Any] = {f"{prefix}_slice_cv": slice_cv(side.get("slices_bytes"),
+                                                          side.get("slices_s"))}
+    for k in ("sndbuf_start", "sndbuf_end", "rcvbuf_start", "rcvbuf_end"):
+        row[f"{prefix}_{k}"] = _sum_or_none(side.get(k))
+    start, end = side.get("tcp_info_start"), side.get("tcp_info_end")
+    retrans = None
+    if isinstance(start, list) and isinstance(end, list) and start and len(start) == len(end):
+        pairs = [(a.get("total_retrans"), b.get("total_retrans")) if a and b else (None, None)
+                 for a, b in zip(start, end)]
+        if all(a is not None and b is not None for a, b in pairs):
+            retrans = int(sum(b - a for a, b in pairs))
+    row[f"{prefix}_retrans"] = retrans
+    c0, c1 = side.get("cpu_start"), side.get("cpu_end")
+    row[f"{prefix}_cpus_changed"] = (
+        sum(1 for a, b in zip(c0, c1) if a is not None and b is not None and a != b)
+        if isinstance(c0, list) and isinstance(c1, list) and len(c0) == len(c1) else None)
     return row
 
 
@@ -120,6 +169,15 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
     row["steal_frac"] = inter.get("steal_frac")
     row["busy_frac"] = inter.get("busy_frac")
     row["interference_unavailable"] = res.get("interference_unavailable")
+    # NET_RX/NET_TX softirq runs over the window: the host's (copybench reads /proc/softirqs
+    # beside /proc/stat), and the sink's CPUs' (its host's); None when not recorded
+    softirqs = res.get("softirqs") or {}
+    row["softirq_net_rx"] = softirqs.get("net_rx")
+    row["softirq_net_tx"] = softirqs.get("net_tx")
+    rsoft = (res.get("receiver") or {}).get("softirqs") or {}
+    cpus = rsoft.get("cpus")
+    row["receiver_softirq_net_rx"] = (sum(c["net_rx"] for c in cpus)
+                                      if isinstance(cpus, list) and cpus else None)
     row["retries"] = len(rec.get("retries") or [])
     # how many CPUs each side's threads were pinned to (the runner's CPU lists; copybench
     # pins thread i to the (i mod n)-th CPU of its list): the thread-count claims' condition

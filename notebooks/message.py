@@ -26,6 +26,7 @@ from analysis import run as A
 from analysis import plots as P
 from analysis import stats as S
 from analysis import counts as CN
+from analysis import bottleneck as BN
 from analysis.fmt import fmt_est, fmt_pct, fmt_size
 from analysis.output import glue_text, note, show_table
 
@@ -110,6 +111,24 @@ if len(tab):
     tab = tab.rename(columns={"median": "Gbit/s (median)", "lo": "CI low", "hi": "CI high",
                               "ci_half_width_rel": "CI half-width (rel.)"})
     show_table(tab.drop(columns=["shapiro_p"]))
+
+# %% [markdown]
+# ## Which side set the rate (reference transport and placement)
+#
+# The side that could not have gone faster: the method's sender, or copybench's own receiver,
+# from each side's CPU time over the window (busy: CPU-seconds per window second per CPU the
+# side had, medians over the cell's trials; saturated at 90 %; same-core, where both share one
+# CPU, the side with the larger share). Where the receiver set the rate, the cell measures
+# copybench's receiver, not the method.
+
+# %% tags=["remove-input"]
+lim = BN.cell_limits(d, ["method", "threads", "size", "placement"]).drop(columns="placement")
+if len(lim):
+    lim["size"] = lim["size"].map(fmt_size)
+    show_table(lim.round({"sender_busy": 2, "receiver_busy": 2}).rename(columns={
+        "sender_busy": "sender busy", "receiver_busy": "receiver busy", "limit": "rate set by"}))
+glue_text("msg_limit", BN.receiver_limit_text(tcp[tcp["mode"] == "stream"], fmt_size)
+          if len(tcp) else "This run has no TCP stream cells.")
 
 # %% [markdown]
 # ## Each method against two-copy `send`

@@ -1,7 +1,8 @@
 /* The control connection between `send` and `sink`: text lines, one request each.
  *   send -> sink  HELLO copybench/1 proto=tcp mode=stream threads=1 size=N record=N stamped=1 verify=full seed=S counters=full
  *   sink -> send  OK port=P            (udp: OK ports=P1,P2,...)   or  ERR <reason>
- *   send -> sink  MEASURE | STOP        (window boundaries, after warm-up and at the end)
+ *   send -> sink  MEASURE slice_ns=N | STOP   (window boundaries, after warm-up and at the end;
+ *                 N: the window / 10, the slices both sides record; a plain MEASURE: none)
  *   sink -> send  RESULT checked=N mismatches=N lost=N first=<text>
  *   sink -> send  RECEIVER <json>       then  END
  * Anything else is garbage: the sink answers ERR and drops that client.

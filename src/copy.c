@@ -22,17 +22,27 @@ struct copy_opts {
 	const char *src, *dst;
 };
 
-/* No timer thread: the copying thread advances the phase itself from the clock. */
+/* No timer thread: the copying thread advances the phase itself from the clock, and samples
+ * the slice edges itself (at its first chunk boundary after each). */
 struct copier {
 	_Atomic int phase;
-	uint64_t measure_at_ns, stop_at_ns;
+	uint64_t measure_at_ns, stop_at_ns, slice_ns;
 	struct window_probe *wp;  /* /proc/stat read as the window opens (interference) */
+	struct meter *m[2];       /* the copying thread's, splice2's second thread's */
+	struct slicer sl[2];      /* written by the copying thread only */
 };
 
-static void copier_clock(struct copier *cp)
+/* sampler: the copying thread (splice2's second thread also reports progress: it only moves
+ * the phase, so each slicer has one writer) */
+static void copier_clock(struct copier *cp, bool sampler)
 {
 	uint64_t now = now_ns();
 
+	if (sampler && atomic_load(&cp->phase) == PHASE_MEASURE && cp->sl[0].n < SLICE_EDGES &&
+	    now >= cp->measure_at_ns + (uint64_t)(cp->sl[0].n + 1) * cp->slice_ns && now < cp->stop_at_ns) {
+		struct slicer *sl[2] = { &cp->sl[0], &cp->sl[1] };
+		slicer_sample(sl, cp->m, 2);
+	}
 	if (now >= cp->stop_at_ns)
 		atomic_store(&cp->phase, PHASE_STOP);
 	else if (now >= cp->measure_at_ns) {
@@ -99,8 +109,8 @@ static int copy_progress(struct pass *p, struct meter *m, uint64_t bytes)
 {
 	struct copier *cp = p->arg;
 
-	m->bytes += bytes;
-	copier_clock(cp);
+	meter_add(m, bytes);
+	copier_clock(cp, m == cp->m[0]);
 	return meter_tick(m, &cp->phase);
 }
 
@@ -220,6 +230,7 @@ static int copy_setup(struct copy_run *run)
 				.err = &run->e, .helper_meter = &run->helper, .phase = &run->cp.phase,
 				.counters = o->t.counters };
 	meter_open(&run->meter, o->t.counters);
+	meter_set_socket(&run->meter, -1, false, "copy: file to file, no socket");
 	if (o->m->open && o->m->open(&run->c))
 		return -1;
 	run->opened = true;
@@ -239,7 +250,10 @@ static int copy_window(struct copy_run *run)
 
 	cp->measure_at_ns = t + (uint64_t)(o->t.warmup * 1e9);
 	cp->stop_at_ns = cp->measure_at_ns + (uint64_t)(o->t.duration * 1e9);
-	for (copier_clock(cp); !meter_tick(&run->meter, &cp->phase); copier_clock(cp)) {
+	cp->slice_ns = (uint64_t)(o->t.duration * 1e9) / SLICES;
+	cp->m[0] = &run->meter;
+	cp->m[1] = &run->helper;
+	for (copier_clock(cp, true); !meter_tick(&run->meter, &cp->phase); copier_clock(cp, true)) {
 		if (o->t.cache && drop_cache(run->src.fd, &run->e))
 			return -1;
 		if (lseek(run->dst, 0, SEEK_SET) < 0) {
@@ -267,12 +281,13 @@ static int copy_report(struct copy_run *run)
 {
 	const struct copy_opts *o = &run->o;
 	struct meter *meters[2] = { &run->meter, &run->helper };
+	struct slicer *slicers[2] = { &run->cp.sl[0], &run->cp.sl[1] };
 	struct record *r = &run->r;
 
 	meter_transition(&run->meter, PHASE_STOP);
 	if (run->opened && o->m->close)
 		o->m->close(&run->c);
-	side_totals(&r->sender, meters, run->helper.have_end ? 2 : 1);
+	side_totals(&r->sender, meters, slicers, run->helper.have_end ? 2 : 1, o->t.duration / SLICES, NULL);
 	r->have_result = run->opened;
 	if (!run->e.msg[0] && o->t.verify != VERIFY_OFF)
 		verify_dst(run->dst, run->src.size, run->pat, o->t.verify, r, run->first, sizeof(run->first), &run->e);

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -85,7 +86,9 @@ void meter_open(struct meter *m, enum counter_set set)
 		[C_SYSCALLS] = { PERF_TYPE_TRACEPOINT, 0 },
 	};
 
-	memset(m, 0, sizeof(*m));
+	/* not run_bytes: a sampler may be reading it (counters.h) */
+	memset(m, 0, offsetof(struct meter, run_bytes));
+	meter_set_socket(m, -1, false, "no socket");
 	for (int i = 0; i < NCOUNTERS; i++) {
 		struct perf_event_attr attr;
 
@@ -111,6 +114,46 @@ void meter_open(struct meter *m, enum counter_set set)
 	m->opened = true;
 }
 
+void meter_set_socket(struct meter *m, int fd, bool tcp, const char *why)
+{
+	m->sock_fd = fd;
+	m->sock_tcp = tcp;
+	snprintf(m->sock_why, sizeof(m->sock_why), "%s", fd < 0 && why ? why : "");
+}
+
+/* The socket's buffer sizes and TCP state now. SO_SNDBUF/SO_RCVBUF report what the kernel
+ * uses (sk_sndbuf/sk_rcvbuf: twice a setsockopt value, or what TCP autotuning grew them to,
+ * socket(7)). TCP_INFO copies min(optlen, the kernel's sizeof(struct tcp_info)) bytes and
+ * writes that length back (tcp_getsockopt), so an older kernel fills a prefix: ti_len says
+ * which fields it provided. */
+static void sock_read(const struct meter *m, struct sockstate *ss)
+{
+	socklen_t len = sizeof(ss->sndbuf);
+
+	ss->have_buf = ss->have_tcp = false;
+	ss->why[0] = 0;
+	if (m->sock_fd < 0) {
+		snprintf(ss->why, sizeof(ss->why), "%s", m->sock_why);
+		return;
+	}
+	if (getsockopt(m->sock_fd, SOL_SOCKET, SO_SNDBUF, &ss->sndbuf, &len) ||
+	    (len = sizeof(ss->rcvbuf), getsockopt(m->sock_fd, SOL_SOCKET, SO_RCVBUF, &ss->rcvbuf, &len))) {
+		snprintf(ss->why, sizeof(ss->why), "getsockopt(SO_SNDBUF/SO_RCVBUF): %s", strerror(errno));
+		return;
+	}
+	ss->have_buf = true;
+	if (!m->sock_tcp) {
+		snprintf(ss->why, sizeof(ss->why), "udp: no TCP_INFO");
+		return;
+	}
+	ss->ti_len = sizeof(ss->ti);
+	if (getsockopt(m->sock_fd, IPPROTO_TCP, TCP_INFO, &ss->ti, &ss->ti_len)) {
+		snprintf(ss->why, sizeof(ss->why), "getsockopt(TCP_INFO): %s", strerror(errno));
+		return;
+	}
+	ss->have_tcp = true;
+}
+
 void meter_close(struct meter *m)
 {
 	if (!m->opened)
@@ -123,6 +166,11 @@ void meter_close(struct meter *m)
 
 static void snapshot(struct meter *m, struct snap *s)
 {
+	/* the socket's state outside the window: read before the start snapshot's clock and
+	 * counters, after the end snapshot's (below), so its three getsockopt calls count in
+	 * neither the window's time, CPU time nor syscalls */
+	if (s == &m->start)
+		sock_read(m, &s->sock);
 	/* syscalls read last at the start and first at the end keeps our reads out of it */
 	if (m->fd[C_SYSCALLS] >= 0 && s == &m->end) {
 		uint64_t r[3];
@@ -130,7 +178,10 @@ static void snapshot(struct meter *m, struct snap *s)
 			s->v[C_SYSCALLS] = r[0];
 	}
 	s->t_ns = now_ns();
-	s->bytes = m->bytes;
+	s->bytes = meter_bytes(m);
+	/* where the thread runs now: glibc reads it from the rseq area the kernel keeps current
+	 * (no system call since glibc 2.35), else getcpu(2) through the vDSO */
+	s->cpu = sched_getcpu();
 	s->messages = m->messages;
 	getrusage(RUSAGE_THREAD, &s->ru);
 	for (int i = 0; i < NCOUNTERS; i++) {
@@ -146,6 +197,21 @@ static void snapshot(struct meter *m, struct snap *s)
 		uint64_t r[3];
 		if (read(m->fd[C_SYSCALLS], r, sizeof(r)) == sizeof(r))
 			s->v[C_SYSCALLS] = r[0];
+	}
+	if (s == &m->end)
+		sock_read(m, &s->sock);
+}
+
+void slicer_sample(struct slicer *const *s, struct meter *const *m, int n)
+{
+	uint64_t t = now_ns(); /* one edge for all: the totals below are read within microseconds */
+
+	for (int i = 0; i < n; i++) {
+		if (!s[i] || s[i]->n >= SLICE_EDGES)
+			continue;
+		s[i]->t_ns[s[i]->n] = t;
+		s[i]->bytes[s[i]->n] = meter_bytes(m[i]);
+		s[i]->n++;
 	}
 }
 
@@ -171,7 +237,54 @@ static double tv_s(struct timeval tv)
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
-void side_totals(struct side_totals *t, struct meter *const *m, int n)
+/* t's slices from the meters' slicers: each thread's running total at an edge, clamped into
+ * its own window (a thread blocked at the edge, before its start or after its end snapshot,
+ * moved none of those bytes in the window), differenced; the edges' times clamped into the
+ * side's window the same way. So the slices add up to the side's bytes and seconds exactly. */
+static void side_slices(struct side_totals *t, struct meter *const *m, struct slicer *const *sl, int n)
+{
+	const struct slicer *edges = NULL;
+	uint64_t e[SLICES + 1];
+
+	for (int i = 0; i < n; i++) {
+		uint64_t c[SLICES + 1];
+
+		if (!m[i]->have_start || !m[i]->have_end)
+			continue;
+		if (!sl[i] || sl[i]->n < SLICE_EDGES) {
+			snprintf(t->slices_why, sizeof(t->slices_why), "only %d of the window's %d slice edges were "
+				 "read inside it (it was cut short, or the sink saw its start late)",
+				 sl[i] ? sl[i]->n : 0, SLICE_EDGES);
+			return;
+		}
+		if (!edges)
+			edges = sl[i];
+		c[0] = m[i]->start.bytes;
+		c[SLICES] = m[i]->end.bytes;
+		for (int k = 1; k < SLICES; k++) {
+			uint64_t x = sl[i]->bytes[k - 1];
+			c[k] = x < c[0] ? c[0] : x > c[SLICES] ? c[SLICES] : x;
+		}
+		for (int k = 0; k < SLICES; k++)
+			t->slice_bytes[k] += c[k + 1] - c[k];
+	}
+	if (!edges) {
+		snprintf(t->slices_why, sizeof(t->slices_why), "no thread completed a measured window");
+		return;
+	}
+	e[0] = t->t_first_ns;
+	e[SLICES] = t->t_last_ns;
+	for (int k = 1; k < SLICES; k++) {
+		uint64_t x = edges->t_ns[k - 1];
+		e[k] = x < e[0] ? e[0] : x > e[SLICES] ? e[SLICES] : x;
+	}
+	for (int k = 0; k < SLICES; k++)
+		t->slice_secs[k] = (double)(e[k + 1] - e[k]) / 1e9;
+	t->have_slices = true;
+}
+
+void side_totals(struct side_totals *t, struct meter *const *m, struct slicer *const *sl, int n,
+		 double slice_s, const char *why)
 {
 	memset(t, 0, sizeof(*t));
 	for (int c = 0; c < NCOUNTERS; c++)
@@ -183,6 +296,8 @@ void side_totals(struct side_totals *t, struct meter *const *m, int n)
 		if (!x->have_start || !x->have_end)
 			continue;
 		t->threads++;
+		if (t->nm < (int)(sizeof(t->m) / sizeof(t->m[0])))
+			t->m[t->nm++] = x;
 		t->bytes += b->bytes - a->bytes;
 		t->messages += b->messages - a->messages;
 		if (!t->t_first_ns || a->t_ns < t->t_first_ns)
@@ -210,6 +325,101 @@ void side_totals(struct side_totals *t, struct meter *const *m, int n)
 			t->have[c] = false;
 			snprintf(t->why[c], sizeof(t->why[c]), "no thread completed a measured window");
 		}
+	t->slice_s = slice_s;
+	if (slice_s > 0 && sl)
+		side_slices(t, m, sl, n);
+	else
+		snprintf(t->slices_why, sizeof(t->slices_why), "%s", why ? why : "not sliced");
+}
+
+/* "key": [one number per listed thread], null where that thread's value is missing */
+static void edge_ints(struct json *j, const char *key, const struct side_totals *t, int listed,
+		      bool end, int which)
+{
+	json_begin_array(j, key);
+	for (int i = 0; i < listed; i++) {
+		const struct snap *s = end ? &t->m[i]->end : &t->m[i]->start;
+		if (which == 0)
+			s->cpu >= 0 ? json_i64(j, NULL, s->cpu) : json_null(j, NULL);
+		else if (!s->sock.have_buf)
+			json_null(j, NULL);
+		else
+			json_i64(j, NULL, which == 1 ? s->sock.sndbuf : s->sock.rcvbuf);
+	}
+	json_end_array(j);
+}
+
+/* a tcp_info field, or null when the kernel's struct (ti_len bytes of it) ends before it */
+#define TI_FIELD(j, key, ss, f)                                                            \
+	((ss)->ti_len >= offsetof(struct tcp_info, f) + sizeof((ss)->ti.f) ? json_u64(j, key, (ss)->ti.f) \
+									  : json_null(j, key))
+
+static void tcp_info_json(struct json *j, const struct sockstate *ss)
+{
+	if (!ss->have_tcp) {
+		json_null(j, NULL);
+		return;
+	}
+	json_begin(j, NULL);
+	TI_FIELD(j, "snd_cwnd", ss, tcpi_snd_cwnd);     /* segments */
+	TI_FIELD(j, "rtt_us", ss, tcpi_rtt);            /* smoothed RTT, microseconds */
+	TI_FIELD(j, "rttvar_us", ss, tcpi_rttvar);
+	TI_FIELD(j, "rcv_space", ss, tcpi_rcv_space);   /* receive-buffer autotuning's estimate, bytes */
+	TI_FIELD(j, "total_retrans", ss, tcpi_total_retrans);
+	TI_FIELD(j, "snd_mss", ss, tcpi_snd_mss);
+	TI_FIELD(j, "rcv_mss", ss, tcpi_rcv_mss);
+	TI_FIELD(j, "unacked", ss, tcpi_unacked);       /* segments sent, not yet acknowledged */
+	json_end(j);
+}
+
+/* The threads' state at the window's two edges: CPUs, socket buffers, TCP state. */
+static void edges_json(struct json *j, const struct side_totals *t)
+{
+	int listed = t->list_max > 0 && t->nm > t->list_max ? t->list_max : t->nm;
+	const char *why = NULL;
+
+	edge_ints(j, "cpu_start", t, listed, false, 0);
+	edge_ints(j, "cpu_end", t, listed, true, 0);
+	edge_ints(j, "sndbuf_start", t, listed, false, 1);
+	edge_ints(j, "sndbuf_end", t, listed, true, 1);
+	edge_ints(j, "rcvbuf_start", t, listed, false, 2);
+	edge_ints(j, "rcvbuf_end", t, listed, true, 2);
+	for (int e = 0; e < 2; e++) {
+		json_begin_array(j, e ? "tcp_info_end" : "tcp_info_start");
+		for (int i = 0; i < listed; i++) {
+			const struct sockstate *ss = e ? &t->m[i]->end.sock : &t->m[i]->start.sock;
+			tcp_info_json(j, ss);
+			if (!why && (!ss->have_buf || !ss->have_tcp))
+				why = ss->why;
+		}
+		json_end_array(j);
+	}
+	json_str(j, "sockets_unavailable", why);
+	if (listed < t->nm)
+		json_bool(j, "threads_truncated", true);
+}
+
+static void slices_json(struct json *j, const struct side_totals *t)
+{
+	if (t->slice_s > 0)
+		json_double(j, "slice_s", t->slice_s);
+	else
+		json_null(j, "slice_s");
+	if (!t->have_slices) {
+		json_null(j, "slices_bytes");
+		json_null(j, "slices_s");
+		json_str(j, "slices_unavailable", t->slices_why);
+		return;
+	}
+	json_begin_array(j, "slices_bytes");
+	for (int k = 0; k < SLICES; k++)
+		json_u64(j, NULL, t->slice_bytes[k]);
+	json_end_array(j);
+	json_begin_array(j, "slices_s");
+	for (int k = 0; k < SLICES; k++)
+		json_double(j, NULL, t->slice_secs[k]);
+	json_end_array(j);
+	json_null(j, "slices_unavailable");
 }
 
 void side_totals_json(struct json *j, const char *key, const struct side_totals *t)
@@ -247,5 +457,7 @@ void side_totals_json(struct json *j, const char *key, const struct side_totals 
 			if (!t->have[c])
 				json_str(j, counter_names[c], t->why[c]);
 	json_end(j);
+	slices_json(j, t);
+	edges_json(j, t);
 	json_end(j);
 }

@@ -99,6 +99,7 @@ static void *helper_main(void *arg)
 	uint64_t seen = 0;
 
 	meter_open(m, s->c->counters);
+	meter_set_socket(m, -1, false, "splice2's second thread: a socket's state is its first thread's");
 	for (;;) {
 		pthread_mutex_lock(&s->mu);
 		while (s->gen == seen && !s->quit)

@@ -25,7 +25,35 @@ struct cpu_ticks {
 	uint64_t f[PS_NFIELDS];
 };
 
-/* One reading of /proc/stat. */
+/* One reading of /proc/softirqs: NET_TX and NET_RX per CPU. The kernel prints, per softirq,
+ * one `%10u` column per possible CPU under a "CPUn" header (fs/proc/softirqs.c): counts of
+ * that softirq's runs on that CPU since boot, unsigned int, so they wrap at 2^32. */
+struct softirqs {
+	bool ok;
+	char why[160];
+	uint64_t t_ns;             /* CLOCK_MONOTONIC when it was read */
+	int n;                     /* columns (CPUs), in file order */
+	int cpu[PROCSTAT_MAX_CPUS];
+	uint32_t net_tx[PROCSTAT_MAX_CPUS], net_rx[PROCSTAT_MAX_CPUS];
+};
+/* Parse the text of /proc/softirqs. 0, or -1 with sq->why. */
+int softirqs_parse(const char *text, struct softirqs *sq);
+/* Read and parse `path` (NULL: /proc/softirqs) and stamp t_ns. 0, or -1 with sq->why. */
+int softirqs_read(struct softirqs *sq, const char *path);
+
+/* NET_RX and NET_TX runs over a window, per CPU and in all. */
+struct softirq_delta {
+	bool ok;
+	char why[200];
+	double window_s;
+	uint64_t net_rx, net_tx;   /* all CPUs */
+	int n;
+	struct { int cpu; uint64_t net_rx, net_tx; } cpu[PROCSTAT_MAX_CPUS];
+};
+/* out = b - a (modulo 2^32 per counter: one wrap in a window is counted right). 0 or -1. */
+int softirqs_diff(const struct softirqs *a, const struct softirqs *b, struct softirq_delta *out);
+
+/* One reading of /proc/stat (and of /proc/softirqs, taken just after it). */
 struct procstat {
 	bool ok;
 	char why[160];             /* when !ok: what could not be read or parsed */
@@ -33,6 +61,7 @@ struct procstat {
 	struct cpu_ticks all;
 	int n;                     /* per-CPU lines, in file order */
 	struct cpu_ticks cpu[PROCSTAT_MAX_CPUS];
+	struct softirqs sq;        /* window_probe reads it alongside */
 };
 
 /* Parse the text of /proc/stat (only its leading cpu lines are used). 0, or -1 with ps->why. */
@@ -55,6 +84,7 @@ struct interference {
 	struct cpu_interference all;
 	int n;                     /* CPUs present in both readings */
 	struct cpu_interference cpu[PROCSTAT_MAX_CPUS];
+	struct softirq_delta sq;   /* /proc/softirqs over the same window (its own ok and why) */
 };
 
 /* out = b - a in seconds (user_hz ticks per second). A reading that failed, a counter that
@@ -62,7 +92,8 @@ struct interference {
  * with the reason. Returns 0 or -1. */
 int interference_diff(const struct procstat *a, const struct procstat *b, long user_hz,
 		      struct interference *out);
-/* "interference": {...} or null plus "interference_unavailable": reason. */
+/* "interference": {...} or null plus "interference_unavailable": reason; then "softirqs":
+ * {...} or null plus "softirqs_unavailable": reason. */
 void interference_json(struct json *j, const struct interference *in);
 /* The same with "cpus" limited to the CPUs of `only` (NULL or empty: every CPU), at most `max`
  * of them; "cpus_truncated": true when more were left out. */

@@ -28,6 +28,7 @@ struct sender {
 	const struct method *m;
 	struct mctx ctx;
 	struct meter meter, helper_meter;
+	struct slicer slicer, helper_slicer; /* written by the timing thread only (send_window) */
 	struct histo rtt;
 	struct err err;
 	_Atomic int *phase;
@@ -79,7 +80,7 @@ static int file_progress(struct pass *p, struct meter *m, uint64_t bytes)
 {
 	const struct sender *s = p->arg;
 
-	m->bytes += bytes;
+	meter_add(m, bytes);
 	return meter_tick(m, s->phase);
 }
 
@@ -144,7 +145,7 @@ static int send_messages(struct sender *s, uint8_t *echo)
 			if (s->meter.seen == PHASE_MEASURE)
 				histo_add(&s->rtt, now_ns() - t0);
 		}
-		s->meter.bytes += o->t.size;
+		meter_add(&s->meter, o->t.size);
 		s->meter.messages++;
 	}
 	return 0;
@@ -165,6 +166,7 @@ static void *sender_main(void *arg)
 	if (pin_to_cpu(&o->t.cpus, s->index, &s->err))
 		goto out;
 	meter_open(&s->meter, o->t.counters);
+	meter_set_socket(&s->meter, c->fd, o->proto == PROTO_TCP, NULL); /* its state at the window's edges */
 	if (s->m->open && s->m->open(c))
 		goto out;
 	opened = true;
@@ -230,17 +232,17 @@ static void sleep_until(uint64_t until, struct gate *g, _Atomic int *phase)
 }
 
 /* A window: sleep until `until`; in runner-token mode (`hb` set) wake every CTL_HEARTBEAT_MS
- * to send PING, so a sink whose sender vanished without a FIN (host or link gone) notices. */
-static void window(uint64_t until, struct gate *g, _Atomic int *phase, struct ctl *hb)
+ * to send PING, so a sink whose sender vanished without a FIN (host or link gone) notices.
+ * `*next_ping` carries the heartbeat's next time across calls: the measured window is slept
+ * in slices (send_window), each shorter than the heartbeat. */
+static void window(uint64_t until, struct gate *g, _Atomic int *phase, struct ctl *hb, uint64_t *next_ping)
 {
 	struct err ignored = { "" };
 
-	while (hb && atomic_load(phase) != PHASE_STOP) {
-		uint64_t next = now_ns() + (uint64_t)CTL_HEARTBEAT_MS * 1000000ull;
-		if (next >= until)
-			break;
-		sleep_until(next, g, phase);
+	while (hb && atomic_load(phase) != PHASE_STOP && *next_ping < until) {
+		sleep_until(*next_ping, g, phase);
 		ctl_send(hb, &ignored, "PING");
+		*next_ping = now_ns() + (uint64_t)CTL_HEARTBEAT_MS * 1000000ull;
 	}
 	sleep_until(until, g, phase);
 }
@@ -350,7 +352,7 @@ struct send_run {
 	bool abandoned;               /* ... and some even after their sockets were shut down */
 	struct record r;
 	struct err e;
-	char recv_json[8192], first[512];
+	char recv_json[sizeof(((struct ctl *)0)->buf)], first[512]; /* the sink's RECEIVER line fits */
 };
 
 /* The runner's token ($COPYBENCH_TOKEN), which proves our connections to a --token-stdin sink;
@@ -542,23 +544,47 @@ static void send_start(struct send_run *run)
 	gate_open(&run->gate, run->started);
 }
 
+/* The running totals of every sending thread (and splice2's second threads) at a slice edge. */
+static void sample_slice(struct send_run *run)
+{
+	struct slicer *sl[2 * MAX_THREADS];
+	struct meter *m[2 * MAX_THREADS];
+	int n = 0;
+
+	for (int i = 0; i < run->started; i++) {
+		sl[n] = &run->snd[i].slicer, m[n++] = &run->snd[i].meter;
+		sl[n] = &run->snd[i].helper_slicer, m[n++] = &run->snd[i].helper_meter;
+	}
+	slicer_sample(sl, m, n);
+}
+
 /* Phase 6, the window: warm-up, MEASURE, the measured window, STOP. The sink learns each
- * boundary on the control connection; /proc/stat is read just outside the window. */
+ * boundary on the control connection; /proc/stat is read just outside the window. The
+ * measured window is slept in SLICES timed waits: at each edge this (otherwise sleeping)
+ * thread reads the workers' running byte totals, so the workers' loops do nothing more. */
 static void send_window(struct send_run *run)
 {
 	const struct send_opts *o = &run->o;
 	struct ctl *hb = run->token && run->ctlfd >= 0 ? &run->ctl : NULL;
-	uint64_t t = now_ns();
+	uint64_t t = now_ns(), next_ping = t + (uint64_t)CTL_HEARTBEAT_MS * 1000000ull;
+	uint64_t window_ns = (uint64_t)(o->t.duration * 1e9), slice_ns = window_ns / SLICES;
 
-	window(t + (uint64_t)(o->t.warmup * 1e9), &run->gate, &run->phase, hb);
+	window(t + (uint64_t)(o->t.warmup * 1e9), &run->gate, &run->phase, hb, &next_ping);
 	if (atomic_load(&run->phase) != PHASE_STOP)
 		window_probe_start(&run->wp); /* before the start signal: the read stays out of the window */
-	if (run->ctlfd >= 0 && atomic_load(&run->phase) != PHASE_STOP)
-		ctl_send(&run->ctl, &run->e, "MEASURE");
+	if (run->ctlfd >= 0 && atomic_load(&run->phase) != PHASE_STOP) /* the sink slices its side alike */
+		ctl_send(&run->ctl, &run->e, "MEASURE slice_ns=%llu", (unsigned long long)slice_ns);
 	if (atomic_load(&run->phase) != PHASE_STOP)
 		atomic_store(&run->phase, PHASE_MEASURE);
 	t = now_ns();
-	window(t + (uint64_t)(o->t.duration * 1e9), &run->gate, &run->phase, hb);
+	/* each edge from the window's start, not the previous wake-up: lateness does not add up
+	 * (pthread_cond_timedwait never returns before its absolute deadline, only after it) */
+	for (int k = 1; k < SLICES && atomic_load(&run->phase) != PHASE_STOP; k++) {
+		window(t + (uint64_t)k * slice_ns, &run->gate, &run->phase, hb, &next_ping);
+		if (atomic_load(&run->phase) != PHASE_STOP) /* a worker failed: no edge, slices null */
+			sample_slice(run);
+	}
+	window(t + window_ns, &run->gate, &run->phase, hb, &next_ping);
 	atomic_store(&run->phase, PHASE_STOP);
 	window_probe_end(&run->wp);
 	if (run->ctlfd >= 0)
@@ -596,6 +622,7 @@ static void collect_threads(struct send_run *run)
 {
 	struct record *r = &run->r;
 	struct meter *meters[2 * MAX_THREADS];
+	struct slicer *slicers[2 * MAX_THREADS];
 	int nmeters = 0;
 
 	if (!stop_blocked_threads(run)) {
@@ -608,9 +635,12 @@ static void collect_threads(struct send_run *run)
 		pthread_join(s->tid, NULL);
 		if (s->err.msg[0])
 			err_set(&run->e, "thread %d: %s", i, s->err.msg);
+		slicers[nmeters] = &s->slicer;
 		meters[nmeters++] = &s->meter;
-		if (s->helper_meter.opened || s->helper_meter.have_end)
+		if (s->helper_meter.opened || s->helper_meter.have_end) {
+			slicers[nmeters] = &s->helper_slicer;
 			meters[nmeters++] = &s->helper_meter;
+		}
 		histo_merge(run->rtt, &s->rtt);
 		r->zc_used |= s->ctx.zc_used;
 		r->zc.sends += s->ctx.zc.sends;
@@ -620,7 +650,7 @@ static void collect_threads(struct send_run *run)
 		r->datagrams_sent += s->meter.messages;
 		r->reply_timeouts += s->reply_timeouts;
 	}
-	side_totals(&r->sender, meters, nmeters);
+	side_totals(&r->sender, meters, slicers, nmeters, run->o.t.duration / SLICES, NULL);
 	r->have_result = run->started == run->o.threads;
 	r->rtt = run->o.mode == MODE_PINGPONG ? run->rtt : NULL;
 }
@@ -639,7 +669,7 @@ static void collect_receiver(struct send_run *run)
 	}
 	r->receiver_json = run->recv_json;
 	for (int i = 0; i < run->started; i++) /* splice2's second thread counts its own */
-		sent += run->snd[i].meter.bytes + run->snd[i].helper_meter.bytes;
+		sent += meter_bytes(&run->snd[i].meter) + meter_bytes(&run->snd[i].helper_meter);
 	/* every byte sent (warm-up included) must have arrived, once */
 	if (run->o.proto == PROTO_TCP && !run->e.msg[0] && received != sent)
 		err_set(&run->e, "the sink received %llu bytes but %llu were sent",

@@ -24,9 +24,20 @@
 #include <unistd.h>
 
 /* receiver.interference lists at most this many of the sink's CPUs: the RECEIVER control
- * line, and the sender's copy of it, are bounded (8 KiB) */
+ * line, and the sender's copy of it, are bounded (16 KiB, struct ctl's buffer) */
 #define SINK_INTERFERENCE_CPUS 16
-#define RECV_BUFFER (256u << 10)
+/* ... and its threads' CPUs and sockets at the window's edges for at most this many threads */
+#define SINK_LIST_THREADS 16
+/* A TCP stream receiver asks for at most this much per recv(). tcp_recvmsg() keeps copying
+ * while segments are queued (and while the backlog that arrived during its copy is processed),
+ * so a larger buffer is filled in one call when the receiver is behind; the kernel's copy
+ * into a destination that size no longer stays in this core's L2 (512 KiB here, with the
+ * skb data read beside it) and costs more per byte, so the receiver falls further behind.
+ * Measured (loopback cross-core, 256 KiB messages, AMD EPYC VM): with 256 KiB calls the
+ * receiver read ~220 KiB per call at 0.49-0.58 CPU-s/GB and capped the stream at 0.57-0.75x
+ * iperf3; with 64 KiB calls it reads ~57 KiB per call at 0.21 CPU-s/GB, as iperf3's receiver
+ * (0.20-0.21, ~31 KiB per read). 64 KiB is also the largest skb loopback hands over. */
+#define RECV_BUFFER (64u << 10)
 
 struct sink_opts {
 	const char *bind;
@@ -51,6 +62,7 @@ struct receiver {
 	const struct cpulist *cpus;
 	_Atomic int *phase;
 	struct meter meter;
+	struct slicer slicer;      /* written by the control thread only (session_window) */
 	struct verifier v;
 	uint64_t next_index, lost; /* udp */
 	struct err err;
@@ -110,6 +122,7 @@ static void *receiver_main(void *arg)
 	name_thread("cb-sink", ss->seed); /* the receiving side, in CPU profiles */
 	pin_to_cpu(r->cpus, r->index, &r->err);
 	meter_open(&r->meter, (enum counter_set)ss->counters);
+	meter_set_socket(&r->meter, r->fd, ss->proto == PROTO_TCP, NULL); /* its state at the window's edges */
 	verifier_init(&r->v, r->pat, (enum verify_mode)ss->verify);
 	if (ss->proto == PROTO_UDP)
 		set_timeout_ms(r->fd, SO_RCVTIMEO, 100); /* to notice STOP between datagrams */
@@ -146,9 +159,9 @@ static void *receiver_main(void *arg)
 		} else {
 			verify_stream(&r->v, buf, (size_t)n);
 		}
-		r->meter.bytes += (uint64_t)n;
+		meter_add(&r->meter, (uint64_t)n);
 		if (ss->proto == PROTO_TCP && ss->mode == MODE_STREAM)
-			r->meter.messages = r->meter.bytes / ss->record; /* whole records delivered */
+			r->meter.messages = meter_bytes(&r->meter) / ss->record; /* whole records delivered */
 		if (ss->mode == MODE_PINGPONG) {
 			ssize_t w = ss->proto == PROTO_UDP ? sendto(r->fd, buf, (size_t)n, 0, (struct sockaddr *)&from, fromlen)
 							   : (write_full(r->fd, buf, (size_t)n, &r->err) ? -1 : n);
@@ -311,6 +324,7 @@ struct sink_session {
 	int cport;
 	struct window_probe wp;       /* this host's /proc/stat from MEASURE to STOP (interference) */
 	struct interference *itf;
+	uint64_t slice_ns;            /* the sender's slice length (MEASURE slice_ns=N); 0: none */
 	struct err e;
 };
 
@@ -414,13 +428,46 @@ static int session_start(struct sink_session *s)
 	return 0;
 }
 
+/* The receivers' running byte totals at a slice edge. */
+static void sample_slice(struct sink_session *s)
+{
+	struct slicer *sl[MAX_THREADS];
+	struct meter *m[MAX_THREADS];
+
+	for (int i = 0; i < s->started; i++)
+		sl[i] = &s->rcv[i].slicer, m[i] = &s->rcv[i].meter;
+	slicer_sample(sl, m, s->started);
+}
+
+/* How long the control thread may wait for a line: until the next slice edge (sampled here
+ * when due), at most 1 s. The edges are the sender's slice length apart from MEASURE as it
+ * arrived; poll(2) times out in whole ms, so an edge is read up to ~1 ms late (its time is
+ * recorded, so the slices' seconds stay exact). */
+static int wait_ms_to_edge(struct sink_session *s, uint64_t t_measure, int *edges)
+{
+	uint64_t next, now;
+
+	if (!s->slice_ns || !t_measure || *edges >= SLICE_EDGES)
+		return 1000;
+	next = t_measure + (uint64_t)(*edges + 1) * s->slice_ns;
+	now = now_ns();
+	if (now >= next) {
+		sample_slice(s);
+		++*edges;
+		return wait_ms_to_edge(s, t_measure, edges);
+	}
+	return next - now >= 1000000000ull ? 1000 : (int)((next - now + 999999) / 1000000);
+}
+
 /* Phase 4, the window: the sender's MEASURE and STOP on the control connection (its PINGs in
  * runner-token mode), however long it takes; the session ends early when the sender goes
  * away, falls silent (runner-token mode) or says something else, or the runner is gone. */
 static int session_window(struct sink_session *s)
 {
 	char line[1024];
-	int rc, silent_ms = 0;
+	int rc, silent_ms = 0, edges = 0, wait_ms;
+	uint64_t t_measure = 0;
+	unsigned long long slice_ns;
 
 	for (;;) {
 		refuse_waiting(s->o);
@@ -428,10 +475,11 @@ static int session_window(struct sink_session *s)
 			err_set(&s->e, "stdin closed: the runner is gone");
 			return -1;
 		}
-		rc = ctl_recv(s->ctl, line, sizeof(line), 1000, &s->e);
+		wait_ms = wait_ms_to_edge(s, t_measure, &edges);
+		rc = ctl_recv(s->ctl, line, sizeof(line), wait_ms, &s->e);
 		if (rc == CTL_TIMEOUT && !quit) { /* windows last as long as the sender says */
 			s->e.msg[0] = 0;
-			silent_ms += 1000;
+			silent_ms += wait_ms;
 			if (s->o->token[0] && silent_ms >= CTL_HEARTBEAT_LIMIT_MS) {
 				err_set(&s->e, "no heartbeat from the sender for %d s", silent_ms / 1000);
 				return -1;
@@ -445,10 +493,15 @@ static int session_window(struct sink_session *s)
 		silent_ms = 0;
 		if (!strcmp(line, "PING"))
 			continue;
-		if (!strcmp(line, "MEASURE")) {
+		/* MEASURE slice_ns=N: the sender's slice length; a plain MEASURE (an older sender):
+		 * the receiver's slices are null */
+		if (!strcmp(line, "MEASURE") || sscanf(line, "MEASURE slice_ns=%llu", &slice_ns) == 1) {
+			s->slice_ns = strcmp(line, "MEASURE") ? (uint64_t)slice_ns : 0;
 			window_probe_start(&s->wp);
 			atomic_store(&s->phase, PHASE_MEASURE);
+			t_measure = now_ns();
 		} else if (!strcmp(line, "STOP")) {
+			wait_ms_to_edge(s, t_measure, &edges); /* an edge due before STOP was read */
 			break;
 		} else {
 			err_set(&s->e, "unexpected control line '%.40s'", line);
@@ -477,7 +530,7 @@ static void collect_receivers(struct sink_session *s, struct meter **ms, struct 
 		ms[i] = &r->meter;
 		t->checked += r->v.bytes_checked;
 		t->mism += r->v.mismatches;
-		t->bytes += r->meter.bytes;
+		t->bytes += meter_bytes(&r->meter);
 		if (s->ss.proto == PROTO_UDP)
 			t->dgrams += r->meter.messages;
 		if (!t->first[0] && r->v.first[0])
@@ -514,6 +567,7 @@ static char *interference_object(struct sink_session *s, size_t *len)
 static int session_report(struct sink_session *s)
 {
 	struct meter *ms[MAX_THREADS];
+	struct slicer *sl[MAX_THREADS];
 	struct side_totals t;
 	struct rx_totals rx = { 0 };
 	struct json j;
@@ -521,8 +575,12 @@ static int session_report(struct sink_session *s)
 	size_t jlen = 0, ilen = 0;
 	FILE *f;
 
+	for (int i = 0; i < s->ss.threads; i++)
+		sl[i] = &s->rcv[i].slicer;
 	collect_receivers(s, ms, &rx);
-	side_totals(&t, ms, s->ss.threads);
+	side_totals(&t, ms, sl, s->ss.threads, (double)s->slice_ns / 1e9,
+		    "the sender gave no slice length (MEASURE without slice_ns)");
+	t.list_max = SINK_LIST_THREADS; /* the RECEIVER line is bounded */
 	f = open_memstream(&json, &jlen);
 	if (!f)
 		return -1;

@@ -116,6 +116,54 @@ for side in ("sender", "receiver"):
         assert all(x is None for x in c.values()) and s["syscalls"] is None, (side, c)
         assert "--counters rusage" in s["counters_unavailable"]["task_clock_ns"], s["counters_unavailable"]
         assert s["utime_s"] + s["stime_s"] > 0, (side, "rusage")
+# the noise study's fields (issue 47): slices of the window, each thread's CPU and socket at
+# the window's edges, softirqs over it; numbers that add up, or null with the reason
+cfg = r["config"]
+for side in ("sender", "receiver"):
+    s = res.get(side)
+    if s is None:
+        continue
+    if s["slices_bytes"] is None:
+        assert s["slices_s"] is None and s["slices_unavailable"], (side, "slices null without a reason")
+        assert side == "receiver", "the sender always slices its window"
+    else:
+        assert s["slices_unavailable"] is None and len(s["slices_bytes"]) == len(s["slices_s"]) == 10, s
+        assert abs(s["slice_s"] - cfg["duration_s"] / 10) < 1e-9, (side, s["slice_s"])
+        assert sum(s["slices_bytes"]) == s["bytes"], (side, s["slices_bytes"], s["bytes"])
+        assert abs(sum(s["slices_s"]) - s["seconds"]) < 1e-6 and min(s["slices_s"]) >= 0, (side, s["slices_s"])
+    listed = s["threads"] if not s.get("threads_truncated") else 16
+    keys = ("cpu_start", "cpu_end", "sndbuf_start", "sndbuf_end", "rcvbuf_start", "rcvbuf_end",
+            "tcp_info_start", "tcp_info_end")
+    # splice2's second thread is a thread of its own (copy: always; send: its own meter)
+    assert all(len(s[k]) == len(s["cpu_start"]) >= listed for k in keys), (side, {k: s[k] for k in keys})
+    assert all(isinstance(c, int) and c >= 0 for c in s["cpu_start"] + s["cpu_end"]), (side, "cpus")
+    if cfg["command"] == "copy":
+        assert all(x is None for k in keys[2:] for x in s[k]), s
+        assert s["sockets_unavailable"].startswith("copy: "), s["sockets_unavailable"]
+        continue
+    socks = [i for i, x in enumerate(s["sndbuf_start"]) if x is not None]
+    assert socks and all(s[k][i] > 0 for i in socks for k in keys[2:6]), (side, "socket buffers")
+    for i in socks:
+        for k in ("tcp_info_start", "tcp_info_end"):
+            ti = s[k][i]
+            if cfg["protocol"] == "udp":
+                assert ti is None and s["sockets_unavailable"] == "udp: no TCP_INFO", (side, ti)
+            else:
+                assert ti["snd_mss"] > 0 and ti["rcv_mss"] > 0 and ti["rtt_us"] >= 0, (side, k, ti)
+    if len(socks) < len(s["sndbuf_start"]) or cfg["protocol"] == "udp":
+        assert s["sockets_unavailable"], (side, "socket state null without a reason")
+# NET_RX/NET_TX softirqs over the window (host-wide; the sink: its CPUs)
+for where in [res] + ([res["receiver"]] if res.get("receiver") else []):
+    sq = where["softirqs"]
+    if sq is None:
+        assert where["softirqs_unavailable"], "softirqs null without a reason"
+    else:
+        assert where["softirqs_unavailable"] is None and sq["source"] == "/proc/softirqs" and sq["cpus"], sq
+        assert sq["window_s"] > 0 and all(c["net_rx"] >= 0 and c["net_tx"] >= 0 for c in sq["cpus"]), sq
+        if where is res:
+            assert sq["net_rx"] == sum(c["net_rx"] for c in sq["cpus"]), sq
+if cfg["command"] == "send" and cfg["protocol"] == "tcp" and res.get("receiver"):
+    assert res["softirqs"]["net_rx"] > 0, "TCP over loopback runs NET_RX softirqs"
 assert eval(sys.argv[2], {"r": r, "res": res}), sys.argv[2]
 PY
 }
@@ -300,6 +348,14 @@ kill "$HOG"
 wait "$HOG" 2>/dev/null
 check_record "$tmp/r.json" "CPU hog on the measured CPU" \
 	"(lambda c: c['busy_frac'] > 0.5 and c['busy_frac'] + c['steal_frac'] >= 0.9 and c['idle_s'] <= 0.1 * c['cpu_s'])([c for c in res['interference']['cpus'] if c['cpu'] == $hogcpu][0])"
+# --- the noise study's fields (issue 47): a 1 s TCP stream sliced into ten 100 ms slices ----
+trial send --method send --host 127.0.0.1 --port "$PORT" --size 16K --cpus 0 --duration 1 --warmup 0.2
+check_record "$tmp/r.json" "slices, sockets, CPUs and softirqs of a 1 s stream" \
+	"all(res[s]['slice_s'] == 0.1 and len(res[s]['slices_bytes']) == 10 and min(res[s]['slices_bytes']) > 0 and res[s]['cpu_start'] == [c] and res[s]['tcp_info_start'][0]['snd_cwnd'] > 0 for s, c in (('sender', 0), ('receiver', 1))) and res['receiver']['softirqs']['cpus'][0]['cpu'] == 1"
+# more threads than the sink lists (16: its RECEIVER line is bounded): the rest is said to be cut
+trial send --method send --threads 18 --host 127.0.0.1 --port "$PORT" --size 4096 $T
+check_record "$tmp/r.json" "18 threads: per-thread edges" \
+	"len(res['sender']['cpu_start']) == 18 and len(res['receiver']['cpu_start']) == 16 and res['receiver']['threads_truncated'] is True and 'threads_truncated' not in res['sender']"
 # /proc/stat unreadable (an empty file bound over it): interference null with the reason, never 0
 if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 	unshare -m sh -c 'mount --bind /dev/null /proc/stat && exec "$@"' sh \
@@ -307,6 +363,12 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 	echo $? >"$tmp/r.rc"
 	check_record "$tmp/r.json" "/proc/stat unreadable" \
 		"res['interference'] is None and res['interference_unavailable'] == '/proc/stat: empty'"
+	# /proc/softirqs unreadable: softirqs null with the reason; /proc/stat's figures still there
+	unshare -m sh -c 'mount --bind /dev/null /proc/softirqs && exec "$@"' sh \
+		"$BIN" copy --method read-write --size 64K --dir "$tmp" $T >"$tmp/r.json" 2>"$tmp/r.err"
+	echo $? >"$tmp/r.rc"
+	check_record "$tmp/r.json" "/proc/softirqs unreadable" \
+		"res['softirqs'] is None and res['softirqs_unavailable'] == '/proc/softirqs: empty' and res['interference'] is not None"
 else
 	echo "skip: unreadable /proc/stat test needs root and unshare -m (to bind an empty file over it)"
 fi

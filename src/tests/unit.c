@@ -289,7 +289,174 @@ static void test_procstat_json(void)
 	interference_json(&j, &d);
 	json_end(&j);
 	fclose(mem);
-	CHECK(!strcmp(text, "{\"interference\":null,\"interference_unavailable\":\"/proc/stat: nope\"}"), "%s", text);
+	CHECK(!strcmp(text, "{\"interference\":null,\"interference_unavailable\":\"/proc/stat: nope\","
+			    "\"softirqs\":null,\"softirqs_unavailable\":\"\"}"), "%s", text);
+	free(text);
+}
+
+/* /proc/softirqs: NET_RX/NET_TX per CPU, differenced modulo 2^32; reasons, never zeros */
+static const char softirqs_a[] =
+	"                    CPU0       CPU1       CPU3\n"
+	"          HI:          0          1          0\n"
+	"      NET_TX:         10          2          0\n"
+	"      NET_RX: 4294967290        100          7\n"
+	"       TIMER:        999        999        999\n";
+static const char softirqs_b[] =
+	"                    CPU0       CPU1       CPU3\n"
+	"          HI:          0          1          0\n"
+	"      NET_TX:         15          2          1\n"
+	"      NET_RX:          4        350          7\n";
+
+static void test_softirqs(void)
+{
+	static struct softirqs a, b, bad;
+	static struct softirq_delta d;
+	static struct interference itf;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+	struct json j;
+	struct cpulist one = { .n = 1, .cpu = { 3 } };
+
+	CHECK(softirqs_parse(softirqs_a, &a) == 0 && a.ok && a.n == 3 && a.cpu[2] == 3 && a.net_rx[0] == 4294967290u &&
+		      a.net_tx[0] == 10, "parse: %s", a.why);
+	CHECK(softirqs_parse(softirqs_b, &b) == 0, "parse b: %s", b.why);
+	a.t_ns = 1000000000ull, b.t_ns = 2000000000ull;
+	CHECK(softirqs_diff(&a, &b, &d) == 0 && d.ok && d.n == 3 && near(d.window_s, 1.0), "diff: %s", d.why);
+	/* CPU0's NET_RX wrapped (unsigned int in the kernel): 6 + 4 runs, not a huge or negative number */
+	CHECK(d.cpu[0].net_rx == 10 && d.cpu[1].net_rx == 250 && d.cpu[2].cpu == 3 && d.cpu[2].net_tx == 1,
+	      "per CPU: %llu %llu", (unsigned long long)d.cpu[0].net_rx, (unsigned long long)d.cpu[1].net_rx);
+	CHECK(d.net_rx == 260 && d.net_tx == 6, "totals %llu %llu", (unsigned long long)d.net_rx,
+	      (unsigned long long)d.net_tx);
+
+	CHECK(softirqs_parse("", &bad) == -1 && strstr(bad.why, "header"), "empty: %s", bad.why);
+	CHECK(softirqs_parse("  CPU0\n  NET_TX: 1\n", &bad) == -1 && strstr(bad.why, "no NET_RX"), "no NET_RX: %s", bad.why);
+	CHECK(softirqs_parse("  CPU0 CPU1\n  NET_TX: 1 2\n  NET_RX: 1\n", &bad) == -1 && strstr(bad.why, "column 2"),
+	      "short row: %s", bad.why);
+	CHECK(softirqs_parse("cpu  1 2 3\n", &bad) == -1 && strstr(bad.why, "header"), "not softirqs: %s", bad.why);
+	CHECK(softirqs_diff(&bad, &b, &d) == -1 && !d.ok && !strcmp(d.why, bad.why), "a failed reading's reason carries");
+	CHECK(softirqs_read(&b, "/nonexistent/softirqs") == -1 && strstr(b.why, "No such file"), "missing: %s", b.why);
+	CHECK(softirqs_read(&b, NULL) == 0 && b.n >= 1, "this machine's /proc/softirqs: %s", b.why);
+
+	/* JSON beside the interference: the sink's CPU selection; null with the reason */
+	CHECK(softirqs_diff(&a, &a, &itf.sq) == 0, "diff of itself");
+	itf.ok = false;
+	snprintf(itf.why, sizeof(itf.why), "/proc/stat: nope");
+	mem = open_memstream(&text, &len);
+	json_init(&j, mem);
+	json_begin(&j, NULL);
+	interference_json_sel(&j, &itf, &one, 16);
+	json_end(&j);
+	fclose(mem);
+	CHECK(strstr(text, "\"interference\":null") && strstr(text, "\"softirqs\":{\"source\":\"/proc/softirqs\"") &&
+		      strstr(text, "\"cpus\":[{\"cpu\":3,\"net_rx\":0,\"net_tx\":0}]") && !strstr(text, "\"cpu\":0") &&
+		      strstr(text, "\"softirqs_unavailable\":null"), "/proc/stat unreadable, softirqs still there: %s", text);
+	free(text);
+}
+
+/* Slices: each thread's running total at the edges, clamped into its own window, adds up to
+ * the side's bytes and seconds; an edge missing (window stopped early) makes them null. */
+static void test_slices(void)
+{
+	static struct meter m[2];
+	static struct slicer sl[2];
+	static struct side_totals t;
+	struct meter *mp[2] = { &m[0], &m[1] };
+	struct slicer *sp[2] = { &sl[0], &sl[1] };
+	const uint64_t t0 = 5000000000ull, slice = 100000000ull;
+
+	memset(m, 0, sizeof(m));
+	memset(sl, 0, sizeof(sl));
+	for (int i = 0; i < 2; i++) {
+		m[i].have_start = m[i].have_end = true;
+		m[i].start.t_ns = t0 + (uint64_t)i * 1000000; /* thread 1 starts 1 ms later */
+		m[i].end.t_ns = t0 + 10 * slice + 2000000;
+		m[i].start.bytes = 1000;
+		m[i].end.bytes = 1000 + 10 * 500;
+		m[i].start.cpu = m[i].end.cpu = i;
+		sl[i].n = SLICE_EDGES;
+		for (int k = 0; k < SLICE_EDGES; k++) {
+			sl[i].t_ns[k] = t0 + (uint64_t)(k + 1) * slice;
+			sl[i].bytes[k] = 1000 + (uint64_t)(k + 1) * 500;
+		}
+	}
+	sl[1].bytes[0] = 900;   /* thread 1 had not taken its start snapshot at edge 1: 0 bytes */
+	sl[1].bytes[8] = 99999; /* a sample past the end snapshot counts up to the end only */
+	side_totals(&t, mp, sp, 2, 0.1, NULL);
+	CHECK(t.have_slices && t.bytes == 10000, "slices: %s", t.slices_why);
+	{
+		uint64_t sum = 0;
+		double secs = 0;
+		for (int k = 0; k < SLICES; k++)
+			sum += t.slice_bytes[k], secs += t.slice_secs[k];
+		CHECK(sum == t.bytes, "slices add up to the side's bytes: %llu", (unsigned long long)sum);
+		CHECK(near(secs, (double)(t.t_last_ns - t.t_first_ns) / 1e9), "and its seconds: %g", secs);
+	}
+	CHECK(t.slice_bytes[0] == 500 && t.slice_bytes[1] == 500 + 1000 && t.slice_bytes[8] == 500 + 1000 &&
+		      t.slice_bytes[9] == 500 + 0, "clamped: %llu %llu %llu %llu", (unsigned long long)t.slice_bytes[0],
+	      (unsigned long long)t.slice_bytes[1], (unsigned long long)t.slice_bytes[8],
+	      (unsigned long long)t.slice_bytes[9]);
+	CHECK(near(t.slice_secs[0], 0.1) && near(t.slice_secs[9], 0.102), "first and last slices: %g %g",
+	      t.slice_secs[0], t.slice_secs[9]);
+	CHECK(t.nm == 2 && t.m[1] == &m[1], "the threads are listed for their edges");
+
+	sl[1].n = 4; /* the window ended early: no slices, the reason */
+	side_totals(&t, mp, sp, 2, 0.1, NULL);
+	CHECK(!t.have_slices && strstr(t.slices_why, "only 4 of the window's 9"), "stopped early: %s", t.slices_why);
+	side_totals(&t, mp, NULL, 2, 0, "the sender gave no slice length");
+	CHECK(!t.have_slices && !strcmp(t.slices_why, "the sender gave no slice length"), "none asked: %s", t.slices_why);
+}
+
+/* The threads' edges as JSON: CPUs, buffers, TCP_INFO fields the kernel filled (a shorter
+ * struct: the rest null), and a socket-less thread's reason. */
+static void test_edges_json(void)
+{
+	static struct meter m[2];
+	static struct side_totals t;
+	struct meter *mp[2] = { &m[0], &m[1] };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+	struct json j;
+
+	memset(m, 0, sizeof(m));
+	for (int i = 0; i < 2; i++) {
+		m[i].have_start = m[i].have_end = true;
+		m[i].end.t_ns = 1000;
+		m[i].start.cpu = i;
+		m[i].end.cpu = i ? -1 : 0;
+	}
+	m[0].start.sock = (struct sockstate){ .have_buf = true, .have_tcp = true, .sndbuf = 4096, .rcvbuf = 8192,
+					      .ti_len = offsetof(struct tcp_info, tcpi_rcv_space) };
+	m[0].start.sock.ti.tcpi_snd_cwnd = 10;
+	m[0].start.sock.ti.tcpi_rtt = 25;
+	m[0].end.sock = m[0].start.sock;
+	m[0].end.sock.ti_len = sizeof(struct tcp_info);
+	m[0].end.sock.ti.tcpi_total_retrans = 3;
+	snprintf(m[1].start.sock.why, sizeof(m[1].start.sock.why), "no socket here");
+	m[1].end.sock = m[1].start.sock;
+	side_totals(&t, mp, NULL, 2, 0, "not sliced");
+	mem = open_memstream(&text, &len);
+	json_init(&j, mem);
+	side_totals_json(&j, NULL, &t);
+	fclose(mem);
+	CHECK(strstr(text, "\"slice_s\":null,\"slices_bytes\":null,\"slices_s\":null,\"slices_unavailable\":\"not sliced\""),
+	      "slices null with the reason: %s", text);
+	CHECK(strstr(text, "\"cpu_start\":[0,1],\"cpu_end\":[0,null],\"sndbuf_start\":[4096,null]"), "CPUs, buffers: %s", text);
+	CHECK(strstr(text, "\"rcvbuf_end\":[8192,null]"), "rcvbuf: %s", text);
+	CHECK(strstr(text, "\"tcp_info_start\":[{\"snd_cwnd\":10,\"rtt_us\":25,\"rttvar_us\":0,\"rcv_space\":null,"
+			   "\"total_retrans\":null,"), "a kernel's shorter tcp_info: %s", text);
+	CHECK(strstr(text, "\"total_retrans\":3,") && strstr(text, "\"sockets_unavailable\":\"no socket here\""),
+	      "end, and the reason: %s", text);
+	CHECK(!strstr(text, "threads_truncated"), "all listed: %s", text);
+	free(text);
+	text = NULL;
+	t.list_max = 1;
+	mem = open_memstream(&text, &len);
+	json_init(&j, mem);
+	side_totals_json(&j, NULL, &t);
+	fclose(mem);
+	CHECK(strstr(text, "\"cpu_start\":[0],") && strstr(text, "\"threads_truncated\":true"), "at most one: %s", text);
 	free(text);
 }
 
@@ -349,6 +516,9 @@ int main(void)
 	test_procstat_read();
 	test_procstat_json();
 	test_window();
+	test_softirqs();
+	test_slices();
+	test_edges_json();
 	printf("unit: %d passed, %d failed\n", checks - failures, failures);
 	return failures ? 1 : 0;
 }

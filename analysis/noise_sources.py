@@ -1,0 +1,210 @@
+"""Where the trial-to-trial spread comes from: the variance of log throughput split into a
+part common to a round (time: every cell of a block measured in that round shares it) and a
+part of the single trial, per block; how much of a cell's spread each recorded mechanism
+explains; and which cells are bimodal.
+
+Where the records carry copybench's ten slices of each window, the single trial's part is
+split once more: the noise within its own window (between its slices) and the rest, between
+trials (the trial's state).
+
+The split is the two-way layout of a block design without replication: in block b, round r,
+cell c, ``log y = mu_c + u_r + e_rc``. With R rounds and C cells, the method-of-moments
+estimates (the expected mean squares of a random round effect) are
+``var_trial = MS_residual`` and ``var_round = max(0, (MS_round - MS_residual) / C)``.
+A paired comparison of two cells of one block cancels ``u_r``: its per-round log ratio has
+variance ``2 var_trial``, which is what decides how many rounds a comparison needs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+#: a cell's trials are read as bimodal when Sarle's bimodality coefficient of its log values
+#: exceeds that of a uniform distribution (5/9); a screening statistic, stated with the modes
+BIMODAL_BC = 5 / 9
+#: at most this size (bytes) is a "small" message in the cell classes
+SMALL = 4096
+#: a block's cells need this many complete rounds for the split
+MIN_ROUNDS = 6
+#: copybench's slices of a measured window (the record's slices_bytes)
+SLICES = 10
+
+def _f(d: pd.DataFrame, col: str) -> pd.Series:
+    return d[col].astype(float)
+
+
+#: mechanism name -> a trial's value on the scale it is regressed on (log of a rate; log1p of
+#: a count that can be 0), from the tidy columns (analysis.run); a column a run's records lack
+#: leaves the mechanism out
+MECHANISMS = {
+    "bytes per receive call": lambda d: np.log(_f(d, "receiver_bytes") / _f(d, "receiver_syscalls")),
+    "receiver context switches per MB": lambda d: np.log(
+        (_f(d, "receiver_vol_ctx_switches") + _f(d, "receiver_invol_ctx_switches"))
+        / (_f(d, "bytes") / 1e6)),
+    "sender context switches per MB": lambda d: np.log(
+        (_f(d, "sender_vol_ctx_switches") + _f(d, "sender_invol_ctx_switches"))
+        / (_f(d, "bytes") / 1e6)),
+    "retransmissions per GB": lambda d: np.log1p(_f(d, "sender_retrans") / (_f(d, "bytes") / 1e9)),
+    "receive buffer at the window's end": lambda d: np.log(_f(d, "receiver_rcvbuf_end")),
+    "NET_RX softirqs per MB": lambda d: np.log1p(_f(d, "softirq_net_rx") / (_f(d, "bytes") / 1e6)),
+}
+
+
+def cell_class(size: float, placement: str) -> str:
+    """"small same-core", "large cross-core", ...: the classes the study reports by."""
+    return f"{'small' if size <= SMALL else 'large'} {placement}"
+
+
+@dataclass(frozen=True)
+class Split:
+    """The two components of one block's log-throughput variance."""
+    rounds: int
+    cells: int
+    var_round: float
+    var_trial: float
+
+    @property
+    def share_round(self) -> float:
+        total = self.var_round + self.var_trial
+        return self.var_round / total if total > 0 else math.nan
+
+
+def split(logs: np.ndarray) -> Split:
+    """The round / trial split of a rounds x cells array of log values (complete rows)."""
+    x = np.asarray(logs, dtype=float)
+    r, c = x.shape
+    if r < 2 or c < 2:
+        raise ValueError(f"need at least 2 rounds and 2 cells, got {r} x {c}")
+    gm = x.mean()
+    rm, cm = x.mean(axis=1, keepdims=True), x.mean(axis=0, keepdims=True)
+    ms_round = c * float(((rm - gm) ** 2).sum()) / (r - 1)
+    ms_resid = float(((x - rm - cm + gm) ** 2).sum()) / ((r - 1) * (c - 1))
+    return Split(r, c, max(0.0, (ms_round - ms_resid) / c), ms_resid)
+
+
+def stream_trials(measured: pd.DataFrame) -> pd.DataFrame:
+    """copybench's TCP stream trials (message to socket) of blocks, with log throughput (``ly``)."""
+    need = {"block", "mode", "gbit_per_s", "kind", "command", "protocol"}
+    if measured.empty or not need <= set(measured):
+        return measured.iloc[0:0].assign(ly=[])
+    d = measured[(measured["kind"] == "copybench") & measured["block"].notna()
+                 & (measured["command"] == "send")
+                 & (measured["mode"] == "stream") & (measured["protocol"] != "udp")
+                 & (measured["gbit_per_s"].astype(float) > 0)].copy()
+    d["ly"] = np.log(d["gbit_per_s"].astype(float))
+    return d
+
+
+def components(measured: pd.DataFrame) -> pd.DataFrame:
+    """One row per block with enough rounds: its class, rounds, cells, the sd between rounds,
+    the sd of a single trial within its round, and the round's share of the variance."""
+    cols = ["block", "class", "transport", "placement", "rounds", "cells", "sd_round",
+            "sd_trial", "share_round", "paired_sd", "sd_within", "share_within"]
+    d = stream_trials(measured)
+    rows = []
+    for block, g in d.groupby("block"):
+        piv = g.pivot_table(index="repetition", columns="cell", values="ly")
+        piv = piv.dropna(axis=1, thresh=max(2, int(0.8 * len(piv)))).dropna()
+        if piv.shape[0] < MIN_ROUNDS or piv.shape[1] < 2:
+            continue
+        s = split(piv.to_numpy())
+        first = g.iloc[0]
+        rows.append({"block": block, "class": cell_class(float(first["size"]), first["placement"]),
+                     "transport": first["transport"], "placement": first["placement"],
+                     "rounds": s.rounds, "cells": s.cells, "sd_round": math.sqrt(s.var_round),
+                     "sd_trial": math.sqrt(s.var_trial), "share_round": s.share_round,
+                     "paired_sd": math.sqrt(2 * s.var_trial),
+                     **_within(g, s.var_trial)})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _within(g: pd.DataFrame, var_trial: float) -> dict[str, float]:
+    """The part of a single trial's variance that is noise within its own window: the
+    variance of log throughput between a window's ten slices (its CV squared, the receiver's,
+    else the sender's), divided by the slices, medians over the block's trials. Slices are
+    not independent (a slow stretch lasts), so this is a lower bound of the within-window
+    part; the rest of ``var_trial`` is between trials (a trial's state: its connection, its
+    buffers, its mode). NaN without slices (records before the noise study)."""
+    cv = pd.Series(np.nan, index=g.index)
+    for side in ("receiver", "sender"):  # the receiver's where it has them
+        if f"{side}_slice_cv" in g:
+            cv = cv.fillna(g[f"{side}_slice_cv"].astype(float))
+    cv = cv.dropna()
+    if cv.empty:
+        return {"sd_within": math.nan, "share_within": math.nan}
+    var_within = float(np.median(cv.to_numpy() ** 2)) / SLICES
+    return {"sd_within": math.sqrt(var_within),
+            "share_within": min(1.0, var_within / var_trial) if var_trial > 0 else math.nan}
+
+
+def by_class(comp: pd.DataFrame) -> pd.DataFrame:
+    """Medians of :func:`components` per cell class, with the number of blocks."""
+    if comp.empty:
+        return pd.DataFrame(columns=["class", "blocks", "sd_round", "sd_trial", "share_round",
+                                     "paired_sd", "sd_within", "share_within"])
+    g = comp.groupby("class")
+    out = g[["sd_round", "sd_trial", "share_round", "paired_sd", "sd_within",
+             "share_within"]].median()
+    out.insert(0, "blocks", g.size())
+    return out.reset_index()
+
+
+def mechanisms(measured: pd.DataFrame, min_trials: int = MIN_ROUNDS) -> pd.DataFrame:
+    """Per cell and mechanism: the share of the cell's log-throughput variance that the
+    mechanism's log explains (R² of a straight line), with the correlation's sign."""
+    cols = ["cell", "class", "mechanism", "trials", "r", "r2"]
+    d = stream_trials(measured)
+    rows = []
+    for cell, g in d.groupby("cell"):
+        if len(g) < min_trials:
+            continue
+        cls = cell_class(float(g["size"].iloc[0]), g["placement"].iloc[0])
+        for name, f in MECHANISMS.items():
+            try:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    x = np.asarray(f(g), dtype=float)
+            except KeyError:
+                continue
+            ok = np.isfinite(x) & np.isfinite(g["ly"].to_numpy())
+            if ok.sum() < min_trials or np.std(x[ok]) == 0:
+                continue
+            r = float(np.corrcoef(x[ok], g["ly"].to_numpy()[ok])[0, 1])
+            rows.append({"cell": cell, "class": cls, "mechanism": name, "trials": int(ok.sum()),
+                         "r": r, "r2": r * r})
+    return pd.DataFrame(rows, columns=cols)
+
+
+@dataclass(frozen=True)
+class Modes:
+    """Sarle's bimodality coefficient of a cell's log values and, when it reads bimodal,
+    its two modes (split at the widest gap between sorted values) and their shares."""
+    n: int
+    coefficient: float
+    bimodal: bool
+    low: float = math.nan      # the lower mode's median, relative to the cell's median
+    high: float = math.nan
+    share_low: float = math.nan
+
+
+def modes(values: np.ndarray) -> Modes:
+    """Bimodality screen of one cell's throughputs (positive values)."""
+    x = np.log(np.asarray(values, dtype=float))
+    x = x[np.isfinite(x)]
+    n = x.size
+    if n < 6 or np.std(x) == 0:
+        return Modes(n, math.nan, False)
+    g = float(stats.skew(x, bias=False))
+    k = float(stats.kurtosis(x, bias=False))
+    bc = (g * g + 1) / (k + 3 * (n - 1) ** 2 / ((n - 2) * (n - 3)))
+    if bc <= BIMODAL_BC:
+        return Modes(n, bc, False)
+    s = np.sort(x)
+    cut = int(np.argmax(np.diff(s))) + 1
+    med = float(np.median(x))
+    return Modes(n, bc, True, math.exp(float(np.median(s[:cut])) - med),
+                 math.exp(float(np.median(s[cut:])) - med), cut / n)

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Where a run's noise comes from (analysis.noise_sources): per cell class (message size up
+to 4 KiB or above, placement), the sd of log throughput between rounds and of a single trial
+within its round, the round's share, and the paired per-round sd that follows; each recorded
+mechanism's median R² within a cell; the cells whose trials screen as bimodal, with their
+modes and shares.
+
+    PYTHONPATH=$PWD .venv/bin/python scripts/noise_sources.py data/raw/<run-id>
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from analysis import noise_sources as N
+from analysis import run as A
+
+
+def table(title: str, df, fmt: str = "{:.3f}") -> Table:
+    t = Table(title=title)
+    for c in df.columns:
+        t.add_column(str(c))
+    for _, row in df.iterrows():
+        t.add_row(*[fmt.format(v) if isinstance(v, float) else str(v) for v in row])
+    return t
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("run", type=Path, help="a run directory (data/raw/<run-id>)")
+    a = ap.parse_args()
+    if not (a.run / "trials.jsonl").is_file() and not (a.run / "trials.jsonl.gz").is_file():
+        print(f"noise_sources: {a.run} is no run directory (no trials.jsonl or trials.jsonl.gz)",
+              file=sys.stderr)
+        return 2
+    m = A.load_run(a.run).measured
+    con = Console(width=140)
+    comp = N.components(m)
+    if comp.empty:
+        print(f"noise_sources: {a.run} has no block with {N.MIN_ROUNDS} complete rounds of "
+              "TCP stream cells", file=sys.stderr)
+        return 2
+    con.print(table("variance of log throughput by cell class (medians over blocks)",
+                    N.by_class(comp)))
+    mech = N.mechanisms(m)
+    if len(mech):
+        med = mech.groupby(["mechanism", "class"])["r2"].median().unstack("class").reset_index()
+        con.print(table("share of a cell's variance each mechanism explains (median R² over cells)",
+                        med, "{:.2f}"))
+    d = N.stream_trials(m)
+    rows = []
+    for cell, g in d.groupby("cell"):
+        x = N.modes(g["gbit_per_s"].to_numpy())
+        if x.bimodal:
+            f = g.iloc[0]
+            rows.append({"method": f["method"], "size": int(f["size"]), "transport": f["transport"],
+                         "placement": f["placement"], "trials": x.n, "coefficient": x.coefficient,
+                         "low mode": x.low, "high mode": x.high, "low share": x.share_low})
+    n = d.groupby("cell").size()
+    con.print(f"{len(rows)} of {int((n >= 6).sum())} stream cells with >= 6 trials screen as "
+              f"bimodal (Sarle's coefficient > {N.BIMODAL_BC:.3f}); modes relative to the cell's median")
+    if rows:
+        import pandas as pd
+        con.print(table("bimodal cells", pd.DataFrame(rows)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

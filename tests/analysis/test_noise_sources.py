@@ -1,0 +1,103 @@
+"""The noise decomposition (analysis.noise_sources) recovers what was planted."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import noise_sources as N
+
+
+def test_split_recovers_planted_components() -> None:
+    rng = np.random.default_rng(7)
+    rounds, cells = 400, 4
+    u = rng.normal(0, 0.12, size=(rounds, 1))          # common to a round
+    e = rng.normal(0, 0.05, size=(rounds, cells))      # the single trial
+    s = N.split(np.log([1.0, 2.0, 3.0, 4.0]) + u + e)
+    assert math.sqrt(s.var_round) == pytest.approx(0.12, rel=0.1)
+    assert math.sqrt(s.var_trial) == pytest.approx(0.05, rel=0.1)
+    assert s.share_round == pytest.approx(0.12**2 / (0.12**2 + 0.05**2), abs=0.05)
+
+
+def test_split_without_a_round_effect_gives_none() -> None:
+    rng = np.random.default_rng(8)
+    s = N.split(rng.normal(0, 0.1, size=(300, 3)))
+    assert s.var_round < 0.1 * s.var_trial
+    with pytest.raises(ValueError):
+        N.split(np.zeros((1, 3)))
+
+
+def _trials(n: int = 20) -> pd.DataFrame:
+    """One block of two cells over n rounds: cell a's throughput follows its receiver's
+    bytes per call; the round moves both."""
+    rng = np.random.default_rng(9)
+    rows = []
+    for r in range(n):
+        u = rng.normal(0, 0.1)
+        bpr = float(rng.choice([2000.0, 8000.0]))   # two batch sizes: two modes
+        for cell, base in (("a", 5.0), ("b", 4.0)):
+            gbit = base * math.exp(u) * ((bpr / 4000.0) ** 0.5 if cell == "a" else 1.0) \
+                * math.exp(rng.normal(0, 0.01))
+            rows.append({"kind": "copybench", "block": "B1", "command": "send", "mode": "stream",
+                         "protocol": "tcp", "cell": cell, "repetition": r + 1,
+                         "gbit_per_s": gbit, "size": 512, "placement": "same-core",
+                         "transport": "veth", "bytes": gbit * 1.25e8,
+                         "receiver_bytes": gbit * 1.25e8, "receiver_syscalls": gbit * 1.25e8 / bpr,
+                         "receiver_vol_ctx_switches": 10, "receiver_invol_ctx_switches": 1,
+                         "sender_vol_ctx_switches": 10, "sender_invol_ctx_switches": 1})
+    return pd.DataFrame(rows)
+
+
+def test_components_and_mechanisms_on_a_block() -> None:
+    d = _trials()
+    comp = N.components(d)
+    assert len(comp) == 1 and comp["class"].item() == "small same-core"
+    assert comp["rounds"].item() == 20 and comp["cells"].item() == 2
+    mech = N.mechanisms(d)
+    a = mech[(mech["cell"] == "a") & (mech["mechanism"] == "bytes per receive call")]
+    assert a["r2"].item() > 0.9          # cell a's spread is its batch size
+    b = mech[(mech["cell"] == "b") & (mech["mechanism"] == "bytes per receive call")]
+    assert b["r2"].item() < 0.5
+    assert N.by_class(comp)["blocks"].item() == 1
+
+
+def test_components_leave_out_file_copies_and_udp() -> None:
+    d = _trials()
+    d.loc[d["cell"] == "b", "command"] = "copy"
+    assert N.components(d).empty       # one cell left: no split
+
+
+def test_modes_finds_two_speeds_and_their_shares() -> None:
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.normal(0.75, 0.02, 11), rng.normal(1.3, 0.03, 9)])
+    m = N.modes(x)
+    assert m.bimodal and m.n == 20
+    assert m.share_low == pytest.approx(11 / 20)
+    assert m.high / m.low == pytest.approx(1.3 / 0.75, rel=0.08)
+    one = N.modes(np.exp(rng.normal(0, 0.1, 40)))
+    assert not one.bimodal and one.coefficient < N.BIMODAL_BC
+
+
+def test_within_window_part_from_slices() -> None:
+    d = _trials()
+    assert math.isnan(N.components(d)["sd_within"].item())      # no slices: not identifiable
+    d["receiver_slice_cv"] = 0.1                                  # each window's slices: cv 0.1
+    comp = N.components(d)
+    assert comp["sd_within"].item() == pytest.approx(0.1 / math.sqrt(N.SLICES))
+    assert 0 < comp["share_within"].item() <= 1
+
+
+def test_mechanisms_read_new_fields_and_skip_missing_ones() -> None:
+    d = _trials()
+    names = set(N.mechanisms(d)["mechanism"])
+    assert "retransmissions per GB" not in names                  # no such column: left out
+    rng = np.random.default_rng(4)
+    d["sender_retrans"] = rng.integers(0, 50, len(d))
+    d["receiver_rcvbuf_end"] = rng.integers(1 << 20, 4 << 20, len(d))
+    d["softirq_net_rx"] = rng.integers(1000, 5000, len(d))
+    names = set(N.mechanisms(d)["mechanism"])
+    assert {"retransmissions per GB", "receive buffer at the window's end",
+            "NET_RX softirqs per MB"} <= names
