@@ -25,6 +25,7 @@ help:
 	@echo "make test-book / test-figures / test-browser / test-pdf   one part of make test / test-slow"
 	@echo "make test-nix-book / compare-nix-book   the book at the Nix pin's Python versions, compared"
 	@echo "make notebooks-sync  the notebooks' .ipynb from their .py sources (jupytext)"
+	@echo "make fresh-root  (root) the README's commands in a fresh Debian 12 root, as .ci/run does (~1 h)"
 
 # apt packages when root, then the pinned Python environment (.venv); about 0.2 s when
 # both are current. A sub-make of a target that ran it already gets SETUP_DONE=1.

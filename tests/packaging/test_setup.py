@@ -1,0 +1,195 @@
+"""scripts/setup never fails silently (issue 45): each failure a fresh machine can meet (a
+package missing without root, dpkg, apt, pip, a Python the lock does not fit) ends with one
+line ``setup: <what failed>: <what to do>`` and a non-zero exit.
+
+The failing tools are faked on ``PATH`` (``dpkg-query``, ``apt-get``); pip is the real pip of
+a real venv, pointed at no index (``PIP_NO_INDEX``), so its install fails as an unreachable
+index makes it fail; the Python check runs the real interpreter against a copy of the lock
+whose header names another Python. The script runs from a copy of the checkout's
+``scripts/setup``, ``requirements.lock`` and ``pyproject.toml`` in a scratch directory, so the
+checkout's ``.venv`` is never touched.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SETUP = ROOT / "scripts" / "setup"
+NOBODY = 65534
+
+# dpkg-query -W -f='${Package}\t${Status}\n' PKG...: every package installed except those in
+# $FAKE_MISSING, which it reports as dpkg does (on stderr) and then exits 1, as the real one
+# does on a fresh machine. $FAKE_DPKG_STATUS > 1: dpkg itself is broken.
+FAKE_DPKG_QUERY = r"""#!/bin/sh
+if [ "${FAKE_DPKG_STATUS:-1}" -gt 1 ]; then
+  echo "dpkg-query: error: parsing file '/var/lib/dpkg/status' near line 1: fake corruption" >&2
+  exit "$FAKE_DPKG_STATUS"
+fi
+shift 2  # -W -f=...
+rc=0
+for p in "$@"; do
+  case " $FAKE_MISSING " in
+    *" $p "*) echo "dpkg-query: no packages found matching $p" >&2; rc=1 ;;
+    *) printf '%s\tinstall ok installed\n' "$p" ;;
+  esac
+done
+exit $rc
+"""
+
+# apt-get: `update` exits $FAKE_APT_UPDATE, `install` exits $FAKE_APT_INSTALL, with apt's words
+FAKE_APT_GET = r"""#!/bin/sh
+case " $* " in
+  *" update "*)
+    [ "${FAKE_APT_UPDATE:-0}" = 0 ] && exit 0
+    echo "E: Failed to fetch http://deb.debian.org/debian/dists/bookworm/InRelease  Could not resolve 'deb.debian.org'" >&2
+    exit "$FAKE_APT_UPDATE" ;;
+  *" install "*)
+    [ "${FAKE_APT_INSTALL:-0}" = 0 ] && exit 0
+    echo "E: Unable to locate package sockperf" >&2
+    exit "$FAKE_APT_INSTALL" ;;
+esac
+exit 0
+"""
+
+
+@contextmanager
+def _tree_ctx() -> Iterator[Path]:
+    """A scratch checkout (the script, the lock, pyproject.toml) and a bin/ of fakes, readable
+    by an unprivileged user (pytest's own tmp_path is private to root when run as root)."""
+    top = Path(tempfile.mkdtemp(prefix="copybench-setup-"))
+    try:
+        top.chmod(0o755)
+        repo = top / "repo"
+        (repo / "scripts").mkdir(parents=True)
+        shutil.copy2(SETUP, repo / "scripts" / "setup")
+        for name in ("requirements.lock", "pyproject.toml"):
+            shutil.copy2(ROOT / name, repo / name)
+        fakes = top / "bin"
+        fakes.mkdir()
+        for name, text in (("dpkg-query", FAKE_DPKG_QUERY), ("apt-get", FAKE_APT_GET)):
+            (fakes / name).write_text(text, encoding="utf-8")
+            (fakes / name).chmod(0o755)
+        for p in (top, repo, repo / "scripts", fakes):
+            p.chmod(0o755)
+        yield repo
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def run_setup(repo: Path, *, as_nobody: bool = False, **env: str) -> subprocess.CompletedProcess[str]:
+    e = {k: v for k, v in os.environ.items() if not k.startswith(("FAKE_", "PIP_", "VIRTUAL_ENV"))}
+    # the fakes first; the real tools (python3, sha256sum, awk, ...) after them
+    e["PATH"] = f"{repo.parent / 'bin'}:{e.get('PATH', '/usr/bin:/bin')}"
+    e.update(env)
+    cmd = [str(repo / "scripts" / "setup")]
+    if as_nobody and os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("setpriv (util-linux) missing: cannot run setup as an unprivileged user here")
+        cmd = [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *cmd]
+        e["HOME"] = "/nonexistent"
+    return subprocess.run(cmd, cwd=repo, env=e, capture_output=True, text=True, timeout=600,
+                          stdin=subprocess.DEVNULL)
+
+
+def last_line(done: subprocess.CompletedProcess[str]) -> str:
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert lines, f"setup exited {done.returncode} and printed nothing (stdout: {done.stdout!r})"
+    return lines[-1]
+
+
+def test_missing_package_without_root_is_named() -> None:
+    # the real script on a fresh machine without root: dpkg-query exits 1 for what is missing
+    with _tree_ctx() as repo:
+        done = run_setup(repo, as_nobody=True, FAKE_MISSING="sockperf liburing-dev")
+    assert done.returncode == 1, done.stderr
+    line = last_line(done)
+    assert line.startswith("setup: missing system packages: liburing-dev sockperf "), line
+    assert "apt-get install liburing-dev sockperf" in line, line
+
+
+def test_broken_dpkg_is_named() -> None:
+    with _tree_ctx() as repo:
+        done = run_setup(repo, as_nobody=True, FAKE_DPKG_STATUS="2")
+    assert done.returncode == 1, done.stderr
+    line = last_line(done)
+    assert line.startswith("setup: dpkg-query failed (exit 2)"), line
+    assert "dpkg --audit" in line, line
+
+
+@pytest.mark.root
+def test_apt_get_update_failure_is_named() -> None:
+    with _tree_ctx() as repo:
+        done = run_setup(repo, FAKE_MISSING="sockperf", FAKE_APT_UPDATE="100")
+    assert done.returncode == 1, done.stderr
+    line = last_line(done)
+    assert line.startswith("setup: apt-get update failed (exit 100): check the apt sources"), line
+    assert "E: Failed to fetch" in done.stderr  # apt's own words stay visible above it
+
+
+@pytest.mark.root
+def test_apt_get_install_failure_is_named() -> None:
+    with _tree_ctx() as repo:
+        done = run_setup(repo, FAKE_MISSING="sockperf", FAKE_APT_INSTALL="100")
+    assert done.returncode == 1, done.stderr
+    line = last_line(done)
+    assert line.startswith("setup: apt-get install failed (exit 100) for sockperf:"), line
+    assert "E: Unable to locate package sockperf" in done.stderr
+
+
+def _debian_python() -> str:
+    return shutil.which("python3") or sys.executable
+
+
+def test_pip_failure_is_named(tmp_path: Path) -> None:
+    """The real pip of the new .venv, with no index to install from."""
+    with _tree_ctx() as repo:
+        done = run_setup(repo, PIP_NO_INDEX="1", PIP_FIND_LINKS=str(tmp_path), PYTHON=_debian_python())
+        assert not (repo / ".venv" / ".lock-sha256").exists()  # the next run tries again
+    assert done.returncode == 1, done.stderr
+    line = last_line(done)
+    assert line.startswith("setup: pip install -r requirements.lock into .venv failed (exit 1):"), line
+    assert "PIP_INDEX_URL" in line, line
+
+
+@pytest.mark.parametrize("delta", ["minor", "patch"])
+def test_python_the_lock_does_not_fit_is_named(delta: str, tmp_path: Path) -> None:
+    """The real interpreter against a lock made for a newer one: refused before any venv."""
+    python = _debian_python()
+    have = subprocess.run([python, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    major, minor, patch = (int(x) for x in have.split("."))
+    other = f"{major}.{minor + 1}.0" if delta == "minor" else f"{major}.{minor}.{patch + 1}"
+    with _tree_ctx() as repo:
+        lock = repo / "requirements.lock"
+        text = lock.read_text(encoding="utf-8")
+        assert re.search(r"--python-version \d+\.\d+\.\d+", text)
+        lock.write_text(re.sub(r"--python-version \d+\.\d+\.\d+", f"--python-version {other}", text, count=1),
+                        encoding="utf-8")
+        # no index: the script of today's main, which has no such check, fails at pip instead
+        done = run_setup(repo, PYTHON=python, PIP_NO_INDEX="1", PIP_FIND_LINKS=str(tmp_path))
+        assert not (repo / ".venv").exists()
+    assert done.returncode == 2, done.stderr
+    line = last_line(done)
+    assert line.startswith(f"setup: {python} is Python {have}, but requirements.lock is made for Python "
+                           f"{other.rsplit('.', 1)[0]} ({other} or a newer"), line
+    assert "PYTHON=" in line, line
+
+
+def test_lock_fits_debian_12_python() -> None:
+    """The lock is compiled for the Python a fresh Debian 12 has (python3 3.11.2)."""
+    header = "".join(line for line in (ROOT / "requirements.lock").read_text(encoding="utf-8").splitlines()[:6])
+    assert "--python-version 3.11.2 " in header, header
+
