@@ -60,7 +60,8 @@ def test_sigkill_of_compare_leaves_nothing(runner_small_run: Path, tmp_path: Pat
             time.sleep(0.1)
         assert list((tmp_path / "reports").iterdir()) == []  # no partial .report.XXXX/
         left = [str(f) for d in (tmpdir, home) for f in d.rglob("*") if f.is_file()]
-        assert not [f for f in left if f.endswith(".json")], left
+        # matplotlib's font cache, built on a fresh machine's first plot, is no kernel's file
+        assert not [f for f in left if f.endswith(".json") and "/.cache/matplotlib/" not in f], left
     finally:
         for k in alive:
             k.kill()  # the kernel this test's compare started
