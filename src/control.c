@@ -81,10 +81,14 @@ int ctl_recv(struct ctl *c, char *line, size_t len, int timeout_ms, struct err *
 
 int session_format(const struct session *s, char *buf, size_t len)
 {
-	return snprintf(buf, len, "%s proto=%s mode=%s threads=%d size=%llu record=%llu stamped=%d verify=%s seed=%llu counters=%s",
-			CTL_MAGIC, proto_names[s->proto], mode_names[s->mode], s->threads,
-			(unsigned long long)s->size, (unsigned long long)s->record, s->stamped ? 1 : 0,
-			verify_names[s->verify], (unsigned long long)s->seed, counter_set_names[s->counters]);
+	int n = snprintf(buf, len, "%s proto=%s mode=%s threads=%d size=%llu record=%llu stamped=%d verify=%s seed=%llu counters=%s",
+			 CTL_MAGIC, proto_names[s->proto], mode_names[s->mode], s->threads,
+			 (unsigned long long)s->size, (unsigned long long)s->record, s->stamped ? 1 : 0,
+			 verify_names[s->verify], (unsigned long long)s->seed, counter_set_names[s->counters]);
+	/* optional, so a sink older than it still understands every other greeting */
+	if (s->sockbuf && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " sockbuf=%llu", (unsigned long long)s->sockbuf);
+	return n;
 }
 
 bool token_valid(const char *t)
@@ -162,6 +166,8 @@ int session_parse(const char *line, struct session *s, char *why, size_t len)
 			s->seed = n, seen |= 128;
 		else if (!strcmp(tok, "counters") && (v = pick(eq, counter_set_names)) >= 0)
 			s->counters = v, seen |= 256;
+		else if (!strcmp(tok, "sockbuf") && num(eq, 4096, 1 << 30, &n))
+			s->sockbuf = n; /* optional: --sockbuf */
 		else if (!strcmp(tok, "token") && token_valid(eq))
 			strcpy(s->token, eq); /* optional: only in runner-token mode */
 		else

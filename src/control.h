@@ -44,6 +44,7 @@ struct session {
 	int verify;       /* enum verify_mode */
 	uint64_t seed;
 	int counters;     /* enum counter_set */
+	uint64_t sockbuf; /* the sink's fixed SO_RCVBUF (greeting's optional sockbuf=N); 0: autotuned */
 	char token[TOKEN_MAX + 1]; /* "" unless the greeting carried token= (runner-token mode) */
 };
 

@@ -20,6 +20,10 @@ static void print_config(struct json *j, const struct record *r)
 	else
 		json_null(j, "file_size");
 	json_i64(j, "fields", r->fields);
+	if (r->sockbuf) /* both ends' buffers fixed (autotuning off); null: the kernel autotunes */
+		json_u64(j, "sockbuf", r->sockbuf);
+	else
+		json_null(j, "sockbuf");
 	json_i64(j, "threads", r->threads);
 	json_begin_array(j, "cpus_sender");
 	for (int i = 0; r->cpus_sender && i < r->cpus_sender->n; i++)

@@ -32,6 +32,7 @@ struct record {
 	const char *command, *method, *mode, *protocol, *host, *family, *verify, *cache, *file, *counters;
 	int port;
 	uint64_t size, file_size;
+	uint64_t sockbuf; /* send --sockbuf; 0: autotuned (printed as null) */
 	int fields, threads;
 	const struct cpulist *cpus_sender;
 	double duration_s, warmup_s;

@@ -384,7 +384,7 @@ static void send_record_init(struct send_run *run)
 	run->r = (struct record){ .command = "send", .method = o->m->name, .mode = mode_names[o->mode],
 				  .protocol = proto_names[o->proto], .host = o->host, .port = o->port,
 				  .size = o->t.size, .fields = o->fields, .threads = o->threads,
-				  .cpus_sender = &o->t.cpus, .duration_s = o->t.duration, .warmup_s = o->t.warmup,
+				  .sockbuf = o->sockbuf, .cpus_sender = &o->t.cpus, .duration_s = o->t.duration, .warmup_s = o->t.warmup,
 				  .verify = verify_names[o->t.verify], .seed = o->t.seed, .no_sink = o->no_sink,
 				  .counters = counter_set_names[o->t.counters],
 				  .cache = o->t.cache >= 0 ? cache_names[o->t.cache] : NULL, .file = o->file,
@@ -452,7 +452,7 @@ static int send_handshake(struct send_run *run)
 	const struct send_opts *o = &run->o;
 	struct session ss = { .proto = o->proto, .mode = o->mode, .threads = o->threads, .size = o->t.size,
 			      .record = run->pat->record, .stamped = run->pat->stamped, .verify = o->t.verify,
-			      .seed = o->t.seed, .counters = o->t.counters };
+			      .seed = o->t.seed, .counters = o->t.counters, .sockbuf = o->sockbuf };
 	char hello[512], line[256];
 	size_t hl;
 	int rc;
@@ -497,6 +497,9 @@ static int connect_one(struct send_run *run, int i)
 	s->ctx.fd = o->proto == PROTO_UDP ? udp_connect_to(o->host, run->ports[i], &run->e)
 					 : tcp_connect_to(o->host, run->ports[i], 3000, &run->e);
 	if (s->ctx.fd < 0)
+		return -1;
+	/* after connect is soon enough for the send side: no window depends on it */
+	if (o->sockbuf && sock_fix_buffer(s->ctx.fd, true, o->sockbuf, &run->e))
 		return -1;
 	if (run->token && o->proto == PROTO_TCP) { /* prove the data connection is ours */
 		char pre[sizeof(CTL_DATA_MAGIC) + TOKEN_MAX + 2];

@@ -18,6 +18,10 @@ static const struct optdef send_optdefs[] = {
 	TRIALOPT_SIZE(struct send_opts, "message size, or generated file size (default 64K; 1 to 1G)"),
 	{ .name = "fields", .arg = "N", .kind = OPT_INT, .at = SEND_AT(fields, int), .min = 1,
 	  .max = MAX_FIELDS, .help = "separately allocated fields per message (default 8)" },
+	{ .name = "sockbuf", .arg = "BYTES", .kind = OPT_SIZE, .at = SEND_AT(sockbuf, uint64_t),
+	  .min = 4096, .max = 1 << 30,
+	  .help = "fix both ends' socket buffers (sender SO_SNDBUF, sink SO_RCVBUF) at\n"
+		  "BYTES, which turns TCP's buffer autotuning off (default: autotuned)" },
 	{ .name = "threads", .arg = "N", .kind = OPT_INT, .at = SEND_AT(threads, int), .min = 1,
 	  .max = MAX_THREADS, .help = "connections, each with its own thread (default 1)" },
 	TRIALOPT_CPUS(struct send_opts, "pin sender thread i to the (i mod n)-th CPU of LIST"),
@@ -104,6 +108,8 @@ void send_parse(int argc, char **argv, struct send_opts *o)
 		die_usage("send: --host is required (the sink's address, e.g. 127.0.0.1)");
 	if (o->proto == PROTO_UDP && !(o->m->kinds & M_UDP))
 		die_usage("--transport: udp works with send, sendmsg, zerocopy, uring-zc (not %s)", method);
+	if (o->sockbuf && o->proto != PROTO_TCP)
+		die_usage("--sockbuf: only with --transport tcp (a UDP socket's buffer is not autotuned)");
 	check_no_sink(o);
 	check_file(o);
 	if (o->proto == PROTO_UDP && o->t.size > 65507)

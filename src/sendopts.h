@@ -16,6 +16,7 @@ struct send_opts {
 	enum mode mode;
 	bool no_sink;
 	double grace;              /* --grace: how long after the window the sender waits (s) */
+	uint64_t sockbuf;          /* --sockbuf: fixed SO_SNDBUF/SO_RCVBUF (bytes); 0: the kernel autotunes */
 };
 
 /* Parses and checks send's arguments; every bad one is a usage error (exit 2). */

@@ -385,7 +385,7 @@ static int session_connect(struct sink_session *s)
 	int port, fds[MAX_THREADS];
 
 	if (s->ss.proto == PROTO_TCP) {
-		s->lfd = listen_like(s->cfd, SOCK_STREAM, &port, &s->e);
+		s->lfd = listen_like(s->cfd, SOCK_STREAM, s->ss.sockbuf, &port, &s->e);
 		if (s->lfd < 0 || ctl_send(s->ctl, &s->e, "OK port=%d", port))
 			return -1;
 		if (accept_data(s->o, s->lfd, fds, s->ss.threads, s->cpeer, &s->e))
@@ -401,7 +401,7 @@ static int session_connect(struct sink_session *s)
 		return 0;
 	}
 	for (int i = 0; i < s->ss.threads; i++) {
-		s->rcv[i].fd = listen_like(s->cfd, SOCK_DGRAM, &port, &s->e);
+		s->rcv[i].fd = listen_like(s->cfd, SOCK_DGRAM, 0, &port, &s->e);
 		if (s->rcv[i].fd < 0)
 			return -1;
 		len += (size_t)snprintf(ports + len, sizeof(ports) - len, "%s%d", i ? "," : "", port);

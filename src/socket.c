@@ -94,7 +94,37 @@ int tcp_listen_on(const char *bind_host, int port, struct err *e)
 	return fd;
 }
 
-int listen_like(int ref, int socktype, int *port_out, struct err *e)
+int sock_fix_buffer(int fd, bool send_side, uint64_t bytes, struct err *e)
+{
+	/* The kernel keeps twice the value set (the other half pays for sk_buff overhead) and
+	 * reads that back, so half is asked for. Setting it sets SOCK_SNDBUF_LOCK/SOCK_RCVBUF_LOCK:
+	 * TCP then never grows the buffer (tcp_sndbuf_expand, tcp_rcv_space_adjust check the
+	 * lock). The FORCE option (CAP_NET_ADMIN) is not capped at net.core.wmem_max/rmem_max; the
+	 * plain one, tried when it is refused, is, and the read-back check below says so. */
+	int half = (int)(bytes / 2), got = 0;
+	socklen_t len = sizeof(got);
+	const char *name = send_side ? "SO_SNDBUF" : "SO_RCVBUF";
+
+	if (setsockopt(fd, SOL_SOCKET, send_side ? SO_SNDBUFFORCE : SO_RCVBUFFORCE, &half, sizeof(half)) &&
+	    (errno != EPERM ||
+	     setsockopt(fd, SOL_SOCKET, send_side ? SO_SNDBUF : SO_RCVBUF, &half, sizeof(half)))) {
+		err_sys(e, send_side ? "setsockopt(SO_SNDBUF)" : "setsockopt(SO_RCVBUF)");
+		return -1;
+	}
+	if (getsockopt(fd, SOL_SOCKET, send_side ? SO_SNDBUF : SO_RCVBUF, &got, &len)) {
+		err_sys(e, send_side ? "getsockopt(SO_SNDBUF)" : "getsockopt(SO_RCVBUF)");
+		return -1;
+	}
+	if ((uint64_t)got != (uint64_t)half * 2) {
+		err_set(e, "--sockbuf %llu: the kernel kept %s at %d bytes (without CAP_NET_ADMIN it is "
+			   "capped at net.core.%s_max)", (unsigned long long)bytes, name, got,
+			send_side ? "wmem" : "rmem");
+		return -1;
+	}
+	return 0;
+}
+
+int listen_like(int ref, int socktype, uint64_t rcvbuf, int *port_out, struct err *e)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
@@ -111,6 +141,12 @@ int listen_like(int ref, int socktype, int *port_out, struct err *e)
 	fd = socket(ss.ss_family, socktype | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		err_sys(e, "socket");
+		return -1;
+	}
+	/* before listen(): the window scale a connection offers is chosen from the receive
+	 * buffer at its SYN, and accepted sockets inherit the listener's size and lock */
+	if (rcvbuf && sock_fix_buffer(fd, false, rcvbuf, e)) {
+		close(fd);
 		return -1;
 	}
 	if (bind(fd, (struct sockaddr *)&ss, len) || (socktype == SOCK_STREAM && listen(fd, MAX_THREADS))) {

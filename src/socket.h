@@ -15,8 +15,12 @@ int sock_resolve(const char *arg, const char *host, int port, int socktype, stru
  * e naming --bind and what it may be. */
 #define LISTEN_BAD_BIND (-2)
 int tcp_listen_on(const char *bind_host, int port, struct err *e);
-/* listener on an ephemeral port at the local address of an existing socket */
-int listen_like(int fd, int socktype, int *port_out, struct err *e);
+/* listener on an ephemeral port at the local address of an existing socket; rcvbuf > 0: its
+ * receive buffer fixed at that size before listen(), which accepted sockets inherit */
+int listen_like(int fd, int socktype, uint64_t rcvbuf, int *port_out, struct err *e);
+/* Fixes fd's send (SO_SNDBUF) or receive (SO_RCVBUF) buffer at `bytes` as getsockopt reads it
+ * back, which turns TCP's autotuning of it off; -1 with e set when the kernel kept another size. */
+int sock_fix_buffer(int fd, bool send_side, uint64_t bytes, struct err *e);
 int tcp_connect_to(const char *host, int port, int timeout_ms, struct err *e);
 int udp_connect_to(const char *host, int port, struct err *e);
 int sock_port(int fd);
