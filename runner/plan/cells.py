@@ -33,6 +33,7 @@ class Cell:
     fields: int
     mtu: int | None
     twin: int = 0  # the A/A control's second copy of a method (part of the identity when > 0)
+    sockbuf: int = 0  # fixed socket buffers (bytes; part of the identity when > 0)
     # not part of the identity:
     experiment: str = field(default="", compare=False)
     timeout_s: float | None = field(default=None, compare=False)
@@ -55,6 +56,8 @@ class Cell:
             d.pop("block_as")  # cell: two copybench cells never share one
         if not d["twin"]:  # cells without a twin keep the ids they had before twins existed
             d.pop("twin")
+        if not d["sockbuf"]:  # autotuned buffers: the ids they had before fixed ones existed
+            d.pop("sockbuf")
         return d
 
     @property
@@ -88,6 +91,8 @@ class Cell:
             parts.append(self.cache)
         if self.twin:
             parts.append(f"twin {self.twin}")
+        if self.sockbuf:
+            parts.append(f"sockbuf {format_size(self.sockbuf)}")
         return " ".join(parts)
 
     def timeout(self) -> float:
@@ -96,7 +101,10 @@ class Cell:
         return 30.0 + 2 * (self.duration_s + self.warmup_s) + self.size / 50e6
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        if not d["sockbuf"]:  # plans of autotuned cells read as they did before the option
+            d.pop("sockbuf")
+        return d
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "Cell":

@@ -172,6 +172,7 @@ class Experiment:
     pair_threads: bool = False  # thread counts of one configuration share a block
     originals: tuple[str, ...] = ()  # reports whose own programs join these blocks (S1-S3)
     originals_rounds: int = 0  # their cells run in rounds 1..N only (0: every round)
+    sockbuf: int = 0  # both ends' socket buffers fixed at this size (0: the kernel autotunes)
     # the sequential top-up: ratios ("a/b" of methods, "Nt/Mt" of thread counts) and the
     # boundaries their decision rules read them against
     comparisons: tuple[tuple[str, tuple[float, ...]], ...] = ()
@@ -202,7 +203,7 @@ _EXP_KEYS = {
     "name", "command", "methods", "sizes", "threads", "placements", "transports", "modes",
     "caches", "peers", "perf", "duration_s", "warmup_s", "timeout_s", "verify", "fields",
     "dir", "purpose", "claims", "family", "margin", "twin", "perf_trials", "pair_threads",
-    "originals", "originals_rounds", "comparisons",
+    "originals", "originals_rounds", "comparisons", "sockbuf",
 }
 _DESIGN_KEYS = {"rounds_min", "rounds_max", "target", "descriptive_target", "confidence",
                 "noise", "primary", "exclude_steal_above", "strict", "descriptive_rounds_min",
@@ -567,8 +568,30 @@ def _experiment(c: _Checker, e: dict[str, Any], where: str,
         perf_trials=c.number(e, "perf_trials", where, 1, 1, 20, integer=True),
         pair_threads=c.boolean(e, "pair_threads", where, False),
         comparisons=_comparisons(c, e, where, methods),
+        sockbuf=_sockbuf(c, e, where, command),
         **_originals(c, e, where, command, methods),
     )
+
+
+def _sockbuf(c: _Checker, e: dict[str, Any], where: str, command: str) -> int:
+    """``sockbuf``: fix both ends' socket buffers (copybench send --sockbuf) at this size, as
+    the kernel reports it (4K to 1G), instead of letting TCP autotune them."""
+    if "sockbuf" not in e:
+        return 0
+    full = f"{where}.sockbuf"
+    if command != "send":
+        raise c.fail(full, "only for command 'send' (a socket's buffers)")
+    bad = any(t not in ("loopback", "veth") for t in e.get("transports", ["loopback"]))
+    if bad:
+        raise c.fail(full, "only for TCP transports (loopback, veth): udp-forward has no "
+                     "autotuned buffer")
+    try:
+        n = parse_size(e["sockbuf"])
+    except ValueError as err:
+        raise c.fail(full, f"{err} (a size from 4K to 1G, e.g. 256K)") from None
+    if not 4096 <= n <= 2**30:
+        raise c.fail(full, f"{n} is out of range (allowed: 4K to 1G)")
+    return n
 
 
 def _family(c: _Checker, e: dict[str, Any], where: str) -> int:

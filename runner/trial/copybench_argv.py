@@ -45,4 +45,6 @@ def sender_argv(binary: Path, cell: Cell, host: str, port: int, cpus: Cpus,
         argv += ["--fields", str(cell.fields)]
     if cell.transport == "udp-forward":
         argv.append("--no-sink")
+    if cell.sockbuf:
+        argv += ["--sockbuf", str(cell.sockbuf)]
     return argv

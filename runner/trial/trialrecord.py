@@ -115,6 +115,7 @@ def intended_config(cell: Cell, seed: int | None = None) -> dict[str, Any]:
         "fields": cell.fields, "threads": cell.threads, "duration_s": cell.duration_s,
         "warmup_s": cell.warmup_s, "verify": cell.verify, "cache": cell.cache,
         "no_sink": cell.transport == "udp-forward", "seed": seed,
+        **({"sockbuf": cell.sockbuf} if cell.sockbuf else {}),
     }
 
 
