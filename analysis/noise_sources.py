@@ -208,3 +208,96 @@ def modes(values: np.ndarray) -> Modes:
     med = float(np.median(x))
     return Modes(n, bc, True, math.exp(float(np.median(s[:cut])) - med),
                  math.exp(float(np.median(s[cut:])) - med), cut / n)
+
+
+#: the band a comparison is decided against in the controls' cost: a CI half-width of this
+#: much (relative) on the ratio, the claims' smallest effect of interest
+DECIDE_BAND = 0.07
+#: the two-sided level of that CI
+DECIDE_LEVEL = 0.95
+
+
+def procedure(row: pd.Series) -> str:
+    """A block's measurement procedure, from the factors that make a control: its window and
+    whether its socket buffers were fixed."""
+    parts = [f"{float(row['duration_s']):g} s window"]
+    sb = int(row.get("sockbuf") or 0)
+    parts.append(f"buffers fixed at {sb // 2**20} MiB" if sb >= 2**20 and sb % 2**20 == 0
+                 else f"buffers fixed at {sb} B" if sb else "buffers autotuned")
+    return ", ".join(parts)
+
+
+def rounds_to_decide(sd: float, band: float = DECIDE_BAND, level: float = DECIDE_LEVEL,
+                     most: int = 100_000) -> int:
+    """The rounds a paired comparison with per-round log-ratio sd ``sd`` needs for its t CI
+    half-width to reach ``log(1 + band)``: the smallest n >= 2 with t(n-1) sd / sqrt(n) <= it."""
+    if not sd > 0:
+        return 2
+    h = math.log1p(band)
+    q = 1 - (1 - level) / 2
+    n = max(2, math.ceil((stats.norm.ppf(q) * sd / h) ** 2))
+    while n < most and stats.t.ppf(q, n - 1) * sd / math.sqrt(n) > h:
+        n += 1
+    return n
+
+
+def comparisons(measured: pd.DataFrame) -> pd.DataFrame:
+    """Every paired comparison inside a block (two methods of one configuration, or the A/A
+    twin against its method), per round: its procedure, rounds, the per-round sd of the log
+    ratio, the ratio (geometric mean) and the machine seconds one round of its block takes
+    (the median over rounds of the block's trials' wall time), shared by the block's
+    comparisons."""
+    cols = ["block", "procedure", "size", "placement", "pair", "rounds", "paired_sd", "ratio",
+            "block_round_s", "comparisons_in_block", "rounds_to_decide", "seconds_to_decide"]
+    d = stream_trials(measured)
+    rows = []
+    for block, g in d.groupby("block"):
+        g = g.assign(who=np.where(g["twin"].astype(int) > 0, g["method"] + " (twin)",
+                                  g["method"]))
+        piv = g.pivot_table(index="repetition", columns="who", values="ly")
+        if "wall_s" in g:
+            round_s = float(g.groupby("repetition")["wall_s"].sum(min_count=1).median())
+        else:
+            round_s = math.nan
+        names = sorted(piv.columns)
+        pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+        first = g.iloc[0]
+        for a, b in pairs:
+            # the later name over the earlier: sendmsg / send, zerocopy / sendmsg, the twin
+            # over its method
+            x = (piv[b] - piv[a]).dropna()
+            if len(x) < MIN_ROUNDS:
+                continue
+            sd = float(x.std(ddof=1))
+            n = rounds_to_decide(sd)
+            rows.append({"block": block, "procedure": procedure(first),
+                         "size": int(first["size"]), "placement": first["placement"],
+                         "pair": f"{b} / {a}", "rounds": int(len(x)), "paired_sd": sd,
+                         "ratio": math.exp(float(x.mean())), "block_round_s": round_s,
+                         "comparisons_in_block": len(pairs), "rounds_to_decide": n,
+                         "seconds_to_decide": n * round_s / len(pairs)})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def controls(comp: pd.DataFrame, today: str = "1 s window, buffers autotuned") -> pd.DataFrame:
+    """Each procedure against today's on the comparisons both measured (same size, placement
+    and pair, A/A excluded): comparisons, the median paired per-round sd of each, the median
+    ratio of the control's ratio to today's (the change in the quantity measured) and the
+    median machine seconds per decided comparison of each."""
+    cols = ["procedure", "comparisons", "paired_sd", "paired_sd_today", "ratio_change",
+            "seconds_to_decide", "seconds_to_decide_today"]
+    c = comp[~comp["pair"].str.contains("twin", regex=False)]
+    base = c[c["procedure"] == today].set_index(["size", "placement", "pair"])
+    rows = []
+    for proc, g in c.groupby("procedure"):
+        m = g.merge(base.reset_index(), on=["size", "placement", "pair"],
+                    suffixes=("", "_today"))
+        if m.empty:
+            continue
+        rows.append({"procedure": proc, "comparisons": len(m),
+                     "paired_sd": float(m["paired_sd"].median()),
+                     "paired_sd_today": float(m["paired_sd_today"].median()),
+                     "ratio_change": float((m["ratio"] / m["ratio_today"]).median()),
+                     "seconds_to_decide": float(m["seconds_to_decide"].median()),
+                     "seconds_to_decide_today": float(m["seconds_to_decide_today"].median())})
+    return pd.DataFrame(rows, columns=cols)

@@ -128,6 +128,12 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
     # block design (runner/plan/blocks.py): block id (None in runs without blocks) and the A/A
     # control's twin flag (1 = the second copy of a method in its block)
     row["twin"] = int(row["twin"] or 0)
+    # fixed socket buffers (send --sockbuf; 0: autotuned, as every run before the option)
+    row["sockbuf"] = int(cfg.get("sockbuf") or 0)
+    # the profile's experiment that planned the cell (a control's name in the noise study) and
+    # the trial's wall time, the pair's start to its end (what a round costs the machine)
+    row["experiment"] = cfg.get("experiment")
+    row["wall_s"] = (rec.get("invocation") or {}).get("wall_s")
     if row["threads"] is None:
         row["threads"] = 1
     for k in ("bytes", "messages", "seconds", "gbit_per_s", "msgs_per_s"):

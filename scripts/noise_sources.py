@@ -3,7 +3,9 @@
 to 4 KiB or above, placement), the sd of log throughput between rounds and of a single trial
 within its round, the round's share, and the paired per-round sd that follows; each recorded
 mechanism's median R² within a cell; the cells whose trials screen as bimodal, with their
-modes and shares.
+modes and shares; and, where the run holds controls (blocks of another window or of fixed
+socket buffers), each against today's procedure: paired per-round sd, the change in the ratio,
+the machine seconds a decided comparison needs.
 
     PYTHONPATH=$PWD .venv/bin/python scripts/noise_sources.py data/raw/<run-id>
 """
@@ -34,6 +36,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run", type=Path, help="a run directory (data/raw/<run-id>)")
+    ap.add_argument("--comparisons", action="store_true",
+                    help="also print every paired comparison (per block and pair)")
     a = ap.parse_args()
     if not (a.run / "trials.jsonl").is_file() and not (a.run / "trials.jsonl.gz").is_file():
         print(f"noise_sources: {a.run} is no run directory (no trials.jsonl or trials.jsonl.gz)",
@@ -68,6 +72,16 @@ def main() -> int:
     if rows:
         import pandas as pd
         con.print(table("bimodal cells", pd.DataFrame(rows)))
+    comp = N.comparisons(m)
+    ctl = N.controls(comp)
+    if len(ctl) > 1:
+        con.print(table(
+            "controls against today's procedure (1 s window, autotuned buffers) on the "
+            "comparisons both measured: medians of the paired per-round sd of the log ratio, "
+            "of the control's ratio over today's, and of the machine seconds a comparison "
+            f"needs for a {N.DECIDE_LEVEL:.0%} CI of ±{N.DECIDE_BAND:.0%}", ctl))
+    if a.comparisons:
+        con.print(table("every paired comparison", comp.drop(columns=["block"])))
     return 0
 
 

@@ -101,3 +101,53 @@ def test_mechanisms_read_new_fields_and_skip_missing_ones() -> None:
     names = set(N.mechanisms(d)["mechanism"])
     assert {"retransmissions per GB", "receive buffer at the window's end",
             "NET_RX softirqs per MB"} <= names
+
+
+def _procedure_block(block: str, duration: float, sockbuf: int, sd: float, ratio: float,
+                     n: int, seed: int) -> list[dict]:
+    """A block of two methods over n rounds whose per-round log ratio has sd ``sd`` and
+    mean log ``ratio``; every trial takes duration + 0.4 s of wall time."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for r in range(n):
+        u = rng.normal(0, 0.1)
+        e = rng.normal(0, sd / math.sqrt(2), size=2)
+        for i, (method, base) in enumerate((("send", 4.0), ("sendmsg", 4.0 * ratio))):
+            rows.append({"kind": "copybench", "block": block, "command": "send", "mode": "stream",
+                         "protocol": "tcp", "cell": f"{block}-{method}", "method": method,
+                         "twin": 0, "repetition": r + 1, "size": 16384,
+                         "placement": "cross-core", "transport": "veth",
+                         "duration_s": duration, "sockbuf": sockbuf,
+                         "gbit_per_s": base * math.exp(u + e[i]), "wall_s": duration + 0.4})
+    return rows
+
+
+def test_rounds_to_decide_follows_the_t_interval() -> None:
+    n = N.rounds_to_decide(0.18)
+    h = math.log1p(N.DECIDE_BAND)
+    from scipy import stats
+    assert stats.t.ppf(0.975, n - 1) * 0.18 / math.sqrt(n) <= h
+    assert stats.t.ppf(0.975, n - 2) * 0.18 / math.sqrt(n - 1) > h
+    assert N.rounds_to_decide(0.0) == 2
+    assert N.rounds_to_decide(0.36) > 3.5 * n
+
+
+def test_controls_compare_each_procedure_with_todays() -> None:
+    d = pd.DataFrame(_procedure_block("T", 1.0, 0, 0.20, 1.10, 400, 1)
+                     + _procedure_block("W", 2.0, 0, 0.10, 1.10, 400, 2)
+                     + _procedure_block("F", 1.0, 4 << 20, 0.20, 1.32, 400, 3))
+    comp = N.comparisons(d)
+    assert set(comp["procedure"]) == {"1 s window, buffers autotuned",
+                                      "2 s window, buffers autotuned",
+                                      "1 s window, buffers fixed at 4 MiB"}
+    assert set(comp["pair"]) == {"sendmsg / send"}
+    ctl = N.controls(comp).set_index("procedure")
+    w = ctl.loc["2 s window, buffers autotuned"]
+    assert w["paired_sd"] == pytest.approx(0.10, rel=0.15)
+    assert w["paired_sd_today"] == pytest.approx(0.20, rel=0.15)
+    assert w["ratio_change"] == pytest.approx(1.0, abs=0.03)
+    # half the sd needs a quarter of the rounds, each round 2.4/1.4 as long
+    assert w["seconds_to_decide"] / w["seconds_to_decide_today"] == pytest.approx(
+        2.4 / 1.4 / 4, rel=0.35)
+    f = ctl.loc["1 s window, buffers fixed at 4 MiB"]
+    assert f["ratio_change"] == pytest.approx(1.2, abs=0.04)   # it changes the quantity
