@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -103,7 +104,7 @@ def stream_trials(measured: pd.DataFrame) -> pd.DataFrame:
 def components(measured: pd.DataFrame) -> pd.DataFrame:
     """One row per block with enough rounds: its class, rounds, cells, the sd between rounds,
     the sd of a single trial within its round, and the round's share of the variance."""
-    cols = ["block", "class", "transport", "placement", "rounds", "cells", "sd_round",
+    cols = ["block", "procedure", "class", "transport", "placement", "rounds", "cells", "sd_round",
             "sd_trial", "share_round", "paired_sd", "sd_within", "share_within"]
     d = stream_trials(measured)
     rows = []
@@ -114,7 +115,8 @@ def components(measured: pd.DataFrame) -> pd.DataFrame:
             continue
         s = split(piv.to_numpy())
         first = g.iloc[0]
-        rows.append({"block": block, "class": cell_class(float(first["size"]), first["placement"]),
+        rows.append({"block": block, "procedure": procedure(first),
+                     "class": cell_class(float(first["size"]), first["placement"]),
                      "transport": first["transport"], "placement": first["placement"],
                      "rounds": s.rounds, "cells": s.cells, "sd_round": math.sqrt(s.var_round),
                      "sd_trial": math.sqrt(s.var_trial), "share_round": s.share_round,
@@ -210,6 +212,8 @@ def modes(values: np.ndarray) -> Modes:
                  math.exp(float(np.median(s[cut:])) - med), cut / n)
 
 
+#: the procedure the paper and claims profiles use for message streams (the controls' baseline)
+TODAY = "1 s window, buffers autotuned"
 #: the band a comparison is decided against in the controls' cost: a CI half-width of this
 #: much (relative) on the ratio, the claims' smallest effect of interest
 DECIDE_BAND = 0.07
@@ -220,7 +224,8 @@ DECIDE_LEVEL = 0.95
 def procedure(row: pd.Series) -> str:
     """A block's measurement procedure, from the factors that make a control: its window and
     whether its socket buffers were fixed."""
-    parts = [f"{float(row['duration_s']):g} s window"]
+    dur = row.get("duration_s")
+    parts = [f"{float(dur):g} s window" if dur is not None and dur == dur else "window unknown"]
     sb = int(row.get("sockbuf") or 0)
     parts.append(f"buffers fixed at {sb // 2**20} MiB" if sb >= 2**20 and sb % 2**20 == 0
                  else f"buffers fixed at {sb} B" if sb else "buffers autotuned")
@@ -279,13 +284,14 @@ def comparisons(measured: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
-def controls(comp: pd.DataFrame, today: str = "1 s window, buffers autotuned") -> pd.DataFrame:
+def controls(comp: pd.DataFrame, today: str | None = None) -> pd.DataFrame:
     """Each procedure against today's on the comparisons both measured (same size, placement
     and pair, A/A excluded): comparisons, the median paired per-round sd of each, the median
     ratio of the control's ratio to today's (the change in the quantity measured) and the
     median machine seconds per decided comparison of each."""
     cols = ["procedure", "comparisons", "paired_sd", "paired_sd_today", "ratio_change",
             "seconds_to_decide", "seconds_to_decide_today"]
+    today = today or TODAY
     c = comp[~comp["pair"].str.contains("twin", regex=False)]
     base = c[c["procedure"] == today].set_index(["size", "placement", "pair"])
     rows = []
@@ -301,3 +307,38 @@ def controls(comp: pd.DataFrame, today: str = "1 s window, buffers autotuned") -
                      "seconds_to_decide": float(m["seconds_to_decide"].median()),
                      "seconds_to_decide_today": float(m["seconds_to_decide_today"].median())})
     return pd.DataFrame(rows, columns=cols)
+
+
+def study_run(beside: str | Path, repository: str | Path = "data/raw") -> Path | None:
+    """The noise study's run the book reads: the newest committed (packed:
+    ``trials.jsonl.gz``) run of the noise-study profile in the directory of ``beside`` (the
+    run the book is built from), else in the repository's ``data/raw``; None when neither
+    holds one."""
+    for d in (Path(beside).parent, Path(repository)):
+        if not d.is_dir():
+            continue
+        runs = sorted(p for p in d.iterdir()
+                      if "-noise-study" in p.name and (p / "trials.jsonl.gz").is_file())
+        if runs:
+            return runs[-1]
+    return None
+
+
+def mechanism_points(measured: pd.DataFrame, today: str | None = None) -> pd.DataFrame:
+    """Per stream trial of ``today``'s procedure: its throughput and its receiver's bytes per
+    receive call, each relative to its cell's median (so cells of any speed share one
+    axis), with the cell's size and placement."""
+    today = today or TODAY
+    d = stream_trials(measured)
+    cols = ["cell", "trial_id", "method", "size", "placement", "throughput_rel",
+            "bytes_per_call_rel"]
+    if d.empty or not {"receiver_bytes", "receiver_syscalls"} <= set(d):
+        return pd.DataFrame(columns=cols)
+    d = d[d.apply(procedure, axis=1) == today].copy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d["bpc"] = _f(d, "receiver_bytes") / _f(d, "receiver_syscalls")
+    d = d[np.isfinite(d["bpc"]) & (d["bpc"] > 0)]
+    d["throughput_rel"] = d["gbit_per_s"].astype(float) / d.groupby("cell")[
+        "gbit_per_s"].transform("median").astype(float)
+    d["bytes_per_call_rel"] = d["bpc"] / d.groupby("cell")["bpc"].transform("median")
+    return d[cols].reset_index(drop=True)

@@ -378,6 +378,32 @@ def lines(df: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str,
                  y=y, hue=hue, col=col, row=row, style=style, source=source)
 
 
+def points(df: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str,
+           col: str | None = None, logx: bool = True, logy: bool = True,
+           title: str | None = None, source: pd.DataFrame | None = None,
+           **_: Any) -> sns.FacetGrid:
+    """One point per row (a trial), coloured by ``hue``: a relation between two of a trial's
+    quantities, not an estimate (no CI drawn). Log axes by default, for ratios."""
+    df = df.reset_index(drop=True)  # seaborn aligns columns by label: repeated labels fail
+    g = sns.relplot(data=df, x=x, y=y, hue=hue, col=col, kind="scatter",
+                    col_order=_order(df, col), height=3.0, aspect=1.3, s=18, alpha=0.75,
+                    facet_kws={"sharey": True, "sharex": True}, **_hue_kws(df, hue))
+    for _, ax in _axes(g):
+        if logx:
+            ax.set_xscale("log")
+            lo, hi = ax.get_xlim()
+            ticks = log_ticks(lo, hi)
+            if ticks:
+                ax.xaxis.set_major_locator(FixedLocator(ticks))
+            ax.xaxis.set_minor_locator(NullLocator())
+            ax.xaxis.set_major_formatter(FuncFormatter(_plain))
+            ax.set_xlim(lo, hi)
+        if logy:
+            _log_y(ax)
+    return _meta(_finish(g, xlabel, ylabel, title, None, col), kind="scatter", data=df, x=x,
+                 y=y, hue=hue, col=col, row=None, source=source)
+
+
 def _facet_rows(df: pd.DataFrame, key: Any, row: str | None, col: str | None) -> pd.DataFrame:
     if row is not None and col is not None:
         return df[(df[row] == key[0]) & (df[col] == key[1])]

@@ -21,7 +21,7 @@
 .PHONY: book pdf reproduce compare notebooks notebooks-sync \
         book-check-run _book-force
 
-BOOK_NOTEBOOKS := testbed findings message latency cpu_cost zerocopy files fidelity copies claims replication
+BOOK_NOTEBOOKS := testbed findings message latency cpu_cost zerocopy files fidelity copies claims replication noise
 BOOK_GEN       := book/_generated
 BOOK_HTML      := book/_build/html
 BOOK_STAMP     := book/_build/.stamp-html
@@ -77,6 +77,9 @@ $(BOOK_GEN)/%.ipynb: notebooks/%.ipynb notebooks/finalize.py $(BOOK_GEN)/.run $(
 	       why=$$(grep -aE '^([A-Za-z_][A-Za-z0-9_.]*(Error|Exception)|OSError|mv:)[: ]' "$$log" | tail -1); \
 	       keep=build/book-logs/$*.log; mkdir -p build/book-logs 2>/dev/null && cp "$$log" "$$keep" 2>/dev/null || keep="$$log"; \
 	       echo "make book: notebook $* failed on $(RUN): $${why:-see the log} (log: $$keep)" >&2; exit 1; }
+
+# the noise chapter reads the noise study's committed run (beside the run, else data/raw/)
+$(BOOK_GEN)/noise.ipynb: $(wildcard data/raw/*-noise-study*/trials.jsonl.gz)
 
 notebooks: book-check-run $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb)
 

@@ -50,8 +50,9 @@ def main() -> int:
         print(f"noise_sources: {a.run} has no block with {N.MIN_ROUNDS} complete rounds of "
               "TCP stream cells", file=sys.stderr)
         return 2
-    con.print(table("variance of log throughput by cell class (medians over blocks)",
-                    N.by_class(comp)))
+    today = comp[comp["procedure"] == N.TODAY]
+    con.print(table(f"variance of log throughput by cell class, {N.TODAY} (medians over "
+                    "blocks)", N.by_class(today if len(today) else comp)))
     mech = N.mechanisms(m)
     if len(mech):
         med = mech.groupby(["mechanism", "class"])["r2"].median().unstack("class").reset_index()

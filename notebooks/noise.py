@@ -1,0 +1,180 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Where the noise comes from
+#
+# What a comparison can decide is set by how much a trial's throughput moves from one trial
+# to the next. A study of its own, on the same class of machine as the results, measures that
+# spread and takes it apart: a fixed set of TCP stream cells on veth (`send`, `sendmsg` and
+# `zerocopy` at 512 B, 16 KiB and 64 KiB, both placements, one connection), the A/A pair, and
+# controls (other procedures) in the same randomised rounds. The variance of a cell's log
+# throughput splits into three parts: **between rounds** (common to every cell measured in the
+# same round: the machine's state over time, which a paired comparison cancels), **between
+# trials** (a single trial's own state: its connection, its buffers, its processes), and
+# **within the window** (the spread of the ten slices a trial's window is cut into, divided by
+# ten: a lower bound, since a slow stretch lasts longer than a slice). The paired per-round sd
+# of a comparison's log ratio is √2 × the between-trials sd: it, not the total, sets how many
+# rounds a comparison needs.
+
+# %% tags=["parameters"]
+run_dir = "../build/smoke-run"
+
+# %% tags=["remove-input"]
+import math
+
+import pandas as pd
+
+from analysis import noise_sources as N
+from analysis import plots as P
+from analysis import run as A
+from analysis.fmt import fmt_size
+from analysis.output import glue_text, note, show_table
+
+P.setup("noise")
+where = N.study_run(run_dir)
+study = A.load_run(where) if where is not None else None
+m = study.measured if study is not None else pd.DataFrame()
+comp = N.components(m) if study is not None else pd.DataFrame()
+today = comp[comp["procedure"] == N.TODAY] if len(comp) else comp
+if study is None or today.empty:
+    note("No noise-study run is committed beside this run or in the repository's data/raw/, "
+         "or it has no block with enough complete rounds of today's procedure.")
+    for key in ("noise_run", "noise_paired_sd", "noise_rounds", "noise_share_round",
+                "noise_share_within", "noise_mech", "noise_bimodal", "noise_controls",
+                "noise_target"):
+        glue_text(key, "not measured (no noise-study run)")
+else:
+    man = study.manifest
+    cpu = (man.get("cpu") or {})
+    rounds = int(today["rounds"].median())
+    glue_text("noise_run", f"{where.name} ({cpu.get('count', '?')}-CPU {cpu.get('model', '?')} "
+              f"virtual machine, {rounds} rounds, {len(m)} trials)")
+
+# %% [markdown]
+# ## The parts of the variance
+#
+# Per block of today's procedure (1 s windows, the socket buffers autotuned by the kernel):
+# the sd of log throughput between rounds, between trials within a round, and within a
+# trial's window; the round's share of the variance that is not within a window; and the paired
+# per-round sd of a comparison in that block.
+
+# %% tags=["remove-input"]
+if len(today):
+    t = today.assign(size=today["block"].map(
+        m.groupby("block")["size"].first())).sort_values(["placement", "size"])
+    show_table(pd.DataFrame({
+        "placement": t["placement"], "size": t["size"].map(fmt_size),
+        "rounds": t["rounds"], "cells": t["cells"],
+        "sd between rounds": t["sd_round"], "sd between trials": t["sd_trial"],
+        "sd within the window": t["sd_within"], "round's share": t["share_round"],
+        "paired per-round sd": t["paired_sd"]}), floatfmt="{:.3f}")
+    long = t.melt(id_vars=["placement", "size"],
+                  value_vars=["sd_round", "sd_trial", "sd_within"],
+                  var_name="part", value_name="sd")
+    long["part"] = long["part"].map({"sd_round": "between rounds",
+                                     "sd_trial": "between trials",
+                                     "sd_within": "within the window"})
+    long["message size"] = long["size"].map(fmt_size)
+    g = P.bars(long, "message size", "sd", "part", "message size",
+               "sd of log throughput", col="placement",
+               order=[fmt_size(s) for s in sorted(t["size"].unique())],
+               title="The parts of a trial's spread (noise study, 1 s windows)")
+    P.show(g)
+    paired = float(today["paired_sd"].median())
+    glue_text("noise_paired_sd", f"{paired:.3f}")
+    glue_text("noise_rounds", str(N.rounds_to_decide(paired)))
+    glue_text("noise_share_round",
+              f"{today['share_round'].min():.0%} to {today['share_round'].max():.0%}")
+    glue_text("noise_share_within",
+              f"{today['share_within'].min():.0%} to {today['share_within'].max():.0%}")
+    glue_text("noise_target", "met" if paired <= 0.08 else "not met")
+
+# %% [markdown]
+# ## What moves with it
+#
+# Each trial records what its two processes did: bytes and calls per receive, context
+# switches, retransmissions, the receive buffer at the window's end, the NET_RX softirqs. For
+# each cell, the share of its trials' log-throughput variance that a straight line in one of
+# these explains (R², median over the cells of a class; "small" is up to 4 KiB). Rates per byte
+# are read as factors of throughput: throughput is receive calls per second × bytes per call,
+# so a high R² for bytes per call says that what varies from trial to trial is how much each
+# receive call finds waiting, not how often the receiver runs.
+
+# %% tags=["remove-input"]
+mech = N.mechanisms(m[m["block"].isin(today["block"])]) if len(today) else pd.DataFrame()
+if len(mech):
+    med = mech.groupby(["mechanism", "class"])["r2"].median().unstack("class")
+    show_table(med.reset_index().rename(columns={"mechanism": "mechanism (R², median)"}),
+               floatfmt="{:.2f}")
+    best = med.idxmax()
+    glue_text("noise_mech", "; ".join(
+        f"{cls}: {best[cls]} (R² {med.loc[best[cls], cls]:.2f})" for cls in med.columns))
+    pts = N.mechanism_points(m)
+    if len(pts):
+        pts = pts.assign(**{"message size": pts["size"].map(fmt_size)})
+        g = P.points(pts, "bytes_per_call_rel", "throughput_rel", "message size",
+                     "bytes per receive call (÷ the cell's median)",
+                     "throughput (÷ the cell's median)", col="placement",
+                     title="A trial's throughput against its receiver's batch")
+        P.show(g)
+
+# %% [markdown]
+# ## Cells that run at two speeds
+#
+# A cell whose trials fall into two groups with few between them (Sarle's bimodality
+# coefficient above a uniform distribution's, 5/9; a screen, stated with its modes) has no
+# single typical speed: its median sits in one mode or between them.
+
+# %% tags=["remove-input"]
+if study is not None:
+    d = N.stream_trials(m)
+    d = d[d["block"].isin(today["block"])]
+    rows = []
+    for cell, g in d.groupby("cell"):
+        x = N.modes(g["gbit_per_s"].to_numpy())
+        if x.bimodal:
+            f = g.iloc[0]
+            rows.append({"method": f["method"], "size": fmt_size(f["size"]),
+                         "placement": f["placement"], "trials": x.n,
+                         "coefficient": x.coefficient, "low mode (÷ median)": x.low,
+                         "high mode (÷ median)": x.high, "share in the low mode": x.share_low})
+    n = int((d.groupby("cell").size() >= N.MIN_ROUNDS).sum())
+    glue_text("noise_bimodal", f"{len(rows)} of {n} cells")
+    if rows:
+        show_table(pd.DataFrame(rows), floatfmt="{:.2f}")
+    else:
+        note(f"None of the study's {n} cells screens as bimodal.")
+
+# %% [markdown]
+# ## Other procedures, side by side
+#
+# Each control ran in the same rounds as today's procedure. For the comparisons both measured
+# (the same size, placement and pair of methods): the median paired per-round sd of each, the
+# median ratio of the control's estimate to today's (a control that moves it measures
+# something else), and the machine time a comparison needs for its 95 % CI to reach ±7 %
+# (rounds from the t interval at that sd, times the wall time of a round of its block, shared
+# by the block's comparisons).
+
+# %% tags=["remove-input"]
+ctl = N.controls(N.comparisons(m)) if study is not None else pd.DataFrame()
+ctl = ctl[ctl["procedure"] != N.TODAY] if len(ctl) else ctl
+if len(ctl):
+    show_table(pd.DataFrame({
+        "procedure": ctl["procedure"], "comparisons": ctl["comparisons"],
+        "paired sd": ctl["paired_sd"], "paired sd, today's": ctl["paired_sd_today"],
+        "estimate ÷ today's": ctl["ratio_change"],
+        "s per decided comparison": ctl["seconds_to_decide"],
+        "s, today's": ctl["seconds_to_decide_today"]}), floatfmt="{:.3g}")
+    glue_text("noise_controls", "; ".join(
+        f"{r.procedure}: paired sd {r.paired_sd:.3f} against {r.paired_sd_today:.3f}, "
+        f"{r.seconds_to_decide:.0f} s against {r.seconds_to_decide_today:.0f} s per decided "
+        "comparison" for r in ctl.itertuples()))
+elif study is not None:
+    note("The study's run holds no control beside today's procedure.")
+    glue_text("noise_controls", "none in this run")
