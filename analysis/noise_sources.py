@@ -342,3 +342,13 @@ def mechanism_points(measured: pd.DataFrame, today: str | None = None) -> pd.Dat
         "gbit_per_s"].transform("median").astype(float)
     d["bytes_per_call_rel"] = d["bpc"] / d.groupby("cell")["bpc"].transform("median")
     return d[cols].reset_index(drop=True)
+
+
+def modes_text(values: np.ndarray) -> str:
+    """A cell's two speeds in words where its trials screen as bimodal ("0.71× (35 %) and
+    1.02× the median"), "" where they do not (or too few trials to tell)."""
+    x = modes(values)
+    if not x.bimodal:
+        return ""
+    return (f"{x.low:.2f}× ({x.share_low:.0%}) and {x.high:.2f}× ({1 - x.share_low:.0%}) "
+            "the median")

@@ -28,6 +28,7 @@ from analysis import stats as S
 from analysis import counts as CN
 from analysis import bottleneck as BN
 from analysis.fmt import fmt_est, fmt_pct, fmt_size
+from analysis import noise_sources as N
 from analysis.output import glue_text, note, show_table
 
 P.setup("message")
@@ -102,11 +103,20 @@ else:
 
 # %% [markdown]
 # ## Medians with 95 % CIs (reference transport and placement)
+#
+# A cell whose trials run at two speeds (Sarle's bimodality coefficient above 5/9, a screen)
+# gives both, each relative to the cell's median, with the share of its trials.
 
 # %% tags=["remove-input"]
 d = tcp[(tcp["transport"] == t_ref) & (tcp["placement"] == p_ref)] if len(tcp) else tcp
 tab = A.summarize_cells(d, "gbit_per_s", ["method", "threads", "size"])
 if len(tab):
+    # a cell whose trials fall into two groups says so: its median is one speed of two
+    two = {k: N.modes_text(A.values(g, "gbit_per_s"))
+           for k, g in d.groupby(["method", "threads", "size"])}
+    tab["two speeds"] = [two.get((r.method, r.threads, r.size), "") for r in tab.itertuples()]
+    if not tab["two speeds"].any():
+        tab = tab.drop(columns=["two speeds"])
     tab["size"] = tab["size"].map(fmt_size)
     tab = tab.rename(columns={"median": "Gbit/s (median)", "lo": "CI low", "hi": "CI high",
                               "ci_half_width_rel": "CI half-width (rel.)"})
