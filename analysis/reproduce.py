@@ -10,20 +10,27 @@ the first that applies of:
   new result, not a failure);
 * **both not testable**: neither machine could test it (their own category: nothing was
   tested, so nothing is reproduced);
-* **reproduced: same decided verdict**: both runs decide the same direction verdict (*holds*
-  or *refuted*) and their CIs overlap (for a crossover size: the crossover CIs overlap), or
-  neither has an estimate (a verdict decided without one, e.g. no crossover in range);
-* **reproduced: same magnitude verdict**: both runs decide the same verdict on the report's
-  published number (:attr:`ClaimResult.magnitude`: inside or outside the band);
-* **newly decided**: the reference is inconclusive and the rerun decided (more rounds or a
-  quieter machine: a new result, neither a reproduction nor a failure);
-* **both undecided**: inconclusive on both (their own category: a wide CI on both sides
-  agrees with anything, so it is never counted as reproduced);
-* **not reproduced**: every other pair: opposite decided verdicts, the same decided verdict
-  with CIs that do not overlap, or a decided reference that the rerun leaves undecided.
+* **direction first**: the direction verdict (*holds*, *refuted*, or undecided) decides the
+  category; the verdict on the report's published number (:attr:`ClaimResult.magnitude`)
+  can only add to a reproduced direction, never stand in for one:
 
-Of these, *reproduced* (either kind), *newly decided*, *both undecided* and *not reproduced*
-are the verdicts **compared** (tested in both runs); a compare in which no verdict was tested
+  * **reproduced: same verdict and magnitude**: both runs decide the same direction verdict,
+    their CIs overlap (for a crossover size: the crossover CIs; a verdict both decide without
+    an estimate, e.g. no crossover in range, needs none), and both decide the same verdict on
+    the published number;
+  * **reproduced: same verdict**: the same, with the published number not decided the same
+    way on both (undecided on one, or opposite);
+  * **same verdict, not reproduced in size**: the same decided direction verdict with CIs
+    that do not overlap (the effect is there on both, but not of the same size);
+  * **not reproduced**: opposite decided verdicts, or a decided reference that the rerun
+    leaves undecided;
+  * **newly decided**: the reference is undecided and the rerun decided (more rounds or a
+    quieter machine: a new result, neither a reproduction nor a failure);
+  * **both undecided**: undecided on both (their own category: a wide CI on both sides
+    agrees with anything, so it is never counted as reproduced, whatever the magnitudes).
+
+Of these, *reproduced* (either kind), *not reproduced in size*, *not reproduced*, *newly
+decided* and *both undecided* are the verdicts **compared** (tested in both runs); a compare in which no verdict was tested
 in both runs says "0 claims compared".
 """
 
@@ -41,19 +48,20 @@ from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE, RE
                                   UNDETERMINED, ClaimResult)
 from analysis.run import Run, instant
 
-SAME_DECIDED = "reproduced: same decided verdict"
-SAME_MAGNITUDE = "reproduced: same magnitude verdict"
+SAME_AND_MAGNITUDE = "reproduced: same verdict and magnitude"
+SAME_DECIDED = "reproduced: same verdict"
+NOT_IN_SIZE = "same verdict, not reproduced in size"
 NEWLY_DECIDED = "newly decided"
 BOTH_UNDECIDED = "both undecided"
 BOTH_NOT_TESTABLE = "both not testable"
 NOT_REPRODUCED = "not reproduced"
 NOT_COMPARABLE = "not comparable"
 #: the categories in the order the total names them
-CATEGORIES = (SAME_DECIDED, SAME_MAGNITUDE, NOT_REPRODUCED, NEWLY_DECIDED, BOTH_UNDECIDED,
-              BOTH_NOT_TESTABLE, NOT_COMPARABLE)
-REPRODUCED = (SAME_DECIDED, SAME_MAGNITUDE)
+CATEGORIES = (SAME_AND_MAGNITUDE, SAME_DECIDED, NOT_IN_SIZE, NOT_REPRODUCED, NEWLY_DECIDED,
+              BOTH_UNDECIDED, BOTH_NOT_TESTABLE, NOT_COMPARABLE)
+REPRODUCED = (SAME_AND_MAGNITUDE, SAME_DECIDED)
 #: the verdicts tested in both runs
-COMPARED = (*REPRODUCED, NOT_REPRODUCED, NEWLY_DECIDED, BOTH_UNDECIDED)
+COMPARED = (*REPRODUCED, NOT_IN_SIZE, NOT_REPRODUCED, NEWLY_DECIDED, BOTH_UNDECIDED)
 DECIDED = (HOLDS, REFUTED)
 #: verdicts the run could not decide: a CI across a boundary, or a method that failed here
 UNDECIDED = (INCONCLUSIVE, UNDETERMINED)
@@ -92,6 +100,13 @@ REVISIONS = (
              "the statistic's widened band and the speed normalisation are gone (mended after "
              "the committed reruns had been judged by the earlier rule, so those runs are not "
              "its test)"),
+    Revision("2026-11-27T01:38Z",
+             "direction first: the same verdict on the published number no longer reproduces "
+             "a verdict whose direction is undecided or not the same (it only adds to a "
+             "reproduced direction: same verdict and magnitude); the same decided direction "
+             "with CIs that do not overlap is its own category, not reproduced in size "
+             "(mended after every committed run had been judged by the earlier rule, so none "
+             "of them is its test)"),
 )
 #: when the rule in force was committed
 MENDED = REVISIONS[-1].when
@@ -107,20 +122,22 @@ def tests_the_rule(run: Run, ref: Run) -> bool:
 def rule_text() -> str:
     """The rule in words (the artifact appendix glues this sentence)."""
     return (
-        "A verdict of the reference run is reproduced by a reviewer's run only when both runs "
-        "decide the same verdict (holds, or refuted) and their CIs overlap (for a crossover "
-        "size, the crossover CIs; a verdict both runs decide without an estimate, such as no "
-        "crossover in range, needs none), or when both decide the same verdict on the report's "
-        "published number (inside, or outside, its band). Inconclusive on both is *both "
-        "undecided* and not testable on both is *both not testable*: neither is counted as "
-        "reproduced. A reference inconclusive that the reviewer's run decides is *newly "
-        "decided*. Every other pair of verdicts is *not reproduced*: opposite decided "
-        "verdicts, the same decided verdict with CIs that do not overlap, or a decided "
-        "reference left undecided. A verdict not run in one of the two profiles, or not "
-        "testable on one machine only, is *not comparable* (on a machine that has what the "
-        "other lacked, a decided verdict is a new result, not a failure). The verdicts "
-        "tested in both runs are the ones compared; a comparison in which none was says "
-        "\"0 claims compared\".")
+        "The direction verdict decides first. A verdict of the reference run is reproduced by "
+        "a reviewer's run only when both runs decide the same verdict (holds, or refuted) and "
+        "their CIs overlap (for a crossover size, the crossover CIs; a verdict both runs "
+        "decide without an estimate, such as no crossover in range, needs none); when both "
+        "also decide the same verdict on the report's published number (inside, or outside, "
+        "its band) it is reproduced in verdict and magnitude, and otherwise in verdict only. "
+        "The published number never stands in for an undecided or different direction. The "
+        "same decided verdict with CIs that do not overlap is *not reproduced in size*. "
+        "Opposite decided verdicts, or a decided reference left undecided, are *not "
+        "reproduced*. Undecided on both is *both undecided* and not testable on both is *both "
+        "not testable*: neither is counted as reproduced. A reference undecided that the "
+        "reviewer's run decides is *newly decided*. A verdict not run in one of the two "
+        "profiles, or not testable on one machine only, is *not comparable* (on a machine "
+        "that has what the other lacked, a decided verdict is a new result, not a failure). "
+        "The verdicts tested in both runs are the ones compared; a comparison in which none "
+        "was says \"0 claims compared\".")
 
 
 def _overlap(a: ClaimResult, b: ClaimResult) -> bool | None:
@@ -160,24 +177,22 @@ def judge(ref: ClaimResult, run: ClaimResult) -> Judgement:
                          f"{_condition(run)}")
     cis = f"reference {_ci(ref)}, run {_ci(run)}"
     ov = _overlap(ref, run)
-    if v_ref == v_run and v_ref in DECIDED and ov:
-        return Judgement(SAME_DECIDED, f"{v_ref} on both, CIs overlap: {cis}")
-    if v_ref == v_run and v_ref in DECIDED and not (math.isfinite(ref.value)
-                                                     or math.isfinite(run.value)):
-        return Judgement(SAME_DECIDED, f"{v_ref} on both, neither with an estimate to "
-                         f"compare (reference: {ref.direction or v_ref}; run: "
-                         f"{run.direction or v_run})")
-    m_ref, m_run = ref.magnitude, run.magnitude
-    if m_ref == m_run and m_ref in DECIDED:
-        return Judgement(SAME_MAGNITUDE, f"published number {m_ref} on both "
-                         f"({ref.magnitude_text or 'its band'}); direction: reference "
-                         f"{v_ref}, run {v_run}")
-    if v_ref in DECIDED and v_run in DECIDED and v_ref != v_run:
-        return Judgement(NOT_REPRODUCED, f"opposite verdicts: reference {v_ref}, run {v_run}")
     if v_ref == v_run and v_ref in DECIDED:
-        return Judgement(NOT_REPRODUCED, f"{v_ref} on both, but the CIs "
+        if ov or not (math.isfinite(ref.value) or math.isfinite(run.value)):
+            same = (f"CIs overlap: {cis}" if ov else "neither with an estimate to compare "
+                    f"(reference: {ref.direction or v_ref}; run: {run.direction or v_run})")
+            m_ref, m_run = ref.magnitude, run.magnitude
+            if m_ref == m_run and m_ref in DECIDED:
+                return Judgement(SAME_AND_MAGNITUDE, f"{v_ref} on both, {same}; published "
+                                 f"number {m_ref} on both ({ref.magnitude_text or 'its band'})")
+            mag = (f"published number: reference {m_ref or 'not judged'}, run "
+                   f"{m_run or 'not judged'}")
+            return Judgement(SAME_DECIDED, f"{v_ref} on both, {same}; {mag}")
+        return Judgement(NOT_IN_SIZE, f"{v_ref} on both, but the CIs "
                          + ("do not overlap" if ov is False else "cannot be compared")
                          + f": {cis}")
+    if v_ref in DECIDED and v_run in DECIDED:
+        return Judgement(NOT_REPRODUCED, f"opposite verdicts: reference {v_ref}, run {v_run}")
     if v_ref in UNDECIDED and v_run in DECIDED:
         return Judgement(NEWLY_DECIDED, f"{v_ref} in the reference, {v_run} in the "
                          f"run: {cis}")
@@ -229,13 +244,14 @@ def total(t: pd.DataFrame) -> str:
             f"(of {len(t)} reference verdicts)")
     if not compared:
         return f"0 claims compared (no verdict was tested in both runs); {rest}"
-    return (f"{compared} claim verdicts compared: {n[SAME_DECIDED] + n[SAME_MAGNITUDE]} "
-            f"reproduced ({n[SAME_DECIDED]} the same decided verdict, {n[SAME_MAGNITUDE]} "
-            f"the same magnitude verdict), {n[NOT_REPRODUCED]} not reproduced, "
-            f"{n[NEWLY_DECIDED]} newly decided, {n[BOTH_UNDECIDED]} both undecided; {rest}")
+    return (f"{compared} claim verdicts compared: {n[SAME_AND_MAGNITUDE] + n[SAME_DECIDED]} "
+            f"reproduced ({n[SAME_AND_MAGNITUDE]} in verdict and magnitude, {n[SAME_DECIDED]} "
+            f"in verdict only), {n[NOT_IN_SIZE]} the same verdict not reproduced in size, "
+            f"{n[NOT_REPRODUCED]} not reproduced, {n[NEWLY_DECIDED]} newly decided, "
+            f"{n[BOTH_UNDECIDED]} both undecided; {rest}")
 
 
-__all__ = ["SAME_DECIDED", "SAME_MAGNITUDE", "NEWLY_DECIDED", "BOTH_UNDECIDED",
+__all__ = ["SAME_AND_MAGNITUDE", "SAME_DECIDED", "NOT_IN_SIZE", "NEWLY_DECIDED", "BOTH_UNDECIDED",
            "BOTH_NOT_TESTABLE", "NOT_REPRODUCED", "NOT_COMPARABLE", "CATEGORIES", "REPRODUCED",
            "COMPARED", "Judgement", "Revision", "REVISIONS", "judge", "rule_text", "table",
            "counts", "total", "INCONCLUSIVE", "MENDED", "tests_the_rule", "reruns"]

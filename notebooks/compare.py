@@ -15,9 +15,9 @@
 #
 # 0. **Does the run reproduce the reference's verdicts?** Each verdict of the reference
 #    (claim, reading, placement) is judged by the artifact appendix's "Results Reproduced"
-#    rule, which puts it in one category (with why): reproduced (the same decided verdict,
-#    or the same magnitude verdict), not reproduced, newly decided, both undecided, both not
-#    testable, or not comparable.
+#    rule, which puts it in one category (with why): reproduced (the same decided verdict, in
+#    verdict and magnitude or in verdict only), the same verdict not reproduced in size, not
+#    reproduced, newly decided, both undecided, both not testable, or not comparable.
 # 1. **Which machine facts differ?** The kernel, CPU, PMU, memcpy bound and sysctls, taken
 #    from both manifests.
 # 2. **Which cells differ beyond the threshold?** Cells are the configurations measured in
@@ -72,6 +72,13 @@ run_results, ref_results = EC.evaluate(run), EC.evaluate(ref)
 note(RP.rule_text())
 reproduced = RP.table(ref_results, run_results)
 note(f"**{RP.total(reproduced)}.**")
+if not RP.tests_the_rule(run, ref):
+    early = [r.run_id for r in (run, ref)
+             if r.created_at is None or r.created_at <= A.instant(RP.MENDED)]
+    note(f"**Post hoc**: the rule in force was last revised at {RP.MENDED.replace('T', ' ')} "
+         f"UTC, after {' and '.join(early)} {'was' if len(early) == 1 else 'were'} made, so "
+         "verdicts judged here could have been seen when it was written: this judgement is "
+         "not a test of the rule.")
 show_table(reproduced[["claim", "reading", "placement", "reference", "reference magnitude",
                        "reference estimate", "run", "run magnitude", "run estimate", "status",
                        "why"]])

@@ -165,7 +165,9 @@ for d in RP.reruns(run.path):
                  "not reproduced (claim, placement)": ", ".join(
                      f"{r.claim} {r.placement}"
                      + (f" ({r.basis})" if r.basis != C.COPYBENCH else "")
-                     for r in t[t["status"] == RP.NOT_REPRODUCED].itertuples()) or "—"})
+                     + (" (not in size)" if r.status == RP.NOT_IN_SIZE else "")
+                     for r in t[t["status"].isin([RP.NOT_REPRODUCED, RP.NOT_IN_SIZE])
+                                ].itertuples()) or "—"})
 this_cpu = str(((run.manifest.get("cpu") or {}).get("model")) or "unknown CPU")
 claims_runs = [d for d in RP.reruns(run.path) if d.name.endswith("-claims")]
 if claims_runs:
@@ -193,7 +195,7 @@ glue_text("reproduce_test", (
     "rule's real test): " + "; ".join(
         f"run {r['run']} ({_where(r)}): {r['total']}"
         + (f"; not reproduced: {r['not reproduced (claim, placement)']}"
-           if r[RP.NOT_REPRODUCED] else "") for r in tests) + "."
+           if r[RP.NOT_REPRODUCED] or r[RP.NOT_IN_SIZE] else "") for r in tests) + "."
     if tests else "No run beside this one was made under the rule in force and judged "
     "against a reference also made under it: the next reviewer's run is its first real "
     "test."))

@@ -24,10 +24,13 @@ def test_same_decided_verdict_with_overlapping_cis() -> None:
     assert j.status == RP.SAME_DECIDED and j.reproduced
 
 
-def test_same_decided_verdict_with_disjoint_cis_is_not_reproduced() -> None:
-    """No widened band and no speed normalisation: the CIs must overlap."""
-    j = RP.judge(_r(C.HOLDS, 1.3, 1.2, 1.4), _r(C.HOLDS, 1.6, 1.5, 1.7))
-    assert j.status == RP.NOT_REPRODUCED and "do not overlap" in j.why and not j.reproduced
+def test_same_decided_verdict_with_disjoint_cis_is_not_reproduced_in_size() -> None:
+    """No widened band and no speed normalisation: the CIs must overlap. The same decided
+    direction with disjoint CIs is its own category (C10's round trip same-core in the
+    committed claims rerun: [1.47, 1.89] against [2.21, 2.47])."""
+    j = RP.judge(_r(C.HOLDS, 1.67, 1.47, 1.89), _r(C.HOLDS, 2.33, 2.21, 2.47))
+    assert j.status == RP.NOT_IN_SIZE and "do not overlap" in j.why and not j.reproduced
+    assert RP.NOT_IN_SIZE in RP.COMPARED and RP.NOT_IN_SIZE not in RP.REPRODUCED
 
 
 def test_both_undecided_is_its_own_category_never_reproduced() -> None:
@@ -52,23 +55,38 @@ def test_opposite_verdicts_never_reproduce() -> None:
     assert j.status == RP.NOT_REPRODUCED and "opposite" in j.why
 
 
-def test_the_same_magnitude_verdict_reproduces() -> None:
-    """Direction undecided on both, the published number outside the band on both: the
-    magnitude verdict is reproduced; a magnitude undecided on one side is not."""
-    ref, run = _r(C.INCONCLUSIVE, 1.0, 0.9, 1.1), _r(C.INCONCLUSIVE, 1.02, 0.95, 1.1)
+def test_direction_decides_first_and_magnitude_only_adds() -> None:
+    """The published number decided the same way on both never stands in for the direction:
+    undecided on both stays both undecided (C10, S3's program, same-core: 0.908 [0.695, 1.19]
+    against 0.654 [0.281, 1.52]); a decided reference the rerun leaves undecided is not
+    reproduced (the headline C13 same-core, 1.99 [1.84, 2.15] against 0.914 [0.745, 1.12],
+    both missing the published 1.42); with the direction reproduced, the same magnitude
+    verdict adds to it."""
+    ref, run = _r(C.INCONCLUSIVE, 0.908, 0.695, 1.19), _r(C.INCONCLUSIVE, 0.654, 0.281, 1.52)
     ref.magnitude = run.magnitude = C.REFUTED
-    assert RP.judge(ref, run).status == RP.SAME_MAGNITUDE
-    run.magnitude = C.INCONCLUSIVE
     assert RP.judge(ref, run).status == RP.BOTH_UNDECIDED
+    ref, run = _r(C.HOLDS, 1.99, 1.84, 2.15), _r(C.INCONCLUSIVE, 0.914, 0.745, 1.12)
+    ref.magnitude = run.magnitude = C.REFUTED
+    j = RP.judge(ref, run)
+    assert j.status == RP.NOT_REPRODUCED and not j.reproduced
+    ref, run = _r(C.HOLDS, 1.3, 1.2, 1.4), _r(C.HOLDS, 1.35, 1.25, 1.45)
+    ref.magnitude = run.magnitude = C.HOLDS
+    j = RP.judge(ref, run)
+    assert j.status == RP.SAME_AND_MAGNITUDE and j.reproduced
+    run.magnitude = C.INCONCLUSIVE
+    j = RP.judge(ref, run)
+    assert j.status == RP.SAME_DECIDED and j.reproduced and "inconclusive" in j.why
 
 
 def test_a_crossover_size_is_compared_by_its_ci() -> None:
     ref = _r(C.REFUTED, 341_635, 235_092, 539_249)
     assert RP.judge(ref, _r(C.REFUTED, 226_693, 199_368, 307_978)).status == RP.SAME_DECIDED
-    assert RP.judge(ref, _r(C.REFUTED, 120_000, 100_000, 140_000)).status == RP.NOT_REPRODUCED
+    assert RP.judge(ref, _r(C.REFUTED, 120_000, 100_000, 140_000)).status == RP.NOT_IN_SIZE
     # no crossover in range on both sides: refuted without an estimate, the same verdict
     assert RP.judge(_r(C.REFUTED), _r(C.REFUTED)).status == RP.SAME_DECIDED
-    assert RP.judge(_r(C.REFUTED), ref).status == RP.NOT_REPRODUCED
+    # a crossover on one side only: the same verdict, sizes that cannot be compared
+    j = RP.judge(_r(C.REFUTED), ref)
+    assert j.status == RP.NOT_IN_SIZE and "cannot be compared" in j.why
 
 
 def test_not_testable_on_both_vs_a_new_result() -> None:
@@ -94,8 +112,9 @@ def test_table_and_total_by_category() -> None:
     assert list(t["status"]) == [RP.SAME_DECIDED, RP.NOT_REPRODUCED, RP.BOTH_UNDECIDED,
                                  RP.NEWLY_DECIDED]
     assert RP.total(t).startswith(
-        "4 claim verdicts compared: 1 reproduced (1 the same decided verdict, 0 the same "
-        "magnitude verdict), 1 not reproduced, 1 newly decided, 1 both undecided")
+        "4 claim verdicts compared: 1 reproduced (0 in verdict and magnitude, 1 in verdict "
+        "only), 0 the same verdict not reproduced in size, 1 not reproduced, 1 newly decided, "
+        "1 both undecided")
     assert "both undecided" in RP.rule_text() and "never" not in RP.total(t)
 
 
