@@ -168,6 +168,11 @@ def _stat(r: ClaimResult | None, size: float = math.nan) -> str:
         return "—"
     if not math.isfinite(r.value):
         return r.verdict
+    # a thread-count ratio says which thread counts it divides ("8/4 threads 1.84 [...]")
+    pair = next((d["pair"] for d in r.details if d.get("pair") and d.get("ratio") == r.value),
+                "")
+    if pair:
+        return f"{pair} {r.ci_text()}"
     many = len({d.get("size") for d in r.details}) > 1
     if math.isfinite(size) and many:
         d = next((d for d in r.details if d.get("size") == size and "ratio" in d), None)
@@ -175,6 +180,19 @@ def _stat(r: ClaimResult | None, size: float = math.nan) -> str:
             return (f"{fmt_ratio_ci(d['ratio'], d['lo'], d['hi'], times=False)} at "
                     f"{fmt_size(size)}")
     return r.ci_text() + (f" at {fmt_size(r.size)}" if many and math.isfinite(r.size) else "")
+
+
+def _head(text: str) -> str:
+    """A direction's words before its estimate: up to the first colon outside parentheses
+    ("greater where the claim says less (a collapse): 8/4 threads 1.84 [...]" -> its words;
+    "... not slower than 2 and 4 (8/2: greater, 8/4: greater)" stays whole)."""
+    depth = 0
+    for i, ch in enumerate(text or ""):
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == ":" and depth == 0:
+            return text[:i]
+    return text or ""
 
 
 def short_reading(r: ClaimResult) -> str:
@@ -208,7 +226,7 @@ def compact_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
         twin = by_key.get((r.rule_id, r.placement, other[r.basis]))
         cb, th = (r, twin) if r.basis == COPYBENCH else (twin, r)
         pub = REPORTED.get((r.claim, int(r.size))) if math.isfinite(r.size) else None
-        short = r.direction.split(":")[0] if r.direction else ""
+        short = _head(r.direction)
         rows.append({"claim": r.claim, "reading": short_reading(r),
                      "placement": r.placement or "—",
                      "published": f"{pub[0] / pub[1]:.3g}" if pub else "—",

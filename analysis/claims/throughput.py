@@ -112,6 +112,7 @@ def _decide_c6(run: Run, rule: Rule, r: ClaimResult, d, method: str) -> None:
     c = _compare(run, d, rule, method, 8, 4, rule.family)
     assert c is not None  # both thread counts were checked to have data
     _fill(r, c)
+    r.details = [dict(x, pair="8/4 threads") for x in r.details]  # the ratio's own label
     r.statistic = rule.statistic
     out = c.decision.outcome  # a direction: less | greater | equivalent | inconclusive
     r.verdict = HOLDS if out in rule.expected[0] else INCONCLUSIVE if out == "inconclusive" \

@@ -59,3 +59,22 @@ def test_every_thread_of_a_side_had_a_cpu_of_its_own_on_that_machine(threads):
     t = threads.trials
     eight = t[(t["threads"] == 8) & (t["kind"] == "copybench")]
     assert len(eight) and (eight["n_cpus_sender"] == 8).all() and (eight["n_cpus_sink"] == 8).all()
+
+
+def test_a_thread_count_ratio_is_labelled_by_its_own_thread_counts() -> None:
+    """C11's verdict names both thread-count outcomes (8/2 and 8/4) and shows one ratio: the
+    table labels that ratio by its thread counts and keeps the outcomes whole (it once cut the
+    verdict at "8/2:" and showed the 8/4 ratio under it)."""
+    import math
+
+    from analysis import claims as C
+    r = C.ClaimResult("C11", "S3", "statement", "qualitative", verdict=C.REFUTED, value=1.84,
+                      lo=1.63, hi=2.08)
+    r.rule_id, r.placement, r.size = "C11:", "same-core", 16384
+    r.direction = "8 threads are decided not slower than 2 and 4 (8/2: greater, 8/4: greater)"
+    r.details = [{"ratio": 3.36, "lo": 3.03, "hi": 3.77, "size": 16384, "pair": "8/2 threads"},
+                 {"ratio": 1.84, "lo": 1.63, "hi": 2.08, "size": 16384, "pair": "8/4 threads"}]
+    row = C.compact_table([r]).iloc[0]
+    assert row["copybench here [CI]"].startswith("8/4 threads 1.84 [1.63, 2.08]")
+    assert row["verdict"].endswith("(8/2: greater, 8/4: greater))"), row["verdict"]
+    assert math.isfinite(r.value)
