@@ -352,3 +352,37 @@ def modes_text(values: np.ndarray) -> str:
         return ""
     return (f"{x.low:.2f}× ({x.share_low:.0%}) and {x.high:.2f}× ({1 - x.share_low:.0%}) "
             "the median")
+
+
+def receive_factors(measured: pd.DataFrame, today: str | None = None) -> pd.DataFrame:
+    """Per cell of ``today``'s procedure, its log throughput as the sum of two factors of the
+    receiver, ``log(calls per second) + log(bytes per call)``: each factor's variance over the
+    cell's trials, their correlation, and the throughput's variance (the factors' variances
+    plus twice their covariance). Which factor carries the spread, and whether the two move
+    together (the receiver both runs more often and finds more each time) or against each
+    other (it runs more often when it finds less: a rate set elsewhere)."""
+    today = today or TODAY
+    cols = ["cell", "method", "size", "placement", "trials", "var_throughput", "var_calls",
+            "var_bytes_per_call", "corr"]
+    d = stream_trials(measured)
+    need = {"receiver_bytes", "receiver_syscalls", "seconds"}
+    if d.empty or not need <= set(d):
+        return pd.DataFrame(columns=cols)
+    d = d[d.apply(procedure, axis=1) == today]
+    rows = []
+    for cell, g in d.groupby("cell"):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            calls = np.log(_f(g, "receiver_syscalls") / _f(g, "seconds"))
+            bpc = np.log(_f(g, "receiver_bytes") / _f(g, "receiver_syscalls"))
+        ok = np.isfinite(calls) & np.isfinite(bpc)
+        if ok.sum() < MIN_ROUNDS:
+            continue
+        calls, bpc = calls[ok], bpc[ok]
+        f = g.iloc[0]
+        corr = float(np.corrcoef(calls, bpc)[0, 1]) if calls.std() > 0 and bpc.std() > 0 \
+            else math.nan
+        rows.append({"cell": cell, "method": f["method"], "size": int(f["size"]),
+                     "placement": f["placement"], "trials": int(ok.sum()),
+                     "var_throughput": float(g["ly"][ok].var()), "var_calls": float(calls.var()),
+                     "var_bytes_per_call": float(bpc.var()), "corr": corr})
+    return pd.DataFrame(rows, columns=cols)

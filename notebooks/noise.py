@@ -47,7 +47,7 @@ if study is None or today.empty:
          "or it has no block with enough complete rounds of today's procedure.")
     for key in ("noise_run", "noise_paired_sd", "noise_rounds", "noise_share_round",
                 "noise_share_within", "noise_mech", "noise_bimodal", "noise_controls",
-                "noise_target"):
+                "noise_target"):  # noise_factors is glued by its own cell
         glue_text(key, "not measured (no noise-study run)")
 else:
     man = study.manifest
@@ -123,6 +123,32 @@ if len(mech):
                      "throughput (÷ the cell's median)", col="placement",
                      title="A trial's throughput against its receiver's batch")
         P.show(g)
+
+# %% [markdown]
+# The same split, read as the receiver's two factors: a trial's log throughput is log(receive
+# calls per second) + log(bytes per call). Per class (medians over its cells): each factor's
+# sd over a cell's trials, the throughput's, and the factors' correlation. Factors that move
+# against each other (a negative correlation) leave the throughput steadier than either: the
+# receiver runs more often when it finds less, so the rate is set elsewhere. Factors that move
+# together make the throughput spread more than either: the receiver's batch is the mode.
+
+# %% tags=["remove-input"]
+fac = N.receive_factors(m) if study is not None else pd.DataFrame()
+if len(fac):
+    med = fac.groupby(["placement", "size"])[["var_throughput", "var_calls",
+                                              "var_bytes_per_call", "corr"]].median()
+    med = med.reset_index()
+    show_table(pd.DataFrame({
+        "placement": med["placement"], "size": med["size"].map(fmt_size),
+        "sd of throughput": med["var_throughput"] ** 0.5,
+        "sd of calls per second": med["var_calls"] ** 0.5,
+        "sd of bytes per call": med["var_bytes_per_call"] ** 0.5,
+        "correlation of the two": med["corr"]}), floatfmt="{:.3f}")
+    glue_text("noise_factors", "; ".join(
+        f"{r.placement} {fmt_size(r.size)}: correlation {r.corr:+.2f}"
+        for r in med.itertuples()))
+else:
+    glue_text("noise_factors", "not measured")
 
 # %% [markdown]
 # ## Cells that run at two speeds

@@ -151,3 +151,26 @@ def test_controls_compare_each_procedure_with_todays() -> None:
         2.4 / 1.4 / 4, rel=0.35)
     f = ctl.loc["1 s window, buffers fixed at 4 MiB"]
     assert f["ratio_change"] == pytest.approx(1.2, abs=0.04)   # it changes the quantity
+
+
+def test_receive_factors_split_throughput_into_calls_and_batch() -> None:
+    """Planted: in cell "a" the receiver's calls per second and bytes per call move against
+    each other (the rate is set elsewhere); in cell "b" they move together."""
+    rng = np.random.default_rng(11)
+    rows = []
+    for r in range(200):
+        x = rng.normal(0, 0.2)
+        for cell, sign in (("a", -1.0), ("b", 1.0)):
+            calls = 1e5 * math.exp(x)                   # per second
+            bpc = 4000 * math.exp(sign * 0.8 * x + rng.normal(0, 0.02))
+            byts = calls * bpc
+            rows.append({"kind": "copybench", "block": "B", "command": "send", "mode": "stream",
+                         "protocol": "tcp", "cell": cell, "method": "send", "repetition": r + 1,
+                         "size": 512, "placement": "same-core", "duration_s": 1.0,
+                         "sockbuf": 0, "seconds": 1.0, "gbit_per_s": byts * 8 / 1e9,
+                         "receiver_bytes": byts, "receiver_syscalls": calls})
+    f = N.receive_factors(pd.DataFrame(rows)).set_index("cell")
+    assert f.loc["a", "corr"] < -0.95 and f.loc["b", "corr"] > 0.95
+    # against each other: the throughput varies far less than its calls
+    assert f.loc["a", "var_throughput"] < 0.1 * f.loc["a", "var_calls"]
+    assert f.loc["b", "var_throughput"] > 3 * f.loc["b", "var_calls"]
