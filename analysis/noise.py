@@ -46,7 +46,10 @@ def by_window(measured: pd.DataFrame) -> pd.DataFrame:
     if measured.empty or "block" not in measured or measured["block"].isna().all():
         return pd.DataFrame(columns=COLUMNS)
     d = measured[(measured["kind"] == "copybench") & measured["block"].notna()
-                 & (measured.get("twin", pd.Series(0, index=measured.index)).fillna(0) == 0)].copy()
+                 & (measured.get("twin", pd.Series(0, index=measured.index)).fillna(0) == 0)
+                 # fixed socket buffers: the noise study's control, not a planned procedure
+                 & (measured.get("sockbuf", pd.Series(0, index=measured.index)).fillna(0) == 0)
+                 ].copy()
     if d.empty:
         return pd.DataFrame(columns=COLUMNS)
     d["kind_of_cell"] = d.apply(_kind, axis=1)

@@ -84,3 +84,21 @@ def test_a_model_pooled_over_runs_keeps_each_runs_blocks_apart(tmp_path: Path) -
     model = D.Noise.load(tmp_path / "noise.toml")  # what a profile's plan reads
     assert model.sd("stream", "cross-core", 1.0)[0] == pytest.approx(both.log_ratio_sd,
                                                                      abs=1e-4)
+
+
+def test_fixed_buffer_controls_stay_out_of_the_model() -> None:
+    """The noise study's cells with fixed socket buffers (a control) are not the procedure
+    the profiles plan with: the model reads only autotuned blocks."""
+    run = Path(__file__).resolve().parents[2] / "data" / "raw" / \
+        "20261127T014030Z-noise-study-be4d"
+    if not run.is_dir():
+        pytest.skip("needs the committed noise-study run 20261127T014030Z-noise-study-be4d")
+    import gzip
+    import json
+    recs = [json.loads(x) for x in gzip.open(run / "trials.jsonl.gz", "rt")]
+    fixed = [r for r in recs if (r.get("config") or {}).get("sockbuf")]
+    assert fixed, "the run has its fixed-buffer control"
+    blocks = RN._blocks(recs)
+    kept = {c for cells in blocks.values() for c in cells}
+    assert not kept & {r["cell"] for r in fixed}
+    assert kept  # the autotuned blocks are read
