@@ -386,3 +386,4 @@ def receive_factors(measured: pd.DataFrame, today: str | None = None) -> pd.Data
                      "var_throughput": float(g["ly"][ok].var()), "var_calls": float(calls.var()),
                      "var_bytes_per_call": float(bpc.var()), "corr": corr})
     return pd.DataFrame(rows, columns=cols)
+
