@@ -53,6 +53,8 @@ MECHANISMS = {
     "retransmissions per GB": lambda d: np.log1p(_f(d, "sender_retrans") / (_f(d, "bytes") / 1e9)),
     "receive buffer at the window's end": lambda d: np.log(_f(d, "receiver_rcvbuf_end")),
     "NET_RX softirqs per MB": lambda d: np.log1p(_f(d, "softirq_net_rx") / (_f(d, "bytes") / 1e6)),
+    # the hypervisor's share of the window's CPU time (not a rate of the trial's own work)
+    "steal (share of the window)": lambda d: _f(d, "steal_frac"),
 }
 
 
