@@ -86,13 +86,21 @@ if len(today):
                order=[fmt_size(s) for s in sorted(t["size"].unique())],
                title="The parts of a trial's spread (noise study, 1 s windows)")
     P.show(g)
-    paired = float(today["paired_sd"].median())
-    glue_text("noise_paired_sd", f"{paired:.3f}")
+    # the direct figure: each comparison's per-round log ratios (not the block's model)
+    pairs = N.comparisons(m)
+    pairs = pairs[(pairs["procedure"] == N.TODAY)
+                  & ~pairs["pair"].str.contains("twin", regex=False)]
+    paired = float(pairs["paired_sd"].median())
+    glue_text("noise_paired_sd", f"{paired:.3f} over its {len(pairs)} comparisons")
     glue_text("noise_rounds", str(N.rounds_to_decide(paired)))
     glue_text("noise_share_round",
               f"{today['share_round'].min():.0%} to {today['share_round'].max():.0%}")
-    glue_text("noise_share_within",
-              f"{today['share_within'].min():.0%} to {today['share_within'].max():.0%}")
+    lo_w, hi_w = today["share_within"].min(), today["share_within"].max()
+    glue_text("noise_share_within", (
+        f"{lo_w:.0%} to {hi_w:.0%} (a lower bound), so most of it is the state each trial "
+        "starts with, which a longer window cannot average away" if hi_w < 0.5 else
+        f"{lo_w:.0%} to {hi_w:.0%} (a lower bound): in some blocks, noise within the window "
+        "is a large part, which a longer window averages"))
     glue_text("noise_target", "met" if paired <= 0.08 else "not met")
 
 # %% [markdown]
