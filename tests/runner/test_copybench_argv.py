@@ -27,6 +27,7 @@ CELLS = {
     "tcp-pingpong": cell(mode="pingpong", size=64),
     "udp-forward": cell(transport="udp-forward", verify="off"),
     "file-send": cell(method="sendfile", size=1 << 20, cache="cold", dir="/var/tmp"),
+    "tcp-sockbuf": cell(sockbuf=4 << 20),
     "copy": cell(command="copy", method="splice", transport=None, mode=None, cache="warm"),
 }
 
