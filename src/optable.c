@@ -21,7 +21,7 @@ void optable_usage(const struct optcmd *cmd, FILE *f)
 	int width = 0;
 
 	for (const struct optdef *d = cmd->opts; d->name; d++) {
-		int n = opt_left(d, left, sizeof(left));
+		int n = d->kind == OPT_RENAMED ? 0 : opt_left(d, left, sizeof(left));
 
 		if (n > width)
 			width = n;
@@ -30,6 +30,8 @@ void optable_usage(const struct optcmd *cmd, FILE *f)
 	for (const struct optdef *d = cmd->opts; d->name; d++) {
 		const char *line = d->help;
 
+		if (d->kind == OPT_RENAMED)
+			continue;
 		opt_left(d, left, sizeof(left));
 		fprintf(f, "  %-*s  ", width, left);
 		for (;;) {
@@ -68,6 +70,8 @@ static void opt_store(const struct optdef *d, const char *val, const struct optc
 	case OPT_U64: *(uint64_t *)at = parse_u64(flag, val); break;
 	case OPT_CHOICE: *(int *)at = parse_choice(flag, val, d->choices); break;
 	case OPT_CPULIST: parse_cpulist(flag, val, at); break;
+	case OPT_RENAMED:
+		die_usage("%s: renamed --%s (see copybench %s --help)", flag, d->renamed, cmd->name);
 	}
 	if (d->given)
 		*(bool *)(base + d->given - 1) = true;
@@ -81,7 +85,10 @@ void optable_parse(int argc, char **argv, const struct optcmd *cmd, void *opts)
 	for (const struct optdef *d = cmd->opts; d->name; d++, n++) {
 		if (n == OPTABLE_MAX)
 			abort(); /* a table longer than OPTABLE_MAX: a programming error */
-		all[n] = (struct option){ d->name, d->arg ? required_argument : no_argument, NULL, OPT_VAL0 + n };
+		/* a renamed option takes any value or none, so each form reaches its usage error */
+		all[n] = (struct option){ d->name, d->kind == OPT_RENAMED ? optional_argument
+						   : d->arg ? required_argument : no_argument,
+					  NULL, OPT_VAL0 + n };
 	}
 	all[n] = (struct option){ 0 };
 	opterr = 0;

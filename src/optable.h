@@ -17,6 +17,8 @@ enum opt_kind {
 	OPT_U64,      /* uint64_t (parse_u64) */
 	OPT_CHOICE,   /* int or enum: the index of the value in choices (parse_choice) */
 	OPT_CPULIST,  /* struct cpulist (parse_cpulist) */
+	OPT_RENAMED,  /* a name no longer taken: a usage error naming the row's `renamed`, the
+		       * option's name now; left out of the usage text (OPT_RENAMED_ROW) */
 };
 
 struct optdef {
@@ -28,6 +30,7 @@ struct optdef {
 	double min, max;             /* OPT_INT, OPT_SECONDS, OPT_SIZE (exact below 2^53) */
 	const char *const *choices;  /* OPT_CHOICE, NULL-terminated */
 	const char *help;            /* the usage text; each '\n' starts a line under the first */
+	const char *renamed;         /* OPT_RENAMED: the option's name now ("protocol") */
 };
 
 /* The offset of `field` in `type`, refused at compile time (a negative array size) unless the
@@ -36,6 +39,9 @@ struct optdef {
 	(offsetof(type, field) + 0 * sizeof(char[sizeof(((type *)0)->field) == sizeof(ctype) ? 1 : -1]))
 /* `given` is stored one above the offset, so that 0 can mean "none" */
 #define OPT_GIVEN(type, field) (OPT_AT(type, field, bool) + 1)
+/* --old, renamed --now: refused with one usage error that names --now (with or without a
+ * value), so an old command line fails saying what to write instead */
+#define OPT_RENAMED_ROW(old, now) { .name = old, .kind = OPT_RENAMED, .renamed = now }
 /* --help, the same row in every table */
 #define OPT_HELP_ROW { .name = "help", .kind = OPT_HELP, .help = "print this text and exit" }
 

@@ -33,7 +33,7 @@ def sender_argv(binary: Path, cell: Cell, host: str, port: int, cpus: Cpus,
         return [str(binary), "copy", "--method", cell.method, "--size", str(cell.size),
                 *file_opts, *cpu, *common]
     argv = [str(binary), "send", "--method", cell.method, "--host", host,
-            "--port", str(port), "--transport", cell.protocol, "--mode", cell.mode or "stream",
+            "--port", str(port), "--protocol", cell.protocol, "--mode", cell.mode or "stream",
             "--size", str(cell.size), "--threads", str(cell.threads), *cpu, *common]
     if cell.mode == "pingpong":
         # per-thread perf events and the syscall tracepoint add latency to every round trip

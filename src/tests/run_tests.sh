@@ -273,7 +273,7 @@ done
 # --- pingpong ------------------------------------------------------------------------------
 for m in send sendmsg zerocopy; do
 	for proto in tcp udp; do
-		trial send --method "$m" --transport "$proto" --mode pingpong --host 127.0.0.1 --port "$PORT" --size 64 \
+		trial send --method "$m" --protocol "$proto" --mode pingpong --host 127.0.0.1 --port "$PORT" --size 64 \
 			--cpus 0 --verify full $T
 		check_record "$tmp/r.json" "pingpong $m $proto" \
 			"(lambda q: 0 < q['p50'] <= q['p90'] <= q['p99'] <= q['p999'] <= q['max'] and q['count'] > 10)(res['rtt_ns'])"
@@ -300,9 +300,9 @@ trial send --method sendmsg --host ::1 --port "$PORT" --size 4096 --verify full 
 check_record "$tmp/r.json" "IPv6" "r['config']['family'] == 'ipv6'"
 for m in send sendmsg zerocopy uring-zc; do
 	have "$m" || continue
-	trial send --method "$m" --transport udp --host 127.0.0.1 --port "$PORT" --size 1400 --verify full $T
+	trial send --method "$m" --protocol udp --host 127.0.0.1 --port "$PORT" --size 1400 --verify full $T
 	check_record "$tmp/r.json" "udp stream $m" "res['datagrams']['received'] > 0 and res['datagrams']['lost'] >= 0"
-	trial send --method "$m" --transport udp --no-sink --host 127.0.0.1 --port "$(free_port)" --size 1400 $T
+	trial send --method "$m" --protocol udp --no-sink --host 127.0.0.1 --port "$(free_port)" --size 1400 $T
 	check_record "$tmp/r.json" "udp --no-sink $m" "res['receiver'] is None and res['verify'] is None and res['datagrams']['sent'] > 0"
 done
 
@@ -390,8 +390,9 @@ expect_exit "cpu list with a trailing comma" 2 "--cpus" -- "$BIN" $S --method se
 expect_exit "port out of range" 2 "--port" -- "$BIN" send --host 127.0.0.1 --port 70000 --method send
 expect_exit "cpu that does not exist" 2 "--cpus" -- "$BIN" $S --method send --cpus 4095
 expect_exit "verify value" 2 "--verify" -- "$BIN" $S --method send --verify most
-expect_exit "udp datagram too big" 2 "--size" -- "$BIN" $S --method send --transport udp --size 65508
-expect_exit "vmsplice over udp" 2 "--transport" -- "$BIN" $S --method vmsplice --transport udp
+expect_exit "udp datagram too big" 2 "--size" -- "$BIN" $S --method send --protocol udp --size 65508
+expect_exit "vmsplice over udp" 2 "--protocol" -- "$BIN" $S --method vmsplice --protocol udp
+expect_exit "old --transport (renamed --protocol)" 2 "--protocol" -- "$BIN" $S --method send --transport udp
 expect_exit "pingpong with a file method" 2 "--mode" -- "$BIN" $S --method sendfile --mode pingpong
 expect_exit "missing file" 2 "--file" -- "$BIN" $S --method sendfile --file "$tmp/does-not-exist"
 expect_exit "file is a directory" 2 "--file" -- "$BIN" $S --method sendfile --file "$tmp"

@@ -134,7 +134,7 @@ def test_threads_have_one_entry_each(copybench: Path, port: int) -> None:
 
 
 def test_udp_has_buffers_but_no_tcp_info_and_says_why(copybench: Path, port: int) -> None:
-    rec = send(copybench, port, "--method", "send", "--transport", "udp", "--size", "1400",
+    rec = send(copybench, port, "--method", "send", "--protocol", "udp", "--size", "1400",
                "--duration", "0.3", "--warmup", "0.05")
     for name in ("sender", "receiver"):
         side = rec["result"][name]

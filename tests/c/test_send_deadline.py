@@ -118,7 +118,7 @@ def test_stopped_udp_sink_never_answers(copybench: Path, sink: Sink) -> None:
     """UDP sends never block on the receiver: the sender waits for a result that never comes."""
     p, port = sink
     r, took, bound = send_with_stopped_sink(copybench, p, port, 2.0, "--method", "sendmsg",
-                                            "--transport", "udp", "--size", "1400")
+                                            "--protocol", "udp", "--size", "1400")
     assert_failed_record(r, "sink's result", "stopped answering")
 
 

@@ -43,7 +43,7 @@ def test_without_it_the_record_says_autotuned(copybench: Path, port: int) -> Non
     (["--sockbuf", "1K"], "--sockbuf"),
     (["--sockbuf", "2G"], "--sockbuf"),
     (["--sockbuf", "lots"], "--sockbuf"),
-    (["--sockbuf", "64K", "--transport", "udp"], "only with --transport tcp"),
+    (["--sockbuf", "64K", "--protocol", "udp"], "only with --protocol tcp"),
 ])
 def test_bad_values_are_one_line_usage_errors(copybench: Path, args: list[str],
                                               words: str) -> None:
