@@ -75,10 +75,10 @@ note(f"**{RP.total(reproduced)}.**")
 if not RP.tests_the_rule(run, ref):
     early = [r.run_id for r in (run, ref)
              if r.created_at is None or r.created_at <= A.instant(RP.MENDED)]
-    note(f"**Post hoc**: the rule in force was last revised at {RP.MENDED.replace('T', ' ')} "
-         f"UTC, after {' and '.join(early)} {'was' if len(early) == 1 else 'were'} made, so "
-         "verdicts judged here could have been seen when it was written: this judgement is "
-         "not a test of the rule.")
+    note(f"**Post hoc**: {' and '.join(early)} {'was' if len(early) == 1 else 'were'} made "
+         "before the rule in force (its date is in the artifact appendix's table of rules), "
+         "so verdicts judged here could have been seen when it was written: this judgement "
+         "is not a test of the rule.")
 show_table(reproduced[["claim", "reading", "placement", "reference", "reference magnitude",
                        "reference estimate", "run", "run magnitude", "run estimate", "status",
                        "why"]])

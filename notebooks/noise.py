@@ -92,7 +92,8 @@ if len(today):
                   & ~pairs["pair"].str.contains("twin", regex=False)]
     paired = float(pairs["paired_sd"].median())
     glue_text("noise_paired_sd", f"{paired:.3f} over its {len(pairs)} comparisons")
-    glue_text("noise_rounds", str(N.rounds_to_decide(paired)))
+    glue_text("noise_rounds", f"{N.rounds_to_decide(paired)} rounds for a "
+              f"{N.DECIDE_LEVEL:.0%} interval of ±{N.DECIDE_BAND:.0%}")
     glue_text("noise_share_round",
               f"{today['share_round'].min():.0%} to {today['share_round'].max():.0%}")
     lo_w, hi_w = today["share_within"].min(), today["share_within"].max()
