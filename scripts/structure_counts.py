@@ -52,11 +52,16 @@ def rel(root: Path, f: Path) -> str:
 
 
 def module_assigns(tree: ast.Module) -> list[tuple[str, int]]:
+    """Module-level names assigned, each with its line; " (alias)" appended to the name where
+    the value is another name (``THRESHOLD = SESOI``)."""
     out = []
     for node in tree.body:
         targets = node.targets if isinstance(node, ast.Assign) else \
             [node.target] if isinstance(node, ast.AnnAssign) else []
-        out += [(t.id, node.lineno) for t in targets if isinstance(t, ast.Name)]
+        value = getattr(node, "value", None)
+        alias = isinstance(value, (ast.Name, ast.Attribute))
+        out += [(f"{t.id}{' (alias)' if alias else ''}", node.lineno) for t in targets
+                if isinstance(t, ast.Name)]
     return out
 
 
@@ -104,7 +109,7 @@ def alpha_confidence(root: Path) -> tuple[list[str], list[str]]:
     for f in py_files(root):
         tree = parse(f)
         defs += [f"  {rel(root, f)}:{ln} {name}" for name, ln in module_assigns(tree)
-                 if name in ("ALPHA", "CONFIDENCE") or name.endswith(("_ALPHA", "_CONFIDENCE"))]
+                 if re.fullmatch(r"(\w+_)?(ALPHA|CONFIDENCE)( \(alias\))?", name)]
         lits += [f"  {rel(root, f)}:{ln}" for v, ln in numbers(tree) if v == 0.95]
     return defs, lits
 
@@ -307,15 +312,17 @@ def main(argv: list[str]) -> int:
     bands = band_declarations(root)
     kinds = defaultdict(int)
     for b in bands:
-        kinds[b.split()[0]] += 1
-    print(f"band declarations: {len(bands)} (names {kinds['name']}, literals in code "
-          f"{kinds['literal']}, profile lines {kinds['profile']})")
+        kinds[b.split()[0] + (" alias" if b.endswith("(alias)") else "")] += 1
+    print(f"band declarations: {len(bands) - kinds['name alias']} (names with a value "
+          f"{kinds['name']}, literals in code {kinds['literal']}, profile lines "
+          f"{kinds['profile']}); aliases of a declared band: {kinds['name alias']}")
     print("\n".join(bands))
     rd = readers(root)
     print(f"CI-vs-band readers (of the five issue 50 names): {len(rd)}")
     print("\n".join(rd))
     defs, lits = alpha_confidence(root)
-    print(f"ALPHA/CONFIDENCE definitions: {len(defs)}")
+    n_alias = sum(d.endswith("(alias)") for d in defs)
+    print(f"ALPHA/CONFIDENCE definitions: {len(defs) - n_alias} (and {n_alias} aliases)")
     print("\n".join(defs))
     print(f"0.95 literals in code: {len(lits)}")
     print("\n".join(lits))
