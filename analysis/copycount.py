@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.fmt import fmt_size
+from analysis.stats import CONFIDENCE
 
 #: largest number of CPU copies per byte any method here performs (send and read-write: 3
 #: end to end; no side does more)
@@ -60,7 +61,6 @@ TOLERANCE = 0.25
 #: impossible value; 3.3 is). The count is a ratio of non-negative numbers, so never < 0.
 BOUND = MAX_TOTAL + TOLERANCE
 RESAMPLES = 2000
-CONFIDENCE = 0.95
 
 SIDES_OF = {"message": ("sender", "receiver"), "file→socket": ("sender", "receiver"),
             "file→file": ("sender",)}

@@ -47,14 +47,19 @@ def fmt_ratio_ci(ratio: float | None, lo: float | None, hi: float | None, *,
 
 
 def fmt_est(e: S.Estimate, unit: str = "", digits: int = 3) -> str:
-    """``12.3 Gbit/s (95% CI 11.9-12.8, n=5)``."""
+    """``12.3 Gbit/s (95% CI 11.9-12.8, n=5)``: the level is the estimate's own."""
     u = f" {unit}" if unit else ""
     if not math.isfinite(e.value):
         return "n/a"
     if not (math.isfinite(e.lo) and math.isfinite(e.hi)):
         return f"{fmt_num(e.value, digits)}{u} (no CI, n={e.n})"
-    return (f"{fmt_num(e.value, digits)}{u} (95% CI {fmt_num(e.lo, digits)}–"
-            f"{fmt_num(e.hi, digits)}, n={e.n})")
+    return (f"{fmt_num(e.value, digits)}{u} ({fmt_level(e.confidence)} CI "
+            f"{fmt_num(e.lo, digits)}–{fmt_num(e.hi, digits)}, n={e.n})")
+
+
+def fmt_level(confidence: float) -> str:
+    """A confidence level as the book prints it: ``95%`` (0.95), ``98.75%`` (0.9875)."""
+    return f"{round(confidence * 100, 4):g}%"
 
 
 def fmt_hours(hours: float) -> str:

@@ -22,11 +22,13 @@ from scipy import stats
 from blockstats import sequential as sq
 from statsmodels.stats.multitest import multipletests
 
-CONFIDENCE = 0.95
+#: the one two-sided error rate of the project (blockstats.schedule owns it; the runner's
+#: top-up reads the same) and the confidence level of every CI the analysis reports
+ALPHA = sq.ALPHA
+CONFIDENCE = 1 - ALPHA
 N_RESAMPLES = 2000
 #: Declared practical threshold: ratios within 1 +- 3 % count as "no practical difference".
 PRACTICAL_THRESHOLD = 0.03
-ALPHA = 0.05
 
 Direction = Literal["greater", "less", "equivalent", "inconclusive"]
 

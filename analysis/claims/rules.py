@@ -275,10 +275,6 @@ def _direction(t: float = THRESHOLD) -> S.DecisionRule:
     return S.DecisionRule("direction", threshold=t)
 
 
-def _approx(r: float) -> S.DecisionRule:
-    return S.DecisionRule("approx", value=r, tolerance=APPROX_TOL)
-
-
 RULES: dict[str, tuple[Rule, ...]] = {
     "C1": (
         Rule("C1", "S1 latency ratio zero-copy / two-copy = window/messages received in a "

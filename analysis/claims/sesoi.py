@@ -28,6 +28,8 @@ from typing import Sequence
 
 from scipy import stats as st
 
+from blockstats import band
+
 #: the A/A control of the reference run e8c3: (CI low, CI high, rounds), 95 %
 AA_CONTROL = (0.94955, 1.053503, 30)
 PROFILES = Path(__file__).resolve().parents[2] / "runner" / "profiles"
@@ -44,8 +46,9 @@ def planned_rounds(path: Path = REFERENCE_PROFILE) -> int:
 
 
 ROUNDS = planned_rounds()
-#: the smallest effect of interest (the result of :func:`derive` on the inputs above)
-SESOI = 0.07
+#: the smallest effect of interest (the result of :func:`derive` on the inputs above),
+#: declared once in blockstats.band, which the runner's profiles read too
+SESOI = band.SESOI
 
 
 def aa_sigma(lo: float, hi: float, rounds: int) -> float:

@@ -41,7 +41,6 @@ from blockstats import families
 from blockstats import sequential as sq
 
 FIXED, CURRENT, NEW = "fixed", "current", "new"
-ALPHA = sq.ALPHA
 Array = NDArray[np.float64]
 
 
@@ -56,7 +55,7 @@ class Arm:
     topup: DesignPlan | None
     budget_s: float
     spending: str = sq.POCOCK
-    alpha: float = ALPHA
+    alpha: float = sq.ALPHA
 
 
 def fixed_arm(structure: Structure, budget_s: float) -> Arm:

@@ -52,3 +52,17 @@ def test_the_check_sees_a_hand_written_ci() -> None:
     src = ('x = f"{fmt_num(r[\'ratio\'])}× [{fmt_num(r[\'lo\'])}, {fmt_num(r[\'hi\'])}]"\n'
            'y = f"{e.value:.2f} [{e.lo:.2f}, {e.hi:.2f}]"\n')
     assert hand_written(src) == [1, 2]
+
+
+def test_an_estimate_prints_its_own_level() -> None:
+    """``fmt_est`` writes the level the estimate was computed at, not a fixed "95%": a CI at a
+    family's Bonferroni level says so."""
+    from analysis import stats as S
+    from analysis.fmt import fmt_est, fmt_level
+
+    assert fmt_est(S.Estimate(12.34, 11.9, 12.8, 5), "Gbit/s") == \
+        "12.3 Gbit/s (95% CI 11.9–12.8, n=5)"
+    assert fmt_est(S.Estimate(1.5, 1.2, 1.8, 30, confidence=1 - S.ALPHA / 4)) == \
+        "1.50 (98.75% CI 1.20–1.80, n=30)"
+    assert fmt_level(S.CONFIDENCE) == "95%" and fmt_level(0.99) == "99%"
+    assert S.CONFIDENCE == 1 - S.ALPHA == 0.95

@@ -1,0 +1,345 @@
+"""Counts of the analysis side's structure, read from the code (issue 50's before/after figures).
+
+    python scripts/structure_counts.py [ROOT]
+
+Prints, for the checkout at ROOT (default: this one):
+
+* band declarations: module-level names holding a band (``*SESOI*``, ``*THRESHOLD*``) in the
+  packages, boundary numbers (0.93, 1.07, 0.934579, 1.075269) typed in the packages' code, and
+  the profile lines that hold one;
+* CI-vs-band readers: the functions the issue names that read a CI against a band, where they
+  are still defined;
+* ``ALPHA`` / ``CONFIDENCE`` definitions and the 0.95 literals in the packages' code;
+* analysis modules that write the book's sentences (string constants of six or more words);
+* analysis modules per folder and the depth of their import graph (levels);
+* lines of ``runner/profiles/paper.toml`` and ``claims.toml``;
+* functions of the packages called only from tests, and called from nowhere.
+
+The counts are heuristics over the syntax tree (a name is "called" where it appears as a name
+or attribute anywhere outside its own definition); they are for comparing two commits, not
+for proofs. Standard library only.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+PACKAGES = ("runner", "rundir", "blockstats", "analysis")
+BOUNDARIES = ("0.93", "1.07", "0.934579", "1.075269")
+BOUNDARY_RE = re.compile(r"(?<![\d.])(?:0\.934579|1\.075269|0\.93|1\.07)(?![\d])")
+BAND_NAME = re.compile(r"SESOI|THRESHOLD")
+#: the CI-against-a-band readers issue 50 names: (module path, qualified function name)
+READERS = (("analysis/stats.py", "decide"), ("analysis/stats.py", "classify_ratio"),
+           ("analysis/stats.py", "approx_verdict"), ("analysis/stats.py", "threshold_verdict"),
+           ("analysis/claims/why.py", "Factor.differs"))
+SENTENCE_WORDS = 6
+
+
+def py_files(root: Path, pkgs: tuple[str, ...] = PACKAGES) -> list[Path]:
+    return [f for p in pkgs for f in sorted((root / p).rglob("*.py"))]
+
+
+def parse(f: Path) -> ast.Module:
+    return ast.parse(f.read_text(), filename=str(f))
+
+
+def rel(root: Path, f: Path) -> str:
+    return str(f.relative_to(root))
+
+
+def module_assigns(tree: ast.Module) -> list[tuple[str, int]]:
+    """Module-level names assigned, each with its line; " (alias)" appended to the name where
+    the value is another name (``THRESHOLD = SESOI``)."""
+    out = []
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, ast.AnnAssign) else []
+        value = getattr(node, "value", None)
+        alias = isinstance(value, (ast.Name, ast.Attribute))
+        out += [(f"{t.id}{' (alias)' if alias else ''}", node.lineno) for t in targets
+                if isinstance(t, ast.Name)]
+    return out
+
+
+def numbers(tree: ast.Module) -> list[tuple[float, int]]:
+    return [(n.value, n.lineno) for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, float)]
+
+
+def band_declarations(root: Path) -> list[str]:
+    lines = []
+    for f in py_files(root):
+        tree = parse(f)
+        lines += [f"  name     {rel(root, f)}:{ln} {name}" for name, ln in module_assigns(tree)
+                  if BAND_NAME.search(name)]
+        lines += [f"  literal  {rel(root, f)}:{ln} {v}" for v, ln in numbers(tree)
+                  if any(v == float(b) for b in BOUNDARIES)]
+    for f in sorted((root / "runner" / "profiles").glob("*.toml")):
+        for i, line in enumerate(f.read_text().splitlines(), 1):
+            code = line.split("#", 1)[0]
+            if BOUNDARY_RE.search(code):
+                lines.append(f"  profile  {rel(root, f)}:{i}")
+    return lines
+
+
+def defined(root: Path, path: str, qual: str) -> bool:
+    f = root / path
+    if not f.exists():
+        return False
+    tree = parse(f)
+    cls, _, fn = qual.rpartition(".")
+    scope: list[ast.stmt] = tree.body
+    if cls:
+        scope = [b for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls
+                 for b in n.body]
+    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == fn
+               for n in scope)
+
+
+def readers(root: Path) -> list[str]:
+    return [f"  {path}:{qual}" for path, qual in READERS if defined(root, path, qual)]
+
+
+def alpha_confidence(root: Path) -> tuple[list[str], list[str]]:
+    defs, lits = [], []
+    for f in py_files(root):
+        tree = parse(f)
+        defs += [f"  {rel(root, f)}:{ln} {name}" for name, ln in module_assigns(tree)
+                 if re.fullmatch(r"(\w+_)?(ALPHA|CONFIDENCE)( \(alias\))?", name)]
+        lits += [f"  {rel(root, f)}:{ln}" for v, ln in numbers(tree) if v == 0.95]
+    return defs, lits
+
+
+def _strings(tree: ast.Module) -> list[str]:
+    """String constants, f-strings' literal parts joined with a placeholder word; docstrings
+    left out."""
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.body and isinstance(n.body[0], ast.Expr)
+            and isinstance(n.body[0].value, ast.Constant)}
+    out, inside_f = [], set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.JoinedStr):
+            parts = []
+            for v in n.values:
+                inside_f.add(id(v))
+                parts.append(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str)
+                             else " X ")
+            out.append("".join(parts))
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs \
+                and id(n) not in inside_f:
+            out.append(n.value)
+    return out
+
+
+def sentence_modules(root: Path) -> list[str]:
+    out = []
+    for f in py_files(root, ("analysis",)):
+        n = sum(1 for s in _strings(parse(f))
+                if len(re.findall(r"[A-Za-z][A-Za-z'-]*", s)) >= SENTENCE_WORDS)
+        if n >= 3:
+            out.append(f"  {rel(root, f)} ({n} strings of {SENTENCE_WORDS}+ words)")
+    return out
+
+
+def _modname(root: Path, f: Path) -> str:
+    parts = f.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(root: Path, pkg: str) -> dict[str, set[str]]:
+    files = {_modname(root, f): f for f in sorted((root / pkg).rglob("*.py"))}
+
+    def known(name: str) -> str | None:
+        while name and name not in files:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for name, f in files.items():
+        base = name if f.name == "__init__.py" else name.rpartition(".")[0]
+        out: set[str] = set()
+        for n in ast.walk(parse(f)):
+            if isinstance(n, ast.Import):
+                out.update(filter(None, (known(a.name) for a in n.names)))
+            elif isinstance(n, ast.ImportFrom):
+                if n.level:
+                    up = base.split(".")
+                    up = up[:len(up) - (n.level - 1)]
+                    mod = ".".join(up + ([n.module] if n.module else []))
+                else:
+                    mod = n.module or ""
+                if mod.split(".")[0] != pkg:
+                    continue
+                for a in n.names:
+                    k = known(f"{mod}.{a.name}") or known(mod)
+                    if k:
+                        out.add(k)
+        out.discard(name)
+        graph[name] = out
+    return graph
+
+
+def levels(graph: dict[str, set[str]]) -> tuple[dict[str, int], list[str]]:
+    """Each module's level (1 + the highest level it imports; cycles cut and reported)."""
+    level: dict[str, int] = {}
+    cycles: list[str] = []
+
+    def visit(m: str, stack: tuple[str, ...]) -> int:
+        if m in level:
+            return level[m]
+        if m in stack:
+            cycles.append(" -> ".join(stack[stack.index(m):] + (m,)))
+            return 0
+        lv = 1 + max((visit(t, stack + (m,)) for t in graph.get(m, ())), default=0)
+        level[m] = lv
+        return lv
+
+    for m in sorted(graph):
+        visit(m, ())
+    return level, sorted(set(cycles))
+
+
+def analysis_layout(root: Path) -> list[str]:
+    graph = import_graph(root, "analysis")
+    level, cycles = levels(graph)
+    per_folder: dict[str, list[str]] = defaultdict(list)
+    for m in graph:
+        parts = m.split(".")
+        folder = "/".join(parts[:-1]) if (root / "/".join(parts)).is_dir() is False else \
+            "/".join(parts)
+        per_folder[folder or "analysis"].append(m)
+    out = [f"  {folder}/: {len(ms)} modules" for folder, ms in sorted(per_folder.items())]
+    out.append(f"  import levels (longest chain of analysis imports): {max(level.values())}")
+    layered = (root / "tests" / "test_layout.py").read_text()
+    out.append("  layer order checked by tests/test_layout.py: "
+               + ("yes" if "ANALYSIS_LAYERS" in layered else "no"))
+    plots_users = [m for m, ts in graph.items() if m == "analysis.counts"
+                   and any(t.startswith("analysis.plots") or t.endswith(".plots") for t in ts)]
+    out.append(f"  analysis.counts imports plots: {'yes' if plots_users else 'no'}")
+    readers_ = sorted(rel(root, f) for f in py_files(root, ("analysis",))
+                      + sorted((root / "notebooks").glob("*.py"))
+                      if re.search(r"['\"]profiles['\"]", f.read_text()))
+    out.append(f"  analysis-side files that name runner/profiles by path: {len(readers_)} "
+               f"({', '.join(readers_)})")
+    if cycles:
+        out.append(f"  import cycles: {len(cycles)}")
+    return out
+
+
+def _defs(tree: ast.Module) -> list[tuple[str, int]]:
+    out = []
+    for n in tree.body:
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.append((n.name, n.lineno))
+        elif isinstance(n, ast.ClassDef):
+            out += [(b.name, b.lineno) for b in n.body
+                    if isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and not b.name.startswith("__")
+                    and not any(isinstance(d, ast.Name) and d.id == "property"
+                                for d in b.decorator_list)]
+    return out
+
+
+def _names(tree: ast.AST) -> list[str]:
+    out = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name):
+            out.append(n.id)
+        elif isinstance(n, ast.Attribute):
+            out.append(n.attr)
+        elif isinstance(n, ast.alias):
+            out.append(n.name.rpartition(".")[2])
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str) \
+                and re.fullmatch(r"[A-Za-z_][\w.:]*", n.value):
+            out.append(n.value.rpartition(".")[2].rpartition(":")[2])
+    return out
+
+
+def test_only(root: Path) -> tuple[list[str], list[str]]:
+    """(functions referenced only from tests/, functions referenced nowhere)."""
+    prod: dict[str, int] = defaultdict(int)
+    tests: dict[str, int] = defaultdict(int)
+    own: dict[str, int] = defaultdict(int)  # each def's own name counts once per def
+    prod_files = py_files(root) + sorted((root / "notebooks").glob("*.py")) \
+        + sorted((root / "scripts").rglob("*.py")) + sorted((root / "book").rglob("*.py"))
+    for f in prod_files:
+        if "_build" in f.parts or "_generated" in f.parts:
+            continue
+        for name in _names(parse(f)):
+            prod[name] += 1
+    for f in sorted((root / "tests").rglob("*.py")):
+        for name in _names(parse(f)):
+            tests[name] += 1
+    text = " ".join(p.read_text(errors="replace") for pat in ("Makefile", "mk/*.mk", "book/**/*.md")
+                    for p in sorted(root.glob(pat)) if p.is_file())
+    only_tests, nowhere = [], []
+    for f in py_files(root):
+        for name, ln in _defs(parse(f)):
+            if name in ("main", "__getattr__") or name.startswith("test"):
+                continue
+            own[name] += 1
+    for f in py_files(root):
+        for name, ln in _defs(parse(f)):
+            if name in ("main", "__getattr__") or name.startswith("test"):
+                continue
+            used = prod[name] > 0 or re.search(rf"\b{re.escape(name)}\b", text)
+            if used:
+                continue
+            where = f"  {rel(root, f)}:{ln} {name}"
+            (only_tests if tests[name] else nowhere).append(where)
+    return only_tests, nowhere
+
+
+def lines(f: Path) -> int:
+    return len(f.read_text().splitlines()) if f.exists() else 0
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) > 1:
+        print("usage: python scripts/structure_counts.py [ROOT]", file=sys.stderr)
+        return 2
+    root = Path(argv[0] if argv else Path(__file__).resolve().parent.parent).resolve()
+    if not (root / "analysis").is_dir():
+        print(f"structure_counts: {root} has no analysis/ (not a copybench checkout)",
+              file=sys.stderr)
+        return 2
+    bands = band_declarations(root)
+    kinds = defaultdict(int)
+    for b in bands:
+        kinds[b.split()[0] + (" alias" if b.endswith("(alias)") else "")] += 1
+    print(f"band declarations: {len(bands) - kinds['name alias']} (names with a value "
+          f"{kinds['name']}, literals in code {kinds['literal']}, profile lines "
+          f"{kinds['profile']}); aliases of a declared band: {kinds['name alias']}")
+    print("\n".join(bands))
+    rd = readers(root)
+    print(f"CI-vs-band readers (of the five issue 50 names): {len(rd)}")
+    print("\n".join(rd))
+    defs, lits = alpha_confidence(root)
+    n_alias = sum(d.endswith("(alias)") for d in defs)
+    print(f"ALPHA/CONFIDENCE definitions: {len(defs) - n_alias} (and {n_alias} aliases)")
+    print("\n".join(defs))
+    print(f"0.95 literals in code: {len(lits)}")
+    print("\n".join(lits))
+    sm = sentence_modules(root)
+    print(f"analysis modules that write sentences: {len(sm)}")
+    print("\n".join(sm))
+    print("analysis layout:")
+    print("\n".join(analysis_layout(root)))
+    for p in ("paper.toml", "claims.toml"):
+        print(f"lines in runner/profiles/{p}: {lines(root / 'runner' / 'profiles' / p)}")
+    only, nowhere = test_only(root)
+    print(f"functions called only from tests: {len(only)}")
+    print("\n".join(only))
+    print(f"functions called from nowhere: {len(nowhere)}")
+    print("\n".join(nowhere))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
