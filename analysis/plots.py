@@ -246,16 +246,23 @@ def log_ticks(lo: float, hi: float, most: int = 8) -> list[float]:
     return ticks
 
 
-def _log_y(ax: Any) -> None:
-    """A log y axis with readable ticks (:func:`log_ticks`) over the axis's current range."""
-    ax.set_yscale("log")
-    lo, hi = ax.get_ylim()
+def _log_axis(ax: Any, which: str) -> None:
+    """A log ``which`` ("x" or "y") axis with readable ticks (:func:`log_ticks`) over the
+    axis's current range."""
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    getattr(ax, f"set_{which}scale")("log")
+    lo, hi = getattr(ax, f"get_{which}lim")()
     ticks = log_ticks(lo, hi)
     if ticks:
-        ax.yaxis.set_major_locator(FixedLocator(ticks))
-    ax.yaxis.set_minor_locator(NullLocator())
-    ax.yaxis.set_major_formatter(FuncFormatter(_plain))
-    ax.set_ylim(lo, hi)
+        axis.set_major_locator(FixedLocator(ticks))
+    axis.set_minor_locator(NullLocator())
+    axis.set_major_formatter(FuncFormatter(_plain))
+    getattr(ax, f"set_{which}lim")(lo, hi)
+
+
+def _log_y(ax: Any) -> None:
+    """A log y axis with readable ticks (:func:`log_ticks`) over the axis's current range."""
+    _log_axis(ax, "y")
 
 
 def _is_size(col: str | None) -> bool:
@@ -390,14 +397,7 @@ def points(df: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str,
                     facet_kws={"sharey": True, "sharex": True}, **_hue_kws(df, hue))
     for _, ax in _axes(g):
         if logx:
-            ax.set_xscale("log")
-            lo, hi = ax.get_xlim()
-            ticks = log_ticks(lo, hi)
-            if ticks:
-                ax.xaxis.set_major_locator(FixedLocator(ticks))
-            ax.xaxis.set_minor_locator(NullLocator())
-            ax.xaxis.set_major_formatter(FuncFormatter(_plain))
-            ax.set_xlim(lo, hi)
+            _log_axis(ax, "x")
         if logy:
             _log_y(ax)
     return _meta(_finish(g, xlabel, ylabel, title, None, col), kind="scatter", data=df, x=x,
