@@ -295,10 +295,10 @@ def controls(comp: pd.DataFrame, today: str | None = None) -> pd.DataFrame:
             "seconds_to_decide", "seconds_to_decide_today"]
     today = today or TODAY
     c = comp[~comp["pair"].str.contains("twin", regex=False)]
-    base = c[c["procedure"] == today].set_index(["size", "placement", "pair"])
+    base = c[c["procedure"] == today]
     rows = []
     for proc, g in c.groupby("procedure"):
-        m = g.merge(base.reset_index(), on=["size", "placement", "pair"],
+        m = g.merge(base, on=["size", "placement", "pair"],
                     suffixes=("", "_today"))
         if m.empty:
             continue

@@ -174,9 +174,6 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
     inter = res.get("interference") or {}
     row["steal_frac"] = inter.get("steal_frac")
     row["busy_frac"] = inter.get("busy_frac")
-    # CPU-seconds busy (steal included) and stolen over the window, all CPUs of this host
-    row["busy_s"] = inter.get("busy_s")
-    row["steal_s"] = inter.get("steal_s")
     row["interference_unavailable"] = res.get("interference_unavailable")
     # NET_RX/NET_TX softirq runs over the window: the host's (copybench reads /proc/softirqs
     # beside /proc/stat), and the sink's CPUs' (its host's); None when not recorded
