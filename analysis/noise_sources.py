@@ -333,7 +333,7 @@ def mechanism_points(measured: pd.DataFrame, today: str | None = None) -> pd.Dat
     today = today or TODAY
     d = stream_trials(measured)
     cols = ["cell", "trial_id", "method", "size", "placement", "throughput_rel",
-            "bytes_per_call_rel"]
+            "bytes_per_call_rel", "mode"]
     if d.empty or not {"receiver_bytes", "receiver_syscalls"} <= set(d):
         return pd.DataFrame(columns=cols)
     d = d[d.apply(procedure, axis=1) == today].copy()
@@ -343,7 +343,26 @@ def mechanism_points(measured: pd.DataFrame, today: str | None = None) -> pd.Dat
     d["throughput_rel"] = d["gbit_per_s"].astype(float) / d.groupby("cell")[
         "gbit_per_s"].transform("median").astype(float)
     d["bytes_per_call_rel"] = d["bpc"] / d.groupby("cell")["bpc"].transform("median")
+    d["mode"] = d.groupby("cell")["gbit_per_s"].transform(
+        lambda v: pd.Series(mode_labels(v.to_numpy(dtype=float)), index=v.index))
     return d[cols].reset_index(drop=True)
+
+
+#: a trial's mode where its cell screens bimodal (:func:`modes`), else :data:`ONE_MODE`
+LOWER_MODE, UPPER_MODE, ONE_MODE = "lower of two modes", "upper of two modes", "one mode"
+
+
+def mode_labels(values: np.ndarray) -> list[str]:
+    """Each of a cell's trials labelled by its mode: where the cell screens bimodal, the
+    trials below the widest gap (the split :func:`modes` makes) are the lower mode and the
+    rest the upper; otherwise every trial is :data:`ONE_MODE`."""
+    x = np.asarray(values, dtype=float)
+    if not modes(x).bimodal:
+        return [ONE_MODE] * x.size
+    s = np.sort(np.log(x[np.isfinite(x) & (x > 0)]))
+    cut = int(np.argmax(np.diff(s))) + 1
+    edge = math.exp(float(s[cut]))
+    return [LOWER_MODE if v < edge else UPPER_MODE for v in x]
 
 
 def modes_text(values: np.ndarray) -> str:
@@ -389,3 +408,41 @@ def receive_factors(measured: pd.DataFrame, today: str | None = None) -> pd.Data
                      "var_bytes_per_call": float(bpc.var()), "corr": corr})
     return pd.DataFrame(rows, columns=cols)
 
+
+
+#: The rule a control is adopted by, stated before the controls' run was read (2026-11-27):
+#: a control that keeps the claims' quantity is adopted when, over at least
+#: ADOPT_MIN_COMPARISONS comparisons it shares with today's procedure, its median machine
+#: seconds per decided comparison is at most ADOPT_SAVING x today's and its estimates stay
+#: within ADOPT_SAME of today's (median ratio of the two estimates in [1 - s, 1 + s]: it
+#: measures the same thing). A control that fixes the socket buffers is never adopted: it
+#: turns TCP's autotuning off, which an application that sets no buffer size always gets,
+#: so it measures another quantity than the claims'.
+ADOPT_SAVING = 0.8
+ADOPT_SAME = 0.03
+ADOPT_MIN_COMPARISONS = 6
+ADOPT_RULE = (f"adopted where it keeps the claims' quantity (buffers autotuned), shares at "
+              f"least {ADOPT_MIN_COMPARISONS} comparisons with today's procedure, needs at most "
+              f"{ADOPT_SAVING:.0%} of today's machine time per decided comparison (medians) and "
+              f"moves the estimate by at most ±{ADOPT_SAME:.0%} (median ratio)")
+
+
+def adopt(ctl: pd.DataFrame, today: str | None = None) -> pd.DataFrame:
+    """Each control of :func:`controls` read by :data:`ADOPT_RULE`: ``adopt`` (bool) and
+    ``why`` (the part of the rule that decided). Today's own row is left out."""
+    today = today or TODAY
+    rows = []
+    for r in ctl[ctl["procedure"] != today].itertuples():
+        saving = r.seconds_to_decide / r.seconds_to_decide_today
+        if "buffers fixed" in r.procedure:
+            ok, why = False, "fixed buffers measure another quantity (no autotuning)"
+        elif r.comparisons < ADOPT_MIN_COMPARISONS:
+            ok, why = False, f"{r.comparisons} shared comparisons (needs {ADOPT_MIN_COMPARISONS})"
+        elif not abs(r.ratio_change - 1) <= ADOPT_SAME:
+            ok, why = False, f"moves the estimate ×{r.ratio_change:.3f}"
+        elif not saving <= ADOPT_SAVING:
+            ok, why = False, f"{saving:.0%} of today's machine time per decided comparison"
+        else:
+            ok, why = True, f"{saving:.0%} of today's machine time per decided comparison"
+        rows.append({"procedure": r.procedure, "adopt": ok, "why": why, "time_ratio": saving})
+    return pd.DataFrame(rows, columns=["procedure", "adopt", "why", "time_ratio"])
