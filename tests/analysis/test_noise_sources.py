@@ -174,3 +174,40 @@ def test_receive_factors_split_throughput_into_calls_and_batch() -> None:
     # against each other: the throughput varies far less than its calls
     assert f.loc["a", "var_throughput"] < 0.1 * f.loc["a", "var_calls"]
     assert f.loc["b", "var_throughput"] > 3 * f.loc["b", "var_calls"]
+
+
+def _ctl(procedure: str, comparisons: int, ratio_change: float, seconds: float,
+         seconds_today: float = 100.0) -> dict:
+    return {"procedure": procedure, "comparisons": comparisons, "paired_sd": 0.1,
+            "paired_sd_today": 0.15, "ratio_change": ratio_change,
+            "seconds_to_decide": seconds, "seconds_to_decide_today": seconds_today}
+
+
+def test_adopt_reads_each_control_by_the_stated_rule() -> None:
+    ctl = pd.DataFrame([
+        _ctl(N.TODAY, 18, 1.0, 100.0),
+        _ctl("0.5 s window, buffers autotuned", 6, 1.01, 70.0),      # adopted
+        _ctl("2 s window, buffers autotuned", 6, 1.00, 81.0),        # saves too little
+        _ctl("1 s window, buffers fixed at 4 MiB", 18, 1.00, 10.0),  # another quantity
+        _ctl("kept", 5, 1.00, 10.0),                                 # too few comparisons
+        _ctl("moved", 6, 1.04, 10.0),                                # measures something else
+    ])
+    ad = N.adopt(ctl).set_index("procedure")
+    assert N.TODAY not in ad.index
+    assert ad["adopt"].to_dict() == {"0.5 s window, buffers autotuned": True,
+                                     "2 s window, buffers autotuned": False,
+                                     "1 s window, buffers fixed at 4 MiB": False,
+                                     "kept": False, "moved": False}
+    assert ad.loc["2 s window, buffers autotuned", "time_ratio"] == pytest.approx(0.81)
+    assert "another quantity" in ad.loc["1 s window, buffers fixed at 4 MiB", "why"]
+    assert "5 shared comparisons" in ad.loc["kept", "why"]
+    assert "1.040" in ad.loc["moved", "why"]
+
+
+def test_mode_labels_split_a_bimodal_cell_at_its_gap() -> None:
+    rng = np.random.default_rng(5)
+    low, high = rng.normal(0.75, 0.02, 12), rng.normal(1.3, 0.03, 8)
+    labels = N.mode_labels(np.concatenate([low, high]))
+    assert labels == [N.LOWER_MODE] * 12 + [N.UPPER_MODE] * 8
+    one = N.mode_labels(rng.normal(1.0, 0.03, 20))
+    assert set(one) == {N.ONE_MODE}
