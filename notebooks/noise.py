@@ -218,9 +218,9 @@ if len(ctl):
                              "why": ad["why"]}))
     chosen = ad[ad["adopt"]]
     glue_text("noise_adopt", (
-        "the study adopts " + " and ".join(chosen["procedure"]) if len(chosen) else
-        f"no control met the rule, so the {N.TODAY} stays the procedure"))
+        "adopted: " + " and ".join(chosen["procedure"]) if len(chosen) else
+        f"no control met it, so the procedure in use ({N.TODAY}) stays"))
 elif study is not None:
     note("The study's run holds no control beside today's procedure.")
     glue_text("noise_controls", "none in this run")
-    glue_text("noise_adopt", f"no control was measured, so the {N.TODAY} stays the procedure")
+    glue_text("noise_adopt", f"no control was measured, so the procedure in use ({N.TODAY}) stays")
