@@ -2,14 +2,17 @@
 largest gain" and "flips with placement" are printed only where every comparison they rest
 on is decided that way within the stated scope; otherwise the sentence names what the
 leader is not separated from. One test per kind of sentence, each with the case the
-reference run's book got wrong as its fixture."""
+reference run's book got wrong as its fixture; and the abstract and the appendix's expected
+results give a verdict's direction with its published number, as the comparison scores them."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from analysis import advice as AD
+from analysis import claims as C
 from analysis import headlines as H
+from analysis import reproduce as RP
 
 KiB, MiB, MB = 1024, 1 << 20, 100_000_000
 
@@ -161,3 +164,28 @@ def test_the_fastest_file_method_is_of_its_size_and_configuration() -> None:
     lone = medians([("splice", 42.9, 34.7, 48.5), ("copy_file_range", 40.0, 39.0, 41.0)])
     t = H.leader_text("100 MB (warm, same-core)", lone, pairs_of([]), "Gbit/s")
     assert "`copy_file_range` (not compared: fewer than two trials)" in t, t
+
+
+def test_the_abstract_gives_each_holding_direction_its_published_number() -> None:
+    # "13 hold" counted directions only: C1 (">100x") holds at 1.20-3.13x, its published
+    # number outside the band
+    verdicts = pd.DataFrame(
+        [dict(claim="C1", verdict="holds", magnitude="refuted", basis="copybench")] * 4
+        + [dict(claim="C2", verdict="holds", magnitude="inconclusive", basis="copybench"),
+           dict(claim="C3", verdict="holds", magnitude="—", basis="copybench"),
+           dict(claim="C4", verdict="refuted", magnitude="refuted", basis="copybench")])
+    a = H.abstract_results(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), verdicts, None, 10,
+                           1.0, "one machine")
+    assert ("6 hold in direction (of these, the report's number lies inside our CI's band "
+            "in 0, outside it in 4 and is undecided in 1; 1 has no published number)") in a, a
+    assert "1 is refuted" in a
+
+
+def test_the_expected_results_give_direction_and_published_number() -> None:
+    one = C.ClaimResult("C1", "S", "s", "p", verdict=C.HOLDS, magnitude=C.REFUTED)
+    assert RP.expected_text([one]) == "holds, published number outside its band"
+    two = [C.ClaimResult("C10", "S", "s", "p", verdict=C.HOLDS, magnitude=C.INCONCLUSIVE,
+                         part="cross-core"),
+           C.ClaimResult("C10", "S", "s", "p", verdict=C.INCONCLUSIVE, part="same-core")]
+    assert RP.expected_text(two) == ("cross-core: holds, published number undecided; "
+                                     "same-core: inconclusive")
