@@ -140,6 +140,24 @@ def rule_text() -> str:
         "was says \"0 claims compared\".")
 
 
+#: the verdict on a report's published number, in the words of the expected results
+MAGNITUDE_WORDS = {HOLDS: "published number inside its band",
+                   REFUTED: "published number outside its band",
+                   INCONCLUSIVE: "published number undecided"}
+
+
+def expected_text(results: Sequence[ClaimResult]) -> str:
+    """One claim's expected results as the rule scores a rerun against them: each verdict's
+    direction and, where the report publishes a number, the verdict on that number
+    ("cross-core: holds, published number outside its band; same-core: inconclusive")."""
+    parts = []
+    for r in results:
+        t = r.verdict + (f", {MAGNITUDE_WORDS[r.magnitude]}" if r.magnitude in MAGNITUDE_WORDS
+                         else "")
+        parts.append(f"{r.part or 'all'}: {t}" if len(results) > 1 or r.part else t)
+    return "; ".join(parts)
+
+
 def _overlap(a: ClaimResult, b: ClaimResult) -> bool | None:
     if not all(math.isfinite(x) for x in (a.lo, a.hi, b.lo, b.hi)):
         return None
@@ -254,6 +272,7 @@ def total(t: pd.DataFrame) -> str:
 __all__ = ["SAME_AND_MAGNITUDE", "SAME_DECIDED", "NOT_IN_SIZE", "NEWLY_DECIDED", "BOTH_UNDECIDED",
            "BOTH_NOT_TESTABLE", "NOT_REPRODUCED", "NOT_COMPARABLE", "CATEGORIES", "REPRODUCED",
            "COMPARED", "Judgement", "Revision", "REVISIONS", "judge", "rule_text", "table",
+           "expected_text", "MAGNITUDE_WORDS",
            "counts", "total", "INCONCLUSIVE", "MENDED", "tests_the_rule", "reruns"]
 
 
