@@ -104,6 +104,12 @@ def test_shipped_profiles_other_than_the_noise_study_ask_for_neither(name: str) 
                    for c in plan.cells.values())
 
 
+def test_the_noise_study_asks_for_both() -> None:
+    p = prof.load("noise-study")
+    assert any(e.sink == "kept" for e in p.experiments)
+    assert {e.alternate for e in p.experiments} >= {"sendmsg", "send"}
+
+
 @pytest.mark.parametrize("old,new,key,words", [
     ('sink = "kept"', 'sink = "shared"', "kept].sink", "allowed: fresh, kept"),
     ('transports = ["veth"]\nsink = "kept"', 'transports = ["udp-forward"]\nsink = "kept"',
