@@ -223,15 +223,30 @@ DECIDE_BAND = 0.07
 DECIDE_LEVEL = 0.95
 
 
+#: the words a procedure gains from the two controls that change how trials are run, not
+#: what one trial measures
+KEPT_SINK = "sink kept across trials"
+ALTERNATING = "two methods alternating in one trial"
+
+
 def procedure(row: pd.Series) -> str:
-    """A block's measurement procedure, from the factors that make a control: its window and
-    whether its socket buffers were fixed."""
+    """A block's measurement procedure, from the factors that make a control: its window,
+    whether its socket buffers were fixed, whether its sink was kept across trials and
+    whether two methods alternated inside each trial (today's procedure names neither)."""
     dur = row.get("duration_s")
     parts = [f"{float(dur):g} s window" if dur is not None and dur == dur else "window unknown"]
     sb = int(row.get("sockbuf") or 0)
     parts.append(f"buffers fixed at {sb // 2**20} MiB" if sb >= 2**20 and sb % 2**20 == 0
                  else f"buffers fixed at {sb} B" if sb else "buffers autotuned")
+    if row.get("sink") == "kept":
+        parts.append(KEPT_SINK)
+    if _alternates(row.get("alternate")):
+        parts.append(ALTERNATING)
     return ", ".join(parts)
+
+
+def _alternates(v: object) -> bool:
+    return isinstance(v, str) and bool(v)
 
 
 def rounds_to_decide(sd: float, band: float = DECIDE_BAND, level: float = DECIDE_LEVEL,
@@ -257,7 +272,9 @@ def comparisons(measured: pd.DataFrame) -> pd.DataFrame:
     cols = ["block", "procedure", "size", "placement", "pair", "rounds", "paired_sd", "ratio",
             "block_round_s", "comparisons_in_block", "rounds_to_decide", "seconds_to_decide"]
     d = stream_trials(measured)
-    rows = []
+    alt = d["alternate"].map(_alternates) if "alternate" in d else pd.Series(False, index=d.index)
+    rows = _alternations(d[alt])
+    d = d[~alt]
     for block, g in d.groupby("block"):
         g = g.assign(who=np.where(g["twin"].astype(int) > 0, g["method"] + " (twin)",
                                   g["method"]))
@@ -286,11 +303,64 @@ def comparisons(measured: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
+def _alternations(d: pd.DataFrame) -> list[dict[str, object]]:
+    """The comparisons of the alternating control (copybench send --alternate): per
+    alternating cell, the two methods' log ratio inside each trial (each method's Gbit/s over
+    its five slices of the window), per round; its sd over rounds, the ratio (geometric
+    mean), and the machine seconds one round of the cell takes. Named as :func:`comparisons`
+    names a pair (the later method name over the earlier; a method against itself, the A/A,
+    as its twin over it), so :func:`controls` lines it up with today's comparison of the
+    same two methods."""
+    rows: list[dict[str, object]] = []
+    need = {"alternate_gbit_first", "alternate_gbit_second"}
+    if d.empty or not need <= set(d):
+        return rows
+    for (block, cell), g in d.groupby(["block", "cell"]):
+        first = g.iloc[0]
+        m1, m2 = str(first["method"]), str(first["alternate"])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lr = np.log(g["alternate_gbit_second"].astype(float)) - np.log(
+                g["alternate_gbit_first"].astype(float))
+        lr = pd.Series(lr.to_numpy(), index=g["repetition"].to_numpy())
+        if m2 < m1:  # the later name over the earlier, as comparisons() pairs them
+            lr, (m1, m2) = -lr, (m2, m1)
+        x = lr[np.isfinite(lr.to_numpy())]
+        if len(x) < MIN_ROUNDS:
+            continue
+        pair = f"{m2} (twin) / {m1}" if m1 == m2 else f"{m2} / {m1}"
+        round_s = (float(g.groupby("repetition")["wall_s"].sum(min_count=1).median())
+                   if "wall_s" in g else math.nan)
+        in_block = int(d.loc[d["block"] == block, "cell"].nunique())
+        sd = float(x.std(ddof=1))
+        n = rounds_to_decide(sd)
+        rows.append({"block": block, "procedure": procedure(first),
+                     "size": int(first["size"]), "placement": first["placement"],
+                     "pair": pair, "rounds": int(len(x)), "paired_sd": sd,
+                     "ratio": math.exp(float(x.mean())),
+                     # one alternating cell per comparison: a round of its block is that
+                     # many trials for that many comparisons
+                     "block_round_s": round_s * in_block, "comparisons_in_block": in_block,
+                     "rounds_to_decide": n, "seconds_to_decide": n * round_s})
+    return rows
+
+
 def controls(comp: pd.DataFrame, today: str | None = None) -> pd.DataFrame:
     """Each procedure against today's on the comparisons both measured (same size, placement
     and pair, A/A excluded): comparisons, the median paired per-round sd of each, the median
     ratio of the control's ratio to today's (the change in the quantity measured) and the
-    median machine seconds per decided comparison of each."""
+    median machine seconds per decided comparison of each.
+
+    The alternating control (two methods inside one trial, :func:`_alternations`) is compared
+    the same way, and the two sds are the same kind of quantity: each is the sd over rounds of
+    one log ratio of the same two methods per round, at the same size and placement, and each
+    sets by the same rule (:func:`rounds_to_decide`) how many rounds decide that comparison.
+    Today's ratio comes from two trials of a round (two connections, two process pairs, two
+    windows a few seconds apart); the alternating one from one trial whose two methods each
+    send in five interleaved tenths of its window, so what the two trials of a round do not
+    share (their connection, their processes' state, their time) is what this control takes
+    out. Its seconds per decided comparison count one trial per round per comparison, against
+    today's block round shared by its comparisons. What it does to the ratio itself
+    (``ratio_change``) says whether it still measures the same quantity."""
     cols = ["procedure", "comparisons", "paired_sd", "paired_sd_today", "ratio_change",
             "seconds_to_decide", "seconds_to_decide_today"]
     today = today or TODAY

@@ -195,7 +195,9 @@ if study is not None:
 # median ratio of the control's estimate to today's (a control that moves it measures
 # something else), and the machine time a comparison needs for its 95 % CI to reach ±7 %
 # (rounds from the t interval at that sd, times the wall time of a round of its block, shared
-# by the block's comparisons).
+# by the block's comparisons). Where two methods alternate inside one trial, the per-round
+# ratio is theirs within that trial's window (each sends in five of its ten slices), and a
+# round is that one trial.
 
 # %% tags=["remove-input"]
 ctl = N.controls(N.comparisons(m)) if study is not None else pd.DataFrame()

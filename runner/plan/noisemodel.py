@@ -52,8 +52,9 @@ def _blocks(recs: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[int, dic
             continue
         if cfg.get("kind", "copybench") != "copybench" or cfg.get("twin"):
             continue
-        if cfg.get("sockbuf"):  # fixed socket buffers: a control, not the procedure planned
-            continue
+        if cfg.get("sockbuf") or cfg.get("sink") == "kept" or cfg.get("alternate"):
+            continue  # fixed buffers, a kept sink, two methods in one trial: controls, not
+            # the procedure planned
         # one run's block: the same configuration in another run is another block (its
         # rounds are other rounds)
         by_block[f"{r.get('run_id')}/{cfg['block']}"][r["cell"]][int(r["repetition"])] = r

@@ -173,6 +173,8 @@ class Experiment:
     originals: tuple[str, ...] = ()  # reports whose own programs join these blocks (S1-S3)
     originals_rounds: int = 0  # their cells run in rounds 1..N only (0: every round)
     sockbuf: int = 0  # both ends' socket buffers fixed at this size (0: the kernel autotunes)
+    sink: str = ""  # "kept": one copybench sink kept across the trials ("": a fresh one each)
+    alternate: str = ""  # copybench send --alternate: the odd slices' method ("": one method)
     # the sequential top-up: ratios ("a/b" of methods, "Nt/Mt" of thread counts) and the
     # boundaries their decision rules read them against
     comparisons: tuple[tuple[str, tuple[float, ...]], ...] = ()
@@ -203,7 +205,7 @@ _EXP_KEYS = {
     "name", "command", "methods", "sizes", "threads", "placements", "transports", "modes",
     "caches", "peers", "perf", "duration_s", "warmup_s", "timeout_s", "verify", "fields",
     "dir", "purpose", "claims", "family", "margin", "twin", "perf_trials", "pair_threads",
-    "originals", "originals_rounds", "comparisons", "sockbuf",
+    "originals", "originals_rounds", "comparisons", "sockbuf", "sink", "alternate",
 }
 _DESIGN_KEYS = {"rounds_min", "rounds_max", "target", "descriptive_target", "confidence",
                 "noise", "primary", "exclude_steal_above", "strict", "descriptive_rounds_min",
@@ -569,6 +571,8 @@ def _experiment(c: _Checker, e: dict[str, Any], where: str,
         pair_threads=c.boolean(e, "pair_threads", where, False),
         comparisons=_comparisons(c, e, where, methods),
         sockbuf=_sockbuf(c, e, where, command),
+        sink=_sink(c, e, where, command),
+        alternate=_alternate(c, e, where, command, methods),
         **_originals(c, e, where, command, methods),
     )
 
@@ -592,6 +596,56 @@ def _sockbuf(c: _Checker, e: dict[str, Any], where: str, command: str) -> int:
     if not 4096 <= n <= 2**30:
         raise c.fail(full, f"{n} is out of range (allowed: 4K to 1G)")
     return n
+
+
+#: the transports whose sink runs here and may be kept across trials (remote's runs over ssh
+#: for one trial; udp-forward has none)
+KEPT_SINK_TRANSPORTS = ("loopback", "veth")
+#: the methods copybench send --alternate switches between (src/README.md)
+ALTERNATING_METHODS = ("send", "sendmsg", "zerocopy")
+
+
+def _sink(c: _Checker, e: dict[str, Any], where: str, command: str) -> str:
+    """``sink``: ``"fresh"`` (the default: copybench's sink started for each trial) or
+    ``"kept"`` (one sink per transport and sink CPUs, serving the cells' trials one after
+    another, stopped at the sweep's end): "" for fresh, "kept"."""
+    if "sink" not in e:
+        return ""
+    full = f"{where}.sink"
+    v = c.string(e, "sink", where, None, ("fresh", "kept"))
+    if v == "fresh":
+        return ""
+    if command != "send":
+        raise c.fail(full, "only for command 'send' (copy has no sink)")
+    bad = [t for t in e.get("transports", ["loopback"]) if t not in KEPT_SINK_TRANSPORTS]
+    if bad:
+        raise c.fail(full, f"'kept' only on transports whose sink runs here "
+                     f"({', '.join(KEPT_SINK_TRANSPORTS)}), not {bad[0]}")
+    return v
+
+
+def _alternate(c: _Checker, e: dict[str, Any], where: str, command: str,
+               methods: tuple[str, ...]) -> str:
+    """``alternate``: the method copybench send --alternate sends in the odd slices of each
+    window, each of the experiment's methods in the even ones (TCP stream; send, sendmsg or
+    zerocopy each, zerocopy not with itself)."""
+    if "alternate" not in e:
+        return ""
+    full = f"{where}.alternate"
+    v = c.string(e, "alternate", where, None, ALTERNATING_METHODS)
+    if command != "send":
+        raise c.fail(full, "only for command 'send'")
+    bad = [m for m in methods if m not in ALTERNATING_METHODS]
+    if bad:
+        raise c.fail(full, f"method {bad[0]} cannot alternate (allowed methods: "
+                     f"{', '.join(ALTERNATING_METHODS)})")
+    if v == "zerocopy" and "zerocopy" in methods:
+        raise c.fail(full, "zerocopy cannot alternate with itself (one socket's completion "
+                     "ids); alternate it with send or sendmsg")
+    if any(m != "stream" for m in e.get("modes", ["stream"])) or any(
+            t == "udp-forward" for t in e.get("transports", ["loopback"])):
+        raise c.fail(full, "only for TCP stream cells (modes = [\"stream\"], no udp-forward)")
+    return v
 
 
 def _family(c: _Checker, e: dict[str, Any], where: str) -> int:
