@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from blockstats import band, families
+from blockstats import claimtable, families
 from blockstats import schedule as sq
 from rundir import utf8
 # the factors' words (rundir.vocabulary owns them; the plan's modules import them from here)
@@ -613,7 +613,7 @@ def _comparisons(c: _Checker, e: dict[str, Any], where: str,
     its thread counts, which pair_threads puts in one block) -> the boundaries of the
     decision rules that read that ratio (positive numbers, on the primary metric; the claims'
     band by name: ``"band"`` for [1 - t, 1 + t], ``"inverse band"`` for the same band on the
-    inverse ratio, blockstats.band)."""
+    inverse ratio, blockstats.claimtable)."""
     full = f"{where}.comparisons"
     if "comparisons" not in e:
         return ()
@@ -642,11 +642,11 @@ def _comparisons(c: _Checker, e: dict[str, Any], where: str,
             bounds = [bounds]
         if not isinstance(bounds, list) or not bounds or not all(
                 (isinstance(b, (int, float)) and not isinstance(b, bool) and b > 0)
-                or (isinstance(b, str) and b in band.NAMED) for b in bounds):
+                or (isinstance(b, str) and b in claimtable.NAMED) for b in bounds):
             raise c.fail(full, f"{name!r}: boundaries must be a non-empty list of numbers > 0 "
                          "(the ratios at which its decision rules change their reading) or "
-                         f"of the claims' band by name ({', '.join(map(repr, band.NAMED))})")
-        nums = [x for b in bounds for x in (band.NAMED[b] if isinstance(b, str) else (b,))]
+                         f"of the claims' band by name ({', '.join(map(repr, claimtable.NAMED))})")
+        nums = [x for b in bounds for x in (claimtable.NAMED[b] if isinstance(b, str) else (b,))]
         out.append((name, tuple(sorted(float(b) for b in nums))))
     return tuple(out)
 
