@@ -414,7 +414,7 @@ def _repetitions(c: _Checker, doc: dict[str, Any]) -> Repetitions:
     return Repetitions(
         min=rmin, max=rmax,
         target_rel_ci=c.number(reps_t, "target_rel_ci", "repetitions", 0.03, 0.0001, 1.0),
-        confidence=c.number(reps_t, "confidence", "repetitions", 0.95, 0.5, 0.999),
+        confidence=c.number(reps_t, "confidence", "repetitions", sq.CONFIDENCE, 0.5, 0.999),
         resamples=c.number(reps_t, "resamples", "repetitions", 2000, 100, 100000,
                            integer=True),
     )
@@ -441,7 +441,7 @@ def _design(c: _Checker, doc: dict[str, Any]) -> Design | None:
         target=c.number(des_t, "target", "design", 0.05, 0.001, 1.0),
         descriptive_target=c.number(des_t, "descriptive_target", "design", 0.10,
                                     0.001, 1.0),
-        confidence=c.number(des_t, "confidence", "design", 0.95, 0.5, 0.999),
+        confidence=c.number(des_t, "confidence", "design", sq.CONFIDENCE, 0.5, 0.999),
         noise=c.string(des_t, "noise", "design", None),
         primary=c.string(des_t, "primary", "design", "paired", PRIMARY),
         exclude_steal_above=None if steal < 0 else steal,
