@@ -1,6 +1,8 @@
 """Sweep profiles: TOML files validated into typed dataclasses before anything runs.
 
-A profile has three tables and a list of experiments::
+A profile has three tables and a list of experiments, and may take experiments from files of
+``[[experiment]]`` tables with a top-level ``include = "parts/claim-blocks.toml"`` (before
+its first table; :func:`expand`)::
 
     [profile]      name, description, seed, duration_s, warmup_s, verify, timeout_s,
                    budget_s, fields, dir
@@ -345,13 +347,84 @@ def load(name_or_path: str) -> Profile:
     if not path.is_file():
         raise ProfileError(shown, "-", f"no such profile (available: {', '.join(available())},"
                            " or a path to a .toml file)")
+    return parse(expand(_read(path, shown), path, shown), shown)
+
+
+def _read(path: Path, shown: str) -> str:
     try:
-        text = utf8.read(path, "profile")
+        return utf8.read(path, "profile")
     except utf8.NotUtf8 as e:
         raise ProfileError(shown, "-", str(e)) from None
     except OSError as e:
         raise ProfileError(shown, "-", f"cannot be read: {e.strerror or e}") from None
-    return parse(text, shown)
+
+
+_INCLUDE_LINE = re.compile(r"^include[ \t]*=.*$", re.M)
+_EXPERIMENT_LINE = re.compile(r"^[ \t]*\[\[[ \t]*experiment[ \t]*\]\]", re.M)
+_INCLUDED_KEYS = {"experiment", "include"}
+_INCLUDE_ALLOWED = ('a path, relative to the file that names it, of a file of [[experiment]] '
+                    'tables (e.g. "parts/claim-blocks.toml"), or a list of them')
+
+
+def expand(text: str, path: Path, shown: str, chain: tuple[Path, ...] = ()) -> str:
+    """A profile's text with its ``include`` expanded: ``include = "parts/x.toml"`` (a
+    top-level key, on one line, before the first table; a list of paths takes several) names
+    files of ``[[experiment]]`` tables, relative to the file that names them, whose text goes
+    in before the profile's own experiments (an included file may include others). The
+    result is the profile as one TOML text, its include lines left as comments: the copy a
+    run keeps reads the same without the included files. A missing or cyclic include raises
+    ProfileError naming the file and the chain."""
+    try:
+        doc = utf8.toml_loads(text)
+    except tomllib.TOMLDecodeError:
+        return text  # parse() reports it
+    if "include" not in doc:
+        return text
+    names = doc["include"]
+    if isinstance(names, str):
+        names = [names]
+    if not isinstance(names, list) or not names or not all(
+            isinstance(n, str) and n.strip() for n in names):
+        raise ProfileError(shown, "include", f"{doc['include']!r} (allowed: {_INCLUDE_ALLOWED})")
+    lines = _INCLUDE_LINE.findall(text)
+    if len(lines) != 1:
+        raise ProfileError(shown, "include", "must be one line 'include = ...' before the "
+                           f"first table (allowed: {_INCLUDE_ALLOWED})")
+    parts = []
+    for name in names:
+        inc = path.parent / name
+        if inc.resolve() in {p.resolve() for p in (*chain, path)}:
+            where = " -> ".join(str(p) for p in (*chain, path, inc))
+            raise ProfileError(shown, "include", f"{name!r} is a cyclic include ({where})")
+        if not inc.is_file():
+            raise ProfileError(shown, "include", f"{name!r}: no such file {inc} "
+                               f"(allowed: {_INCLUDE_ALLOWED})")
+        inc_text = expand(_read(inc, str(inc)), inc, str(inc), (*chain, path))
+        try:
+            keys = set(utf8.toml_loads(inc_text))
+        except tomllib.TOMLDecodeError as e:
+            raise ProfileError(str(inc), "-", f"not valid TOML: {e}") from None
+        if keys - _INCLUDED_KEYS:
+            raise ProfileError(shown, "include", f"{name!r} holds "
+                               f"{', '.join(sorted(keys - _INCLUDED_KEYS))} (allowed in an "
+                               "included file: [[experiment]] tables and include)")
+        parts.append(f"# ---- included from {name} ----\n{inc_text.rstrip()}\n"
+                     f"# ---- end of {name} ----\n")
+    own = _INCLUDE_LINE.sub(lambda m: f"# {m.group(0)} (expanded below)", text, count=1)
+    first = _EXPERIMENT_LINE.search(own)
+    cut = len(own) if first is None else _before_comments(own, first.start())
+    body = own[:cut]
+    return body + ("" if body.endswith("\n\n") or not body else
+                   "\n" if body.endswith("\n") else "\n\n") + "\n".join(parts) \
+        + ("\n" + own[cut:] if own[cut:] else "")
+
+
+def _before_comments(text: str, at: int) -> int:
+    """Where the comment lines just above position ``at`` (a line's start) begin."""
+    lines = text[:at].splitlines(keepends=True)
+    while lines and lines[-1].lstrip().startswith("#"):
+        lines.pop()
+    return sum(len(x) for x in lines)
 
 
 def parse(text: str, path: str) -> Profile:

@@ -24,7 +24,8 @@ def boundary_numbers(text: str) -> list[int]:
                    for b in bounds)]
 
 
-@pytest.mark.parametrize("path", sorted(PROFILES.glob("*.toml")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted(PROFILES.rglob("*.toml")),
+                         ids=lambda p: str(p.relative_to(PROFILES)))
 def test_no_profile_holds_a_boundary_number(path: Path) -> None:
     assert boundary_numbers(path.read_text()) == []
 
