@@ -25,6 +25,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from blockstats.claimtable import SESOI
+from blockstats.schedule import CONFIDENCE
+
 #: a cell's trials are read as bimodal when Sarle's bimodality coefficient of its log values
 #: exceeds that of a uniform distribution (5/9); a screening statistic, stated with the modes
 BIMODAL_BC = 5 / 9
@@ -218,9 +221,9 @@ def modes(values: np.ndarray) -> Modes:
 TODAY = "1 s window, buffers autotuned"
 #: the band a comparison is decided against in the controls' cost: a CI half-width of this
 #: much (relative) on the ratio, the claims' smallest effect of interest
-DECIDE_BAND = 0.07
+DECIDE_BAND = SESOI
 #: the two-sided level of that CI
-DECIDE_LEVEL = 0.95
+DECIDE_LEVEL = CONFIDENCE
 
 
 #: the words a procedure gains from the two controls that change how trials are run, not

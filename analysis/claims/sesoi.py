@@ -28,7 +28,7 @@ from typing import Sequence
 
 from scipy import stats as st
 
-from blockstats import band
+from blockstats.claimtable import SESOI
 
 #: the A/A control of the reference run e8c3: (CI low, CI high, rounds), 95 %
 AA_CONTROL = (0.94955, 1.053503, 30)
@@ -46,9 +46,9 @@ def planned_rounds(path: Path = REFERENCE_PROFILE) -> int:
 
 
 ROUNDS = planned_rounds()
-#: the smallest effect of interest (the result of :func:`derive` on the inputs above),
-#: declared once in blockstats.band, which the runner's profiles read too
-SESOI = band.SESOI
+# SESOI, the smallest effect of interest (the result of :func:`derive` on the inputs above),
+# is declared once in the claims' rule table (blockstats.claimtable), which the runner's
+# profiles read too; imported above
 
 
 def aa_sigma(lo: float, hi: float, rounds: int) -> float:

@@ -460,33 +460,3 @@ def test_contrary_sides_follow_the_rules_ratio_and_its_outcomes() -> None:
     # C1's round trip reads the ping-pong cells only, in their own ratio
     (rt,) = families.serves(["C1"], "pingpong", 64, "same-core")
     assert not rt.inverse and sq.gap_sides((0.93, 1.07), rt) == (-1, -1, 1)
-
-
-def test_the_orders_readings_are_the_analysis_rules() -> None:
-    """blockstats.families.READINGS (what the runner's order reads) declares each rule's
-    combination, expected outcomes per size, orientation and band as the analysis's rules
-    (analysis.claims.rules) do, for every claim whose comparisons the runner tops up
-    (families.READS; the hardware-counter claims C2, C7, C12 have none)."""
-    from analysis.claims import rules as RU
-    inverse_metrics = {"inv_msg_rate_us"}
-    assert set(families.READINGS) == set(families.READS)
-    for claim, rs in RU.RULES.items():
-        if claim not in families.READS:
-            continue
-        readings = families.READINGS[claim]
-        assert len(readings) == len(rs), claim
-        for rule, rd in zip(rs, readings):
-            assert (rd.label if len(rs) > 1 else "") == (rule.reading if len(rs) > 1 else ""), claim
-            assert rd.combine == rule.combine, claim
-            assert rd.inverse == (rule.metric in inverse_metrics), claim
-            if rd.mode is not None:
-                assert rd.mode == rule.mode, claim
-            if rule.combine == RU.CROSSOVER:
-                assert rd.band_hi == rule.band[1], claim
-                continue
-            if rule.combine == RU.BEST_THREADS:
-                continue
-            sizes = rule.sizes or (None,)
-            for i, size in enumerate(sizes):
-                want = rule.expected[i] if len(rule.expected) == len(sizes) else rule.expected[0]
-                assert rd.contrary(size) == families.OUTCOMES - want, (claim, size)

@@ -1,4 +1,4 @@
-"""The claims' band is declared once (blockstats.band) and the profiles name it: no profile
+"""The claims' band is declared once (blockstats.claimtable) and the profiles name it: no profile
 holds one of its boundary numbers, and a named band loads as the numbers it stands for."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from blockstats import band
+from blockstats import claimtable as band
 from runner.host.errors import ProfileError
 from runner.plan import profile as prof_mod
 
@@ -24,7 +24,8 @@ def boundary_numbers(text: str) -> list[int]:
                    for b in bounds)]
 
 
-@pytest.mark.parametrize("path", sorted(PROFILES.glob("*.toml")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted(PROFILES.rglob("*.toml")),
+                         ids=lambda p: str(p.relative_to(PROFILES)))
 def test_no_profile_holds_a_boundary_number(path: Path) -> None:
     assert boundary_numbers(path.read_text()) == []
 
