@@ -1,7 +1,8 @@
 """The claims' decision band, declared once, below both sides: the runner's profiles name it
 (``"band"``, ``"inverse band"`` in an experiment's ``comparisons``) and the analysis's rules
 read with it (``analysis.claims.sesoi.SESOI`` is :data:`SESOI`; its module derives the value
-from the A/A control and the noise model, and a test holds the derivation equal to it).
+with :func:`blockstats.sesoi.derive` from the noise study's and the A/A control's sd and the
+reference profile's design, and a test holds the derivation equal to it).
 
 The band's form, the one the verdicts use: a direction rule reads a claim's ratio r against
 [1 - t, 1 + t] (``analysis.stats.DecisionRule("direction", threshold=t)``): "greater" when
@@ -9,7 +10,7 @@ the CI lies above 1 + t, "less" below 1 - t, "equivalent" inside. Where the runn
 comparison on the inverse of the rule's ratio (a stream's inverse message rate is the inverse
 of its throughput), the same band reads as [1 / (1 + t), 1 / (1 - t)] on that ratio: the
 inverted band, not a second one. Profiles write boundaries to six decimals, so the inverted
-band is rounded to six decimals here, once (0.934579, 1.075269 for t = 0.07).
+band is rounded to six decimals here, once (0.892857, 1.136364 for t = 0.12).
 
 Only the standard library: the profile loader and the runner import it.
 """
@@ -17,8 +18,9 @@ Only the standard library: the profile loader and the runner import it.
 from __future__ import annotations
 
 #: the smallest effect of interest of a claim's direction: a ratio within 1 +- SESOI is no
-#: difference here (derived in analysis.claims.sesoi)
-SESOI = 0.07
+#: difference here (derived in analysis.claims.sesoi: 0.07 until 2026-11-27, derived then for
+#: the fixed design's 30-round t quantile; 0.12 for the looks' last quantile at 80 % power)
+SESOI = 0.12
 #: the decimals profiles write a boundary to
 DECIMALS = 6
 #: the names a profile's comparison may give instead of numbers -> the boundaries they stand for

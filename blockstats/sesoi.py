@@ -103,6 +103,11 @@ class Derivation:
 
     def text(self) -> str:
         """The derivation in words (the planner's note and the book's sentence use it)."""
+        if not math.isfinite(self.sesoi):
+            return (f"no band below ±100%: the CI at the design's last look ({self.rounds} "
+                    f"rounds, quantile {self.quantile:.2f} at the level of a family of "
+                    f"{self.family}) falls inside one with {self.power:.0%} probability at no "
+                    f"band at a per-round sd of the log ratio of {self.sigma:.3f}")
         return (f"±{self.sesoi:.0%}: the smallest band inside which the CI at the design's last "
                 f"look ({self.rounds} rounds, quantile {self.quantile:.2f} at the level of a "
                 f"family of {self.family}) falls with {self.power:.0%} probability when the true "
@@ -129,6 +134,10 @@ def derive(sigma: float, design: sq.SequentialDesign, family: int,
     hi = 0.5
     while short(hi) < 0.0 and hi < 0.999:
         hi = (1.0 + hi) / 2.0
+    if short(hi) < 0.0:  # too few rounds for any band below 100 %: nothing is resolved
+        return Derivation(sigma, family, n, q, power, math.inf, math.inf,
+                          equivalence_power(hi, sigma, q, n), math.inf,
+                          math.expm1(q * sigma / math.sqrt(n)))
     band = float(optimize.brentq(short, 1e-6, hi, xtol=1e-7))
     sesoi = math.ceil(band * 100 - 1e-9) / 100
     detectable = float(optimize.brentq(

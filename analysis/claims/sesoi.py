@@ -20,8 +20,9 @@ Derivation (fixed before the next reference run; the inputs are committed; the f
   for a claim whose effect is exactly zero).
 
 A claim whose published ratio lies inside the band cannot be decided in its favour even if its
-report was exactly right: where such a verdict is undecided it reads "not testable at this
-noise", with the band and sigma (:func:`untestable_at_noise`), never "inconclusive".
+report was exactly right: where such a verdict is undecided, or refuted only by "equivalent"
+where the report's own number lies inside the band, it reads "not testable at this noise", with
+the band and sigma (:func:`untestable_at_noise`), never "inconclusive".
 """
 
 from __future__ import annotations
@@ -99,47 +100,59 @@ def inside_band(published: float, t: float = SESOI) -> bool:
     return 1.0 - t <= published <= 1.0 + t
 
 
-def _strict_sizes(rule_id: str) -> set[int] | None:
-    """The sizes at which a rule expects a strict direction (greater or less, not
-    equivalent); None where the rule is not a direction rule read per size."""
+def _expected(rule_id: str) -> dict[int, frozenset[str]] | None:
+    """The outcomes per size a direction rule read per size expects (size 0: every size);
+    None where the rule is not one."""
     from analysis.claims.rules import RULES
 
     claim, _, reading = rule_id.partition(":")
     for rule in RULES.get(claim, ()):
         if rule.reading == reading and rule.decision.kind == "direction" and rule.expected:
-            exp = rule.expected if len(rule.expected) == len(rule.sizes) else \
-                rule.expected[:1] * max(1, len(rule.sizes))
-            return {int(s) for s, e in zip(rule.sizes or (0,), exp)
-                    if "equivalent" not in e}
+            sizes = rule.sizes or (0,)
+            exp = rule.expected if len(rule.expected) == len(sizes) else \
+                rule.expected[:1] * len(sizes)
+            return {int(s): e for s, e in zip(sizes, exp)}
     return None
 
 
 def untestable_at_noise(results: Sequence, published: dict[str, dict[int, float]]) -> None:
-    """An undecided direction verdict whose rule expects a strict direction (greater or less)
-    at a size where the claim's published ratio lies inside the band becomes
-    :data:`AT_THIS_NOISE` (a decided one stays: data can decide a claim whose report's effect
-    is below what the band resolves, and a size where "equivalent" agrees with the claim is
-    testable)."""
-    from analysis.claims.base import INCONCLUSIVE, NOT_TESTABLE
+    """A direction verdict whose rule expects a strict direction (greater or less) at a size
+    where the claim's published ratio lies inside the band cannot hold even if the report was
+    exactly right; it becomes :data:`AT_THIS_NOISE` where it is undecided, or where it was
+    refuted only by "equivalent" at such sizes (what the report's own number predicts there,
+    so no evidence against it). A verdict decided otherwise stays: a CI beyond the band on the
+    other side still refutes, and one that clears the band the claim's way still holds; a size
+    where "equivalent" agrees with the claim is testable."""
+    from analysis.claims.base import INCONCLUSIVE, NOT_TESTABLE, REFUTED
 
     d = derive()
     for r in results:
-        if r.verdict != INCONCLUSIVE or r.claim not in published:
+        if r.verdict not in (INCONCLUSIVE, REFUTED) or r.claim not in published:
             continue
-        strict = _strict_sizes(r.rule_id)
-        if not strict:
+        expected = _expected(r.rule_id)
+        if not expected:
             continue
+        strict = {s for s, e in expected.items() if "equivalent" not in e}
         inside = sorted((s, v) for s, v in published[r.claim].items()
                         if (s in strict or 0 in strict) and inside_band(v))
         if not inside:
             continue
+        if r.verdict == REFUTED:
+            swallowed = {s for s, _ in inside}
+            contrary = [(int(x["size"]), x.get("outcome")) for x in r.details
+                        if x.get("outcome") in ("greater", "less", "equivalent")
+                        and x.get("outcome") not in expected.get(int(x["size"]),
+                                                                 expected.get(0, frozenset()))]
+            if not contrary or any(o != "equivalent" or s not in swallowed
+                                   for s, o in contrary):
+                continue
         r.verdict = NOT_TESTABLE
         r.direction = ""
         where = ", ".join(f"{v:.3g} at {_size(s)}" for s, v in inside)
         r.reason = (f"{AT_THIS_NOISE}: the published ratio ({where}) lies inside the band "
                     f"1 ± {SESOI:.0%} derived for a per-round sd of the log ratio of "
                     f"{d.sigma:.3f}, so the claim could not hold even if its report were "
-                    f"exactly right (its CIs: {r.boundary or 'undecided'})")
+                    f"exactly right (its CIs: {r.boundary or r.reason})")
         r.condition = (f"{AT_THIS_NOISE}: published effect inside 1 ± {SESOI:.0%} "
                        f"(sd {d.sigma:.3f})")
 

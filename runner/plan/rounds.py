@@ -13,6 +13,7 @@ used for statistics. The core types are :mod:`runner.plan.cells`'s, the time est
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from dataclasses import asdict
@@ -310,9 +311,11 @@ def band_check(blocks: list[D.Block], seq: sq.SequentialDesign) -> tuple[dict[st
     mid = len(sds) // 2
     sigma = sds[mid] if len(sds) % 2 else (sds[mid - 1] + sds[mid]) / 2
     d = sesoi.derive(sigma, seq, sesoi.FAMILY)
-    doc = {**d.to_json(), "declared": band.SESOI,
+    # plan.json is strict JSON: an unresolved band (inf) is written as null
+    doc = {**{k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+              for k, v in d.to_json().items()}, "declared": band.SESOI,
            "sigma_source": "median of the noise model's sd over the top-up's blocks"}
-    if band.SESOI + 1e-9 >= d.sesoi:
+    if math.isfinite(d.sesoi) and band.SESOI + 1e-9 >= d.sesoi:
         return doc, ""
     return doc, (f"warning: the claims' band ±{band.SESOI:.0%} is narrower than the smallest "
                  f"effect this design resolves at the noise model's sd, {d.text()}")

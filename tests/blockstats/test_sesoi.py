@@ -103,3 +103,7 @@ def test_the_planner_states_the_band_its_design_resolves() -> None:
     assert note.startswith("warning: the claims' band") == (band.SESOI < doc["sesoi"])
     _, quiet = RR.band_check([B(0.02, 10)], design)
     assert quiet == ""
+    # a design with too few rounds resolves no band: said, not a crash
+    tiny = sq.SequentialDesign(first_look=2, look_every=2, rounds_max=4)
+    doc, note = RR.band_check([B(0.3, 2)], tiny)
+    assert doc["sesoi"] is None and "no band below ±100%" in note
