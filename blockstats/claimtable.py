@@ -7,8 +7,9 @@ these columns from here, the runner's top-up reads them through :mod:`blockstats
 declared comparison (``"band"``, ``"inverse band"``; a test checks every profile's
 comparisons against this table and that no profile holds a boundary number).
 
-The band, one constant (:data:`SESOI`, derived in analysis.claims.sesoi from the A/A control
-and the noise model; a test holds the derivation equal to it). Its form, the one the verdicts
+The band, one constant (:data:`SESOI`, derived in analysis.claims.sesoi with
+:func:`blockstats.sesoi.derive` from the noise study's and the A/A control's sd and the
+reference profile's design; a test holds the derivation equal to it). Its form, the one the verdicts
 use: a direction rule reads a claim's ratio r against [1 - t, 1 + t]
 (``analysis.stats.DecisionRule("direction", threshold=t)``): "greater" when the CI lies above
 1 + t, "less" below 1 - t, "equivalent" inside. Where the runner reads the comparison on the
@@ -16,7 +17,7 @@ inverse of the rule's ratio (a stream's inverse message rate is the inverse of i
 throughput: column ``band`` = :data:`INVERSE_BAND`), the same band reads as
 [1 / (1 + t), 1 / (1 - t)] on the runner's ratio: the inverted band, not a second one.
 Profiles write boundaries to six decimals, so the inverted band is rounded to six decimals
-here, once (0.934579, 1.075269 for t = 0.07).
+here, once (0.892857, 1.136364 for t = 0.12).
 
 Only the standard library: the profile loader and the runner import it.
 """
@@ -26,8 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: the smallest effect of interest of a claim's direction: a ratio within 1 +- SESOI is no
-#: difference here (derived in analysis.claims.sesoi)
-SESOI = 0.07
+#: difference here (derived in analysis.claims.sesoi: 0.07 until 2026-11-27, derived then for
+#: the fixed design's 30-round t quantile; 0.12 for the looks' last quantile at 80 % power)
+SESOI = 0.12
 #: the decimals profiles write a boundary to
 DECIMALS = 6
 #: the names a profile's comparison may give instead of numbers -> the boundaries they stand for

@@ -65,9 +65,9 @@ PLACEMENTS = PINNED_PLACEMENTS
 #: tolerance of "~R" (about) claims: the CI must lie inside [R/1.25, R*1.25]
 APPROX_TOL = 1.25
 # the smallest effect of interest of a direction ("beats", "faster"): ratios inside
-# 1 +- SESOI are no difference (the claims' rule table's one constant, derived from the A/A
-# control and the noise model in analysis/claims/sesoi.py; it replaced the practical
-# threshold of 3 %, which is below what this testbed resolves)
+# 1 +- SESOI are no difference (the claims' rule table's one constant, derived from the noise
+# study's and the A/A control's sd and the design the runs read: analysis/claims/sesoi.py;
+# it replaced the practical threshold of 3 %, which is below what this testbed resolves)
 
 #: every revision of the rules, oldest first: (when, UTC to the minute; what changed). A run
 #: made before the latest is re-decided post hoc
@@ -85,6 +85,17 @@ REVISIONS: tuple[tuple[str, str], ...] = (
      "before it was below what the testbed resolves; the '~R', 'above' and 'at best' "
      "rules of C1, C2, C6, C7, C9, C10, C12 and C13 now decide their direction), and its "
      "magnitude: the published ratio inside our CI's band (x/÷ 1.25)"),
+    ("2026-11-27T05:55Z",
+     "the smallest effect of interest re-derived for the design the runs read (the repeated "
+     "CI of the last look, 30 rounds, at a family of 4) with 80 % power to decide "
+     "'equivalent' at a true ratio of 1, from the noise study's median paired sd (0.143) and "
+     "the A/A control: 7 % became 12 % (the 7 % had been derived for the fixed design's "
+     "30-round quantile at 50 %); a claim whose published ratio lies inside the band reads "
+     "'not testable at this noise' where undecided; magnitude: the published ratio inside "
+     "our CI (consistent), our CI wholly on its side toward 1 (smaller than published, "
+     "refuted) or wholly beyond it (larger than published, its own outcome), every "
+     "published size judged (a missing one not measured), in place of the x/÷ 1.25 band; "
+     "C9's 'at best ~52 %' also against 0.52 at its best size"),
 )
 #: when the rules below were last revised; a run made before it is re-decided post hoc
 REVISED = REVISIONS[-1][0]

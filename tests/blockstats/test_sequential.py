@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from blockstats import families
+from blockstats import claimtable, families
 from blockstats import sequential as sq
 
 FIVE = (0.2, 0.4, 0.6, 0.8, 1.0)
@@ -435,12 +435,12 @@ def test_a_block_that_can_refute_ranks_above_zero_while_a_sibling_sits_on_a_boun
 
 
 def test_contrary_sides_follow_the_rules_ratio_and_its_outcomes() -> None:
-    """The union of boundaries of zero-copy/two-copy in Gbit/s (C5's 0.93, 1.07 and C1's
-    time per message, the inverse: 1/1.07, 1/0.93): C1's "zero-copy takes longer" agrees
-    only where the Gbit/s ratio lies below 1/1.07; C5's "not ahead at 512 B" is refuted
-    only above 1.07; C3 is refuted only by a size above its band decided less or
+    """The union of boundaries of zero-copy/two-copy in Gbit/s (C5's band 1 -+ t and C1's
+    time per message, the inverse: 1/(1 + t), 1/(1 - t)): C1's "zero-copy takes longer"
+    agrees only where the Gbit/s ratio lies below 1/(1 + t); C5's "not ahead at 512 B" is
+    refuted only above 1 + t; C3 is refuted only by a size above its band decided less or
     equivalent; a verdict no comparison refutes alone keeps the product."""
-    union = (0.93, 0.934579, 1.07, 1.075269)
+    union = tuple(sorted((*claimtable.band(), *claimtable.inverse_band())))  # 0.88 < 1/1.12 < 1.12 < 1/0.88
     (c1,) = families.serves(["C1"], "stream", 512, "cross-core")
     (c5,) = families.serves(["C5"], "stream", 512, "cross-core")
     assert c1.verdict == "C1 [S1's code: window/messages, 8 x 64 B] cross-core" and c1.inverse
