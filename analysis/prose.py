@@ -22,11 +22,10 @@ from analysis.run import FILE_METHODS, MESSAGE_METHODS
 #: the description and checks it against analysis.claims.base.compare_pair)
 DESIGN_TESTS = {
     S.PAIRED: {"estimate": "the geometric mean of the per-round ratios (the exponentiated mean "
-                           "of the per-round log ratios; analysis.stats.paired_ratio)",
+                           "of the per-round log ratios)",
                "ci": "a Student t interval on those log ratios",
                "sensitivity": "the Wilcoxon signed-rank test on the same log ratios"},
-    S.UNPAIRED: {"estimate": "the ratio of the two cells' medians "
-                             "(analysis.stats.unpaired_ratio)",
+    S.UNPAIRED: {"estimate": "the ratio of the two cells' medians",
                  "ci": "a percentile-bootstrap interval ({resamples} resamples, the two cells "
                        "resampled independently)",
                  "sensitivity": "the Mann-Whitney U test"},
@@ -64,7 +63,7 @@ def statistics_text(primary: str, alpha: float = S.ALPHA) -> str:
         txt += (f", and so is the other design, {o['estimate']} with "
                 f"{o['ci'].format(resamples=S.N_RESAMPLES)} at the same level and "
                 f"{o['sensitivity']}")
-    return txt + ". " + ONE_SIDED_TEXT.format(alpha=alpha)
+    return txt + ". " + ONE_SIDED_TEXT.format(alpha=alpha) + "."
 
 
 #: why every outcome is read from the two-sided 1 - alpha/m interval (issue 37 asked for

@@ -18,8 +18,8 @@
 # testbed fails the rule's declared applicability condition — hardware counters, a CPU per
 # thread and side, CPUs for a method's parallel threads — or the run's trials for it gave
 # no measurement; the reason is stated) or **not run in this profile** (the run's plan has
-# no cells for it; the `claims` profile runs every claim). The decision rules are in one
-# place (`analysis/claims/rules.py`), each verdict's rule is printed beside it, and a rule
+# no cells for it; the `claims` profile runs every claim). The decision rules are declared
+# once, each verdict's rule is printed beside it, and a rule
 # reads only the cells the run's plan declares for its claim. Where a source does not say
 # whether sender and receiver shared a CPU, the verdict is given for each placement; where a
 # source's code and its report's words disagree, both readings get a verdict: the claim as
@@ -253,7 +253,7 @@ cmp_rows = [{"set": label, "comparisons": t.n, "greater": t.greater, "less": t.l
 show_table(pd.DataFrame(cmp_rows))
 
 # %% [markdown]
-# ## Does CPU placement explain why the PA02 reports disagree?
+# ## Does CPU placement explain why two reports on the same assignment disagree?
 #
 # S2 finds one-copy and zero-copy ahead of two-copy (C4, C5); S3 finds two-copy ahead
 # (C8, C9). If sender and receiver sharing a CPU changes the ranking, the two reports can

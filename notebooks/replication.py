@@ -24,8 +24,7 @@
 # One row per verdict: the published ratio (at the size shown), their program here and
 # copybench here, each with its CI at its rule's family level, the rule's boundaries and
 # the verdict (a refutation says which way the data contradict the claim) with the rounds
-# its CI rests on (with the sequential top-up: "look j/k", the look it stopped at of the
-# looks its block reached). A row's verdict
+# its CI rests on, in brackets: {glue:text}`rounds_key:s`. A row's verdict
 # rests on the measurement its reading names (*report's words*: copybench; *their program*:
 # the report's own code run here); the other column shows the counterpart under the same
 # rule.
@@ -67,6 +66,7 @@ glue_text("counts_by_reading", C.counts_text(results))
 glue_text("counts_magnitude", C.magnitude_text(results))
 glue_text("sesoi_text", SESOI.text())
 glue_text("magnitude_band", f"×/÷ {MAG.TOLERANCE:g}")
+glue_text("rounds_key", C.rounds_key())
 compact = C.compact_table(results)
 POST_HOC = " (post hoc)" if C.post_hoc(run) else ""  # beside each verdict of such a run
 compact["verdict"] = [(f"{v} [{n}]" if n != "—" else v) + POST_HOC

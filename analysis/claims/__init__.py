@@ -43,7 +43,7 @@ __all__ = ["HOLDS", "REFUTED", "INCONCLUSIVE", "UNDETERMINED", "NOT_TESTABLE", "
            "COPYBENCH", "THEIR_PROGRAM", "ClaimResult", "CLAIMS", "verdict_counts",
            "compact_table", "counts_text", "magnitude_counts", "magnitude_text", "post_hoc", "REVISED", "REVISION_NOTE",
            "COPIES_TOL", "TEXTBOOK_COPIES", "copies_per_byte", "placement_hypothesis",
-           "evaluate", "verdict_table", "as_dict", "by_claim", "claim_verdict_text", "RULES",
+           "evaluate", "verdict_table", "rounds_key", "as_dict", "by_claim", "claim_verdict_text", "RULES",
            "rule_text", "rules_table", "send_comparisons", "twin_pairs", "c1", "c2", "c3", "c4", "c5", "c6", "c7",
            "c8", "c9", "c10", "c11", "c12", "c13", "c14", "c15"]
 
@@ -212,6 +212,16 @@ def rounds_looks(r: ClaimResult) -> str:
     if not r.rounds:
         return "—"
     return f"{r.rounds} r, look {r.look}/{r.looks}" if r.looks else f"{r.rounds} r"
+
+
+def rounds_key() -> str:
+    """The key to :func:`rounds_looks`'s brackets, written from the function itself."""
+    seq = ClaimResult("C0", "", "", "", rounds=12, look=2, looks=3)
+    fixed = ClaimResult("C0", "", "", "", rounds=15)
+    return (f"[{rounds_looks(seq)}] after a verdict says that its CI rests on 12 paired "
+            "rounds and that its block's sequential top-up stopped at look 2 of the 3 looks "
+            f"the block reached; [{rounds_looks(fixed)}] is a block of the fixed design (15 "
+            "rounds, no interim look)")
 
 
 def compact_table(results: Sequence[ClaimResult]) -> pd.DataFrame:

@@ -76,6 +76,15 @@ def test_the_unpaired_sentence_is_what_compare_pair_computes() -> None:
     assert "geometric mean" not in text and "Wilcoxon" not in text
 
 
+def test_the_statistics_paragraph_ends_its_sentence() -> None:
+    """The method chapter pastes this paragraph before "Absolute values always stand beside
+    ratios": it must end with a full stop (it once read "post hoc Absolute values")."""
+    for design in (S.PAIRED, S.UNPAIRED):
+        text = PR.statistics_text(design)
+        assert text.endswith("."), text[-40:]
+        assert not text.endswith(".."), text[-40:]
+
+
 def test_design_of_follows_the_plan() -> None:
     assert PR.design_of({"design": {"primary": "paired"}}, True) == S.PAIRED
     assert PR.design_of({"design": {"primary": "unpaired"}}, True) == S.UNPAIRED
