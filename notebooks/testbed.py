@@ -107,7 +107,7 @@ else:
     glue_text("python_packages", "not recorded")
 
 # %% [markdown]
-# ## The memcpy bound and hardware counters
+# ## memcpy bandwidth and hardware counters
 
 # %% tags=["remove-input"]
 bounds = P.memcpy_bounds(man)
