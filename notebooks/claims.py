@@ -270,9 +270,9 @@ glue_text("stat_P1", f"{p1.statistic}: {p1.ci_text()}"
 show_table(C.verdict_table([p1])[["claim", "verdict", "estimate [CI]", "statistic",
                                     "configuration", "reason", "CI straddles"]])
 if len(ptab):
-    show = ptab.drop(columns=["distance_rounds", "distance"])
-    show["size"] = show["size"].map(fmt_size)
-    show_table(show)
+    from analysis.claims.placement import placement_view
+
+    show_table(placement_view(ptab))
     plot = ptab.assign(size=ptab["size"].astype(float))
     g = P.estimates(plot, "size", "ratio_of_ratios", "lo", "hi", "pair",
                     "message size (bytes, log scale)",

@@ -25,9 +25,9 @@
 # copybench here, each with its CI at its rule's family level, the rule's boundaries and
 # the verdict (a refutation says which way the data contradict the claim) with the rounds
 # its CI rests on, in brackets: {glue:text}`rounds_key:s`. A row's verdict
-# rests on the measurement its reading names (*report's words*: copybench; *their program*:
-# the report's own code run here); the other column shows the counterpart under the same
-# rule.
+# rests on the measurement its reading names (*report's words*: copybench; *copybench: S1's
+# code*: copybench measuring what a report's code computes; *S1's program*: the report's own
+# code run here); the other column shows the counterpart under the same rule.
 
 # %% tags=["parameters"]
 run_dir = "../build/smoke-run"

@@ -197,11 +197,15 @@ def _head(text: str) -> str:
 
 def short_reading(r: ClaimResult) -> str:
     """A verdict's reading in a few words: "report's words" or the rule's own reading for
-    copybench's measurement; "S<n>'s program" (and the rule's reading) for theirs."""
+    copybench's measurement ("copybench: S1's code" where that reading is what a source's
+    code computes, so that it is not read as their program's row); "S<n>'s program" (and
+    the rule's reading) for theirs."""
     own = r.rule_id.split(":", 1)[1] if ":" in r.rule_id else ""
     if r.basis == THEIR_PROGRAM:
         src = SOURCE_OF.get(r.claim, "their")
         return f"{src}'s program" + (f": {own.split(':')[0]}" if own else "")
+    if own and "'s code" in own.split(":")[0]:
+        return f"copybench: {own.split(':')[0]}"
     return own.split(":")[0] if own else ("report's words" if r.claim in ORIGINAL_CLAIMS
                                            else "—")
 
