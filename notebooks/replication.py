@@ -75,8 +75,8 @@ compact["verdict"] = [(f"{v} [{n}]" if n != "—" else v) + POST_HOC
 from analysis import machines as MA
 
 machines = MA.beside(run)
-compact, machine_cols = MA.with_machines(compact, [(m.label, C.evaluate(m.run))
-                                                   for m in machines])
+machine_results = [(m.label, C.evaluate(m.run)) for m in machines]
+compact, machine_cols = MA.with_machines(compact, machine_results)
 glue_text("machines_note", (
     "Runs from other machines are read beside this one, one column each, for the claims "
     "this machine cannot test: " + "; ".join(
@@ -105,7 +105,8 @@ display({"text/html": html, "text/markdown": list_table(list(shown.columns), bod
 # *magnitude* column asks whether the report's published ratio lies inside our CI's band
 # ({glue:text}`magnitude_band:s`; — where the report published no ratio). Directions:
 # {glue:text}`counts_by_reading:s`. Magnitudes: {glue:text}`counts_magnitude:s`.
-# {glue:text}`machines_note:s`
+# {glue:text}`machines_note:s` Every comparison of the thread-count claims there is in
+# {ref}`replication-threads`.
 #
 # A *refuted* verdict says which way the data
 # contradict the claim; an *inconclusive* one names the boundary its CI straddles
@@ -132,6 +133,41 @@ if len(forest):
 else:
     note("No claim comparison has a CI in this run: every claim is not testable here or not "
          "run in this profile.")
+
+# %% [markdown]
+# (replication-threads)=
+# ## Thread counts, on a machine with a CPU per thread
+#
+# Two claims compare throughput between thread counts: C6 ({glue:text}`c6_statement:s`) and
+# C11 ({glue:text}`c11_statement:s`). Such a comparison tests the claim only where every
+# thread of each side has a CPU of its own (C6 and C11 each {glue:text}`threads_need:s`);
+# with fewer CPUs it measures how the scheduler shares them. This run's machine has
+# {glue:text}`this_cpus:s`, so both are not testable here.
+# {glue:text}`threads_machines:s` The table gives each comparison the many-CPU run made, its
+# ratio labelled by the thread counts it divides (C6: the same method at two thread counts;
+# C11: four pairs of thread counts; C8 and C9 compare two methods at one thread count, at
+# the sizes that run measured), with its CI at its rule's family level, the rounds it rests
+# on, its outcome and the claim's verdict there.
+
+# %% tags=["remove-input"]
+from analysis.claims import throughput as TH
+from analysis.claims.applicability import machine_cpus
+
+glue_text("c6_statement", TH.C6[1])
+glue_text("c11_statement", TH.C11[1])
+glue_text("threads_need", C.RULES["C11"][0].conditions[0].text())
+_n = machine_cpus(run)
+glue_text("this_cpus", f"{_n} CPU{'s' if _n != 1 else ''}" if _n else "an unknown number of CPUs")
+_thread_parts, _thread_tables = [], []
+for m, (_, _res) in zip(machines, machine_results):
+    _thread_parts.append(MA.summary_text(m, _res))
+    _thread_tables.append(MA.comparisons_table(_res))
+glue_text("threads_machines", " ".join(_thread_parts) if _thread_parts else (
+    "No run from a machine with more CPUs is committed beside this one, so C6 and C11 stay "
+    "undecided in this book."))
+for _t in _thread_tables:
+    if len(_t):
+        show_table(_t)
 
 # %% [markdown]
 # (replication-reproduced)=
@@ -278,7 +314,8 @@ if _out:
 # size — in this run, {glue:text}`claims.ipynb::p_floor:s`. Comparisons at a fixed
 # thread count (C8–C10 at four connections) stay testable on a machine with fewer CPUs than
 # threads: both methods share the same oversubscription, so their ratio still compares the
-# methods; a comparison *between* thread counts (C6, C11) does not, and is not testable there.
+# methods; a comparison *between* thread counts (C6, C11) does not, and is not testable there
+# ({ref}`replication-threads` reads them from a machine with a CPU per thread).
 # Of the message methods' comparisons against `send` in the message chapter's reference
 # configuration ({glue:text}`claims.ipynb::count_ref_config:s`),
 # {glue:text}`claims.ipynb::count_ref_undecided:s`

@@ -43,7 +43,7 @@ __all__ = ["HOLDS", "REFUTED", "INCONCLUSIVE", "UNDETERMINED", "NOT_TESTABLE", "
            "COPYBENCH", "THEIR_PROGRAM", "ClaimResult", "CLAIMS", "verdict_counts",
            "compact_table", "counts_text", "magnitude_counts", "magnitude_text", "post_hoc", "REVISED", "REVISION_NOTE",
            "COPIES_TOL", "TEXTBOOK_COPIES", "copies_per_byte", "placement_hypothesis",
-           "evaluate", "verdict_table", "rounds_key", "as_dict", "by_claim", "claim_verdict_text", "RULES",
+           "evaluate", "verdict_table", "rounds_key", "decided_where_run", "as_dict", "by_claim", "claim_verdict_text", "RULES",
            "rule_text", "rules_table", "send_comparisons", "twin_pairs", "c1", "c2", "c3", "c4", "c5", "c6", "c7",
            "c8", "c9", "c10", "c11", "c12", "c13", "c14", "c15"]
 
@@ -218,14 +218,30 @@ def rounds_looks(r: ClaimResult) -> str:
     return f"{r.rounds} r, look {r.look}/{r.looks}" if r.looks else f"{r.rounds} r"
 
 
+def decided_where_run(r: ClaimResult) -> str:
+    """A *not run in this profile* verdict whose plan left out some of its rule's sizes,
+    read from the comparisons it did make: each decided as the claim says ("decided as the
+    claim says at 4 KiB, 64 KiB; not run at 1 KiB, 16 KiB"). The rule asks for every size,
+    so the verdict stays *not run*; this says what the sizes run decided. "" for any other
+    verdict, or where a comparison is undecided (the engine would have said inconclusive)."""
+    if r.verdict != NOT_RUN or not r.details:
+        return ""
+    done = [d for d in r.details if math.isfinite(d.get("size", math.nan))]
+    if not done or any(d.get("outcome") == "inconclusive" for d in done):
+        return ""
+    missing = r.reason.split("no cells at ", 1)[1] if "no cells at " in r.reason else ""
+    return ("decided as the claim says at " + ", ".join(fmt_size(d["size"]) for d in done)
+            + (f"; not run at {missing}" if missing else ""))
+
+
 def rounds_key() -> str:
     """The key to :func:`rounds_looks`'s brackets, written from the function itself."""
     seq = ClaimResult("C0", "", "", "", rounds=12, look=2, looks=3)
     fixed = ClaimResult("C0", "", "", "", rounds=15)
-    return (f"[{rounds_looks(seq)}] after a verdict says that its CI rests on 12 paired "
-            "rounds and that its block's sequential top-up stopped at look 2 of the 3 looks "
-            f"the block reached; [{rounds_looks(fixed)}] is a block of the fixed design (15 "
-            "rounds, no interim look)")
+    return (f"[{rounds_looks(seq)}] after a verdict says that its CI rests on {seq.rounds} "
+            f"paired rounds and that its block's sequential top-up stopped at look {seq.look} "
+            f"of the {seq.looks} looks the block reached; [{rounds_looks(fixed)}] is a block "
+            f"of the fixed design ({fixed.rounds} rounds, no interim look)")
 
 
 def compact_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
@@ -240,7 +256,7 @@ def compact_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
         twin = by_key.get((r.rule_id, r.placement, other[r.basis]))
         cb, th = (r, twin) if r.basis == COPYBENCH else (twin, r)
         pub = REPORTED.get((r.claim, int(r.size))) if math.isfinite(r.size) else None
-        short = _head(r.direction)
+        short = _head(r.direction) or decided_where_run(r)
         rows.append({"claim": r.claim, "reading": short_reading(r),
                      "placement": r.placement or "—",
                      "published": f"{pub[0] / pub[1]:.3g}" if pub else "—",
@@ -249,5 +265,7 @@ def compact_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
                      "verdict": r.verdict + (f" ({short})" if short else ""),
                      "direction": r.verdict, "magnitude": r.magnitude or "—",
                      "rounds/looks": rounds_looks(r),
-                     "state": r.verdict, "basis": r.basis})
+                     "state": r.verdict, "basis": r.basis,
+                     # a verdict not run at some sizes whose other sizes decided as claimed
+                     "decided where run": bool(decided_where_run(r))})
     return pd.DataFrame(rows)
