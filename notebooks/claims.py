@@ -78,7 +78,7 @@ for name, text in book_counts.glue().items():
 # stopped at, of the looks its block reached; {doc}`../method`).
 # {glue:text}`decided_elsewhere:s` ({ref}`replication-threads`).
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "full-width"]
 # a claim not testable on this machine that a committed run of a machine with more CPUs
 # decided says where (the replication chapter's thread-count section has its comparisons)
 from analysis import machines as MA

@@ -32,7 +32,7 @@
 # %% tags=["parameters"]
 run_dir = "../build/smoke-run"
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "full-width"]
 import pandas as pd
 
 from analysis import claims as C
@@ -149,7 +149,7 @@ else:
 # the sizes that run measured), with its CI at its rule's family level, the rounds it rests
 # on, its outcome and the claim's verdict there.
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "full-width"]
 from analysis.claims import throughput as TH
 from analysis.claims.applicability import machine_cpus
 
