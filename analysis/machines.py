@@ -169,11 +169,23 @@ def summary_text(machine: Machine, results: Sequence[ClaimResult]) -> str:
     for r in results:
         if r.details or r.verdict in TESTED:
             by.setdefault(r.claim, []).append(r)
-    verdicts = "; ".join(
-        f"{claim}: " + ", ".join(
-            f"{r.placement or 'all'}{' (' + short_reading(r) + ')' if short_reading(r) != '—' else ''}"
-            f" {r.verdict}" + (f" ({decided_where_run(r)})" if decided_where_run(r) else "")
-            for r in rs) for claim, rs in by.items())
+
+    def said(r: ClaimResult) -> str:
+        return r.verdict + (f" ({decided_where_run(r)})" if decided_where_run(r) else "")
+
+    def where(r: ClaimResult) -> str:
+        reading = short_reading(r)
+        return (r.placement or "all") + (f" ({reading})" if reading != "—" else "")
+
+    parts = []
+    for claim, rs in by.items():
+        texts = {said(r) for r in rs}
+        if len(texts) == 1:  # one verdict for every placement and reading: said once
+            n = len(rs)
+            parts.append(f"{claim}: {texts.pop()}" + (f" (all {n} verdicts)" if n > 1 else ""))
+        else:
+            parts.append(f"{claim}: " + ", ".join(f"{where(r)} {said(r)}" for r in rs))
+    verdicts = "; ".join(parts)
     return (f"The {machine.label} ran {run.run_id} ({(run.plan or {}).get('profile')} "
             f"profile, {len(run.trials)} trials, {cpus_per_side(run)}). Its verdicts: "
             f"{verdicts or 'none'}.")

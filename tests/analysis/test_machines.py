@@ -130,4 +130,7 @@ def test_the_machine_summary_names_its_run_and_cpus(threads) -> None:
     assert threads.run_id in text and "threads profile" in text
     assert "8 threads per side on 8 CPUs of their own at least" in text
     assert "C6:" in text and "C11:" in text and "C9:" in text
+    # a verdict every placement and reading share is said once
+    assert "C6: refuted (all 4 verdicts)" in text, text
+    assert text.count("decided as the claim says") == 1, text
 
