@@ -278,8 +278,8 @@ def needs(claim: str, profile: Mapping[str, Any]) -> str:
     if per_thread:  # a comparison between thread counts: testable only with a CPU per thread
         n = max(c.threads for c in per_thread)
         return (f"a CPU per thread and side: {2 * n} CPUs for {n} threads cross-core; on fewer "
-                "CPUs it is not testable (the threads profile runs it on a machine with "
-                f"{2 * n}: make bundle)")
+                f"CPUs it is not testable (the threads profile runs it on a machine with {2 * n} "
+                "CPUs or more: make bundle)")
     if th > 1:  # a comparison of methods at one thread count: both share the machine
         return (f"{th} threads on each side; on fewer CPUs the compared methods share the "
                 "same oversubscription, so their ratio still compares them")
