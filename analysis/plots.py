@@ -121,8 +121,7 @@ def memcpy_dst_offsets(manifest: Mapping[str, Any]) -> list[int]:
 
 #: what the dashed memcpy line is, under a bar figure that draws it: one measurement of memcpy
 #: per working-set size (before the sweep), a reference a copy of that size can exceed, no bound
-MEMCPY_NOTE = ("dashed: memcpy measured at that working-set size (a reference, not a bound: "
-               "a copy of that size can exceed it)")
+MEMCPY_NOTE = "dashed: memcpy measured at this size (not a bound)"
 
 
 def _bound_marks(ax: Any, bound: Mapping[int, float] | None, xs: Iterable[Any]) -> int:

@@ -238,7 +238,7 @@ def test_file_bars_draw_memcpy_only_in_a_measured_sizes_panel() -> None:
     # the line is what it is: one measurement of memcpy at that size, which a copy of the
     # same size can exceed (16 MiB file-to-file trials did), not a bound
     words = " ".join(t.get_text() for t in g.figure.texts)
-    assert "memcpy measured at that working-set size" in words and "not a bound" in words
+    assert "memcpy measured at this size" in words and "not a bound" in words
 
 
 def test_memcpy_marks_in_a_line_figure_say_they_are_a_measured_reference() -> None:
