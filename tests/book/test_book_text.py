@@ -239,8 +239,9 @@ BOOK_NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.py")
                         if (ROOT / "notebooks" / p.with_suffix(".ipynb").name).is_file()
                         and p.stem not in ("sweep", "compare"))
 #: a module or a source file of the artifact named in prose ("analysis/prose.py",
-#: "analysis.copycount.KNOWN", "rundir/perf.py")
-MODULE_NAME = re.compile(r"\b(?:analysis|rundir|runner|blockstats|bench)(?:[./]\w+)+"
+#: "analysis.copycount.KNOWN", "rundir/perf.py", "analysis/claims/rules"); a data directory
+#: ("bench/results/") is no module
+MODULE_NAME = re.compile(r"\b(?:analysis|rundir|runner|blockstats)(?:[./]\w+)+"
                          r"|\b\w+\.py\b")
 
 
