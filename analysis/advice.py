@@ -11,8 +11,10 @@ it. The words come from the decisions only:
   is decided faster;
 * "never beats" only where every comparison of the method is decided and none is faster;
 * "at A–B" only where every comparison measured between A and B in the configurations
-  named is decided that way; "most sizes in A–B" where more than half are, else "some
-  sizes in A–B";
+  named is decided that way; where the decided sizes differ between configurations, each
+  configuration's own ("at 256 KiB (loopback same-core), 1 MiB (veth same-core)") when
+  that takes two groups or fewer; else "most sizes in A–B" where more than half are, else
+  "some sizes in A–B";
 * a method with an undecided comparison says "undecided elsewhere" (or "undecided at every
   size"), and one whose decision changes with the window says so.
 
@@ -29,7 +31,7 @@ import pandas as pd
 
 from analysis.findings import Finding
 from analysis.fmt import fmt_size
-from analysis.headlines import ci, window_flips
+from analysis.headlines import ci, spans, window_flips
 
 MAX_FINDINGS = 6
 MAX_WORDS = 40
@@ -98,6 +100,24 @@ def sizes_phrase(d: pd.DataFrame, rows: pd.DataFrame) -> str:
     return f"{'most' if share > 0.5 else 'some'} sizes in {fmt_size(lo)}–{fmt_size(hi)}"
 
 
+def by_config(d: pd.DataFrame, rows: pd.DataFrame, most: int = 2) -> str | None:
+    """The sizes of the comparisons ``d`` configuration by configuration, where they differ
+    between configurations: "256 KiB (loopback same-core), 1 MiB (veth same-core)" (runs of
+    consecutive measured sizes of each configuration; configurations with the same sizes
+    named together); None where that takes more than ``most`` groups."""
+    groups: dict[str, list[str]] = {}
+    first: dict[str, float] = {}
+    for cfg, g in d.groupby("config", sort=False):
+        own = rows.loc[rows["config"] == cfg, "size"]
+        sp = spans(list(g["size"]), list(own))
+        groups.setdefault(sp, []).append(str(cfg))
+        first[sp] = min(first.get(sp, float(g["size"].min())), float(g["size"].min()))
+    if len(groups) > most:
+        return None
+    return ", ".join(f"{sp} ({scope(cfgs, rows)})"
+                     for sp, cfgs in sorted(groups.items(), key=lambda kv: first[kv[0]]))
+
+
 def _from_up(d: pd.DataFrame, rows: pd.DataFrame) -> float | None:
     """Z where, in each configuration of ``d`` (decided faster), the sizes decided faster are
     every size measured from Z up, one Z for all."""
@@ -147,7 +167,13 @@ def _advice(rows: pd.DataFrame, method: str, baseline: str, windows: pd.DataFram
         return "several configurations" if brief >= 1 and s.count(";") >= 2 else s
 
     def at(d: pd.DataFrame) -> str:
-        return f"at {sizes_phrase(d, r)} ({where(d)})"
+        phrase = sizes_phrase(d, r)
+        # "most/some sizes in A–B" says less than the decisions: configuration by
+        # configuration where that takes two groups or fewer (kept until the last way of
+        # saying it more briefly)
+        exact = by_config(d, r) if phrase.startswith(("most ", "some ")) and brief < 4 \
+            else None
+        return f"at {exact}" if exact else f"at {phrase} ({where(d)})"
 
     if len(g) and not len(l_):
         z = _from_up(g, r)

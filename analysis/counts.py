@@ -27,7 +27,7 @@ from typing import Sequence
 import pandas as pd
 
 from analysis import run as A
-from analysis.claims.base import (HOLDS, INCONCLUSIVE, REFUTED, VERDICTS, ClaimResult,
+from analysis.claims.base import (MAGNITUDES, VERDICTS, ClaimResult,
                                   stream_cells)
 from analysis.claims.baselines import baseline_comparisons
 
@@ -98,8 +98,8 @@ class BookCounts:
             out[f"count_msg_{k}"] = str(getattr(self.message, k))
         for v in VERDICTS:
             out[f"count_{v.replace(' ', '_')}"] = str(self.verdicts.get(v, 0))
-        for v in (HOLDS, REFUTED, INCONCLUSIVE):
-            out[f"count_magnitude_{v}"] = str(self.magnitude.get(v, 0))
+        for v in MAGNITUDES:
+            out[f"count_magnitude_{v.replace(' ', '_')}"] = str(self.magnitude.get(v, 0))
         out["count_magnitude"] = str(sum(self.magnitude.values()))
         return out
 
@@ -156,8 +156,7 @@ def book_counts(run: A.Run, results: Sequence[ClaimResult],
     return BookCounts(Tally.of(msg), Tally.of(ref), config, threads,
                       {v: sum(r.verdict == v for r in results) for v in VERDICTS},
                       len({r.claim for r in results}),
-                      {v: sum(r.magnitude == v for r in results)
-                       for v in (HOLDS, REFUTED, INCONCLUSIVE)},
+                      {v: sum(r.magnitude == v for r in results) for v in MAGNITUDES},
                       method_tallies(msg))
 
 

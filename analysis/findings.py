@@ -215,6 +215,25 @@ BASIS_WORDS = {"copybench": "as their reports word them (copybench)",
                "their program": "as the reports' own programs behave (run here)"}
 
 
+def magnitude_of_holds(verdicts: pd.DataFrame) -> str:
+    """Of the verdicts whose direction holds, how the report's published number fared
+    against our CI's band: "of these, the report's number lies inside our CI's band in 0,
+    outside it in 9 and is undecided in 2; 2 have no published number" ("" without a magnitude
+    column or a verdict that holds)."""
+    if "magnitude" not in verdicts:
+        return ""
+    m = verdicts.loc[verdicts["verdict"] == "holds", "magnitude"].value_counts()
+    n = int(m.sum())
+    if not n:
+        return ""
+    inside, outside, open_ = (int(m.get(k, 0)) for k in ("holds", "refuted", "inconclusive"))
+    none = n - inside - outside - open_
+    text = (f"of these, the report's number lies inside our CI's band in {inside}, outside it "
+            f"in {outside} and is undecided in {open_}")
+    return text + (f"; {none} {'has' if none == 1 else 'have'} no published number"
+                   if none else "")
+
+
 def _state_counts(verdicts: pd.DataFrame, with_ids: bool) -> str:
     counts = verdicts["verdict"].value_counts()
     parts = []
@@ -223,6 +242,9 @@ def _state_counts(verdicts: pd.DataFrame, with_ids: bool) -> str:
         if not n and v in ("not run in this profile", "undetermined"):
             continue
         text = _are(n, word)
+        size = magnitude_of_holds(verdicts) if v == "holds" else ""
+        if size:
+            text += f" in direction ({size})"
         if with_ids and v in ("holds", "refuted", "inconclusive"):
             ids = verdicts.loc[verdicts["verdict"] == v, "claim"].unique().tolist()
             text += f" ({', '.join(ids) if ids else 'none'})"

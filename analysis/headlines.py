@@ -8,6 +8,13 @@ makes the same kernel copy as `send` without `send`'s user-space memcpy, so a ga
 `send` that `sendmsg` shares comes from skipping that memcpy, not from avoiding a copy in the
 kernel. The exhaustive per-configuration list stays in :mod:`analysis.findings` (the results
 chapter).
+
+A superlative is worded from decided comparisons within a stated scope: "the largest decided
+gain" only where its CI lies above every other decided gain's, "the fastest" (or "the
+lowest") method of one configuration and size only where it is decided so against every
+other method there (:func:`leader_text`), "flips with placement" only where one size is
+decided faster in one placement and slower in the other; otherwise the sentence names what
+the leader is not separated from, or says the flip is undecided.
 """
 
 from __future__ import annotations
@@ -18,7 +25,8 @@ import pandas as pd
 
 from analysis.counts import Tally
 from analysis.findings import UNSUPPORTED_KINDS, verdict_counts
-from analysis.fmt import fmt_hours, fmt_num, fmt_ratio_ci, fmt_size, plural
+from analysis import stats as S
+from analysis.fmt import fmt_est, fmt_hours, fmt_num, fmt_ratio_ci, fmt_size, plural
 
 #: what each decision of a "direction" rule means, in the headlines' words
 WORDS = {"greater": "faster", "less": "slower", "equivalent": "equivalent",
@@ -144,35 +152,167 @@ def attribution(best: Mapping[str, Any], vs_send: pd.DataFrame, vs_sendmsg: pd.D
 
 
 def placement_scope(best: Mapping[str, Any], rows: pd.DataFrame) -> str:
-    """The same method and path at the other placements: where the gain does not hold, or
-    flips, say so."""
+    """The same method and path at the other placements: where the gain is not decided, say
+    so; "flips with placement" only where a size measured in both placements is decided
+    faster in one and slower in the other, and where the sizes measured in both leave that
+    open, that it is undecided."""
     same = rows[(rows["method"] == best["method"])]
     for f in ("scenario", "transport", "cache", "protocol"):
         if f in same and f in best:
             same = same[same[f] == best[f]]
+    here = same[same["placement"] == best["placement"]]
     other = same[same["placement"] != best["placement"]]
-    out = []
+    out, flip_at, open_at, undecided = [], [], [], set()
     for pl, g in other.groupby("placement"):
         at = g[g["size"] == best["size"]]
         size = fmt_size(best["size"])
-        here = (f"{ci(at.iloc[0], True)} ({WORDS[at.iloc[0]['decision']]}) at {size}"
-                if len(at) else f"not measured at {size}")
+        txt = (f"{pl} it is {ci(at.iloc[0], True)} ({WORDS[at.iloc[0]['decision']]}) at {size}"
+               if len(at) else f"{pl} it is not measured at {size}")
         slower = g[g["decision"] == "less"]
-        txt = f"{pl} it is {here}"
         if len(slower):
             txt += (f" and slower at {spans(list(slower['size']), list(g['size']))} "
                     f"({fmt_num(slower['ratio'].min())}–{fmt_num(slower['ratio'].max())}×)")
+            alone = sorted(set(slower["size"]) - set(here["size"]))
+            if alone:
+                txt += (f", {'a size' if len(alone) == 1 else 'sizes'} not measured "
+                        f"{best['placement']}")
         out.append(txt)
+        for s, h in here.groupby("size"):
+            t = g[g["size"] == s]
+            if t.empty:
+                continue
+            pair = {h.iloc[0]["decision"], t.iloc[0]["decision"]}
+            if pair == {"greater", "less"}:
+                flip_at.append(s)
+            elif "inconclusive" in pair:
+                open_at.append(s)
+                undecided.update(p for p, d in ((best["placement"], h.iloc[0]["decision"]),
+                                                (pl, t.iloc[0]["decision"]))
+                                 if d == "inconclusive")
     if not out:
         return ""
-    flips = (other["decision"] == "less").any()
-    return (f" This holds only {best['placement']}: " + "; ".join(out)
-            + (" — the gain flips with placement." if flips else "."))
+    gain_there = (other["decision"] == "greater").any()
+    lead = (" At the other placements: " if gain_there
+            else f" This holds only {best['placement']}: ")
+    tail = "."
+    if flip_at:
+        tail = (f" — the gain flips with placement at "
+                f"{spans(flip_at, list(same['size']))}.")
+    elif (other["decision"] == "less").any():
+        shared = sorted(set(here["size"]) & set(other["size"]))
+        if open_at and len(shared) == 1:
+            tail = (f"; whether the gain flips with placement is undecided: "
+                    f"{fmt_size(shared[0])} is the only size measured in both placements, and "
+                    f"{' and '.join(sorted(undecided))} it is undecided there.")
+        elif open_at:
+            tail = (f"; whether the gain flips with placement is undecided: no size measured "
+                    f"in both placements ({spans(shared, list(same['size']))}) is decided "
+                    f"faster in one and slower in the other, and at "
+                    f"{spans(open_at, list(same['size']))} a comparison is undecided.")
+        elif shared:
+            tail = "; at the sizes measured in both placements the decisions do not flip."
+        else:
+            tail = "; no size is measured in both placements, so no flip is decided."
+    return lead + "; ".join(out) + tail
 
 
 def best_gain(cmp: pd.DataFrame) -> pd.Series | None:
     g = cmp[cmp["decision"] == "greater"] if len(cmp) else cmp
     return g.loc[g["ratio"].idxmax()] if len(g) else None
+
+
+def gain_rank(b: pd.Series, cmp: pd.DataFrame, baseline: str, where_first: bool = False) -> str:
+    """The words before the largest decided gain ``b`` of ``cmp``: "the largest decided gain"
+    only where its CI lies above every other decided gain's; else the largest estimate, and
+    the decided gains whose CIs overlap it (not separated from it)."""
+    g = cmp[(cmp["decision"] == "greater") & (cmp.index != b.name)]
+    near = g[g["hi"] >= b["lo"]]
+    if g.empty:
+        return f"The only decided gain over `{baseline}` is"
+    if near.empty:
+        return f"The largest decided gain over `{baseline}`, its CI above every other's, is"
+    names = (f"those of the other {len(near)}" if len(near) == len(g) and len(near) > 1
+             else "the other's" if len(near) == len(g) else
+             ("that of " if len(near) == 1 else "those of ")
+             + "; ".join(f"`{r['method']}` at {fmt_size(r['size'])}, {where(r.to_dict())}: "
+                         f"{ci(r)}" for _, r in near.iterrows()))
+    return (f"Of the {len(g) + 1} decided gains over `{baseline}`, none is decided the largest "
+            f"(the largest estimate's CI overlaps {names}); the largest estimate is")
+
+
+#: a decision of one method against another in the words of a ranking (higher is better,
+#: lower is better)
+RANK_WORDS = {False: {"greater": "faster", "less": "slower", "equivalent": "equivalent",
+                      "inconclusive": "undecided"},
+              True: {"greater": "higher", "less": "lower", "equivalent": "equivalent",
+                     "inconclusive": "undecided"}}
+_FLIP = {"greater": "less", "less": "greater"}
+
+
+def pair_of(pairs: pd.DataFrame, a: str, b: str) -> dict[str, Any] | None:
+    """``a`` against ``b`` from a table of pairs (``method`` against ``baseline``): its row,
+    or the row of ``b`` against ``a`` inverted (ratio, CI and decision)."""
+    if pairs.empty:
+        return None
+    for m, base, inv in ((a, b, False), (b, a, True)):
+        sel = pairs[(pairs["method"] == m) & (pairs["baseline"] == base)]
+        if len(sel):
+            r = sel.iloc[0].to_dict()
+            if inv:
+                r.update(ratio=1 / r["ratio"], lo=1 / r["hi"], hi=1 / r["lo"],
+                         decision=_FLIP.get(r["decision"], r["decision"]))
+            return r
+    return None
+
+
+def leader_text(scope: str, medians: pd.DataFrame, pairs: pd.DataFrame, unit: str,
+                what: str = "median", lower: bool = False) -> str:
+    """Which method leads one scope (one configuration and size, named by ``scope``), worded
+    from the decided comparisons of every pair of methods measured there (``pairs``, at that
+    size, :func:`analysis.claims.baselines.pairwise`; ``medians``: each method's median with
+    its CI, which orders them only): a method is "the fastest" (``lower``: "the lowest") only
+    where it is decided faster (lower) than every other method there; otherwise the sentence
+    gives the method with the best median and names each method it is not decided
+    faster (lower) than, with the ratio and its decision."""
+    if medians.empty:
+        return f"{scope}: no method measured"
+    words = RANK_WORDS[lower]
+    better = "less" if lower else "greater"
+    med = medians.sort_values("median", ascending=lower)
+    methods = [str(m) for m in med["method"]]
+
+    def est(m: str) -> str:
+        r = med[med["method"] == m].iloc[0]
+        return fmt_est(S.Estimate(r["median"], r["lo"], r["hi"], int(r["n"])), unit)
+
+    if len(methods) == 1:
+        return f"{scope}, only `{methods[0]}` is measured: {est(methods[0])}"
+    vs = {m: {o: pair_of(pairs, m, o) for o in methods if o != m} for m in methods}
+    top = next((m for m in methods
+                if all(p is not None and p["decision"] == better for p in vs[m].values())),
+               None)
+    sup = "lowest" if lower else "fastest"
+    if top is not None and len(methods) == 2:
+        other, p = next(iter(vs[top].items()))
+        return (f"{scope}, `{top}` is the {sup}: {est(top)}, decided {words[better]} than "
+                f"`{other}`, the only other method measured there ({ci(p)})")
+    if top is not None:
+        return (f"{scope}, `{top}` is the {sup}: {est(top)}, decided {words[better]} than each "
+                f"of the other {len(methods) - 1} methods measured there")
+    lead = methods[0]
+    open_ = {o: p for o, p in vs[lead].items() if p is None or p["decision"] != better}
+    done = [o for o in vs[lead] if o not in open_]
+    named = [f"`{o}` (" + (f"{ci(p)}, {words[p['decision']]}" if p is not None
+                           else "not compared: fewer than two trials") + ")"
+             for o, p in open_.items()]
+    text = (f"{scope}, `{lead}` has the {'lowest' if lower else 'highest'} {what}, "
+            f"{est(lead)}, but no method is decided the {sup}: `{lead}` is not decided "
+            f"{words[better]} than " + (", ".join(named[:-1]) + " or " + named[-1]
+                                        if len(named) > 1 else named[0]))
+    if done:
+        text += (f"; it is decided {words[better]} than "
+                 + ", ".join(f"`{o}`" for o in done))
+    return text
 
 
 def abstract_results(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.DataFrame,
@@ -196,7 +336,7 @@ def abstract_results(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.
                    f"{n.undecided} undecided.")
         b = best_gain(vs_send)
         if b is not None:
-            out.append(f"The largest decided gain over `send` is `{b['method']}` at "
+            out.append(f"{gain_rank(b, vs_send, 'send')} `{b['method']}` at "
                        f"{fmt_size(b['size'])} ({where(b.to_dict())}): {ci(b, True)}; "
                        + attribution(b.to_dict(), vs_send, vs_sendmsg, copied))
         slower = {m: g for m, g in vs_send.groupby("method")
@@ -214,7 +354,8 @@ def abstract_results(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.
     if len(files):
         b = best_gain(files)
         if b is not None:
-            out.append(f"Among file methods the largest decided gain over `read-write` is "
+            rank = gain_rank(b, files, "read-write")
+            out.append(f"Among file methods, {rank[0].lower()}{rank[1:]} "
                        f"`{b['method']}` ({where(b.to_dict())}, {fmt_size(b['size'])}): "
                        f"{ci(b, True)}." + placement_scope(b.to_dict(), files))
     if len(verdicts):

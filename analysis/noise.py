@@ -49,6 +49,9 @@ def by_window(measured: pd.DataFrame) -> pd.DataFrame:
                  & (measured.get("twin", pd.Series(0, index=measured.index)).fillna(0) == 0)
                  # fixed socket buffers: the noise study's control, not a planned procedure
                  & (measured.get("sockbuf", pd.Series(0, index=measured.index)).fillna(0) == 0)
+                 # ... and its kept sink and two methods alternating in one trial
+                 & (measured.get("sink", pd.Series(None, index=measured.index)) != "kept")
+                 & measured.get("alternate", pd.Series(None, index=measured.index)).isna()
                  ].copy()
     if d.empty:
         return pd.DataFrame(columns=COLUMNS)

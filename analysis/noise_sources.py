@@ -25,6 +25,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from blockstats.claimtable import SESOI
+from blockstats.schedule import CONFIDENCE
+
 #: a cell's trials are read as bimodal when Sarle's bimodality coefficient of its log values
 #: exceeds that of a uniform distribution (5/9); a screening statistic, stated with the modes
 BIMODAL_BC = 5 / 9
@@ -218,20 +221,35 @@ def modes(values: np.ndarray) -> Modes:
 TODAY = "1 s window, buffers autotuned"
 #: the band a comparison is decided against in the controls' cost: a CI half-width of this
 #: much (relative) on the ratio, the claims' smallest effect of interest
-DECIDE_BAND = 0.07
+DECIDE_BAND = SESOI
 #: the two-sided level of that CI
-DECIDE_LEVEL = 0.95
+DECIDE_LEVEL = CONFIDENCE
+
+
+#: the words a procedure gains from the two controls that change how trials are run, not
+#: what one trial measures
+KEPT_SINK = "sink kept across trials"
+ALTERNATING = "two methods alternating in one trial"
 
 
 def procedure(row: pd.Series) -> str:
-    """A block's measurement procedure, from the factors that make a control: its window and
-    whether its socket buffers were fixed."""
+    """A block's measurement procedure, from the factors that make a control: its window,
+    whether its socket buffers were fixed, whether its sink was kept across trials and
+    whether two methods alternated inside each trial (today's procedure names neither)."""
     dur = row.get("duration_s")
     parts = [f"{float(dur):g} s window" if dur is not None and dur == dur else "window unknown"]
     sb = int(row.get("sockbuf") or 0)
     parts.append(f"buffers fixed at {sb // 2**20} MiB" if sb >= 2**20 and sb % 2**20 == 0
                  else f"buffers fixed at {sb} B" if sb else "buffers autotuned")
+    if row.get("sink") == "kept":
+        parts.append(KEPT_SINK)
+    if _alternates(row.get("alternate")):
+        parts.append(ALTERNATING)
     return ", ".join(parts)
+
+
+def _alternates(v: object) -> bool:
+    return isinstance(v, str) and bool(v)
 
 
 def rounds_to_decide(sd: float, band: float = DECIDE_BAND, level: float = DECIDE_LEVEL,
@@ -257,7 +275,9 @@ def comparisons(measured: pd.DataFrame) -> pd.DataFrame:
     cols = ["block", "procedure", "size", "placement", "pair", "rounds", "paired_sd", "ratio",
             "block_round_s", "comparisons_in_block", "rounds_to_decide", "seconds_to_decide"]
     d = stream_trials(measured)
-    rows = []
+    alt = d["alternate"].map(_alternates) if "alternate" in d else pd.Series(False, index=d.index)
+    rows = _alternations(d[alt])
+    d = d[~alt]
     for block, g in d.groupby("block"):
         g = g.assign(who=np.where(g["twin"].astype(int) > 0, g["method"] + " (twin)",
                                   g["method"]))
@@ -286,11 +306,64 @@ def comparisons(measured: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
+def _alternations(d: pd.DataFrame) -> list[dict[str, object]]:
+    """The comparisons of the alternating control (copybench send --alternate): per
+    alternating cell, the two methods' log ratio inside each trial (each method's Gbit/s over
+    its five slices of the window), per round; its sd over rounds, the ratio (geometric
+    mean), and the machine seconds one round of the cell takes. Named as :func:`comparisons`
+    names a pair (the later method name over the earlier; a method against itself, the A/A,
+    as its twin over it), so :func:`controls` lines it up with today's comparison of the
+    same two methods."""
+    rows: list[dict[str, object]] = []
+    need = {"alternate_gbit_first", "alternate_gbit_second"}
+    if d.empty or not need <= set(d):
+        return rows
+    for (block, cell), g in d.groupby(["block", "cell"]):
+        first = g.iloc[0]
+        m1, m2 = str(first["method"]), str(first["alternate"])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lr = np.log(g["alternate_gbit_second"].astype(float)) - np.log(
+                g["alternate_gbit_first"].astype(float))
+        lr = pd.Series(lr.to_numpy(), index=g["repetition"].to_numpy())
+        if m2 < m1:  # the later name over the earlier, as comparisons() pairs them
+            lr, (m1, m2) = -lr, (m2, m1)
+        x = lr[np.isfinite(lr.to_numpy())]
+        if len(x) < MIN_ROUNDS:
+            continue
+        pair = f"{m2} (twin) / {m1}" if m1 == m2 else f"{m2} / {m1}"
+        round_s = (float(g.groupby("repetition")["wall_s"].sum(min_count=1).median())
+                   if "wall_s" in g else math.nan)
+        in_block = int(d.loc[d["block"] == block, "cell"].nunique())
+        sd = float(x.std(ddof=1))
+        n = rounds_to_decide(sd)
+        rows.append({"block": block, "procedure": procedure(first),
+                     "size": int(first["size"]), "placement": first["placement"],
+                     "pair": pair, "rounds": int(len(x)), "paired_sd": sd,
+                     "ratio": math.exp(float(x.mean())),
+                     # one alternating cell per comparison: a round of its block is that
+                     # many trials for that many comparisons
+                     "block_round_s": round_s * in_block, "comparisons_in_block": in_block,
+                     "rounds_to_decide": n, "seconds_to_decide": n * round_s})
+    return rows
+
+
 def controls(comp: pd.DataFrame, today: str | None = None) -> pd.DataFrame:
     """Each procedure against today's on the comparisons both measured (same size, placement
     and pair, A/A excluded): comparisons, the median paired per-round sd of each, the median
     ratio of the control's ratio to today's (the change in the quantity measured) and the
-    median machine seconds per decided comparison of each."""
+    median machine seconds per decided comparison of each.
+
+    The alternating control (two methods inside one trial, :func:`_alternations`) is compared
+    the same way, and the two sds are the same kind of quantity: each is the sd over rounds of
+    one log ratio of the same two methods per round, at the same size and placement, and each
+    sets by the same rule (:func:`rounds_to_decide`) how many rounds decide that comparison.
+    Today's ratio comes from two trials of a round (two connections, two process pairs, two
+    windows a few seconds apart); the alternating one from one trial whose two methods each
+    send in five interleaved tenths of its window, so what the two trials of a round do not
+    share (their connection, their processes' state, their time) is what this control takes
+    out. Its seconds per decided comparison count one trial per round per comparison, against
+    today's block round shared by its comparisons. What it does to the ratio itself
+    (``ratio_change``) says whether it still measures the same quantity."""
     cols = ["procedure", "comparisons", "paired_sd", "paired_sd_today", "ratio_change",
             "seconds_to_decide", "seconds_to_decide_today"]
     today = today or TODAY
@@ -333,7 +406,7 @@ def mechanism_points(measured: pd.DataFrame, today: str | None = None) -> pd.Dat
     today = today or TODAY
     d = stream_trials(measured)
     cols = ["cell", "trial_id", "method", "size", "placement", "throughput_rel",
-            "bytes_per_call_rel"]
+            "bytes_per_call_rel", "mode"]
     if d.empty or not {"receiver_bytes", "receiver_syscalls"} <= set(d):
         return pd.DataFrame(columns=cols)
     d = d[d.apply(procedure, axis=1) == today].copy()
@@ -343,7 +416,26 @@ def mechanism_points(measured: pd.DataFrame, today: str | None = None) -> pd.Dat
     d["throughput_rel"] = d["gbit_per_s"].astype(float) / d.groupby("cell")[
         "gbit_per_s"].transform("median").astype(float)
     d["bytes_per_call_rel"] = d["bpc"] / d.groupby("cell")["bpc"].transform("median")
+    d["mode"] = d.groupby("cell")["gbit_per_s"].transform(
+        lambda v: pd.Series(mode_labels(v.to_numpy(dtype=float)), index=v.index))
     return d[cols].reset_index(drop=True)
+
+
+#: a trial's mode where its cell screens bimodal (:func:`modes`), else :data:`ONE_MODE`
+LOWER_MODE, UPPER_MODE, ONE_MODE = "lower of two modes", "upper of two modes", "one mode"
+
+
+def mode_labels(values: np.ndarray) -> list[str]:
+    """Each of a cell's trials labelled by its mode: where the cell screens bimodal, the
+    trials below the widest gap (the split :func:`modes` makes) are the lower mode and the
+    rest the upper; otherwise every trial is :data:`ONE_MODE`."""
+    x = np.asarray(values, dtype=float)
+    if not modes(x).bimodal:
+        return [ONE_MODE] * x.size
+    s = np.sort(np.log(x[np.isfinite(x) & (x > 0)]))
+    cut = int(np.argmax(np.diff(s))) + 1
+    edge = math.exp(float(s[cut]))
+    return [LOWER_MODE if v < edge else UPPER_MODE for v in x]
 
 
 def modes_text(values: np.ndarray) -> str:
@@ -389,3 +481,41 @@ def receive_factors(measured: pd.DataFrame, today: str | None = None) -> pd.Data
                      "var_bytes_per_call": float(bpc.var()), "corr": corr})
     return pd.DataFrame(rows, columns=cols)
 
+
+
+#: The rule a control is adopted by, stated before the controls' run was read (2026-11-27):
+#: a control that keeps the claims' quantity is adopted when, over at least
+#: ADOPT_MIN_COMPARISONS comparisons it shares with today's procedure, its median machine
+#: seconds per decided comparison is at most ADOPT_SAVING x today's and its estimates stay
+#: within ADOPT_SAME of today's (median ratio of the two estimates in [1 - s, 1 + s]: it
+#: measures the same thing). A control that fixes the socket buffers is never adopted: it
+#: turns TCP's autotuning off, which an application that sets no buffer size always gets,
+#: so it measures another quantity than the claims'.
+ADOPT_SAVING = 0.8
+ADOPT_SAME = 0.03
+ADOPT_MIN_COMPARISONS = 6
+ADOPT_RULE = (f"adopted where it keeps the claims' quantity (buffers autotuned), shares at "
+              f"least {ADOPT_MIN_COMPARISONS} comparisons with today's procedure, needs at most "
+              f"{ADOPT_SAVING:.0%} of today's machine time per decided comparison (medians) and "
+              f"moves the estimate by at most ±{ADOPT_SAME:.0%} (median ratio)")
+
+
+def adopt(ctl: pd.DataFrame, today: str | None = None) -> pd.DataFrame:
+    """Each control of :func:`controls` read by :data:`ADOPT_RULE`: ``adopt`` (bool) and
+    ``why`` (the part of the rule that decided). Today's own row is left out."""
+    today = today or TODAY
+    rows = []
+    for r in ctl[ctl["procedure"] != today].itertuples():
+        saving = r.seconds_to_decide / r.seconds_to_decide_today
+        if "buffers fixed" in r.procedure:
+            ok, why = False, "fixed buffers measure another quantity (no autotuning)"
+        elif r.comparisons < ADOPT_MIN_COMPARISONS:
+            ok, why = False, f"{r.comparisons} shared comparisons (needs {ADOPT_MIN_COMPARISONS})"
+        elif not abs(r.ratio_change - 1) <= ADOPT_SAME:
+            ok, why = False, f"moves the estimate ×{r.ratio_change:.3f}"
+        elif not saving <= ADOPT_SAVING:
+            ok, why = False, f"{saving:.0%} of today's machine time per decided comparison"
+        else:
+            ok, why = True, f"{saving:.0%} of today's machine time per decided comparison"
+        rows.append({"procedure": r.procedure, "adopt": ok, "why": why, "time_ratio": saving})
+    return pd.DataFrame(rows, columns=["procedure", "adopt", "why", "time_ratio"])

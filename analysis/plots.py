@@ -393,11 +393,12 @@ def lines(df: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str,
 def points(df: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str,
            col: str | None = None, logx: bool = True, logy: bool = True,
            title: str | None = None, source: pd.DataFrame | None = None,
-           **_: Any) -> sns.FacetGrid:
-    """One point per row (a trial), coloured by ``hue``: a relation between two of a trial's
-    quantities, not an estimate (no CI drawn). Log axes by default, for ratios."""
+           style: str | None = None, **_: Any) -> sns.FacetGrid:
+    """One point per row (a trial), coloured by ``hue`` (and marked by ``style``): a relation
+    between two of a trial's quantities, not an estimate (no CI drawn). Log axes by default,
+    for ratios."""
     df = df.reset_index(drop=True)  # seaborn aligns columns by label: repeated labels fail
-    g = sns.relplot(data=df, x=x, y=y, hue=hue, col=col, kind="scatter",
+    g = sns.relplot(data=df, x=x, y=y, hue=hue, style=style, col=col, kind="scatter",
                     col_order=_order(df, col), height=3.0, aspect=1.3, s=18, alpha=0.75,
                     facet_kws={"sharey": True, "sharex": True}, **_hue_kws(df, hue))
     for _, ax in _axes(g):
@@ -406,7 +407,7 @@ def points(df: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str,
         if logy:
             _log_y(ax)
     return _meta(_finish(g, xlabel, ylabel, title, None, col), kind="scatter", data=df, x=x,
-                 y=y, hue=hue, col=col, row=None, source=source)
+                 y=y, hue=hue, col=col, row=None, style=style, source=source)
 
 
 def _facet_rows(df: pd.DataFrame, key: Any, row: str | None, col: str | None) -> pd.DataFrame:

@@ -44,8 +44,8 @@ from typing import Any, Sequence
 
 import pandas as pd
 
-from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE, REFUTED,
-                                  UNDETERMINED, ClaimResult)
+from analysis.claims.base import (HOLDS, INCONCLUSIVE, LARGER, NOT_RUN, NOT_TESTABLE,
+                                  REFUTED, UNDETERMINED, ClaimResult)
 from analysis.run import Run, instant
 
 SAME_AND_MAGNITUDE = "reproduced: same verdict and magnitude"
@@ -63,6 +63,9 @@ REPRODUCED = (SAME_AND_MAGNITUDE, SAME_DECIDED)
 #: the verdicts tested in both runs
 COMPARED = (*REPRODUCED, NOT_IN_SIZE, NOT_REPRODUCED, NEWLY_DECIDED, BOTH_UNDECIDED)
 DECIDED = (HOLDS, REFUTED)
+#: the magnitude verdicts that are decided (the published number inside our CI, detectably
+#: larger than ours, detectably smaller than ours)
+MAGNITUDE_DECIDED = (HOLDS, REFUTED, LARGER)
 #: verdicts the run could not decide: a CI across a boundary, or a method that failed here
 UNDECIDED = (INCONCLUSIVE, UNDETERMINED)
 
@@ -126,8 +129,9 @@ def rule_text() -> str:
         "a reviewer's run only when both runs decide the same verdict (holds, or refuted) and "
         "their CIs overlap (for a crossover size, the crossover CIs; a verdict both runs "
         "decide without an estimate, such as no crossover in range, needs none); when both "
-        "also decide the same verdict on the report's published number (inside, or outside, "
-        "its band) it is reproduced in verdict and magnitude, and otherwise in verdict only. "
+        "also decide the same verdict on the report's published number (inside our CI, "
+        "detectably smaller or detectably larger than ours) it is reproduced in verdict and "
+        "magnitude, and otherwise in verdict only. "
         "The published number never stands in for an undecided or different direction. The "
         "same decided verdict with CIs that do not overlap is *not reproduced in size*. "
         "Opposite decided verdicts, or a decided reference left undecided, are *not "
@@ -138,6 +142,24 @@ def rule_text() -> str:
         "that has what the other lacked, a decided verdict is a new result, not a failure). "
         "The verdicts tested in both runs are the ones compared; a comparison in which none "
         "was says \"0 claims compared\".")
+
+
+#: the verdict on a report's published number, in the words of the expected results
+MAGNITUDE_WORDS = {HOLDS: "published number inside its band",
+                   REFUTED: "published number outside its band",
+                   INCONCLUSIVE: "published number undecided"}
+
+
+def expected_text(results: Sequence[ClaimResult]) -> str:
+    """One claim's expected results as the rule scores a rerun against them: each verdict's
+    direction and, where the report publishes a number, the verdict on that number
+    ("cross-core: holds, published number outside its band; same-core: inconclusive")."""
+    parts = []
+    for r in results:
+        t = r.verdict + (f", {MAGNITUDE_WORDS[r.magnitude]}" if r.magnitude in MAGNITUDE_WORDS
+                         else "")
+        parts.append(f"{r.part or 'all'}: {t}" if len(results) > 1 or r.part else t)
+    return "; ".join(parts)
 
 
 def _overlap(a: ClaimResult, b: ClaimResult) -> bool | None:
@@ -182,7 +204,7 @@ def judge(ref: ClaimResult, run: ClaimResult) -> Judgement:
             same = (f"CIs overlap: {cis}" if ov else "neither with an estimate to compare "
                     f"(reference: {ref.direction or v_ref}; run: {run.direction or v_run})")
             m_ref, m_run = ref.magnitude, run.magnitude
-            if m_ref == m_run and m_ref in DECIDED:
+            if m_ref == m_run and m_ref in MAGNITUDE_DECIDED:
                 return Judgement(SAME_AND_MAGNITUDE, f"{v_ref} on both, {same}; published "
                                  f"number {m_ref} on both ({ref.magnitude_text or 'its band'})")
             mag = (f"published number: reference {m_ref or 'not judged'}, run "
@@ -254,6 +276,7 @@ def total(t: pd.DataFrame) -> str:
 __all__ = ["SAME_AND_MAGNITUDE", "SAME_DECIDED", "NOT_IN_SIZE", "NEWLY_DECIDED", "BOTH_UNDECIDED",
            "BOTH_NOT_TESTABLE", "NOT_REPRODUCED", "NOT_COMPARABLE", "CATEGORIES", "REPRODUCED",
            "COMPARED", "Judgement", "Revision", "REVISIONS", "judge", "rule_text", "table",
+           "expected_text", "MAGNITUDE_WORDS",
            "counts", "total", "INCONCLUSIVE", "MENDED", "tests_the_rule", "reruns"]
 
 

@@ -130,6 +130,15 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
     row["twin"] = int(row["twin"] or 0)
     # fixed socket buffers (send --sockbuf; 0: autotuned, as every run before the option)
     row["sockbuf"] = int(cfg.get("sockbuf") or 0)
+    # the noise study's two other controls: copybench's sink kept across trials ("kept"; None
+    # in records before the option: a fresh one per trial), and a second method alternating
+    # with the first inside the trial (send --alternate: its name, and each method's Gbit/s
+    # over its slices, the first the cell's method)
+    row["sink"] = cfg.get("sink")
+    row["alternate"] = cfg.get("alternate")
+    alt_g = (res.get("alternate") or {}).get("gbit_per_s")
+    alt_g = alt_g if isinstance(alt_g, list) and len(alt_g) == 2 else [None, None]
+    row["alternate_gbit_first"], row["alternate_gbit_second"] = alt_g
     # the profile's experiment that planned the cell (a control's name in the noise study) and
     # the trial's wall time, the pair's start to its end (what a round costs the machine)
     row["experiment"] = cfg.get("experiment")

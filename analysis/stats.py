@@ -20,17 +20,18 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from blockstats import sequential as sq
+# the one two-sided error rate of the project and the confidence level of every CI the
+# analysis reports (blockstats.schedule owns both; the runner's top-up reads the same)
+from blockstats.schedule import ALPHA, CONFIDENCE  # noqa: F401
 from statsmodels.stats.multitest import multipletests
 
-#: the one two-sided error rate of the project (blockstats.schedule owns it; the runner's
-#: top-up reads the same) and the confidence level of every CI the analysis reports
-ALPHA = sq.ALPHA
-CONFIDENCE = 1 - ALPHA
 N_RESAMPLES = 2000
 #: Declared practical threshold: ratios within 1 +- 3 % count as "no practical difference".
 PRACTICAL_THRESHOLD = 0.03
 
 Direction = Literal["greater", "less", "equivalent", "inconclusive"]
+#: where a CI lies against a band (:func:`against`)
+Side = Literal["above", "below", "inside", "across", "none"]
 
 
 def _arr(x: ArrayLike) -> NDArray[np.float64]:
@@ -61,6 +62,22 @@ class Estimate:
 
     def contains(self, x: float) -> bool:
         return bool(self.lo <= x <= self.hi)
+
+
+def against(ci: Estimate, lo: float, hi: float) -> Side:
+    """Where a CI lies against the band [lo, hi] (lo == hi: one boundary), the one reading of
+    a CI against a band that every decision uses: ``above`` when it lies wholly above hi,
+    ``below`` wholly below lo, ``inside`` within [lo, hi] (its ends included), ``across``
+    when it straddles a boundary, ``none`` where the CI is undefined (NaN ends)."""
+    if not (math.isfinite(ci.lo) and math.isfinite(ci.hi)):
+        return "none"
+    if ci.lo > hi:
+        return "above"
+    if ci.hi < lo:
+        return "below"
+    if lo <= ci.lo and ci.hi <= hi:
+        return "inside"
+    return "across"
 
 
 def median_ci(x: ArrayLike, confidence: float = CONFIDENCE, n_resamples: int = N_RESAMPLES,
@@ -140,16 +157,11 @@ def classify_ratio(r: Estimate, threshold: float = PRACTICAL_THRESHOLD,
     - ``equivalent`` when the CI lies within [1 - t, 1 + t];
     - ``inconclusive`` otherwise (the CI spans a decision boundary, or no CI).
     """
-    if not (math.isfinite(r.lo) and math.isfinite(r.hi)):
-        return "inconclusive"
+    outcome = decide(DecisionRule("direction", threshold), r).outcome
     significant = p_adjusted is None or (math.isfinite(p_adjusted) and p_adjusted < alpha)
-    if r.lo > 1 + threshold and significant:
-        return "greater"
-    if r.hi < 1 - threshold and significant:
-        return "less"
-    if r.lo >= 1 - threshold and r.hi <= 1 + threshold:
-        return "equivalent"
-    return "inconclusive"
+    if outcome in ("greater", "less") and not significant:
+        return "inconclusive"
+    return outcome  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -348,28 +360,6 @@ class CellSummary:
 def summarize(x: ArrayLike, seed: int = 0) -> CellSummary:
     """Median + CI (and its achieved relative half-width), Tukey counts, normality."""
     return CellSummary(median_ci(x, seed=seed), tukey_outliers(x), normality(x))
-
-
-def approx_verdict(ci: Estimate, published: float, tolerance: float = 1.25) -> str:
-    """Verdict for a published "about R x" ratio: holds when the CI lies within
-    [R / tol, R * tol], refuted when the CI lies wholly outside it, inconclusive otherwise."""
-    if not (math.isfinite(ci.lo) and math.isfinite(ci.hi)):
-        return "inconclusive"
-    band_lo, band_hi = published / tolerance, published * tolerance
-    if band_lo <= ci.lo and ci.hi <= band_hi:
-        return "holds"
-    if ci.hi < band_lo or ci.lo > band_hi:
-        return "refuted"
-    return "inconclusive"
-
-
-def threshold_verdict(ci: Estimate, threshold: float, above: bool = True) -> str:
-    """Verdict for "ratio > threshold" (above=True) or "ratio < threshold" (above=False)."""
-    if not (math.isfinite(ci.lo) and math.isfinite(ci.hi)):
-        return "inconclusive"
-    if above:
-        return "holds" if ci.lo > threshold else "refuted" if ci.hi < threshold else "inconclusive"
-    return "holds" if ci.hi < threshold else "refuted" if ci.lo > threshold else "inconclusive"
 
 
 def ratio_of_ratios(a1: ArrayLike, b1: ArrayLike, a2: ArrayLike, b2: ArrayLike,
@@ -596,35 +586,35 @@ def _fmt(x: float) -> str:
 
 
 def decide(rule: DecisionRule, ci: Estimate) -> Decision:
-    """Read a ratio's CI with a rule; *inconclusive* names the boundary its CI straddles."""
+    """Read a ratio's CI with a rule (:func:`against` its band); *inconclusive* names the
+    boundary its CI straddles."""
     lo, hi = ci.lo, ci.hi
-    if not (math.isfinite(lo) and math.isfinite(hi)):
+    bounds = rule.boundaries()
+    side = against(ci, bounds[0], bounds[-1])
+    if side == "none":
         return Decision("inconclusive", (), "no CI (fewer than 2 values or pairs)")
     ci_txt = f"CI [{_fmt(lo)}, {_fmt(hi)}]"
-    inside = [b for b in rule.boundaries() if lo < b < hi]
+    inside = [b for b in bounds if lo < b < hi]
     straddle = (f"{ci_txt} straddles " + " and ".join(_fmt(b) for b in inside)) if inside else ""
     if rule.kind == "direction":
         t = rule.threshold
-        if lo > 1 + t:
+        if side == "above":
             return Decision("greater", (), f"{ci_txt} above {_fmt(1 + t)}")
-        if hi < 1 - t:
+        if side == "below":
             return Decision("less", (), f"{ci_txt} below {_fmt(1 - t)}")
-        if lo >= 1 - t and hi <= 1 + t:
+        if side == "inside":
             return Decision("equivalent", (), f"{ci_txt} inside [{_fmt(1 - t)}, {_fmt(1 + t)}]")
         return Decision("inconclusive", tuple(inside), straddle)
     if rule.kind in ("above", "below"):
-        x = rule.value
-        above = lo > x
-        below = hi < x
-        if above or below:
-            ok = above if rule.kind == "above" else below
+        if side in ("above", "below"):
+            ok = side == rule.kind
             return Decision("holds" if ok else "refuted", (),
-                            f"{ci_txt} {'above' if above else 'below'} {_fmt(x)}")
+                            f"{ci_txt} {side} {_fmt(rule.value)}")
         return Decision("inconclusive", tuple(inside), straddle)
-    band_lo, band_hi = rule.boundaries()
-    if band_lo <= lo and hi <= band_hi:
+    band_lo, band_hi = bounds
+    if side == "inside":
         return Decision("holds", (), f"{ci_txt} inside [{_fmt(band_lo)}, {_fmt(band_hi)}]")
-    if hi < band_lo or lo > band_hi:
+    if side in ("above", "below"):
         return Decision("refuted", (), f"{ci_txt} outside [{_fmt(band_lo)}, {_fmt(band_hi)}]")
     return Decision("inconclusive", tuple(inside), straddle)
 

@@ -1,7 +1,7 @@
-"""The decision family of every claim, in one table that both sides import: the analysis's
-rules (analysis.claims.rules) read each comparison of a verdict at alpha/m with m from here,
-and the runner's sequential top-up (runner.topup) stops a comparison at the same m, so a
-comparison is never stopped at one family and read at another.
+"""The runner's views of the claims' rule table (:mod:`blockstats.claimtable`), which both sides
+import: the analysis's rules (analysis.claims.rules) read each comparison of a verdict at
+alpha/m with m from the table, and the runner's sequential top-up (runner.topup) stops a
+comparison at the same m, so a comparison is never stopped at one family and read at another.
 
 A verdict's family is the set of comparisons it combines (C4's four sizes, C5's two, ...).
 Two families are counted from the run instead of fixed: C14's is the number of file sizes
@@ -20,25 +20,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-#: the family is the number of file sizes the run's plan declares for the claim
-SIZES = "sizes"
-#: the family is twice the cells measured under both placements (P1: one ordering each)
-PLACEMENT_CELLS = "2 x cells"
+from blockstats import claimtable as T
+from blockstats.claimtable import (BEST_THREADS, CROSSOVER, EQUIVALENT, EVERY, FAMILY,  # noqa: F401
+                                   FLIP, GREATER, LESS, OUTCOMES, PLACEMENT_CELLS, SIZES,
+                                   THREADS)
 
-#: claim -> its decision family m (each comparison read at alpha/m, Bonferroni)
-FAMILY: dict[str, int | str] = {
-    "C1": 1, "C2": 1, "C3": 1, "C4": 4, "C5": 2, "C6": 1, "C7": 1, "C8": 4, "C9": 4,
-    "C10": 1, "C11": 4, "C12": 1, "C13": 1, "C14": SIZES, "P1": PLACEMENT_CELLS,
-}
+#: the table's verdicts the runner tops up: those not read on hardware counters
+_TOPPED = tuple(r for r in T.TABLE if not r.counter)
+
+
+def _union(xs: Iterable[tuple]) -> tuple:
+    return tuple(dict.fromkeys(x for t in xs for x in t))
+
 
 #: claim -> the declared comparisons its rules read
 READS: dict[str, tuple[str, ...]] = {
-    "C1": ("zerocopy/send",), "C3": ("zerocopy/send",), "C4": ("sendmsg/send",),
-    "C5": ("zerocopy/send",), "C6": ("8t/4t",), "C8": ("send/sendmsg",),
-    "C9": ("zerocopy/send",), "C10": ("zerocopy/send",),
-    "C11": ("2t/1t", "4t/1t", "8t/2t", "8t/4t"), "C13": ("sendfile/read-write",),
-    "C14": ("splice2/splice",), "P1": ("zerocopy/send", "sendmsg/send"),
-}
+    c: _union(r.comparisons for r in _TOPPED if r.claim == c)
+    for c in dict.fromkeys(r.claim for r in _TOPPED)}
 
 
 #: claims whose reading of the reports' own programs is the latency their program prints, by
@@ -47,14 +45,11 @@ READS: dict[str, tuple[str, ...]] = {
 #: comparisons for them (analysis.claims.originals.their_rule; a test holds the two equal)
 THEIR_OWN_METRIC: tuple[str, ...] = ("C1", "C10")
 
-KiB = 1024
 #: claim -> the sizes (bytes) at which its rules read their comparisons; a claim not listed
-#: reads every size its experiments declare (C3's crossover, C13, C14, P1, C6, C11)
+#: reads every size its experiments declare (C3's crossover, C14, P1)
 READ_SIZES: dict[str, tuple[int, ...]] = {
-    "C1": (64, 512), "C4": (512, 4 * KiB, 16 * KiB, 64 * KiB), "C5": (512, 4 * KiB),
-    "C8": (KiB, 4 * KiB, 16 * KiB, 64 * KiB), "C9": (KiB, 4 * KiB, 16 * KiB, 64 * KiB),
-    "C10": (64 * KiB,),
-}
+    c: tuple(sorted(_union(r.sizes for r in _TOPPED if r.claim == c))) for c in READS
+    if all(r.sizes for r in _TOPPED if r.claim == c)}
 
 
 def fixed(claim: str) -> int:
@@ -135,18 +130,8 @@ def untestable(claim: str, placement: str | None, cpus: int,
 
 # ------------------------------------------- how a verdict combines its comparisons
 
-#: how the comparisons of one verdict combine (the analysis's rules use the same names,
-#: analysis.claims.rules; a test holds the two equal)
-EVERY = "every"  # every size must agree; one size decided contrary refutes
-CROSSOVER = "crossover"  # a size above the claimed band decided less or equivalent refutes
-THREADS = "threads"  # one comparison of two thread counts
-BEST_THREADS = "best thread count"  # needs two comparisons decided: no one of them decides
-FLIP = "flip"  # P1: a flip needs two comparisons (one per placement) decided opposite
 #: a verdict the table does not model: decided only when every comparison it reads is
 ALL = "all decided"
-
-GREATER, LESS, EQUIVALENT = "greater", "less", "equivalent"
-OUTCOMES = frozenset({GREATER, LESS, EQUIVALENT})
 
 
 @dataclass(frozen=True)
@@ -180,28 +165,20 @@ class Reading:
         return frozenset()
 
 
-_G, _L, _NG = frozenset({GREATER}), frozenset({LESS}), frozenset({LESS, EQUIVALENT})
+def _reading(r: T.Row, alone: bool) -> Reading:
+    """A row of the table as the top-up's order reads it: one outcome set for every size where
+    the row expects the same at each."""
+    same = len(set(r.expected)) <= 1
+    return Reading("" if alone else r.reading, r.combine,
+                   r.mode if r.mode in ("stream", "pingpong") else None,
+                   () if same else r.sizes, r.expected[:1] if same else r.expected,
+                   r.inverse, r.crossover[1])
 
-#: claim -> its verdicts as the top-up's order models them (the analysis's rules declare the
-#: same combinations and expected outcomes; a test holds the two equal)
+
+#: claim -> its verdicts as the top-up's order models them (the table's rows of the claims
+#: whose comparisons the runner reads)
 READINGS: dict[str, tuple[Reading, ...]] = {
-    "C1": (Reading("S1's code: window/messages, 8 x 64 B", EVERY, "stream", (), (_G,), True),
-           Reading("report's words: round trip, 64 B", EVERY, "pingpong", (), (_G,))),
-    "C3": (Reading("report's words: 32 KB message", CROSSOVER, "stream", band_hi=64 * KiB),
-           Reading("S1's code: 32 KB per field", CROSSOVER, "stream", band_hi=512 * KiB)),
-    "C4": (Reading("", EVERY, "stream", (), (_G,)),),
-    "C5": (Reading("", EVERY, "stream", (512, 4 * KiB), (_NG, _G)),),
-    "C6": (Reading("", THREADS, "stream", (), (_L,)),),
-    "C8": (Reading("", EVERY, "stream", (KiB, 4 * KiB, 16 * KiB, 64 * KiB), (_G, _G, _G, _L)),),
-    "C9": (Reading("never beats", EVERY, "stream", (), (_NG,)),
-           Reading("at best ~52 %", EVERY, "stream", (), (_L,))),
-    "C10": (Reading("report's words: round trip", EVERY, "pingpong", (), (_G,)),
-            Reading("S3's code: stream", EVERY, "stream", (), (_G,), True)),
-    "C11": (Reading("", BEST_THREADS, "stream"),),
-    "C13": (Reading("", EVERY, None, (), (_G,)),),
-    "C14": (Reading("", EVERY, None, (), (_G,)),),
-    "P1": (Reading("", FLIP, "stream"),),
-}
+    c: tuple(_reading(r, len(T.rows(c)) == 1) for r in T.rows(c)) for c in READS}
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,8 @@ from typing import Any, Mapping
 
 #: the two-sided error of a family of comparisons (split over its m members, Bonferroni)
 ALPHA = 0.05
+#: the confidence level of a CI of one comparison (a family of m: 1 - ALPHA/m)
+CONFIDENCE = 1 - ALPHA
 OBRIEN_FLEMING = "obrien-fleming"
 POCOCK = "pocock"
 #: a comparison less likely than this to be decided by its maximum is dropped from the top-up

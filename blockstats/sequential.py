@@ -45,8 +45,8 @@ from blockstats import families
 
 # the design as declared (stdlib only, blockstats.schedule), re-exported beside the statistics
 # that read it, so a reader of a run needs one module
-from blockstats.schedule import (ALPHA, DROP_BELOW, OBRIEN_FLEMING, ORDER_RULE, POCOCK,
-                                 SPENDING_NAMES,
+from blockstats.schedule import (ALPHA, CONFIDENCE, DROP_BELOW, OBRIEN_FLEMING,  # noqa: F401
+                                 ORDER_RULE, POCOCK, SPENDING_NAMES,
                               SPENDING_TEXT, Schedule, SequentialDesign, check_alpha,
                               check_spending, design_of, design_text, schedule)
 

@@ -155,7 +155,7 @@ class Rate:
     def p(self) -> float:
         return self.hits / self.runs
 
-    def ci(self, level: float = 0.95) -> tuple[float, float]:
+    def ci(self, level: float = sq.CONFIDENCE) -> tuple[float, float]:
         r = stats.binomtest(self.hits, self.runs).proportion_ci(level, method="exact")
         return float(r.low), float(r.high)
 

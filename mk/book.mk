@@ -78,6 +78,8 @@ $(BOOK_GEN)/%.ipynb: notebooks/%.ipynb notebooks/finalize.py $(BOOK_GEN)/.run $(
 	       keep=build/book-logs/$*.log; mkdir -p build/book-logs 2>/dev/null && cp "$$log" "$$keep" 2>/dev/null || keep="$$log"; \
 	       echo "make book: notebook $* failed on $(RUN): $${why:-see the log} (log: $$keep)" >&2; exit 1; }
 
+# the fidelity chapter reads the harness-fidelity bench's committed measurements
+$(BOOK_GEN)/fidelity.ipynb: $(wildcard bench/results/fidelity-*.json)
 # the noise chapter reads the noise study's committed run (beside the run, else data/raw/)
 $(BOOK_GEN)/noise.ipynb: $(wildcard data/raw/*-noise-study*/trials.jsonl.gz)
 

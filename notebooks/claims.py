@@ -42,6 +42,7 @@ from analysis import run as A
 from analysis import claims as C
 from analysis import counts as CN
 from analysis import plots as P
+from analysis import reproduce as RP
 from analysis import stats as S
 from analysis.fmt import fmt_size
 from analysis.output import glue_text, note, show_table
@@ -54,6 +55,9 @@ for claim, rs in C.by_claim(results).items():
     cb = [r for r in rs if r.basis == C.COPYBENCH]  # the claim as its report words it
     # a verdict of a run made before the rules in force carries its label beside it
     glue_text(f"verdict_{claim}", C.claim_verdict_text(cb)
+              + (" (post hoc)" if C.post_hoc(run) else ""))
+    # the appendix's expected results: direction and published number, as compare scores them
+    glue_text(f"expected_{claim}", RP.expected_text(cb)
               + (" (post hoc)" if C.post_hoc(run) else ""))
     glue_text(f"stat_{claim}", "; ".join(
         (f"{r.part}: " if r.part else "")

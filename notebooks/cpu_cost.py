@@ -20,9 +20,11 @@ run_dir = "../build/smoke-run"
 import pandas as pd
 
 from analysis import run as A
+from analysis import counts as CN
+from analysis import headlines as H
 from analysis import plots as P
-from analysis import stats as S
-from analysis.fmt import fmt_est, fmt_size
+from analysis.claims import baselines as BL
+from analysis.fmt import fmt_size
 from analysis.output import glue_text, note, show_table
 
 P.setup("cpu_cost")
@@ -58,11 +60,14 @@ if len(st):
     s_max = d["size"].max()
     tab = A.summarize_cells(A.select(d, size=s_max), "sender_cpu_s_per_gb", ["method"])
     if len(tab):
-        cheap = tab.sort_values("median").iloc[0]
-        glue_text("cpu_cheapest_sender",
-                  f"`{cheap['method']}` at {fmt_size(s_max)}: "
-                  + fmt_est(S.Estimate(cheap["median"], cheap["lo"], cheap["hi"],
-                                         int(cheap["n"])), "CPU-s/GB"))
+        # "cheapest" only from decided comparisons: every pair of methods at that size
+        pairs = BL.pairwise(run, d, A.MESSAGE_METHODS, CN.REF_FACTORS,
+                            metric="sender_cpu_s_per_gb")
+        th0 = int(d["threads"].min())
+        glue_text("cpu_cheapest_sender", H.leader_text(
+            f"{fmt_size(s_max)} ({t_ref}, {p_ref}, {th0} thread{'s' if th0 != 1 else ''})",
+            tab, A.select(pairs, size=s_max) if len(pairs) else pairs, "CPU-s/GB",
+            what="median sender CPU per byte", lower=True))
     else:
         glue_text("cpu_cheapest_sender", "n/a")
 else:

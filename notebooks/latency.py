@@ -19,8 +19,9 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 from analysis import run as A
 from analysis import plots as P
-from analysis import stats as S
-from analysis.fmt import fmt_est, fmt_size
+from analysis import headlines as H
+from analysis.claims import baselines as BL
+from analysis.fmt import fmt_size
 from analysis.output import glue_text, note, show_table
 
 P.setup("latency")
@@ -72,13 +73,18 @@ if len(tab):
     d = pp[(pp["transport"] == t_ref) & (pp["placement"] == p_ref)]
     s0 = d["size"].min()
     rows = A.summarize_cells(A.select(d, size=s0), "rtt_p50_us", ["method"])
-    lo = rows.sort_values("median").iloc[0]
-    glue_text("lat_fastest", f"`{lo['method']}` at {fmt_size(s0)}: "
-              + fmt_est(S.Estimate(lo["median"], lo["lo"], lo["hi"], int(lo["n"])), "µs"))
-    if {"zerocopy", "send"} <= set(A.select(d, size=s0)["method"]):
-        e = S.ratio_of_medians(A.values(A.select(d, size=s0, method="zerocopy"), "rtt_p50_us"),
-                               A.values(A.select(d, size=s0, method="send"), "rtt_p50_us"))
-        glue_text("lat_zc_vs_send", f"{fmt_est(e)} at {fmt_size(s0)}")
+    # "lowest" only from decided comparisons: every pair of methods in this configuration
+    # (families: the sizes of one method, as the comparisons against send)
+    pairs = BL.pairwise(run, d, A.MESSAGE_METHODS, ("transport", "placement", "threads"),
+                        metric="rtt_p50_us")
+    glue_text("lat_fastest", H.leader_text(
+        f"{fmt_size(s0)} ({t_ref}, {p_ref})", rows,
+        A.select(pairs, size=s0) if len(pairs) else pairs, "µs",
+        what="median round-trip time", lower=True))
+    zc = H.pair_of(A.select(pairs, size=s0), "zerocopy", "send") if len(pairs) else None
+    if zc is not None:  # the comparison the sentence before is decided from
+        glue_text("lat_zc_vs_send", f"{H.ci(zc)} at {fmt_size(s0)} "
+                  f"({H.RANK_WORDS[True][zc['decision']]})")
     else:
         glue_text("lat_zc_vs_send", "n/a (zero-copy or two-copy missing)")
 else:

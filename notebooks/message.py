@@ -24,10 +24,11 @@ import pandas as pd
 
 from analysis import run as A
 from analysis import plots as P
-from analysis import stats as S
 from analysis import counts as CN
 from analysis import bottleneck as BN
-from analysis.fmt import fmt_est, fmt_pct, fmt_size
+from analysis import headlines as H
+from analysis.claims import baselines as BL
+from analysis.fmt import fmt_pct, fmt_size
 from analysis import noise_sources as N
 from analysis.output import glue_text, note, show_table
 
@@ -173,9 +174,12 @@ if len(d):
     best = (A.summarize_cells(A.select(d, size=s_max, threads=th0), "gbit_per_s", ["method"])
             .sort_values("median", ascending=False))
     top = best.iloc[0]
-    e = S.Estimate(top["median"], top["lo"], top["hi"], int(top["n"]))
-    glue_text("msg_best", f"`{top['method']}` at {fmt_size(s_max)} ({th0} thread(s)): "
-              + fmt_est(e, "Gbit/s"))
+    # "fastest" only from decided comparisons: every pair of methods at that size, by the
+    # same code and families as the comparisons against send above
+    pairs = BL.pairwise(run, d[d["threads"] == th0], A.MESSAGE_METHODS, CN.REF_FACTORS)
+    glue_text("msg_best", H.leader_text(
+        f"{fmt_size(s_max)} ({t_ref}, {p_ref}, {th0} thread{'s' if th0 != 1 else ''})", best,
+        A.select(pairs, size=s_max) if len(pairs) else pairs, "Gbit/s"))
     # a ratio to memcpy only against memcpy of the same working-set size
     glue_text("msg_best_vs_memcpy",
               f"{fmt_pct(top['median'] / bounds[int(s_max)])} of memcpy at that size"

@@ -46,7 +46,7 @@ if study is None or today.empty:
     note("No noise-study run is committed beside this run or in the repository's data/raw/, "
          "or it has no block with enough complete rounds of today's procedure.")
     for key in ("noise_run", "noise_paired_sd", "noise_rounds", "noise_share_round",
-                "noise_share_within", "noise_mech", "noise_bimodal", "noise_controls",
+                "noise_share_within", "noise_mech", "noise_bimodal", "noise_controls", "noise_adopt",
                 "noise_target"):  # noise_factors is glued by its own cell
         glue_text(key, "not measured (no noise-study run)")
 else:
@@ -127,10 +127,11 @@ if len(mech):
     pts = N.mechanism_points(m)
     if len(pts):
         pts = pts.assign(**{"message size": pts["size"].map(fmt_size)})
-        g = P.points(pts, "bytes_per_call_rel", "throughput_rel", "message size",
+        g = P.points(pts, "bytes_per_call_rel", "throughput_rel", "mode",
                      "bytes per receive call (÷ the cell's median)",
                      "throughput (÷ the cell's median)", col="placement",
-                     title="A trial's throughput against its receiver's batch")
+                     style="message size",
+                     title="A trial's throughput against its receiver's batch, by mode")
         P.show(g)
 
 # %% [markdown]
@@ -194,7 +195,9 @@ if study is not None:
 # median ratio of the control's estimate to today's (a control that moves it measures
 # something else), and the machine time a comparison needs for its 95 % CI to reach ±7 %
 # (rounds from the t interval at that sd, times the wall time of a round of its block, shared
-# by the block's comparisons).
+# by the block's comparisons). Where two methods alternate inside one trial, the per-round
+# ratio is theirs within that trial's window (each sends in five of its ten slices), and a
+# round is that one trial.
 
 # %% tags=["remove-input"]
 ctl = N.controls(N.comparisons(m)) if study is not None else pd.DataFrame()
@@ -210,6 +213,16 @@ if len(ctl):
         f"{r.procedure}: paired sd {r.paired_sd:.3f} against {r.paired_sd_today:.3f}, "
         f"{r.seconds_to_decide:.0f} s against {r.seconds_to_decide_today:.0f} s per decided "
         "comparison" for r in ctl.itertuples()))
+    ad = N.adopt(ctl)
+    note(f"The rule, stated before this run was read: a control is {N.ADOPT_RULE}.")
+    show_table(pd.DataFrame({"procedure": ad["procedure"],
+                             "adopted": ad["adopt"].map({True: "yes", False: "no"}),
+                             "why": ad["why"]}))
+    chosen = ad[ad["adopt"]]
+    glue_text("noise_adopt", (
+        "adopted: " + " and ".join(chosen["procedure"]) if len(chosen) else
+        f"no control met it, so the procedure in use ({N.TODAY}) stays"))
 elif study is not None:
     note("The study's run holds no control beside today's procedure.")
     glue_text("noise_controls", "none in this run")
+    glue_text("noise_adopt", f"no control was measured, so the procedure in use ({N.TODAY}) stays")

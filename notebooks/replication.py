@@ -43,6 +43,7 @@ from IPython.display import display
 
 from analysis.claims import magnitude as MAG
 from analysis.claims import sesoi as SESOI
+from analysis.claims import table_error as TE
 from analysis.output import glue_text, list_table, note, show_table
 
 P.setup()
@@ -65,7 +66,8 @@ glue_text("rules_revised", (
 glue_text("counts_by_reading", C.counts_text(results))
 glue_text("counts_magnitude", C.magnitude_text(results))
 glue_text("sesoi_text", SESOI.text())
-glue_text("magnitude_band", f"×/÷ {MAG.TOLERANCE:g}")
+glue_text("magnitude_rule", MAG.rule_text().removeprefix("magnitude: "))
+glue_text("table_error", TE.table_error(results).text())
 glue_text("rounds_key", C.rounds_key())
 compact = C.compact_table(results)
 POST_HOC = " (post hoc)" if C.post_hoc(run) else ""  # beside each verdict of such a run
@@ -102,9 +104,10 @@ display({"text/html": html, "text/markdown": list_table(list(shown.columns), bod
 # %% [markdown]
 # Two questions per claim, counted separately. The *direction* column is the claim's
 # verdict, decided against the smallest effect of interest: {glue:text}`sesoi_text:s`. The
-# *magnitude* column asks whether the report's published ratio lies inside our CI's band
-# ({glue:text}`magnitude_band:s`; — where the report published no ratio). Directions:
+# *magnitude* column compares the report's published ratio with our CI
+# ({glue:text}`magnitude_rule:s`; — where the report published no ratio). Directions:
 # {glue:text}`counts_by_reading:s`. Magnitudes: {glue:text}`counts_magnitude:s`.
+# The table as a whole: {glue:text}`table_error:s`.
 # {glue:text}`machines_note:s` Every comparison of the thread-count claims there is in
 # {ref}`replication-threads`.
 #
@@ -114,7 +117,9 @@ display({"text/html": html, "text/markdown": list_table(list(shown.columns), bod
 # number (the copy count did not validate); *not testable here* names the applicability condition this
 # testbed fails (each rule declares one before any run: a thread-count claim needs a CPU per
 # thread and side, the dual pipe needs two CPUs, the cache-miss claims need hardware
-# counters), and *not run in this profile* a claim the run's plan left out.
+# counters) or, *at this noise*, that the report's own published ratio lies inside the band
+# of no difference, so the claim could not hold even if its report were exactly right; *not
+# run in this profile* is a claim the run's plan left out.
 #
 # (replication-forest)=
 # ## Every claim comparison against its rule's band

@@ -24,6 +24,7 @@ static void print_config(struct json *j, const struct record *r)
 		json_u64(j, "sockbuf", r->sockbuf);
 	else
 		json_null(j, "sockbuf");
+	json_str(j, "alternate", r->alternate); /* null: one method for the whole window */
 	json_i64(j, "threads", r->threads);
 	json_begin_array(j, "cpus_sender");
 	for (int i = 0; r->cpus_sender && i < r->cpus_sender->n; i++)
@@ -124,6 +125,55 @@ int record_exit_code(const struct record *r)
 	return r->window.missed && r->window.is_error ? EXIT_WINDOW_MISSED : 1;
 }
 
+/* send --alternate: which method each slice of the window sent (even slices --method, odd
+ * ones --alternate) and each method's bytes, seconds and throughput over its slices (the
+ * sender's slices: null when it has none). */
+static void print_alternate(struct json *j, const struct record *r)
+{
+	const struct side_totals *s = &r->sender;
+	const char *name[2] = { r->method, r->alternate };
+	uint64_t bytes[2] = { 0, 0 };
+	double secs[2] = { 0, 0 };
+
+	if (!r->alternate) {
+		json_null(j, "alternate");
+		return;
+	}
+	json_begin(j, "alternate");
+	json_begin_array(j, "methods");
+	json_str(j, NULL, name[0]);
+	json_str(j, NULL, name[1]);
+	json_end_array(j);
+	json_begin_array(j, "slice_methods");
+	for (int k = 0; k < SLICES; k++)
+		json_str(j, NULL, name[k & 1]);
+	json_end_array(j);
+	if (!s->have_slices) {
+		json_null(j, "bytes");
+		json_null(j, "seconds");
+		json_null(j, "gbit_per_s");
+		json_end(j);
+		return;
+	}
+	for (int k = 0; k < SLICES; k++) {
+		bytes[k & 1] += s->slice_bytes[k];
+		secs[k & 1] += s->slice_secs[k];
+	}
+	json_begin_array(j, "bytes");
+	json_u64(j, NULL, bytes[0]);
+	json_u64(j, NULL, bytes[1]);
+	json_end_array(j);
+	json_begin_array(j, "seconds");
+	json_double(j, NULL, secs[0]);
+	json_double(j, NULL, secs[1]);
+	json_end_array(j);
+	json_begin_array(j, "gbit_per_s");
+	for (int m = 0; m < 2; m++)
+		json_double(j, NULL, secs[m] > 0 ? (double)bytes[m] * 8 / secs[m] / 1e9 : 0.0 / 0.0);
+	json_end_array(j);
+	json_end(j);
+}
+
 static void print_result(struct json *j, const struct record *r)
 {
 	const struct side_totals *s = &r->sender;
@@ -169,6 +219,7 @@ static void print_result(struct json *j, const struct record *r)
 			json_u64(j, "reply_timeouts", r->reply_timeouts);
 		json_end(j);
 	}
+	print_alternate(j, r);
 	print_window(j, &r->window);
 	interference_json(j, r->interference);
 	if (r->verify_known) {

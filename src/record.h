@@ -33,6 +33,7 @@ struct record {
 	int port;
 	uint64_t size, file_size;
 	uint64_t sockbuf; /* send --sockbuf; 0: autotuned (printed as null) */
+	const char *alternate; /* send --alternate: the odd slices' method; NULL: none */
 	int fields, threads;
 	const struct cpulist *cpus_sender;
 	double duration_s, warmup_s;

@@ -27,6 +27,9 @@ struct sender {
 	const struct send_opts *o;
 	const struct method *m;
 	struct mctx ctx;
+	const struct method *alt;  /* --alternate: sent in the odd slices, on the same socket ... */
+	struct mctx alt_ctx;       /* ... with its own buffers (NULL alt: none) */
+	_Atomic int *slice;        /* the slice the window is in (the timing thread moves it) */
 	struct meter meter, helper_meter;
 	struct slicer slicer, helper_slicer; /* written by the timing thread only (send_window) */
 	struct histo rtt;
@@ -133,8 +136,14 @@ static int send_messages(struct sender *s, uint8_t *echo)
 
 	for (uint64_t i = 0; !meter_tick(&s->meter, s->phase); i++) {
 		uint64_t t0 = o->mode == MODE_PINGPONG ? now_ns() : 0;
+		const struct method *m = s->m;
+		struct mctx *c = &s->ctx;
 
-		if (s->m->send_msg(&s->ctx, i))
+		/* --alternate: the odd slices' method, from the first message after the edge (the
+		 * timing thread moves `slice` just after it sampled the edge) */
+		if (s->alt && (atomic_load_explicit(s->slice, memory_order_relaxed) & 1))
+			m = s->alt, c = &s->alt_ctx;
+		if (m->send_msg(c, i))
 			return -1;
 		if (o->mode == MODE_PINGPONG) {
 			int rc = await_echo(s, echo);
@@ -157,7 +166,7 @@ static void *sender_main(void *arg)
 	const struct send_opts *o = s->o;
 	struct mctx *c = &s->ctx;
 	uint8_t *echo = NULL;
-	bool opened = false;
+	bool opened = false, alt_opened = false;
 
 	/* a comm of its own, so a system-wide CPU profile tells the sending threads from the
 	 * sink's (cb-sink.N) without subtraction, and this trial's from any other copybench's:
@@ -170,6 +179,9 @@ static void *sender_main(void *arg)
 	if (s->m->open && s->m->open(c))
 		goto out;
 	opened = true;
+	if (s->alt && s->alt->open && s->alt->open(&s->alt_ctx))
+		goto out;
+	alt_opened = s->alt != NULL;
 	if (o->mode == MODE_PINGPONG && !(echo = malloc(o->t.size + 1))) {
 		err_set(&s->err, "out of memory");
 		goto out;
@@ -178,6 +190,8 @@ static void *sender_main(void *arg)
 	if (s->m->kinds & M_FILE_SOCK ? send_passes(s) : send_messages(s, echo))
 		goto out;
 	if (s->m->drain && s->m->drain(c, 10000))
+		goto out;
+	if (s->alt && s->alt->drain && s->alt->drain(&s->alt_ctx, 10000))
 		goto out;
 out:
 	meter_transition(&s->meter, PHASE_STOP);
@@ -189,6 +203,8 @@ out:
 	}
 	if (opened && s->m->close)
 		s->m->close(c);
+	if (alt_opened && s->alt->close)
+		s->alt->close(&s->alt_ctx);
 	if (o->proto == PROTO_TCP)
 		shutdown(c->fd, SHUT_WR); /* the sink reads to EOF, then reports */
 	if (!opened)
@@ -345,6 +361,7 @@ struct send_run {
 	struct ctl ctl;
 	int ctlfd, started;
 	_Atomic int phase;
+	_Atomic int slice;            /* the window's slice (0 until its first edge): --alternate */
 	struct gate gate;
 	struct window_probe wp;       /* /proc/stat at the window's edges (interference) */
 	uint64_t deadline_ns;         /* the window's end + --grace: threads and result by then */
@@ -384,7 +401,7 @@ static void send_record_init(struct send_run *run)
 	run->r = (struct record){ .command = "send", .method = o->m->name, .mode = mode_names[o->mode],
 				  .protocol = proto_names[o->proto], .host = o->host, .port = o->port,
 				  .size = o->t.size, .fields = o->fields, .threads = o->threads,
-				  .sockbuf = o->sockbuf, .cpus_sender = &o->t.cpus, .duration_s = o->t.duration, .warmup_s = o->t.warmup,
+				  .sockbuf = o->sockbuf, .alternate = o->alternate, .cpus_sender = &o->t.cpus, .duration_s = o->t.duration, .warmup_s = o->t.warmup,
 				  .verify = verify_names[o->t.verify], .seed = o->t.seed, .no_sink = o->no_sink,
 				  .counters = counter_set_names[o->t.counters],
 				  .cache = o->t.cache >= 0 ? cache_names[o->t.cache] : NULL, .file = o->file,
@@ -399,6 +416,7 @@ static int send_init(struct send_run *run)
 	pthread_condattr_t ca;
 
 	atomic_init(&run->phase, PHASE_WARMUP);
+	atomic_init(&run->slice, 0);
 	pthread_mutex_init(&run->gate.mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* sleep_until's deadlines are monotonic */
@@ -489,7 +507,8 @@ static int connect_one(struct send_run *run, int i)
 	struct sender *s = &run->snd[i];
 	int one = 1;
 
-	*s = (struct sender){ .index = i, .o = o, .m = o->m, .phase = &run->phase, .gate = &run->gate };
+	*s = (struct sender){ .index = i, .o = o, .m = o->m, .alt = o->alt, .phase = &run->phase,
+			      .slice = &run->slice, .gate = &run->gate };
 	s->ctx = (struct mctx){ .fd = -1, .udp = o->proto == PROTO_UDP, .size = o->t.size, .fields = o->fields,
 				.pat = run->pat, .err = &s->err, .src_fd = run->src.fd, .file_size = run->src.size,
 				.src_path = run->src.path, .helper_meter = &s->helper_meter, .phase = &run->phase,
@@ -501,6 +520,7 @@ static int connect_one(struct send_run *run, int i)
 	/* after connect is soon enough for the send side: no window depends on it */
 	if (o->sockbuf && sock_fix_buffer(s->ctx.fd, true, o->sockbuf, &run->e))
 		return -1;
+	s->alt_ctx = s->ctx; /* the same socket; its own buffers once opened (priv) */
 	if (run->token && o->proto == PROTO_TCP) { /* prove the data connection is ours */
 		char pre[sizeof(CTL_DATA_MAGIC) + TOKEN_MAX + 2];
 		int pl = snprintf(pre, sizeof(pre), CTL_DATA_MAGIC "%s\n", run->token);
@@ -584,8 +604,12 @@ static void send_window(struct send_run *run)
 	 * (pthread_cond_timedwait never returns before its absolute deadline, only after it) */
 	for (int k = 1; k < SLICES && atomic_load(&run->phase) != PHASE_STOP; k++) {
 		window(t + (uint64_t)k * slice_ns, &run->gate, &run->phase, hb, &next_ping);
-		if (atomic_load(&run->phase) != PHASE_STOP) /* a worker failed: no edge, slices null */
+		if (atomic_load(&run->phase) != PHASE_STOP) { /* a worker failed: no edge, slices null */
 			sample_slice(run);
+			/* after the sample: the message a worker is in at the edge is still the
+			 * previous slice's method, and is counted in slice k (src/README.md) */
+			atomic_store_explicit(&run->slice, k, memory_order_relaxed);
+		}
 	}
 	window(t + window_ns, &run->gate, &run->phase, hb, &next_ping);
 	atomic_store(&run->phase, PHASE_STOP);
@@ -634,6 +658,7 @@ static void collect_threads(struct send_run *run)
 	}
 	for (int i = 0; i < run->started; i++) {
 		struct sender *s = &run->snd[i];
+		const struct mctx *cs[2] = { &s->ctx, s->alt ? &s->alt_ctx : NULL };
 
 		pthread_join(s->tid, NULL);
 		if (s->err.msg[0])
@@ -645,11 +670,15 @@ static void collect_threads(struct send_run *run)
 			meters[nmeters++] = &s->helper_meter;
 		}
 		histo_merge(run->rtt, &s->rtt);
-		r->zc_used |= s->ctx.zc_used;
-		r->zc.sends += s->ctx.zc.sends;
-		r->zc.completions += s->ctx.zc.completions;
-		r->zc.copied += s->ctx.zc.copied;
-		r->zc.enobufs += s->ctx.zc.enobufs;
+		for (int k = 0; k < 2 && cs[k]; k++) { /* --alternate: both methods' */
+			const struct mctx *c = cs[k];
+
+			r->zc_used |= c->zc_used;
+			r->zc.sends += c->zc.sends;
+			r->zc.completions += c->zc.completions;
+			r->zc.copied += c->zc.copied;
+			r->zc.enobufs += c->zc.enobufs;
+		}
 		r->datagrams_sent += s->meter.messages;
 		r->reply_timeouts += s->reply_timeouts;
 	}

@@ -25,6 +25,10 @@ static const struct optdef send_optdefs[] = {
 	  .min = 4096, .max = 1 << 30,
 	  .help = "fix both ends' socket buffers (sender SO_SNDBUF, sink SO_RCVBUF) at\n"
 		  "BYTES, which turns TCP's buffer autotuning off (default: autotuned)" },
+	{ .name = "alternate", .arg = "M", .kind = OPT_STRING, .at = SEND_AT(alternate, const char *),
+	  .help = "switch to method M in the odd slices of the window and back in the\n"
+		  "even ones (the same connection and threads): send, sendmsg or\n"
+		  "zerocopy, with --method one of them, tcp stream only" },
 	{ .name = "threads", .arg = "N", .kind = OPT_INT, .at = SEND_AT(threads, int), .min = 1,
 	  .max = MAX_THREADS, .help = "connections, each with its own thread (default 1)" },
 	TRIALOPT_CPUS(struct send_opts, "pin sender thread i to the (i mod n)-th CPU of LIST"),
@@ -91,6 +95,39 @@ static void check_file(struct send_opts *o)
 		o->t.verify = VERIFY_OFF;
 }
 
+/* --alternate: the methods that can share one connection, switching at a slice edge. Each
+ * method has its own buffers; the bytes are the same pattern either way (message i is stamped
+ * the same by each), so the sink verifies one stream. zerocopy may alternate with a copying
+ * method: MSG_ZEROCOPY is a per-call flag, and mixing calls with and without it on one socket
+ * is allowed (Documentation/networking/msg_zerocopy.rst, "Mixing copy avoidance and
+ * copying"); only calls with the flag take a notification id (the socket's counter counts
+ * those alone), so zerocopy's own id bookkeeping stays right across the other method's turns,
+ * and its buffers are not rewritten until their completions arrived (its ring waits per slot),
+ * whoever sends in between. zerocopy with itself would need two rings reading one socket's
+ * one sequence of ids and completions: refused. */
+static void check_alternate(struct send_opts *o)
+{
+	static const char *const ok[] = { "send", "sendmsg", "zerocopy" };
+	bool m_ok = false, a_ok = false;
+
+	if (!o->alternate)
+		return;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		m_ok |= !strcmp(o->m->name, ok[i]);
+		a_ok |= !strcmp(o->alternate, ok[i]);
+	}
+	if (!a_ok)
+		die_usage("--alternate: '%s' cannot alternate (allowed: send, sendmsg, zerocopy)", o->alternate);
+	if (!m_ok)
+		die_usage("--alternate: only with --method send, sendmsg or zerocopy (got %s)", o->m->name);
+	if (o->proto != PROTO_TCP || o->mode != MODE_STREAM)
+		die_usage("--alternate: only with --protocol tcp and --mode stream");
+	o->alt = method_find(o->alternate);
+	if (o->alt == &m_zerocopy && o->m == &m_zerocopy)
+		die_usage("--alternate: zerocopy cannot alternate with itself (one socket's completion ids "
+			  "cannot be split between two rings); alternate it with send or sendmsg");
+}
+
 void send_parse(int argc, char **argv, struct send_opts *o)
 {
 	const char *method;
@@ -115,6 +152,7 @@ void send_parse(int argc, char **argv, struct send_opts *o)
 		die_usage("--sockbuf: only with --protocol tcp (a UDP socket's buffer is not autotuned)");
 	check_no_sink(o);
 	check_file(o);
+	check_alternate(o);
 	if (o->proto == PROTO_UDP && o->t.size > 65507)
 		die_usage("--size: a UDP datagram holds at most 65507 bytes (got %llu)", (unsigned long long)o->t.size);
 }

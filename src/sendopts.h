@@ -17,6 +17,8 @@ struct send_opts {
 	bool no_sink;
 	double grace;              /* --grace: how long after the window the sender waits (s) */
 	uint64_t sockbuf;          /* --sockbuf: fixed SO_SNDBUF/SO_RCVBUF (bytes); 0: the kernel autotunes */
+	const char *alternate;     /* --alternate: the second method, sent in the odd slices; NULL: none */
+	const struct method *alt;  /* its method (send_parse) */
 };
 
 /* Parses and checks send's arguments; every bad one is a usage error (exit 2). */

@@ -18,14 +18,15 @@ from typing import Any, Callable, Sequence, Union
 
 import pandas as pd
 
-from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE,
-                                  REFUTED, THEIR_PROGRAM, UNDETERMINED, VERDICTS,
-                                  ClaimResult)
+from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, LARGER, MAGNITUDES,
+                                  NOT_RUN, NOT_TESTABLE, REFUTED, THEIR_PROGRAM, UNDETERMINED,
+                                  VERDICTS, ClaimResult)
 from analysis.claims.copies import COPIES_TOL, TEXTBOOK_COPIES, c15, copies_per_byte
 from analysis.claims.crossover import c3, c5
 from analysis.claims.files import c13, c14
 from analysis.claims.latency import c1, c10
-from analysis.claims.magnitude import assess_all
+from analysis.claims.magnitude import PUBLISHED, assess_all
+from analysis.claims.sesoi import untestable_at_noise
 from analysis.claims.throughput import c4, c6, c8, c9, c11
 from analysis.claims.originals import REPORTED, SOURCE_OF, their_results
 from analysis.claims.placement import placement_hypothesis
@@ -39,7 +40,7 @@ from analysis.run import Run, instant
 ORIGINAL_CLAIMS = frozenset(SOURCE_OF)
 
 __all__ = ["HOLDS", "REFUTED", "INCONCLUSIVE", "UNDETERMINED", "NOT_TESTABLE", "NOT_RUN",
-           "VERDICTS",
+           "VERDICTS", "LARGER", "MAGNITUDES",
            "COPYBENCH", "THEIR_PROGRAM", "ClaimResult", "CLAIMS", "verdict_counts",
            "compact_table", "counts_text", "magnitude_counts", "magnitude_text", "post_hoc", "REVISED", "REVISION_NOTE",
            "COPIES_TOL", "TEXTBOOK_COPIES", "copies_per_byte", "placement_hypothesis",
@@ -72,13 +73,16 @@ def evaluate(run: Run) -> list[ClaimResult]:
             if not r.reading and r.basis == COPYBENCH and r.claim in theirs:
                 r.reading = "report's words (copybench)"
             out.append(r)
-    assess_all(out)  # the second question: the published number against our CI's band
+    assess_all(out)  # the second question: the published number against our CI
+    # a claim whose published effect lies inside the band: undecided reads "not testable at
+    # this noise" (after the magnitude, which still compares the published number)
+    untestable_at_noise(out, PUBLISHED)
     return out
 
 
 def magnitude_counts(results: Sequence[ClaimResult]) -> dict[str, int]:
     """How many verdicts on a published number (the magnitude question) in each state."""
-    return {v: sum(r.magnitude == v for r in results) for v in (HOLDS, REFUTED, INCONCLUSIVE)}
+    return {v: sum(r.magnitude == v for r in results) for v in MAGNITUDES}
 
 
 def magnitude_text(results: Sequence[ClaimResult]) -> str:
@@ -87,8 +91,10 @@ def magnitude_text(results: Sequence[ClaimResult]) -> str:
     n = sum(c.values())
     if not n:
         return "no verdict on a published number in this run"
-    return (f"the published number is inside our CI's band in {c[HOLDS]}, outside it in "
-            f"{c[REFUTED]} and undecided in {c[INCONCLUSIVE]} of {n} verdicts with a "
+    return (f"the published number is inside our CI in {c[HOLDS]}, detectably larger than "
+            f"our effect (the report overstated it) in {c[REFUTED]}, detectably smaller than "
+            f"our effect in {c[LARGER]}, and inside our CI at the sizes measured with a "
+            f"published size not measured in {c[INCONCLUSIVE]} of {n} verdicts with a "
             "published ratio")
 
 

@@ -18,6 +18,7 @@ from analysis.fmt import fmt_num, fmt_ratio_ci
 from analysis.run import Run, select, values
 from rundir import planfile
 from blockstats import sequential as sq
+from blockstats import sesoi
 
 if TYPE_CHECKING:
     from analysis.claims.rules import Rule
@@ -31,6 +32,12 @@ NOT_RUN = "not run in this profile"
 #: CI that straddles a boundary (INCONCLUSIVE)
 UNDETERMINED = "undetermined"
 VERDICTS = (HOLDS, REFUTED, INCONCLUSIVE, UNDETERMINED, NOT_TESTABLE, NOT_RUN)
+#: the magnitude question's outcome where our effect is detectably *larger* than the report's
+#: (analysis.claims.magnitude): it refutes nothing the report claimed, so it is neither holds
+#: nor refuted
+LARGER = "larger than published"
+#: the magnitude question's outcomes, in the order the book counts them
+MAGNITUDES = (HOLDS, REFUTED, LARGER, INCONCLUSIVE)
 #: what a verdict rests on: copybench's own measurement (the claim as the report words it)
 #: or the report's own program run here (the claim as its code behaves)
 COPYBENCH, THEIR_PROGRAM = "copybench", "their program"
@@ -169,6 +176,10 @@ class Compared:
     sens_decision: S.Decision | None = None
     block: str = ""  # the block of its pairs (one block; "" otherwise)
     seconds_per_round: float = math.nan  # that block's planned seconds per round
+    # the looks of that block and the spending of the run's design (the sequential top-up;
+    # None: the fixed design reads it)
+    schedule: sq.Schedule | None = None
+    spending: str = sq.POCOCK
 
     def row(self) -> dict[str, Any]:
         p, s = self.primary, self.sensitivity
@@ -185,42 +196,62 @@ class Compared:
 
     def distance(self) -> str:
         """How far an undecided comparison is from a decision (:func:`distance_text`)."""
-        return distance_text(self.primary, self.decision, self.seconds_per_round)
+        return distance_text(self.primary, self.decision, self.seconds_per_round,
+                             self.schedule, self.spending)
 
 
 #: an undecided comparison that would need more rounds than this is "not decidable": its
 #: estimate sits on the boundary (C9's 0.652 against 0.65 needs about 13 000)
 UNDECIDABLE_ROUNDS = 10_000
+#: the chance a distance is computed for: the rounds at which the CI would clear the boundary
+#: with this probability if the true ratio were the estimate (the usual 80 %)
+POWER = sesoi.POWER
 
 
 def rounds_to_decide(mean_log: float, sd: float, boundaries: Sequence[float], family: int,
-                     alpha: float = S.ALPHA) -> float:
-    """The rounds n at which the fixed design's t CI at level 1 - alpha/family, around the
-    measured mean log ratio with the measured sd, would clear the nearest of ``boundaries``
-    (those it straddles): t(1 - alpha/(2m), n - 1) sd / sqrt(n) <= d, d the log distance
-    from the estimate to that boundary; inf when the estimate lies on it."""
+                     alpha: float = S.ALPHA, schedule: sq.Schedule | None = None,
+                     spending: str = sq.POCOCK, power: float = POWER) -> float:
+    """The rounds n at which the CI around a true mean log ratio ``mean_log`` (per-round sd
+    ``sd``) clears the nearest of ``boundaries`` (those it straddles) with probability
+    ``power``: (q + z(power)) sd / sqrt(n) <= d, d the log distance from the estimate to that
+    boundary and q the quantile of the design that reads it. With the sequential design's
+    ``schedule``: the first look n_j whose repeated-CI quantile q_j at alpha / family meets
+    it, else (beyond the last look) the n that meets it at the last look's quantile; with
+    the fixed design: the t quantile t(1 - alpha/(2m), n - 1). inf when the estimate lies on
+    the boundary."""
     if not boundaries or not (math.isfinite(mean_log) and math.isfinite(sd)):
         return math.nan
     d = min(abs(mean_log - math.log(b)) for b in boundaries)
     if d == 0.0:
         return math.inf
-    p = alpha / (2 * max(1, family))
-    n = max(2, math.ceil((float(stats.norm.isf(p)) * sd / d) ** 2))
+    z = float(stats.norm.ppf(power))
+    m = max(1, family)
+    if schedule is not None:
+        qs = sq.quantiles(schedule, m, alpha, spending)
+        for n, q in zip(schedule.looks, qs):
+            if (q + z) * sd / math.sqrt(n) <= d:
+                return float(n)
+        return float(max(schedule.rounds_max + 1, math.ceil(((qs[-1] + z) * sd / d) ** 2)))
+    p = alpha / (2 * m)
+    n = max(2, math.ceil(((float(stats.norm.isf(p)) + z) * sd / d) ** 2))
     if n > 10 * UNDECIDABLE_ROUNDS:
         return float(n)
-    while float(stats.t.isf(p, n - 1)) * sd / math.sqrt(n) > d:
+    while (float(stats.t.isf(p, n - 1)) + z) * sd / math.sqrt(n) > d:
         n += 1
     return float(n)
 
 
-def distance_text(t: S.RatioTest, decision: S.Decision, seconds_per_round: float) -> str:
-    """An undecided comparison's distance from a decision: the rounds that would decide it
-    at its measured sd (and the hours at its block's seconds per round), or "not decidable:
-    the estimate sits on the boundary" past :data:`UNDECIDABLE_ROUNDS`."""
+def distance_text(t: S.RatioTest, decision: S.Decision, seconds_per_round: float,
+                  schedule: sq.Schedule | None = None, spending: str = sq.POCOCK) -> str:
+    """An undecided comparison's distance from a decision: the rounds at which its CI (the
+    design's own: the repeated CI of its block's looks, or the fixed design's) would decide it
+    with 80 % probability at its measured sd (and the hours at its block's seconds per
+    round); "beyond the design's last look" where even the last look would not; "not
+    decidable: the estimate sits on the boundary" past :data:`UNDECIDABLE_ROUNDS`."""
     if t.kind != S.PAIRED or not math.isfinite(t.sd_log):
         return "distance unknown: no per-round sd (unpaired)"
     n = rounds_to_decide(math.log(t.ratio.value), t.sd_log, decision.straddles, t.family,
-                         t.alpha)
+                         t.alpha, schedule, spending)
     if math.isnan(n):
         return "distance unknown"
     if n > UNDECIDABLE_ROUNDS:
@@ -229,12 +260,15 @@ def distance_text(t: S.RatioTest, decision: S.Decision, seconds_per_round: float
                 "not decidable: the estimate sits on the boundary")
     hours = (f", {n * seconds_per_round / 3600:.1f} h on this machine"
              if math.isfinite(seconds_per_round) else "")
-    have = t.n  # the pairs its CI rests on (a capped program has fewer than its look)
-    if t.looks and n <= have:
-        return (f"the fixed design's CI would decide it at {have} rounds (sd {t.sd_log:.3f} "
-                f"per round); the repeated CI of look {t.look} is wider")
-    return (f"decided at about {n:.0f} rounds{hours} by the fixed design's CI (sd "
-            f"{t.sd_log:.3f} per round)")
+    chance = f"{POWER:.0%} power, sd {t.sd_log:.3f} per round"
+    if schedule is None:
+        return f"decided at about {n:.0f} rounds{hours} by the fixed design's CI ({chance})"
+    if n > schedule.rounds_max:
+        return (f"beyond the design's last look ({schedule.rounds_max} rounds): about "
+                f"{n:.0f} rounds{hours} at its last look's quantile ({chance})")
+    j = schedule.looks.index(int(n)) + 1
+    return (f"decided at look {j} of the design ({n:.0f} rounds{hours}) by its repeated CI "
+            f"({chance})")
 
 
 def _twin0(df: pd.DataFrame) -> pd.DataFrame:
@@ -357,14 +391,26 @@ def compare_pair(run: Run, df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any
         prim, sens = pr, unp
     else:
         prim, sens = unp, pr
-    block, spr = "", math.nan
+    block, spr, sched, spending = "", math.nan, None, sq.POCOCK
     if paired and pr is not None:
         ids = {str(x) for x in j.index.get_level_values(0)}
         if len(ids) == 1:
             block = ids.pop()
             spr = block_seconds_per_round(run, j)
+            sched, spending = design_looks(run, block, prim)
     return Compared(size, prim, S.decide(rule, prim.ratio), sens,
-                    S.decide(rule, sens.ratio) if sens is not None else None, block, spr)
+                    S.decide(rule, sens.ratio) if sens is not None else None, block, spr,
+                    sched, spending)
+
+
+def design_looks(run: Run, block: str, t: S.RatioTest) -> tuple[sq.Schedule | None, str]:
+    """The looks and spending a comparison of ``block`` is read with: its block's schedule
+    where the run has the sequential top-up and the comparison was read at a look (else None:
+    the fixed design's CI reads it)."""
+    seq = planfile.sequential_design(run.plan)
+    if seq is None or not t.looks:
+        return None, sq.POCOCK
+    return planfile.block_schedule(run.plan, block), sq.design_of(seq).spending
 
 
 def design_text(run: Run) -> str:

@@ -8,7 +8,8 @@
   design (kept to reproduce that run's count; the book uses the current rule only).
 * :func:`file_comparisons`: every file method against ``read-write``, the same way;
   :func:`baseline_comparisons` is the engine of both, :func:`crossovers` the size where a
-  method starts to beat its baseline (the findings' ratio figures).
+  method starts to beat its baseline (the findings' ratio figures), :func:`pairwise` every
+  pair of methods (what a superlative is decided from).
 * :func:`twin_pairs`: the A/A control. A block holding the same method twice (``twin`` 0
   and 1) must give a ratio whose CI contains 1.0; a run where it does not says so (about 1
   honest run in 20 at a 95 % level).
@@ -112,6 +113,22 @@ def baseline_comparisons(run: Run, cells: pd.DataFrame, baseline: str, methods: 
                                          if c.sensitivity is not None and c.sens_decision
                                          else "—")})
     return pd.DataFrame(rows)
+
+
+def pairwise(run: Run, cells: pd.DataFrame, methods: Sequence[str], factors: Sequence[str],
+             metric: str = "gbit_per_s", threshold: float = S.PRACTICAL_THRESHOLD
+             ) -> pd.DataFrame:
+    """Every pair of ``methods`` measured in ``cells``, each later method of the list against
+    each earlier one (its ``baseline`` column), by :func:`baseline_comparisons` with the same
+    families (so a method against the list's first, ``send`` or ``read-write``, is the row of
+    the findings' table): what a superlative within one configuration and size is decided
+    from (:func:`analysis.headlines.leader_text`)."""
+    present = [m for m in methods if (cells["method"] == m).any()] if len(cells) else []
+    out = [baseline_comparisons(run, cells, b, present[i + 1:], factors, threshold=threshold,
+                                metric=metric).assign(baseline=b)
+           for i, b in enumerate(present[:-1])]
+    out = [t for t in out if len(t)]
+    return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
 
 
 def crossovers(run: Run, cells: pd.DataFrame, baseline: str, methods: Sequence[str],

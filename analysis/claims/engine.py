@@ -40,7 +40,7 @@ def refutation(rule: "Rule", ci: S.Estimate, where: str = "") -> str:
     bounds = rule.decision.boundaries()
     lo, hi = bounds[0], bounds[-1]
     if rule.decision.kind == "approx":
-        if ci.lo > hi:
+        if S.against(ci, lo, hi) == "above":
             return f"higher than claimed: {ratio}, above ~{rule.decision.value:.3g}'s band (up to {hi:.3g})"
         return f"lower than claimed: {ratio}, below ~{rule.decision.value:.3g}'s band (from {lo:.3g})"
     if rule.decision.kind == "above":
@@ -210,9 +210,10 @@ def _crossover(run: Run, rule: "Rule", r: ClaimResult, d: pd.DataFrame,
     not_paying = {s: x for s, x in above.items()
                   if x.decision.outcome in ("less", "equivalent")}
     covers = min(sizes) <= band_lo and max(sizes) >= band_hi
-    bounded = finite(c.lo, c.hi)
-    inside = bounded and band_lo <= c.lo and c.hi <= band_hi
-    outside = bounded and (c.hi < band_lo or c.lo > band_hi)
+    side = S.against(S.Estimate(c.size, c.lo, c.hi, 0), band_lo, band_hi)
+    bounded = side != "none"
+    inside = side == "inside"
+    outside = side in ("above", "below")
     p_max = rule.p_none_max
     why = []
     if not_paying:

@@ -23,11 +23,12 @@ import pandas as pd
 from analysis import stats as S
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, REFUTED, TRANSPORT_PREF,
                                   ClaimResult, block_seconds_per_round, claim_blocks,
-                                  distance_text, paired_rounds, paired_test,
+                                  design_looks, distance_text, paired_rounds, paired_test,
                                   rounds_to_decide, stream_cells)
 from analysis.fmt import fmt_ratio_ci, fmt_size
 from analysis.run import Run, select, values
 from blockstats import families
+from blockstats import sequential as sq
 from rundir.vocabulary import PINNED_PLACEMENTS
 
 PAIRS = (("zerocopy", "send"), ("sendmsg", "send"))
@@ -58,30 +59,35 @@ def _searched(dt: pd.DataFrame) -> list[tuple[str, str, int, int]]:
 
 
 def _ordering(run: Run, dt: pd.DataFrame, a: str, b: str, f: dict, pl: str,
-              family: int, seed: int) -> tuple[S.RatioTest, float]:
+              family: int, seed: int) -> tuple[S.RatioTest, float, tuple]:
     """a/b under one placement at the family's level: paired by round where the run has
-    blocks, else the ratio of medians; and the seconds per round of the pairs' block (NaN
-    where they are not one block's)."""
+    blocks, else the ratio of medians; the seconds per round of the pairs' block (NaN
+    where they are not one block's) and the looks and spending that read it
+    (:func:`analysis.claims.base.design_looks`; None: the fixed design)."""
     if run.has_blocks:
         j = paired_rounds(dt, dict(placement=pl, method=a, **f),
                           dict(placement=pl, method=b, **f), "gbit_per_s")
         if len(j) >= 2:  # at its stopping look where the run has the top-up
-            return paired_test(run, j, family, DIRECTION), block_seconds_per_round(run, j)
+            t = paired_test(run, j, family, DIRECTION)
+            ids = {str(x) for x in j.index.get_level_values(0)}
+            looks = design_looks(run, ids.pop(), t) if len(ids) == 1 else (None, sq.POCOCK)
+            return t, block_seconds_per_round(run, j), looks
     return S.unpaired_ratio(values(select(dt, placement=pl, method=a, **f), "gbit_per_s"),
                             values(select(dt, placement=pl, method=b, **f), "gbit_per_s"),
-                            family=family, seed=seed), math.nan
+                            family=family, seed=seed), math.nan, (None, sq.POCOCK)
 
 
-def _distance(t: S.RatioTest, spr: float) -> tuple[float, str]:
+def _distance(t: S.RatioTest, spr: float, looks: tuple) -> tuple[float, str]:
     """An undecided ordering's distance from a decision (the one text every inconclusive
     comparison states: :func:`analysis.claims.base.distance_text`) and its rounds (for
     naming the farthest); (0, "") where the ordering is decided."""
     d = S.decide(DIRECTION, t.ratio)
     if d.outcome != "inconclusive":
         return 0.0, ""
-    n = (rounds_to_decide(math.log(t.ratio.value), t.sd_log, d.straddles, t.family, t.alpha)
+    n = (rounds_to_decide(math.log(t.ratio.value), t.sd_log, d.straddles, t.family, t.alpha,
+                          *looks)
          if t.kind == S.PAIRED and t.ratio.value > 0 else math.nan)
-    return (math.inf if math.isnan(n) else n), distance_text(t, d, spr)
+    return (math.inf if math.isnan(n) else n), distance_text(t, d, spr, *looks)
 
 
 def placement_hypothesis(run: Run) -> tuple[ClaimResult, pd.DataFrame]:
@@ -98,8 +104,8 @@ def placement_hypothesis(run: Run) -> tuple[ClaimResult, pd.DataFrame]:
             f = dict(size=s, threads=th)
             tests = {pl: _ordering(run, dt, a, b, f, pl, family, seed=2 * i + k)
                      for k, pl in enumerate(PLACEMENTS)}
-            est = {pl: t.ratio for pl, (t, _) in tests.items()}
-            far = max(((*_distance(t, spr), pl) for pl, (t, spr) in tests.items()),
+            est = {pl: t.ratio for pl, (t, _, _) in tests.items()}
+            far = max(((*_distance(t, spr, lk), pl) for pl, (t, spr, lk) in tests.items()),
                       key=lambda x: x[0])
             x = {pl: (values(select(dt, placement=pl, method=a, **f), "gbit_per_s"),
                       values(select(dt, placement=pl, method=b, **f), "gbit_per_s"))

@@ -1,54 +1,68 @@
 """The smallest effect of interest of a claim's *direction* ("X beats Y"), derived from what
-this testbed resolves, not chosen: a ratio within 1 ± SESOI is no difference here.
+this testbed resolves under the design the reference profile runs, not chosen: a ratio within
+1 ± SESOI is no difference here.
 
-Derivation (fixed before the next reference run; the inputs are committed):
+Derivation (fixed before the next reference run; the inputs are committed; the function is
+:func:`blockstats.sesoi.derive`, which the planner calls too):
 
 * sigma: the per-round sd of the log ratio of two cells measured back to back, the larger of
-  (a) the A/A control of the reference run ``20261124T133652Z-paper-e8c3`` (``send`` against
-  itself, 30 rounds: ratio CI [0.94955, 1.053503] at 95 %, so sigma = half the CI's log width
-  x sqrt(30) / t(0.975, 29)) and (b) the median over the stream cells of the pooled noise
-  model (``runner/profiles/noise.toml``, ``log_ratio_sd``);
-* the CI half-width a block reaches at the most rounds the reference profile plans for it
-  (N = ``rounds_max`` of ``runner/profiles/paper.toml``, 30; the sequential top-up may add
-  rounds later, but a rule must be decidable at the planned rounds) at the Bonferroni level
-  of the largest family a direction verdict combines (4 sizes): t(1 - 0.05/(2 x 4), N - 1) x
-  sigma / sqrt(N), as a ratio exp(.) - 1;
-* SESOI is that half-width rounded up to a whole percent: a smaller band could not be told
-  apart from "equivalent" at the planned rounds (the ±3 % band used before was below what
-  the A/A control resolves).
+  (a) the noise study's median paired per-round sd over its comparisons (run
+  :data:`NOISE_STUDY`, ``analysis.noise_sources.comparisons``; this VM class) and (b) the A/A
+  control of the reference run ``20261124T133652Z-paper-e8c3`` (``send`` against itself, 30
+  rounds: ratio CI [0.94955, 1.053503] at 95 %, so sigma = half the CI's log width
+  x sqrt(30) / t(0.975, 29));
+* the design the reference profile runs (``runner/profiles/paper.toml``: its ``[design]``
+  ``sequential`` looks, spending and maximum, alpha = 1 - ``confidence``): the quantile of its
+  last look's repeated CI at the Bonferroni level of the largest family a direction verdict
+  combines (4 sizes);
+* SESOI: the smallest band inside which that CI falls with 80 % probability when the true
+  ratio is 1, rounded up to a whole percent (a smaller band could not say "equivalent" even
+  for a claim whose effect is exactly zero).
+
+A claim whose published ratio lies inside the band cannot be decided in its favour even if its
+report was exactly right: where such a verdict is undecided, or refuted only by "equivalent"
+where the report's own number lies inside the band, it reads "not testable at this noise", with
+the band and sigma (:func:`untestable_at_noise`), never "inconclusive".
 """
 
 from __future__ import annotations
 
 import math
-import statistics
 import tomllib
+from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
 from scipy import stats as st
 
-from blockstats import band
+from blockstats import claimtable, sequential as sq
+from blockstats import sesoi as derivation
 
 #: the A/A control of the reference run e8c3: (CI low, CI high, rounds), 95 %
 AA_CONTROL = (0.94955, 1.053503, 30)
+#: the noise study the sigma comes from: (run, median paired per-round sd of the log ratio,
+#: comparisons it is the median of); a test recomputes it from the committed run
+NOISE_STUDY = ("20261127T010732Z-noise-study-dcbc", 0.1430, 18)
 PROFILES = Path(__file__).resolve().parents[2] / "runner" / "profiles"
-NOISE = PROFILES / "noise.toml"
-#: the reference profile, whose planned rounds (``rounds_max``) the derivation uses
+#: the reference profile, whose design (looks, spending, maximum, level) the derivation uses
 REFERENCE_PROFILE = PROFILES / "paper.toml"
 #: the largest family a direction verdict combines (4 sizes)
-FAMILY = 4
-
-
-def planned_rounds(path: Path = REFERENCE_PROFILE) -> int:
-    """The most rounds the reference profile plans for a block (before any top-up)."""
-    return int(tomllib.loads(path.read_text())["design"]["rounds_max"])
-
-
-ROUNDS = planned_rounds()
+FAMILY = derivation.FAMILY
 #: the smallest effect of interest (the result of :func:`derive` on the inputs above),
-#: declared once in blockstats.band, which the runner's profiles read too
-SESOI = band.SESOI
+#: declared once in the claims' rule table (blockstats.claimtable), which the runner's
+#: profiles read too
+SESOI = claimtable.SESOI
+#: the verdict of a claim whose published effect lies inside the band (its reason says so)
+AT_THIS_NOISE = "not testable at this noise"
+
+
+def reference_design(path: Path = REFERENCE_PROFILE) -> sq.SequentialDesign:
+    """The group-sequential design the reference profile declares (``[design] sequential``)."""
+    des = tomllib.loads(path.read_text())["design"]
+    seq = des["sequential"]
+    return sq.SequentialDesign(spending=seq["spending"], alpha=round(1 - des["confidence"], 12),
+                               first_look=seq["first_look"], look_every=seq["look_every"],
+                               rounds_max=seq["rounds_max"])
 
 
 def aa_sigma(lo: float, hi: float, rounds: int) -> float:
@@ -56,30 +70,95 @@ def aa_sigma(lo: float, hi: float, rounds: int) -> float:
     return (math.log(hi) - math.log(lo)) / 2 * math.sqrt(rounds) / st.t.ppf(0.975, rounds - 1)
 
 
-def noise_sigma(path: Path = NOISE) -> float:
-    """The median log-ratio sd of the noise model's stream cells."""
-    sds = [float(x["log_ratio_sd"]) for x in tomllib.loads(path.read_text())["sd"]
-           if x.get("kind") == "stream"]
-    return statistics.median(sds)
+def sigma() -> float:
+    """The per-round sd the band is derived for: the larger of the noise study's and the
+    A/A control's."""
+    return max(NOISE_STUDY[1], aa_sigma(*AA_CONTROL))
 
 
-def derive(aa: Sequence[float] = AA_CONTROL, noise: float | None = None,
-           rounds: int = ROUNDS, family: int = FAMILY) -> tuple[float, float, float]:
-    """(sigma, half-width, SESOI): the derivation of the module doc."""
-    sigma = max(aa_sigma(*aa), noise_sigma() if noise is None else noise)
-    q = st.t.ppf(1 - 0.05 / (2 * family), rounds - 1)
-    half = math.exp(q * sigma / math.sqrt(rounds)) - 1
-    return sigma, half, math.ceil(half * 100 - 1e-9) / 100
+@lru_cache(maxsize=8)
+def derive(s: float | None = None, family: int = FAMILY) -> derivation.Derivation:
+    """The derivation of the module doc (:func:`blockstats.sesoi.derive`) on its inputs."""
+    return derivation.derive(sigma() if s is None else s, reference_design(), family)
 
 
 def text() -> str:
     """The derivation in one sentence (the book prints it beside the direction rule)."""
-    sigma, half, _ = derive()
+    d = derive()
     lo, hi, n = AA_CONTROL
+    run, sd, k = NOISE_STUDY
     return (f"a ratio within 1 ± {SESOI:.0%} is no difference: the smallest effect this "
-            f"testbed resolves, i.e. the CI half-width ({half:.1%}) at the rounds the "
-            f"reference profile plans for a block ({ROUNDS}, before any top-up) and the "
-            f"level of a family of {FAMILY}, for a per-round sd of the log ratio of "
-            f"{sigma:.3f} (the larger of the reference run's A/A control, [{lo:.3f}, "
-            f"{hi:.3f}] over {n} rounds, and the noise model's median over its stream "
-            "cells), rounded up to a whole percent")
+            f"testbed resolves under the design the reference profile runs, "
+            f"{d.text().split(': ', 1)[1]}; the sd is the larger of the noise study's median "
+            f"paired per-round sd ({sd:.3f} over its {k} comparisons, run {run}) and the "
+            f"reference run's A/A control ([{lo:.3f}, {hi:.3f}] over {n} rounds: "
+            f"{aa_sigma(lo, hi, n):.3f})")
+
+
+def inside_band(published: float, t: float = SESOI) -> bool:
+    """Whether a published ratio lies inside the band [1 - t, 1 + t] (its direction could not
+    be decided in the claim's favour even if the report were exactly right)."""
+    return 1.0 - t <= published <= 1.0 + t
+
+
+def _expected(rule_id: str) -> dict[int, frozenset[str]] | None:
+    """The outcomes per size a direction rule read per size expects (size 0: every size);
+    None where the rule is not one."""
+    from analysis.claims.rules import RULES
+
+    claim, _, reading = rule_id.partition(":")
+    for rule in RULES.get(claim, ()):
+        if rule.reading == reading and rule.decision.kind == "direction" and rule.expected:
+            sizes = rule.sizes or (0,)
+            exp = rule.expected if len(rule.expected) == len(sizes) else \
+                rule.expected[:1] * len(sizes)
+            return {int(s): e for s, e in zip(sizes, exp)}
+    return None
+
+
+def untestable_at_noise(results: Sequence, published: dict[str, dict[int, float]]) -> None:
+    """A direction verdict whose rule expects a strict direction (greater or less) at a size
+    where the claim's published ratio lies inside the band cannot hold even if the report was
+    exactly right; it becomes :data:`AT_THIS_NOISE` where it is undecided, or where it was
+    refuted only by "equivalent" at such sizes (what the report's own number predicts there,
+    so no evidence against it). A verdict decided otherwise stays: a CI beyond the band on the
+    other side still refutes, and one that clears the band the claim's way still holds; a size
+    where "equivalent" agrees with the claim is testable."""
+    from analysis.claims.base import INCONCLUSIVE, NOT_TESTABLE, REFUTED
+
+    d = derive()
+    for r in results:
+        if r.verdict not in (INCONCLUSIVE, REFUTED) or r.claim not in published:
+            continue
+        expected = _expected(r.rule_id)
+        if not expected:
+            continue
+        strict = {s for s, e in expected.items() if "equivalent" not in e}
+        inside = sorted((s, v) for s, v in published[r.claim].items()
+                        if (s in strict or 0 in strict) and inside_band(v))
+        if not inside:
+            continue
+        if r.verdict == REFUTED:
+            swallowed = {s for s, _ in inside}
+            contrary = [(int(x["size"]), x.get("outcome")) for x in r.details
+                        if x.get("outcome") in ("greater", "less", "equivalent")
+                        and x.get("outcome") not in expected.get(int(x["size"]),
+                                                                 expected.get(0, frozenset()))]
+            if not contrary or any(o != "equivalent" or s not in swallowed
+                                   for s, o in contrary):
+                continue
+        r.verdict = NOT_TESTABLE
+        r.direction = ""
+        where = ", ".join(f"{v:.3g} at {_size(s)}" for s, v in inside)
+        r.reason = (f"{AT_THIS_NOISE}: the published ratio ({where}) lies inside the band "
+                    f"1 ± {SESOI:.0%} derived for a per-round sd of the log ratio of "
+                    f"{d.sigma:.3f}, so the claim could not hold even if its report were "
+                    f"exactly right (its CIs: {r.boundary or r.reason})")
+        r.condition = (f"{AT_THIS_NOISE}: published effect inside 1 ± {SESOI:.0%} "
+                       f"(sd {d.sigma:.3f})")
+
+
+def _size(s: float) -> str:
+    from analysis.claims.rules import fmt_size
+
+    return fmt_size(s) if s else "every size"

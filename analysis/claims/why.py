@@ -116,9 +116,10 @@ class Factor:
 
     @property
     def differs(self) -> bool:
+        """Its CI lies wholly outside the decision map's band [1 - t, 1 + t]."""
         t = S.PRACTICAL_THRESHOLD
-        return (math.isfinite(self.lo) and math.isfinite(self.hi)
-                and (self.lo > 1 + t or self.hi < 1 - t))
+        return S.against(S.Estimate(self.value, self.lo, self.hi, self.n), 1 - t, 1 + t) \
+            in ("above", "below")
 
     def text(self) -> str:
         if not math.isfinite(self.value):

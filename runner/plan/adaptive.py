@@ -18,6 +18,7 @@ from typing import Sequence
 import numpy as np
 from scipy import stats
 
+from blockstats.schedule import CONFIDENCE
 from runner.plan.profile import Repetitions
 
 
@@ -41,7 +42,7 @@ def _seed(key: str, n: int) -> int:
     return int.from_bytes(hashlib.sha256(f"{key}:{n}".encode()).digest()[:8], "little")
 
 
-def median_ci(values: Sequence[float], confidence: float = 0.95, resamples: int = 2000,
+def median_ci(values: Sequence[float], confidence: float = CONFIDENCE, resamples: int = 2000,
               key: str = "") -> CI:
     """Median and its percentile-bootstrap CI (scipy.stats.bootstrap)."""
     x = np.asarray(values, dtype=float)

@@ -34,6 +34,12 @@ class Cell:
     mtu: int | None
     twin: int = 0  # the A/A control's second copy of a method (part of the identity when > 0)
     sockbuf: int = 0  # fixed socket buffers (bytes; part of the identity when > 0)
+    # copybench's sink kept across trials ("kept"; part of the identity when set) instead of
+    # a fresh one per trial ("")
+    sink: str = ""
+    # copybench send --alternate: the method of the window's odd slices (part of the identity
+    # when set; "": one method)
+    alternate: str = ""
     # not part of the identity:
     experiment: str = field(default="", compare=False)
     timeout_s: float | None = field(default=None, compare=False)
@@ -58,6 +64,9 @@ class Cell:
             d.pop("twin")
         if not d["sockbuf"]:  # autotuned buffers: the ids they had before fixed ones existed
             d.pop("sockbuf")
+        for k in ("sink", "alternate"):  # a fresh sink, one method: the ids they had before
+            if not d[k]:
+                d.pop(k)
         return d
 
     @property
@@ -93,6 +102,10 @@ class Cell:
             parts.append(f"twin {self.twin}")
         if self.sockbuf:
             parts.append(f"sockbuf {format_size(self.sockbuf)}")
+        if self.alternate:
+            parts.append(f"alternating with {self.alternate}")
+        if self.sink:
+            parts.append(f"sink {self.sink}")
         return " ".join(parts)
 
     def timeout(self) -> float:
@@ -102,8 +115,9 @@ class Cell:
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
-        if not d["sockbuf"]:  # plans of autotuned cells read as they did before the option
-            d.pop("sockbuf")
+        for k in ("sockbuf", "sink", "alternate"):  # plans without these controls read as
+            if not d[k]:                            # they did before the options
+                d.pop(k)
         return d
 
     @classmethod

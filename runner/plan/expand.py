@@ -156,7 +156,8 @@ def _expand_experiment(profile: Profile, exp: Experiment, caps: Capabilities,
                                     verify=exp.verify if transport != "udp-forward" else "off",
                                     fields=exp.fields, mtu=mtu, experiment=exp.name,
                                     timeout_s=exp.timeout_s, dir=exp.dir, perf=exp.perf,
-                                    perf_trials=exp.perf_trials, sockbuf=exp.sockbuf)
+                                    perf_trials=exp.perf_trials, sockbuf=exp.sockbuf,
+                                    sink=exp.sink, alternate=exp.alternate)
                                 yield cell
                                 if exp.twin and method == exp.methods[0]:
                                     yield Cell(**{**asdict(cell), "twin": 1, "perf": False})

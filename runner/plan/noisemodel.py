@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable
 
 from rundir import records
 from blockstats import quantities as Q
+from blockstats.schedule import CONFIDENCE
 from runner.plan.blocks import rounds_needed
 
 METRICS: dict[str, Callable[[dict[str, Any]], float | None]] = {
@@ -52,8 +53,9 @@ def _blocks(recs: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[int, dic
             continue
         if cfg.get("kind", "copybench") != "copybench" or cfg.get("twin"):
             continue
-        if cfg.get("sockbuf"):  # fixed socket buffers: a control, not the procedure planned
-            continue
+        if cfg.get("sockbuf") or cfg.get("sink") == "kept" or cfg.get("alternate"):
+            continue  # fixed buffers, a kept sink, two methods in one trial: controls, not
+            # the procedure planned
         # one run's block: the same configuration in another run is another block (its
         # rounds are other rounds)
         by_block[f"{r.get('run_id')}/{cfg['block']}"][r["cell"]][int(r["repetition"])] = r
@@ -85,7 +87,7 @@ TRIAL_OVERHEAD_S = 0.4
 
 
 def best_windows(rs: list[Row], target: float = 0.05, family: int = 4,
-                 confidence: float = 0.95) -> dict[tuple[str, str], tuple[float, float]]:
+                 confidence: float = CONFIDENCE) -> dict[tuple[str, str], tuple[float, float]]:
     """The rule that picks a window from a pilot, declared before the pilot runs: per kind of
     cell and placement, the window with the least time to reach ``target`` on a paired
     ratio: rounds_needed(sd(w)) * (w + overhead). Returns (kind, placement) -> (window,

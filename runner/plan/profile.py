@@ -1,6 +1,8 @@
 """Sweep profiles: TOML files validated into typed dataclasses before anything runs.
 
-A profile has three tables and a list of experiments::
+A profile has three tables and a list of experiments, and may take experiments from files of
+``[[experiment]]`` tables with a top-level ``include = "parts/claim-blocks.toml"`` (before
+its first table; :func:`expand`)::
 
     [profile]      name, description, seed, duration_s, warmup_s, verify, timeout_s,
                    budget_s, fields, dir
@@ -39,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from blockstats import band, families
+from blockstats import claimtable, families
 from blockstats import schedule as sq
 from rundir import utf8
 # the factors' words (rundir.vocabulary owns them; the plan's modules import them from here)
@@ -173,6 +175,8 @@ class Experiment:
     originals: tuple[str, ...] = ()  # reports whose own programs join these blocks (S1-S3)
     originals_rounds: int = 0  # their cells run in rounds 1..N only (0: every round)
     sockbuf: int = 0  # both ends' socket buffers fixed at this size (0: the kernel autotunes)
+    sink: str = ""  # "kept": one copybench sink kept across the trials ("": a fresh one each)
+    alternate: str = ""  # copybench send --alternate: the odd slices' method ("": one method)
     # the sequential top-up: ratios ("a/b" of methods, "Nt/Mt" of thread counts) and the
     # boundaries their decision rules read them against
     comparisons: tuple[tuple[str, tuple[float, ...]], ...] = ()
@@ -203,7 +207,7 @@ _EXP_KEYS = {
     "name", "command", "methods", "sizes", "threads", "placements", "transports", "modes",
     "caches", "peers", "perf", "duration_s", "warmup_s", "timeout_s", "verify", "fields",
     "dir", "purpose", "claims", "family", "margin", "twin", "perf_trials", "pair_threads",
-    "originals", "originals_rounds", "comparisons", "sockbuf",
+    "originals", "originals_rounds", "comparisons", "sockbuf", "sink", "alternate",
 }
 _DESIGN_KEYS = {"rounds_min", "rounds_max", "target", "descriptive_target", "confidence",
                 "noise", "primary", "exclude_steal_above", "strict", "descriptive_rounds_min",
@@ -345,13 +349,84 @@ def load(name_or_path: str) -> Profile:
     if not path.is_file():
         raise ProfileError(shown, "-", f"no such profile (available: {', '.join(available())},"
                            " or a path to a .toml file)")
+    return parse(expand(_read(path, shown), path, shown), shown)
+
+
+def _read(path: Path, shown: str) -> str:
     try:
-        text = utf8.read(path, "profile")
+        return utf8.read(path, "profile")
     except utf8.NotUtf8 as e:
         raise ProfileError(shown, "-", str(e)) from None
     except OSError as e:
         raise ProfileError(shown, "-", f"cannot be read: {e.strerror or e}") from None
-    return parse(text, shown)
+
+
+_INCLUDE_LINE = re.compile(r"^include[ \t]*=.*$", re.M)
+_EXPERIMENT_LINE = re.compile(r"^[ \t]*\[\[[ \t]*experiment[ \t]*\]\]", re.M)
+_INCLUDED_KEYS = {"experiment", "include"}
+_INCLUDE_ALLOWED = ('a path, relative to the file that names it, of a file of [[experiment]] '
+                    'tables (e.g. "parts/claim-blocks.toml"), or a list of them')
+
+
+def expand(text: str, path: Path, shown: str, chain: tuple[Path, ...] = ()) -> str:
+    """A profile's text with its ``include`` expanded: ``include = "parts/x.toml"`` (a
+    top-level key, on one line, before the first table; a list of paths takes several) names
+    files of ``[[experiment]]`` tables, relative to the file that names them, whose text goes
+    in before the profile's own experiments (an included file may include others). The
+    result is the profile as one TOML text, its include lines left as comments: the copy a
+    run keeps reads the same without the included files. A missing or cyclic include raises
+    ProfileError naming the file and the chain."""
+    try:
+        doc = utf8.toml_loads(text)
+    except tomllib.TOMLDecodeError:
+        return text  # parse() reports it
+    if "include" not in doc:
+        return text
+    names = doc["include"]
+    if isinstance(names, str):
+        names = [names]
+    if not isinstance(names, list) or not names or not all(
+            isinstance(n, str) and n.strip() for n in names):
+        raise ProfileError(shown, "include", f"{doc['include']!r} (allowed: {_INCLUDE_ALLOWED})")
+    lines = _INCLUDE_LINE.findall(text)
+    if len(lines) != 1:
+        raise ProfileError(shown, "include", "must be one line 'include = ...' before the "
+                           f"first table (allowed: {_INCLUDE_ALLOWED})")
+    parts = []
+    for name in names:
+        inc = path.parent / name
+        if inc.resolve() in {p.resolve() for p in (*chain, path)}:
+            where = " -> ".join(str(p) for p in (*chain, path, inc))
+            raise ProfileError(shown, "include", f"{name!r} is a cyclic include ({where})")
+        if not inc.is_file():
+            raise ProfileError(shown, "include", f"{name!r}: no such file {inc} "
+                               f"(allowed: {_INCLUDE_ALLOWED})")
+        inc_text = expand(_read(inc, str(inc)), inc, str(inc), (*chain, path))
+        try:
+            keys = set(utf8.toml_loads(inc_text))
+        except tomllib.TOMLDecodeError as e:
+            raise ProfileError(str(inc), "-", f"not valid TOML: {e}") from None
+        if keys - _INCLUDED_KEYS:
+            raise ProfileError(shown, "include", f"{name!r} holds "
+                               f"{', '.join(sorted(keys - _INCLUDED_KEYS))} (allowed in an "
+                               "included file: [[experiment]] tables and include)")
+        parts.append(f"# ---- included from {name} ----\n{inc_text.rstrip()}\n"
+                     f"# ---- end of {name} ----\n")
+    own = _INCLUDE_LINE.sub(lambda m: f"# {m.group(0)} (expanded below)", text, count=1)
+    first = _EXPERIMENT_LINE.search(own)
+    cut = len(own) if first is None else _before_comments(own, first.start())
+    body = own[:cut]
+    return body + ("" if body.endswith("\n\n") or not body else
+                   "\n" if body.endswith("\n") else "\n\n") + "\n".join(parts) \
+        + ("\n" + own[cut:] if own[cut:] else "")
+
+
+def _before_comments(text: str, at: int) -> int:
+    """Where the comment lines just above position ``at`` (a line's start) begin."""
+    lines = text[:at].splitlines(keepends=True)
+    while lines and lines[-1].lstrip().startswith("#"):
+        lines.pop()
+    return sum(len(x) for x in lines)
 
 
 def parse(text: str, path: str) -> Profile:
@@ -414,7 +489,7 @@ def _repetitions(c: _Checker, doc: dict[str, Any]) -> Repetitions:
     return Repetitions(
         min=rmin, max=rmax,
         target_rel_ci=c.number(reps_t, "target_rel_ci", "repetitions", 0.03, 0.0001, 1.0),
-        confidence=c.number(reps_t, "confidence", "repetitions", 0.95, 0.5, 0.999),
+        confidence=c.number(reps_t, "confidence", "repetitions", sq.CONFIDENCE, 0.5, 0.999),
         resamples=c.number(reps_t, "resamples", "repetitions", 2000, 100, 100000,
                            integer=True),
     )
@@ -441,7 +516,7 @@ def _design(c: _Checker, doc: dict[str, Any]) -> Design | None:
         target=c.number(des_t, "target", "design", 0.05, 0.001, 1.0),
         descriptive_target=c.number(des_t, "descriptive_target", "design", 0.10,
                                     0.001, 1.0),
-        confidence=c.number(des_t, "confidence", "design", 0.95, 0.5, 0.999),
+        confidence=c.number(des_t, "confidence", "design", sq.CONFIDENCE, 0.5, 0.999),
         noise=c.string(des_t, "noise", "design", None),
         primary=c.string(des_t, "primary", "design", "paired", PRIMARY),
         exclude_steal_above=None if steal < 0 else steal,
@@ -569,6 +644,8 @@ def _experiment(c: _Checker, e: dict[str, Any], where: str,
         pair_threads=c.boolean(e, "pair_threads", where, False),
         comparisons=_comparisons(c, e, where, methods),
         sockbuf=_sockbuf(c, e, where, command),
+        sink=_sink(c, e, where, command),
+        alternate=_alternate(c, e, where, command, methods),
         **_originals(c, e, where, command, methods),
     )
 
@@ -594,6 +671,56 @@ def _sockbuf(c: _Checker, e: dict[str, Any], where: str, command: str) -> int:
     return n
 
 
+#: the transports whose sink runs here and may be kept across trials (remote's runs over ssh
+#: for one trial; udp-forward has none)
+KEPT_SINK_TRANSPORTS = ("loopback", "veth")
+#: the methods copybench send --alternate switches between (src/README.md)
+ALTERNATING_METHODS = ("send", "sendmsg", "zerocopy")
+
+
+def _sink(c: _Checker, e: dict[str, Any], where: str, command: str) -> str:
+    """``sink``: ``"fresh"`` (the default: copybench's sink started for each trial) or
+    ``"kept"`` (one sink per transport and sink CPUs, serving the cells' trials one after
+    another, stopped at the sweep's end): "" for fresh, "kept"."""
+    if "sink" not in e:
+        return ""
+    full = f"{where}.sink"
+    v = c.string(e, "sink", where, None, ("fresh", "kept"))
+    if v == "fresh":
+        return ""
+    if command != "send":
+        raise c.fail(full, "only for command 'send' (copy has no sink)")
+    bad = [t for t in e.get("transports", ["loopback"]) if t not in KEPT_SINK_TRANSPORTS]
+    if bad:
+        raise c.fail(full, f"'kept' only on transports whose sink runs here "
+                     f"({', '.join(KEPT_SINK_TRANSPORTS)}), not {bad[0]}")
+    return v
+
+
+def _alternate(c: _Checker, e: dict[str, Any], where: str, command: str,
+               methods: tuple[str, ...]) -> str:
+    """``alternate``: the method copybench send --alternate sends in the odd slices of each
+    window, each of the experiment's methods in the even ones (TCP stream; send, sendmsg or
+    zerocopy each, zerocopy not with itself)."""
+    if "alternate" not in e:
+        return ""
+    full = f"{where}.alternate"
+    v = c.string(e, "alternate", where, None, ALTERNATING_METHODS)
+    if command != "send":
+        raise c.fail(full, "only for command 'send'")
+    bad = [m for m in methods if m not in ALTERNATING_METHODS]
+    if bad:
+        raise c.fail(full, f"method {bad[0]} cannot alternate (allowed methods: "
+                     f"{', '.join(ALTERNATING_METHODS)})")
+    if v == "zerocopy" and "zerocopy" in methods:
+        raise c.fail(full, "zerocopy cannot alternate with itself (one socket's completion "
+                     "ids); alternate it with send or sendmsg")
+    if any(m != "stream" for m in e.get("modes", ["stream"])) or any(
+            t == "udp-forward" for t in e.get("transports", ["loopback"])):
+        raise c.fail(full, "only for TCP stream cells (modes = [\"stream\"], no udp-forward)")
+    return v
+
+
 def _family(c: _Checker, e: dict[str, Any], where: str) -> int:
     """``family``: the decision family of a question's experiment. A claim's family is the
     one table's (blockstats.families) that the runner and the analysis both read, so a claim
@@ -613,7 +740,7 @@ def _comparisons(c: _Checker, e: dict[str, Any], where: str,
     its thread counts, which pair_threads puts in one block) -> the boundaries of the
     decision rules that read that ratio (positive numbers, on the primary metric; the claims'
     band by name: ``"band"`` for [1 - t, 1 + t], ``"inverse band"`` for the same band on the
-    inverse ratio, blockstats.band)."""
+    inverse ratio, blockstats.claimtable)."""
     full = f"{where}.comparisons"
     if "comparisons" not in e:
         return ()
@@ -642,11 +769,11 @@ def _comparisons(c: _Checker, e: dict[str, Any], where: str,
             bounds = [bounds]
         if not isinstance(bounds, list) or not bounds or not all(
                 (isinstance(b, (int, float)) and not isinstance(b, bool) and b > 0)
-                or (isinstance(b, str) and b in band.NAMED) for b in bounds):
+                or (isinstance(b, str) and b in claimtable.NAMED) for b in bounds):
             raise c.fail(full, f"{name!r}: boundaries must be a non-empty list of numbers > 0 "
                          "(the ratios at which its decision rules change their reading) or "
-                         f"of the claims' band by name ({', '.join(map(repr, band.NAMED))})")
-        nums = [x for b in bounds for x in (band.NAMED[b] if isinstance(b, str) else (b,))]
+                         f"of the claims' band by name ({', '.join(map(repr, claimtable.NAMED))})")
+        nums = [x for b in bounds for x in (claimtable.NAMED[b] if isinstance(b, str) else (b,))]
         out.append((name, tuple(sorted(float(b) for b in nums))))
     return tuple(out)
 

@@ -13,13 +13,14 @@ used for statistics. The core types are :mod:`runner.plan.cells`'s, the time est
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Iterable
 
-from blockstats import families
+from blockstats import claimtable, families, sesoi
 from blockstats import sequential as sq
 from blockstats.quantities import cell_kind
 from runner.plan import blocks as D
@@ -290,9 +291,34 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
     rounds = block_rounds(blocks, seed, singles)
     n_rounds = len(rounds)
     design = _design_json(des, path, noise, rehearsal, seq, blocks, topup_s)
+    if seq is not None and not rehearsal:
+        design["sesoi"], note = band_check(blocks, seq)
+        notes += [note] if note else []
     return Plan(profile=profile.name, seed=seed, cells=cells, skipped=dict(skipped),
                 notes=notes, rounds=rounds, rep_min=n_rounds, rep_max=n_rounds,
                 blocks={b.id: b.to_json() for b in blocks}, design=design)
+
+
+def band_check(blocks: list[D.Block], seq: sq.SequentialDesign) -> tuple[dict[str, Any], str]:
+    """The smallest effect of interest this design resolves at the noise model's sd (the
+    median over the top-up's blocks: :func:`blockstats.sesoi.derive`, the function the book's
+    sentence calls too), for plan.json, and a warning where the claims' declared band
+    (:data:`blockstats.claimtable.SESOI`) is narrower: its "equivalent" would then be out of reach
+    for most comparisons even at a true ratio of 1."""
+    sds = sorted(b.sd for b in blocks if b.first_look and b.sd > 0)
+    if not sds:
+        return {}, ""
+    mid = len(sds) // 2
+    sigma = sds[mid] if len(sds) % 2 else (sds[mid - 1] + sds[mid]) / 2
+    d = sesoi.derive(sigma, seq, sesoi.FAMILY)
+    # plan.json is strict JSON: an unresolved band (inf) is written as null
+    doc = {**{k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+              for k, v in d.to_json().items()}, "declared": claimtable.SESOI,
+           "sigma_source": "median of the noise model's sd over the top-up's blocks"}
+    if math.isfinite(d.sesoi) and claimtable.SESOI + 1e-9 >= d.sesoi:
+        return doc, ""
+    return doc, (f"warning: the claims' band ±{claimtable.SESOI:.0%} is narrower than the smallest "
+                 f"effect this design resolves at the noise model's sd, {d.text()}")
 
 
 #: a rehearsal's sequential blocks: first look after 2 rounds (the fewest a CI needs), a look

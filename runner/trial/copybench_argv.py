@@ -16,8 +16,10 @@ def trial_seed(seed: int, trial_id: str) -> int:
                           "little") & 0x7FFFFFFF
 
 
-def sink_argv(binary: Path, port: int, cpus: Cpus) -> list[str]:
-    argv = [str(binary), "sink", "--port", str(port), "--once"]
+def sink_argv(binary: Path, port: int, cpus: Cpus, once: bool = True) -> list[str]:
+    """copybench's sink for one trial (``once``), or one kept across trials (it serves
+    sessions one after another until it is stopped)."""
+    argv = [str(binary), "sink", "--port", str(port), *(["--once"] if once else [])]
     return argv + (["--cpus", cpus.sink] if cpus.sink else [])
 
 
@@ -47,4 +49,6 @@ def sender_argv(binary: Path, cell: Cell, host: str, port: int, cpus: Cpus,
         argv.append("--no-sink")
     if cell.sockbuf:
         argv += ["--sockbuf", str(cell.sockbuf)]
+    if cell.alternate:
+        argv += ["--alternate", cell.alternate]
     return argv

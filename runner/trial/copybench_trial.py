@@ -7,20 +7,33 @@ The record keeps copybench's own fields unchanged and adds the runner-level fact
 ``perf_profile`` (the reduction of ``perf record``, :mod:`runner.host.cpuprofile`). A trial that
 fails or times out is recorded with ``status`` ``failed``/``timeout`` and ``error`` = what
 went wrong plus the tail of stderr.
+
+A cell with ``sink = "kept"`` (a control of the noise study) does not start a sink of its
+own: its sender talks to a :class:`KeptSink`, one per transport and sink CPUs, started at the
+first such trial and serving every later one's session in turn (copybench's sink serves
+sessions one after another). It is started again after a trial that failed otherwise than by
+a missed window (it may have been part of the failure) or when it died, and stopped and
+reaped with its transport (the sweep's end or interruption, or a failed trial's fresh
+namespaces); its process group is registered with the reaper as every trial process is. The
+record's ``config.sink`` says ``kept`` (``fresh`` for a sink of the trial's own) and
+``invocation.kept_sink`` which process served it and which of its trials this was.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rundir import layout
 from runner.host import cpuprofile
-from runner.trial.copybench_argv import sender_argv, trial_seed
+from runner.trial.copybench_argv import sender_argv, sink_argv, trial_seed
 from runner.trial.pair import LineReady, Pair, run_pair
+from runner.host.proc import Janitor, spawn, stop, tail, wait_for_line
 from runner.host.pinning import Cpus
 from runner.plan.cells import Cell, Trial
 from runner.trial.trialrecord import (Context, Outcome, error_text, intended_config, invocation,
@@ -63,6 +76,66 @@ def parse_record(stdout: str) -> tuple[dict[str, Any] | None, str | None]:
     return objs[0], None
 
 
+class KeptSinkError(Exception):
+    """A kept sink could not be started (or did not get ready)."""
+
+
+@dataclass
+class KeptSink:
+    """copybench's sink kept across trials (see the module doc): its process, port and
+    argv, its output file, and how many trials it has served."""
+
+    p: subprocess.Popen[bytes]
+    port: int
+    argv: list[str]
+    log: Path
+    janitor: Janitor | None
+    trials: int = 0
+
+    def alive(self) -> bool:
+        return self.p.poll() is None
+
+    def stop(self) -> int | None:
+        """SIGTERM (it ends its serve loop), then SIGKILL to its group; reaped."""
+        rc = stop(self.p, self.janitor, grace=0)
+        self.log.unlink(missing_ok=True)
+        return rc
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pid": self.p.pid, "trial": self.trials, "alive_after": self.alive()}
+
+
+def kept_sink(transport: Transport, binary: Path, cpus: Cpus, janitor: Janitor | None
+              ) -> KeptSink:
+    """The sink kept on ``transport`` for these CPUs, started (and waited for) if there is
+    none or it died."""
+    key = cpus.sink or ""
+    ks = transport.kept.get(key)
+    if ks is not None and ks.alive():
+        return ks
+    if ks is not None:
+        ks.stop()
+        del transport.kept[key]
+    port = transport.port()
+    argv = transport.sink_prefix() + sink_argv(binary, port, cpus, once=False)
+    fd, name = tempfile.mkstemp(prefix="copybench-kept-sink-", suffix=".log",
+                                dir=janitor.tmp if janitor is not None else None)
+    with os.fdopen(fd, "wb") as out:
+        try:
+            p = spawn(argv, janitor, out, subprocess.STDOUT)
+        except OSError as e:
+            Path(name).unlink(missing_ok=True)
+            raise KeptSinkError(f"cannot start the kept sink ({argv[0]}): {e}") from None
+    ks = KeptSink(p, port, argv, Path(name), janitor)
+    line, why = wait_for_line(ks.log, p, sink_ready, transport.ready_s)
+    if line is None:
+        problem = f"kept sink {why}" + (f": {tail(ks.log)}" if tail(ks.log) else "")
+        ks.stop()
+        raise KeptSinkError(problem)
+    transport.kept[key] = ks
+    return ks
+
+
 @dataclass(frozen=True)
 class Copybench:
     """copybench's own kind of trial: its argv (:mod:`runner.trial.copybench_argv`, under
@@ -86,7 +159,16 @@ class Copybench:
     def run(self, transport: Transport, cpus: Cpus, rconf: dict[str, Any],
             profiled: bool) -> Outcome:
         ctx, cell, trial = self.ctx, self.cell, self.trial
-        port = transport.port()
+        kept: KeptSink | None = None
+        if cell.has_sink and cell.sink == "kept":
+            try:
+                kept = kept_sink(transport, ctx.binary, cpus, ctx.janitor)
+            except KeptSinkError as e:
+                return Outcome(tool="copybench", tool_version=None,
+                               config={**intended_config(cell, trial_seed(ctx.seed, trial.id)),
+                                       **rconf},
+                               status="failed", error=str(e), result=None, sections={})
+        port = kept.port if kept else transport.port()
         seed = trial_seed(ctx.seed, trial.id)
         perf_data = layout.perf_data(ctx.run_dir, trial.id)
         timeout = cell.timeout()
@@ -95,9 +177,13 @@ class Copybench:
             timeout += PERF_TIMEOUT_S
         sender = self.sender(transport, port, cpus, seed, perf_data if profiled else None)
         sink = (transport.copybench_sink(ctx.binary, port, cpus, idle_s=timeout)
-                if cell.has_sink else None)
+                if cell.has_sink and kept is None else None)
         pr = run_pair(Pair(sink, [sender], transport.pair_timeout(timeout),
                            LineReady(self.ready), copybench=True), ctx.janitor, transport)
+        if kept is not None:
+            kept.trials += 1
+            if pr.status != "ok" or pr.sender_rc not in (0, EXIT_WINDOW_MISSED):
+                pr.sink_tail = tail(kept.log)  # its own lines, for the record's error
         record, parse_problem = self.parse(pr.stdout)
         config = {**intended_config(cell, seed)}
         if record:
@@ -122,6 +208,12 @@ class Copybench:
                 f"sender exited with status {pr.sender_rc}"
                 if pr.sender_rc not in (0, None, EXIT_WINDOW_MISSED) else None)
         sections: dict[str, Any] = {"invocation": invocation(sender, sink, pr)}
+        if kept is not None:
+            sections["invocation"].update(sink=kept.argv, kept_sink=kept.to_json())
+            if not kept.alive() or (status != "ok" and pr.sender_rc != EXIT_WINDOW_MISSED):
+                # it died, or may be part of what failed: the next kept trial gets a new one
+                kept.stop()
+                transport.kept.pop(cpus.sink or "", None)
         if pr.remote is not None:
             sections["remote"] = pr.remote.to_json()  # the remote sink: refused connections
         if record is not None:

@@ -97,6 +97,9 @@ class Transport:
     janitor: Janitor | None = None
     up: bool = False
     ready_s: float = Here.ready_s
+    #: copybench sinks kept across trials on this transport, by their CPUs
+    #: (runner.trial.copybench_trial.kept_sink): stopped before the transport goes
+    kept: dict[str, Any] = field(default_factory=dict)
 
     @property
     def host(self) -> str:
@@ -120,7 +123,14 @@ class Transport:
     def setup(self) -> None:
         self.up = True
 
+    def stop_kept(self) -> None:
+        """Stop and reap the sinks kept here (each has a ``stop()``)."""
+        for kept in list(self.kept.values()):
+            kept.stop()
+        self.kept.clear()
+
     def teardown(self) -> None:
+        self.stop_kept()
         self.up = False
 
     def port(self) -> int:
@@ -221,6 +231,7 @@ class Namespaces(Transport):
             raise TopologyError(f"{self.name} set-up failed: {e}") from None
 
     def teardown(self) -> None:
+        self.stop_kept()  # before their namespaces go
         for ns in self.namespaces():
             remove_netns(ns)
             if self.janitor:

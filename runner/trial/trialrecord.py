@@ -100,6 +100,9 @@ def trial_config(cell: Cell, cpus: Cpus, profiled: bool) -> dict[str, Any]:
         "block": cell.block or None, "twin": cell.twin,
         "profiled": profiled, "timeout_s": cell.timeout(),
         "cpus_sender_list": cpus.sender, "cpus_sink_list": cpus.sink,
+        # copybench's sink: started for this trial, or one kept across trials (Cell.sink)
+        **({"sink": cell.sink or "fresh"} if cell.kind == "copybench" and cell.has_sink
+           else {}),
     }
 
 
@@ -116,6 +119,7 @@ def intended_config(cell: Cell, seed: int | None = None) -> dict[str, Any]:
         "warmup_s": cell.warmup_s, "verify": cell.verify, "cache": cell.cache,
         "no_sink": cell.transport == "udp-forward", "seed": seed,
         **({"sockbuf": cell.sockbuf} if cell.sockbuf else {}),
+        **({"alternate": cell.alternate} if cell.alternate else {}),
     }
 
 

@@ -20,7 +20,7 @@ from analysis.design_text import sequential_text
 from blockstats import sequential as sq
 
 DESIGN = sq.SequentialDesign(first_look=6, look_every=6, rounds_max=30)
-#: C13's rule: sendfile / read-write greater than 1 + the smallest effect of interest (1.07)
+#: C13's rule: sendfile / read-write greater than 1 + the smallest effect of interest (1.12)
 C13 = RU.RULES["C13"][0]
 
 
@@ -37,11 +37,11 @@ def _c13(tmp_path: Path, log_ratios: np.ndarray, sequential: bool) -> C.ClaimRes
 
 
 def _ratios(seed: int = 3) -> np.ndarray:
-    """18 rounds around log(1.2) (above C13's boundary 1.07) with a wild first look: round 2
+    """18 rounds around log(1.3) (above C13's boundary 1.12) with a wild first look: round 2
     far out, so the repeated CI after 6 rounds straddles the boundary and after 12 does
     not."""
     rng = np.random.default_rng(seed)
-    x = math.log(1.2) + 0.02 * rng.standard_normal(18)
+    x = math.log(1.3) + 0.02 * rng.standard_normal(18)
     x[1] += 0.5
     return x
 
@@ -75,7 +75,7 @@ def test_the_same_rounds_without_the_top_up_read_the_fixed_t_ci(tmp_path: Path) 
 
 def test_undecided_reads_the_last_look_reached(tmp_path: Path) -> None:
     rng = np.random.default_rng(5)
-    x = math.log(1.07) + 0.3 * rng.standard_normal(12)  # on the boundary
+    x = math.log(1.12) + 0.3 * rng.standard_normal(12)  # on the boundary
     r = _c13(tmp_path, x, sequential=True)
     looks = sq.repeated_cis(x, DESIGN.schedule(6), 1)
     assert r.verdict == C.INCONCLUSIVE

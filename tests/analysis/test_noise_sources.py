@@ -174,3 +174,106 @@ def test_receive_factors_split_throughput_into_calls_and_batch() -> None:
     # against each other: the throughput varies far less than its calls
     assert f.loc["a", "var_throughput"] < 0.1 * f.loc["a", "var_calls"]
     assert f.loc["b", "var_throughput"] > 3 * f.loc["b", "var_calls"]
+
+
+def _ctl(procedure: str, comparisons: int, ratio_change: float, seconds: float,
+         seconds_today: float = 100.0) -> dict:
+    return {"procedure": procedure, "comparisons": comparisons, "paired_sd": 0.1,
+            "paired_sd_today": 0.15, "ratio_change": ratio_change,
+            "seconds_to_decide": seconds, "seconds_to_decide_today": seconds_today}
+
+
+def test_adopt_reads_each_control_by_the_stated_rule() -> None:
+    ctl = pd.DataFrame([
+        _ctl(N.TODAY, 18, 1.0, 100.0),
+        _ctl("0.5 s window, buffers autotuned", 6, 1.01, 70.0),      # adopted
+        _ctl("2 s window, buffers autotuned", 6, 1.00, 81.0),        # saves too little
+        _ctl("1 s window, buffers fixed at 4 MiB", 18, 1.00, 10.0),  # another quantity
+        _ctl("kept", 5, 1.00, 10.0),                                 # too few comparisons
+        _ctl("moved", 6, 1.04, 10.0),                                # measures something else
+    ])
+    ad = N.adopt(ctl).set_index("procedure")
+    assert N.TODAY not in ad.index
+    assert ad["adopt"].to_dict() == {"0.5 s window, buffers autotuned": True,
+                                     "2 s window, buffers autotuned": False,
+                                     "1 s window, buffers fixed at 4 MiB": False,
+                                     "kept": False, "moved": False}
+    assert ad.loc["2 s window, buffers autotuned", "time_ratio"] == pytest.approx(0.81)
+    assert "another quantity" in ad.loc["1 s window, buffers fixed at 4 MiB", "why"]
+    assert "5 shared comparisons" in ad.loc["kept", "why"]
+    assert "1.040" in ad.loc["moved", "why"]
+
+
+def test_mode_labels_split_a_bimodal_cell_at_its_gap() -> None:
+    rng = np.random.default_rng(5)
+    low, high = rng.normal(0.75, 0.02, 12), rng.normal(1.3, 0.03, 8)
+    labels = N.mode_labels(np.concatenate([low, high]))
+    assert labels == [N.LOWER_MODE] * 12 + [N.UPPER_MODE] * 8
+    one = N.mode_labels(rng.normal(1.0, 0.03, 20))
+    assert set(one) == {N.ONE_MODE}
+
+def _alternating_block(block: str, method: str, alternate: str, sd: float, ratio: float,
+                       n: int, seed: int) -> list[dict]:
+    """One alternating cell (copybench send --alternate) over n rounds: the two methods'
+    Gbit/s inside each trial, whose log ratio (the alternate's over the method's) has sd
+    ``sd`` and mean log ``ratio``; every trial takes 1.4 s of wall time."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for r in range(n):
+        u = rng.normal(0, 0.1) + rng.normal(0, 0.1)  # the round's and the trial's own
+        e = rng.normal(0, sd / math.sqrt(2), size=2)
+        first, second = 4.0 * math.exp(u + e[0]), 4.0 * ratio * math.exp(u + e[1])
+        rows.append({"kind": "copybench", "block": block, "command": "send", "mode": "stream",
+                     "protocol": "tcp", "cell": f"{block}-{method}", "method": method,
+                     "alternate": alternate, "twin": 0, "repetition": r + 1, "size": 16384,
+                     "placement": "cross-core", "transport": "veth", "duration_s": 1.0,
+                     "sockbuf": 0, "gbit_per_s": (first + second) / 2,
+                     "alternate_gbit_first": first, "alternate_gbit_second": second,
+                     "wall_s": 1.4})
+    return rows
+
+
+def test_controls_compare_a_kept_sink_and_two_methods_in_one_trial_with_today() -> None:
+    kept = [dict(x, sink="kept") for x in _procedure_block("K", 1.0, 0, 0.12, 1.10, 400, 5)]
+    d = pd.DataFrame(_procedure_block("T", 1.0, 0, 0.20, 1.10, 400, 4) + kept
+                     # sendmsg in the even slices, send in the odd: its ratio is turned round
+                     # to sendmsg / send, as today's pair reads
+                     + _alternating_block("A", "sendmsg", "send", 0.05, 1 / 1.05, 400, 6)
+                     + _alternating_block("AA", "send", "send", 0.04, 1.0, 400, 7))
+    comp = N.comparisons(d).set_index("block")
+    assert comp.loc["T", "procedure"] == N.TODAY  # today's name is unchanged
+    assert comp.loc["K", "procedure"] == "1 s window, buffers autotuned, sink kept across trials"
+    a = comp.loc["A"]
+    assert a["procedure"] == ("1 s window, buffers autotuned, two methods alternating in "
+                              "one trial")
+    assert a["pair"] == "sendmsg / send"
+    assert a["paired_sd"] == pytest.approx(0.05, rel=0.15)
+    assert a["ratio"] == pytest.approx(1.05, rel=0.01)
+    # one trial per round for its one comparison
+    assert a["seconds_to_decide"] == pytest.approx(a["rounds_to_decide"] * 1.4)
+    assert comp.loc["AA", "pair"] == "send (twin) / send"
+    ctl = N.controls(comp.reset_index()).set_index("procedure")
+    assert len(ctl) == 3
+    k = ctl.loc["1 s window, buffers autotuned, sink kept across trials"]
+    assert k["paired_sd"] == pytest.approx(0.12, rel=0.15)
+    assert k["paired_sd_today"] == pytest.approx(0.20, rel=0.15)
+    alt = ctl.loc["1 s window, buffers autotuned, two methods alternating in one trial"]
+    assert alt["comparisons"] == 1  # the A/A is left out, as today's A/A is
+    assert alt["paired_sd"] == pytest.approx(0.05, rel=0.15)
+    assert alt["ratio_change"] == pytest.approx(1.05 / 1.10, rel=0.02)
+    # today's round of two trials serves one comparison: 2.8 s; the alternating one 1.4 s
+    assert alt["seconds_to_decide_today"] == pytest.approx(
+        N.rounds_to_decide(alt["paired_sd_today"]) * 2.8)
+
+
+def test_the_tidy_row_carries_the_sink_and_both_methods_throughputs() -> None:
+    from analysis.run import tidy_record
+    rec = {"config": {"kind": "copybench", "command": "send", "method": "send",
+                      "alternate": "sendmsg", "sink": "kept"},
+           "result": {"alternate": {"methods": ["send", "sendmsg"], "gbit_per_s": [3.0, 4.5]}}}
+    row = tidy_record(rec)
+    assert (row["sink"], row["alternate"]) == ("kept", "sendmsg")
+    assert (row["alternate_gbit_first"], row["alternate_gbit_second"]) == (3.0, 4.5)
+    old = tidy_record({"config": {"kind": "copybench"}, "result": {}})
+    assert old["sink"] is None and old["alternate"] is None
+    assert old["alternate_gbit_first"] is None

@@ -124,16 +124,46 @@ def _compared(run: A.Run) -> B.Compared:
 
 def test_an_inconclusive_comparison_states_the_rounds_that_would_decide_it(
         tmp_path: Path) -> None:
+    """The fixed design: the rounds at which its t CI clears the boundary with 80 % power
+    at the measured sd (not the 50 % of the CI merely reaching the estimate's distance)."""
     # an estimate of 1.70 with sd 0.2 straddles the band's upper end 1.7708
     c = _compared(_c13_run(tmp_path, 1.70, 0.2))
     d = math.log(1.7708 / 1.70)
     n = B.rounds_to_decide(math.log(1.70), 0.2, (1.7708,), 1)
     from scipy import stats
-    assert stats.t.isf(0.025, n - 1) * 0.2 / math.sqrt(n) <= d  # n decides ...
-    assert stats.t.isf(0.025, n - 2) * 0.2 / math.sqrt(n - 1) > d  # ... n - 1 does not
+    z = stats.norm.ppf(0.80)
+    assert (stats.t.isf(0.025, n - 1) + z) * 0.2 / math.sqrt(n) <= d  # n decides ...
+    assert (stats.t.isf(0.025, n - 2) + z) * 0.2 / math.sqrt(n - 1) > d  # ... n - 1 does not
+    # about (1.96 + 0.84)^2 / 1.96^2 = 2x the rounds of the 50 % reading
+    assert n > 1.9 * (stats.norm.isf(0.025) * 0.2 / d) ** 2
     text = c.row()["distance"]
     assert text.startswith(f"decided at about {n:.0f} rounds") and "sd 0.200" in text
-    assert "fixed design" in text
+    assert "fixed design" in text and "80% power" in text
+
+
+def test_a_sequential_comparison_states_its_distance_with_the_designs_own_quantile(
+        tmp_path: Path) -> None:
+    """With the top-up: the first look of the block's own schedule whose repeated-CI
+    quantile decides with 80 % power, or "beyond the design's last look"."""
+    sched = DESIGN.schedule(6)  # 6, 12, ..., 30
+    qs = sq.quantiles(sched, 1)
+    from scipy import stats
+    z = stats.norm.ppf(0.80)
+    # a distance the third look (18 rounds) reaches and the second (12) does not
+    d = (qs[2] + z) * 0.1 / math.sqrt(18) * 1.001
+    assert (qs[1] + z) * 0.1 / math.sqrt(12) > d
+    assert B.rounds_to_decide(0.0, 0.1, (math.exp(d),), 1, schedule=sched) == 18
+    # the fixed design's quantile would say fewer rounds: the looks need more
+    assert B.rounds_to_decide(0.0, 0.1, (math.exp(d),), 1) < 18
+    # far beyond the last look (30 rounds): at the last look's quantile
+    far = B.rounds_to_decide(0.0, 0.1, (1.02,), 1, schedule=sched)
+    assert far > 30 and far == math.ceil(((qs[-1] + z) * 0.1 / math.log(1.02)) ** 2)
+    t = S.RatioTest(S.PAIRED, S.Estimate(1.0, 0.97, 1.03, 12), math.nan, math.nan, math.nan,
+                    math.nan, 1, 0.05, 0.1, 2, 2, 12)
+    dec = S.Decision("inconclusive", (1.02,), "straddles 1.02")
+    text = B.distance_text(t, dec, math.nan, sched)
+    assert text.startswith("beyond the design's last look (30 rounds): about "
+                           f"{far:.0f} rounds"), text
 
 
 def test_an_estimate_on_the_boundary_is_not_decidable(tmp_path: Path) -> None:

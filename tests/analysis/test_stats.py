@@ -157,14 +157,21 @@ def test_classify_ratio_rules() -> None:
     assert S.classify_ratio(E(1.0, math.nan, math.nan, 1)) == "inconclusive"
 
 
-def test_verdict_rules() -> None:
+def test_one_reading_of_a_ci_against_a_band() -> None:
+    """S.against is the one reading every decision uses (decide's rules, classify_ratio, a
+    factor of the why-table, the crossover's band): ends included inside, strict outside, a
+    one-boundary band (lo == hi) never inside unless the CI is that point."""
     E = S.Estimate
-    assert S.approx_verdict(E(3.4, 3.0, 3.8, 5), 3.4) == "holds"
-    assert S.approx_verdict(E(1.0, 0.9, 1.1, 5), 3.4) == "refuted"
-    assert S.approx_verdict(E(2.8, 2.5, 3.2, 5), 3.4) == "inconclusive"
-    assert S.threshold_verdict(E(150, 120, 180, 5), 100) == "holds"
-    assert S.threshold_verdict(E(2, 1.5, 2.5, 5), 100) == "refuted"
-    assert S.threshold_verdict(E(0.5, 0.4, 0.6, 5), 0.7, above=False) == "holds"
+    assert S.against(E(1.1, 1.08, 1.15, 5), 0.93, 1.07) == "above"
+    assert S.against(E(0.9, 0.85, 0.92, 5), 0.93, 1.07) == "below"
+    assert S.against(E(1.0, 0.93, 1.07, 5), 0.93, 1.07) == "inside"
+    assert S.against(E(1.07, 1.07, 1.2, 5), 0.93, 1.07) == "across"
+    assert S.against(E(150, 120, 180, 5), 100, 100) == "above"
+    assert S.against(E(1.0, math.nan, math.nan, 1), 0.93, 1.07) == "none"
+    # the decisions agree with it at the band's ends
+    assert S.decide(S.DecisionRule("direction", 0.07), E(1.0, 0.93, 1.07, 5)).outcome == \
+        "equivalent"
+    assert S.classify_ratio(E(1.1, 1.05, 1.2, 5), 0.07) == "inconclusive"
 
 
 def test_ci_width_achieved() -> None:

@@ -28,6 +28,7 @@ CELLS = {
     "udp-forward": cell(transport="udp-forward", verify="off"),
     "file-send": cell(method="sendfile", size=1 << 20, cache="cold", dir="/var/tmp"),
     "tcp-sockbuf": cell(sockbuf=4 << 20),
+    "tcp-alternate": cell(alternate="sendmsg"),
     "copy": cell(command="copy", method="splice", transport=None, mode=None, cache="warm"),
 }
 
@@ -53,7 +54,9 @@ def test_sender_argv_uses_only_options_copybench_lists(runner_copybench: Path,
         assert argv[argv.index("--protocol") + 1] == c.protocol
 
 
-def test_sink_argv_uses_only_options_copybench_lists(runner_copybench: Path) -> None:
-    argv = sink_argv(runner_copybench, 0, Cpus("0", "1"))
+@pytest.mark.parametrize("once", [True, False])  # a trial's own sink, a kept one
+def test_sink_argv_uses_only_options_copybench_lists(runner_copybench: Path,
+                                                     once: bool) -> None:
+    argv = sink_argv(runner_copybench, 0, Cpus("0", "1"), once=once)
     used = {a for a in argv[2:] if a.startswith("--")}
     assert used <= help_options(runner_copybench, "sink")

@@ -100,3 +100,19 @@ def test_fixed_buffer_controls_stay_out_of_the_model() -> None:
     blocks = RN._blocks(recs)
     assert sorted(k.split("/")[1] for k in blocks) == ["tuned"]
     assert sorted(blocks["r/tuned"]) == ["a", "b"]
+
+
+def test_kept_sink_and_alternating_controls_stay_out_of_the_model() -> None:
+    """The noise study's other two controls (a sink kept across trials, two methods
+    alternating in one trial) are not the procedure the profiles plan with either."""
+    def rec(cell: str, block: str, rnd: int, extra: dict) -> dict:
+        return {"status": "ok", "repetition": rnd, "cell": cell, "run_id": "r",
+                "config": {"kind": "copybench", "block": block, "mode": "stream",
+                           "command": "send", "placement": "cross-core", "duration_s": 1.0,
+                           **extra}}
+    recs = [rec(c, b, n, x) for n in (1, 2, 3)
+            for c, b, x in (("a", "today", {"sink": "fresh"}), ("b", "today", {}),
+                            ("c", "kept", {"sink": "kept"}), ("d", "kept", {"sink": "kept"}),
+                            ("e", "alt", {"alternate": "sendmsg"}))]
+    blocks = RN._blocks(recs)
+    assert sorted(k.split("/")[1] for k in blocks) == ["today"]

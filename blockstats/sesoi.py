@@ -1,0 +1,148 @@
+"""The smallest effect of interest of a direction rule ("X beats Y"), derived from the noise
+and the design a run reads its comparisons with, in one function (:func:`derive`) that both the
+planner (runner.plan.rounds: plan.json's ``design.sesoi`` and its warning) and the book
+(analysis.claims.sesoi.text) call.
+
+Definition. A direction rule reads a comparison's CI against the band [1 - t, 1 + t]: "greater"
+above it, "less" below, "equivalent" inside. The band is the smallest t for which the design
+*can* say "no difference": with a true ratio of 1 and a per-round sd of the log ratio sigma,
+the repeated CI at the design's last look (N rounds, quantile q_K of its family's level,
+:func:`blockstats.sequential.quantiles`) lies inside the band with probability at least
+:data:`POWER` (80 %, the usual target; Cohen 1988). A smaller band makes "equivalent" out of
+reach even when the claim's effect is exactly zero, so every comparison near 1 would end
+undecided whatever the truth; that is the sense in which the band is what the testbed resolves.
+The band is rounded up to a whole percent.
+
+The second power the derivation states is the direction's: the smallest true ratio at which the
+last look's CI lies wholly above 1 + t with probability :data:`POWER` (by symmetry, below
+1 - t for its mirror), i.e. the effect a claim needs for the design to decide its direction.
+
+Both chances are computed at the last look alone, exactly for normal per-round log ratios: the
+mean and the sample sd are independent, the mean normal with sd sigma / sqrt(N), the sd a
+scaled chi; the chance is integrated over the sd (scipy's quad). An earlier look can only add
+decisions (at the cost of a wrong one with at most the family's alpha), so the last look's
+chance is the design's, to within that alpha.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from scipy import integrate, optimize, stats
+
+from blockstats import families
+from blockstats import sequential as sq
+
+#: the chance the design must give to decide (the usual 80 %)
+POWER = 0.80
+#: the largest family a direction verdict combines (the fixed families of the claims' table:
+#: 4 sizes)
+FAMILY = max(m for m in families.FAMILY.values() if isinstance(m, int))
+
+
+def last_quantile(design: sq.SequentialDesign, family: int) -> tuple[float, int]:
+    """(q_K, N): the repeated-CI quantile of the design's last look at the family's level and
+    that look's rounds (a design whose first look is the block's planned rounds is read from
+    its maximum: the last look does not depend on where the first falls beyond its
+    spending)."""
+    sched = design.schedule(design.first_look or design.rounds_max)
+    return sq.quantiles(sched, family, design.alpha, design.spending)[-1], sched.rounds_max
+
+
+def _over_sd(f, n: int) -> float:
+    """E[f(s / sigma)] over the sample sd of n normal values: s^2 / sigma^2 ~ chi2(n-1)/(n-1)."""
+    df = n - 1
+    lo, hi = stats.chi2.ppf(1e-9, df), stats.chi2.ppf(1 - 1e-9, df)
+    val, _ = integrate.quad(lambda x: f(math.sqrt(x / df)) * stats.chi2.pdf(x, df), lo, hi,
+                            limit=200)
+    return float(val)
+
+
+def equivalence_power(t: float, sigma: float, q: float, n: int) -> float:
+    """P(the CI exp(mean +- q s / sqrt(n)) lies inside [1 - t, 1 + t]) at a true ratio of 1."""
+    if not 0.0 < t < 1.0:
+        raise ValueError(f"band must lie in (0, 1), got {t!r}")
+    if not sigma > 0.0:
+        return 1.0
+    up, down, se = math.log1p(t), math.log1p(-t), sigma / math.sqrt(n)
+
+    def inside(r: float) -> float:
+        h = q * r * se  # the half-width for a sample sd of r sigma
+        return max(0.0, float(stats.norm.cdf((up - h) / se) - stats.norm.cdf((down + h) / se)))
+
+    return _over_sd(inside, n)
+
+
+def direction_power(ratio: float, t: float, sigma: float, q: float, n: int) -> float:
+    """P(the CI lies wholly above 1 + t) at a true ratio ``ratio`` > 1 (the mirror case below
+    1 - t is the same at 1 / ratio, to the band's asymmetry)."""
+    se = sigma / math.sqrt(n)
+    gap = math.log(ratio) - math.log1p(t)
+    return _over_sd(lambda r: float(stats.norm.cdf((gap - q * r * se) / se)), n)
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """The smallest effect of interest and what it rests on."""
+
+    sigma: float  # per-round sd of the log ratio
+    family: int  # m: the verdict's family (Bonferroni)
+    rounds: int  # N: the design's last look
+    quantile: float  # q_K: the last look's quantile at alpha / m
+    power: float  # the target chance (80 %)
+    band: float  # the smallest t with P(equivalent | ratio 1) >= power (unrounded)
+    sesoi: float  # band rounded up to a whole percent
+    power_equivalent: float  # P(equivalent | ratio 1) at sesoi
+    detectable: float  # the true ratio at which the direction is decided with ``power``
+    half_width: float  # the last look's CI half-width at s = sigma, exp(q sigma / sqrt N) - 1
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def text(self) -> str:
+        """The derivation in words (the planner's note and the book's sentence use it)."""
+        if not math.isfinite(self.sesoi):
+            return (f"no band below ±100%: the CI at the design's last look ({self.rounds} "
+                    f"rounds, quantile {self.quantile:.2f} at the level of a family of "
+                    f"{self.family}) falls inside one with {self.power:.0%} probability at no "
+                    f"band at a per-round sd of the log ratio of {self.sigma:.3f}")
+        return (f"±{self.sesoi:.0%}: the smallest band inside which the CI at the design's last "
+                f"look ({self.rounds} rounds, quantile {self.quantile:.2f} at the level of a "
+                f"family of {self.family}) falls with {self.power:.0%} probability when the true "
+                f"ratio is 1, at a per-round sd of the log ratio of {self.sigma:.3f} "
+                f"(±{self.band:.1%}, rounded up to a whole percent; at ±{self.sesoi:.0%} the "
+                f"chance is {self.power_equivalent:.0%}); the direction is decided with "
+                f"{self.power:.0%} probability from a true ratio of {self.detectable:.3g} "
+                "on (or its mirror below 1)")
+
+
+def derive(sigma: float, design: sq.SequentialDesign, family: int,
+           power: float = POWER) -> Derivation:
+    """The smallest effect of interest for per-round sd ``sigma`` under ``design`` (its last
+    look's quantile at alpha / family), as the module doc defines it."""
+    if not (math.isfinite(sigma) and sigma > 0.0):
+        raise ValueError(f"sigma must be a finite number > 0, got {sigma!r}")
+    if not 0.5 <= power < 1.0:
+        raise ValueError(f"power must lie in [0.5, 1), got {power!r}")
+    q, n = last_quantile(design, family)
+
+    def short(t: float) -> float:
+        return equivalence_power(t, sigma, q, n) - power
+
+    hi = 0.5
+    while short(hi) < 0.0 and hi < 0.999:
+        hi = (1.0 + hi) / 2.0
+    if short(hi) < 0.0:  # too few rounds for any band below 100 %: nothing is resolved
+        return Derivation(sigma, family, n, q, power, math.inf, math.inf,
+                          equivalence_power(hi, sigma, q, n), math.inf,
+                          math.expm1(q * sigma / math.sqrt(n)))
+    band = float(optimize.brentq(short, 1e-6, hi, xtol=1e-7))
+    sesoi = math.ceil(band * 100 - 1e-9) / 100
+    detectable = float(optimize.brentq(
+        lambda r: direction_power(r, sesoi, sigma, q, n) - power, 1.0 + sesoi, 100.0,
+        xtol=1e-7))
+    return Derivation(sigma, family, n, q, power, band, sesoi,
+                      equivalence_power(sesoi, sigma, q, n), detectable,
+                      math.expm1(q * sigma / math.sqrt(n)))
