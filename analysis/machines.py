@@ -16,15 +16,18 @@ condition that makes claims testable there that are not testable here.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 import pandas as pd
 
-from analysis.claims import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_TESTABLE, REFUTED,
-                             ClaimResult, compact_table)
+from analysis.claims import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_TESTABLE, REFUTED, RULES,
+                             ClaimResult, compact_table, decided_where_run)
+from analysis.claims import short_reading
 from analysis.claims.applicability import machine_cpus, manifest_cpus
+from analysis.fmt import fmt_ratio_ci, fmt_size
 from analysis.run import Run, load_run
 
 #: the verdicts a machine reached for a claim (the others say it could not test it)
@@ -77,7 +80,8 @@ def _cell(rows: pd.DataFrame) -> str:
 
 def _matching(other: pd.DataFrame, row: pd.Series) -> pd.DataFrame:
     m = ((other["claim"] == row["claim"]) & (other["reading"] == row["reading"])
-         & (other["basis"] == row["basis"]) & other["state"].isin(TESTED))
+         & (other["basis"] == row["basis"])
+         & (other["state"].isin(TESTED) | other["decided where run"]))
     if row["placement"] != "—":
         m &= other["placement"] == row["placement"]
     return other[m]
@@ -105,3 +109,94 @@ def with_machines(compact: pd.DataFrame, machines: Sequence[tuple[str, Sequence[
             for v, s, d in zip(out["verdict"], out["state"], decided)]
         names.append(col)
     return out, names
+
+
+def _comparison_label(r: ClaimResult, d: dict) -> str:
+    """What one comparison of a verdict divides: its thread counts ("8/4 threads") for a
+    thread-count claim; the methods, their thread count and the size for a claim that
+    compares methods at one thread count ("zerocopy/send, 4 threads, 4 KiB")."""
+    if d.get("pair"):
+        return str(d["pair"])
+    rule = next((x for x in RULES.get(r.claim, ()) if f"{x.claim}:{x.reading}" == r.rule_id),
+                None)
+    methods = f"{rule.numerator}/{rule.denominator}, " if rule is not None else ""
+    threads = f"{rule.threads} thread{'s' if rule.threads != 1 else ''}, " \
+        if rule is not None else ""
+    return f"{methods}{threads}{fmt_size(d['size'])}"
+
+
+def comparisons_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
+    """One machine's claim comparisons, one row each: the claim, its reading and placement,
+    what the ratio divides (labelled by its own thread counts), the ratio with its CI (at its
+    rule's family level), the rounds it rests on, the comparison's outcome and the claim's
+    verdict (a verdict *not run* at some sizes says what the sizes run decided)."""
+    compact = compact_table(results)
+    rows = []
+    for r, (_, c) in zip(results, compact.iterrows()):
+        for d in r.details:
+            if not math.isfinite(d.get("ratio", math.nan)):
+                continue
+            rows.append({"claim": r.claim, "reading": c["reading"],
+                         "placement": r.placement or "—",
+                         "comparison": _comparison_label(r, d),
+                         "ratio [CI]": fmt_ratio_ci(d["ratio"], d["lo"], d["hi"], times=False),
+                         "CI level": f"{d['CI level']:.2%}" if "CI level" in d else "—",
+                         "rounds": d.get("n", "—"), "outcome": d.get("outcome", "—"),
+                         "verdict": c["verdict"]})
+    return pd.DataFrame(rows)
+
+
+def cpus_per_side(run: Run) -> str:
+    """The fewest CPUs a side's threads had at the run's largest thread count, in words."""
+    t = run.trials
+    t = t[t["kind"] == "copybench"] if "kind" in t else t
+    if t.empty or "threads" not in t:
+        return "no copybench trials"
+    top = int(t["threads"].max())
+    at = t[t["threads"] == top]
+    sides = [c for c in ("n_cpus_sender", "n_cpus_sink") if c in at]
+    if not sides or at[sides].isna().all().all():
+        return f"{top} threads per side (the records do not say on how many CPUs)"
+    least = int(at[sides].min().min())
+    return f"{top} threads per side on {least} CPUs of their own at least"
+
+
+def summary_text(machine: Machine, results: Sequence[ClaimResult]) -> str:
+    """One machine's run in a sentence: which run, its profile and trials, the CPUs its
+    largest thread count had, and each claim's verdicts there."""
+    run = machine.run
+    by = {}
+    for r in results:
+        if r.details or r.verdict in TESTED:
+            by.setdefault(r.claim, []).append(r)
+
+    def said(r: ClaimResult) -> str:
+        return r.verdict + (f" ({decided_where_run(r)})" if decided_where_run(r) else "")
+
+    def where(r: ClaimResult) -> str:
+        reading = short_reading(r)
+        return (r.placement or "all") + (f" ({reading})" if reading != "—" else "")
+
+    parts = []
+    for claim, rs in by.items():
+        texts = {said(r) for r in rs}
+        if len(texts) == 1:  # one verdict for every placement and reading: said once
+            n = len(rs)
+            parts.append(f"{claim}: {texts.pop()}" + (f" (all {n} verdicts)" if n > 1 else ""))
+        else:
+            parts.append(f"{claim}: " + ", ".join(f"{where(r)} {said(r)}" for r in rs))
+    verdicts = "; ".join(parts)
+    return (f"The {machine.label} ran {run.run_id} ({(run.plan or {}).get('profile')} "
+            f"profile, {len(run.trials)} trials, {cpus_per_side(run)}). Its verdicts: "
+            f"{verdicts or 'none'}.")
+
+
+def decided_elsewhere(machines: Sequence[tuple[str, Sequence[ClaimResult]]]) -> dict[str, str]:
+    """Claim -> the label of the first machine (of ``machines``: label and its results) that
+    decided it (held or refuted at some placement or reading)."""
+    out: dict[str, str] = {}
+    for name, results in machines:
+        for r in results:
+            if r.verdict in (HOLDS, REFUTED):
+                out.setdefault(r.claim, name)
+    return out

@@ -119,6 +119,11 @@ def memcpy_dst_offsets(manifest: Mapping[str, Any]) -> list[int]:
                    and not isinstance(it.get("dst_offset_mod_4096"), bool)})
 
 
+#: what the dashed memcpy line is, under a bar figure that draws it: one measurement of memcpy
+#: per working-set size (before the sweep), a reference a copy of that size can exceed, no bound
+MEMCPY_NOTE = "dashed: memcpy measured at this size (not a bound)"
+
+
 def _bound_marks(ax: Any, bound: Mapping[int, float] | None, xs: Iterable[Any]) -> int:
     """memcpy bandwidth as a short dashed mark at each x whose working-set size it was
     measured at; nothing where no measurement matches (then it is no bound)."""
@@ -127,7 +132,7 @@ def _bound_marks(ax: Any, bound: Mapping[int, float] | None, xs: Iterable[Any]) 
     hits = sorted({int(x) for x in xs if pd.notna(x) and int(x) in bound})
     for i, x in enumerate(hits):
         ax.plot([x / 1.4, x * 1.4], [bound[x]] * 2, color="0.2", linestyle="--", linewidth=1.2,
-                label="memcpy at this size" if i == 0 else None)
+                label="memcpy measured at this size" if i == 0 else None)
     return len(hits)
 
 
@@ -380,7 +385,7 @@ def lines(df: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str,
         if logy:
             _log_y(ax)
     if drawn and g.legend is not None:  # show() makes room for the longer title
-        g.legend.set_title(f"{hue}\n(dashes: memcpy\nat that size)")
+        g.legend.set_title(f"{hue}\n(dashes: memcpy\nmeasured at that\nsize, a reference)")
     return _meta(_finish(g, xlabel, ylabel, title, row, col), kind="line", data=df, x=x,
                  y=y, hue=hue, col=col, row=row, style=style, source=source)
 
@@ -441,8 +446,7 @@ def bars(df: pd.DataFrame, x: str, y: str, hue: str | None, xlabel: str, ylabel:
                 ax.axhline(bound[int(key)], color="0.2", linestyle="--", linewidth=1.2)
                 drawn += 1
     if drawn:
-        g.figure.text(0.5, -0.02, "dashed: memcpy bandwidth at that working-set size",
-                      ha="center", fontsize=9)
+        g.figure.text(0.5, -0.02, MEMCPY_NOTE, ha="center", fontsize=9)
     g.figure.canvas.draw()
     for ax in g.axes.flat:
         _declutter_xticks(ax)
@@ -521,6 +525,8 @@ def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None
         ax = plt.gca()
         ax.fill_between(d["size"], d["lo"], d["hi"], color=color, alpha=0.22, linewidth=0)
         ax.plot(d["size"], d["ratio"], "o-", color=color, label=label, markersize=4)
+        if d["size"].nunique() == 1:  # one size: a band over one x is empty, so an error bar
+            ax.vlines(d["size"], d["lo"], d["hi"], color=color, linewidth=1.5)
 
     g.map_dataframe(draw)
     for key, ax in _axes(g):

@@ -22,11 +22,10 @@ from analysis.run import FILE_METHODS, MESSAGE_METHODS
 #: the description and checks it against analysis.claims.base.compare_pair)
 DESIGN_TESTS = {
     S.PAIRED: {"estimate": "the geometric mean of the per-round ratios (the exponentiated mean "
-                           "of the per-round log ratios; analysis.stats.paired_ratio)",
+                           "of the per-round log ratios)",
                "ci": "a Student t interval on those log ratios",
                "sensitivity": "the Wilcoxon signed-rank test on the same log ratios"},
-    S.UNPAIRED: {"estimate": "the ratio of the two cells' medians "
-                             "(analysis.stats.unpaired_ratio)",
+    S.UNPAIRED: {"estimate": "the ratio of the two cells' medians",
                  "ci": "a percentile-bootstrap interval ({resamples} resamples, the two cells "
                        "resampled independently)",
                  "sensitivity": "the Mann-Whitney U test"},
@@ -64,7 +63,7 @@ def statistics_text(primary: str, alpha: float = S.ALPHA) -> str:
         txt += (f", and so is the other design, {o['estimate']} with "
                 f"{o['ci'].format(resamples=S.N_RESAMPLES)} at the same level and "
                 f"{o['sensitivity']}")
-    return txt + ". " + ONE_SIDED_TEXT.format(alpha=alpha)
+    return txt + ". " + ONE_SIDED_TEXT.format(alpha=alpha) + "."
 
 
 #: why every outcome is read from the two-sided 1 - alpha/m interval (issue 37 asked for
@@ -275,8 +274,15 @@ def needs(claim: str, profile: Mapping[str, Any]) -> str:
     if claim == "C15":
         return "root and perf (perf record -a)"
     th = max((r.threads for r in rules), default=1)
-    if th > 1:
-        return f"{th} threads on each side (more than the CPUs of a small machine: on purpose)"
+    per_thread = [c for r in rules for c in r.conditions if c.kind == "cpu_per_thread"]
+    if per_thread:  # a comparison between thread counts: testable only with a CPU per thread
+        n = max(c.threads for c in per_thread)
+        return (f"a CPU per thread and side: {2 * n} CPUs for {n} threads cross-core; on fewer "
+                f"CPUs it is not testable (the threads profile runs it on a machine with {2 * n} "
+                "CPUs or more: make bundle)")
+    if th > 1:  # a comparison of methods at one thread count: both share the machine
+        return (f"{th} threads on each side; on fewer CPUs the compared methods share the "
+                "same oversubscription, so their ratio still compares them")
     if any(r.mode.startswith("file") for r in rules):
         return "disk space for the largest file, twice"
     return "any Linux machine with the profile's transports"

@@ -18,8 +18,8 @@
 # testbed fails the rule's declared applicability condition — hardware counters, a CPU per
 # thread and side, CPUs for a method's parallel threads — or the run's trials for it gave
 # no measurement; the reason is stated) or **not run in this profile** (the run's plan has
-# no cells for it; the `claims` profile runs every claim). The decision rules are in one
-# place (`analysis/claims/rules.py`), each verdict's rule is printed beside it, and a rule
+# no cells for it; the `claims` profile runs every claim). The decision rules are declared
+# once, each verdict's rule is printed beside it, and a rule
 # reads only the cells the run's plan declares for its claim. Where a source does not say
 # whether sender and receiver shared a CPU, the verdict is given for each placement; where a
 # source's code and its report's words disagree, both readings get a verdict: the claim as
@@ -80,8 +80,27 @@ for name, text in book_counts.glue().items():
 # sensitivity check; *applicability* is the condition the rule declares for a testbed;
 # *rounds/looks* the rounds the shown CI rests on (with the sequential top-up: the look it
 # stopped at, of the looks its block reached; {doc}`../method`).
+# {glue:text}`decided_elsewhere:s` ({ref}`replication-threads`).
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "full-width"]
+# a claim not testable on this machine that a committed run of a machine with more CPUs
+# decided says where (the replication chapter's thread-count section has its comparisons)
+from analysis import machines as MA
+
+elsewhere = MA.decided_elsewhere([(m.label, C.evaluate(m.run)) for m in MA.beside(run)])
+table["verdict (direction)"] = [
+    f"{v}; decided on the {elsewhere[c]}" if s == C.NOT_TESTABLE and c in elsewhere else v
+    for v, s, c in zip(table["verdict (direction)"], table["verdict"], table["claim"])]
+_here = sorted({c for c, s in zip(table["claim"], table["verdict"])
+                if s == C.NOT_TESTABLE and c in elsewhere}, key=lambda c: int(c[1:]))
+glue_text("decided_elsewhere", (
+    f"{' and '.join(_here)} {'are' if len(_here) > 1 else 'is'} not testable on this "
+    f"machine and decided on the {', '.join(sorted({elsewhere[c] for c in _here}))}: its "
+    "verdicts and every comparison behind them are in the replication chapter's "
+    "thread-count section") if _here else (
+    "No claim not testable here was decided by a run of a machine with more CPUs committed "
+    "beside this one; the replication chapter's thread-count section says what such a run "
+    "would decide"))
 show_table(table[["claim", "for", "verdict (direction)", "magnitude", "estimate [CI]",
                   "rounds/looks", "CI straddles", "design", "sensitivity (other design)",
                   "applicability"]])
@@ -257,13 +276,14 @@ cmp_rows = [{"set": label, "comparisons": t.n, "greater": t.greater, "less": t.l
 show_table(pd.DataFrame(cmp_rows))
 
 # %% [markdown]
-# ## Does CPU placement explain why the PA02 reports disagree?
+# ## Does CPU placement explain why two reports on the same assignment disagree?
 #
 # S2 finds one-copy and zero-copy ahead of two-copy (C4, C5); S3 finds two-copy ahead
 # (C8, C9). If sender and receiver sharing a CPU changes the ranking, the two reports can
 # both be right, each for its placement. For every size and thread count measured under
-# both same-core and cross-core placement: the ranking under each, and the ratio of
-# ratios (same-core / cross-core) with its bootstrap CI.
+# both same-core and cross-core placement: the ratio of the two methods under each placement
+# with its CI and the ordering that CI decides (greater, less, equivalent or inconclusive),
+# and the ratio of ratios (same-core / cross-core) with its bootstrap CI.
 
 # %% tags=["remove-input"]
 p1, ptab = C.placement_hypothesis(run)
@@ -274,9 +294,9 @@ glue_text("stat_P1", f"{p1.statistic}: {p1.ci_text()}"
 show_table(C.verdict_table([p1])[["claim", "verdict", "estimate [CI]", "statistic",
                                     "configuration", "reason", "CI straddles"]])
 if len(ptab):
-    show = ptab.drop(columns=["distance_rounds", "distance"])
-    show["size"] = show["size"].map(fmt_size)
-    show_table(show)
+    from analysis.claims.placement import placement_view
+
+    show_table(placement_view(ptab))
     plot = ptab.assign(size=ptab["size"].astype(float))
     g = P.estimates(plot, "size", "ratio_of_ratios", "lo", "hi", "pair",
                     "message size (bytes, log scale)",

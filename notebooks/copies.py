@@ -16,8 +16,8 @@
 # and threads of anything else running on the machine are left out. Each profile is also
 # cut into 0.5 s windows. The copy count is calibrated in this run, at the same size, on
 # the configurations whose count is known from the kernel's code, and validated by
-# leave-one-out before it is used (`analysis/copycount.py`); the CPU breakdown puts every
-# sample in one of Cai et al.'s categories (`analysis/cpu_breakdown.py`).
+# leave-one-out before it is used; the CPU breakdown puts every sample in one of Cai et
+# al.'s categories.
 
 # %% tags=["parameters"]
 run_dir = "../build/smoke-run"
@@ -246,7 +246,7 @@ else:
 # ### The symbol-to-category map
 #
 # A sample counts in the category of its leaf symbol: exact names first, then the first
-# matching pattern, in this order (`rundir/perf.py`). The categories follow Cai et al.'s
+# matching pattern, in this order. The categories follow Cai et al.'s
 # artifact (`symbol_mapping.tsv`); the differences are deliberate and listed in the
 # chapter.
 

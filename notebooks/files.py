@@ -14,9 +14,11 @@
 # with the source in the page cache (*warm*) or dropped from it before every pass
 # (*cold*, `posix_fadvise(POSIX_FADV_DONTNEED)`). Bars are medians with 95 % bootstrap CIs,
 # one figure per placement (a bar never pools placements). A file-to-file copy makes at least
-# one copy between two buffers of the file's size, so it is bounded by memcpy at that
-# working-set size: the dashed line, drawn in a size's panel only where the run measured
-# memcpy at that size (smaller files fit in the caches and copy faster than a large memcpy).
+# one copy between two buffers of the file's size; the dashed line is user-space memcpy
+# measured once, before the sweep, at that working-set size, drawn in a size's panel only
+# where the run measured memcpy at that size (smaller files fit in the caches and copy faster
+# than a large memcpy). It is a reference, not a bound: the kernel copies pages with its own
+# routine, and one measurement of memcpy has its own noise, so a file copy can exceed it.
 
 # %% tags=["parameters"]
 run_dir = "../build/smoke-run"

@@ -24,16 +24,15 @@
 # One row per verdict: the published ratio (at the size shown), their program here and
 # copybench here, each with its CI at its rule's family level, the rule's boundaries and
 # the verdict (a refutation says which way the data contradict the claim) with the rounds
-# its CI rests on (with the sequential top-up: "look j/k", the look it stopped at of the
-# looks its block reached). A row's verdict
-# rests on the measurement its reading names (*report's words*: copybench; *their program*:
-# the report's own code run here); the other column shows the counterpart under the same
-# rule.
+# its CI rests on, in brackets: {glue:text}`rounds_key:s`. A row's verdict
+# rests on the measurement its reading names (*report's words*: copybench; *copybench: S1's
+# code*: copybench measuring what a report's code computes; *S1's program*: the report's own
+# code run here); the other column shows the counterpart under the same rule.
 
 # %% tags=["parameters"]
 run_dir = "../build/smoke-run"
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "full-width"]
 import pandas as pd
 
 from analysis import claims as C
@@ -69,6 +68,7 @@ glue_text("counts_magnitude", C.magnitude_text(results))
 glue_text("sesoi_text", SESOI.text())
 glue_text("magnitude_rule", MAG.rule_text().removeprefix("magnitude: "))
 glue_text("table_error", TE.table_error(results).text())
+glue_text("rounds_key", C.rounds_key())
 compact = C.compact_table(results)
 POST_HOC = " (post hoc)" if C.post_hoc(run) else ""  # beside each verdict of such a run
 compact["verdict"] = [(f"{v} [{n}]" if n != "—" else v) + POST_HOC
@@ -77,8 +77,8 @@ compact["verdict"] = [(f"{v} [{n}]" if n != "—" else v) + POST_HOC
 from analysis import machines as MA
 
 machines = MA.beside(run)
-compact, machine_cols = MA.with_machines(compact, [(m.label, C.evaluate(m.run))
-                                                   for m in machines])
+machine_results = [(m.label, C.evaluate(m.run)) for m in machines]
+compact, machine_cols = MA.with_machines(compact, machine_results)
 glue_text("machines_note", (
     "Runs from other machines are read beside this one, one column each, for the claims "
     "this machine cannot test: " + "; ".join(
@@ -108,7 +108,8 @@ display({"text/html": html, "text/markdown": list_table(list(shown.columns), bod
 # ({glue:text}`magnitude_rule:s`; — where the report published no ratio). Directions:
 # {glue:text}`counts_by_reading:s`. Magnitudes: {glue:text}`counts_magnitude:s`.
 # The table as a whole: {glue:text}`table_error:s`.
-# {glue:text}`machines_note:s`
+# {glue:text}`machines_note:s` Every comparison of the thread-count claims there is in
+# {ref}`replication-threads`.
 #
 # A *refuted* verdict says which way the data
 # contradict the claim; an *inconclusive* one names the boundary its CI straddles
@@ -137,6 +138,41 @@ if len(forest):
 else:
     note("No claim comparison has a CI in this run: every claim is not testable here or not "
          "run in this profile.")
+
+# %% [markdown]
+# (replication-threads)=
+# ## Thread counts, on a machine with a CPU per thread
+#
+# Two claims compare throughput between thread counts: C6 ({glue:text}`c6_statement:s`) and
+# C11 ({glue:text}`c11_statement:s`). Such a comparison tests the claim only where every
+# thread of each side has a CPU of its own (C6 and C11 each {glue:text}`threads_need:s`);
+# with fewer CPUs it measures how the scheduler shares them. This run's machine has
+# {glue:text}`this_cpus:s`, so both are not testable here.
+# {glue:text}`threads_machines:s` The table gives each comparison the many-CPU run made, its
+# ratio labelled by the thread counts it divides (C6: the same method at two thread counts;
+# C11: four pairs of thread counts; C8 and C9 compare two methods at one thread count, at
+# the sizes that run measured), with its CI at its rule's family level, the rounds it rests
+# on, its outcome and the claim's verdict there.
+
+# %% tags=["remove-input", "full-width"]
+from analysis.claims import throughput as TH
+from analysis.claims.applicability import machine_cpus
+
+glue_text("c6_statement", TH.C6[1])
+glue_text("c11_statement", TH.C11[1])
+glue_text("threads_need", C.RULES["C11"][0].conditions[0].text())
+_n = machine_cpus(run)
+glue_text("this_cpus", f"{_n} CPU{'s' if _n != 1 else ''}" if _n else "an unknown number of CPUs")
+_thread_parts, _thread_tables = [], []
+for m, (_, _res) in zip(machines, machine_results):
+    _thread_parts.append(MA.summary_text(m, _res))
+    _thread_tables.append(MA.comparisons_table(_res))
+glue_text("threads_machines", " ".join(_thread_parts) if _thread_parts else (
+    "No run from a machine with more CPUs is committed beside this one, so C6 and C11 stay "
+    "undecided in this book."))
+for _t in _thread_tables:
+    if len(_t):
+        show_table(_t)
 
 # %% [markdown]
 # (replication-reproduced)=
@@ -283,7 +319,8 @@ if _out:
 # size — in this run, {glue:text}`claims.ipynb::p_floor:s`. Comparisons at a fixed
 # thread count (C8–C10 at four connections) stay testable on a machine with fewer CPUs than
 # threads: both methods share the same oversubscription, so their ratio still compares the
-# methods; a comparison *between* thread counts (C6, C11) does not, and is not testable there.
+# methods; a comparison *between* thread counts (C6, C11) does not, and is not testable there
+# ({ref}`replication-threads` reads them from a machine with a CPU per thread).
 # Of the message methods' comparisons against `send` in the message chapter's reference
 # configuration ({glue:text}`claims.ipynb::count_ref_config:s`),
 # {glue:text}`claims.ipynb::count_ref_undecided:s`

@@ -107,7 +107,7 @@ else:
     glue_text("python_packages", "not recorded")
 
 # %% [markdown]
-# ## The memcpy bound and hardware counters
+# ## memcpy bandwidth and hardware counters
 
 # %% tags=["remove-input"]
 bounds = P.memcpy_bounds(man)
@@ -224,7 +224,7 @@ import tomllib
 from pathlib import Path
 
 prof_dir = Path(A.__file__).resolve().parents[1] / "runner" / "profiles"
-for name in ("smoke", "quick", "claims", "paper"):
+for name in ("smoke", "quick", "claims", "paper", "threads"):
     f = prof_dir / f"{name}.toml"
     if f.is_file():
         b = tomllib.loads(f.read_text()).get("profile", {}).get("budget_s")

@@ -44,7 +44,7 @@ __all__ = ["HOLDS", "REFUTED", "INCONCLUSIVE", "UNDETERMINED", "NOT_TESTABLE", "
            "COPYBENCH", "THEIR_PROGRAM", "ClaimResult", "CLAIMS", "verdict_counts",
            "compact_table", "counts_text", "magnitude_counts", "magnitude_text", "post_hoc", "REVISED", "REVISION_NOTE",
            "COPIES_TOL", "TEXTBOOK_COPIES", "copies_per_byte", "placement_hypothesis",
-           "evaluate", "verdict_table", "as_dict", "by_claim", "claim_verdict_text", "RULES",
+           "evaluate", "verdict_table", "rounds_key", "decided_where_run", "as_dict", "by_claim", "claim_verdict_text", "RULES",
            "rule_text", "rules_table", "send_comparisons", "twin_pairs", "c1", "c2", "c3", "c4", "c5", "c6", "c7",
            "c8", "c9", "c10", "c11", "c12", "c13", "c14", "c15"]
 
@@ -203,11 +203,15 @@ def _head(text: str) -> str:
 
 def short_reading(r: ClaimResult) -> str:
     """A verdict's reading in a few words: "report's words" or the rule's own reading for
-    copybench's measurement; "S<n>'s program" (and the rule's reading) for theirs."""
+    copybench's measurement ("copybench: S1's code" where that reading is what a source's
+    code computes, so that it is not read as their program's row); "S<n>'s program" (and
+    the rule's reading) for theirs."""
     own = r.rule_id.split(":", 1)[1] if ":" in r.rule_id else ""
     if r.basis == THEIR_PROGRAM:
         src = SOURCE_OF.get(r.claim, "their")
         return f"{src}'s program" + (f": {own.split(':')[0]}" if own else "")
+    if own and "'s code" in own.split(":")[0]:
+        return f"copybench: {own.split(':')[0]}"
     return own.split(":")[0] if own else ("report's words" if r.claim in ORIGINAL_CLAIMS
                                            else "—")
 
@@ -218,6 +222,32 @@ def rounds_looks(r: ClaimResult) -> str:
     if not r.rounds:
         return "—"
     return f"{r.rounds} r, look {r.look}/{r.looks}" if r.looks else f"{r.rounds} r"
+
+
+def decided_where_run(r: ClaimResult) -> str:
+    """A *not run in this profile* verdict whose plan left out some of its rule's sizes,
+    read from the comparisons it did make: each decided as the claim says ("decided as the
+    claim says at 4 KiB, 64 KiB; not run at 1 KiB, 16 KiB"). The rule asks for every size,
+    so the verdict stays *not run*; this says what the sizes run decided. "" for any other
+    verdict, or where a comparison is undecided (the engine would have said inconclusive)."""
+    if r.verdict != NOT_RUN or not r.details:
+        return ""
+    done = [d for d in r.details if math.isfinite(d.get("size", math.nan))]
+    if not done or any(d.get("outcome") == "inconclusive" for d in done):
+        return ""
+    missing = r.reason.split("no cells at ", 1)[1] if "no cells at " in r.reason else ""
+    return ("decided as the claim says at " + ", ".join(fmt_size(d["size"]) for d in done)
+            + (f"; not run at {missing}" if missing else ""))
+
+
+def rounds_key() -> str:
+    """The key to :func:`rounds_looks`'s brackets, written from the function itself."""
+    seq = ClaimResult("C0", "", "", "", rounds=12, look=2, looks=3)
+    fixed = ClaimResult("C0", "", "", "", rounds=15)
+    return (f"[{rounds_looks(seq)}] after a verdict says that its CI rests on {seq.rounds} "
+            f"paired rounds and that its block's sequential top-up stopped at look {seq.look} "
+            f"of the {seq.looks} looks the block reached; [{rounds_looks(fixed)}] is a block "
+            f"of the fixed design ({fixed.rounds} rounds, no interim look)")
 
 
 def compact_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
@@ -232,7 +262,7 @@ def compact_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
         twin = by_key.get((r.rule_id, r.placement, other[r.basis]))
         cb, th = (r, twin) if r.basis == COPYBENCH else (twin, r)
         pub = REPORTED.get((r.claim, int(r.size))) if math.isfinite(r.size) else None
-        short = _head(r.direction)
+        short = _head(r.direction) or decided_where_run(r)
         rows.append({"claim": r.claim, "reading": short_reading(r),
                      "placement": r.placement or "—",
                      "published": f"{pub[0] / pub[1]:.3g}" if pub else "—",
@@ -241,5 +271,7 @@ def compact_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
                      "verdict": r.verdict + (f" ({short})" if short else ""),
                      "direction": r.verdict, "magnitude": r.magnitude or "—",
                      "rounds/looks": rounds_looks(r),
-                     "state": r.verdict, "basis": r.basis})
+                     "state": r.verdict, "basis": r.basis,
+                     # a verdict not run at some sizes whose other sizes decided as claimed
+                     "decided where run": bool(decided_where_run(r))})
     return pd.DataFrame(rows)

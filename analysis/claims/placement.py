@@ -25,7 +25,7 @@ from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, REFUTED, TRANSPO
                                   ClaimResult, block_seconds_per_round, claim_blocks,
                                   design_looks, distance_text, paired_rounds, paired_test,
                                   rounds_to_decide, stream_cells)
-from analysis.fmt import fmt_size
+from analysis.fmt import fmt_ratio_ci, fmt_size
 from analysis.run import Run, select, values
 from blockstats import families
 from blockstats import sequential as sq
@@ -157,3 +157,22 @@ def placement_hypothesis(run: Run) -> tuple[ClaimResult, pd.DataFrame]:
                       f"{fmt_size(far['size'])}, {far['threads']} thread(s), "
                       f"{far['distance']}")
     return r, table
+
+
+def placement_view(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`placement_hypothesis`'s table as a reader reads it (the book's HTML and PDF):
+    one row per cell searched, each placement's ratio with its CI and the ordering it
+    decides, and the ratio of ratios with its CI; words for column names (the PDF once
+    printed ``same_core_ratio`` and its neighbours over each other)."""
+    def at(pl: str) -> list[str]:
+        k = pl.replace("-", "_")
+        return [f"{fmt_ratio_ci(v, lo, hi, times=False)} {o}" for v, lo, hi, o in
+                zip(table[f"{k}_ratio"], table[f"{k}_lo"], table[f"{k}_hi"], table[k])]
+
+    return pd.DataFrame({
+        "transport": table["transport"], "methods": table["pair"],
+        "threads": table["threads"], "size": table["size"].map(fmt_size),
+        **{f"{pl} [CI], ordering": at(pl) for pl in PLACEMENTS},
+        "same-core / cross-core [CI]": [fmt_ratio_ci(v, lo, hi, times=False) for v, lo, hi in
+                                        zip(table["ratio_of_ratios"], table["lo"],
+                                            table["hi"])]})

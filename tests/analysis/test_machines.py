@@ -78,3 +78,59 @@ def test_a_thread_count_ratio_is_labelled_by_its_own_thread_counts() -> None:
     assert row["copybench here [CI]"].startswith("8/4 threads 1.84 [1.63, 2.08]")
     assert row["verdict"].endswith("(8/2: greater, 8/4: greater))"), row["verdict"]
     assert math.isfinite(r.value)
+
+
+def test_the_thread_count_section_labels_each_ratio_by_its_thread_counts(threads) -> None:
+    """The replication chapter's thread-count section: every comparison the many-CPU run
+    made, each ratio labelled by what it divides: C6 8/4 threads, C11 its four pairs, C8/C9
+    two methods at 4 threads per size."""
+    t = M.comparisons_table(C.evaluate(threads))
+    assert {"C6", "C8", "C9", "C11"} <= set(t["claim"])
+    c6 = t[t["claim"] == "C6"]
+    assert (c6["comparison"] == "8/4 threads").all() and len(c6) == 4  # 2 readings x 2
+    c11 = t[t["claim"] == "C11"]
+    assert set(c11["comparison"]) == {"2/1 threads", "4/1 threads", "8/2 threads",
+                                      "8/4 threads"}
+    # the 8/2 ratio is not the 8/4 one (the table once printed 8/4's CI under "8/2")
+    sc = c11[c11["placement"] == "same-core"].set_index("comparison")["ratio [CI]"]
+    assert sc["8/2 threads"] != sc["8/4 threads"]
+    c9 = t[t["claim"] == "C9"]
+    assert set(c9["comparison"]) == {"zerocopy/send, 4 threads, 4 KiB",
+                                     "zerocopy/send, 4 threads, 64 KiB"}
+    assert c9["ratio [CI]"].str.match(r"^[\d.]+ \[[\d.]+, [\d.]+\]$").all()
+
+
+def test_c9_in_the_threads_run_is_read_from_its_decided_comparisons(two_cpu, threads) -> None:
+    """The threads profile runs C9 at 4 KiB and 64 KiB only; its rule asks for every size, so
+    the verdict stays "not run in this profile", but its eight comparisons are decided as the
+    claim says, and the table says so (it once showed "—" or "not run" and nothing else)."""
+    res = [r for r in C.evaluate(threads) if r.claim == "C9" and r.basis == C.COPYBENCH]
+    assert len(res) == 4 and all(r.verdict == C.NOT_RUN for r in res)
+    assert sum(len(r.details) for r in res) == 8
+    for r in res:
+        text = C.decided_where_run(r)
+        assert text.startswith("decided as the claim says at 4 KiB, 64 KiB"), text
+        assert "not run at 1 KiB, 16 KiB" in text, text
+    ref = C.compact_table(C.evaluate(two_cpu))
+    table, cols = M.with_machines(ref, [(M.label(threads), C.evaluate(threads))])
+    c9 = table[(table["claim"] == "C9") & (table["basis"] == C.COPYBENCH)]
+    assert len(c9) and (c9[cols[0]] != "—").all()
+    assert c9[cols[0]].str.contains("decided as the claim says at 4 KiB, 64 KiB").all()
+
+
+def test_the_claims_page_points_where_c6_and_c11_were_decided(threads) -> None:
+    where = M.decided_elsewhere([(M.label(threads), C.evaluate(threads))])
+    assert where["C6"] == where["C11"] == "16-CPU Intel(R) Xeon(R) Processor"
+    assert "C9" not in where  # not run there: nothing decided it as a verdict
+
+
+def test_the_machine_summary_names_its_run_and_cpus(threads) -> None:
+    m = M.Machine(threads, M.label(threads))
+    text = M.summary_text(m, C.evaluate(threads))
+    assert threads.run_id in text and "threads profile" in text
+    assert "8 threads per side on 8 CPUs of their own at least" in text
+    assert "C6:" in text and "C11:" in text and "C9:" in text
+    # a verdict every placement and reading share is said once
+    assert "C6: refuted (all 4 verdicts)" in text, text
+    assert text.count("decided as the claim says") == 1, text
+

@@ -235,6 +235,41 @@ def test_file_bars_draw_memcpy_only_in_a_measured_sizes_panel() -> None:
               for k, ax in g.axes_dict.items()}
     assert dashed[1 << 26] and not dashed[1 << 20]
     plt.close(g.figure)
+    # the line is what it is: one measurement of memcpy at that size, which a copy of the
+    # same size can exceed (16 MiB file-to-file trials did), not a bound
+    words = " ".join(t.get_text() for t in g.figure.texts)
+    assert "memcpy measured at this size" in words and "not a bound" in words
+
+
+def test_memcpy_marks_in_a_line_figure_say_they_are_a_measured_reference() -> None:
+    P.setup()
+    rows = [dict(method=m, size=s, gbit_per_s=v) for m in ("send", "zerocopy")
+            for s in (1 << 16, 1 << 20) for v in (10.0, 11.0, 12.0)]
+    g = P.lines(pd.DataFrame(rows), "size", "gbit_per_s", "method", "size", "Gbit/s",
+                bound={1 << 20: 80.0})
+    title = g.legend.get_title().get_text()
+    plt.close(g.figure)
+    assert "measured" in title and "reference" in title and "bound" not in title, title
+
+
+def test_a_single_size_ratio_panel_shows_its_ci() -> None:
+    """A panel with one size has no band to fill (fill_between over one x is empty): its CI
+    is drawn as an error bar from lo to hi (the file-ratio figure's 100 MB panels had none)."""
+    P.setup()
+    df = pd.DataFrame([
+        dict(method="sendfile", path="file→socket, same-core, warm", size=100_000_000,
+             ratio=1.9, lo=1.8, hi=2.1, decision="greater"),
+        dict(method="splice", path="file→file, cross-core, warm", size=1 << 20,
+             ratio=0.9, lo=0.8, hi=1.0, decision="inconclusive"),
+        dict(method="splice", path="file→file, cross-core, warm", size=1 << 24,
+             ratio=0.95, lo=0.85, hi=1.05, decision="inconclusive")])
+    g = P.ratios(df, "method", "size", "ratio", col="path", col_wrap=2)
+    one = g.axes_dict["file→socket, same-core, warm"]
+    spans = [seg for coll in one.collections for seg in getattr(coll, "get_segments",
+                                                                lambda: [])()]
+    plt.close(g.figure)
+    ys = sorted({round(float(y), 6) for seg in spans for _, y in seg})
+    assert 1.8 in ys and 2.1 in ys, f"no vertical CI from 1.8 to 2.1 in the one-size panel: {ys}"
 
 
 # --- as a reader sees it: legends, lines off the axis, fonts in the PDF -----------------------

@@ -76,6 +76,15 @@ def test_the_unpaired_sentence_is_what_compare_pair_computes() -> None:
     assert "geometric mean" not in text and "Wilcoxon" not in text
 
 
+def test_the_statistics_paragraph_ends_its_sentence() -> None:
+    """The method chapter pastes this paragraph before "Absolute values always stand beside
+    ratios": it must end with a full stop (it once read "post hoc Absolute values")."""
+    for design in (S.PAIRED, S.UNPAIRED):
+        text = PR.statistics_text(design)
+        assert text.endswith("."), text[-40:]
+        assert not text.endswith(".."), text[-40:]
+
+
 def test_design_of_follows_the_plan() -> None:
     assert PR.design_of({"design": {"primary": "paired"}}, True) == S.PAIRED
     assert PR.design_of({"design": {"primary": "unpaired"}}, True) == S.UNPAIRED
@@ -154,3 +163,17 @@ def test_the_claim_map_names_only_the_plans_experiments() -> None:
     assert row.loc["C6", "experiments"] == "C6-threads, S2-code-threads"
     assert "S1-code" in row.loc["C1", "experiments"]
     assert "S1's own programs" in row.loc["C1", "what they run"]
+
+
+def test_the_claim_map_says_what_a_thread_count_claim_needs() -> None:
+    """C6 and C11 compare thread counts: they need a CPU per thread and side and are not
+    testable on fewer (the map once said their 8 threads exceed a small machine "on
+    purpose"); C8-C10 compare methods at 4 threads, which a small machine still tests."""
+    for claim in ("C6", "C11"):
+        text = PR.needs(claim, {})
+        assert "on purpose" not in text
+        assert "16 CPUs for 8 threads" in text and "not testable" in text, text
+        assert "threads profile" in text
+    c8 = PR.needs("C8", {})
+    assert c8.startswith("4 threads on each side") and "still compares" in c8, c8
+    assert "not testable" not in c8

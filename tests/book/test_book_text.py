@@ -232,3 +232,70 @@ def test_the_html_abstract_is_the_pdfs() -> None:
     block = re.search(r"````\{only\} html\n(.*?)```\{include\}", intro, re.S)
     assert block, "no HTML abstract block in intro.md"
     assert _words(block.group(1)) == pdf
+
+
+#: the notebooks the book includes as chapters or sections (their markdown cells are prose)
+BOOK_NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.py")
+                        if (ROOT / "notebooks" / p.with_suffix(".ipynb").name).is_file()
+                        and p.stem not in ("sweep", "compare"))
+#: a module or a source file of the artifact named in prose ("analysis/prose.py",
+#: "analysis.copycount.KNOWN", "rundir/perf.py", "analysis/claims/rules"); a data directory
+#: ("bench/results/") is no module
+MODULE_NAME = re.compile(r"\b(?:analysis|rundir|runner|blockstats)(?:[./]\w+)+"
+                         r"|\b\w+\.py\b")
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p != "artifact.md"] + BOOK_NOTEBOOKS)
+def test_no_module_names_in_the_prose(page: str) -> None:
+    """The paper speaks of the study and its data, not of how its code is laid out: no
+    module or source file is named in a chapter's prose (the artifact appendix, which tells
+    a reviewer where things are, is the one page that may)."""
+    text = page_text(page)
+    bad = [f"{page}: {m.group(0)!r} in {text[max(0, m.start() - 60):m.end() + 40]!r}"
+           for m in MODULE_NAME.finditer(text)]
+    assert not bad, "module names in the prose:\n" + "\n".join(bad)
+
+
+def test_no_module_names_in_the_glued_statistics() -> None:
+    """The method chapter's glued paragraph on the statistics names no function either."""
+    from analysis import prose as PR
+    from analysis import stats as S
+    for design in (S.PAIRED, S.UNPAIRED):
+        assert not MODULE_NAME.search(PR.statistics_text(design))
+
+
+def test_the_readme_names_runs_by_date_and_profile() -> None:
+    """A reader cannot tell which run "`f0ed`" or "`062509Z`" is: the README names a run by
+    its directory (its date, time and profile) or in words, never by a hex suffix or a time
+    stamp alone."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    bad = re.findall(r"`(?:[0-9a-f]{4}|\d{6}Z)`", readme)
+    assert not bad, f"runs named by a suffix in the README: {bad}"
+
+
+def test_the_checklist_names_the_reviewers_profile() -> None:
+    """The artifact check-list's experiments include the profile the reviewer is told to run
+    (`claims`, `make claims`) and the many-CPU one (`threads`), and its time entry gives every
+    profile it names a budget glued from the profile file."""
+    text = (BOOK / "artifact.md").read_text(encoding="utf-8")
+    check = text.split("## Artifact check-list", 1)[1].split("\n## ", 1)[0]
+    exp = re.search(r"^Experiments\n: (.*?)(?=^\S)", check, re.S | re.M)
+    time = re.search(r"^Time needed\n: (.*?)(?=^\S)", check, re.S | re.M)
+    assert exp and time, "no Experiments or Time needed entry in the check-list"
+    named = set(re.findall(r"`(\w+)`", exp.group(1)))
+    assert {"claims", "paper", "threads"} <= named, named
+    for p in named & {f.stem for f in (ROOT / "runner" / "profiles").glob("*.toml")}:
+        assert f"budget_{p}:s" in time.group(1), f"no budget for `{p}` in Time needed"
+
+
+def test_the_abstract_promises_copy_counts_only_where_they_validate() -> None:
+    """The copy count is reported only in a group whose calibration validates (few do, and
+    C15 can be undetermined): the abstract and the contributions do not promise "where the
+    copies happen" without that condition, and the contributions glue how many validate."""
+    intro = (BOOK / "intro.md").read_text(encoding="utf-8")
+    cfg = (BOOK / "_config.yml").read_text(encoding="utf-8")
+    for name, text in (("intro.md", intro), ("_config.yml", cfg)):
+        flat = " ".join(text.split())
+        assert "where the copies happen" not in flat, name
+        assert "only where its calibration validates" in flat, name
+    assert "copies.ipynb::copies_validation:s" in intro

@@ -155,6 +155,25 @@ def test_every_page_in_chromium(browser) -> None:
             if m:
                 ctx = text[max(0, m.start() - 60):m.end() + 60].replace("\n", " ")
                 problems.append(f"{rel}: {what}: ...{ctx}...")
+        # a verdict table (a "direction" column) shows every column at this width: its
+        # output box does not hide columns behind a horizontal scroll (at 1280 px the
+        # replication chapter's magnitude and other-machine columns once were)
+        for cut in browser.execute_script("""
+                return Array.from(document.querySelectorAll('main table')).filter(t =>
+                    Array.from(t.querySelectorAll('th')).some(h =>
+                        /\bdirection\b/.test(h.innerText))).map(t => {
+                    let box = t.parentElement;
+                    while (box && box !== document.body &&
+                           !['auto', 'scroll', 'hidden'].includes(
+                               getComputedStyle(box).overflowX)) box = box.parentElement;
+                    const r = t.getBoundingClientRect();
+                    const clipped = box && box !== document.body
+                        && box.scrollWidth > box.clientWidth + 1;
+                    return (clipped || r.right > window.innerWidth + 1)
+                        ? Array.from(t.querySelectorAll('th')).map(h => h.innerText)
+                            .join(' | ').slice(0, 120) : null;
+                }).filter(x => x);"""):
+            problems.append(f"{rel}: a verdict table is cut off at this width: {cut}")
         anchors[page.resolve()] = _anchors(browser)
         for href in browser.execute_script(
                 "return Array.from(document.querySelectorAll('a[href]'))"

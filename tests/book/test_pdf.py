@@ -153,3 +153,15 @@ def test_figures_at_the_size_their_fonts_were_checked_at() -> None:
         if shown < expect * 0.97:
             shrunk.append(f"page {page}: {w}x{h} px shown at {shown:.0%}, checked at {expect:.0%}")
     assert not shrunk, "\n".join(shrunk)
+
+
+def test_no_raw_column_name_or_cut_verdict() -> None:
+    """No table prints a data frame's raw column names (the placement table once printed
+    ``same_core_ratio`` and its neighbours over each other) or a verdict cut by a column
+    too narrow for it ("inconclus")."""
+    flat = re.sub(r"\s+", " ", "\n".join(pages()))
+    for raw in ("same_core", "cross_core", "ratio_of_ratios", "distance_rounds"):
+        assert raw not in flat, f"raw column name {raw!r} in the PDF"
+    cut = re.findall(r"\b(?:inconclus(?!ive)|refut(?!ed|ation|es|ing|e\b)|equival(?!en))\w*",
+                     flat)
+    assert not cut, f"verdicts cut short: {sorted(set(cut))[:10]}"
