@@ -193,8 +193,9 @@ if study is not None:
 # Each control ran in the same rounds as today's procedure. For the comparisons both measured
 # (the same size, placement and pair of methods): the median paired per-round sd of each, the
 # median ratio of the control's estimate to today's (a control that moves it measures
-# something else), and the machine time a comparison needs for its 95 % CI to reach ±7 %
-# (rounds from the t interval at that sd, times the wall time of a round of its block, shared
+# something else), and the machine time a comparison needs for its 95 % CI to be as narrow
+# as the claims' band, the smallest effect of interest of the method chapter (rounds from the
+# t interval at that sd, times the wall time of a round of its block, shared
 # by the block's comparisons). Where two methods alternate inside one trial, the per-round
 # ratio is theirs within that trial's window (each sends in five of its ten slices), and a
 # round is that one trial.
