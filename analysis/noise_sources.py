@@ -266,17 +266,19 @@ def rounds_to_decide(sd: float, band: float = DECIDE_BAND, level: float = DECIDE
     return n
 
 
-def comparisons(measured: pd.DataFrame) -> pd.DataFrame:
+def comparisons(measured: pd.DataFrame, band: float | None = None) -> pd.DataFrame:
     """Every paired comparison inside a block (two methods of one configuration, or the A/A
     twin against its method), per round: its procedure, rounds, the per-round sd of the log
     ratio, the ratio (geometric mean) and the machine seconds one round of its block takes
     (the median over rounds of the block's trials' wall time), shared by the block's
-    comparisons."""
+    comparisons. ``band``: the relative CI half-width a comparison is decided at in its
+    rounds and seconds to decide (default :data:`DECIDE_BAND`, the claims' band)."""
+    band = DECIDE_BAND if band is None else band
     cols = ["block", "procedure", "size", "placement", "pair", "rounds", "paired_sd", "ratio",
             "block_round_s", "comparisons_in_block", "rounds_to_decide", "seconds_to_decide"]
     d = stream_trials(measured)
     alt = d["alternate"].map(_alternates) if "alternate" in d else pd.Series(False, index=d.index)
-    rows = _alternations(d[alt])
+    rows = _alternations(d[alt], band)
     d = d[~alt]
     for block, g in d.groupby("block"):
         g = g.assign(who=np.where(g["twin"].astype(int) > 0, g["method"] + " (twin)",
@@ -296,7 +298,7 @@ def comparisons(measured: pd.DataFrame) -> pd.DataFrame:
             if len(x) < MIN_ROUNDS:
                 continue
             sd = float(x.std(ddof=1))
-            n = rounds_to_decide(sd)
+            n = rounds_to_decide(sd, band)
             rows.append({"block": block, "procedure": procedure(first),
                          "size": int(first["size"]), "placement": first["placement"],
                          "pair": f"{b} / {a}", "rounds": int(len(x)), "paired_sd": sd,
@@ -306,7 +308,7 @@ def comparisons(measured: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
-def _alternations(d: pd.DataFrame) -> list[dict[str, object]]:
+def _alternations(d: pd.DataFrame, band: float = DECIDE_BAND) -> list[dict[str, object]]:
     """The comparisons of the alternating control (copybench send --alternate): per
     alternating cell, the two methods' log ratio inside each trial (each method's Gbit/s over
     its five slices of the window), per round; its sd over rounds, the ratio (geometric
@@ -335,7 +337,7 @@ def _alternations(d: pd.DataFrame) -> list[dict[str, object]]:
                    if "wall_s" in g else math.nan)
         in_block = int(d.loc[d["block"] == block, "cell"].nunique())
         sd = float(x.std(ddof=1))
-        n = rounds_to_decide(sd)
+        n = rounds_to_decide(sd, band)
         rows.append({"block": block, "procedure": procedure(first),
                      "size": int(first["size"]), "placement": first["placement"],
                      "pair": pair, "rounds": int(len(x)), "paired_sd": sd,
