@@ -216,20 +216,24 @@ BASIS_WORDS = {"copybench": "as their reports word them (copybench)",
 
 
 def magnitude_of_holds(verdicts: pd.DataFrame) -> str:
-    """Of the verdicts whose direction holds, how the report's published number fared
-    against our CI's band: "of these, the report's number lies inside our CI's band in 0,
-    outside it in 9 and is undecided in 2; 2 have no published number" ("" without a magnitude
-    column or a verdict that holds)."""
+    """Of the verdicts whose direction holds, how the report's published number fared by the
+    magnitude rule (:mod:`analysis.claims.magnitude`): "of these, the published number lies
+    inside our CI in 1, our effect is smaller than published in 9 and larger in 1; 2 have no
+    published number" ("" without a magnitude column or a verdict that holds). A verdict
+    whose published sizes were not all measured is counted apart."""
     if "magnitude" not in verdicts:
         return ""
     m = verdicts.loc[verdicts["verdict"] == "holds", "magnitude"].value_counts()
     n = int(m.sum())
     if not n:
         return ""
-    inside, outside, open_ = (int(m.get(k, 0)) for k in ("holds", "refuted", "inconclusive"))
-    none = n - inside - outside - open_
-    text = (f"of these, the report's number lies inside our CI's band in {inside}, outside it "
-            f"in {outside} and is undecided in {open_}")
+    inside, smaller, larger, open_ = (int(m.get(k, 0)) for k in (
+        "holds", "refuted", "larger than published", "inconclusive"))
+    none = n - inside - smaller - larger - open_
+    text = (f"of these, the published number lies inside our CI in {inside}, our effect is "
+            f"smaller than published in {smaller} and larger in {larger}")
+    if open_:
+        text += f"; {open_} lack{'s' if open_ == 1 else ''} a measured published size"
     return text + (f"; {none} {'has' if none == 1 else 'have'} no published number"
                    if none else "")
 

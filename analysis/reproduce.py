@@ -145,15 +145,16 @@ def rule_text() -> str:
 
 
 #: the verdict on a report's published number, in the words of the expected results
-MAGNITUDE_WORDS = {HOLDS: "published number inside its band",
-                   REFUTED: "published number outside its band",
-                   INCONCLUSIVE: "published number undecided"}
+MAGNITUDE_WORDS = {HOLDS: "published number inside our CI",
+                   REFUTED: "our effect smaller than published",
+                   LARGER: "our effect larger than published",
+                   INCONCLUSIVE: "a published size not measured"}
 
 
 def expected_text(results: Sequence[ClaimResult]) -> str:
     """One claim's expected results as the rule scores a rerun against them: each verdict's
     direction and, where the report publishes a number, the verdict on that number
-    ("cross-core: holds, published number outside its band; same-core: inconclusive")."""
+    ("cross-core: holds, our effect smaller than published; same-core: inconclusive")."""
     parts = []
     for r in results:
         t = r.verdict + (f", {MAGNITUDE_WORDS[r.magnitude]}" if r.magnitude in MAGNITUDE_WORDS
