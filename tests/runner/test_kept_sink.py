@@ -22,7 +22,8 @@ from conftest import ROOT, run_runner, runner_cmd, runner_env, runner_tagged_pid
     write_sweep_profile
 from rundir import verify as v
 
-pytestmark = pytest.mark.sweep
+# real sweeps that start and stop sinks and namespaces (about 30 s): the slower target
+pytestmark = [pytest.mark.sweep, pytest.mark.slow]
 
 KEPT = {"name": "kept", "command": "send", "methods": ["send", "sendmsg"], "sizes": ["16K"],
         "transports": ["loopback"], "placements": ["cross-core"], "sink": "kept"}
