@@ -196,6 +196,7 @@ class Modes:
     low: float = math.nan      # the lower mode's median, relative to the cell's median
     high: float = math.nan
     share_low: float = math.nan
+    edge: float = math.nan     # the upper mode's smallest value (the split, in the values' unit)
 
 
 def modes(values: np.ndarray) -> Modes:
@@ -214,7 +215,7 @@ def modes(values: np.ndarray) -> Modes:
     cut = int(np.argmax(np.diff(s))) + 1
     med = float(np.median(x))
     return Modes(n, bc, True, math.exp(float(np.median(s[:cut])) - med),
-                 math.exp(float(np.median(s[cut:])) - med), cut / n)
+                 math.exp(float(np.median(s[cut:])) - med), cut / n, math.exp(float(s[cut])))
 
 
 #: the procedure the paper and claims profiles use for message streams (the controls' baseline)
@@ -432,12 +433,10 @@ def mode_labels(values: np.ndarray) -> list[str]:
     trials below the widest gap (the split :func:`modes` makes) are the lower mode and the
     rest the upper; otherwise every trial is :data:`ONE_MODE`."""
     x = np.asarray(values, dtype=float)
-    if not modes(x).bimodal:
+    m = modes(x)
+    if not m.bimodal:
         return [ONE_MODE] * x.size
-    s = np.sort(np.log(x[np.isfinite(x) & (x > 0)]))
-    cut = int(np.argmax(np.diff(s))) + 1
-    edge = math.exp(float(s[cut]))
-    return [LOWER_MODE if v < edge else UPPER_MODE for v in x]
+    return [LOWER_MODE if v < m.edge else UPPER_MODE for v in x]
 
 
 def modes_text(values: np.ndarray) -> str:
