@@ -106,7 +106,8 @@ else:
 # ## Medians with 95 % CIs (reference transport and placement)
 #
 # A cell whose trials run at two speeds (Sarle's bimodality coefficient above 5/9, a screen)
-# gives both, each relative to the cell's median, with the share of its trials.
+# gives both, each relative to the cell's median, with how many of its trials each holds (a
+# single trial below the gap is named as one slow trial, not a second speed).
 
 # %% tags=["remove-input"]
 d = tcp[(tcp["transport"] == t_ref) & (tcp["placement"] == p_ref)] if len(tcp) else tcp

@@ -105,6 +105,49 @@ if len(today):
     glue_text("noise_target", "met" if paired <= 0.08 else "not met")
 
 # %% [markdown]
+# ## The spread over the run's time
+#
+# Each trial's throughput relative to its cell's median, on the run's clock (every cell of the
+# run, controls included, since they share the rounds), and per round how many trials ran
+# slower than 0.8× their cell's median (a descriptive mark, no rule reads it). Slow trials
+# that bunch in a stretch of rounds, across cells and methods alike, are an episode of the
+# machine: they reach single trials rather than whole rounds, so pairing by round does not
+# cancel them.
+
+# %% tags=["remove-input"]
+ot = N.over_time(m) if study is not None else pd.DataFrame()
+if len(ot):
+    g = P.points(ot, "minutes", "throughput_rel", "class",
+                 "minutes from the run's first trial", "throughput (÷ the cell's median)",
+                 logx=False, logy=True,
+                 title="Every trial of the study on the run's clock")
+    P.show(g)
+    ep = N.episodes(m)
+    show_table(pd.DataFrame({"round": ep["round"], "starts at (min)": ep["minutes"],
+                             "trials": ep["trials"], f"slower than {N.SLOW:g}×": ep["slow"],
+                             "sd of log throughput (÷ cell median)": ep["sd_rel"]}),
+               floatfmt="{:.3g}")
+    total = int(ep["slow"].sum())
+    busiest = ep.sort_values("slow", ascending=False)
+    k = next((i + 1 for i in range(len(busiest))
+              if busiest["slow"].iloc[:i + 1].sum() >= 0.8 * total), len(busiest))
+    top = sorted(busiest["round"].iloc[:k])
+    text = (f"{total} of {int(ep['trials'].sum())} trials ran slower than {N.SLOW:g}× their "
+            f"cell's median; {int(busiest['slow'].iloc[:k].sum())} of them in {k} of the "
+            f"{len(ep)} rounds (rounds {', '.join(map(str, top))})")
+    quiet = ep.loc[ep["slow"] <= 1, "round"]
+    if N.MIN_ROUNDS <= len(quiet) < len(ep):
+        qp = N.comparisons(m[m["repetition"].isin(set(quiet))])
+        qp = qp[(qp["procedure"] == N.TODAY) & ~qp["pair"].str.contains("twin", regex=False)]
+        if len(qp):
+            text += (f". Over the {len(quiet)} rounds with at most one slow trial (a subset "
+                     f"picked after the run was seen, so a description, not a test), the "
+                     f"median paired per-round sd is {qp['paired_sd'].median():.3f}")
+    glue_text("noise_episodes", text)
+else:
+    glue_text("noise_episodes", "not measured")
+
+# %% [markdown]
 # ## What moves with it
 #
 # Each trial records what its two processes did: bytes and calls per receive, context
@@ -165,7 +208,9 @@ else:
 #
 # A cell whose trials fall into two groups with few between them (Sarle's bimodality
 # coefficient above a uniform distribution's, 5/9; a screen, stated with its modes) has no
-# single typical speed: its median sits in one mode or between them.
+# single typical speed: its median sits in one mode or between them. The screen also fires
+# on a single trial far below the rest; the table counts the trials in the low mode, and one
+# trial there is an outlier, not a second speed.
 
 # %% tags=["remove-input"]
 if study is not None:
@@ -179,9 +224,13 @@ if study is not None:
             rows.append({"method": f["method"], "size": fmt_size(f["size"]),
                          "placement": f["placement"], "trials": x.n,
                          "coefficient": x.coefficient, "low mode (÷ median)": x.low,
-                         "high mode (÷ median)": x.high, "share in the low mode": x.share_low})
+                         "high mode (÷ median)": x.high,
+                         "trials in the low mode": round(x.share_low * x.n)})
     n = int((d.groupby("cell").size() >= N.MIN_ROUNDS).sum())
-    glue_text("noise_bimodal", f"{len(rows)} of {n} cells")
+    single = sum(r["trials in the low mode"] == 1 for r in rows)
+    glue_text("noise_bimodal", f"{len(rows)} of {n} cells" + (
+        f", {single} of them with a single trial below the gap (one slow outlier, not a "
+        "second speed)" if single else ""))
     if rows:
         show_table(pd.DataFrame(rows), floatfmt="{:.2f}")
     else:
@@ -214,15 +263,32 @@ if len(ctl):
         f"{r.procedure}: paired sd {r.paired_sd:.3f} against {r.paired_sd_today:.3f}, "
         f"{r.seconds_to_decide:.0f} s against {r.seconds_to_decide_today:.0f} s per decided "
         "comparison" for r in ctl.itertuples()))
+    stated = N.adopt(ctl, mended=False)
     ad = N.adopt(ctl)
-    note(f"The rule, stated before this run was read: a control is {N.ADOPT_RULE}.")
+    after = where.name == N.ADOPT_CLAUSE_AFTER
+    note(f"The rule, stated before the run {N.ADOPT_CLAUSE_AFTER} was read: a control is "
+         f"{N.ADOPT_RULE}. A clause was added after that run was read, and "
+         + ("so this run does not test it (the next study does)" if after else
+            "this run is its first test")
+         + f": {N.ADOPT_CLAUSE_MENDED}.")
+    yes = {True: "yes", False: "no"}
     show_table(pd.DataFrame({"procedure": ad["procedure"],
-                             "adopted": ad["adopt"].map({True: "yes", False: "no"}),
-                             "why": ad["why"]}))
-    chosen = ad[ad["adopt"]]
-    glue_text("noise_adopt", (
-        "adopted: " + " and ".join(chosen["procedure"]) if len(chosen) else
-        f"no control met it, so the procedure in use ({N.TODAY}) stays"))
+                             "adopted by the rule as stated": stated["adopt"].map(yes),
+                             "why (as stated)": stated["why"],
+                             "adopted with the added clause": ad["adopt"].map(yes),
+                             "why (with the clause)": ad["why"]}))
+    chosen, chosen0 = ad[ad["adopt"]], stated[stated["adopt"]]
+    first = ("by the rule as stated, " + ("adopted: " + " and ".join(chosen0["procedure"])
+                                          if len(chosen0) else "no control met it"))
+    if set(chosen0["procedure"]) != set(chosen["procedure"]):
+        changed = stated.merge(ad, on="procedure", suffixes=("", "_m"))
+        changed = changed[changed["adopt"] != changed["adopt_m"]]
+        first += ("; with the clause added after this run was read" if after else
+                  "; with the clause added later") + " (" + "; ".join(
+            f"{r.procedure}: {r.why_m}" for r in changed.itertuples()) + ")"
+    glue_text("noise_adopt", first + (
+        ", so adopted: " + " and ".join(chosen["procedure"]) if len(chosen) else
+        f", so the procedure in use ({N.TODAY}) stays"))
 elif study is not None:
     note("The study's run holds no control beside today's procedure.")
     glue_text("noise_controls", "none in this run")

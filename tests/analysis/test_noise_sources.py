@@ -280,3 +280,59 @@ def test_the_tidy_row_carries_the_sink_and_both_methods_throughputs() -> None:
     old = tidy_record({"config": {"kind": "copybench"}, "result": {}})
     assert old["sink"] is None and old["alternate"] is None
     assert old["alternate_gbit_first"] is None
+
+
+def test_controls_count_the_comparisons_whose_cis_exclude_todays() -> None:
+    """Planted: the control "W" measures the same ratio, the control "F" (buffers fixed) one
+    20 % higher; with 60 rounds each CI is about ±5 %, so only F's are disjoint from today's."""
+    d = pd.DataFrame(_procedure_block("T", 1.0, 0, 0.20, 1.10, 60, 1)
+                     + _procedure_block("W", 2.0, 0, 0.10, 1.10, 60, 2)
+                     + _procedure_block("F", 1.0, 4 << 20, 0.20, 1.32, 60, 3))
+    ctl = N.controls(N.comparisons(d)).set_index("procedure")
+    assert ctl.loc["2 s window, buffers autotuned", "disjoint"] == 0
+    f = ctl.loc["1 s window, buffers fixed at 4 MiB"]
+    assert f["disjoint"] == 1 and "sendmsg / send 16 KiB cross-core" in f["disjoint_text"]
+    lo, hi = N.ratio_ci(1.0, 0.2, 20)
+    assert lo < 1.0 < hi and math.log(hi) == pytest.approx(-math.log(lo))
+
+
+def test_the_mended_clause_turns_down_a_control_that_measures_another_ratio() -> None:
+    """The rule as stated reads the ratio's change by its median over the shared comparisons;
+    the clause added after run 9374 turns down a control whose CI excludes today's anywhere."""
+    row = _ctl("alternating", 6, 1.017, 54.0)
+    ctl = pd.DataFrame([_ctl(N.TODAY, 18, 1.0, 100.0), {**row, "disjoint": 2,
+                                                          "disjoint_text": "64 KiB: apart"}])
+    assert N.adopt(ctl, mended=False)["adopt"].tolist() == [True]
+    ad = N.adopt(ctl)
+    assert ad["adopt"].tolist() == [False] and "at 2 of 6 comparisons" in ad["why"].iloc[0]
+    # 80.04 % is over the 80 % bound: the reason says so, not "80%"
+    near = pd.DataFrame([_ctl(N.TODAY, 18, 1.0, 100.0), _ctl("kept", 6, 0.99, 80.04)])
+    assert "80.04%" in N.adopt(near)["why"].iloc[0] and not N.adopt(near)["adopt"].iloc[0]
+
+
+def test_episodes_count_slow_trials_per_round_on_the_runs_clock() -> None:
+    """Planted: two cells over 10 rounds, both at their usual speed except in rounds 2 and 3,
+    where one trial each runs at half speed."""
+    rows = []
+    for r in range(10):
+        for i, cell in enumerate(("a", "b")):
+            slow = r in (1, 2) and cell == "a"
+            rows.append({"kind": "copybench", "block": "B", "command": "send", "mode": "stream",
+                         "protocol": "tcp", "cell": cell, "method": "send", "repetition": r + 1,
+                         "size": 512, "placement": "same-core", "transport": "veth",
+                         "gbit_per_s": (2.0 if cell == "a" else 3.0) * (0.5 if slow else 1.0)
+                         * (1 + 0.01 * ((r * 7 + i) % 3)),
+                         "started_at": f"2026-11-27T08:{10 + r:02d}:{i * 2:02d}.000+00:00"})
+    ep = N.episodes(pd.DataFrame(rows)).set_index("round")
+    assert ep["slow"].to_dict() == {r: int(r in (2, 3)) for r in range(1, 11)}
+    assert ep.loc[1, "minutes"] == 0 and ep.loc[4, "minutes"] == pytest.approx(3.0)
+    ot = N.over_time(pd.DataFrame(rows))
+    assert len(ot) == 20 and set(ot["class"]) == {"small same-core"}
+
+
+def test_modes_text_names_a_single_slow_trial_as_an_outlier() -> None:
+    one = np.array([10.0] * 10 + [10.1] * 9 + [4.0])
+    assert N.modes(one).bimodal
+    assert N.modes_text(one).startswith("1 of 20 trials at 0.40×")
+    two = np.array([5.0] * 8 + [10.0] * 12)
+    assert "(8 of 20 trials)" in N.modes_text(two)
