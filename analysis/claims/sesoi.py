@@ -42,7 +42,7 @@ from blockstats import sesoi as derivation
 AA_CONTROL = (0.94955, 1.053503, 30)
 #: the noise study the sigma comes from: (run, median paired per-round sd of the log ratio,
 #: comparisons it is the median of); a test recomputes it from the committed run
-NOISE_STUDY = ("20261127T010732Z-noise-study-dcbc", 0.1430, 18)
+NOISE_STUDY = ("20261127T082138Z-noise-study-9374", 0.1289, 18)
 PROFILES = Path(__file__).resolve().parents[2] / "runner" / "profiles"
 #: the reference profile, whose design (looks, spending, maximum, level) the derivation uses
 REFERENCE_PROFILE = PROFILES / "paper.toml"

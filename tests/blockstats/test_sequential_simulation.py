@@ -23,11 +23,11 @@ def test_the_design_is_the_modules_default_and_the_sds_are_the_noise_models() ->
     sched = S.design_schedule()
     assert sched.looks == (10, 20, 30)
     assert S.design_schedule(S.PREVIOUS).looks == tuple(range(6, 91, 6))
-    assert S.noise_sd("stream", "same-core", 1.0) == 0.1547
-    assert S.noise_sd("stream", "cross-core", 1.0) == 0.2098
+    assert S.noise_sd("stream", "same-core", 1.0) == 0.1550
+    assert S.noise_sd("stream", "cross-core", 1.0) == 0.2048
     # the formula's planned rounds at +-5 % already reach the profile's maximum at these sds:
     # the first look cannot be the planned rounds (nothing would be left to top up)
-    assert S.planned_rounds(0.1547, 4) == S.design()["rounds_max"] == 30
+    assert S.planned_rounds(0.1550, 4) == S.design()["rounds_max"] == 30
 
 
 def test_worst_case_type_one_error_of_a_family_is_within_alpha() -> None:
