@@ -104,7 +104,8 @@ REVISIONS: tuple[tuple[str, str], ...] = (
      "each verdict is read at its own family's level or stricter (before: the top-up "
      "stopped it at the largest family of the claims reading it and each reader read it at "
      "its own, so C4's and C9's comparisons were stopped at the placement question's "
-     "family of 44 and read at 4, and C13's was printed at the levels of 1 and of 5)"),
+     "family of 44 and read at 4, C8's at 4 threads stopped at 4 and read by the placement "
+     "question at 44, and C13's was printed at the levels of 1 and of 5)"),
 )
 #: when the rules below were last revised; a run made before it is re-decided post hoc
 REVISED = REVISIONS[-1][0]
