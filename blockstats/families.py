@@ -1,9 +1,20 @@
 """The runner's views of the claims' rule table (:mod:`blockstats.claimtable`), which both sides
-import: the analysis's rules (analysis.claims.rules) read each comparison of a verdict at
-alpha/m with m from the table, and the runner's sequential top-up (runner.topup) stops a
-comparison at the same m, so a comparison is never stopped at one family and read at another.
+import, and the one family of each comparison.
 
-A verdict's family is the set of comparisons it combines (C4's four sizes, C5's two, ...).
+A verdict's family is the set of comparisons it combines (C4's four sizes, C5's two, ...);
+a finding's is the sizes of one pair of methods in one configuration
+(:func:`findings_family`). One comparison (two cells: a/b) can be read by several of them:
+C4 (4 sizes) and the placement question P1 (2 x its cells) read the same sendmsg/send
+cells, the file findings (5 sizes) and C13 (1) the same sendfile/read-write cells. Such a
+comparison has one family, the largest of its readers' (:func:`one_family`): the runner's
+sequential top-up (runner.plan.topup) stops it at that family, every reader reads it there
+(analysis.claims.base.one_family, at the stopping look the runner's boundaries give), so a
+comparison is never stopped at one family and read at another, and it has one CI wherever
+it is printed. Each reader's error stays within its alpha (Bonferroni: a comparison read at
+alpha/m' with m' >= m counts at most alpha/m in a family of m). Plans made before this rule
+(2026-11-27) stopped a comparison at the largest family of the claims that read it and the
+analysis read each claim at its own; a test over the plans reports which did.
+
 Two families are counted from the run instead of fixed: C14's is the number of file sizes
 its plan declares (:data:`SIZES`), P1's twice the (pair, threads, size) cells measured under
 both placements (:data:`PLACEMENT_CELLS`, :func:`p1_family`).
@@ -18,7 +29,7 @@ Only the standard library: the profile loader and the runner import it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
 from blockstats import claimtable as T
 from blockstats.claimtable import (BEST_THREADS, CROSSOVER, EQUIVALENT, EVERY, FAMILY,  # noqa: F401
@@ -81,6 +92,186 @@ def readers(comparison: str, claims: Iterable[str], size: int | None = None) -> 
     where given: :data:`READ_SIZES`)."""
     return [c for c in claims if comparison in READS.get(c, ())
             and (size is None or c not in READ_SIZES or int(size) in READ_SIZES[c])]
+
+
+# ------------------------------------------------------------- one family per comparison
+
+#: the message methods and the file methods the findings compare within each (the
+#: vocabulary's, rundir.vocabulary; spelled here so that this module stays below both sides)
+_MESSAGE = ("send", "sendmsg", "zerocopy", "uring-zc", "vmsplice")
+_FILE = ("read-write", "mmap-write", "sendfile", "splice", "splice2", "copy_file_range")
+
+
+def _get(cell: Any, k: str) -> Any:
+    return cell.get(k) if isinstance(cell, Mapping) else getattr(cell, k, None)
+
+
+def findings_key(cell: Any) -> tuple | None:
+    """The findings' configuration of a plan cell (a plan.json cell or a runner Cell): for a
+    copybench message stream cell the message comparisons' transport (and with it the
+    protocol), placement and threads, every window together (the widest of the findings'
+    groupings: analysis.claims.baselines.FACTORS; analysis.counts.MSG_FACTORS splits by
+    window too, so its families are no larger); for a file cell the file comparisons'
+    (analysis.claims.baselines.FILE_FACTORS: path, transport, placement, cache, threads);
+    None for a cell no finding compares (a peer, their programs, ping-pong, the A/A twin)."""
+    if (_get(cell, "kind") or "copybench") != "copybench" or int(_get(cell, "twin") or 0):
+        return None
+    m = _get(cell, "method")
+    f = [_get(cell, k) for k in ("transport", "placement", "threads")]
+    if m in _MESSAGE and _get(cell, "command") != "copy":
+        if _get(cell, "mode") != "stream":
+            return None
+        return ("message", *f)
+    if m in _FILE:
+        path = "file→file" if _get(cell, "command") == "copy" else "file→socket"
+        return (path, *f, _get(cell, "cache") or "n/a")
+    return None
+
+
+FindingsIndex = dict[tuple, dict[str, set[int]]]
+
+
+def findings_index(cells: Iterable[Any]) -> FindingsIndex:
+    """configuration -> method -> the sizes a plan's ``cells`` hold (:func:`findings_key`)."""
+    out: FindingsIndex = {}
+    for c in cells:
+        k = findings_key(c)
+        if k is not None:
+            out.setdefault(k, {}).setdefault(str(_get(c, "method")), set()).add(
+                int(_get(c, "size")))
+    return out
+
+
+def findings_family(index: FindingsIndex, a: Any, b: Any) -> int:
+    """The family the findings read the comparison of cells ``a``/``b`` in: the sizes at
+    which the plan holds both methods in their configuration (0 where no finding reads it:
+    other configurations, another size, one method)."""
+    k = findings_key(a)
+    if k is None or k != findings_key(b) or _get(a, "size") != _get(b, "size"):
+        return 0
+    ma, mb = str(_get(a, "method")), str(_get(b, "method"))
+    if ma == mb:
+        return 0
+    by = index.get(k, {})
+    return len(by.get(ma, set()) & by.get(mb, set()))
+
+
+def one_family(*readers: int | None) -> int:
+    """The one family of a comparison: the largest of its readers' (at least 1)."""
+    return max([1, *(int(r) for r in readers if r)])
+
+
+def plan_violations(plan: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every comparison a plan.json stops (``blocks.<id>.sequential``) at another family
+    than its one family (:func:`one_family` of its readers' own families,
+    :func:`_plan_readers`), the family every reader reads it at: [] for a plan made under
+    this rule; a plan made before it lists the comparisons stopped at one family and read
+    at another."""
+    out: list[dict[str, Any]] = []
+    for bid, c, stop, found in _plan_readers(plan):
+        one = one_family(*found.values())
+        if one != stop:
+            out.append({"block": bid, "comparison": c["name"], "stopped at": stop,
+                        "read at": one, "readers": found})
+    return out
+
+
+def own_readings(plan: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The rule before :func:`one_family` (until 2026-11-27): each reader of a comparison a
+    plan.json stops read it at its own family. Every (comparison, reader) whose own family
+    differs from the one the plan stopped the comparison at."""
+    return [{"block": bid, "comparison": c["name"], "stopped at": stop, "reader": who,
+             "read at": m}
+            for bid, c, stop, found in _plan_readers(plan) for who, m in found.items()
+            if m != stop]
+
+
+P1Search = tuple[str | None, frozenset[tuple[str, int, int]]]
+
+
+def p1_search(cells: Iterable[Any]) -> P1Search:
+    """P1's transport and the (pair, threads, size) it searches among ``cells`` (the cells of
+    P1's experiments or blocks), as the planner (runner.plan.topup.p1_cells) and the analysis
+    (analysis.claims.placement) count them: the pairs P1 reads measured with both methods
+    under both placements among the copybench stream cells, on the first transport (veth,
+    then loopback) that has any."""
+    p1 = [c for c in cells if (_get(c, "kind") or "copybench") == "copybench"
+          and not int(_get(c, "twin") or 0) and _get(c, "mode") == "stream"]
+    for transport in ("veth", "loopback"):
+        have = {(_get(c, "method"), int(_get(c, "threads")), int(_get(c, "size")),
+                 _get(c, "placement")) for c in p1 if _get(c, "transport") == transport}
+        found = frozenset((name, th, size) for name in READS.get("P1", ())
+                          for th, size in sorted({(t, s) for _, t, s, _ in have})
+                          if all((m, th, size, pl) in have for m in name.split("/")
+                                 for pl in ("same-core", "cross-core")))
+        if found:
+            return transport, found
+    return None, frozenset()
+
+
+def p1_reads(search: P1Search, a: Any, b: Any) -> int:
+    """P1's family where the comparison of cells ``a``/``b`` (either way round) is one of the
+    orderings P1 searches (:func:`p1_search`), else 0: P1 reads every such ordering, whichever
+    experiment declared it (C8's send/sendmsg at 4 threads is P1's sendmsg/send there)."""
+    transport, found = search
+    if not found or any(_get(c, "transport") != transport or _get(c, "mode") != "stream"
+                        or (_get(c, "kind") or "copybench") != "copybench"
+                        or int(_get(c, "twin") or 0) for c in (a, b)):
+        return 0
+    if any(_get(a, k) != _get(b, k) for k in ("placement", "threads", "size")) or \
+            _get(a, "placement") not in ("same-core", "cross-core"):
+        return 0
+    ma, mb = _get(a, "method"), _get(b, "method")
+    th, size = int(_get(a, "threads")), int(_get(a, "size"))
+    if (f"{ma}/{mb}", th, size) in found or (f"{mb}/{ma}", th, size) in found:
+        return p1_family(len(found))
+    return 0
+
+
+def plan_p1_search(plan: Mapping[str, Any]) -> P1Search:
+    """:func:`p1_search` over the cells of a plan.json's blocks that serve P1."""
+    cells, blocks = plan.get("cells") or {}, plan.get("blocks") or {}
+    return p1_search(cells[cid] for b in blocks.values() if "P1" in (b.get("claims") or [])
+                     for cid in b.get("cells") or [] if cid in cells)
+
+
+def plan_p1_cells(plan: Mapping[str, Any]) -> int:
+    """P1's cells searched in a plan.json (:func:`plan_p1_search`)."""
+    return len(plan_p1_search(plan)[1])
+
+
+def _plan_readers(plan: Mapping[str, Any]):
+    """(block, comparison, the family the plan stops it at, reader -> its own family) for
+    every comparison of a plan.json's sequential blocks: the claims of its ``claims`` (their
+    programs' ``S<n>:C<k>`` too; C14's family is counted from its plan's sizes, so the
+    plan's own), P1 wherever the comparison is one of its orderings (:func:`p1_reads`), and
+    the findings (:func:`findings_family` over the plan's cells). A
+    comparison no claim of the table reads is a question's, whose declared family the plan
+    does not keep apart: it counts as the plan's own."""
+    cells = plan.get("cells") or {}
+    index = findings_index(cells.values())
+    blocks = plan.get("blocks") or {}
+    search = plan_p1_search(plan)
+    p1 = p1_family(len(search[1]))
+    for bid, b in sorted(blocks.items()):
+        for c in (b.get("sequential") or {}).get("comparisons") or []:
+            stop = int(c["family"])
+            found: dict[str, int] = {}
+            for who in c.get("claims") or []:
+                m = FAMILY.get(who.split(":")[-1])
+                if m is not None:
+                    found[who] = p1 if m == PLACEMENT_CELLS else stop if m == SIZES else int(m)
+            if not found:
+                found["question"] = stop
+            ca, cb = cells.get(c["a"]), cells.get(c["b"])
+            if ca is not None and cb is not None:
+                f = findings_family(index, ca, cb)
+                if f:
+                    found["findings"] = f
+                f = p1_reads(search, ca, cb)
+                if f and "P1" not in found:
+                    found["P1"] = f
+            yield bid, c, stop, found
 
 
 # ------------------------------------------------------------- applicability at plan time

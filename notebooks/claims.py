@@ -26,8 +26,10 @@
 # the report words it, measured by copybench, and the claim as the report's own program
 # behaves, that program run here. Runs made with the block design compare the methods of a
 # configuration round by round (paired: geometric-mean ratio of the per-round values, t CI
-# at level 1 − 0.05/m over the rule's family of m comparisons); runs without blocks use the
-# ratio of medians with a bootstrap CI at the same level. The design the run declared
+# at level 1 − 0.05/m over the rule's family of m comparisons, or a larger family's where
+# the placement question or the findings read the same comparison: each comparison has one
+# CI, at the largest family that reads it, wherever it is printed); runs without blocks use
+# the ratio of medians with a bootstrap CI at the same level. The design the run declared
 # decides; the other is shown beside it as a sensitivity check.
 
 # %% tags=["parameters"]

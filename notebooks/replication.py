@@ -22,7 +22,8 @@
 # this run: {glue:text}`claims_design:s`. {glue:text}`rules_revised:s`
 #
 # One row per verdict: the published ratio (at the size shown), their program here and
-# copybench here, each with its CI at its rule's family level, the rule's boundaries and
+# copybench here, each with its CI at its family's level (the largest family that reads the
+# comparison: the rule's, the placement question's or the findings'), the rule's boundaries and
 # the verdict (a refutation says which way the data contradict the claim) with the rounds
 # its CI rests on, in brackets: {glue:text}`rounds_key:s`. A row's verdict
 # rests on the measurement its reading names (*report's words*: copybench; *copybench: S1's

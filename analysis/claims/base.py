@@ -17,6 +17,7 @@ from analysis.claims.rules import fmt_size
 from analysis.fmt import fmt_num, fmt_ratio_ci
 from analysis.run import Run, select, values
 from rundir import planfile
+from blockstats import families
 from blockstats import sequential as sq
 from blockstats import sesoi
 
@@ -301,11 +302,66 @@ def paired_values(df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any],
     return j["a"].to_numpy(), j["b"].to_numpy()
 
 
+@dataclass(frozen=True)
+class OneFamily:
+    """How every reader reads one comparison (:func:`one_family`): its family and, where the
+    run's top-up stopped it, the boundaries the runner stopped it against (on the reader's
+    ratio; None: the reader's own rule's)."""
+
+    family: int
+    stop: tuple[float, ...] | None = None
+
+
+def _cell_ids(df: pd.DataFrame, f: dict[str, Any]) -> list[str]:
+    d = _twin0(select(df, **f))
+    return sorted({str(c) for c in d["cell"].dropna()}) if "cell" in d else []
+
+
+#: the metrics whose ratio a/b is the inverse of the runner's primary ratio (Gbit/s) of the
+#: same cells: the top-up's boundaries, on the primary ratio, are inverted for them
+INVERSE_METRICS = ("inv_msg_rate_us",)
+
+
+def one_family(run: Run, df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any],
+               own: int, metric: str = "gbit_per_s") -> OneFamily:
+    """The one family the comparison of the cells ``a``/``b`` of ``df`` is read at, by every
+    reader that prints it (a claim's verdict, P1's table, the findings' tables and the
+    abstract): :func:`blockstats.families.one_family` of the reader's own family ``own``, the
+    family the run's plan stopped it at (its ``blocks.<id>.sequential.comparisons``), P1's
+    where it is one of P1's orderings and the findings' family of the pair among the plan's
+    cells; with the plan's boundaries, so its
+    stopping look is the one the runner stopped it at. A run without a plan keeps ``own``."""
+    plan = run.plan or {}
+    cells = plan.get("cells") or {}
+    xa, xb = _cell_ids(df, a), _cell_ids(df, b)
+    if not cells or not xa or not xb:
+        return OneFamily(max(1, int(own)))
+    ca, cb = cells.get(xa[0], {}), cells.get(xb[0], {})
+    found = families.one_family(
+        families.findings_family(families.findings_index(cells.values()), ca, cb),
+        families.p1_reads(families.plan_p1_search(plan), ca, cb))
+    stopped, stop = 0, None
+    if len(xa) == 1 and len(xb) == 1:
+        for blk in (plan.get("blocks") or {}).values():
+            for c in (blk.get("sequential") or {}).get("comparisons") or []:
+                ends = (str(c["a"]), str(c["b"]))
+                if ends not in ((xa[0], xb[0]), (xb[0], xa[0])):
+                    continue
+                stopped = int(c["family"])
+                stop = tuple(float(x) for x in c["boundaries"])
+                if (ends == (xb[0], xa[0])) != (metric in INVERSE_METRICS):
+                    stop = tuple(sorted(1.0 / x for x in stop))
+    return OneFamily(families.one_family(own, found, stopped), stop)
+
+
 def sequential_pair(run: Run, j: pd.DataFrame, family: int,
-                    rule: S.DecisionRule) -> S.RatioTest | None:
+                    rule: S.DecisionRule,
+                    stop: Sequence[float] | None = None) -> S.RatioTest | None:
     """The pairs ``j`` (:func:`paired_rounds`) of one block with looks, read at their
-    stopping look; None where the run has no top-up, the pairs span several blocks or their
-    block has no looks (:func:`paired_test` reads those)."""
+    stopping look (the first decided against ``stop``, the boundaries the runner stopped
+    the comparison against, else against the rule's); None where the run has no top-up, the
+    pairs span several blocks or their block has no looks (:func:`paired_test` reads
+    those)."""
     seq = planfile.sequential_design(run.plan)
     blocks = set(j.index.get_level_values(0)) if len(j) else set()
     if seq is None or len(blocks) != 1:
@@ -318,7 +374,8 @@ def sequential_pair(run: Run, j: pd.DataFrame, family: int,
     reached = int(t.loc[t["block"] == block, "repetition"].max())
     design = sq.design_of(seq)
     return S.sequential_ratio(j.index.get_level_values(1), j["a"], j["b"], sched, reached,
-                              rule.boundaries(), family, design.spending, design.alpha)
+                              tuple(stop) if stop else rule.boundaries(), family,
+                              design.spending, design.alpha)
 
 
 def planned_rounds(run: Run, block: str) -> int | None:
@@ -328,7 +385,8 @@ def planned_rounds(run: Run, block: str) -> int | None:
     return int(n) if isinstance(n, (int, float)) and not isinstance(n, bool) else None
 
 
-def paired_test(run: Run, j: pd.DataFrame, family: int, rule: S.DecisionRule) -> S.RatioTest:
+def paired_test(run: Run, j: pd.DataFrame, family: int, rule: S.DecisionRule,
+                stop: Sequence[float] | None = None) -> S.RatioTest:
     """The paired reading of the pairs ``j`` (:func:`paired_rounds`) under the run's design:
 
     * the fixed design: the t CI over every round (:func:`analysis.stats.paired_ratio`);
@@ -343,7 +401,7 @@ def paired_test(run: Run, j: pd.DataFrame, family: int, rule: S.DecisionRule) ->
       fixed-sample CI over top-up rounds."""
     if planfile.sequential_design(run.plan) is None:
         return S.paired_ratio(j["a"], j["b"], family)
-    seq = sequential_pair(run, j, family, rule)
+    seq = sequential_pair(run, j, family, rule, stop)
     if seq is not None:
         return seq
     blocks = sorted({str(b) for b in j.index.get_level_values(0)})
@@ -376,17 +434,20 @@ def block_seconds_per_round(run: Run, j: pd.DataFrame) -> float:
 def compare_pair(run: Run, df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any],
                  metric: str, family: int, rule: S.DecisionRule, size: int = 0,
                  paired: bool = True, seed: int = 0) -> Compared | None:
-    """a/b under the run's declared primary design, the other design beside it."""
+    """a/b under the run's declared primary design, the other design beside it, at the
+    comparison's one family (:func:`one_family`; ``family`` is the reader's own)."""
     x = values(_twin0(select(df, **a)), metric)
     y = values(_twin0(select(df, **b)), metric)
     if x.size < 2 or y.size < 2:
         return None
+    one = one_family(run, df, a, b, family, metric)
+    family = one.family
     unp = S.unpaired_ratio(x, y, family, seed=seed)
     pr = None
     if paired:
         j = paired_rounds(df, a, b, metric)
         if len(j) >= 2:
-            pr = paired_test(run, j, family, rule)
+            pr = paired_test(run, j, family, rule, one.stop)
     if run.primary == S.PAIRED and pr is not None:
         prim, sens = pr, unp
     else:

@@ -81,6 +81,7 @@ def apply_rule(run: Run, rule: "Rule", stmt: tuple[str, str, str], placement: st
         r.verdict, r.reason = absent(run, rule, placement, sizes)
         return r
     r.details = [c.row() for c in comps.values()]
+    family = max(c.primary.family for c in comps.values())  # each comparison's one family
     r.statistic = rule.statistic + (f" (CI level {S.family_confidence(family):.2%})"
                                     if family > 1 else "")
     combine = {SINGLE: _single, EVERY: _every, AT_BEST: _at_best}[rule.combine]
@@ -196,6 +197,7 @@ def _crossover(run: Run, rule: "Rule", r: ClaimResult, d: pd.DataFrame,
                              metric, family, direction, s, rule.paired, seed=i)
              for i, s in enumerate(sizes)}
     r.details = [x.row() for x in comps.values() if x is not None]
+    family = max([family, *(x.primary.family for x in comps.values() if x is not None)])
     r.value, r.lo, r.hi = c.size, c.lo, c.hi
     shown = max((x for x in comps.values() if x is not None),
                 key=lambda x: (x.primary.rounds or x.primary.n), default=None)

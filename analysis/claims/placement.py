@@ -23,8 +23,8 @@ import pandas as pd
 from analysis import stats as S
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, REFUTED, TRANSPORT_PREF,
                                   ClaimResult, block_seconds_per_round, claim_blocks,
-                                  design_looks, distance_text, paired_rounds, paired_test,
-                                  rounds_to_decide, stream_cells)
+                                  design_looks, distance_text, one_family, paired_rounds,
+                                  paired_test, rounds_to_decide, stream_cells)
 from analysis.fmt import fmt_ratio_ci, fmt_size
 from analysis.run import Run, select, values
 from blockstats import families
@@ -64,11 +64,13 @@ def _ordering(run: Run, dt: pd.DataFrame, a: str, b: str, f: dict, pl: str,
     blocks, else the ratio of medians; the seconds per round of the pairs' block (NaN
     where they are not one block's) and the looks and spending that read it
     (:func:`analysis.claims.base.design_looks`; None: the fixed design)."""
+    sa, sb = dict(placement=pl, method=a, **f), dict(placement=pl, method=b, **f)
+    one = one_family(run, dt, sa, sb, family)  # the family every reader reads it at
+    family = one.family
     if run.has_blocks:
-        j = paired_rounds(dt, dict(placement=pl, method=a, **f),
-                          dict(placement=pl, method=b, **f), "gbit_per_s")
+        j = paired_rounds(dt, sa, sb, "gbit_per_s")
         if len(j) >= 2:  # at its stopping look where the run has the top-up
-            t = paired_test(run, j, family, DIRECTION)
+            t = paired_test(run, j, family, DIRECTION, one.stop)
             ids = {str(x) for x in j.index.get_level_values(0)}
             looks = design_looks(run, ids.pop(), t) if len(ids) == 1 else (None, sq.POCOCK)
             return t, block_seconds_per_round(run, j), looks
@@ -112,7 +114,7 @@ def placement_hypothesis(run: Run) -> tuple[ClaimResult, pd.DataFrame]:
                  for pl in PLACEMENTS}
             rr = S.ratio_of_ratios(*x["same-core"], *x["cross-core"], seed=i)
             rows.append({"transport": t, "pair": f"{a}/{b}", "threads": th, "size": s,
-                         "family": family,
+                         "family": max(x.family for x, _, _ in tests.values()),
                          **{f"{pl.replace('-', '_')}{k}": v for pl in PLACEMENTS for k, v in (
                              ("", S.classify_ratio(est[pl])), ("_ratio", est[pl].value),
                              ("_lo", est[pl].lo), ("_hi", est[pl].hi))},

@@ -96,6 +96,16 @@ REVISIONS: tuple[tuple[str, str], ...] = (
      "refuted) or wholly beyond it (larger than published, its own outcome), every "
      "published size judged (a missing one not measured), in place of the x/÷ 1.25 band; "
      "C9's 'at best ~52 %' also against 0.52 at its best size"),
+    ("2026-11-27T08:30Z",
+     "one family per comparison: a comparison read by several families (a claim's verdict, "
+     "the placement question's orderings, the findings' sizes of one pair of methods in one "
+     "configuration) is stopped by the top-up and read everywhere at the largest of them, "
+     "at the look the top-up stopped it at, so it has one CI wherever it is printed and "
+     "each verdict is read at its own family's level or stricter (before: the top-up "
+     "stopped it at the largest family of the claims reading it and each reader read it at "
+     "its own, so C4's and C9's comparisons were stopped at the placement question's "
+     "family of 44 and read at 4, C8's at 4 threads stopped at 4 and read by the placement "
+     "question at 44, and C13's was printed at the levels of 1 and of 5)"),
 )
 #: when the rules below were last revised; a run made before it is re-decided post hoc
 REVISED = REVISIONS[-1][0]

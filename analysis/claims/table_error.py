@@ -1,7 +1,9 @@
 """The verdict table's error as a whole. Each verdict reads its comparisons at the Bonferroni
 level of its own family (1 - alpha/m each, alpha = 0.05; the sequential design's repeated CIs
-hold at every look at once), so the chance that a verdict is wrong (decided holds where the
-claim is false, or refuted where it is true; likewise a magnitude verdict) is at most alpha,
+hold at every look at once), or stricter where a comparison is read by a larger family too
+(each comparison has one family, the largest of its readers': blockstats.families), so the
+chance that a verdict is wrong (decided holds where the claim is false, or refuted where it
+is true; likewise a magnitude verdict) is at most alpha,
 whatever the other verdicts. Over the table nothing more is controlled; what follows from the
 rules' levels alone, without any assumption of independence between verdicts:
 
@@ -60,13 +62,13 @@ class TableError:
     def text(self) -> str:
         if not self.tested:
             return "no verdict in this table was decided from a CI"
-        return (f"each verdict is read at the level of its own family, so it is wrong with "
-                f"probability at most {self.alpha:g}; over the {self.tested} direction "
-                f"verdicts read from CIs ({self.decided} decided) the expected number of wrong "
-                f"ones is at most {self.expected_wrong:.2f} and the chance that any is wrong at "
-                f"most {self.any_wrong:.0%} (a union bound; the table as a whole is not "
-                f"corrected further); of the {self.magnitudes} magnitude verdicts "
-                f"({self.magnitudes_decided} decided), at most "
+        return (f"each verdict is read at the level of its own family or stricter, so it is "
+                f"wrong with probability at most {self.alpha:g}; over the {self.tested} "
+                f"direction verdicts read from CIs ({self.decided} decided) the expected "
+                f"number of wrong ones is at most {self.expected_wrong:.2f} and the chance "
+                f"that any is wrong at most {self.any_wrong:.0%} (a union bound; the table as "
+                f"a whole is not corrected further); of the {self.magnitudes} magnitude "
+                f"verdicts ({self.magnitudes_decided} decided), at most "
                 f"{self.expected_wrong_magnitudes:.2f} are expected to be wrong")
 
 

@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from blockstats import families
 from rundir import planfile, records
-from rundir.vocabulary import PINNED_PLACEMENTS, REPORT_NAMES
+from rundir.vocabulary import REPORT_NAMES
 from blockstats import sequential as sq
 from blockstats.quantities import log_ratios, primary
 from rundir import utf8 as rundir_text
@@ -104,19 +104,14 @@ def p1_cells(cells: Mapping[str, Cell], sources: Mapping[str, list[Experiment]])
     """P1's cells searched, as the analysis counts them (analysis.claims.placement): the
     (pair, threads, size) of the pairs P1 reads with both methods under both placements,
     among the copybench stream cells of P1's experiments, on the first transport (veth, then
-    loopback) that has any."""
-    p1 = [c for cid, c in cells.items() if c.kind == "copybench" and not c.twin
-          and c.mode == "stream" and any("P1" in e.claims for e in sources.get(cid, []))]
-    for transport in ("veth", "loopback"):
-        have = {(c.method, c.threads, c.size, c.placement) for c in p1
-                if c.transport == transport}
-        n = sum(1 for name in families.READS["P1"]
-                for th, size in sorted({(t, s) for _, t, s, _ in have})
-                if all((m, th, size, pl) in have for m in name.split("/")
-                       for pl in PINNED_PLACEMENTS))
-        if n:
-            return n
-    return 0
+    loopback) that has any (:func:`blockstats.families.p1_search`)."""
+    return len(_p1_search(cells, sources)[1])
+
+
+def _p1_search(cells: Mapping[str, Cell],
+               sources: Mapping[str, list[Experiment]]) -> families.P1Search:
+    return families.p1_search(c for cid, c in cells.items()
+                              if any("P1" in e.claims for e in sources.get(cid, [])))
 
 
 def claim_family(e: Experiment, name: str, placement_cells: int,
@@ -153,22 +148,31 @@ def resolve(block_cells: Iterable[str], cells: Mapping[str, Cell],
     """A block's comparisons: each experiment's declared ones, among that experiment's own
     copybench cells of the block (twin 0; the reports' programs and the A/A twin are not
     compared), boundaries united where experiments share a pair. Each comparison's family
-    is the largest of the claims that read it (:func:`claim_family`: the table both the
-    runner and the analysis read, blockstats.families), so it stops where the claim with the
-    widest CI among its readers would call it decided. A comparison read only by claims this
+    is its one family (:func:`blockstats.families.one_family`): the largest of the claims
+    that read it (:func:`claim_family`: the table both the runner and the analysis read),
+    of P1's where it is one of P1's orderings, whichever experiment declared it
+    (:func:`blockstats.families.p1_reads`), and of the findings' family of the pair among
+    the plan's ``cells``
+    (:func:`blockstats.families.findings_family`), the family every reader reads it at, so it
+    stops where it is read. A comparison read only by claims this
     machine cannot test (``untestable``, blockstats.families.untestable) is left out: it is
     never topped up."""
     found: dict[tuple[str, str], Comparison] = {}
     ids = [cid for cid in block_cells if cells[cid].kind == "copybench" and not cells[cid].twin]
     exps = {e.name: e for cid in ids for e in sources.get(cid, []) if e.comparisons}
+    index = families.findings_index(cells.values())
+    p1 = _p1_search(cells, sources)
     for e in exps.values():
         own = {cid: cells[cid] for cid in ids if e in sources.get(cid, [])}
         for name, bounds in e.comparisons:
-            fam = claim_family(e, name, placement_cells, untestable)
-            if fam is None:
+            claims_fam = claim_family(e, name, placement_cells, untestable)
+            if claims_fam is None:
                 continue
             skip = set(untestable)
             for label, a, b in _pairs(name, own):
+                fam = families.one_family(
+                    claims_fam, families.findings_family(index, cells[a], cells[b]),
+                    families.p1_reads(p1, cells[a], cells[b]))
                 readers = tuple(c for c in families.readers(name, e.claims, cells[a].size)
                                 if c not in skip)
                 old = found.get((a, b))

@@ -1,0 +1,124 @@
+"""One CI per comparison (blockstats.families.one_family): every place that prints a comparison's
+CI (the verdict table and its per-size rows, their programs' verdicts, P1's table, the findings'
+tables against send, sendmsg and read-write, the pairwise superlatives, and the abstract's
+findings drawn from them) reads the same CI, at the same family and level, at the look the
+top-up stopped it at. On the reference run 0fec (re-read post hoc) C13 cross-core printed
+0.928 [0.784, 1.10] (family 1) in the verdict table and 0.928x [0.737, 1.17] (family 5) in the
+abstract's file finding."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import analysis.claims as C
+from analysis import stats as S
+from analysis import counts as CN
+from analysis import run as A
+from analysis.claims import baselines as BL
+from analysis.claims import engine, originals, placement, throughput
+from analysis.claims.base import stream_cells
+from analysis.run import select
+from conftest import committed_reference_run
+
+pytestmark = pytest.mark.reference
+
+MODULES = (engine, BL, originals, throughput)
+#: the metrics whose ratio is the inverse of the same cells' Gbit/s ratio
+INVERSE = ("inv_msg_rate_us",)
+
+
+def _ids(df: pd.DataFrame, f: dict[str, Any]) -> tuple[str, ...]:
+    d = select(df, **f)
+    if "twin" in d:
+        d = d[d["twin"].fillna(0).astype(int) == 0]
+    return tuple(sorted({str(c) for c in d["cell"].dropna()}))
+
+
+@pytest.fixture(scope="module")
+def printed() -> tuple[A.Run, dict, list]:
+    """Every CI the analysis computes for a comparison while it makes what the book prints,
+    keyed by the comparison's cells (a's, b's), and the claims' results."""
+    ref = committed_reference_run()
+    if ref is None:
+        pytest.skip("no committed reference run (not a git checkout)")
+    run = A.load_run(ref)
+    seen: dict[tuple, list] = defaultdict(list)
+    mp = pytest.MonkeyPatch()
+
+    def record(key: tuple, where: str, e: Any, family: int) -> None:
+        if not (math.isfinite(e.lo) and math.isfinite(e.hi)):
+            return
+        a, b = key
+        if (b, a) in seen:  # one orientation: b/a's CI is a/b's inverted
+            seen[(b, a)].append((where, 1 / e.value, 1 / e.hi, 1 / e.lo, family))
+        else:
+            seen[key].append((where, e.value, e.lo, e.hi, family))
+
+    for mod in MODULES:
+        orig = mod.compare_pair
+
+        def wrapped(run_, df, a, b, metric, *args, _orig=orig, _mod=mod.__name__, **kw):
+            c = _orig(run_, df, a, b, metric, *args, **kw)
+            if c is not None:
+                e = c.primary.ratio
+                if metric in INVERSE:  # time per message: the inverse of the Gbit/s ratio
+                    e = S.Estimate(1 / e.value, 1 / e.hi, 1 / e.lo, e.n, e.confidence)
+                record((_ids(df, a), _ids(df, b)), _mod, e, c.primary.family)
+            return c
+        mp.setattr(mod, "compare_pair", wrapped)
+    orig_ordering = placement._ordering
+
+    def ordering(run_, dt, a, b, f, pl, family, seed):
+        out = orig_ordering(run_, dt, a, b, f, pl, family, seed)
+        sa, sb = dict(placement=pl, method=a, **f), dict(placement=pl, method=b, **f)
+        record((_ids(dt, sa), _ids(dt, sb)), "placement", out[0].ratio, out[0].family)
+        return out
+    mp.setattr(placement, "_ordering", ordering)
+    try:
+        results = C.evaluate(run)
+        placement.placement_hypothesis(run)
+        files = BL.file_comparisons(run)
+        msg = CN.message_table(run)
+        cells = stream_cells(run, udp=True)
+        one = cells[cells["threads"] == int(cells["threads"].min())]
+        BL.baseline_comparisons(run, one, "sendmsg",
+                                [m for m in A.MESSAGE_METHODS if m != "send"], CN.MSG_FACTORS)
+        BL.send_comparisons(run)
+        BL.pairwise(run, one, list(A.MESSAGE_METHODS), CN.MSG_FACTORS)
+    finally:
+        mp.undo()
+    return run, dict(seen), [results, files, msg]
+
+
+def test_every_printed_ci_of_a_comparison_is_one_ci(printed) -> None:
+    _, seen, _ = printed
+    shared = {k: v for k, v in seen.items() if len({w for w, *_ in v}) > 1}
+    assert len(shared) >= 20, "the claims, P1 and the findings share comparisons on 0fec"
+    bad = []
+    for k, v in shared.items():
+        _, value, lo, hi, fam = v[0]
+        for w, v2, lo2, hi2, fam2 in v[1:]:
+            if fam2 != fam or not all(math.isclose(x, y, rel_tol=1e-6)
+                                      for x, y in ((value, v2), (lo, lo2), (hi, hi2))):
+                bad.append((k, v[0], (w, v2, lo2, hi2, fam2)))
+    assert not bad, f"{len(bad)} comparisons with two CIs, e.g. {bad[:6]}"
+
+
+def test_c13_cross_core_prints_one_ci_in_the_verdict_table_and_the_abstract(printed) -> None:
+    """The verdict table's C13 cross-core and the file findings' row it shares (the abstract's
+    file finding is worded from that table: analysis.headlines.abstract_results)."""
+    _, _, (results, files, _) = printed
+    (r,) = [x for x in results if x.claim == "C13" and x.placement == "cross-core"
+            and x.basis == C.COPYBENCH]
+    row = files[(files["method"] == "sendfile") & (files["size"] == 100_000_000)
+                & (files["placement"] == "cross-core") & (files["scenario"] == "file→socket")]
+    assert len(row) == 1
+    row = row.iloc[0]
+    assert (r.value, r.lo, r.hi) == pytest.approx((row["ratio"], row["lo"], row["hi"]),
+                                                  rel=1e-9)
+    assert "CI level 99.00%" in r.statistic  # the file findings' family of 5: 1 - 0.05/5
