@@ -39,8 +39,9 @@ KEY = ("kind", "scenario", "command", "method", "mode", "protocol", "transport",
        "size", "threads", "cache", "duration_s")
 #: The same without the window: what "matches but for the window" is judged on.
 CONFIG = KEY[:-1]
-#: Threshold for the cell verdicts when none is given: the paper's practical threshold.
-DEFAULT_THRESHOLD = S.PRACTICAL_THRESHOLD
+#: Threshold for the cell verdicts when none is given: the one band of "no difference" the
+#: paper reads its own comparisons against (the claims' band).
+DEFAULT_THRESHOLD = S.SESOI
 
 FASTER, SLOWER, SAME, INCONCLUSIVE = "faster", "slower", "same", "inconclusive"
 _FROM_DIRECTION = {"greater": FASTER, "less": SLOWER, "equivalent": SAME,

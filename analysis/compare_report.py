@@ -25,6 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from blockstats.claimtable import SESOI
 from rundir import records
 from rundir.outpath import report_dir_problem, write_marker
 from rundir.readiness import being_written, unverified_reason
@@ -92,14 +93,18 @@ def remove_leftovers(parent: Path) -> list[Path]:
     return gone
 
 
+#: the default threshold as the messages write it: the claims' band
+_EXAMPLE = f"{SESOI:g} for ±{SESOI * 100:g} %"
+
+
 def _threshold(text: str) -> float:
     try:
         t = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number (allowed: 0 < T < 1, "
-                                         "e.g. 0.03 for ±3 %)") from None
+                                         f"e.g. {_EXAMPLE})") from None
     if not 0 < t < 1:
-        raise argparse.ArgumentTypeError(f"{text} is outside 0 < T < 1 (e.g. 0.03 for ±3 %)")
+        raise argparse.ArgumentTypeError(f"{text} is outside 0 < T < 1 (e.g. {_EXAMPLE})")
     return t
 
 
@@ -109,9 +114,9 @@ def main(argv: list[str] | None = None) -> int:
                             "by claim; write an HTML report and CSV tables.")
     p.add_argument("run", metavar="RUN", help="the run to compare (data/raw/<run-id>)")
     p.add_argument("ref", metavar="REF", help="the reference run (data/raw/<run-id>)")
-    p.add_argument("--threshold", type=_threshold, default=0.03, metavar="T",
-                   help="practical threshold: ratios within 1 ± T count as the same "
-                        "(default 0.03, the paper's)")
+    p.add_argument("--threshold", type=_threshold, default=SESOI, metavar="T",
+                   help="ratios within 1 ± T count as the same (default "
+                        f"{SESOI:g}, the band the paper reads its comparisons against)")
     p.add_argument("--out", metavar="DIR", help="report directory (default "
                    "build/compare/<run-id>-vs-<ref-id>)")
     p.add_argument("--unverified", action="store_true", help="report on a run that is being "

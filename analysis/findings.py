@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from analysis.fmt import fmt_ratio_ci, fmt_size
+from analysis.fmt import fmt_band, fmt_ratio_ci, fmt_size
 
 #: what a run must be for its comparisons to be findings (else: why not)
 UNSUPPORTED_KINDS = {
@@ -114,7 +114,7 @@ def method_clause(rows: pd.DataFrame, baseline: str,
                      f"{_ci(low)} at {fmt_size(low['size'])})")
     if len(by["equivalent"]):
         lead = "equivalent" if parts else f"`{meth}` is equivalent to `{baseline}`"
-        parts.append(f"{lead} (within the ±3 % threshold) at {_sizes(by['equivalent'])}")
+        parts.append(f"{lead} (within {fmt_band()}) at {_sizes(by['equivalent'])}")
     if len(by["inconclusive"]):
         lead = "undecided" if parts else f"`{meth}` against `{baseline}` is undecided"
         parts.append(f"{lead} at {_sizes(by['inconclusive'])} (CI straddles the threshold)")
@@ -266,17 +266,38 @@ def verdict_counts(verdicts: pd.DataFrame, with_ids: bool = False) -> str:
                      for b, g in verdicts.groupby("basis", sort=True))
 
 
-def control_finding(aa: pd.DataFrame) -> Finding | None:
-    """The A/A control: the same method twice must give a ratio whose CI contains 1."""
+def aa_band_text(r: Mapping[str, Any], post_hoc: bool = False) -> str:
+    """An A/A control's CI read against the band the claims are read at (its ``decision``
+    against its ``band``, :func:`analysis.claims.twin_pairs`): whether the rounds it ran
+    resolve that band; ``post_hoc``: the run was made before that reading was the rule
+    (:func:`analysis.revisions.post_hoc`)."""
+    t = r.get("band")
+    band = fmt_band() if t is None else fmt_band(float(t))
+    outcome = r.get("decision")
+    label = "; post hoc" if post_hoc else ""
+    if outcome == "equivalent":
+        return (f"inside the claims' band {band} (equivalent{label}): at these rounds the design "
+                "calls a null difference equivalent")
+    if outcome in ("greater", "less"):
+        return (f"wholly outside the claims' band {band} ({outcome}{label}): a false "
+                "difference beyond the band")
+    return (f"reaching past the claims' band {band} (undecided{label}): at these rounds a null "
+            "difference can end undecided")
+
+
+def control_finding(aa: pd.DataFrame, post_hoc: bool = False) -> Finding | None:
+    """The A/A control: the same method twice must give a ratio whose CI contains 1, and
+    its CI read against the claims' band says whether its rounds resolve that band."""
     if aa.empty:
         return None
     r = aa.iloc[0]
     ok = bool(r["contains 1"])
     text = (f"The A/A control (`{r['method']}` against itself, {r['configuration']}, "
             f"{int(r['rounds'])} rounds) gives {_ci(r)}: "
-            + ("its CI contains 1, as it must." if ok else
+            + ("its CI contains 1, as it must" if ok else
                "its CI misses 1 — a false positive of the design in this run (expected in "
-               "about 1 run in 20); read every decision of this run with that in mind."))
+               "about 1 run in 20); read every decision of this run with that in mind")
+            + f"; it lies {aa_band_text(r, post_hoc)}.")
     return Finding("control", str(r["configuration"]), text, "testbed-aa", True)
 
 

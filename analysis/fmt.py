@@ -83,3 +83,10 @@ def fmt_pct(x: float | None, digits: int = 1) -> str:
     if x is None or not math.isfinite(x):
         return "n/a"
     return f"{100 * x:.{digits}f} %"
+
+
+def fmt_band(t: float = S.SESOI) -> str:
+    """The band of "no difference" as the book writes it: "±12 %" (by default the one band,
+    the claims' :data:`analysis.stats.SESOI`; a whole percent as it is derived, a decimal
+    where another band needs one)."""
+    return f"±{fmt_pct(t, 0 if round(t * 100, 6).is_integer() else 1)}"

@@ -26,7 +26,7 @@ import pandas as pd
 from analysis.counts import Tally
 from analysis.findings import UNSUPPORTED_KINDS, verdict_counts
 from analysis import stats as S
-from analysis.fmt import fmt_est, fmt_hours, fmt_num, fmt_ratio_ci, fmt_size, plural
+from analysis.fmt import fmt_band, fmt_est, fmt_hours, fmt_num, fmt_ratio_ci, fmt_size, plural
 
 #: what each decision of a "direction" rule means, in the headlines' words
 WORDS = {"greater": "faster", "less": "slower", "equivalent": "equivalent",
@@ -317,9 +317,12 @@ def leader_text(scope: str, medians: pd.DataFrame, pairs: pd.DataFrame, unit: st
 
 def abstract_results(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.DataFrame,
                      verdicts: pd.DataFrame, kind: str | None, n_trials: int, hours: float,
-                     testbed: str, copied: Mapping[str, tuple[int, int]] | None = None) -> str:
+                     testbed: str, copied: Mapping[str, tuple[int, int]] | None = None,
+                     post_hoc: bool = False) -> str:
     """The abstract's results sentences, worded from the decided comparisons; ``testbed``
-    names the machine as its manifest describes it ("one 2-CPU virtual machine")."""
+    names the machine as its manifest describes it ("one 2-CPU virtual machine");
+    ``post_hoc``: the run was made before the band of "equivalent" in force
+    (:func:`analysis.revisions.post_hoc`), and the count says so."""
     if kind:
         return (f"This build comes from a run that cannot support results "
                 f"({UNSUPPORTED_KINDS[kind]}); the reference run's abstract states them.")
@@ -332,7 +335,8 @@ def abstract_results(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.
                    f"two-copy `send` (method × size × transport × placement, {threads} "
                    f"thread{'s' if threads != '1' else ''}), "
                    f"{n.greater} {plural(n.greater, 'is', 'are')} faster, {n.less} slower, "
-                   f"{n.equivalent} equivalent within ±3 % and "
+                   f"{n.equivalent} equivalent within {fmt_band()}"
+                   f"{' (post hoc)' if post_hoc else ''} and "
                    f"{n.undecided} undecided.")
         b = best_gain(vs_send)
         if b is not None:

@@ -38,7 +38,8 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
-from analysis.fmt import fmt_size  # noqa: E402
+from analysis.fmt import fmt_band, fmt_size  # noqa: E402
+from analysis.stats import SESOI  # noqa: E402
 
 N_BOOT = 1000
 SEED = 0
@@ -507,12 +508,12 @@ DECISION_COLORS = {"greater": "#1b9e77", "equivalent": "#cfcfcf", "less": "#d95f
 
 
 def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None = None,
-           col: str | None = None, threshold: float = 0.03,
+           col: str | None = None, threshold: float = SESOI,
            crossovers: pd.DataFrame | None = None, title: str | None = None,
            source: pd.DataFrame | None = None, col_wrap: int | None = None) -> sns.FacetGrid:
     """Ratios against a baseline (columns ``size``, ``ratio``, ``lo``, ``hi``: the decided
     comparisons of :mod:`analysis.claims.baselines`) against size: one line per method with
-    its CI as a band, the 1.0 line, the ±threshold band grey, and each crossover size (where
+    its CI as a band, the 1.0 line, the ±threshold band grey (by default the claims' band), and each crossover size (where
     the method starts to beat the baseline) as a dotted vertical line with its CI shaded."""
     hk = _hue_kws(df, hue)
     g = sns.FacetGrid(df, row=row, col=col, hue=hue, height=2.8, aspect=1.35, sharey=False,
@@ -550,7 +551,7 @@ def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None
     leg = g.figure.legend([g._legend_data[h] for h in names], names, loc="lower center",
                           bbox_to_anchor=(0.5, 1.0), ncol=max(len(names), 1), frameon=False,
                           borderaxespad=0,
-                          title=f"{hue}  (dotted: crossover; grey: ±{threshold:.0%})")
+                          title=f"{hue}  (dotted: crossover; grey: {fmt_band(threshold)})")
     g._copybench_top_legend = leg
     return _meta(_finish(g, xlabel, ylabel, title, row, col), kind="line", data=df, x="size",
                  y="ratio", hue=hue, col=col, row=row, extra=["lo", "hi", "decision"],

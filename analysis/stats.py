@@ -2,8 +2,7 @@
 
 Follows the design's rules (Hoefler & Belli SC'15; Kalibera & Jones ISMM'13): medians with
 nonparametric (bootstrap) confidence intervals, ratios of medians with bootstrap CIs,
-Mann-Whitney U with Holm correction over a family, a declared practical threshold for "no
-difference", crossover sizes with a bootstrap CI, drift against run order, Tukey outlier
+Mann-Whitney U with Holm correction over a family, one declared band for "no difference", crossover sizes with a bootstrap CI, drift against run order, Tukey outlier
 counts (never removal), a normality check before any parametric test, and the CI width each
 cell achieved. ``scipy.stats`` and ``statsmodels`` do the work; this module adds only the
 glue they lack (ratio and crossover bootstraps, verdict rules).
@@ -20,14 +19,16 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from blockstats import sequential as sq
+# the one band of "no difference" of every direction reading (the claims, the decision map, the
+# comparison of two runs, the A/A control): a ratio within 1 +- SESOI is "equivalent". The
+# claims' rule table declares it (its derivation: analysis.claims.sesoi)
+from blockstats.claimtable import SESOI
 # the one two-sided error rate of the project and the confidence level of every CI the
 # analysis reports (blockstats.schedule owns both; the runner's top-up reads the same)
 from blockstats.schedule import ALPHA, CONFIDENCE  # noqa: F401
 from statsmodels.stats.multitest import multipletests
 
 N_RESAMPLES = 2000
-#: Declared practical threshold: ratios within 1 +- 3 % count as "no practical difference".
-PRACTICAL_THRESHOLD = 0.03
 
 Direction = Literal["greater", "less", "equivalent", "inconclusive"]
 #: where a CI lies against a band (:func:`against`)
@@ -148,9 +149,9 @@ def holm(pvalues: Sequence[float], alpha: float = ALPHA) -> NDArray[np.float64]:
     return out
 
 
-def classify_ratio(r: Estimate, threshold: float = PRACTICAL_THRESHOLD,
+def classify_ratio(r: Estimate, threshold: float = SESOI,
                    p_adjusted: float | None = None, alpha: float = ALPHA) -> Direction:
-    """Decision on a ratio a/b with the practical threshold t:
+    """Decision on a ratio a/b with the band t (by default the one band, :data:`SESOI`):
 
     - ``greater`` when the CI lies above 1 + t (and, if given, the adjusted p < alpha);
     - ``less`` when the CI lies below 1 - t (same condition);
@@ -176,10 +177,10 @@ class Comparison:
 
 
 def compare_family(pairs: Sequence[tuple[ArrayLike, ArrayLike]],
-                   threshold: float = PRACTICAL_THRESHOLD, alpha: float = ALPHA,
+                   threshold: float = SESOI, alpha: float = ALPHA,
                    seed: int = 0) -> list[Comparison]:
     """Compare each (a, b) of one family: ratio of medians a/b with CI, Mann-Whitney U,
-    Holm over the family, the practical-threshold decision; a Welch t-test only where the
+    Holm over the family, the decision against the band; a Welch t-test only where the
     Shapiro-Wilk check does not reject normality of both samples."""
     ratios = [ratio_of_medians(a, b, seed=seed + i) for i, (a, b) in enumerate(pairs)]
     ps = [mann_whitney(a, b) for a, b in pairs]
@@ -549,7 +550,7 @@ class DecisionRule:
     """
 
     kind: RuleKind
-    threshold: float = PRACTICAL_THRESHOLD
+    threshold: float = SESOI
     value: float = math.nan
     tolerance: float = math.nan
 

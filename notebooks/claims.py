@@ -95,6 +95,8 @@ table["verdict (direction)"] = [
     for v, s, c in zip(table["verdict (direction)"], table["verdict"], table["claim"])]
 _here = sorted({c for c, s in zip(table["claim"], table["verdict"])
                 if s == C.NOT_TESTABLE and c in elsewhere}, key=lambda c: int(c[1:]))
+glue_text("band_lo", f"{1 - S.SESOI:.2f}")
+glue_text("band_hi", f"{1 + S.SESOI:.2f}")
 glue_text("decided_elsewhere", (
     f"{' and '.join(_here)} {'are' if len(_here) > 1 else 'is'} not testable on this "
     f"machine and decided on the {', '.join(sorted({elsewhere[c] for c in _here}))}: its "
@@ -215,7 +217,7 @@ if len(orig):
 # does not hold it. The **program gap**: their ratio over copybench's, paired over the
 # rounds in which all four cells ran, splits exactly into one factor per method (their
 # program over copybench's counterpart). A ratio *differs* when its CI lies wholly outside
-# [0.97, 1.03]. A gap that does not differ: *no gap shown* (not equivalence: its CI may be
+# the claims' band, [{glue:text}`band_lo:s`, {glue:text}`band_hi:s`]. A gap that does not differ: *no gap shown* (not equivalence: its CI may be
 # wide; where both factors differ the same way, a factor common to both methods cancels).
 # A gap that differs is carried by the factor that differs and pushes the ratio the gap's
 # way, the most. It is *explained* only when a fact read from their code predicts that

@@ -16,7 +16,7 @@
 # message's eight fields into one buffer before the kernel's copy; iperf3 writes one buffer it
 # never fills again, so its write is the kernel's copy alone, as `sendmsg`'s is. Each row is
 # the ratio of medians copybench / peer with its 95 % bootstrap CI (unpaired: the two sets
-# of trials resampled independently), read against ±3 %; every row is shown, decided or not.
+# of trials resampled independently), read against {glue:text}`band:s`; every row is shown, decided or not.
 # Where the two differ, the second table says which side costs more: each side's CPU time
 # per GB moved (copybench from getrusage; iperf3 from the CPU utilisation it reports for its
 # client and server), medians over the trials of the configuration.
@@ -31,6 +31,7 @@ import pandas as pd
 
 from analysis import findings as F
 from analysis import peers as PEERS
+from analysis import revisions as RV
 from analysis import run as A
 from analysis import plots as P
 from analysis import stats as S
@@ -110,6 +111,7 @@ for key, g in (ipc.groupby(keys) if len(ipc) else []):
 cpu = pd.DataFrame(cpu_rows)
 if len(cpu):
     show_table(cpu)
+glue_text("band", RV.band_label(run.created_at))
 glue_text("fid_why", F.fidelity_why(fid, cpu))
 
 # %% tags=["remove-input"]

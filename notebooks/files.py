@@ -26,6 +26,7 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 import pandas as pd
 
+from analysis import revisions as RV
 from analysis import run as A
 from analysis import plots as P
 from analysis import stats as S
@@ -79,7 +80,7 @@ else:
 #
 # Each method / `read-write` under the run's declared design (paired by block and round when
 # the run has blocks), family: the sizes of one method on one path, placement and cache
-# state; read with the ±3 % rule as in the message chapter. {doc}`findings` draws these
+# state; read against the band {glue:text}`band:s` as in the message chapter. {doc}`findings` draws these
 # ratios against size.
 
 # %% tags=["remove-input"]
@@ -115,6 +116,7 @@ def best_text(d: pd.DataFrame) -> str:
                          A.select(pairs, size=s) if len(pairs) else pairs, "Gbit/s")
 
 
+glue_text("band", RV.band_label(run.created_at))
 glue_text("file_best_socket", best_text(fs))
 glue_text("file_best_file", best_text(ff))
 # cold over warm for the same path, method and size only

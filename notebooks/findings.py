@@ -14,9 +14,10 @@
 # through user space), size by size, in each transport and placement. Each comparison is
 # the run's declared design (paired by block and round when the run has blocks: geometric
 # mean of the per-round ratios, t CI at level 1 − 0.05/m over the m sizes of one method in
-# one configuration) read with one rule fixed before the run: **greater** if the CI lies
-# above 1.03, **less** if below 0.97, **equivalent** if inside [0.97, 1.03], otherwise
-# **inconclusive**. Each copy-avoiding message method is also set against `sendmsg`, which
+# one configuration) read with one rule, the band the claims are read at
+# ({glue:text}`band:s`): **greater** if the CI lies above {glue:text}`band_hi:s`, **less**
+# if below {glue:text}`band_lo:s`, **equivalent** if inside [{glue:text}`band_lo:s`,
+# {glue:text}`band_hi:s`], otherwise **inconclusive**. Each copy-avoiding message method is also set against `sendmsg`, which
 # makes the same kernel copy as `send` without `send`'s user-space memcpy: a gain over `send`
 # that `sendmsg` shares is the memcpy skipped, not a kernel copy avoided. The findings at the
 # front of the book and the per-configuration list of the results chapter are worded from
@@ -38,7 +39,9 @@ from analysis import counts as CN
 from analysis import findings as F
 from analysis import headlines as H
 from analysis import plots as P
+from analysis import revisions as RV
 from analysis import run as A
+from analysis import stats as S
 from analysis.claims.base import stream_cells
 from analysis.claims.baselines import baseline_comparisons, crossovers, file_comparisons
 from analysis.fmt import fmt_size
@@ -90,7 +93,7 @@ if len(xo):
 # The front page's figure: one panel per transport and placement, a row per message method,
 # a column per size measured there; each square is one comparison with `send` (the paired
 # ratio method / `send` printed in it), green where the method is faster, orange where it
-# is slower, grey where the two are equivalent within ±3 %, white where the CI straddles a
+# is slower, grey where the two are equivalent within {glue:text}`band:s`, white where the CI straddles a
 # boundary (undecided), hatched where the pair was not measured at that size. Where one size
 # was measured with two windows, the square shows the comparison with more rounds; the
 # tables below give every window's.
@@ -125,7 +128,7 @@ else:
 #
 # One map per placement; in each, one row per transport and method, one column per message
 # size: green where the method is faster than `send`, orange where it is slower, grey where
-# the two are equivalent within ±3 %, white where the CI straddles a boundary (undecided),
+# the two are equivalent within {glue:text}`band:s`, white where the CI straddles a boundary (undecided),
 # hatched where the pair was not measured at that size; the number is the ratio
 # method / `send`. Sizes of one transport may come from blocks with different windows (the
 # profiled 16 and 64 MiB cells ran 2 s windows): the tables below give each one's window.
@@ -167,7 +170,7 @@ else:
 # (fig-ratio-message)=
 # ## Message methods: ratio to `send` against size
 #
-# The ratio method / `send` with its CI as a band; the grey band is ±3 % around 1.0. A
+# The ratio method / `send` with its CI as a band; the grey band is {glue:text}`band:s` around 1.0. A
 # dotted vertical line marks a crossover (the size from which a method beats `send`, by
 # bootstrap over rounds) with its CI shaded, where the curves cross in the measured range
 # *and* the crossover agrees with the decided comparisons around it (no size above it
@@ -262,7 +265,7 @@ labels = {"send-fig": "fig-decision-map", "send-tab": "tab-cmp-message",
 # window is said in the finding
 headline = V.front_findings(curve, files, MAP_METHODS, "fig-decision-panels", labels["files-fig"],
                             windows=msg)
-control = F.control_finding(aa)
+control = F.control_finding(aa, RV.post_hoc(RV.AA_CONTROL, run.created_at))
 body = (F.unsupported_text(kind) + "\n\n" if kind else "") + V.findings_list(headline)
 # the exhaustive list, configuration by configuration, for the results chapter
 every = (F.comparison_findings(curve.drop(columns=["configuration"]) if len(curve) else curve,
@@ -275,8 +278,12 @@ m = run.measured
 t0 = pd.to_datetime(run.trials["started_at"], utc=True, errors="coerce")
 hours = float((t0.max() - t0.min()).total_seconds() / 3600) if t0.notna().any() else 0.0
 abstract = H.abstract_results(curve, curve_sm, files, verdicts, kind, len(m), hours,
-                              F.testbed_text(run.manifest), copied)
+                              F.testbed_text(run.manifest), copied,
+                              post_hoc=RV.post_hoc(RV.BAND_RULE, run.created_at))
 glue_text("n_findings", str(len(headline)))
+glue_text("band", RV.band_label(run.created_at))
+glue_text("band_lo", f"{1 - S.SESOI:.2f}")
+glue_text("band_hi", f"{1 + S.SESOI:.2f}")
 # The introduction includes the abstract and the findings, the results chapter the full list
 # (book/intro.md, book/results.md: {include}), and the PDF's abstract page inputs the same
 # sentences (book/_config.yml): written beside this notebook by `make book`, each whole or

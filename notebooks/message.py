@@ -22,6 +22,7 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 import pandas as pd
 
+from analysis import revisions as RV
 from analysis import run as A
 from analysis import plots as P
 from analysis import counts as CN
@@ -40,6 +41,7 @@ bounds = P.memcpy_bounds(run.manifest)
 # one window per configuration: a point never pools the window curves' other windows
 tcp = P.one_window(st[st["protocol"] != "udp"])
 t_ref, p_ref = A.reference(tcp)
+glue_text("band", RV.band_label(run.created_at))
 glue_text("msg_ref_config", f"{t_ref}, {p_ref}" if t_ref else "none (no stream cells)")
 glue_text("msg_methods", ", ".join(f"`{x}`" for x in A.method_order(st)) or "none")
 glue_text("msg_sizes", ", ".join(fmt_size(s) for s in sorted(st["size"].dropna().unique()))
@@ -147,7 +149,7 @@ glue_text("msg_limit", BN.receiver_limit_text(tcp[tcp["mode"] == "stream"], fmt_
 #
 # Each method / `send`, size by size, under the run's declared design (paired by block and
 # round when the run has blocks; t CI at level 1 − 0.05/m over the m sizes of one method,
-# thread count and configuration), read with the ±3 % rule: *greater* / *less* when the CI
+# thread count and configuration), read against the band {glue:text}`band:s` (the claims' band): *greater* / *less* when the CI
 # lies beyond it, *equivalent* when inside, otherwise *inconclusive* (the CI straddles the
 # boundary named in "why"). The unpaired reading is the sensitivity column. The decision map
 # and ratio figures of {doc}`findings` show the same comparisons for every transport and

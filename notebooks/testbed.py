@@ -22,11 +22,12 @@ import pandas as pd
 
 from analysis import design_text as D
 from analysis import findings as F
+from analysis import revisions as RV
 from analysis import run as A
 from analysis import plots as P
 from analysis import stats as S
 from analysis import prose as PR
-from analysis.fmt import fmt_pct, fmt_size
+from analysis.fmt import fmt_band, fmt_pct, fmt_size
 from analysis.output import glue_text, note, show_table
 
 P.setup()
@@ -366,7 +367,7 @@ glue_text("stat_primary", f"{primary}" + ("" if run.has_blocks else " (this run 
 glue_text("stat_decision", PR.statistics_text(primary))
 glue_text("stat_crossover", PR.crossover_text(primary))
 glue_text("stat_confidence", f"{S.CONFIDENCE:.0%}")
-glue_text("stat_threshold", f"±{S.PRACTICAL_THRESHOLD:.0%}")
+glue_text("stat_threshold", fmt_band())
 glue_text("rounds_text", PR.rounds_text(run.plan, run.has_blocks, D.topped_up(run)))
 
 # %% [markdown]
@@ -376,7 +377,11 @@ glue_text("rounds_text", PR.rounds_text(run.plan, run.has_blocks, D.topped_up(ru
 # A block of the block design holds one method twice, as two cells (the *twin*). The two are
 # the same measurement, so their ratio's CI must contain 1.0; in an honest run it misses 1.0
 # about once in 20 (a 95 % interval), and a run where it does is reported as such here, never
-# rerun away.
+# rerun away. The pair runs where the claims run (their transport, in one of their blocks),
+# for as many rounds as a claim's first look, and its CI is read against the claims' band
+# ({glue:text}`stat_threshold:s`): inside it, the design calls a null difference
+# *equivalent* at the rounds a claim is first read at; reaching past it, a claim whose true
+# ratio is 1 can end undecided there.
 
 # %% tags=["remove-input"]
 from analysis import claims as C  # noqa: E402
@@ -389,7 +394,9 @@ if aa.empty:
 else:
     missed = aa[~aa["contains 1"]]
     parts = [f"{r['method']} ({r['configuration']}, {r['rounds']} rounds): "
-             f"{r['ratio']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}]" for _, r in aa.iterrows()]
+             f"{r['ratio']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}], "
+             f"{F.aa_band_text(r, RV.post_hoc(RV.AA_CONTROL, run.created_at))}"
+             for _, r in aa.iterrows()]
     verdict = ("its CI contains 1.0" if missed.empty else
                f"**the CI misses 1.0 in {len(missed)} of {len(aa)} A/A block(s): this run's "
                "A/A comparison is 'different', so differences of that size elsewhere in this "

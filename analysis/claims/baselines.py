@@ -1,8 +1,8 @@
 """Run-level comparisons beside the claims.
 
 * :func:`send_comparisons`: every message method against two-copy ``send`` (method x size x
-  transport x placement x threads, TCP stream), each read against the +-3 % practical
-  threshold; :data:`FIFTY_SIX` is the loopback cross-core set of the first paper run
+  transport x placement x threads, TCP stream), each read against the one band of "no
+  difference" (the claims' band, :data:`analysis.stats.SESOI`); :data:`FIFTY_SIX` is the loopback cross-core set of the first paper run
   (``20261122T052509Z-paper-0690``: 4 methods x 8 sizes at 1 thread + 4 methods x 2 sizes x
   2, 4, 8 threads), and ``legacy=True`` the rule runs without blocks used before the block
   design (kept to reproduce that run's count; the book uses the current rule only).
@@ -33,7 +33,7 @@ FACTORS = ("transport", "placement", "threads")
 FILE_FACTORS = ("scenario", "transport", "placement", "cache", "threads")
 
 
-def send_comparisons(run: Run, legacy: bool = False, threshold: float = S.PRACTICAL_THRESHOLD,
+def send_comparisons(run: Run, legacy: bool = False, threshold: float = S.SESOI,
                      **filters: Any) -> pd.DataFrame:
     """One row per (method, size, transport, placement, threads) with both the method and
     ``send`` (TCP stream): ratio method/send and its decision against +-threshold.
@@ -47,7 +47,7 @@ def send_comparisons(run: Run, legacy: bool = False, threshold: float = S.PRACTI
                                 MESSAGE_METHODS, FACTORS, legacy=legacy, threshold=threshold)
 
 
-def file_comparisons(run: Run, threshold: float = S.PRACTICAL_THRESHOLD,
+def file_comparisons(run: Run, threshold: float = S.SESOI,
                      **filters: Any) -> pd.DataFrame:
     """Every file method against ``read-write`` (the copy through user space), per path
     (file → socket, file → file), transport, placement, cache state and threads; family: the
@@ -77,7 +77,7 @@ def _method_sizes(cells: pd.DataFrame, baseline: str, methods: Sequence[str],
 
 def baseline_comparisons(run: Run, cells: pd.DataFrame, baseline: str, methods: Sequence[str],
                          factors: Sequence[str], legacy: bool = False,
-                         threshold: float = S.PRACTICAL_THRESHOLD,
+                         threshold: float = S.SESOI,
                          metric: str = "gbit_per_s") -> pd.DataFrame:
     """Each of ``methods`` against ``baseline``, size by size, within each configuration
     ``factors`` name (see :func:`send_comparisons` for the two designs)."""
@@ -116,7 +116,7 @@ def baseline_comparisons(run: Run, cells: pd.DataFrame, baseline: str, methods: 
 
 
 def pairwise(run: Run, cells: pd.DataFrame, methods: Sequence[str], factors: Sequence[str],
-             metric: str = "gbit_per_s", threshold: float = S.PRACTICAL_THRESHOLD
+             metric: str = "gbit_per_s", threshold: float = S.SESOI
              ) -> pd.DataFrame:
     """Every pair of ``methods`` measured in ``cells``, each later method of the list against
     each earlier one (its ``baseline`` column), by :func:`baseline_comparisons` with the same
@@ -155,11 +155,14 @@ def inconclusive_count(df: pd.DataFrame) -> tuple[int, int]:
 
 
 def twin_pairs(run: Run, metric: str = "gbit_per_s",
-               threshold: float = S.PRACTICAL_THRESHOLD) -> pd.DataFrame:
+               threshold: float = S.SESOI) -> pd.DataFrame:
     """The A/A control: per block that holds a method twice (twin 0 and twin 1), the ratio
     twin 1 / twin 0, paired by round (t CI at 95 %, one comparison per block), the unpaired
-    ratio of medians beside it, and whether the CI contains 1.0 (it should: the two cells
-    are the same measurement)."""
+    ratio of medians beside it, whether the CI contains 1.0 (it should: the two cells are
+    the same measurement) and its decision against the band ``threshold`` (the claims' band:
+    "equivalent" where the CI lies inside it, i.e. the rounds the pair ran resolve the band
+    the claims are read at; "inconclusive" where the CI reaches past a boundary); ``band``
+    is that threshold."""
     m = run.measured
     if "twin" not in m or not (m["twin"] == 1).any():
         return pd.DataFrame()
@@ -183,6 +186,7 @@ def twin_pairs(run: Run, metric: str = "gbit_per_s",
                      "rounds": p.n, "design": primary.kind, "ratio": r.value, "lo": r.lo,
                      "hi": r.hi, "contains 1": bool(r.lo <= 1 <= r.hi),
                      "decision": S.decide(S.DecisionRule("direction", threshold), r).outcome,
+                     "band": threshold,
                      "p": primary.p, "wilcoxon p": p.p_sens,
                      "unpaired": fmt_ratio_ci(u.ratio.value, u.ratio.lo, u.ratio.hi,
                                               times=False)})

@@ -5,7 +5,7 @@ size, threads) cell the plan declares for P1 and measured under both same-core a
 cross-core is searched; the two orderings of each cell (one per placement) are all one
 family, m = 2 x the cells searched, so each ordering's CI is at level 1 - 0.05/m (paired by
 round in a block-design run; the ratio of medians with a bootstrap CI otherwise) and read
-against the +-3 % practical threshold. A *flip* is a cell where both orderings are decided
+against the claims' band (1 +- SESOI, blockstats.claimtable). A *flip* is a cell where both orderings are decided
 and opposite (greater under one placement, less under the other).
 
 * holds: at least one flip;
@@ -33,8 +33,8 @@ from rundir.vocabulary import PINNED_PLACEMENTS
 
 PAIRS = (("zerocopy", "send"), ("sendmsg", "send"))
 PLACEMENTS = PINNED_PLACEMENTS
-#: each ordering is read against the practical threshold (greater / less / equivalent)
-DIRECTION = S.DecisionRule("direction")
+#: each ordering is read against the claims' band (greater / less / equivalent)
+DIRECTION = S.DecisionRule("direction", S.SESOI)
 STATEMENT = ("P1", "S2 vs S3", "CPU placement (same core vs different cores) explains why the "
              "two PA02 reports rank the methods oppositely", "—")
 

@@ -220,15 +220,25 @@ def plan_rounds(blocks: list[Block], design: Design, budget_s: float | None,
                 fixed_s: float = 0.0) -> list[str]:
     """Give each block its rounds; within the budget, serve purposes in PURPOSES order.
     Returns the notes that say what could not reach its target."""
-    def floor(b: Block) -> int:
-        if b.first_look:  # the top-up's blocks: their first look, never cut
+    def fixed(b: Block) -> int:
+        """The rounds a block is planned to whatever its noise: the top-up's blocks their
+        first look; an A/A control block of its own, in a design with the top-up, the
+        claims' first look (the rounds a claim is first read at); 0 for the others."""
+        if b.first_look:
             return b.first_look
+        if design.sequential is not None and "AA" in b.claims:
+            return design.sequential.first_look
+        return 0
+
+    def floor(b: Block) -> int:
+        if fixed(b):  # never cut
+            return fixed(b)
         return design.descriptive_rounds_min if b.purpose == "descriptive" \
             else design.rounds_min
 
     for b in blocks:
-        b.rounds = b.first_look or rounds_needed(b.sd, b.target, design.confidence, b.family,
-                                                 floor(b), design.rounds_max)
+        b.rounds = fixed(b) or rounds_needed(b.sd, b.target, design.confidence, b.family,
+                                             floor(b), design.rounds_max)
     notes: list[str] = []
     if budget_s:
         total = fixed_s + sum(b.seconds(b.rounds) for b in blocks)

@@ -17,7 +17,7 @@ its first table; :func:`expand`)::
 
 ``[design] sequential = { spending, first_look, look_every, rounds_max, budget_s, planning }``
 turns on the sequential top-up (:mod:`blockstats.sequential`, :mod:`runner.plan.topup`): the blocks
-with declared ``comparisons`` (``{ "zerocopy/send" = [0.97, 1.03], "8t/4t" = [0.7] }``: a
+with declared ``comparisons`` (``{ "zerocopy/send" = "band", "8t/4t" = [0.7] }``: a
 ratio of two methods, or of two thread counts of one method, and the boundaries of the
 decision rules that read it, on the ratio of the primary metric) run to their first look,
 and the rest of the budget goes, one look at a time, to the blocks whose comparisons are

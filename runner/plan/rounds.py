@@ -267,9 +267,10 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
     seq = sequential_design(des, rehearsal)
     if seq is not None:
         _attach_comparisons(blocks, cells, sources, seq, rehearsal)
+        _control_to_first_look(blocks, cells)
         caps_of = {cid: b.caps.get(cid, 0) for b in blocks for cid in b.cells}
-        cells = {cid: Cell(**{**asdict(c), "rounds_cap": caps_of[cid]}) if c.rounds_cap
-                 else c for cid, c in cells.items()}
+        cells = {cid: Cell(**{**asdict(c), "rounds_cap": caps_of[cid]})
+                 if c.rounds_cap or caps_of[cid] else c for cid, c in cells.items()}
         notes += _their_notes(blocks, cells)
     reserve = des.sequential.budget_s if des.sequential else 0.0
     notes += D.plan_rounds(blocks, des, profile.budget_s - reserve if profile.budget_s
@@ -360,6 +361,21 @@ def _attach_comparisons(blocks: list[D.Block], cells: dict[str, Cell],
             b.sequential = {"looks": looks, "family": max(c.family for c in comps),
                             "comparisons": [c.to_json() for c in comps]}
             _their_rounds(b, comps, cells, sources)
+
+
+def _control_to_first_look(blocks: list[D.Block], cells: dict[str, Cell]) -> None:
+    """The A/A control runs as many rounds as the claims' first look: its twin, in a block
+    the top-up may extend, stops at the block's first look (a cap, as a program of the
+    reports that no comparison reads), so the pair is read at the rounds a claim is first
+    read at, whatever the top-up adds to the block's claims (an A/A block without the
+    top-up is planned to the design's first look: runner.plan.blocks.plan_rounds)."""
+    for b in blocks:
+        if not b.first_look:
+            continue
+        for cid in b.cells:
+            if cells[cid].twin:
+                b.caps[cid] = b.first_look
+                b.cell_seconds[cid] = trial_seconds(cells[cid])
 
 
 def _their_notes(blocks: list[D.Block], cells: dict[str, Cell]) -> list[str]:

@@ -12,6 +12,7 @@ import pytest
 from analysis import run as A
 from analysis.claims import originals as O
 from analysis.claims import why as W
+from blockstats.claimtable import SESOI
 from conftest import committed_reference_run
 
 
@@ -20,9 +21,10 @@ def _f(value: float, lo: float, hi: float) -> W.Factor:
 
 
 def test_a_factor_differs_only_when_its_ci_clears_the_practical_band() -> None:
-    assert _f(1.2, 1.031, 1.4).differs
-    assert _f(0.5, 0.3, 0.969).differs
-    assert not _f(1.2, 1.02, 1.4).differs      # touches the band
+    t = SESOI  # the claims' band
+    assert _f(1.2 + t, 1.001 + t, 1.4 + t).differs
+    assert _f(0.5, 0.3, 0.999 - t).differs
+    assert not _f(1.2 + t, 0.99 + t, 1.4 + t).differs      # touches the band
     assert not _f(1.0, 0.98, 1.5).differs
     assert not _f(1.2, math.nan, math.nan).differs
 

@@ -10,6 +10,7 @@ import pandas as pd
 
 from analysis import counts as CN
 from analysis import headlines as H
+from analysis.fmt import fmt_band
 
 ROOT = Path(__file__).resolve().parents[2]
 DECISIONS = ["greater"] * 3 + ["less"] * 5 + ["equivalent"] + ["inconclusive"] * 4
@@ -43,7 +44,11 @@ def test_the_abstract_prints_the_owners_tally() -> None:
     assert (f"of {t.n} comparisons of a copy-avoiding message method with two-copy `send`"
             in a)
     assert (f"{t.greater} are faster, {t.less} slower, {t.equivalent} equivalent within "
-            f"±3 % and {t.undecided} undecided" in a)
+            f"{fmt_band()} and {t.undecided} undecided" in a)
+    # a run made before the band in force says its count is post hoc
+    a = H.abstract_results(tab, pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), None, 10,
+                           1.0, "one machine", post_hoc=True)
+    assert f"{t.equivalent} equivalent within {fmt_band()} (post hoc) and" in a
 
 
 def test_the_glue_names_every_count() -> None:

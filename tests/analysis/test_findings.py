@@ -8,6 +8,7 @@ import pandas as pd
 
 from analysis import findings as F
 from analysis import headlines as H
+from analysis.fmt import fmt_band
 
 SIZES = [64, 4096, 65536, 262144]
 
@@ -35,7 +36,7 @@ def test_a_method_that_pays_from_a_size_up() -> None:
     t = f[0].text
     assert "`sendmsg` beats `send` from 64 KiB up" in t
     assert "1.30× [1.26, 1.34] at 256 KiB" in t
-    assert "slower at 64 B" in t and "equivalent (within the ±3 % threshold) at 4 KiB" in t
+    assert "slower at 64 B" in t and f"equivalent (within {fmt_band()}) at 4 KiB" in t
     assert "loopback, cross-core, 1 thread" in f[0].config
 
 
@@ -119,5 +120,7 @@ def test_the_control_finding() -> None:
     aa = pd.DataFrame([{"method": "send", "configuration": "loopback, cross-core", "rounds": 9,
                         "ratio": 1.01, "lo": 0.98, "hi": 1.04, "contains 1": True}])
     assert "contains 1, as it must" in F.control_finding(aa).text
+    # no decision against a band in the table: read as undecided against the claims' band
+    assert f"reaching past the claims' band {fmt_band()}" in F.control_finding(aa).text
     aa.loc[0, ["lo", "contains 1"]] = [1.02, False]
     assert "misses 1" in F.control_finding(aa).text

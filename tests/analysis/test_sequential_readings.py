@@ -172,7 +172,7 @@ def test_an_estimate_on_the_boundary_is_not_decidable(tmp_path: Path) -> None:
 
 
 def test_p1_inconclusive_states_the_distance_of_its_farthest_ordering(tmp_path: Path) -> None:
-    """P1 undecided (one ordering straddles 1.03; none flips) says how far it is from a
+    """P1 undecided (one ordering straddles the band's upper end, 1 + SESOI; none flips) says how far it is from a
     decision, by the same distance every inconclusive comparison states: the rounds at its
     measured sd that would decide its farthest undecided ordering."""
     rng = np.random.default_rng(5)
@@ -190,7 +190,7 @@ def test_p1_inconclusive_states_the_distance_of_its_farthest_ordering(tmp_path: 
     assert r.verdict == "inconclusive", r.reason
     row = table.iloc[0]
     assert row["same_core"] == "inconclusive" and row["cross_core"] == "less"
-    need = B.rounds_to_decide(math.log(1.05), 0.1, (1.03,), int(row["family"]))
+    need = B.rounds_to_decide(math.log(1.05), 0.1, (1 + S.SESOI,), int(row["family"]))
     assert math.isfinite(need) and need > n
     assert r.boundary.startswith("1 of 1 cells have an undecided ordering; none flips")
     assert (f"zerocopy/send at 4 KiB, 1 thread(s), same-core: decided at about {need:.0f} "

@@ -148,12 +148,14 @@ def test_compare_family_uses_threshold_and_holm() -> None:
 
 
 def test_classify_ratio_rules() -> None:
-    E = S.Estimate
-    assert S.classify_ratio(E(1.1, 1.05, 1.15, 5)) == "greater"
-    assert S.classify_ratio(E(1.1, 1.05, 1.15, 5), p_adjusted=0.2) == "inconclusive"
-    assert S.classify_ratio(E(0.9, 0.85, 0.95, 5)) == "less"
+    E, t = S.Estimate, S.SESOI  # by default against the one band, 1 +- t
+    assert S.classify_ratio(E(1.1 + t, 1.05 + t, 1.15 + t, 5)) == "greater"
+    assert S.classify_ratio(E(1.1 + t, 1.05 + t, 1.15 + t, 5), p_adjusted=0.2) == "inconclusive"
+    assert S.classify_ratio(E(0.9 - t, 0.85 - t, 0.95 - t, 5)) == "less"
     assert S.classify_ratio(E(1.0, 0.98, 1.02, 5)) == "equivalent"
-    assert S.classify_ratio(E(1.02, 0.99, 1.06, 5)) == "inconclusive"
+    assert S.classify_ratio(E(1.0 + t, 0.99, 1.06 + t, 5)) == "inconclusive"
+    # another band where one is given
+    assert S.classify_ratio(E(1.1, 1.05, 1.15, 5), 0.03) == "greater"
     assert S.classify_ratio(E(1.0, math.nan, math.nan, 1)) == "inconclusive"
 
 

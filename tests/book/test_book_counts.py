@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from analysis.fmt import fmt_band
+
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "book" / "_build" / "html"
 RUN = os.environ.get("COPYBENCH_BOOK_RUN")
@@ -49,7 +51,7 @@ def test_each_printed_count_is_the_owners(counts) -> None:  # noqa: ANN001
     if m.n:  # the abstract
         assert f"of {m.n} comparisons of a copy-avoiding message method" in intro
         assert (f"{m.greater} are faster, {m.less} slower, {m.equivalent} equivalent "
-                f"within ±3 % and {m.undecided} undecided" in intro)
+                f"within {fmt_band()} and {m.undecided} undecided" in intro)
     for method, t in counts.by_method.items():  # the abstract's slower-but-undecided methods
         if not t.greater and t.less and t.undecided:
             assert f"{method} ({t.by_outcome()})" in intro, (method, t.by_outcome())
