@@ -96,6 +96,11 @@ REVISIONS: tuple[tuple[str, str], ...] = (
      "refuted) or wholly beyond it (larger than published, its own outcome), every "
      "published size judged (a missing one not measured), in place of the x/÷ 1.25 band; "
      "C9's 'at best ~52 %' also against 0.52 at its best size"),
+    ("2026-11-27T08:45Z",
+     "a claim about every size, in a run whose plan declares only some of its sizes, is "
+     "decided at the sizes run and its verdict names them ('holds (at 4 KiB, 64 KiB only; "
+     "not run at 1 KiB, 16 KiB)'); such a verdict read 'not run in this profile' unless a "
+     "size was undecided or contrary (C9 in the thread-count run)"),
 )
 #: when the rules below were last revised; a run made before it is re-decided post hoc
 REVISED = REVISIONS[-1][0]
@@ -197,7 +202,8 @@ class Rule:
                 "/".join(sorted(self.expected[0])) + " at every size"
             return (f"holds if every size gives the expected outcome ({exp}); refuted if any "
                     "size gives a contrary determinate outcome; else inconclusive if a size "
-                    "is undecided, not testable if a size is missing")
+                    "is undecided; a run whose plan lacks some of the sizes is decided at "
+                    "the sizes it ran, and its verdict names them")
         if self.combine == AT_BEST:
             lo, hi = self.decision.boundaries()
             return (f"the best size's ratio: holds if every size's CI lies below {hi:.3g} and "
