@@ -193,7 +193,7 @@ def placement_scope(best: Mapping[str, Any], rows: pd.DataFrame) -> str:
         return ""
     gain_there = (other["decision"] == "greater").any()
     lead = (" At the other placements: " if gain_there
-            else f" This holds only {best['placement']}: ")
+            else f" The gain is decided only {best['placement']}: ")
     tail = "."
     if flip_at:
         tail = (f" — the gain flips with placement at "

@@ -19,13 +19,13 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Collection, Sequence
 
 import pandas as pd
 
 from analysis.claims import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_TESTABLE, REFUTED, RULES,
                              ClaimResult, compact_table, decided_where_run)
-from analysis.claims import short_reading
+from analysis.claims import post_hoc as run_post_hoc, short_reading
 from analysis.claims.applicability import machine_cpus, manifest_cpus
 from analysis.fmt import fmt_ratio_ci, fmt_size
 from analysis.run import Run, load_run
@@ -68,13 +68,20 @@ def beside(ref: Run) -> list[Machine]:
     return out
 
 
-def _cell(rows: pd.DataFrame) -> str:
-    """One machine's verdicts for one claim row: each placement's verdict with its CI."""
+def _cell(rows: pd.DataFrame, post_hoc: bool = False) -> str:
+    """One machine's verdicts for one claim row: each placement's verdict with its CI, the
+    ratio labelled by its own thread counts (a ratio between thread counts already says
+    which, "8/4 threads 1.84 [...]"; a ratio of two methods at one thread count says it,
+    "0.598 [...] at 4 KiB, 4 threads")."""
     parts = []
     for _, r in rows.iterrows():
         ci = r["copybench here [CI]" if r["basis"] == COPYBENCH else "their program here [CI]"]
+        n = int(r.get("threads", 1) or 1)
+        if "[" in ci and "threads" not in ci and n > 1:
+            ci += f", {n} threads"
         where = f"{r['placement']}: " if r["placement"] != "—" else ""
-        parts.append(f"{where}{r['verdict']} {ci}".strip())
+        verdict = r["verdict"] + (" (post hoc)" if post_hoc else "")
+        parts.append(f"{where}{verdict} {ci}".strip())
     return "; ".join(parts) if parts else "—"
 
 
@@ -87,12 +94,13 @@ def _matching(other: pd.DataFrame, row: pd.Series) -> pd.DataFrame:
     return other[m]
 
 
-def with_machines(compact: pd.DataFrame, machines: Sequence[tuple[str, Sequence[ClaimResult]]]
-                  ) -> tuple[pd.DataFrame, list[str]]:
+def with_machines(compact: pd.DataFrame, machines: Sequence[tuple[str, Sequence[ClaimResult]]],
+                  post_hoc: Collection[str] = ()) -> tuple[pd.DataFrame, list[str]]:
     """``compact`` (the reference's :func:`compact_table`) with one column per machine (its
     label), the machine's verdicts with their CIs where it tested the claim, "—" where it did
     not; a reference verdict *not testable here* that another machine decided says where.
-    Returns the table and the new columns' names."""
+    The verdicts of a machine named in ``post_hoc`` (its run made before the decision rules
+    in force) say so. Returns the table and the new columns' names."""
     out = compact.copy()
     names: list[str] = []
     for name, results in machines:
@@ -101,7 +109,7 @@ def with_machines(compact: pd.DataFrame, machines: Sequence[tuple[str, Sequence[
         cells, decided = [], []
         for _, row in out.iterrows():
             m = _matching(other, row)
-            cells.append(_cell(m))
+            cells.append(_cell(m, name in post_hoc))
             decided.append(bool(m["state"].isin((HOLDS, REFUTED)).any()))
         out[col] = cells
         out["verdict"] = [
@@ -125,11 +133,12 @@ def _comparison_label(r: ClaimResult, d: dict) -> str:
     return f"{methods}{threads}{fmt_size(d['size'])}"
 
 
-def comparisons_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
+def comparisons_table(results: Sequence[ClaimResult], post_hoc: bool = False) -> pd.DataFrame:
     """One machine's claim comparisons, one row each: the claim, its reading and placement,
     what the ratio divides (labelled by its own thread counts), the ratio with its CI (at its
     rule's family level), the rounds it rests on, the comparison's outcome and the claim's
-    verdict (a verdict *not run* at some sizes says what the sizes run decided)."""
+    verdict (a verdict decided at only some of its rule's sizes names them; ``post_hoc``: the
+    run was made before the decision rules in force, and each verdict says so)."""
     compact = compact_table(results)
     rows = []
     for r, (_, c) in zip(results, compact.iterrows()):
@@ -142,7 +151,7 @@ def comparisons_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
                          "ratio [CI]": fmt_ratio_ci(d["ratio"], d["lo"], d["hi"], times=False),
                          "CI level": f"{d['CI level']:.2%}" if "CI level" in d else "—",
                          "rounds": d.get("n", "—"), "outcome": d.get("outcome", "—"),
-                         "verdict": c["verdict"]})
+                         "verdict": c["verdict"] + (" (post hoc)" if post_hoc else "")})
     return pd.DataFrame(rows)
 
 
@@ -186,9 +195,11 @@ def summary_text(machine: Machine, results: Sequence[ClaimResult]) -> str:
         else:
             parts.append(f"{claim}: " + ", ".join(f"{where(r)} {said(r)}" for r in rs))
     verdicts = "; ".join(parts)
+    late = (" It was made before the decision rules in force, so its verdicts under them are "
+            "post hoc." if run_post_hoc(run) else "")
     return (f"The {machine.label} ran {run.run_id} ({(run.plan or {}).get('profile')} "
             f"profile, {len(run.trials)} trials, {cpus_per_side(run)}). Its verdicts: "
-            f"{verdicts or 'none'}.")
+            f"{verdicts or 'none'}.{late}")
 
 
 def decided_elsewhere(machines: Sequence[tuple[str, Sequence[ClaimResult]]]) -> dict[str, str]:

@@ -5,7 +5,8 @@ prints :func:`rule_text` (no second statement of the rule).
 Per verdict (one claim, rule reading, placement and measurement), reference against run,
 the first that applies of:
 
-* **not comparable** (with the reason): not run in one of the two profiles, or not testable
+* **not comparable** (with the reason): not run in one of the two profiles, decided at only
+  some of its rule's sizes in one of them (its plan left the others out), or not testable
   on one machine only (on a machine that has what the other lacked, a decided verdict is a
   new result, not a failure);
 * **both not testable**: neither machine could test it (their own category: nothing was
@@ -138,7 +139,8 @@ def rule_text() -> str:
         "reproduced*. Undecided on both is *both undecided* and not testable on both is *both "
         "not testable*: neither is counted as reproduced. A reference undecided that the "
         "reviewer's run decides is *newly decided*. A verdict not run in one of the two "
-        "profiles, or not testable on one machine only, is *not comparable* (on a machine "
+        "profiles, decided at only some of its sizes in one of them, or not testable on one "
+        "machine only, is *not comparable* (on a machine "
         "that has what the other lacked, a decided verdict is a new result, not a failure). "
         "The verdicts tested in both runs are the ones compared; a comparison in which none "
         "was says \"0 claims compared\".")
@@ -185,6 +187,9 @@ def judge(ref: ClaimResult, run: ClaimResult) -> Judgement:
     if NOT_RUN in (v_ref, v_run):
         side = "the reference" if v_ref == NOT_RUN else "the reviewer's run"
         return Judgement(NOT_COMPARABLE, f"not run in {side}'s profile")
+    if ref.scope != run.scope:  # decided at only some of its rule's sizes in one run
+        side, r = ("the reference", ref) if ref.scope else ("the reviewer's run", run)
+        return Judgement(NOT_COMPARABLE, f"decided {r.scope} in {side}'s profile")
     if v_ref == v_run == NOT_TESTABLE:
         same = _condition(ref) == _condition(run)
         return Judgement(BOTH_NOT_TESTABLE, f"not testable on both machines: "

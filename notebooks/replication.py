@@ -79,7 +79,8 @@ from analysis import machines as MA
 
 machines = MA.beside(run)
 machine_results = [(m.label, C.evaluate(m.run)) for m in machines]
-compact, machine_cols = MA.with_machines(compact, machine_results)
+compact, machine_cols = MA.with_machines(
+    compact, machine_results, post_hoc={m.label for m in machines if C.post_hoc(m.run)})
 glue_text("machines_note", (
     "Runs from other machines are read beside this one, one column each, for the claims "
     "this machine cannot test: " + "; ".join(
@@ -153,7 +154,8 @@ else:
 # ratio labelled by the thread counts it divides (C6: the same method at two thread counts;
 # C11: four pairs of thread counts; C8 and C9 compare two methods at one thread count, at
 # the sizes that run measured), with its CI at its rule's family level, the rounds it rests
-# on, its outcome and the claim's verdict there.
+# on, its outcome and the claim's verdict there. A claim about every size that the run
+# measured at some of its sizes is decided at those, and its verdict names them.
 
 # %% tags=["remove-input", "full-width"]
 from analysis.claims import throughput as TH
@@ -167,7 +169,7 @@ glue_text("this_cpus", f"{_n} CPU{'s' if _n != 1 else ''}" if _n else "an unknow
 _thread_parts, _thread_tables = [], []
 for m, (_, _res) in zip(machines, machine_results):
     _thread_parts.append(MA.summary_text(m, _res))
-    _thread_tables.append(MA.comparisons_table(_res))
+    _thread_tables.append(MA.comparisons_table(_res, post_hoc=C.post_hoc(m.run)))
 glue_text("threads_machines", " ".join(_thread_parts) if _thread_parts else (
     "No run from a machine with more CPUs is committed beside this one, so C6 and C11 stay "
     "undecided in this book."))

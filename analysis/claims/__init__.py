@@ -225,19 +225,18 @@ def rounds_looks(r: ClaimResult) -> str:
 
 
 def decided_where_run(r: ClaimResult) -> str:
-    """A *not run in this profile* verdict whose plan left out some of its rule's sizes,
-    read from the comparisons it did make: each decided as the claim says ("decided as the
-    claim says at 4 KiB, 64 KiB; not run at 1 KiB, 16 KiB"). The rule asks for every size,
-    so the verdict stays *not run*; this says what the sizes run decided. "" for any other
-    verdict, or where a comparison is undecided (the engine would have said inconclusive)."""
-    if r.verdict != NOT_RUN or not r.details:
-        return ""
-    done = [d for d in r.details if math.isfinite(d.get("size", math.nan))]
-    if not done or any(d.get("outcome") == "inconclusive" for d in done):
-        return ""
-    missing = r.reason.split("no cells at ", 1)[1] if "no cells at " in r.reason else ""
-    return ("decided as the claim says at " + ", ".join(fmt_size(d["size"]) for d in done)
-            + (f"; not run at {missing}" if missing else ""))
+    """The sizes a verdict covers where its run's plan left out some of its rule's sizes: the
+    verdict is read from the comparisons the run made (a claim of every size holds at the
+    sizes run when each is decided as the claim says) and names its scope ("at 4 KiB, 64 KiB
+    only; not run at 1 KiB, 16 KiB"). "" for a verdict over every size of its rule."""
+    return r.scope
+
+
+def rule_threads(r: ClaimResult) -> int:
+    """The thread count of a verdict's rule (1 where its rule is not found)."""
+    rule = next((x for x in RULES.get(r.claim, ()) if f"{x.claim}:{x.reading}" == r.rule_id),
+                None)
+    return rule.threads if rule is not None else 1
 
 
 def rounds_key() -> str:
@@ -271,7 +270,7 @@ def compact_table(results: Sequence[ClaimResult]) -> pd.DataFrame:
                      "verdict": r.verdict + (f" ({short})" if short else ""),
                      "direction": r.verdict, "magnitude": r.magnitude or "—",
                      "rounds/looks": rounds_looks(r),
-                     "state": r.verdict, "basis": r.basis,
-                     # a verdict not run at some sizes whose other sizes decided as claimed
+                     "state": r.verdict, "basis": r.basis, "threads": rule_threads(r),
+                     # a verdict decided at the sizes its plan ran, not at every size
                      "decided where run": bool(decided_where_run(r))})
     return pd.DataFrame(rows)

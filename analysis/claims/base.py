@@ -89,6 +89,10 @@ class ClaimResult:
     rounds: int = 0
     look: int = 0
     looks: int = 0
+    # a verdict of an "every size" rule whose run's plan declared only some of its sizes:
+    # the sizes it was decided at and those not run ("at 4 KiB, 64 KiB only; not run at
+    # 1 KiB, 16 KiB"); "" for a verdict over every size of its rule
+    scope: str = ""
 
     @property
     def rounds_text(self) -> str:
@@ -105,8 +109,10 @@ class ClaimResult:
 
     @property
     def verdict_text(self) -> str:
-        """The verdict with its direction, where it was refuted ("refuted: higher ...")."""
-        return f"{self.verdict}: {self.direction}" if self.direction else self.verdict
+        """The verdict with its direction, where it was refuted ("refuted: higher ..."), and
+        its sizes where it was decided at only some of its rule's ("holds (at 4 KiB ...)")."""
+        v = f"{self.verdict} ({self.scope})" if self.scope else self.verdict
+        return f"{v}: {self.direction}" if self.direction else v
 
     def ci_text(self) -> str:
         if not math.isfinite(self.value):

@@ -118,13 +118,23 @@ def every_verdict(outcomes: Mapping[int, str], expected: Mapping[int, frozenset[
                   missing: bool = False) -> str:
     """The EVERY combination of a verdict from its sizes' outcomes (size -> greater / less /
     equivalent / inconclusive) and the outcomes its rule expects per size: refuted if a size
-    gives a contrary determinate outcome; else inconclusive if a size is undecided; else not
-    run if the plan lacks a size of the claim (``missing``); else holds."""
+    gives a contrary determinate outcome; else inconclusive if a size is undecided; else
+    holds. A plan that lacks some of the claim's sizes (``missing``) does not change the
+    verdict, which is read from the sizes run; the caller scopes it to them
+    (:attr:`ClaimResult.scope`, :func:`scope_text`)."""
     if any(o not in expected[s] | {"inconclusive"} for s, o in outcomes.items()):
         return REFUTED
     if any(o == "inconclusive" for o in outcomes.values()):
         return INCONCLUSIVE
-    return NOT_RUN if missing else HOLDS
+    return HOLDS
+
+
+def scope_text(run_at: Sequence[int], missing: Sequence[int]) -> str:
+    """The scope of a verdict decided at only some of its rule's sizes ("at 4 KiB, 64 KiB
+    only; not run at 1 KiB, 16 KiB"); "" where no size is missing."""
+    if not missing:
+        return ""
+    return f"at {sizes_text(sorted(run_at))} only; not run at {sizes_text(sorted(missing))}"
 
 
 def _every(rule: "Rule", r: ClaimResult, comps: dict[int, Compared], missing: list[int],
@@ -149,11 +159,8 @@ def _every(rule: "Rule", r: ClaimResult, comps: dict[int, Compared], missing: li
     if verdict == INCONCLUSIVE:
         r.verdict = INCONCLUSIVE
         return comps[undecided[0]]
-    if verdict == NOT_RUN:  # agrees wherever measured, but the plan lacks a size of the claim
-        r.verdict = NOT_RUN
-        r.reason = f"no cells at {sizes_text(missing)}"
-        return next(iter(comps.values()))
-    r.verdict = HOLDS
+    r.verdict = HOLDS  # where the plan lacks a size of the claim: at the sizes run, said so
+    r.scope = scope_text(list(comps), [s for s in (rule.sizes or sizes) if s not in comps])
     return min(comps.values(), key=lambda c: abs(math.log(c.primary.ratio.value)))
 
 
@@ -175,10 +182,8 @@ def _at_best(rule: "Rule", r: ClaimResult, comps: dict[int, Compared], missing: 
         return best
     inside = [c for c in comps.values() if c.decision.outcome == "holds"]
     if bounded and all(c.primary.ratio.hi <= band_hi for c in comps.values()) and inside:
-        if missing:
-            r.verdict, r.reason = NOT_RUN, f"no cells at {sizes_text(missing)}"
-        else:
-            r.verdict = HOLDS
+        r.verdict = HOLDS  # where the plan lacks a size of the claim: at the sizes run
+        r.scope = scope_text(list(comps), [s for s in (rule.sizes or sizes) if s not in comps])
         return max(inside, key=lambda c: c.primary.ratio.value)
     r.verdict = INCONCLUSIVE
     return best

@@ -106,6 +106,11 @@ REVISIONS: tuple[tuple[str, str], ...] = (
      "its own, so C4's and C9's comparisons were stopped at the placement question's "
      "family of 44 and read at 4, C8's at 4 threads stopped at 4 and read by the placement "
      "question at 44, and C13's was printed at the levels of 1 and of 5)"),
+    ("2026-11-27T08:45Z",
+     "a claim about every size, in a run whose plan declares only some of its sizes, is "
+     "decided at the sizes run and its verdict names them ('holds (at 4 KiB, 64 KiB only; "
+     "not run at 1 KiB, 16 KiB)'); such a verdict read 'not run in this profile' unless a "
+     "size was undecided or contrary (C9 in the thread-count run)"),
     ("2026-11-27T08:53Z",
      "P1 reads each ordering against the claims' band, as every other claim does (it had "
      "kept the decision map's ±3 %, which no comparison of this testbed reaches)"),
@@ -210,7 +215,8 @@ class Rule:
                 "/".join(sorted(self.expected[0])) + " at every size"
             return (f"holds if every size gives the expected outcome ({exp}); refuted if any "
                     "size gives a contrary determinate outcome; else inconclusive if a size "
-                    "is undecided, not testable if a size is missing")
+                    "is undecided; a run whose plan lacks some of the sizes is decided at "
+                    "the sizes it ran, and its verdict names them")
         if self.combine == AT_BEST:
             lo, hi = self.decision.boundaries()
             return (f"the best size's ratio: holds if every size's CI lies below {hi:.3g} and "

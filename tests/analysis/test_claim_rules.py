@@ -369,3 +369,36 @@ def test_a_run_made_before_the_revision_is_post_hoc(tmp_path: Path) -> None:
     assert RU.REVISIONS[-1][0] == RU.REVISED
     assert math.isfinite(_one(C.evaluate(new), "cross-core",
                               "report's words: round trip, 64 B").value)
+
+
+# --- a plan with only some of a claim's sizes: decided at those, and the verdict says so ---
+
+@pytest.mark.parametrize("centers,expected", [
+    ({4 * KiB: (0.4, 0.45), 64 * KiB: (0.5, 0.55)}, C.HOLDS),
+    ({4 * KiB: (0.4, 0.45), 64 * KiB: (1.0, 1.2)}, C.INCONCLUSIVE),
+    ({4 * KiB: (0.4, 0.45), 64 * KiB: (1.3, 1.4)}, C.REFUTED),
+])
+def test_an_every_size_claim_run_at_some_sizes_is_decided_there(tmp_path: Path, centers: dict,
+                                                                expected: str) -> None:
+    """C9 ("zero-copy never beats two-copy", 1, 4, 16 and 64 KiB) in a run whose plan has
+    4 KiB and 64 KiB only (the thread-count profile): both decided less holds at those two
+    sizes and names them (it read "not run in this profile", though both sizes were decided
+    as the claim says); an undecided or contrary size decides as at every size."""
+    rule = RU.RULES["C9"][0]
+    res = [r for r in C.evaluate(_load(tmp_path, _every(rule, "cross-core", centers), ["C9"]))
+           if r.claim == "C9" and r.placement == "cross-core" and r.basis == C.COPYBENCH]
+    assert len(res) == 2  # its two readings
+    for r in res:
+        assert r.verdict == expected, (r.rule_id, r.verdict, r.reason)
+        if expected == C.HOLDS:
+            assert r.scope == "at 4 KiB, 64 KiB only; not run at 1 KiB, 16 KiB"
+            assert r.verdict_text.startswith(f"{C.HOLDS} (at 4 KiB, 64 KiB only")
+            row = C.compact_table([r]).iloc[0]
+            assert row["verdict"] == f"{C.HOLDS} ({r.scope})" and row["threads"] == 4
+        else:
+            assert not r.scope
+    # every size planned: no scope
+    full = {s: (0.4, 0.45) for s in RU.S3_SIZES}
+    res = C.evaluate(_load(tmp_path / "full", _every(rule, "cross-core", full), ["C9"]))
+    r = _one(res, "cross-core", rule.reading)
+    assert r.verdict == C.HOLDS and not r.scope

@@ -1,6 +1,6 @@
 """The compact verdict table's words (analysis.claims.compact_table and its helpers): each row
 says which measurement it rests on, its bracket of rounds has a key written from the function
-that writes it, and a verdict not run at some sizes says what the sizes run decided. Fast:
+that writes it, and a verdict decided at some of its sizes names them. Fast:
 built ClaimResults, no run."""
 
 from __future__ import annotations
@@ -34,22 +34,17 @@ def test_the_rounds_bracket_has_a_key_from_the_function_that_writes_it() -> None
     assert "fixed design" in key
 
 
-def test_a_verdict_not_run_at_some_sizes_says_what_the_others_decided() -> None:
-    r = _result("C9:never beats", verdict=C.NOT_RUN, value=0.7, lo=0.6, hi=0.8,
-                placement="same-core")
-    r.reason = "4 KiB: less (...); 64 KiB: less (...); no cells at 1 KiB, 16 KiB"
+def test_a_verdict_decided_at_some_sizes_names_them() -> None:
+    """A verdict its run decided at only some of its rule's sizes says which (it read "not
+    run in this profile", with what the sizes run decided in brackets)."""
+    r = _result("C9:never beats", verdict=C.HOLDS, value=0.7, lo=0.6, hi=0.8,
+                placement="same-core", scope="at 4 KiB, 64 KiB only; not run at 1 KiB, 16 KiB")
     r.details = [{"size": 4096, "ratio": 0.7, "lo": 0.6, "hi": 0.8, "outcome": "less"},
                  {"size": 65536, "ratio": 0.5, "lo": 0.4, "hi": 0.6, "outcome": "less"}]
-    assert C.decided_where_run(r) == ("decided as the claim says at 4 KiB, 64 KiB; not run "
-                                      "at 1 KiB, 16 KiB")
+    assert C.decided_where_run(r) == "at 4 KiB, 64 KiB only; not run at 1 KiB, 16 KiB"
     row = C.compact_table([r]).iloc[0]
-    assert row["state"] == C.NOT_RUN and bool(row["decided where run"])
-    assert row["verdict"] == (f"{C.NOT_RUN} (decided as the claim says at 4 KiB, 64 KiB; "
-                              "not run at 1 KiB, 16 KiB)")
-    # an undecided size leaves nothing to say (the engine would not have said "not run")
-    r.details[1]["outcome"] = "inconclusive"
-    assert C.decided_where_run(r) == ""
-    # and any other verdict says nothing either
-    r.details[1]["outcome"] = "less"
-    r.verdict = C.HOLDS
-    assert C.decided_where_run(r) == ""
+    assert row["state"] == C.HOLDS and bool(row["decided where run"])
+    assert row["verdict"] == f"{C.HOLDS} (at 4 KiB, 64 KiB only; not run at 1 KiB, 16 KiB)"
+    # a verdict over every size of its rule says nothing more
+    r.scope = ""
+    assert C.decided_where_run(r) == "" and C.compact_table([r]).iloc[0]["verdict"] == C.HOLDS

@@ -87,7 +87,7 @@ def test_a_file_gain_of_one_placement_is_no_flip_where_the_shared_size_is_undeci
     a = H.abstract_results(pd.DataFrame(), pd.DataFrame(), FILES, pd.DataFrame(), None, 10,
                            1.0, "one machine")
     assert "`sendfile` (file → socket, loopback, same-core, 100 MB): 2.06×" in a
-    assert "This holds only same-core: cross-core it is 0.966× [0.869, 1.06], 6 rounds " \
+    assert "The gain is decided only same-core: cross-core it is 0.966× [0.869, 1.06], 6 rounds " \
            "(undecided) at 100 MB and slower at 1 MiB–64 MiB (0.630–0.740×), sizes not " \
            "measured same-core" in a
     # the one size measured in both placements is undecided cross-core: no flip is decided
