@@ -130,7 +130,7 @@ def wrong(decided: Array, ci: Array, rule: tuple[float, ...], truth: float) -> A
     """Decisions the truth contradicts. A decided CI lies below the first boundary (says the
     ratio is below it), above the last (says it is above it), or inside the band between two
     boundaries (direction's "equivalent", "~R"'s "holds": the band is closed, as
-    analysis.stats.decide reads it). So at a truth exactly on a one-boundary rule (above /
+    analysis.statistics.stats.decide reads it). So at a truth exactly on a one-boundary rule (above /
     below X) every decision is wrong; at a truth on a band's edge only the side outside
     the band is."""
     lo, hi = ci[:, 0], ci[:, 1]

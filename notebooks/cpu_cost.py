@@ -19,13 +19,13 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 import pandas as pd
 
-from analysis import run as A
-from analysis import counts as CN
-from analysis import headlines as H
-from analysis import plots as P
+from analysis.loading import run as A
+from analysis.words import counts as CN
+from analysis.words import headlines as H
+from analysis.figures import plots as P
 from analysis.claims import baselines as BL
-from analysis.fmt import fmt_size
-from analysis.output import glue_text, note, show_table
+from analysis.statistics.fmt import fmt_size
+from analysis.words.output import glue_text, note, show_table
 
 P.setup("cpu_cost")
 run = A.load_run(run_dir)

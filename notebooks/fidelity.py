@@ -29,13 +29,13 @@ import math
 
 import pandas as pd
 
-from analysis import findings as F
-from analysis import peers as PEERS
-from analysis import run as A
-from analysis import plots as P
-from analysis import stats as S
-from analysis.fmt import fmt_est, fmt_size
-from analysis.output import glue_text, note, show_table
+from analysis.words import findings as F
+from analysis.loading import peers as PEERS
+from analysis.loading import run as A
+from analysis.figures import plots as P
+from analysis.statistics import stats as S
+from analysis.statistics.fmt import fmt_est, fmt_size
+from analysis.words.output import glue_text, note, show_table
 
 P.setup("fidelity")
 run = A.load_run(run_dir)
@@ -93,7 +93,7 @@ for peer, what in (("iperf3", "throughput"), ("sockperf", "latency")):
         glue_text(f"fid_{peer}", f"not measured ({peer} trials with a matching copybench "
                   "cell are absent from this run)")
 # CPU per GB of each side: copybench's from getrusage (the tidy table), iperf3's from the
-# CPU utilisation it reports for its client and server over the test (analysis/peers.py)
+# CPU utilisation it reports for its client and server over the test (analysis/loading/peers.py)
 ipc = PEERS.iperf3_cpu(run)
 cpu_rows = []
 for key, g in (ipc.groupby(keys) if len(ipc) else []):

@@ -21,11 +21,11 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 import pandas as pd
 
-from analysis import run as A
-from analysis import plots as P
-from analysis import stats as S
-from analysis.fmt import fmt_est, fmt_size
-from analysis.output import glue_text, note, show_table
+from analysis.loading import run as A
+from analysis.figures import plots as P
+from analysis.statistics import stats as S
+from analysis.statistics.fmt import fmt_est, fmt_size
+from analysis.words.output import glue_text, note, show_table
 
 P.setup("zerocopy")
 run = A.load_run(run_dir)

@@ -33,8 +33,8 @@ BOUNDARIES = ("0.93", "1.07", "0.934579", "1.075269")
 BOUNDARY_RE = re.compile(r"(?<![\d.])(?:0\.934579|1\.075269|0\.93|1\.07)(?![\d])")
 BAND_NAME = re.compile(r"SESOI|THRESHOLD")
 #: the CI-against-a-band readers issue 50 names: (module path, qualified function name)
-READERS = (("analysis/stats.py", "decide"), ("analysis/stats.py", "classify_ratio"),
-           ("analysis/stats.py", "approx_verdict"), ("analysis/stats.py", "threshold_verdict"),
+READERS = (("analysis/statistics/stats.py", "decide"), ("analysis/statistics/stats.py", "classify_ratio"),
+           ("analysis/statistics/stats.py", "approx_verdict"), ("analysis/statistics/stats.py", "threshold_verdict"),
            ("analysis/claims/why.py", "Factor.differs"))
 SENTENCE_WORDS = 6
 
@@ -219,9 +219,9 @@ def analysis_layout(root: Path) -> list[str]:
     layered = (root / "tests" / "test_layout.py").read_text()
     out.append("  layer order checked by tests/test_layout.py: "
                + ("yes" if "ANALYSIS_LAYERS" in layered else "no"))
-    plots_users = [m for m, ts in graph.items() if m == "analysis.counts"
-                   and any(t.startswith("analysis.plots") or t.endswith(".plots") for t in ts)]
-    out.append(f"  analysis.counts imports plots: {'yes' if plots_users else 'no'}")
+    plots_users = [m for m, ts in graph.items() if m == "analysis.words.counts"
+                   and any(t.startswith("analysis.figures.plots") or t.endswith(".plots") for t in ts)]
+    out.append(f"  analysis.words.counts imports plots: {'yes' if plots_users else 'no'}")
     readers_ = sorted(rel(root, f) for f in py_files(root, ("analysis",))
                       + sorted((root / "notebooks").glob("*.py"))
                       if re.search(r"['\"]profiles['\"]", f.read_text()))

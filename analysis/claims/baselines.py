@@ -21,10 +21,10 @@ from typing import Any, Iterator, Sequence
 
 import pandas as pd
 
-from analysis import stats as S
+from analysis.statistics import stats as S
 from analysis.claims.base import compare_pair, crossover_of, stream_cells
-from analysis.fmt import fmt_ratio_ci
-from analysis.run import FILE_METHODS, MESSAGE_METHODS, Run, select, values
+from analysis.statistics.fmt import fmt_ratio_ci
+from analysis.loading.run import FILE_METHODS, MESSAGE_METHODS, Run, select, values
 
 #: the message-method-vs-send set of the message chapter's comparison table at its
 #: reference transport and placement (loopback, cross-core), every thread count
@@ -122,7 +122,7 @@ def pairwise(run: Run, cells: pd.DataFrame, methods: Sequence[str], factors: Seq
     each earlier one (its ``baseline`` column), by :func:`baseline_comparisons` with the same
     families (so a method against the list's first, ``send`` or ``read-write``, is the row of
     the findings' table): what a superlative within one configuration and size is decided
-    from (:func:`analysis.headlines.leader_text`)."""
+    from (:func:`analysis.words.headlines.leader_text`)."""
     present = [m for m in methods if (cells["method"] == m).any()] if len(cells) else []
     out = [baseline_comparisons(run, cells, b, present[i + 1:], factors, threshold=threshold,
                                 metric=metric).assign(baseline=b)

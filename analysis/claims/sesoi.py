@@ -7,7 +7,7 @@ Derivation (fixed before the next reference run; the inputs are committed; the f
 
 * sigma: the per-round sd of the log ratio of two cells measured back to back, the larger of
   (a) the noise study's median paired per-round sd over its comparisons (run
-  :data:`NOISE_STUDY`, ``analysis.noise_sources.comparisons``; this VM class) and (b) the A/A
+  :data:`NOISE_STUDY`, ``analysis.statistics.noise_sources.comparisons``; this VM class) and (b) the A/A
   control of the reference run ``20261124T133652Z-paper-e8c3`` (``send`` against itself, 30
   rounds: ratio CI [0.94955, 1.053503] at 95 %, so sigma = half the CI's log width
   x sqrt(30) / t(0.975, 29));

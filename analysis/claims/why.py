@@ -58,11 +58,11 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import stats as S
+from analysis.statistics import stats as S
 from analysis.claims.base import original_cells, paired_values, round_values, stream_cells
 from analysis.claims.rules import RULES, THREADS, Rule, fmt_size
-from analysis.fmt import fmt_ratio_ci
-from analysis.run import Run, select
+from analysis.statistics.fmt import fmt_ratio_ci
+from analysis.loading.run import Run, select
 from rundir.vocabulary import REPORT_NAMES
 
 #: speed of their program against copybench's counterpart a fact predicts

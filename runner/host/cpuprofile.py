@@ -226,7 +226,7 @@ def store(reduction: Reduction, path: Path) -> None:
 
 # ------------------------------------------------------------ what a run must profile
 #
-# The copy-count calibration (analysis/copycount.py) estimates the CPU cost of one copied
+# The copy-count calibration (analysis/statistics/copycount.py) estimates the CPU cost of one copied
 # byte per side from the configurations whose count is known, in the same run, at the same
 # transport, placement and size, and validates it by leave-one-out. A run supports a
 # reported count at a (transport, placement, size) only if it profiled, there:

@@ -1,4 +1,4 @@
-"""analysis.compare on synthetic runs with a planted truth, and the `make compare` command's
+"""analysis.comparison.compare on synthetic runs with a planted truth, and the `make compare` command's
 handling of bad input. The report on a real pair (reference run, smoke run) is checked by
 tests/test_compare_report.py, which `make test-book` runs after `make compare`."""
 
@@ -16,9 +16,9 @@ sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 
 import make_synthetic_run  # noqa: E402
 
-from analysis import run as A  # noqa: E402
+from analysis.loading import run as A  # noqa: E402
 from analysis import claims as C  # noqa: E402
-from analysis import compare as K  # noqa: E402
+from analysis.comparison import compare as K  # noqa: E402
 
 SPEEDUP = 2.0
 #: the one configuration whose shape changes in the "reviewer's" run: half the reference
@@ -157,7 +157,7 @@ def test_machine_facts_mark_differences(runs: tuple[A.Run, A.Run, A.Run]) -> Non
 
 def _main(args: list[str]) -> int:
     """The command's main() in this process (a bad input is refused before any work)."""
-    from analysis import compare_report
+    from analysis.comparison import compare_report
     try:
         return compare_report.main(args)
     except SystemExit as exc:  # argparse's refusal

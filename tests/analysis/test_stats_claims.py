@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 
 import make_synthetic_run  # noqa: E402
 
-from analysis import run as A  # noqa: E402
+from analysis.loading import run as A  # noqa: E402
 from analysis import claims as C  # noqa: E402
 
 VERDICTS = set(C.VERDICTS)

@@ -1,6 +1,6 @@
 """The one table of the rules' revisions (the artifact appendix): for each version of the
 claims' decision rules (:data:`analysis.claims.rules.REVISIONS`), of the rule by which a
-reviewer's run reproduces the reference (:data:`analysis.reproduce.REVISIONS`) and of the
+reviewer's run reproduces the reference (:data:`analysis.comparison.reproduce.REVISIONS`) and of the
 top-up's order (:data:`blockstats.schedule.ORDER_REVISED`), when it took
 effect, what changed, and which committed runs were made while it was in force. Every
 chapter states the rules in force; only this table says how they came to be. Pure: the
@@ -14,9 +14,9 @@ from typing import Sequence
 
 import pandas as pd
 
-from analysis import reproduce as RP
+from analysis.comparison import reproduce as RP
 from analysis.claims import rules as RU
-from analysis.run import instant
+from analysis.loading.run import instant
 from blockstats import schedule as SC
 
 #: the three rules that have revisions, as the book names them

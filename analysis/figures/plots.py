@@ -20,7 +20,7 @@ Every figure shown with :func:`show` is also
 
 One colour per method (and per cache state, side, tool) across the whole book
 (:data:`COLORS`); sizes are ordered by value and labelled as the sources name them
-(:func:`analysis.fmt.fmt_size`); an upper-bound line is drawn only where it is one: a memcpy
+(:func:`analysis.statistics.fmt.fmt_size`); an upper-bound line is drawn only where it is one: a memcpy
 bandwidth measured at the working-set size of the point it bounds (:func:`memcpy_bounds`).
 """
 
@@ -38,7 +38,7 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
-from analysis.fmt import fmt_size  # noqa: E402
+from analysis.statistics.fmt import fmt_size  # noqa: E402
 
 N_BOOT = 1000
 SEED = 0
@@ -476,7 +476,7 @@ def estimates(df: pd.DataFrame, x: str, y: str, lo: str, hi: str, hue: str, xlab
               ylabel: str, col: str | None = None, logx: bool = True, logy: bool = False,
               ref: float | None = None, title: str | None = None,
               source: pd.DataFrame | None = None) -> sns.FacetGrid:
-    """Precomputed estimates with their CIs (e.g. bootstrap ratios from analysis.stats) as
+    """Precomputed estimates with their CIs (e.g. bootstrap ratios from analysis.statistics.stats) as
     points with error bars, one series per hue."""
     hk = _hue_kws(df, hue)
     g = sns.FacetGrid(df, col=col, hue=hue, height=3.0, aspect=1.3, sharey=False,

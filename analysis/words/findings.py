@@ -10,7 +10,7 @@ Each finding is one sentence with its number and CI, the configuration it holds 
 label of the figure that shows it. Nothing is asserted that the run did not decide: an
 inconclusive comparison is reported as undecided, and a run that cannot support findings at
 all (synthetic, a rehearsal, a smoke run) says so in every sentence. The headline findings
-and the abstract are :mod:`analysis.headlines`.
+and the abstract are :mod:`analysis.words.headlines`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from analysis.fmt import fmt_ratio_ci, fmt_size
+from analysis.statistics.fmt import fmt_ratio_ci, fmt_size
 
 #: what a run must be for its comparisons to be findings (else: why not)
 UNSUPPORTED_KINDS = {

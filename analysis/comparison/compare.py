@@ -29,10 +29,10 @@ import numpy as np
 import pandas as pd
 
 from analysis import claims as C
-from analysis import stats as S
-from analysis.fmt import fmt_size
-from analysis.hosts import dig, sink_facts
-from analysis.run import Run, memcpy_gbit
+from analysis.statistics import stats as S
+from analysis.statistics.fmt import fmt_size
+from analysis.loading.hosts import dig, sink_facts
+from analysis.loading.run import Run, memcpy_gbit
 
 #: Factors that identify the same configuration in two runs.
 KEY = ("kind", "scenario", "command", "method", "mode", "protocol", "transport", "placement",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from analysis import stats as S
+from analysis.statistics import stats as S
 
 
 def fmt_size(n: float | int | None) -> str:

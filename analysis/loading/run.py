@@ -1,7 +1,7 @@
 """Load a run directory (``trials.jsonl``, ``manifest.json``, ``plan.json``, CPU profile
 reductions) into tidy pandas tables for the notebooks, and select and summarise cells.
-Loading and tidying only: the statistics live in :mod:`analysis.stats`, CPU profiles in
-:mod:`analysis.cpuprofiles`, figures in :mod:`analysis.plots`, formatting in :mod:`analysis.fmt`.
+Loading and tidying only: the statistics live in :mod:`analysis.statistics.stats`, CPU profiles in
+:mod:`analysis.loading.cpuprofiles`, figures in :mod:`analysis.figures.plots`, formatting in :mod:`analysis.statistics.fmt`.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from analysis import stats as S
-from analysis.cpuprofiles import CpuProfiles, load_cpu_profiles, read_json
+from analysis.statistics import stats as S
+from analysis.loading.cpuprofiles import CpuProfiles, load_cpu_profiles, read_json
 from rundir import layout, planfile, records
 # the methods' words (rundir.vocabulary owns them; the analysis imports them from here)
 from rundir.vocabulary import FILE_METHODS, MESSAGE_METHODS  # noqa: F401
