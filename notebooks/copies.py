@@ -257,7 +257,7 @@ show_table(BD.category_map_table())
 # ## System calls per MiB moved
 
 # %% tags=["remove-input"]
-sc = P.one_window(m[m["sender_syscalls_per_mib"].notna() & (m["sender_syscalls_per_mib"] > 0)])
+sc = A.one_window(m[m["sender_syscalls_per_mib"].notna() & (m["sender_syscalls_per_mib"] > 0)])
 msg_sc = sc[(sc["scenario"] == "message") & (sc["mode"] == "stream") & (sc["threads"] == 1)
             & (sc["protocol"] != "udp")]
 t_ref, p_ref = A.reference(msg_sc) if len(msg_sc) else (None, None)

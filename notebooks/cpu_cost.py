@@ -46,7 +46,7 @@ def sides(df: pd.DataFrame, metric: str) -> pd.DataFrame:
 
 # %% tags=["remove-input"]
 # one window per configuration: a point never pools the window curves' other windows
-st = P.one_window(m[(m["scenario"] == "message") & (m["mode"] == "stream")
+st = A.one_window(m[(m["scenario"] == "message") & (m["mode"] == "stream")
                     & (m["protocol"] != "udp")])
 t_ref, p_ref = A.reference(st)
 if len(st):
@@ -78,7 +78,7 @@ else:
 # ## File methods
 
 # %% tags=["remove-input"]
-fm = P.one_window(m[m["scenario"].isin(["file→socket", "file→file"])]).copy()
+fm = A.one_window(m[m["scenario"].isin(["file→socket", "file→file"])]).copy()
 if len(fm):
     # one panel per path, placement and cache state: no CI pools those, or sizes
     fm["path"] = (fm["scenario"] + ", " + fm["placement"].astype(str) + ", "

@@ -41,7 +41,7 @@ P.setup("fidelity")
 run = A.load_run(run_dir)
 m = run.measured
 peers = m[m["scenario"] == "peer"]
-cb_all = P.one_window(m[(m["scenario"] == "message") & m["method"].isin(["send", "sendmsg"])])
+cb_all = A.one_window(m[(m["scenario"] == "message") & m["method"].isin(["send", "sendmsg"])])
 if peers.empty:
     note("This run has no peer-tool (iperf3, sockperf) trials.")
 
@@ -117,7 +117,7 @@ if len(peers):
     # copybench's cells of the peers' own configurations only (a bar never pools
     # placements, thread counts or windows), one window per configuration
     cfg = ["transport", "placement", "size", "threads", "mode"]
-    mine = P.one_window(cb_all.merge(peers[cfg].drop_duplicates(), on=cfg))
+    mine = A.one_window(cb_all.merge(peers[cfg].drop_duplicates(), on=cfg))
     both = pd.concat([
         peers.assign(tool=peers["kind"].str.split(":").str[1]),
         mine.assign(tool="copybench " + mine["method"]),

@@ -39,7 +39,7 @@ P.setup("files")
 run = A.load_run(run_dir)
 m = run.measured
 # one window per configuration: a bar never pools two blocks' windows
-fm = P.one_window(m[m["scenario"].isin(["file→socket", "file→file"])]).copy()
+fm = A.one_window(m[m["scenario"].isin(["file→socket", "file→file"])]).copy()
 fm["file size"] = fm["size"]  # facets ordered by value, titled as the sources name sizes
 fm["cache"] = fm["cache"].fillna("n/a")
 if fm.empty:

@@ -38,7 +38,7 @@ m = run.measured
 st = m[(m["scenario"] == "message") & (m["mode"] == "stream")].copy()
 bounds = P.memcpy_bounds(run.manifest)
 # one window per configuration: a point never pools the window curves' other windows
-tcp = P.one_window(st[st["protocol"] != "udp"])
+tcp = A.one_window(st[st["protocol"] != "udp"])
 t_ref, p_ref = A.reference(tcp)
 glue_text("msg_ref_config", f"{t_ref}, {p_ref}" if t_ref else "none (no stream cells)")
 glue_text("msg_methods", ", ".join(f"`{x}`" for x in A.method_order(st)) or "none")

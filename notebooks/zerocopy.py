@@ -80,7 +80,7 @@ else:
 
 # %% tags=["remove-input"]
 # one window per configuration: a point never pools two blocks' windows
-uf = P.one_window(m[(m["transport"] == "udp-forward") & (m["scenario"] == "message")])
+uf = A.one_window(m[(m["transport"] == "udp-forward") & (m["scenario"] == "message")])
 if len(uf):
     g = P.lines(uf, "size", "gbit_per_s", "method", "datagram size (bytes, log scale)",
                 "sender throughput (Gbit/s)", bound=P.memcpy_bounds(run.manifest),

@@ -138,26 +138,6 @@ def _bound_marks(ax: Any, bound: Mapping[int, float] | None, xs: Iterable[Any]) 
 
 # --- selections -------------------------------------------------------------------------------
 
-#: the factors that make a configuration (a figure's point pools trials of one configuration)
-CONFIG_FACTORS = ("kind", "scenario", "method", "mode", "protocol", "transport", "placement",
-                  "size", "threads", "cache")
-
-
-def one_window(df: pd.DataFrame) -> pd.DataFrame:
-    """The trials of each configuration at one window length: where the run measured a
-    configuration at several windows (the method chapter's window curves), the window with
-    the most trials, so that no point or CI of a figure pools two windows."""
-    if df.empty or "duration_s" not in df or df["duration_s"].nunique(dropna=True) < 2:
-        return df
-    keys = [c for c in CONFIG_FACTORS if c in df]
-    n = df.groupby([*keys, "duration_s"], dropna=False)["duration_s"].transform("size")
-    best = n.groupby([df[k] for k in keys], dropna=False).transform("max")
-    keep = df[n == best]
-    # ties: the longest of the windows with the most trials
-    top = keep.groupby(keys, dropna=False)["duration_s"].transform("max")
-    return keep[keep["duration_s"] == top]
-
-
 # --- axes, facets, titles ----------------------------------------------------------------------
 
 def setup(name: str | None = None) -> None:

@@ -130,10 +130,9 @@ def message_comparisons(run: A.Run, table: pd.DataFrame | None = None) -> pd.Dat
 
 def reference_cells(run: A.Run) -> pd.DataFrame:
     """The message chapter's TCP stream cells, one window per configuration."""
-    from analysis.figures.plots import one_window  # plots imports matplotlib: only when needed
     m = run.measured
     st = m[(m["scenario"] == "message") & (m["mode"] == "stream")]
-    return one_window(st[st["protocol"] != "udp"])
+    return A.one_window(st[st["protocol"] != "udp"])
 
 
 def reference_comparisons(run: A.Run) -> tuple[pd.DataFrame, str]:

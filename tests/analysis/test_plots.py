@@ -12,6 +12,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from analysis.figures import plots as P  # noqa: E402
+from analysis.loading import run as A  # noqa: E402
 from analysis.statistics.fmt import fmt_size  # noqa: E402
 
 
@@ -220,7 +221,7 @@ def test_one_window_per_configuration() -> None:
             for w, n in ((0.5, 3), (1.0, 12), (3.0, 3)) for v in range(n)]
     rows += [dict(method="send", size=65536, placement="cross-core", duration_s=3.0,
                   gbit_per_s=1.0)] * 3
-    d = P.one_window(pd.DataFrame(rows))
+    d = A.one_window(pd.DataFrame(rows))
     assert set(d.loc[d["size"] == 16384, "duration_s"]) == {1.0}
     assert set(d.loc[d["size"] == 65536, "duration_s"]) == {3.0}
 
