@@ -223,11 +223,11 @@ else:
 import tomllib
 from pathlib import Path
 
-prof_dir = Path(A.__file__).resolve().parents[1] / "runner" / "profiles"
+from blockstats.profiles import profile_path, read_profile
+
 for name in ("smoke", "quick", "claims", "paper", "threads"):
-    f = prof_dir / f"{name}.toml"
-    if f.is_file():
-        b = tomllib.loads(f.read_text()).get("profile", {}).get("budget_s")
+    if profile_path(name).is_file():
+        b = read_profile(name).get("profile", {}).get("budget_s")
         glue_text(f"budget_{name}", (f"{b / 3600:g} h" if b >= 3600 else f"{b / 60:g} min")
                   if isinstance(b, (int, float)) else "not declared")
     else:
