@@ -147,13 +147,6 @@ def crossovers(run: Run, cells: pd.DataFrame, baseline: str, methods: Sequence[s
     return pd.DataFrame(rows)
 
 
-def inconclusive_count(df: pd.DataFrame) -> tuple[int, int]:
-    """(inconclusive, total) of a :func:`send_comparisons` table."""
-    if df.empty:
-        return 0, 0
-    return int((df["decision"] == "inconclusive").sum()), len(df)
-
-
 def twin_pairs(run: Run, metric: str = "gbit_per_s",
                threshold: float = S.PRACTICAL_THRESHOLD) -> pd.DataFrame:
     """The A/A control: per block that holds a method twice (twin 0 and twin 1), the ratio

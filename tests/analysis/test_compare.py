@@ -81,9 +81,6 @@ def test_cells_with_another_window_are_not_matched(
     tab = K.unmatched(long, ref)
     assert (tab["in both"] == 0).all()
     assert (tab["other window only"] == tab["only in run"] + tab["only in reference"]).all()
-    wm = K.window_mismatches(long, ref)
-    assert len(wm) == len(ref.measured.groupby(list(K.CONFIG), dropna=False))
-    assert set(wm["window run (s)"]) == {"5"} and set(wm["window reference (s)"]) == {"2"}
 
 
 def test_a_faster_machine_and_one_changed_shape(runs: tuple[A.Run, A.Run, A.Run]) -> None:
