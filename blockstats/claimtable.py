@@ -11,7 +11,7 @@ The band, one constant (:data:`SESOI`, derived in analysis.claims.sesoi with
 :func:`blockstats.sesoi.derive` from the noise study's and the A/A control's sd and the
 reference profile's design; a test holds the derivation equal to it). Its form, the one the verdicts
 use: a direction rule reads a claim's ratio r against [1 - t, 1 + t]
-(``analysis.stats.DecisionRule("direction", threshold=t)``): "greater" when the CI lies above
+(``analysis.statistics.stats.DecisionRule("direction", threshold=t)``): "greater" when the CI lies above
 1 + t, "less" below 1 - t, "equivalent" inside. Where the runner reads the comparison on the
 inverse of the rule's ratio (a stream's inverse message rate is the inverse of its
 throughput: column ``band`` = :data:`INVERSE_BAND`), the same band reads as

@@ -110,7 +110,7 @@ def findings_key(cell: Any) -> tuple | None:
     """The findings' configuration of a plan cell (a plan.json cell or a runner Cell): for a
     copybench message stream cell the message comparisons' transport (and with it the
     protocol), placement and threads, every window together (the widest of the findings'
-    groupings: analysis.claims.baselines.FACTORS; analysis.counts.MSG_FACTORS splits by
+    groupings: analysis.claims.baselines.FACTORS; analysis.words.counts.MSG_FACTORS splits by
     window too, so its families are no larger); for a file cell the file comparisons'
     (analysis.claims.baselines.FILE_FACTORS: path, transport, placement, cache, threads);
     None for a cell no finding compares (a peer, their programs, ping-pong, the A/A twin)."""

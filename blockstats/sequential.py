@@ -24,7 +24,7 @@ spending after Lan & DeMets, Biometrika 70, 1983):
   rates stay within alpha + 0.02 at this design's rounds, scripts/simulate_topup.py prints
   them).
 * A verdict's family of m comparisons is read at alpha/m each (Bonferroni), as the fixed
-  design reads it (analysis.stats.paired_ratio).
+  design reads it (analysis.statistics.stats.paired_ratio).
 
 The runner decides from :func:`rank_blocks` which undecided block gets the next rounds; the
 analysis reads each comparison at its :func:`stopping_look`. This module imports neither.
@@ -543,7 +543,7 @@ def gap_sides(rule_boundaries: tuple[float, ...], serve: families.Serves) -> tup
     CI in it says of the verdict ``serve``: -1 refutes it by itself (its outcome, in the
     rule's ratio, is one of ``serve.contrary``), +1 agrees or leaves it to the other
     comparisons. The rule's outcomes are those of a direction rule (greater above 1 + t,
-    less below 1 - t, equivalent between, analysis.stats.DecisionRule): its boundaries are
+    less below 1 - t, equivalent between, analysis.statistics.stats.DecisionRule): its boundaries are
     the pair x < 1 < y of the comparison's (inverted where the rule's ratio is the
     comparison's inverse) with x + y = 2. Where no such pair is unique, or the verdict has
     no contrary outcome, every gap counts +1 (decided only when every comparison is)."""

@@ -4,7 +4,7 @@ scripts/simulate_topup.py (which prints its table).
 
 Synthetic per-round log ratios: log(true ratio) + sd * e, e standard normal (or a
 unit-variance t with 4 df, for heavy tails), with the sds of the noise model
-(runner/profiles/noise.toml, read with tomllib) and planted true ratios. The design is the
+(runner/profiles/noise.toml, read by :mod:`blockstats.profiles`) and planted true ratios. The design is the
 claims profile's (runner/profiles/claims.toml [design]): a block's planned rounds n0 by the
 formula of runner/plan/blocks.py (the smallest n with t(1 - a/2m, n-1) sd / sqrt(n) <=
 ln(1 + target), within rounds_min..rounds_max), looks every k rounds, maximum N.
@@ -13,10 +13,8 @@ ln(1 + target), within rounds_min..rounds_max), looks every k rounds, maximum N.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -24,10 +22,9 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from blockstats import sequential as sq
+from blockstats.profiles import read_profile
 from blockstats.sequential import Schedule, schedule
 
-ROOT = Path(__file__).resolve().parents[1]
-PROFILES = ROOT / "runner" / "profiles"
 DIRECTION = (0.97, 1.03)
 APPROX_TOL = 1.25
 Array = NDArray[np.float64]
@@ -35,7 +32,7 @@ Array = NDArray[np.float64]
 
 def noise_sd(kind: str, placement: str, window_s: float) -> float:
     """The noise model's per-round log-ratio sd for one kind of cell, placement and window."""
-    doc = tomllib.loads((PROFILES / "noise.toml").read_text(encoding="utf-8"))
+    doc = read_profile("noise")
     for e in doc["sd"]:
         if (e["kind"], e["placement"], float(e["window_s"])) == (kind, placement, window_s):
             return float(e["log_ratio_sd"])
@@ -44,7 +41,7 @@ def noise_sd(kind: str, placement: str, window_s: float) -> float:
 
 def design(profile: str = "claims") -> dict[str, float]:
     """A profile's [design] table with its budget_s."""
-    doc = tomllib.loads((PROFILES / f"{profile}.toml").read_text(encoding="utf-8"))
+    doc = read_profile(profile)
     return {**doc["design"], "budget_s": doc["profile"]["budget_s"]}
 
 
@@ -130,7 +127,7 @@ def wrong(decided: Array, ci: Array, rule: tuple[float, ...], truth: float) -> A
     """Decisions the truth contradicts. A decided CI lies below the first boundary (says the
     ratio is below it), above the last (says it is above it), or inside the band between two
     boundaries (direction's "equivalent", "~R"'s "holds": the band is closed, as
-    analysis.stats.decide reads it). So at a truth exactly on a one-boundary rule (above /
+    analysis.statistics.stats.decide reads it). So at a truth exactly on a one-boundary rule (above /
     below X) every decision is wrong; at a truth on a band's edge only the side outside
     the band is."""
     lo, hi = ci[:, 0], ci[:, 1]

@@ -28,7 +28,7 @@ BOOK_STAMP     := book/_build/.stamp-html
 BOOK_PDF       := book/_build/latex/copybench.pdf
 BOOK_SOURCES   := $(wildcard book/*.md book/_static/*) book/_config.yml book/_toc.yml \
                   book/references.bib
-ANALYSIS_PY    := $(wildcard analysis/*.py analysis/claims/*.py rundir/*.py blockstats/*.py)
+ANALYSIS_PY    := $(wildcard analysis/*.py analysis/*/*.py rundir/*.py blockstats/*.py)
 JB             := .venv/bin/jupyter-book
 
 # The committed reference run: the newest data/raw/<time>-paper[-<hex>]/ (a run of the paper profile)
@@ -61,7 +61,7 @@ RUN_FILES := $(wildcard $(RUN)/trials.jsonl $(RUN)/trials.jsonl.gz $(RUN)/manife
 
 # papermill writes to a temporary file first: a failed notebook leaves no up-to-date target.
 # Each figure's data (CSV) and check result go to $(BOOK_GEN)/figdata/<notebook>-NN.* (see
-# analysis/plots.py); the notebook links the CSV, so the HTML book carries it.
+# analysis/figures/plots.py); the notebook links the CSV, so the HTML book carries it.
 # Its log goes to a temporary file; a failure is one line (the notebook, the run, the error
 # the notebook raised, e.g. a corrupt record's file and line) and the log is kept in build/.
 $(BOOK_GEN)/%.ipynb: notebooks/%.ipynb notebooks/finalize.py $(BOOK_GEN)/.run $(RUN_FILES) $(ANALYSIS_PY) | setup book-check-run

@@ -40,14 +40,14 @@ import math
 
 import pandas as pd
 
-from analysis import run as A
+from analysis.loading import run as A
 from analysis import claims as C
-from analysis import counts as CN
-from analysis import plots as P
-from analysis import reproduce as RP
-from analysis import stats as S
-from analysis.fmt import fmt_size
-from analysis.output import glue_text, note, show_table
+from analysis.words import counts as CN
+from analysis.figures import plots as P
+from analysis.comparison import reproduce as RP
+from analysis.statistics import stats as S
+from analysis.statistics.fmt import fmt_size
+from analysis.words.output import glue_text, note, show_table
 
 P.setup()
 run = A.load_run(run_dir)
@@ -67,7 +67,7 @@ for claim, rs in C.by_claim(results).items():
            if math.isfinite(r.value) else r.reason) for r in cb))
     glue_text(f"config_{claim}", " | ".join(dict.fromkeys(r.configuration or "—" for r in cb)))
     glue_text(f"rule_{claim}", " | ".join(dict.fromkeys(r.boundaries for r in cb)) or "—")
-# every count this book prints comes from one owner (analysis.counts), here and elsewhere
+# every count this book prints comes from one owner (analysis.words.counts), here and elsewhere
 book_counts = CN.book_counts(run, results)
 for name, text in book_counts.glue().items():
     glue_text(name, text)
@@ -87,7 +87,7 @@ for name, text in book_counts.glue().items():
 # %% tags=["remove-input", "full-width"]
 # a claim not testable on this machine that a committed run of a machine with more CPUs
 # decided says where (the replication chapter's thread-count section has its comparisons)
-from analysis import machines as MA
+from analysis.comparison import machines as MA
 
 elsewhere = MA.decided_elsewhere([(m.label, C.evaluate(m.run)) for m in MA.beside(run)])
 table["verdict (direction)"] = [

@@ -45,13 +45,13 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from analysis import run as A
+from analysis.loading import run as A
 from analysis import claims as C
-from analysis import plots as P
-from analysis import compare as K
-from analysis import reproduce as RP
-from analysis import evalcache as EC
-from analysis.output import note, show_table
+from analysis.figures import plots as P
+from analysis.comparison import compare as K
+from analysis.comparison import reproduce as RP
+from analysis.comparison import evalcache as EC
+from analysis.words.output import note, show_table
 
 P.setup()
 if threshold is None:
@@ -61,7 +61,7 @@ ref = A.load_run(ref_dir)
 note(f"run **{run.run_id}** ({run.path}) against reference **{ref.run_id}** ({ref.path}); "
        f"threshold t = {threshold:g}")
 cells = K.compare_cells(run, ref, threshold=threshold)
-# the verdicts of a sealed run are kept between calls (analysis.evalcache): the reference's
+# the verdicts of a sealed run are kept between calls (analysis.comparison.evalcache): the reference's
 # took most of the report's time
 run_results, ref_results = EC.evaluate(run), EC.evaluate(ref)
 

@@ -31,14 +31,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from analysis import copycount as CP
-from analysis import cpu_breakdown as BD
-from analysis import run as A
+from analysis.statistics import copycount as CP
+from analysis.figures import cpu_breakdown as BD
+from analysis.loading import run as A
 from analysis.claims.copies import TEXTBOOK_COPIES, c15_details
-from analysis.fmt import fmt_size
-from analysis.output import glue_text, list_table, note, show_table
-from analysis import plots as P
-from analysis import cpuprofiles as PROF
+from analysis.statistics.fmt import fmt_size
+from analysis.words.output import glue_text, list_table, note, show_table
+from analysis.figures import plots as P
+from analysis.loading import cpuprofiles as PROF
 
 P.setup()
 run = A.load_run(run_dir)
@@ -257,7 +257,7 @@ show_table(BD.category_map_table())
 # ## System calls per MiB moved
 
 # %% tags=["remove-input"]
-sc = P.one_window(m[m["sender_syscalls_per_mib"].notna() & (m["sender_syscalls_per_mib"] > 0)])
+sc = A.one_window(m[m["sender_syscalls_per_mib"].notna() & (m["sender_syscalls_per_mib"] > 0)])
 msg_sc = sc[(sc["scenario"] == "message") & (sc["mode"] == "stream") & (sc["threads"] == 1)
             & (sc["protocol"] != "udp")]
 t_ref, p_ref = A.reference(msg_sc) if len(msg_sc) else (None, None)

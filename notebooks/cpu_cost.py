@@ -19,13 +19,13 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 import pandas as pd
 
-from analysis import run as A
-from analysis import counts as CN
-from analysis import headlines as H
-from analysis import plots as P
+from analysis.loading import run as A
+from analysis.words import counts as CN
+from analysis.words import headlines as H
+from analysis.figures import plots as P
 from analysis.claims import baselines as BL
-from analysis.fmt import fmt_size
-from analysis.output import glue_text, note, show_table
+from analysis.statistics.fmt import fmt_size
+from analysis.words.output import glue_text, note, show_table
 
 P.setup("cpu_cost")
 run = A.load_run(run_dir)
@@ -46,7 +46,7 @@ def sides(df: pd.DataFrame, metric: str) -> pd.DataFrame:
 
 # %% tags=["remove-input"]
 # one window per configuration: a point never pools the window curves' other windows
-st = P.one_window(m[(m["scenario"] == "message") & (m["mode"] == "stream")
+st = A.one_window(m[(m["scenario"] == "message") & (m["mode"] == "stream")
                     & (m["protocol"] != "udp")])
 t_ref, p_ref = A.reference(st)
 if len(st):
@@ -78,7 +78,7 @@ else:
 # ## File methods
 
 # %% tags=["remove-input"]
-fm = P.one_window(m[m["scenario"].isin(["file→socket", "file→file"])]).copy()
+fm = A.one_window(m[m["scenario"].isin(["file→socket", "file→file"])]).copy()
 if len(fm):
     # one panel per path, placement and cache state: no CI pools those, or sizes
     fm["path"] = (fm["scenario"] + ", " + fm["placement"].astype(str) + ", "

@@ -29,20 +29,20 @@ import math
 
 import pandas as pd
 
-from analysis import findings as F
-from analysis import peers as PEERS
-from analysis import revisions as RV
-from analysis import run as A
-from analysis import plots as P
-from analysis import stats as S
-from analysis.fmt import fmt_est, fmt_size
-from analysis.output import glue_text, note, show_table
+from analysis.words import findings as F
+from analysis.loading import peers as PEERS
+from analysis.words import revisions as RV
+from analysis.loading import run as A
+from analysis.figures import plots as P
+from analysis.statistics import stats as S
+from analysis.statistics.fmt import fmt_est, fmt_size
+from analysis.words.output import glue_text, note, show_table
 
 P.setup("fidelity")
 run = A.load_run(run_dir)
 m = run.measured
 peers = m[m["scenario"] == "peer"]
-cb_all = P.one_window(m[(m["scenario"] == "message") & m["method"].isin(["send", "sendmsg"])])
+cb_all = A.one_window(m[(m["scenario"] == "message") & m["method"].isin(["send", "sendmsg"])])
 if peers.empty:
     note("This run has no peer-tool (iperf3, sockperf) trials.")
 
@@ -94,7 +94,7 @@ for peer, what in (("iperf3", "throughput"), ("sockperf", "latency")):
         glue_text(f"fid_{peer}", f"not measured ({peer} trials with a matching copybench "
                   "cell are absent from this run)")
 # CPU per GB of each side: copybench's from getrusage (the tidy table), iperf3's from the
-# CPU utilisation it reports for its client and server over the test (analysis/peers.py)
+# CPU utilisation it reports for its client and server over the test (analysis/loading/peers.py)
 ipc = PEERS.iperf3_cpu(run)
 cpu_rows = []
 for key, g in (ipc.groupby(keys) if len(ipc) else []):
@@ -119,7 +119,7 @@ if len(peers):
     # copybench's cells of the peers' own configurations only (a bar never pools
     # placements, thread counts or windows), one window per configuration
     cfg = ["transport", "placement", "size", "threads", "mode"]
-    mine = P.one_window(cb_all.merge(peers[cfg].drop_duplicates(), on=cfg))
+    mine = A.one_window(cb_all.merge(peers[cfg].drop_duplicates(), on=cfg))
     both = pd.concat([
         peers.assign(tool=peers["kind"].str.split(":").str[1]),
         mine.assign(tool="copybench " + mine["method"]),

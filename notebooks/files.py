@@ -26,21 +26,21 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 import pandas as pd
 
-from analysis import revisions as RV
-from analysis import run as A
-from analysis import plots as P
-from analysis import stats as S
-from analysis import headlines as H
+from analysis.words import revisions as RV
+from analysis.loading import run as A
+from analysis.figures import plots as P
+from analysis.statistics import stats as S
+from analysis.words import headlines as H
 from analysis.claims import baselines as BL
 from analysis.claims.baselines import file_comparisons
-from analysis.fmt import fmt_size
-from analysis.output import glue_text, note, show_table
+from analysis.statistics.fmt import fmt_size
+from analysis.words.output import glue_text, note, show_table
 
 P.setup("files")
 run = A.load_run(run_dir)
 m = run.measured
 # one window per configuration: a bar never pools two blocks' windows
-fm = P.one_window(m[m["scenario"].isin(["file→socket", "file→file"])]).copy()
+fm = A.one_window(m[m["scenario"].isin(["file→socket", "file→file"])]).copy()
 fm["file size"] = fm["size"]  # facets ordered by value, titled as the sources name sizes
 fm["cache"] = fm["cache"].fillna("n/a")
 if fm.empty:

@@ -33,19 +33,19 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import Markdown, display
 
-from analysis import advice as V
+from analysis.words import advice as V
 from analysis import claims as C
-from analysis import counts as CN
-from analysis import findings as F
-from analysis import headlines as H
-from analysis import plots as P
-from analysis import revisions as RV
-from analysis import run as A
-from analysis import stats as S
+from analysis.words import counts as CN
+from analysis.words import findings as F
+from analysis.words import headlines as H
+from analysis.figures import plots as P
+from analysis.words import revisions as RV
+from analysis.loading import run as A
+from analysis.statistics import stats as S
 from analysis.claims.base import stream_cells
 from analysis.claims.baselines import baseline_comparisons, crossovers, file_comparisons
-from analysis.fmt import fmt_size
-from analysis.output import glue_text, note, show_table
+from analysis.statistics.fmt import fmt_size
+from analysis.words.output import glue_text, note, show_table
 
 P.setup("findings")
 run = A.load_run(run_dir)
@@ -80,7 +80,7 @@ def curves(d: pd.DataFrame) -> pd.DataFrame:
     return d[d.groupby("configuration")["size"].transform("nunique") >= 2].copy()
 
 
-# the comparisons the abstract counts are the count owner's set (analysis.counts)
+# the comparisons the abstract counts are the count owner's set (analysis.words.counts)
 curve, curve_sm = curves(CN.message_comparisons(run, msg)), curves(msg_sm)
 if len(xo):
     xo["configuration"] = xo.apply(config_label, axis=1)

@@ -17,12 +17,12 @@
 run_dir = "../build/smoke-run"
 
 # %% tags=["remove-input"]
-from analysis import run as A
-from analysis import plots as P
-from analysis import headlines as H
+from analysis.loading import run as A
+from analysis.figures import plots as P
+from analysis.words import headlines as H
 from analysis.claims import baselines as BL
-from analysis.fmt import fmt_size
-from analysis.output import glue_text, note, show_table
+from analysis.statistics.fmt import fmt_size
+from analysis.words.output import glue_text, note, show_table
 
 P.setup("latency")
 run = A.load_run(run_dir)

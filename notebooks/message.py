@@ -22,16 +22,16 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 import pandas as pd
 
-from analysis import revisions as RV
-from analysis import run as A
-from analysis import plots as P
-from analysis import counts as CN
-from analysis import bottleneck as BN
-from analysis import headlines as H
+from analysis.words import revisions as RV
+from analysis.loading import run as A
+from analysis.figures import plots as P
+from analysis.words import counts as CN
+from analysis.statistics import bottleneck as BN
+from analysis.words import headlines as H
 from analysis.claims import baselines as BL
-from analysis.fmt import fmt_pct, fmt_size
-from analysis import noise_sources as N
-from analysis.output import glue_text, note, show_table
+from analysis.statistics.fmt import fmt_pct, fmt_size
+from analysis.statistics import noise_sources as N
+from analysis.words.output import glue_text, note, show_table
 
 P.setup("message")
 run = A.load_run(run_dir)
@@ -39,7 +39,7 @@ m = run.measured
 st = m[(m["scenario"] == "message") & (m["mode"] == "stream")].copy()
 bounds = P.memcpy_bounds(run.manifest)
 # one window per configuration: a point never pools the window curves' other windows
-tcp = P.one_window(st[st["protocol"] != "udp"])
+tcp = A.one_window(st[st["protocol"] != "udp"])
 t_ref, p_ref = A.reference(tcp)
 glue_text("band", RV.band_label(run.created_at))
 glue_text("msg_ref_config", f"{t_ref}, {p_ref}" if t_ref else "none (no stream cells)")
@@ -156,7 +156,7 @@ glue_text("msg_limit", BN.receiver_limit_text(tcp[tcp["mode"] == "stream"], fmt_
 # placement.
 
 # %% tags=["remove-input"]
-# the set and its count come from the book's one owner of counts (analysis.counts)
+# the set and its count come from the book's one owner of counts (analysis.words.counts)
 cmp_tab, ref_config = CN.reference_comparisons(run)
 assert ref_config == (f"{t_ref}, {p_ref}" if t_ref else "")
 if len(cmp_tab):

@@ -30,11 +30,11 @@ import math
 
 import pandas as pd
 
-from analysis import noise_sources as N
-from analysis import plots as P
-from analysis import run as A
-from analysis.fmt import fmt_size
-from analysis.output import glue_text, note, show_table
+from analysis.statistics import noise_sources as N
+from analysis.figures import plots as P
+from analysis.loading import run as A
+from analysis.statistics.fmt import fmt_size
+from analysis.words.output import glue_text, note, show_table
 
 P.setup("noise")
 where = N.study_run(run_dir)

@@ -37,15 +37,15 @@ run_dir = "../build/smoke-run"
 import pandas as pd
 
 from analysis import claims as C
-from analysis import forest as FP
-from analysis import plots as P
-from analysis import run as A
+from analysis.figures import forest as FP
+from analysis.figures import plots as P
+from analysis.loading import run as A
 from IPython.display import display
 
 from analysis.claims import magnitude as MAG
 from analysis.claims import sesoi as SESOI
 from analysis.claims import table_error as TE
-from analysis.output import glue_text, list_table, note, show_table
+from analysis.words.output import glue_text, list_table, note, show_table
 
 P.setup()
 run = A.load_run(run_dir)
@@ -75,7 +75,7 @@ POST_HOC = " (post hoc)" if C.post_hoc(run) else ""  # beside each verdict of su
 compact["verdict"] = [(f"{v} [{n}]" if n != "—" else v) + POST_HOC
                       for v, n in zip(compact["verdict"], compact["rounds/looks"])]
 # runs from machines with more CPUs, committed beside this one: a column each
-from analysis import machines as MA
+from analysis.comparison import machines as MA
 
 machines = MA.beside(run)
 machine_results = [(m.label, C.evaluate(m.run)) for m in machines]
@@ -192,8 +192,8 @@ import json
 import os
 from pathlib import Path
 
-from analysis import reproduce as RP
-from analysis import revisions as RV
+from analysis.comparison import reproduce as RP
+from analysis.words import revisions as RV
 
 glue_text("reproduce_rule", RP.rule_text())
 rows = []

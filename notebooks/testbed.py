@@ -20,15 +20,15 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 import pandas as pd
 
-from analysis import design_text as D
-from analysis import findings as F
-from analysis import revisions as RV
-from analysis import run as A
-from analysis import plots as P
-from analysis import stats as S
-from analysis import prose as PR
-from analysis.fmt import fmt_band, fmt_pct, fmt_size
-from analysis.output import glue_text, note, show_table
+from analysis.words import design_text as D
+from analysis.words import findings as F
+from analysis.words import revisions as RV
+from analysis.loading import run as A
+from analysis.figures import plots as P
+from analysis.statistics import stats as S
+from analysis.words import prose as PR
+from analysis.statistics.fmt import fmt_band, fmt_pct, fmt_size
+from analysis.words.output import glue_text, note, show_table
 
 P.setup()
 run = A.load_run(run_dir)
@@ -224,11 +224,11 @@ else:
 import tomllib
 from pathlib import Path
 
-prof_dir = Path(A.__file__).resolve().parents[1] / "runner" / "profiles"
+from blockstats.profiles import profile_path, read_profile
+
 for name in ("smoke", "quick", "claims", "paper", "threads"):
-    f = prof_dir / f"{name}.toml"
-    if f.is_file():
-        b = tomllib.loads(f.read_text()).get("profile", {}).get("budget_s")
+    if profile_path(name).is_file():
+        b = read_profile(name).get("profile", {}).get("budget_s")
         glue_text(f"budget_{name}", (f"{b / 3600:g} h" if b >= 3600 else f"{b / 60:g} min")
                   if isinstance(b, (int, float)) else "not declared")
     else:
@@ -246,7 +246,7 @@ for name in ("smoke", "quick", "claims", "paper", "threads"):
 # %% tags=["remove-input"]
 import os  # noqa: E402
 
-from analysis.output import list_table  # noqa: E402
+from analysis.words.output import list_table  # noqa: E402
 
 prof_files = sorted(run.path.glob("profiles/*.toml"))
 profile = tomllib.loads(prof_files[0].read_text()) if prof_files else {}
@@ -268,7 +268,7 @@ if out:  # written beside this notebook by `make book`, whole or not at all
 # offloads, MTU, link speed and IRQ affinity. A one-host run has one column above.
 
 # %% tags=["remove-input"]
-from analysis import hosts as H
+from analysis.loading import hosts as H
 
 two = H.is_two_host(man)
 glue_text("hosts_note", "two hosts: the sender here and the sink on another host (the remote "
@@ -332,7 +332,7 @@ else:
 # `python -m runner noise` applies to a pilot: the least time to a ±5 % CI on a paired ratio.
 
 # %% tags=["remove-input"]
-from analysis import noise as N
+from analysis.statistics import noise as N
 
 nw = N.by_window(m)
 multi = nw.groupby(["kind", "placement", "metric"])["window_s"].transform("nunique") \
@@ -361,7 +361,7 @@ else:
 
 # %% tags=["remove-input"]
 # The statistics the comparisons use, generated from the design the plan declared and the
-# statistics module (analysis/prose.py), so the method chapter cannot drift from the code.
+# statistics module (analysis/words/prose.py), so the method chapter cannot drift from the code.
 primary = PR.design_of(run.plan, run.has_blocks)
 glue_text("stat_primary", f"{primary}" + ("" if run.has_blocks else " (this run has no blocks)"))
 glue_text("stat_decision", PR.statistics_text(primary))

@@ -21,11 +21,11 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 import pandas as pd
 
-from analysis import run as A
-from analysis import plots as P
-from analysis import stats as S
-from analysis.fmt import fmt_est, fmt_size
-from analysis.output import glue_text, note, show_table
+from analysis.loading import run as A
+from analysis.figures import plots as P
+from analysis.statistics import stats as S
+from analysis.statistics.fmt import fmt_est, fmt_size
+from analysis.words.output import glue_text, note, show_table
 
 P.setup("zerocopy")
 run = A.load_run(run_dir)
@@ -80,7 +80,7 @@ else:
 
 # %% tags=["remove-input"]
 # one window per configuration: a point never pools two blocks' windows
-uf = P.one_window(m[(m["transport"] == "udp-forward") & (m["scenario"] == "message")])
+uf = A.one_window(m[(m["transport"] == "udp-forward") & (m["scenario"] == "message")])
 if len(uf):
     g = P.lines(uf, "size", "gbit_per_s", "method", "datagram size (bytes, log scale)",
                 "sender throughput (Gbit/s)", bound=P.memcpy_bounds(run.manifest),

@@ -167,21 +167,6 @@ def _packed_from(root: Path, digest: str, sums: dict[str, str]) -> bool:
         return False
 
 
-def ok_rule_problems(run_dir: Path | str) -> list[str]:
-    """Records whose ``ok`` the ok rule (:mod:`rundir.okrule`) does not allow, as verify
-    names them (``trials.jsonl:<line>: status ok but ...``); lines that are not records are
-    verify's to report."""
-    path = records.trials_file(_require_dir(run_dir))
-    if path is None:
-        return []
-    found = []
-    for line in records.lines(path):
-        why = okrule.record_problem(line.record) if line.record is not None else None
-        if why:
-            found.append(f"{path.name}:{line.number}: status ok but {why}")
-    return found
-
-
 def seal(run_dir: Path | str, reseal: str | None = None) -> Path:
     """Seal the run (SHA256SUMS over every file); return the list's path.
 

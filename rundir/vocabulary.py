@@ -4,7 +4,7 @@ placements, modes, page-cache states and verification levels, and the names the 
 reports give three of the methods.
 
 The runner plans and checks with them (``runner.plan.profile``), the analysis reads the
-records with them (``analysis.run``, the claims); the trial and plan schemas
+records with them (``analysis.loading.run``, the claims); the trial and plan schemas
 (``rundir/schema/``) and copybench's method table list the same words, which
 ``tests/rundir/test_vocabulary.py`` checks.
 """

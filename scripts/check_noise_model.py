@@ -20,7 +20,7 @@ import numpy as np
 
 from analysis.claims.base import apply_rule
 from analysis.claims.rules import RULES
-from analysis.run import load_run
+from analysis.loading.run import load_run
 from runner.plan import blocks as D
 from runner.plan import noisemodel as N
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Where a run's noise comes from (analysis.noise_sources): per cell class (message size up
+"""Where a run's noise comes from (analysis.statistics.noise_sources): per cell class (message size up
 to 4 KiB or above, placement), the sd of log throughput between rounds and of a single trial
 within its round, the round's share, and the paired per-round sd that follows; each recorded
 mechanism's median R² within a cell; the cells whose trials screen as bimodal, with their
@@ -19,8 +19,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from analysis import noise_sources as N
-from analysis import run as A
+from analysis.statistics import noise_sources as N
+from analysis.loading import run as A
 
 
 def table(title: str, df, fmt: str = "{:.3f}") -> Table:

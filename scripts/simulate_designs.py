@@ -29,7 +29,7 @@ from rich.table import Table
 
 from analysis.designsim import simulate as sim
 from analysis.designsim import structure as st
-from analysis.run import Run, load_run
+from analysis.loading.run import Run, load_run
 from runner.host.capabilities import Capabilities
 from runner.plan import profile as profile_mod
 from runner.plan.rounds import make

@@ -32,10 +32,10 @@ PACKAGES = ("runner", "rundir", "blockstats", "analysis")
 BOUNDARIES = ("0.93", "1.07", "0.934579", "1.075269")
 BOUNDARY_RE = re.compile(r"(?<![\d.])(?:0\.934579|1\.075269|0\.93|1\.07)(?![\d])")
 BAND_NAME = re.compile(r"SESOI|THRESHOLD")
-#: the CI-against-a-band readers issue 50 names: (module path, qualified function name)
-READERS = (("analysis/stats.py", "decide"), ("analysis/stats.py", "classify_ratio"),
-           ("analysis/stats.py", "approx_verdict"), ("analysis/stats.py", "threshold_verdict"),
-           ("analysis/claims/why.py", "Factor.differs"))
+#: the CI-against-a-band readers issue 50 names: (module under analysis/, wherever its layer
+#: folder puts it, qualified function name)
+READERS = (("stats", "decide"), ("stats", "classify_ratio"), ("stats", "approx_verdict"),
+           ("stats", "threshold_verdict"), ("claims/why", "Factor.differs"))
 SENTENCE_WORDS = 6
 
 
@@ -86,9 +86,14 @@ def band_declarations(root: Path) -> list[str]:
     return lines
 
 
-def defined(root: Path, path: str, qual: str) -> bool:
-    f = root / path
-    if not f.exists():
+def module_file(root: Path, name: str) -> Path | None:
+    """``analysis/<name>.py``, or where a layer folder holds it (``analysis/*/<name>.py``)."""
+    found = [root / "analysis" / f"{name}.py", *sorted((root / "analysis").glob(f"*/{name}.py"))]
+    return next((f for f in found if f.is_file()), None)
+
+
+def defined(f: Path | None, qual: str) -> bool:
+    if f is None:
         return False
     tree = parse(f)
     cls, _, fn = qual.rpartition(".")
@@ -101,7 +106,12 @@ def defined(root: Path, path: str, qual: str) -> bool:
 
 
 def readers(root: Path) -> list[str]:
-    return [f"  {path}:{qual}" for path, qual in READERS if defined(root, path, qual)]
+    out = []
+    for name, qual in READERS:
+        f = module_file(root, name)
+        if defined(f, qual):
+            out.append(f"  {rel(root, f)}:{qual}")
+    return out
 
 
 def alpha_confidence(root: Path) -> tuple[list[str], list[str]]:
@@ -205,6 +215,50 @@ def levels(graph: dict[str, set[str]]) -> tuple[dict[str, int], list[str]]:
     return level, sorted(set(cycles))
 
 
+def declared_layers(root: Path) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """(ANALYSIS_LAYERS, ANALYSIS_ENTRY_POINTS) as tests/test_layout.py declares them, or None
+    where it declares no analysis layers."""
+    f = root / "tests" / "test_layout.py"
+    found: dict[str, tuple[str, ...]] = {}
+    for node in parse(f).body if f.exists() else []:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) \
+                and node.targets[0].id in ("ANALYSIS_LAYERS", "ANALYSIS_ENTRY_POINTS"):
+            found[node.targets[0].id] = tuple(ast.literal_eval(node.value))
+    if "ANALYSIS_LAYERS" not in found:
+        return None
+    return found["ANALYSIS_LAYERS"], found.get("ANALYSIS_ENTRY_POINTS", ())
+
+
+def layer_problems(root: Path, graph: dict[str, set[str]], layers: tuple[str, ...],
+                   entry: tuple[str, ...]) -> list[str]:
+    """The layer check of tests/test_layout.py, recomputed: folders that are no layer (and
+    layers with no folder), modules outside the folders, imports of a higher folder."""
+    folders = {d.name for d in (root / "analysis").iterdir() if (d / "__init__.py").is_file()}
+    bad = [f"folder {f}/ is no layer" for f in sorted(folders - set(layers))]
+    bad += [f"layer {f} has no folder" for f in layers if f not in folders]
+
+    def level(m: str) -> int | None:
+        parts = m.split(".")[1:]
+        if not parts:
+            return -1
+        if len(parts) == 1 and parts[0] in entry:
+            return len(layers)
+        return layers.index(parts[0]) if parts[0] in layers else None
+
+    for m in sorted(graph):
+        lm = level(m)
+        if lm is None:
+            if m.split(".")[1] not in folders:
+                bad.append(f"{m} outside the layer folders")
+            continue
+        for d in sorted(graph[m]):
+            ld = level(d)
+            if ld is not None and ld > lm:
+                bad.append(f"{m} imports {d} (a higher folder)")
+    return bad
+
+
 def analysis_layout(root: Path) -> list[str]:
     graph = import_graph(root, "analysis")
     level, cycles = levels(graph)
@@ -216,16 +270,22 @@ def analysis_layout(root: Path) -> list[str]:
         per_folder[folder or "analysis"].append(m)
     out = [f"  {folder}/: {len(ms)} modules" for folder, ms in sorted(per_folder.items())]
     out.append(f"  import levels (longest chain of analysis imports): {max(level.values())}")
-    layered = (root / "tests" / "test_layout.py").read_text()
-    out.append("  layer order checked by tests/test_layout.py: "
-               + ("yes" if "ANALYSIS_LAYERS" in layered else "no"))
-    plots_users = [m for m, ts in graph.items() if m == "analysis.counts"
-                   and any(t.startswith("analysis.plots") or t.endswith(".plots") for t in ts)]
-    out.append(f"  analysis.counts imports plots: {'yes' if plots_users else 'no'}")
-    readers_ = sorted(rel(root, f) for f in py_files(root, ("analysis",))
-                      + sorted((root / "notebooks").glob("*.py"))
-                      if re.search(r"['\"]profiles['\"]", f.read_text()))
-    out.append(f"  analysis-side files that name runner/profiles by path: {len(readers_)} "
+    declared = declared_layers(root)
+    if declared is None:
+        out.append("  layer order checked by tests/test_layout.py: no (no ANALYSIS_LAYERS)")
+    else:
+        problems = layer_problems(root, graph, *declared)
+        out.append(f"  layer order checked by tests/test_layout.py: yes, ANALYSIS_LAYERS = "
+                   f"{' < '.join(declared[0])}; violations: {len(problems)}")
+        out += [f"    {p}" for p in problems]
+    plots_users = [m for m, ts in graph.items() if m.rpartition(".")[2] == "counts"
+                   and any(t.rpartition(".")[2] == "plots" for t in ts)]
+    out.append(f"  analysis' counts module imports plots: {'yes' if plots_users else 'no'}")
+    code = [f for f in py_files(root, ("rundir", "blockstats", "analysis"))
+            + sorted((root / "notebooks").glob("*.py"))]
+    readers_ = sorted(rel(root, f) for f in code
+                      if re.search(r"['\"]runner['\"]\s*/\s*['\"]profiles['\"]", f.read_text()))
+    out.append(f"  files outside runner/ that build the path of runner/profiles: {len(readers_)} "
                f"({', '.join(readers_)})")
     if cycles:
         out.append(f"  import cycles: {len(cycles)}")

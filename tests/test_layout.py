@@ -11,6 +11,11 @@ holds the statistics both sides compute.
 * Inside ``runner/`` no import cycle (imports inside functions count), and every module sits
   in a layer folder (:data:`RUNNER_LAYERS` orders the folders, lowest first; they are the
   folders of ``runner/``, no more and no fewer): none imports a module of a higher folder.
+* The same inside ``analysis/``: every module sits in a layer folder (:data:`ANALYSIS_LAYERS`,
+  lowest first, the folders of ``analysis/``, no more and no fewer; the one module outside them
+  is the command line ``analysis/compare_report.py``, above them all), none imports a module
+  of a higher folder, and no import cycle joins two modules (a package's ``__init__`` that
+  gathers its own submodules is the package's face, not a cycle with them).
 """
 
 from __future__ import annotations
@@ -185,36 +190,41 @@ def layer_folders(root: Path, pkg: str = "runner") -> set[str]:
 
 
 def layer_violations(graph: dict[str, set[str]], layers: Sequence[str],
-                     folders: set[str]) -> list[str]:
+                     folders: set[str], pkg: str = "runner",
+                     entry_points: Sequence[str] = ("__main__",)) -> list[str]:
     """Every folder that is no layer (and layer with no folder), every module outside the
-    layer folders, every import of a module of a higher folder, as readable lines."""
+    layer folders, every import of a module of a higher folder, as readable lines.
+    ``pkg/__init__.py`` stands below every folder, the ``entry_points`` (modules directly in
+    ``pkg/``) above them all."""
+    table = f"{pkg.upper()}_LAYERS"
+
     def level(m: str) -> int | None:
-        if m == "runner":
+        if m == pkg:
             return -1
-        if m == "__main__":
+        if m in entry_points:
             return len(layers)
         top = m.split(".")[0]
         return layers.index(top) if top in layers else None
 
-    def where(i: int) -> str:
-        return "runner/__init__.py" if i < 0 else "runner/__main__.py" if i == len(layers) \
+    def where(m: str, i: int) -> str:
+        return f"{pkg}/__init__.py" if i < 0 else f"{pkg}/{m}.py" if i == len(layers) \
             else f"{layers[i]}/"
 
-    bad = [f"{f}/: a folder of runner/ that is not in RUNNER_LAYERS"
+    bad = [f"{f}/: a folder of {pkg}/ that is not in {table}"
            for f in sorted(folders - set(layers))]
-    bad += [f"{f}: in RUNNER_LAYERS but no folder of runner/" for f in layers if f not in folders]
+    bad += [f"{f}: in {table} but no folder of {pkg}/" for f in layers if f not in folders]
+    loose = " and ".join(["__init__.py", *(f"{e}.py" for e in entry_points)])
     for m in sorted(graph):
         lm = level(m)
         if lm is None:
             if m.split(".")[0] in folders:  # a folder that is no layer: said above
                 continue
-            bad.append(f"{m}: outside the layer folders (runner/ holds only __init__.py and "
-                       f"__main__.py)")
+            bad.append(f"{m}: outside the layer folders ({pkg}/ holds only {loose})")
             continue
         for d in sorted(graph[m]):
             ld = level(d)
             if ld is not None and ld > lm:
-                bad.append(f"{m} ({where(lm)}) imports {d} ({where(ld)}, higher)")
+                bad.append(f"{m} ({where(m, lm)}) imports {d} ({where(d, ld)}, higher)")
     return bad
 
 
@@ -224,6 +234,66 @@ def test_runner_has_no_import_cycle() -> None:
 
 def test_runner_layers_hold() -> None:
     assert layer_violations(module_graph(ROOT), RUNNER_LAYERS, layer_folders(ROOT)) == []
+
+
+# --- inside analysis/: the same order, its own layers ------------------------------------
+
+#: the analysis' layer folders, lowest first: statistics (pure functions, and how numbers are
+#: written) -> loading (a run directory as tables) -> claims (the claim tests and their rules)
+#: -> designsim (the claim blocks' designs simulated) -> comparison (a run beside another) ->
+#: figures -> words (the book's sentences, and what a notebook shows). ``analysis/__init__.py``
+#: is below every folder; :data:`ANALYSIS_ENTRY_POINTS` are the modules directly in
+#: ``analysis/``, above every folder.
+ANALYSIS_LAYERS = ("statistics", "loading", "claims", "designsim", "comparison", "figures",
+                   "words")
+#: ``python -m analysis.compare_report`` (what ``make compare`` runs), kept at its name
+ANALYSIS_ENTRY_POINTS = ("compare_report",)
+
+
+def without_own_packages(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """``graph`` less each module's edges to the packages that hold it: importing
+    ``claims.base`` runs ``claims/__init__.py``, which gathers its own submodules (the package's
+    face); a cycle through that face alone is no cycle of the code's order."""
+    return {m: {d for d in ds if not m.startswith(d + ".")} for m, ds in graph.items()}
+
+
+def test_analysis_has_no_import_cycle() -> None:
+    assert cycles(without_own_packages(module_graph(ROOT, "analysis"))) == []
+
+
+def test_analysis_layers_hold() -> None:
+    """Fails on a flat ``analysis/`` (modules outside the folders; layers with no folder)."""
+    assert layer_violations(module_graph(ROOT, "analysis"), ANALYSIS_LAYERS,
+                            layer_folders(ROOT, "analysis"), "analysis",
+                            ANALYSIS_ENTRY_POINTS) == []
+
+
+def test_the_analysis_check_sees_a_flat_folder_and_an_upward_import(tmp_path: Path) -> None:
+    """The analysis' checker can fail: a module left outside the folders, a word module
+    imported by a statistic, and a cycle through a package's face next to a real one."""
+    pkg = tmp_path / "analysis"
+    for d in ("low", "high"):
+        (pkg / d).mkdir(parents=True)
+        (pkg / d / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "cli.py").write_text("from analysis.high import w\n")
+    (pkg / "flat.py").write_text("import analysis.low.s\n")
+    (pkg / "low" / "__init__.py").write_text("from analysis.low import s, t\n")  # the face
+    (pkg / "low" / "s.py").write_text("from analysis.low import t\n")
+    (pkg / "low" / "t.py").write_text("def f():\n    from analysis.high.w import g\n")
+    (pkg / "high" / "w.py").write_text("from analysis.high import v\n")
+    (pkg / "high" / "v.py").write_text("def f():\n    from analysis.high.w import g\n")
+    graph = module_graph(tmp_path, "analysis")
+    found = layer_violations(graph, ("low", "high"), layer_folders(tmp_path, "analysis"),
+                             "analysis", ("cli",))
+    assert found == ["flat: outside the layer folders (analysis/ holds only __init__.py and "
+                     "cli.py)",
+                     "low.t (low/) imports high (high/, higher)",
+                     "low.t (low/) imports high.w (high/, higher)"], found
+    # s and the face import each other (the package's face: no cycle of the order); v and w
+    # do (one)
+    assert cycles(graph) == [["high.v", "high.w"], ["low", "low.s"]]
+    assert cycles(without_own_packages(graph)) == [["high.v", "high.w"]]
 
 
 def test_the_checks_see_a_cycle_and_an_upward_import(tmp_path: Path) -> None:

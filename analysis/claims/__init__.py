@@ -33,8 +33,8 @@ from analysis.claims.placement import placement_hypothesis
 from analysis.claims.pmu import c2, c7, c12
 from analysis.claims.rules import REVISED, REVISION_NOTE, RULES, rule_text, rules_table
 from analysis.claims.baselines import send_comparisons, twin_pairs
-from analysis.fmt import fmt_ratio_ci, fmt_size
-from analysis.run import Run, instant
+from analysis.statistics.fmt import fmt_ratio_ci, fmt_size
+from analysis.loading.run import Run, instant
 
 #: the claims whose source's own program runs here (S1-S3)
 ORIGINAL_CLAIMS = frozenset(SOURCE_OF)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from analysis.claims.base import NOT_RUN, NOT_TESTABLE, claim_blocks, missing_reason
-from analysis.run import Run, pmu_status
+from analysis.loading.run import Run, pmu_status
 
 if TYPE_CHECKING:
     from analysis.claims.rules import Applicability, Rule

@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis import stats as S
+from analysis.statistics import stats as S
 from analysis.claims.rules import fmt_size
-from analysis.fmt import fmt_num, fmt_ratio_ci
-from analysis.run import Run, select, values
+from analysis.statistics.fmt import fmt_num, fmt_ratio_ci
+from analysis.loading.run import Run, select, values
 from rundir import planfile
 from blockstats import families
 from blockstats import sequential as sq
@@ -395,7 +395,7 @@ def paired_test(run: Run, j: pd.DataFrame, family: int, rule: S.DecisionRule,
                 stop: Sequence[float] | None = None) -> S.RatioTest:
     """The paired reading of the pairs ``j`` (:func:`paired_rounds`) under the run's design:
 
-    * the fixed design: the t CI over every round (:func:`analysis.stats.paired_ratio`);
+    * the fixed design: the t CI over every round (:func:`analysis.statistics.stats.paired_ratio`);
     * the sequential top-up, one block with looks: the repeated CI at the stopping look
       (:func:`sequential_pair`);
     * the sequential top-up, blocks without looks (never topped up): the fixed t CI over

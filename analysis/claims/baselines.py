@@ -2,7 +2,7 @@
 
 * :func:`send_comparisons`: every message method against two-copy ``send`` (method x size x
   transport x placement x threads, TCP stream), each read against the one band of "no
-  difference" (the claims' band, :data:`analysis.stats.SESOI`); :data:`FIFTY_SIX` is the loopback cross-core set of the first paper run
+  difference" (the claims' band, :data:`analysis.statistics.stats.SESOI`); :data:`FIFTY_SIX` is the loopback cross-core set of the first paper run
   (``20261122T052509Z-paper-0690``: 4 methods x 8 sizes at 1 thread + 4 methods x 2 sizes x
   2, 4, 8 threads), and ``legacy=True`` the rule runs without blocks used before the block
   design (kept to reproduce that run's count; the book uses the current rule only).
@@ -21,10 +21,10 @@ from typing import Any, Iterator, Sequence
 
 import pandas as pd
 
-from analysis import stats as S
+from analysis.statistics import stats as S
 from analysis.claims.base import compare_pair, crossover_of, stream_cells
-from analysis.fmt import fmt_ratio_ci
-from analysis.run import FILE_METHODS, MESSAGE_METHODS, Run, select, values
+from analysis.statistics.fmt import fmt_ratio_ci
+from analysis.loading.run import FILE_METHODS, MESSAGE_METHODS, Run, select, values
 
 #: the message-method-vs-send set of the message chapter's comparison table at its
 #: reference transport and placement (loopback, cross-core), every thread count
@@ -122,7 +122,7 @@ def pairwise(run: Run, cells: pd.DataFrame, methods: Sequence[str], factors: Seq
     each earlier one (its ``baseline`` column), by :func:`baseline_comparisons` with the same
     families (so a method against the list's first, ``send`` or ``read-write``, is the row of
     the findings' table): what a superlative within one configuration and size is decided
-    from (:func:`analysis.headlines.leader_text`)."""
+    from (:func:`analysis.words.headlines.leader_text`)."""
     present = [m for m in methods if (cells["method"] == m).any()] if len(cells) else []
     out = [baseline_comparisons(run, cells, b, present[i + 1:], factors, threshold=threshold,
                                 metric=metric).assign(baseline=b)
@@ -145,13 +145,6 @@ def crossovers(run: Run, cells: pd.DataFrame, baseline: str, methods: Sequence[s
                      "p_none": c.p_none, "design": design,
                      "sizes": len(sizes)})
     return pd.DataFrame(rows)
-
-
-def inconclusive_count(df: pd.DataFrame) -> tuple[int, int]:
-    """(inconclusive, total) of a :func:`send_comparisons` table."""
-    if df.empty:
-        return 0, 0
-    return int((df["decision"] == "inconclusive").sum()), len(df)
 
 
 def twin_pairs(run: Run, metric: str = "gbit_per_s",

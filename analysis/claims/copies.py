@@ -1,11 +1,11 @@
 """Copies per transfer: claim C15 (S5's textbook table) against the measured CPU copies per
-byte of the sending path, counted by the calibrated estimator of :mod:`analysis.copycount`.
+byte of the sending path, counted by the calibrated estimator of :mod:`analysis.statistics.copycount`.
 
 The textbook counts the copies on the sending path (file to socket). The measured count is
 the sending side's (the ``cb-send`` threads' copy-routine CPU per byte, divided by the CPU
 cost of one copied byte calibrated in the same run at the same size). Every method the table
 lists is itself a calibration point of the estimator (its count is known from the kernel's
-code, :data:`analysis.copycount.KNOWN`); so that the verdict is not circular, each is measured
+code, :data:`analysis.statistics.copycount.KNOWN`); so that the verdict is not circular, each is measured
 by its *leave-one-out* estimate: the cost of one copied byte is calibrated on the other
 configurations of its group, never on itself. Only sizes whose group validates (every
 leave-one-out prediction within ±0.25) count; elsewhere the count is not identifiable and
@@ -19,10 +19,10 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import copycount as CP
+from analysis.statistics import copycount as CP
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_TESTABLE, REFUTED, UNDETERMINED,
                                   ClaimResult, sizes_text)
-from analysis.run import Run
+from analysis.loading.run import Run
 
 #: Textbook CPU copies per transfer (claim C15, S5 table 1.1 citing Song & Alves-Foss).
 TEXTBOOK_COPIES: dict[str, tuple[int, ...]] = {"read-write": (2,), "mmap-write": (1,),
@@ -31,7 +31,7 @@ COPIES_TOL = 0.5
 
 
 def copies_per_byte(run: Run, resamples: int = CP.RESAMPLES) -> pd.DataFrame:
-    """Counts per profiled configuration and side (``analysis.copycount.analyse``); NaN where
+    """Counts per profiled configuration and side (``analysis.statistics.copycount.analyse``); NaN where
     not identifiable, with the reason."""
     _, cnt, _ = CP.analyse(run, resamples=resamples)
     return cnt

@@ -7,7 +7,7 @@ from __future__ import annotations
 from analysis.claims.base import ClaimResult
 from analysis.claims.engine import evaluate_rules
 from analysis.claims.rules import RULES
-from analysis.run import Run
+from analysis.loading.run import Run
 
 C3 = ("S1", "Zero-copy pays off above ~32 KB", "qualitative")
 C5 = ("S2", "Zero-copy overtakes two-copy between 512 B and 4 KB",

@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 
 import pandas as pd
 
-from analysis import stats as S
+from analysis.statistics import stats as S
 from analysis.claims.applicability import absent, finite, not_applicable
 from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE,
                                   REFUTED, ClaimResult, Compared, compare_pair, crossover_of,
                                   new_result, rule_cells, set_estimate, set_rounds, sizes_text,
                                   sizes_with)
 from analysis.claims.rules import AT_BEST, CROSSOVER, EVERY, SINGLE, fmt_size
-from analysis.fmt import fmt_num, fmt_ratio_ci
-from analysis.run import Run, select
+from analysis.statistics.fmt import fmt_num, fmt_ratio_ci
+from analysis.loading.run import Run, select
 
 if TYPE_CHECKING:
     from analysis.claims.rules import Rule

@@ -6,7 +6,7 @@ from __future__ import annotations
 from analysis.claims.base import ClaimResult
 from analysis.claims.engine import evaluate_rules
 from analysis.claims.rules import RULES
-from analysis.run import Run
+from analysis.loading.run import Run
 
 C13 = ("S4", "Sending a 100 MB file over localhost TCP, sendfile() is ~1.42x faster than "
        "read()+sendall()", "695.33 MB/s vs 490.83 MB/s")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from analysis.claims.base import ClaimResult
 from analysis.claims.engine import evaluate_rules
 from analysis.claims.rules import RULES
-from analysis.run import Run
+from analysis.loading.run import Run
 
 C1 = ("S1", "For 64 B messages, zero-copy latency is >100x that of two-copy",
       "1 thread: 58.82 us two-copy vs 7111.74 us zero-copy (121x)")

@@ -24,7 +24,7 @@ from analysis.claims.base import (NOT_RUN, THEIR_PROGRAM, ClaimResult, compare_p
                                   original_cells, rule_cells)
 from analysis.claims.engine import apply_rule
 from analysis.claims.rules import RULES, THREADS, Rule
-from analysis.run import Run, select
+from analysis.loading.run import Run, select
 from rundir.vocabulary import REPORT_NAMES
 
 #: (source, statement, published) of each claim, as its module states it

@@ -20,13 +20,13 @@ import math
 import numpy as np
 import pandas as pd
 
-from analysis import stats as S
+from analysis.statistics import stats as S
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, REFUTED, TRANSPORT_PREF,
                                   ClaimResult, block_seconds_per_round, claim_blocks,
                                   design_looks, distance_text, one_family, paired_rounds,
                                   paired_test, rounds_to_decide, stream_cells)
-from analysis.fmt import fmt_ratio_ci, fmt_size
-from analysis.run import Run, select, values
+from analysis.statistics.fmt import fmt_ratio_ci, fmt_size
+from analysis.loading.run import Run, select, values
 from blockstats import families
 from blockstats import sequential as sq
 from rundir.vocabulary import PINNED_PLACEMENTS

@@ -7,7 +7,7 @@ from __future__ import annotations
 from analysis.claims.base import ClaimResult
 from analysis.claims.engine import evaluate_rules
 from analysis.claims.rules import RULES
-from analysis.run import Run
+from analysis.loading.run import Run
 
 C2 = ("S1", "At 1 MB, zero-copy has ~10x fewer LLC misses than two-copy",
       "2.5 M vs 23 M LLC misses")

@@ -3,7 +3,7 @@
 
 A rule names: the statistic (which ratio of which metric), the configuration the source
 describes (transport, placements, threads, sizes, cache), how each comparison's CI is read
-(:class:`analysis.stats.DecisionRule`: direction against the claims' band 1 +- SESOI, a
+(:class:`analysis.statistics.stats.DecisionRule`: direction against the claims' band 1 +- SESOI, a
 threshold above/below X, or "~R" within a tolerance), how the comparisons of one verdict
 combine, the decision family (its size m sets the Bonferroni level 1 - 0.05/m of every CI in
 it), whether the pairs come from the block design, and that the CI decides (for the paired
@@ -45,8 +45,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from analysis import stats as S
-from analysis.fmt import fmt_size as _fmt_size
+from analysis.statistics import stats as S
+from analysis.statistics.fmt import fmt_size as _fmt_size
 from blockstats import claimtable, families
 from blockstats.claimtable import (BEST_THREADS, CROSSOVER, EVERY, S2_SIZES, S3_SIZES,  # noqa: F401
                                    SESOI, THREADS)
@@ -169,7 +169,7 @@ class Rule:
     statistic: str
     numerator: str  # method (or, for THREADS rules, the thread count as text)
     denominator: str
-    metric: str  # column of analysis.run's tidy table
+    metric: str  # column of analysis.loading.run's tidy table
     mode: str  # stream | pingpong | file→socket | file→file
     transport: str | None
     placements: tuple[str | None, ...]

@@ -7,7 +7,7 @@ Derivation (fixed before the next reference run; the inputs are committed; the f
 
 * sigma: the per-round sd of the log ratio of two cells measured back to back, the larger of
   (a) the noise study's median paired per-round sd over its comparisons (run
-  :data:`NOISE_STUDY`, ``analysis.noise_sources.comparisons``; this VM class) and (b) the A/A
+  :data:`NOISE_STUDY`, ``analysis.statistics.noise_sources.comparisons``; this VM class) and (b) the A/A
   control of the reference run ``20261124T133652Z-paper-e8c3`` (``send`` against itself, 30
   rounds: ratio CI [0.94955, 1.053503] at 95 %, so sigma = half the CI's log width
   x sqrt(30) / t(0.975, 29));
@@ -28,24 +28,22 @@ the band and sigma (:func:`untestable_at_noise`), never "inconclusive".
 from __future__ import annotations
 
 import math
-import tomllib
 from functools import lru_cache
-from pathlib import Path
 from typing import Sequence
 
 from scipy import stats as st
 
 from blockstats import claimtable, sequential as sq
 from blockstats import sesoi as derivation
+from blockstats.profiles import read_profile
 
 #: the A/A control of the reference run e8c3: (CI low, CI high, rounds), 95 %
 AA_CONTROL = (0.94955, 1.053503, 30)
 #: the noise study the sigma comes from: (run, median paired per-round sd of the log ratio,
 #: comparisons it is the median of); a test recomputes it from the committed run
 NOISE_STUDY = ("20261127T082138Z-noise-study-9374", 0.1289, 18)
-PROFILES = Path(__file__).resolve().parents[2] / "runner" / "profiles"
 #: the reference profile, whose design (looks, spending, maximum, level) the derivation uses
-REFERENCE_PROFILE = PROFILES / "paper.toml"
+REFERENCE_PROFILE = "paper"
 #: the largest family a direction verdict combines (4 sizes)
 FAMILY = derivation.FAMILY
 #: the smallest effect of interest (the result of :func:`derive` on the inputs above),
@@ -56,9 +54,9 @@ SESOI = claimtable.SESOI
 AT_THIS_NOISE = "not testable at this noise"
 
 
-def reference_design(path: Path = REFERENCE_PROFILE) -> sq.SequentialDesign:
+def reference_design(profile: str = REFERENCE_PROFILE) -> sq.SequentialDesign:
     """The group-sequential design the reference profile declares (``[design] sequential``)."""
-    des = tomllib.loads(path.read_text())["design"]
+    des = read_profile(profile)["design"]
     seq = des["sequential"]
     return sq.SequentialDesign(spending=seq["spending"], alpha=round(1 - des["confidence"], 12),
                                first_look=seq["first_look"], look_every=seq["look_every"],

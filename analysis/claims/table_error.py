@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from analysis import stats as S
+from analysis.statistics import stats as S
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, MAGNITUDES, NOT_TESTABLE, REFUTED,
                                   ClaimResult)
 from analysis.claims.sesoi import AT_THIS_NOISE

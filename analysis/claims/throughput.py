@@ -18,8 +18,8 @@ from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_TESTABLE, 
                                   stream_cells)
 from analysis.claims.engine import collapse, evaluate_rules
 from analysis.claims.rules import RULES, Rule
-from analysis.fmt import fmt_ratio_ci
-from analysis.run import Run, select, values
+from analysis.statistics.fmt import fmt_ratio_ci
+from analysis.loading.run import Run, select, values
 
 C4 = ("S2", "One-copy beats two-copy at every size tested",
       "one vs two-copy Gbit/s: 512 B 5.44 vs 1.14 … 64 KB 66.42 vs 17.80")

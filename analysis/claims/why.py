@@ -26,7 +26,7 @@ rules are applied unchanged to every claim row of :func:`analysis.claims.origina
 
    Each is a paired geometric-mean ratio over those rounds (t CI at the claim rule's
    Bonferroni level). A ratio *differs* when its CI lies wholly outside [1 - t, 1 + t],
-   t = the one band of the direction rules (the claims' band, analysis.stats.SESOI). A gap that does not differ:
+   t = the one band of the direction rules (the claims' band, analysis.statistics.stats.SESOI). A gap that does not differ:
    *no gap shown* (which is not equivalence: its CI may be wide; where both factors differ
    the same way, a factor common to both methods cancels in the ratio). A gap
    that differs is *carried* by the factor that differs, pushes the ratio the gap's way (a
@@ -58,11 +58,11 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import stats as S
+from analysis.statistics import stats as S
 from analysis.claims.base import original_cells, paired_values, round_values, stream_cells
 from analysis.claims.rules import RULES, THREADS, Rule, fmt_size
-from analysis.fmt import fmt_ratio_ci
-from analysis.run import Run, select
+from analysis.statistics.fmt import fmt_ratio_ci
+from analysis.loading.run import Run, select
 from rundir.vocabulary import REPORT_NAMES
 
 #: speed of their program against copybench's counterpart a fact predicts

@@ -19,7 +19,7 @@ unit-variance t with 4 df). Every design reads the same draws (paired). The verd
 then decided as the analysis decides them: each comparison of a verdict at its block's
 stopping look (:func:`blockstats.sequential.stopping_look` over the repeated CIs of the
 rounds the block ran, at the rule's family), read by the rule
-(:func:`analysis.stats.decide`), combined by :func:`analysis.claims.engine.every_verdict`.
+(:func:`analysis.statistics.stats.decide`), combined by :func:`analysis.claims.engine.every_verdict`.
 
 Only numpy and the project's statistics: no files are read here.
 """
@@ -33,7 +33,7 @@ from typing import Mapping, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from analysis import stats as S
+from analysis.statistics import stats as S
 from analysis.claims.base import INCONCLUSIVE
 from analysis.claims.engine import every_verdict
 from analysis.designsim.structure import DesignPlan, Structure, Verdict
@@ -202,7 +202,7 @@ ON = 1e-9
 def correct(outcome: str, log_truth: float, decision: S.DecisionRule) -> bool:
     """Whether a comparison's decided outcome agrees with its true log ratio: greater means
     above 1 + t, less below 1 - t, equivalent inside the closed band [1 - t, 1 + t] (as
-    :func:`analysis.stats.decide` reads a CI); a truth on a boundary (within :data:`ON`)
+    :func:`analysis.statistics.stats.decide` reads a CI); a truth on a boundary (within :data:`ON`)
     counts as on it; inconclusive is never wrong."""
     lo, hi = (math.log(b) for b in decision.boundaries())
     if outcome == "greater":

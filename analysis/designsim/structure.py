@@ -1,5 +1,5 @@
 """The structure a design simulation runs on, read from a committed run through the
-project's own readers (:func:`analysis.run.load_run`, which reads trials.jsonl through
+project's own readers (:func:`analysis.loading.run.load_run`, which reads trials.jsonl through
 rundir.records): the run's claim blocks with their measured seconds per round, every paired
 comparison of two cells in them (its measured effect and per-round log-ratio sd), each
 design's top-up comparisons (the ones its plan.json declares), and the claim verdicts the
@@ -19,11 +19,11 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from analysis import stats as S
+from analysis.statistics import stats as S
 from analysis.claims import rules as R
 from analysis.claims.applicability import not_applicable
 from analysis.claims.base import paired_rounds, rule_cells, sizes_with
-from analysis.run import Run, select
+from analysis.loading.run import Run, select
 from blockstats import families
 from blockstats import sequential as sq
 
@@ -141,7 +141,7 @@ def block_costs(run: Run, blocks: Iterable[str]) -> dict[str, float]:
 
 
 def by_block(measured: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """The columns a unit reads of the run's :attr:`analysis.run.Run.measured` trials, one
+    """The columns a unit reads of the run's :attr:`analysis.loading.run.Run.measured` trials, one
     frame per block (selecting rows of the whole tidy table for every unit is slow)."""
     cols = ["block", "repetition", "cell", "twin", "primary_metric"]
     return {str(b): d for b, d in measured[cols].groupby("block")}

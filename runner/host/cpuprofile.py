@@ -36,28 +36,6 @@ PERF_RECORD = ["perf", "record", "-q", "-B", "-a", "-g", "-e", "cpu-clock", "-F"
                str(SAMPLE_HZ)]
 
 
-def parse_report(text: str) -> list[tuple[int, str, str]]:
-    """Lines of ``perf report --stdio -n -t '\\t' --sort KEY`` -> (samples, flag, name).
-
-    ``flag`` is ``k`` (kernel), ``.`` (user) or ``""`` (a key without a privilege mark).
-    """
-    rows = []
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        parts = [p.strip() for p in line.split("\t")]
-        if len(parts) < 3 or not parts[1].isdigit():
-            continue
-        samples = int(parts[1])
-        name = "\t".join(parts[2:]).strip()
-        flag = ""
-        if name.startswith("[") and "] " in name[:5]:
-            flag = name[1:name.index("]")]
-            name = name[name.index("] ") + 2:].strip()
-        rows.append((samples, flag, name))
-    return rows
-
-
 def reduce_rows(sym_rows: list[tuple[int, str, str]],
                 comm_rows: list[tuple[int, str, str]] | None = None,
                 top: int = 60) -> Reduction:
@@ -87,16 +65,6 @@ def reduce_rows(sym_rows: list[tuple[int, str, str]],
             if i < top or group_of(s.symbol, s.kernel) in ("copy", "user_copy")]
     return Reduction(samples=total, kernel_share=kernel, groups=groups,
                      user_copy_share=user_copy, symbols=kept, by_comm=by_comm)
-
-
-def _report(data: Path, sort: str) -> str:
-    out = subprocess.run(
-        ["perf", "report", "-i", str(data), "--stdio", "--no-children", "--sort", sort,
-         "-g", "none", "-n", "--percent-limit", "0", "-t", "\t"],
-        capture_output=True, text=True, check=False, timeout=300)
-    if out.returncode != 0:
-        raise RuntimeError(f"perf report failed: {out.stderr.strip()[-500:]}")
-    return out.stdout
 
 
 #: one line of ``perf script -F comm,tid,time,ip,sym,dso -G``
@@ -226,7 +194,7 @@ def store(reduction: Reduction, path: Path) -> None:
 
 # ------------------------------------------------------------ what a run must profile
 #
-# The copy-count calibration (analysis/copycount.py) estimates the CPU cost of one copied
+# The copy-count calibration (analysis/statistics/copycount.py) estimates the CPU cost of one copied
 # byte per side from the configurations whose count is known, in the same run, at the same
 # transport, placement and size, and validates it by leave-one-out. A run supports a
 # reported count at a (transport, placement, size) only if it profiled, there:

@@ -30,7 +30,6 @@ their program did, not a record: the trial's record is made from it by
 
 from __future__ import annotations
 
-import os
 import subprocess
 import shutil
 import time
@@ -264,16 +263,5 @@ def _run(run: ProgramRun, prog: Program, s_argv: list[str], c_argvs: list[list[s
                 run.error = "the client received no data"
             else:
                 run.status = "ok"
-
-
-def processes_of(uid: int) -> list[int]:
-    """Pids of live processes whose real uid is ``uid`` (to show nothing was left)."""
-    out = []
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            ident = proc_identity(int(d))
-            if ident.get("uid", [None])[0] == uid:
-                out.append(int(d))
-    return out
 
 

@@ -1,4 +1,4 @@
-"""The front page's findings (analysis/advice.py): at most six, each at most 40 words as a
+"""The front page's findings (analysis/words/advice.py): at most six, each at most 40 words as a
 reader reads it, each word from the decisions it states."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import itertools
 
 import pandas as pd
 
-from analysis import advice as V
+from analysis.words import advice as V
 
 KiB, MiB = 1024, 1 << 20
 SIZES = [64, 512, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, MiB, 16 * MiB]

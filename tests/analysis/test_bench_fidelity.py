@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis import peers as PEERS
+from analysis.loading import peers as PEERS
 
 
 def _row(transport: str, placement: str, size: str, ratio: float, rounds: int,

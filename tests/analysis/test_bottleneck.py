@@ -1,4 +1,4 @@
-"""Which side set a stream's rate (analysis.bottleneck), from the sides' CPU time."""
+"""Which side set a stream's rate (analysis.statistics.bottleneck), from the sides' CPU time."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 import pandas as pd
 import pytest
 
-from analysis import bottleneck as BN
-from analysis.fmt import fmt_size
+from analysis.statistics import bottleneck as BN
+from analysis.statistics.fmt import fmt_size
 
 
 @pytest.mark.parametrize("snd,rcv,placement,want", [

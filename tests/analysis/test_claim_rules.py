@@ -14,7 +14,7 @@ import pytest
 
 import claim_runs as R
 from analysis import claims as C
-from analysis import run as A
+from analysis.loading import run as A
 from analysis.claims import rules as RU
 from analysis.claims.placement import placement_hypothesis
 

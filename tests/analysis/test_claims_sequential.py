@@ -13,10 +13,10 @@ import pytest
 
 import claim_runs as R
 from analysis import claims as C
-from analysis import run as A
-from analysis import stats as S
+from analysis.loading import run as A
+from analysis.statistics import stats as S
 from analysis.claims import rules as RU
-from analysis.design_text import sequential_text
+from analysis.words.design_text import sequential_text
 from blockstats import sequential as sq
 
 DESIGN = sq.SequentialDesign(first_look=6, look_every=6, rounds_max=30)

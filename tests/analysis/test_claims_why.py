@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import run as A
+from analysis.loading import run as A
 from analysis.claims import originals as O
 from analysis.claims import why as W
 from blockstats.claimtable import SESOI

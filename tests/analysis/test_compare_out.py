@@ -11,7 +11,7 @@ from typing import Callable
 
 import pytest
 
-from analysis import compare_report
+from analysis.comparison import compare_report
 from conftest import copy_run, tree_digest
 from rundir.verify import verify
 

@@ -12,7 +12,7 @@ import nbformat
 import pandas as pd
 import pytest
 
-from analysis import compare as K
+from analysis.comparison import compare as K
 
 pytestmark = pytest.mark.compare_report
 
@@ -75,7 +75,7 @@ def test_claims_side_by_side(report: Path) -> None:
 
 
 def test_verdicts_judged_by_the_reproduced_rule(report: Path) -> None:
-    from analysis import reproduce as RP
+    from analysis.comparison import reproduce as RP
     t = pd.read_csv(report / "reproduced.csv")
     assert set(t["status"]) <= set(RP.CATEGORIES)
     assert t["why"].str.len().gt(10).all()

@@ -1,4 +1,4 @@
-"""analysis/copycount.py, what the book prints of the calibration: a leave-one-out prediction
+"""analysis/statistics/copycount.py, what the book prints of the calibration: a leave-one-out prediction
 outside [0, BOUND] is never printed as a count (the book once printed 4.36 [3.81, 4.89] and
 quoted 3.87 in C15's reason); its price ratio, which any positive value can be, is."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import copycount as CP
+from analysis.statistics import copycount as CP
 
 
 def test_a_prediction_outside_the_bound_is_no_count() -> None:

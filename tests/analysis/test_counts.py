@@ -1,4 +1,4 @@
-"""One owner for every count the book prints (analysis/counts.py): the sets are defined
+"""One owner for every count the book prints (analysis/words/counts.py): the sets are defined
 once, every page quotes them, and a second source of a count cannot creep back in."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import counts as CN
-from analysis import headlines as H
-from analysis.fmt import fmt_band
+from analysis.words import counts as CN
+from analysis.words import headlines as H
+from analysis.statistics.fmt import fmt_band
 
 ROOT = Path(__file__).resolve().parents[2]
 DECISIONS = ["greater"] * 3 + ["less"] * 5 + ["equivalent"] + ["inconclusive"] * 4

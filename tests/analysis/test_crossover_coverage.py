@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from analysis import stats as S
+from analysis.statistics import stats as S
 
 KiB = 1024
 SIZES = (512, 4 * KiB, 16 * KiB, 32 * KiB, 64 * KiB, 256 * KiB, 1 << 20)

@@ -154,7 +154,7 @@ def test_a_published_effect_inside_the_band_is_not_testable_at_this_noise() -> N
 
 
 def test_the_revision_is_recorded_and_older_runs_are_post_hoc() -> None:
-    from analysis.run import instant
+    from analysis.loading.run import instant
     whens = [instant(w) for w, _ in RU.REVISIONS]
     assert whens == sorted(whens) and RU.REVISED == RU.REVISIONS[-1][0]
     assert "smallest effect of interest" in dict(RU.REVISIONS)["2026-11-27T05:55Z"]

@@ -1,4 +1,4 @@
-"""analysis.evalcache: a sealed run's verdicts are computed once and reused only while the
+"""analysis.comparison.evalcache: a sealed run's verdicts are computed once and reused only while the
 run's files match its SHA256SUMS and the analysis code is the same."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
 import make_synthetic_run  # noqa: E402
 
-from analysis import evalcache as EC  # noqa: E402
+from analysis.comparison import evalcache as EC  # noqa: E402
 from analysis.claims import as_dict  # noqa: E402
-from analysis.run import load_run  # noqa: E402
+from analysis.loading.run import load_run  # noqa: E402
 from rundir.verify import write_seal  # noqa: E402
 
 

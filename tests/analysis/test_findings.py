@@ -1,4 +1,4 @@
-"""analysis/findings.py: findings and abstract worded from decided comparison tables with a
+"""analysis/words/findings.py: findings and abstract worded from decided comparison tables with a
 planted truth (fast, no run needed). Each sentence must say what the table decided, and
 nothing it did not."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import findings as F
-from analysis import headlines as H
-from analysis.fmt import fmt_band
+from analysis.words import findings as F
+from analysis.words import headlines as H
+from analysis.statistics.fmt import fmt_band
 
 SIZES = [64, 4096, 65536, 262144]
 

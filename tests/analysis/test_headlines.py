@@ -1,4 +1,4 @@
-"""analysis/headlines.py: the headline findings and the abstract from decided comparison
+"""analysis/words/headlines.py: the headline findings and the abstract from decided comparison
 tables with a planted truth. A gain over `send` is set against `sendmsg`; a finding that
 holds in one placement says so; one that goes both ways is a flip; at most six findings,
 each linked to its figure and table."""
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import advice as AD
-from analysis import headlines as H
+from analysis.words import advice as AD
+from analysis.words import headlines as H
 
 MiB = 1 << 20
 
@@ -145,6 +145,6 @@ def test_the_abstract_counts_in_words_a_reader_says() -> None:
 
 
 def test_fmt_hours() -> None:
-    from analysis.fmt import fmt_hours
+    from analysis.statistics.fmt import fmt_hours
     assert [fmt_hours(h) for h in (0.01, 8 / 60, 1.0, 1 + 26 / 60)] == \
         ["36 s", "8 min", "1 h", "1 h 26 min"]

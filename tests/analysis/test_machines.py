@@ -1,4 +1,4 @@
-"""Runs from machines with more CPUs are read beside the reference run (analysis.machines):
+"""Runs from machines with more CPUs are read beside the reference run (analysis.comparison.machines):
 the committed thread-count run from a 16-CPU machine decides C6 and C11, which no 2-CPU run
 can test, and the verdict table says where they were decided."""
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from analysis import claims as C
-from analysis import machines as M
-from analysis.run import load_run
+from analysis.comparison import machines as M
+from analysis.loading.run import load_run
 
 pytestmark = pytest.mark.slow  # reads two committed runs whole (about 40 s)
 

@@ -1,4 +1,4 @@
-"""The noise decomposition (analysis.noise_sources) recovers what was planted."""
+"""The noise decomposition (analysis.statistics.noise_sources) recovers what was planted."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import noise_sources as N
+from analysis.statistics import noise_sources as N
 
 
 def test_split_recovers_planted_components() -> None:
@@ -270,7 +270,7 @@ def test_controls_compare_a_kept_sink_and_two_methods_in_one_trial_with_today() 
 
 
 def test_the_tidy_row_carries_the_sink_and_both_methods_throughputs() -> None:
-    from analysis.run import tidy_record
+    from analysis.loading.run import tidy_record
     rec = {"config": {"kind": "copybench", "command": "send", "method": "send",
                       "alternate": "sendmsg", "sink": "kept"},
            "result": {"alternate": {"methods": ["send", "sendmsg"], "gbit_per_s": [3.0, 4.5]}}}

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import compare as K
-from analysis import findings as F
-from analysis import revisions as RV
-from analysis import stats as S
+from analysis.comparison import compare as K
+from analysis.words import findings as F
+from analysis.words import revisions as RV
+from analysis.statistics import stats as S
 from analysis.claims import baselines as BL
 from analysis.claims import placement as PL
-from analysis import fmt as FM
+from analysis.statistics import fmt as FM
 from blockstats import claimtable
 
 ROOT = Path(__file__).resolve().parents[2]

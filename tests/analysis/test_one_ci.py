@@ -16,13 +16,13 @@ import pandas as pd
 import pytest
 
 import analysis.claims as C
-from analysis import stats as S
-from analysis import counts as CN
-from analysis import run as A
+from analysis.statistics import stats as S
+from analysis.words import counts as CN
+from analysis.loading import run as A
 from analysis.claims import baselines as BL
 from analysis.claims import engine, originals, placement, throughput
 from analysis.claims.base import stream_cells
-from analysis.run import select
+from analysis.loading.run import select
 from conftest import committed_reference_run
 
 pytestmark = pytest.mark.reference
@@ -111,7 +111,7 @@ def test_every_printed_ci_of_a_comparison_is_one_ci(printed) -> None:
 
 def test_c13_cross_core_prints_one_ci_in_the_verdict_table_and_the_abstract(printed) -> None:
     """The verdict table's C13 cross-core and the file findings' row it shares (the abstract's
-    file finding is worded from that table: analysis.headlines.abstract_results)."""
+    file finding is worded from that table: analysis.words.headlines.abstract_results)."""
     _, _, (results, files, _) = printed
     (r,) = [x for x in results if x.claim == "C13" and x.placement == "cross-core"
             and x.basis == C.COPYBENCH]

@@ -1,4 +1,4 @@
-"""analysis/output.py list_table, the tables the PDF prints: a column is never narrower than
+"""analysis/words/output.py list_table, the tables the PDF prints: a column is never narrower than
 its longest word (a number or a method name is never cut: the PDF once printed "0.74…" and
 "sendm"), long tokens get break opportunities, and underscores are no emphasis."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from analysis import output as O
+from analysis.words import output as O
 
 
 def widths(md: str) -> list[int]:

@@ -9,8 +9,8 @@ import pytest
 
 from analysis.claims import placement_hypothesis
 from analysis.claims.placement import placement_view
-from analysis.output import LINE_CHARS, TABLE_FONTS, _words, table_font
-from analysis.run import load_run
+from analysis.words.output import LINE_CHARS, TABLE_FONTS, _words, table_font
+from analysis.loading.run import load_run
 from conftest import committed_reference_run
 
 pytestmark = pytest.mark.reference

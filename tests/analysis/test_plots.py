@@ -1,4 +1,4 @@
-"""analysis/plots.py's figure checks on synthetic data (make test): the defects they exist
+"""analysis/figures/plots.py's figure checks on synthetic data (make test): the defects they exist
 for are caught, and a sound figure passes. Fast; no run or book needed."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from analysis import plots as P  # noqa: E402
-from analysis.fmt import fmt_size  # noqa: E402
+from analysis.figures import plots as P  # noqa: E402
+from analysis.loading import run as A  # noqa: E402
+from analysis.statistics.fmt import fmt_size  # noqa: E402
 
 
 def thread_run() -> pd.DataFrame:
@@ -220,7 +221,7 @@ def test_one_window_per_configuration() -> None:
             for w, n in ((0.5, 3), (1.0, 12), (3.0, 3)) for v in range(n)]
     rows += [dict(method="send", size=65536, placement="cross-core", duration_s=3.0,
                   gbit_per_s=1.0)] * 3
-    d = P.one_window(pd.DataFrame(rows))
+    d = A.one_window(pd.DataFrame(rows))
     assert set(d.loc[d["size"] == 16384, "duration_s"]) == {1.0}
     assert set(d.loc[d["size"] == 65536, "duration_s"]) == {3.0}
 
@@ -380,7 +381,7 @@ def test_long_panel_titles_are_wrapped_not_run_into_each_other() -> None:
 def test_the_cpu_breakdown_is_drawn_at_the_pdfs_width() -> None:
     """The copies chapter's breakdown (two panels, a legend of eleven categories) was drawn
     10.4 in wide, so the PDF showed it at 62 %: fonts of 5 to 6.2 pt."""
-    from analysis import cpu_breakdown as BD
+    from analysis.figures import cpu_breakdown as BD
     from rundir.perf import CATEGORIES
 
     P.setup()

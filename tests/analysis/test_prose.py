@@ -1,4 +1,4 @@
-"""analysis/prose.py: the method chapter's statistics sentences describe what the analysis
+"""analysis/words/prose.py: the method chapter's statistics sentences describe what the analysis
 computes (a comparison recomputed from the description, with scipy directly, equals
 analysis.claims.base.compare_pair's), the threats chapter's rounds sentence follows the
 plan's design, and the artifact's claim map names only experiments of the run's plan."""
@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis import prose as PR
-from analysis import stats as S
+from analysis.words import prose as PR
+from analysis.statistics import stats as S
 from analysis.claims.base import compare_pair
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""A ratio with its CI is written one way, by ``analysis.fmt.fmt_ratio_ci``: each number to
+"""A ratio with its CI is written one way, by ``analysis.statistics.fmt.fmt_ratio_ci``: each number to
 three significant digits, wherever the book prints one (the claims' verdicts, their
 sensitivity analyses, why a report differs, the findings and the headlines)."""
 
@@ -8,8 +8,8 @@ import math
 import re
 from pathlib import Path
 
-from analysis import headlines
-from analysis.fmt import fmt_ratio_ci
+from analysis.words import headlines
+from analysis.statistics.fmt import fmt_ratio_ci
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,8 +57,8 @@ def test_the_check_sees_a_hand_written_ci() -> None:
 def test_an_estimate_prints_its_own_level() -> None:
     """``fmt_est`` writes the level the estimate was computed at, not a fixed "95%": a CI at a
     family's Bonferroni level says so."""
-    from analysis import stats as S
-    from analysis.fmt import fmt_est, fmt_level
+    from analysis.statistics import stats as S
+    from analysis.statistics.fmt import fmt_est, fmt_level
 
     assert fmt_est(S.Estimate(12.34, 11.9, 12.8, 5), "Gbit/s") == \
         "12.3 Gbit/s (95% CI 11.9–12.8, n=5)"

@@ -1,4 +1,4 @@
-"""The "Results Reproduced" rule (analysis/reproduce.py) on planted pairs of verdicts."""
+"""The "Results Reproduced" rule (analysis/comparison/reproduce.py) on planted pairs of verdicts."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import claim_runs as R
 from analysis import claims as C
-from analysis import reproduce as RP
-from analysis import run as A
+from analysis.comparison import reproduce as RP
+from analysis.loading import run as A
 
 
 def _r(verdict: str, value: float = math.nan, lo: float = math.nan, hi: float = math.nan,

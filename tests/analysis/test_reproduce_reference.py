@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from analysis import claims as C
-from analysis import reproduce as RP
-from analysis import run as A
+from analysis.comparison import reproduce as RP
+from analysis.loading import run as A
 from conftest import committed_reference_run
 
 pytestmark = pytest.mark.reference

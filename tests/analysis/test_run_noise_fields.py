@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from analysis import run as A
+from analysis.loading import run as A
 
 
 def _side(slices_bytes: list[int] | None, threads: int = 1) -> dict[str, Any]:

@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 import claim_runs as R
-from analysis import run as A
-from analysis import stats as S
+from analysis.loading import run as A
+from analysis.statistics import stats as S
 from analysis.claims import base as B
 from analysis.claims.placement import placement_hypothesis
 from blockstats import sequential as sq

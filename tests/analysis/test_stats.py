@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis import stats as S
+from analysis.statistics import stats as S
 
 
 def test_median_ci_coverage_near_95_percent() -> None:

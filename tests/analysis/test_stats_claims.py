@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 
 import make_synthetic_run  # noqa: E402
 
-from analysis import run as A  # noqa: E402
+from analysis.loading import run as A  # noqa: E402
 from analysis import claims as C  # noqa: E402
 from blockstats.claimtable import SESOI  # noqa: E402
 
@@ -109,13 +109,17 @@ def test_the_a_a_control(blocks: A.Run, small: A.Run,
     assert not bool(shifted.iloc[0]["contains 1"]) and shifted.iloc[0]["decision"] == "greater"
 
 
+def _inconclusive(tab) -> tuple[int, int]:
+    """(inconclusive, total) of a send_comparisons table."""
+    return int((tab["decision"] == "inconclusive").sum()), len(tab)
+
+
 def test_send_comparisons_count(small: A.Run, blocks: A.Run) -> None:
-    from analysis.claims.baselines import inconclusive_count
     for run in (small, blocks):
         tab = C.send_comparisons(run, transport="loopback", placement="cross-core")
         # 4 methods x 3 sizes x 2 thread counts in the small grid
         assert len(tab) == 24
-        n_inc, n = inconclusive_count(tab)
+        n_inc, n = _inconclusive(tab)
         assert 0 <= n_inc <= n == 24
     assert set(C.send_comparisons(blocks)["design"]) == {"paired"}
     assert set(C.send_comparisons(small, legacy=True)["design"]) == {"legacy"}
@@ -129,12 +133,12 @@ REFERENCE = ROOT / "data" / "raw" / "20261122T052509Z-paper-0690"
 def test_the_56_comparisons_of_the_reference_run() -> None:
     """The first paper run's count, reproduced by the rule of its time: 40 of 56
     inconclusive (loopback cross-core, every thread count); fewer under the current rule."""
-    from analysis.claims.baselines import FIFTY_SIX, inconclusive_count
+    from analysis.claims.baselines import FIFTY_SIX
     run = A.load_run(REFERENCE)
     # the rule of its time read its ratios against a band of 3 % (not the claims' band)
     old = C.send_comparisons(run, legacy=True, threshold=0.03, **FIFTY_SIX)
-    assert inconclusive_count(old) == (40, 56)
-    n_inc, n = inconclusive_count(C.send_comparisons(run, **FIFTY_SIX))
+    assert _inconclusive(old) == (40, 56)
+    n_inc, n = _inconclusive(C.send_comparisons(run, **FIFTY_SIX))
     assert n == 56 and n_inc < 40
 
 

@@ -1,4 +1,4 @@
-"""The paired comparison of the block design (analysis.stats.paired_ratio, decide) on
+"""The paired comparison of the block design (analysis.statistics.stats.paired_ratio, decide) on
 synthetic data with a planted truth, under a noise model like this machine's:
 
 * each round has a common-mode load factor that multiplies both methods measured in it
@@ -28,7 +28,7 @@ import math
 import numpy as np
 import pytest
 
-from analysis import stats as S
+from analysis.statistics import stats as S
 from runner.plan import blocks as D
 
 N_SIM = 200

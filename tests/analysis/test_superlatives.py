@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import advice as AD
+from analysis.words import advice as AD
 from analysis import claims as C
-from analysis import headlines as H
-from analysis import reproduce as RP
+from analysis.words import headlines as H
+from analysis.comparison import reproduce as RP
 
 KiB, MiB, MB = 1024, 1 << 20, 100_000_000
 

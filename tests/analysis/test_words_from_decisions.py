@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import advice as AD
-from analysis import headlines as H
-from analysis import prose as PR
-from analysis.findings import method_clause
+from analysis.words import advice as AD
+from analysis.words import headlines as H
+from analysis.words import prose as PR
+from analysis.words.findings import method_clause
 
 KiB, MiB = 1024, 1 << 20
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,7 +147,7 @@ def test_a_copy_count_that_did_not_validate_is_undetermined_not_untestable(monke
     from types import SimpleNamespace
 
     from analysis import claims as C
-    from analysis import reproduce as RP
+    from analysis.comparison import reproduce as RP
     from analysis.claims import copies
 
     profiles = SimpleNamespace(empty=False, windows=pd.DataFrame({"x": [1]}))

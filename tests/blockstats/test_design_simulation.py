@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis import stats as S
+from analysis.statistics import stats as S
 from analysis.designsim import simulate as sim
 from analysis.designsim.structure import (DesignPlan, Structure, TopupComparison, Unit,
                                           Verdict, VerdictComparison)
@@ -85,7 +85,7 @@ def test_a_design_that_tops_up_an_untestable_claim_is_charged_for_it() -> None:
 
 def test_the_fixed_reading_is_the_analysis_fixed_sample_ci() -> None:
     """A schedule of one look reads a comparison as the fixed design's t CI at 1 - alpha/m
-    (analysis.stats.paired_ratio)."""
+    (analysis.statistics.stats.paired_ratio)."""
     rng = np.random.default_rng(3)
     a = np.exp(rng.normal(0.05, 0.1, 14))
     b = np.ones(14)
@@ -134,7 +134,7 @@ def _script():
 @pytest.fixture(scope="module")
 def reference():
     from analysis.designsim import structure as st
-    from analysis.run import load_run
+    from analysis.loading.run import load_run
     mod = _script()
     run = load_run(mod.REFERENCE)
     s = st.read(run)

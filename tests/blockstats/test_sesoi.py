@@ -72,8 +72,8 @@ def test_the_declared_band_is_the_derivation_for_the_reference_design() -> None:
 
 
 def test_the_noise_studys_sd_is_recomputed_from_its_committed_run() -> None:
-    from analysis import noise_sources as N
-    from analysis import run as A
+    from analysis.statistics import noise_sources as N
+    from analysis.loading import run as A
     from analysis.claims import sesoi as S
 
     run_id, sd, k = S.NOISE_STUDY

@@ -1,5 +1,5 @@
-"""Every count the built book prints is the one owner's (analysis/counts.py): the counts
-are built from :func:`analysis.counts.book_counts` on the run the book was built from and
+"""Every count the built book prints is the one owner's (analysis/words/counts.py): the counts
+are built from :func:`analysis.words.counts.book_counts` on the run the book was built from and
 each printed occurrence is found in the pages; no page prints a count of comparisons or
 verdicts that the owner did not make. Skips unless COPYBENCH_BOOK_RUN names that run."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.fmt import fmt_band
+from analysis.statistics.fmt import fmt_band
 
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "book" / "_build" / "html"
@@ -32,8 +32,8 @@ def _text(page: str) -> str:
 @pytest.fixture(scope="module")
 def counts():  # noqa: ANN201
     from analysis import claims as C
-    from analysis import counts as CN
-    from analysis import run as A
+    from analysis.words import counts as CN
+    from analysis.loading import run as A
     run = A.load_run(ROOT / RUN)
     results = C.evaluate(run)
     out = CN.book_counts(run, results)

@@ -8,8 +8,8 @@ the book (in `make test`):
 * every experiment, profile, method, transport or placement named in a code span exists in
   the committed reference run's plan or the profiles;
 * the method chapter describes the statistics the analysis uses: its comparison and
-  crossover sentences are glued from :mod:`analysis.prose` (generated from
-  :mod:`analysis.stats` and the plan's declared design), and no test that decides nothing
+  crossover sentences are glued from :mod:`analysis.words.prose` (generated from
+  :mod:`analysis.statistics.stats` and the plan's declared design), and no test that decides nothing
   here (Holm, a rank test as "primary", adaptive repetitions, copies priced by one memcpy)
   is named outside glue.
 
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.run import FILE_METHODS, MESSAGE_METHODS
+from analysis.loading.run import FILE_METHODS, MESSAGE_METHODS
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = Path(os.environ.get("COPYBENCH_BOOK_SOURCES") or ROOT / "book")
@@ -208,7 +208,7 @@ def test_no_statistic_named_outside_glue(page: str) -> None:
     text = prose(page_text(page))
     bad = [f"{page}: {m.group(0)!r} in {text[max(0, m.start() - 60):m.end() + 60]!r}"
            for rx in DECIDING for m in re.finditer(rx, text)]
-    assert not bad, "statistics or designs named by hand (glue them from analysis.prose):\n" \
+    assert not bad, "statistics or designs named by hand (glue them from analysis.words.prose):\n" \
         + "\n".join(bad)
 
 
@@ -238,8 +238,8 @@ def test_the_html_abstract_is_the_pdfs() -> None:
 BOOK_NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.py")
                         if (ROOT / "notebooks" / p.with_suffix(".ipynb").name).is_file()
                         and p.stem not in ("sweep", "compare"))
-#: a module or a source file of the artifact named in prose ("analysis/prose.py",
-#: "analysis.copycount.KNOWN", "rundir/perf.py", "analysis/claims/rules"); a data directory
+#: a module or a source file of the artifact named in prose ("analysis/words/prose.py",
+#: "analysis.statistics.copycount.KNOWN", "rundir/perf.py", "analysis/claims/rules"); a data directory
 #: ("bench/results/") is no module
 MODULE_NAME = re.compile(r"\b(?:analysis|rundir|runner|blockstats)(?:[./]\w+)+"
                          r"|\b\w+\.py\b")
@@ -258,8 +258,8 @@ def test_no_module_names_in_the_prose(page: str) -> None:
 
 def test_no_module_names_in_the_glued_statistics() -> None:
     """The method chapter's glued paragraph on the statistics names no function either."""
-    from analysis import prose as PR
-    from analysis import stats as S
+    from analysis.words import prose as PR
+    from analysis.statistics import stats as S
     for design in (S.PAIRED, S.UNPAIRED):
         assert not MODULE_NAME.search(PR.statistics_text(design))
 

@@ -1,5 +1,5 @@
 """Every figure of the book built from the committed reference run, checked against the data
-it claims to show (`make test-figures`, part of `make test-slow`). analysis/plots.show writes,
+it claims to show (`make test-figures`, part of `make test-slow`). analysis/figures/plots.show writes,
 beside each notebook, the figure's data (book/_generated/figdata/<notebook>-NN.csv) and its
 check (NN.check.json): not drawn from an empty or single-point selection where the run has
 more; every x-value and facet of the data it claims to show present; and as a reader
@@ -21,7 +21,7 @@ GEN = ROOT / "book" / "_generated"
 FIGDATA = GEN / "figdata"
 HTML = ROOT / "book" / "_build" / "html"
 RUN = os.environ.get("COPYBENCH_BOOK_RUN")
-# the notebooks whose figures are all drawn through analysis.plots.show
+# the notebooks whose figures are all drawn through analysis.figures.plots.show
 CHECKED = ["findings", "message", "latency", "cpu_cost", "zerocopy", "files", "fidelity",
            "testbed", "copies", "claims"]
 
@@ -34,7 +34,7 @@ def test_built_from_the_run() -> None:
     assert (GEN / ".run").read_text().strip() == str((ROOT / RUN).resolve())
 
 
-#: the problems of a figure's layout as a reader sees it (analysis.plots: labels_problems,
+#: the problems of a figure's layout as a reader sees it (analysis.figures.plots: labels_problems,
 #: legend_problems, off_axis_problems, font_problems), apart from its data's
 LAYOUT = ("labels overlap: ", "legend over ", " off the axis in ", "font ")
 
@@ -45,7 +45,7 @@ def _is_layout(problem: str) -> bool:
 
 def _problems() -> tuple[list[str], list[str]]:
     checks = sorted(FIGDATA.glob("*.check.json"))
-    assert checks, "no figure check written (analysis/plots.show with COPYBENCH_FIGDATA)"
+    assert checks, "no figure check written (analysis/figures/plots.show with COPYBENCH_FIGDATA)"
     data, layout = [], []
     for f in checks:
         d = json.loads(f.read_text())

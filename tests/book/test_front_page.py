@@ -1,5 +1,5 @@
 """The built book's front page: its findings open with the decision map, are at most six,
-and each is at most 40 words as a reader reads it (analysis/advice.py words them). Skips
+and each is at most 40 words as a reader reads it (analysis/words/advice.py words them). Skips
 unless COPYBENCH_BOOK_RUN names the run the book was built from."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis import advice as V
+from analysis.words import advice as V
 
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "book" / "_build" / "html"

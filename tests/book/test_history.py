@@ -1,5 +1,5 @@
 """History out of the prose: the book states the rules in force; how they came to be is one
-table in the artifact appendix (analysis/revisions.py, from the code that holds the
+table in the artifact appendix (analysis/words/revisions.py, from the code that holds the
 revisions). No other page narrates a revision ("mended", "first stated", "was changed", a
 revision's date and time), and a verdict judged under rules revised after its run was made
 carries "post hoc" beside it.
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis import revisions as RV
+from analysis.words import revisions as RV
 
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "book" / "_build" / "html"
@@ -72,7 +72,7 @@ def test_narrations_are_found() -> None:
 
 def test_no_source_narrates_a_revision() -> None:
     """Book pages, notebooks and the text the analysis prints, except the revisions' own
-    data (analysis/revisions.py, and the REVISIONS tuples it reads)."""
+    data (analysis/words/revisions.py, and the REVISIONS tuples it reads)."""
     bad = []
     pages = [p for p in (ROOT / "book").rglob("*.md") if "_build" not in p.parts
              and "_generated" not in p.parts and p.name != "README.md"]
@@ -133,7 +133,7 @@ def test_only_the_appendix_tells_the_revisions() -> None:
 @pytest.mark.skipif(not RUN, reason="set by `make test-book` after the build")
 def test_a_post_hoc_verdict_says_so_beside_it() -> None:
     from analysis import claims as C
-    from analysis import run as A
+    from analysis.loading import run as A
     run = A.load_run(ROOT / RUN)
     page = _page(HTML / "_generated" / "replication.html")
     if C.post_hoc(run):

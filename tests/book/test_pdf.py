@@ -125,11 +125,11 @@ def test_no_blank_page() -> None:
 
 @pytest.mark.skipif(not shutil.which("pdfimages"), reason="pdfimages (poppler-utils) missing")
 def test_figures_at_the_size_their_fonts_were_checked_at() -> None:
-    """The figure checks (analysis.plots.font_problems) measure each font at the scale LaTeX
+    """The figure checks (analysis.figures.plots.font_problems) measure each font at the scale LaTeX
     shows the figure at: the PNG's own size (its dpi) unless wider than the text block
     (plots.PDF_TEXT_WIDTH_IN). Here, in the PDF: the text block is that wide, and no figure is
     shown smaller than that rule says."""
-    from analysis import plots
+    from analysis.figures import plots
 
     log = LOG.read_text(encoding="latin-1")
     m = re.search(r"copybench-textwidth=([\d.]+)pt", log)
@@ -141,7 +141,7 @@ def test_figures_at_the_size_their_fonts_were_checked_at() -> None:
     assert abs(float(m.group(1)) / 72.27 - plots.PDF_FIGURE_MAX_HEIGHT_IN) < 0.05
     rows = subprocess.run(["pdfimages", "-list", str(PDF)], capture_output=True, text=True,
                           check=True).stdout.splitlines()[2:]
-    dpi = 100  # analysis.plots.setup: savefig.dpi
+    dpi = 100  # analysis.figures.plots.setup: savefig.dpi
     shrunk = []
     for line in rows:
         f = line.split()

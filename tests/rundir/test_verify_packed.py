@@ -101,7 +101,7 @@ def test_both_plain_and_packed_records_is_a_problem(packed: Path) -> None:
 
 
 def test_packed_run_analyses_like_the_plain_one(tmp_path: Path) -> None:
-    from analysis import run as A
+    from analysis.loading import run as A
     plain = make_run(tmp_path / "plain")
     v.seal(plain)
     packed = tmp_path / "packed"

@@ -1,13 +1,13 @@
 """runner/host/manifest.py: the memcpy bound is measured at every working-set size of the plan
 (the real copybench memcpy), keeps the 64 MiB figure every manifest has, lists sizes too
-small to time one copy at a time with the reason, and analysis.plots reads it back by size."""
+small to time one copy at a time with the reason, and analysis.figures.plots reads it back by size."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from analysis.plots import memcpy_bounds
+from analysis.figures.plots import memcpy_bounds
 from runner.host import manifest as M
 
 

@@ -1,5 +1,5 @@
 """The noise model: the runner's (python -m runner noise, from raw records) and the
-analysis's (analysis.noise, from the tidy table) compute the same numbers on a real
+analysis's (analysis.statistics.noise, from the tidy table) compute the same numbers on a real
 block-design run; runner noise writes a model the planner reads back."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis import noise as AN
-from analysis import run as A
+from analysis.statistics import noise as AN
+from analysis.loading import run as A
 from conftest import run_runner, sweep_profile
 from runner.plan import blocks as D
 from runner.plan import noisemodel as RN

@@ -103,7 +103,7 @@ def test_a_sweep_runs_their_programs_in_the_blocks_of_copybench(tmp_path: Path) 
     assert any(p["claim"] == "C4" and p["message_bytes"] == 4096 for p in pub)
     # the analysis reads them as their own scenario, paired with copybench by block and round
     from analysis.claims.base import paired_values
-    from analysis.run import load_run
+    from analysis.loading.run import load_run
     run = load_run(run_dir)
     m = run.measured
     assert set(m.loc[m["scenario"] == "original", "method"]) == {"S2:two-copy", "S2:one-copy"}

@@ -161,9 +161,9 @@ def test_smoke_sweep_over_remote(host: RemoteHost) -> None:
     assert m["remote"]["build_remote"] == m["remote"]["build_local"]
     assert m["remote"]["copybench"] == str(host.copybench) != str(BIN)
     # the analysis side: the testbed's two hosts, and make compare's machine facts
-    from analysis import compare as K
-    from analysis.hosts import hosts_table
-    from analysis.run import load_run
+    from analysis.comparison import compare as K
+    from analysis.loading.hosts import hosts_table
+    from analysis.loading.run import load_run
     tab = hosts_table(m).set_index("fact")
     assert list(tab.columns) == ["sender", "sink"]
     assert tab.loc["data interface", "sink"] == host.links[1]

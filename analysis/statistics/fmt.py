@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from analysis import stats as S
+from analysis.statistics import stats as S
 
 
 def fmt_size(n: float | int | None) -> str:
@@ -87,6 +87,6 @@ def fmt_pct(x: float | None, digits: int = 1) -> str:
 
 def fmt_band(t: float = S.SESOI) -> str:
     """The band of "no difference" as the book writes it: "±12 %" (by default the one band,
-    the claims' :data:`analysis.stats.SESOI`; a whole percent as it is derived, a decimal
+    the claims' :data:`analysis.statistics.stats.SESOI`; a whole percent as it is derived, a decimal
     where another band needs one)."""
     return f"±{fmt_pct(t, 0 if round(t * 100, 6).is_integer() else 1)}"

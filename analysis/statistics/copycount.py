@@ -48,8 +48,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.fmt import fmt_size
-from analysis.stats import CONFIDENCE
+from analysis.statistics.fmt import fmt_size
+from analysis.statistics.stats import CONFIDENCE
 
 #: largest number of CPU copies per byte any method here performs (send and read-write: 3
 #: end to end; no side does more)
@@ -257,8 +257,8 @@ def gather(trials: pd.DataFrame, profiles: Any, manifest: dict[str, Any] | None 
            ) -> list[Config]:
     """One :class:`Config` per profiled configuration with format-2 profiles.
 
-    ``trials``: the tidy trial table (``analysis.run``), every record, profiled ones
-    included; ``profiles``: :class:`analysis.cpuprofiles.CpuProfiles`."""
+    ``trials``: the tidy trial table (``analysis.loading.run``), every record, profiled ones
+    included; ``profiles``: :class:`analysis.loading.cpuprofiles.CpuProfiles`."""
     wins = profiles.windows
     if wins is None or wins.empty:
         return []
@@ -643,5 +643,5 @@ def check_bounds(counts: pd.DataFrame) -> list[str]:
 
 def analyse(run: Any, seed: int = 13, resamples: int = RESAMPLES
             ) -> tuple[pd.DataFrame, pd.DataFrame, list[Group]]:
-    """:func:`calibrate` on a loaded run (``analysis.run.Run``)."""
+    """:func:`calibrate` on a loaded run (``analysis.loading.run.Run``)."""
     return calibrate(gather(run.trials, run.profiles, run.manifest), seed, resamples)

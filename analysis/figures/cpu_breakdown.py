@@ -23,7 +23,7 @@ import pandas as pd
 from rundir.perf import (CATEGORIES, CATEGORY_EXACT, CATEGORY_LABELS, CATEGORY_PATTERNS,
                          USER_COPY)
 
-from analysis.copycount import CONFIG_KEY, SIDES_OF, config_keys
+from analysis.statistics.copycount import CONFIG_KEY, SIDES_OF, config_keys
 
 #: colours per category (colour-blind-safe-ish qualitative palette, fixed order)
 COLOURS = {"data_copy": "#d62728", "tcp_ip": "#1f77b4", "netdev": "#aec7e8",
@@ -111,7 +111,7 @@ def plot(bd: pd.DataFrame, title: str = "", method_order: list[str] | None = Non
     the legend (the categories this figure has) below the panels, off the bars."""
     import matplotlib.pyplot as plt
 
-    from analysis.plots import PDF_TEXT_WIDTH_IN
+    from analysis.figures.plots import PDF_TEXT_WIDTH_IN
 
     if bd.empty:
         return None

@@ -14,7 +14,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from analysis.run import Run
+from analysis.loading.run import Run
 
 
 def iperf3_cpu(run: Run) -> pd.DataFrame:

@@ -20,7 +20,7 @@ Every figure shown with :func:`show` is also
 
 One colour per method (and per cache state, side, tool) across the whole book
 (:data:`COLORS`); sizes are ordered by value and labelled as the sources name them
-(:func:`analysis.fmt.fmt_size`); an upper-bound line is drawn only where it is one: a memcpy
+(:func:`analysis.statistics.fmt.fmt_size`); an upper-bound line is drawn only where it is one: a memcpy
 bandwidth measured at the working-set size of the point it bounds (:func:`memcpy_bounds`).
 """
 
@@ -38,8 +38,8 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
-from analysis.fmt import fmt_band, fmt_size  # noqa: E402
-from analysis.stats import SESOI  # noqa: E402
+from analysis.statistics.fmt import fmt_band, fmt_size  # noqa: E402
+from analysis.statistics.stats import SESOI  # noqa: E402
 
 N_BOOT = 1000
 SEED = 0
@@ -138,26 +138,6 @@ def _bound_marks(ax: Any, bound: Mapping[int, float] | None, xs: Iterable[Any]) 
 
 
 # --- selections -------------------------------------------------------------------------------
-
-#: the factors that make a configuration (a figure's point pools trials of one configuration)
-CONFIG_FACTORS = ("kind", "scenario", "method", "mode", "protocol", "transport", "placement",
-                  "size", "threads", "cache")
-
-
-def one_window(df: pd.DataFrame) -> pd.DataFrame:
-    """The trials of each configuration at one window length: where the run measured a
-    configuration at several windows (the method chapter's window curves), the window with
-    the most trials, so that no point or CI of a figure pools two windows."""
-    if df.empty or "duration_s" not in df or df["duration_s"].nunique(dropna=True) < 2:
-        return df
-    keys = [c for c in CONFIG_FACTORS if c in df]
-    n = df.groupby([*keys, "duration_s"], dropna=False)["duration_s"].transform("size")
-    best = n.groupby([df[k] for k in keys], dropna=False).transform("max")
-    keep = df[n == best]
-    # ties: the longest of the windows with the most trials
-    top = keep.groupby(keys, dropna=False)["duration_s"].transform("max")
-    return keep[keep["duration_s"] == top]
-
 
 # --- axes, facets, titles ----------------------------------------------------------------------
 
@@ -477,7 +457,7 @@ def estimates(df: pd.DataFrame, x: str, y: str, lo: str, hi: str, hue: str, xlab
               ylabel: str, col: str | None = None, logx: bool = True, logy: bool = False,
               ref: float | None = None, title: str | None = None,
               source: pd.DataFrame | None = None) -> sns.FacetGrid:
-    """Precomputed estimates with their CIs (e.g. bootstrap ratios from analysis.stats) as
+    """Precomputed estimates with their CIs (e.g. bootstrap ratios from analysis.statistics.stats) as
     points with error bars, one series per hue."""
     hk = _hue_kws(df, hue)
     g = sns.FacetGrid(df, col=col, hue=hue, height=3.0, aspect=1.3, sharey=False,

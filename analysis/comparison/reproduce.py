@@ -47,7 +47,7 @@ import pandas as pd
 
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, LARGER, NOT_RUN, NOT_TESTABLE,
                                   REFUTED, UNDETERMINED, ClaimResult)
-from analysis.run import Run, instant
+from analysis.loading.run import Run, instant
 
 SAME_AND_MAGNITUDE = "reproduced: same verdict and magnitude"
 SAME_DECIDED = "reproduced: same verdict"

@@ -13,7 +13,7 @@ once.
   method in one configuration (:func:`analysis.claims.baselines.baseline_comparisons`);
 * **reference comparisons**: every message method against ``send`` (TCP stream) in the
   message chapter's reference configuration (the most-populated transport and placement,
-  :func:`analysis.run.reference`, on the cells at one window each), every thread count,
+  :func:`analysis.loading.run.reference`, on the cells at one window each), every thread count,
   one family per (method, thread count, window);
 * **verdicts**: every claim verdict (one per claim, reading, placement and measurement:
   copybench's or the report's own program), per state.
@@ -26,7 +26,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from analysis import run as A
+from analysis.loading import run as A
 from analysis.claims.base import (MAGNITUDES, VERDICTS, ClaimResult,
                                   stream_cells)
 from analysis.claims.baselines import baseline_comparisons
@@ -130,10 +130,9 @@ def message_comparisons(run: A.Run, table: pd.DataFrame | None = None) -> pd.Dat
 
 def reference_cells(run: A.Run) -> pd.DataFrame:
     """The message chapter's TCP stream cells, one window per configuration."""
-    from analysis.plots import one_window  # plots imports matplotlib: only when needed
     m = run.measured
     st = m[(m["scenario"] == "message") & (m["mode"] == "stream")]
-    return one_window(st[st["protocol"] != "udp"])
+    return A.one_window(st[st["protocol"] != "udp"])
 
 
 def reference_comparisons(run: A.Run) -> tuple[pd.DataFrame, str]:

@@ -4,7 +4,7 @@ Cells are matched on the factors that define a configuration (:data:`KEY`), wind
 (``duration_s``) included, not on the cell id: a run on another machine is compared with the
 reference wherever both measured the same configuration with the same window. A cell that
 matches on everything but its window is not compared (a 0.3 s window is not a 1 s window);
-:func:`unmatched` counts those separately and :func:`window_mismatches` lists them.
+:func:`unmatched` counts those separately (its "other window only" column).
 
 Per matched cell, the primary metric (throughput for streams and file transfers, p50
 round trip for pingpong) gives the ratio run / reference of medians with a bootstrap CI,
@@ -29,10 +29,10 @@ import numpy as np
 import pandas as pd
 
 from analysis import claims as C
-from analysis import stats as S
-from analysis.fmt import fmt_size
-from analysis.hosts import dig, sink_facts
-from analysis.run import Run, memcpy_gbit
+from analysis.statistics import stats as S
+from analysis.statistics.fmt import fmt_size
+from analysis.loading.hosts import dig, sink_facts
+from analysis.loading.run import Run, memcpy_gbit
 
 #: Factors that identify the same configuration in two runs.
 KEY = ("kind", "scenario", "command", "method", "mode", "protocol", "transport", "placement",
@@ -176,25 +176,6 @@ def unmatched(run: Run, ref: Run) -> pd.DataFrame:
                                               and k[:-1] in cb)
                      + sum(1 for k in kb - ka if k[scen] == s and k[:-1] in ca)})
     return pd.DataFrame(rows)
-
-
-def window_mismatches(run: Run, ref: Run) -> pd.DataFrame:
-    """Configurations both runs measured but with different windows: not compared."""
-    a, b = _key_frame(run.measured), _key_frame(ref.measured)
-    wa: dict[tuple[Any, ...], set[Any]] = {}
-    wb: dict[tuple[Any, ...], set[Any]] = {}
-    for k in _keys(a):
-        wa.setdefault(k[:-1], set()).add(k[-1])
-    for k in _keys(b):
-        wb.setdefault(k[:-1], set()).add(k[-1])
-    rows = []
-    for c in sorted(set(wa) & set(wb), key=str):
-        if wa[c] != wb[c]:
-            key = dict(zip(CONFIG, c), duration_s="")
-            rows.append({"configuration": _label(key),
-                         "window run (s)": ", ".join(f"{float(x):g}" for x in sorted(wa[c]) if x != ""),
-                         "window reference (s)": ", ".join(f"{float(x):g}" for x in sorted(wb[c]) if x != "")})
-    return pd.DataFrame(rows, columns=["configuration", "window run (s)", "window reference (s)"])
 
 
 def unmatched_cells(run: Run, ref: Run) -> pd.DataFrame:

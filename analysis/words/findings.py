@@ -10,7 +10,7 @@ Each finding is one sentence with its number and CI, the configuration it holds 
 label of the figure that shows it. Nothing is asserted that the run did not decide: an
 inconclusive comparison is reported as undecided, and a run that cannot support findings at
 all (synthetic, a rehearsal, a smoke run) says so in every sentence. The headline findings
-and the abstract are :mod:`analysis.headlines`.
+and the abstract are :mod:`analysis.words.headlines`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from analysis.fmt import fmt_band, fmt_ratio_ci, fmt_size
+from analysis.statistics.fmt import fmt_band, fmt_ratio_ci, fmt_size
 
 #: what a run must be for its comparisons to be findings (else: why not)
 UNSUPPORTED_KINDS = {
@@ -270,7 +270,7 @@ def aa_band_text(r: Mapping[str, Any], post_hoc: bool = False) -> str:
     """An A/A control's CI read against the band the claims are read at (its ``decision``
     against its ``band``, :func:`analysis.claims.twin_pairs`): whether the rounds it ran
     resolve that band; ``post_hoc``: the run was made before that reading was the rule
-    (:func:`analysis.revisions.post_hoc`)."""
+    (:func:`analysis.words.revisions.post_hoc`)."""
     t = r.get("band")
     band = fmt_band() if t is None else fmt_band(float(t))
     outcome = r.get("decision")

@@ -1,7 +1,7 @@
 """Load a run directory (``trials.jsonl``, ``manifest.json``, ``plan.json``, CPU profile
 reductions) into tidy pandas tables for the notebooks, and select and summarise cells.
-Loading and tidying only: the statistics live in :mod:`analysis.stats`, CPU profiles in
-:mod:`analysis.cpuprofiles`, figures in :mod:`analysis.plots`, formatting in :mod:`analysis.fmt`.
+Loading and tidying only: the statistics live in :mod:`analysis.statistics.stats`, CPU profiles in
+:mod:`analysis.loading.cpuprofiles`, figures in :mod:`analysis.figures.plots`, formatting in :mod:`analysis.statistics.fmt`.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from analysis import stats as S
-from analysis.cpuprofiles import CpuProfiles, load_cpu_profiles, read_json
+from analysis.statistics import stats as S
+from analysis.loading.cpuprofiles import CpuProfiles, load_cpu_profiles, read_json
 from rundir import layout, planfile, records
 # the methods' words (rundir.vocabulary owns them; the analysis imports them from here)
 from rundir.vocabulary import FILE_METHODS, MESSAGE_METHODS  # noqa: F401
@@ -458,6 +458,26 @@ def drift_by_scenario(run: Run, metric: str = "gbit_per_s") -> pd.DataFrame:
 
 def distinct(df: pd.DataFrame, col: str) -> list[Any]:
     return sorted(v for v in df[col].dropna().unique())
+
+
+#: the factors that make a configuration (a figure's point pools trials of one configuration)
+CONFIG_FACTORS = ("kind", "scenario", "method", "mode", "protocol", "transport", "placement",
+                  "size", "threads", "cache")
+
+
+def one_window(df: pd.DataFrame) -> pd.DataFrame:
+    """The trials of each configuration at one window length: where the run measured a
+    configuration at several windows (the method chapter's window curves), the window with
+    the most trials, so that no point or CI of a figure pools two windows."""
+    if df.empty or "duration_s" not in df or df["duration_s"].nunique(dropna=True) < 2:
+        return df
+    keys = [c for c in CONFIG_FACTORS if c in df]
+    n = df.groupby([*keys, "duration_s"], dropna=False)["duration_s"].transform("size")
+    best = n.groupby([df[k] for k in keys], dropna=False).transform("max")
+    keep = df[n == best]
+    # ties: the longest of the windows with the most trials
+    top = keep.groupby(keys, dropna=False)["duration_s"].transform("max")
+    return keep[keep["duration_s"] == top]
 
 
 def reference(df: pd.DataFrame, transports: Sequence[str] = ("veth", "loopback"),

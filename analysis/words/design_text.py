@@ -4,7 +4,7 @@ or the fixed design."""
 
 from __future__ import annotations
 
-from analysis.run import Run
+from analysis.loading.run import Run
 from rundir import planfile
 from blockstats import sequential as sq
 

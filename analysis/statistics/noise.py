@@ -18,7 +18,7 @@ import pandas as pd
 
 from blockstats import quantities as Q
 
-#: metric name -> column of the tidy trials (analysis.run); "primary" is the primary metric
+#: metric name -> column of the tidy trials (analysis.loading.run); "primary" is the primary metric
 #: of blockstats.quantities, the runner's
 METRICS = {"primary": "primary_metric", "sender CPU s/GB": "sender_cpu_s_per_gb",
            "receiver CPU s/GB": "receiver_cpu_s_per_gb"}

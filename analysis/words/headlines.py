@@ -1,12 +1,12 @@
 """The abstract's results sentences, worded from a run's decided comparisons, and the
-phrases they share with the front page's findings (:mod:`analysis.advice`): a ratio with its
+phrases they share with the front page's findings (:mod:`analysis.words.advice`): a ratio with its
 CI, a configuration's name, a decision that changes with the window (pure functions of the
 tables the findings notebook computes; no I/O).
 
 A copy-avoiding message method is set against `sendmsg` as well as against `send`: `sendmsg`
 makes the same kernel copy as `send` without `send`'s user-space memcpy, so a gain over
 `send` that `sendmsg` shares comes from skipping that memcpy, not from avoiding a copy in the
-kernel. The exhaustive per-configuration list stays in :mod:`analysis.findings` (the results
+kernel. The exhaustive per-configuration list stays in :mod:`analysis.words.findings` (the results
 chapter).
 
 A superlative is worded from decided comparisons within a stated scope: "the largest decided
@@ -23,10 +23,10 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from analysis.counts import Tally
-from analysis.findings import UNSUPPORTED_KINDS, verdict_counts
-from analysis import stats as S
-from analysis.fmt import fmt_band, fmt_est, fmt_hours, fmt_num, fmt_ratio_ci, fmt_size, plural
+from analysis.words.counts import Tally
+from analysis.words.findings import UNSUPPORTED_KINDS, verdict_counts
+from analysis.statistics import stats as S
+from analysis.statistics.fmt import fmt_band, fmt_est, fmt_hours, fmt_num, fmt_ratio_ci, fmt_size, plural
 
 #: what each decision of a "direction" rule means, in the headlines' words
 WORDS = {"greater": "faster", "less": "slower", "equivalent": "equivalent",
@@ -322,14 +322,14 @@ def abstract_results(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.
     """The abstract's results sentences, worded from the decided comparisons; ``testbed``
     names the machine as its manifest describes it ("one 2-CPU virtual machine");
     ``post_hoc``: the run was made before the band of "equivalent" in force
-    (:func:`analysis.revisions.post_hoc`), and the count says so."""
+    (:func:`analysis.words.revisions.post_hoc`), and the count says so."""
     if kind:
         return (f"This build comes from a run that cannot support results "
                 f"({UNSUPPORTED_KINDS[kind]}); the reference run's abstract states them.")
     copied = copied or {}
     out = [f"On {testbed} ({n_trials:,} measured trials, {fmt_hours(hours)}),"]
     if len(vs_send):
-        n = Tally.of(vs_send)  # the count's owner (analysis.counts) tallies it
+        n = Tally.of(vs_send)  # the count's owner (analysis.words.counts) tallies it
         threads = ", ".join(str(int(t)) for t in sorted(vs_send["threads"].unique()))
         out.append(f"of {n.n} comparisons of a copy-avoiding message method with "
                    f"two-copy `send` (method × size × transport × placement, {threads} "

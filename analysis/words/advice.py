@@ -29,9 +29,9 @@ from typing import Sequence
 
 import pandas as pd
 
-from analysis.findings import Finding
-from analysis.fmt import fmt_size
-from analysis.headlines import ci, spans, window_flips
+from analysis.words.findings import Finding
+from analysis.statistics.fmt import fmt_size
+from analysis.words.headlines import ci, spans, window_flips
 
 MAX_FINDINGS = 6
 MAX_WORDS = 40

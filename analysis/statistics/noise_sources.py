@@ -43,7 +43,7 @@ def _f(d: pd.DataFrame, col: str) -> pd.Series:
 
 
 #: mechanism name -> a trial's value on the scale it is regressed on (log of a rate; log1p of
-#: a count that can be 0), from the tidy columns (analysis.run); a column a run's records lack
+#: a count that can be 0), from the tidy columns (analysis.loading.run); a column a run's records lack
 #: leaves the mechanism out
 MECHANISMS = {
     "bytes per receive call": lambda d: np.log(_f(d, "receiver_bytes") / _f(d, "receiver_syscalls")),

@@ -27,8 +27,8 @@ from analysis.claims import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_TESTABLE, REFUT
                              ClaimResult, compact_table, decided_where_run)
 from analysis.claims import post_hoc as run_post_hoc, short_reading
 from analysis.claims.applicability import machine_cpus, manifest_cpus
-from analysis.fmt import fmt_ratio_ci, fmt_size
-from analysis.run import Run, load_run
+from analysis.statistics.fmt import fmt_ratio_ci, fmt_size
+from analysis.loading.run import Run, load_run
 
 #: the verdicts a machine reached for a claim (the others say it could not test it)
 TESTED = (HOLDS, REFUTED, INCONCLUSIVE)

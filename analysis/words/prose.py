@@ -1,6 +1,6 @@
 """Sentences and tables of the book's method, threats and artifact chapters that describe
 what the analysis and the run did, generated from the code and the run's plan so that the
-text cannot drift from them: the statistics a comparison uses (from :mod:`analysis.stats`
+text cannot drift from them: the statistics a comparison uses (from :mod:`analysis.statistics.stats`
 and the design the run's ``plan.json`` declared), how the rounds were planned, where the
 memcpy bound was measured, and which experiments of the plan each claim reads.
 """
@@ -12,10 +12,10 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from analysis import stats as S
+from analysis.statistics import stats as S
 from analysis.claims.rules import RULES, Rule
-from analysis.fmt import fmt_size
-from analysis.run import FILE_METHODS, MESSAGE_METHODS
+from analysis.statistics.fmt import fmt_size
+from analysis.loading.run import FILE_METHODS, MESSAGE_METHODS
 
 #: the tests each design computes, by the name of the function that computes it; the method
 #: chapter names exactly these (tests/analysis/test_prose.py recomputes a comparison from
@@ -102,7 +102,7 @@ def rounds_text(plan: Mapping[str, Any] | None, has_blocks: bool,
                 extra: Mapping[str, int] | None = None) -> str:
     """How many repetitions the run made and how they were decided (threats chapter).
     ``extra``: per block, the rounds the sequential top-up ran beyond its planned rounds
-    (:func:`analysis.design_text.topped_up`); a block that ran longer because of what it measured
+    (:func:`analysis.words.design_text.topped_up`); a block that ran longer because of what it measured
     is said to, never denied."""
     d = (plan or {}).get("design") or {}
     blocks = (plan or {}).get("blocks") or {}
@@ -138,7 +138,7 @@ def rounds_text(plan: Mapping[str, Any] | None, has_blocks: bool,
 def memcpy_text(bounds: Mapping[int, float], dst_offsets: Iterable[int] = ()) -> str:
     """Where the run's memcpy bandwidth was measured: "55.9 Gbit/s, measured with a 64 MiB
     working set only", or the range over the plan's sizes; with ``dst_offsets``
-    (analysis.plots.memcpy_dst_offsets: none in runs written before copybench stated them)
+    (analysis.figures.plots.memcpy_dst_offsets: none in runs written before copybench stated them)
     also where the destination sat relative to the source."""
     if not bounds:
         return "not measured"

@@ -19,10 +19,10 @@ import sys
 from pathlib import Path
 
 from analysis import claims as C
-from analysis.run import Run
+from analysis.loading.run import Run
 from rundir.verify import sealed_sums
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _CODE_DIRS = (ROOT / "analysis", ROOT / "rundir", ROOT / "blockstats")
 _LIBRARIES = ("numpy", "scipy", "pandas", "statsmodels")
 
