@@ -40,6 +40,8 @@ MAX_WORDS = 40
 #: the factors of a configuration as the findings name it (with the transport first; the
 #: path is said by the finding's lead, the window and threads by its table)
 CONFIG = ("transport", "protocol", "placement", "cache")
+#: the factors of one panel of the decision map
+PANEL = ("transport", "protocol", "placement")
 
 
 def words(markdown: str) -> int:
@@ -256,10 +258,7 @@ def map_data(vs_send: pd.DataFrame) -> pd.DataFrame:
     if vs_send.empty:
         return vs_send.assign(panel=pd.Series(dtype=object))
     d = one_per_size(vs_send)
-    udp = d["protocol"].eq("udp") if "protocol" in d else False
-    d = d.assign(panel=d["transport"].astype(str).where(~udp, d["transport"].astype(str)
-                                                         + " (UDP)")
-                 + ", " + d["placement"].astype(str))
+    d = d.assign(panel=d.apply(lambda r: configuration(r, PANEL), axis=1))
     order = {t: i for i, t in enumerate(("loopback", "veth", "udp-forward"))}
     return d.sort_values(["transport", "placement", "size"],
                          key=lambda s: s.map(order).fillna(len(order)) if s.name == "transport"
