@@ -67,7 +67,8 @@ def _are(n: int, what: str) -> str:
 
 
 def _range(sizes: Sequence[int], all_sizes: Sequence[int]) -> str:
-    """"from 64 KiB up" when ``sizes`` are the top of ``all_sizes``, else the list."""
+    """"from 64 KiB up" when ``sizes`` are the top of ``all_sizes``, else their runs of
+    consecutive measured sizes ("at 64 B–4 KiB, 64 KiB")."""
     s, a = sorted(sizes), sorted(all_sizes)
     if len(s) >= 2 and s == a[len(a) - len(s):] and len(s) < len(a):
         return f"from {fmt_size(s[0])} up"

@@ -20,7 +20,7 @@ the leader is not separated from, or says the flip is undecided.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 import pandas as pd
 

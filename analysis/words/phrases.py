@@ -8,8 +8,9 @@ them from coming back (pure functions; no I/O).
 
 from __future__ import annotations
 
-import math
 from typing import Any, Iterable, Mapping, Sequence
+
+import pandas as pd
 
 from analysis.statistics.fmt import fmt_ratio_ci, fmt_size
 
@@ -19,7 +20,8 @@ CONFIG_FIELDS = ("scenario", "transport", "protocol", "placement", "cache", "dur
 
 
 def _given(v: Any) -> bool:
-    return v is not None and not (isinstance(v, float) and math.isnan(v))
+    """Whether a table's cell holds a value (not None, NaN or NA)."""
+    return v is not None and not bool(pd.isna(v))
 
 
 def configuration(conf: Mapping[str, Any], fields: Sequence[str] = CONFIG_FIELDS) -> str:
