@@ -46,6 +46,7 @@ from analysis.claims.base import stream_cells
 from analysis.claims.baselines import baseline_comparisons, crossovers, file_comparisons
 from analysis.statistics.fmt import fmt_size
 from analysis.words.output import glue_text, note, show_table
+from analysis.words.phrases import configuration
 
 P.setup("findings")
 run = A.load_run(run_dir)
@@ -67,8 +68,7 @@ copied = {t: (int(g["zc_copied"].sum()), int(g["zc_completions"].sum()))
 
 
 def config_label(r: pd.Series) -> str:
-    t = f"{r['transport']} (UDP)" if r.get("protocol") == "udp" else str(r["transport"])
-    return f"{t}, {r['placement']}, {r['duration_s']:g} s"
+    return f"{configuration(r, ('transport', 'protocol', 'placement'))}, {r['duration_s']:g} s"
 
 
 def curves(d: pd.DataFrame) -> pd.DataFrame:

@@ -23,6 +23,7 @@ from analysis.words import headlines as H
 from analysis.claims import baselines as BL
 from analysis.statistics.fmt import fmt_size
 from analysis.words.output import glue_text, note, show_table
+from analysis.words.phrases import ratio_ci
 
 P.setup("latency")
 run = A.load_run(run_dir)
@@ -83,7 +84,7 @@ if len(tab):
         what="median round-trip time", lower=True))
     zc = H.pair_of(A.select(pairs, size=s0), "zerocopy", "send") if len(pairs) else None
     if zc is not None:  # the comparison the sentence before is decided from
-        glue_text("lat_zc_vs_send", f"{H.ci(zc)} at {fmt_size(s0)} "
+        glue_text("lat_zc_vs_send", f"{ratio_ci(zc)} at {fmt_size(s0)} "
                   f"({H.RANK_WORDS[True][zc['decision']]})")
     else:
         glue_text("lat_zc_vs_send", "n/a (zero-copy or two-copy missing)")

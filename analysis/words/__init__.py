@@ -1,5 +1,7 @@
 """The book's words, the analysis' top layer: findings, headlines and the front page's advice
-(:mod:`.findings`, :mod:`.headlines`, :mod:`.advice`), the one owner of the printed counts
+(:mod:`.findings`, :mod:`.headlines`, :mod:`.advice`), the phrases they share, each
+written once (:mod:`.phrases`: a configuration's name, a span of sizes, a ratio with its CI,
+"never beats"), the one owner of the printed counts
 (:mod:`.counts`), the method chapter's generated sentences (:mod:`.prose`,
 :mod:`.design_text`), the rules' revisions (:mod:`.revisions`) and what a notebook shows
 (:mod:`.output`)."""

@@ -31,12 +31,17 @@ import pandas as pd
 
 from analysis.words.findings import Finding
 from analysis.statistics.fmt import fmt_size
-from analysis.words.headlines import ci, spans, window_flips
+from analysis.words.headlines import window_flips
+from analysis.words.phrases import (configuration, never_beats, never_faster, ratio_ci,
+                                    size_runs, size_span)
 
 MAX_FINDINGS = 6
 MAX_WORDS = 40
-#: the factors of a configuration as the findings name it (with the transport first)
-CONFIG = ("transport", "placement", "cache")
+#: the factors of a configuration as the findings name it (with the transport first; the
+#: path is said by the finding's lead, the window and threads by its table)
+CONFIG = ("transport", "protocol", "placement", "cache")
+#: the factors of one panel of the decision map
+PANEL = ("transport", "protocol", "placement")
 
 
 def words(markdown: str) -> int:
@@ -47,23 +52,12 @@ def words(markdown: str) -> int:
     return len(text.split())
 
 
-def _config(r: pd.Series) -> str:
-    """"veth cross-core", "loopback cross-core cold cache" (warm is the default cache)."""
-    parts = [str(r["transport"])] if isinstance(r.get("transport"), str) else []
-    if isinstance(r.get("placement"), str):
-        parts.append(str(r["placement"]))
-    c = r.get("cache")
-    if isinstance(c, str) and c not in ("warm", "n/a"):
-        parts.append(f"{c} cache")
-    return " ".join(parts)
-
-
 def one_per_size(rows: pd.DataFrame) -> pd.DataFrame:
     """One comparison per configuration and size: a size measured with two windows keeps the
     one with more rounds (the decision map shows the same one)."""
     if rows.empty:
         return rows.assign(config=pd.Series(dtype=object))
-    d = rows.assign(config=rows.apply(_config, axis=1))
+    d = rows.assign(config=rows.apply(lambda r: configuration(r, CONFIG), axis=1))
     return (d.sort_values("n", kind="stable").drop_duplicates(["method", "config", "size"],
                                                                 keep="last")
             .sort_values(["method", "config", "size"]))
@@ -92,12 +86,12 @@ def sizes_phrase(d: pd.DataFrame, rows: pd.DataFrame) -> str:
     that range), "most sizes in 64 B–1 MiB" (more than half of them), "some sizes in ..."."""
     lo, hi = float(d["size"].min()), float(d["size"].max())
     if lo == hi:
-        return fmt_size(lo)
+        return size_span(lo, hi)
     within = rows[rows["config"].isin(set(d["config"])) & rows["size"].between(lo, hi)]
     share = len(d) / max(len(within), 1)
     if share >= 1:
-        return f"{fmt_size(lo)}–{fmt_size(hi)}"
-    return f"{'most' if share > 0.5 else 'some'} sizes in {fmt_size(lo)}–{fmt_size(hi)}"
+        return size_span(lo, hi)
+    return f"{'most' if share > 0.5 else 'some'} sizes in {size_span(lo, hi)}"
 
 
 def by_config(d: pd.DataFrame, rows: pd.DataFrame, most: int = 2) -> str | None:
@@ -109,7 +103,7 @@ def by_config(d: pd.DataFrame, rows: pd.DataFrame, most: int = 2) -> str | None:
     first: dict[str, float] = {}
     for cfg, g in d.groupby("config", sort=False):
         own = rows.loc[rows["config"] == cfg, "size"]
-        sp = spans(list(g["size"]), list(own))
+        sp = size_runs(list(g["size"]), list(own))
         groups.setdefault(sp, []).append(str(cfg))
         first[sp] = min(first.get(sp, float(g["size"].min())), float(g["size"].min()))
     if len(groups) > most:
@@ -181,8 +175,9 @@ def _advice(rows: pd.DataFrame, method: str, baseline: str, windows: pd.DataFram
                 else f"{m} is faster than {b} {at(g)}")
     elif len(g):
         lead = f"{m} against {b}: faster {at(g)}, slower {at(l_)}"
-    elif len(l_) and not open_ and not len(e):
-        lead = f"{m} never beats {b}: slower at every size measured ({where(r)})"
+    elif never_faster(every["decision"]) and not len(e):
+        lead = (f"{never_beats([method], baseline)}: slower at every size measured "
+                f"({where(r)})")
     elif len(l_):
         lead = f"{m} is slower than {b} {at(l_)}"
     elif len(e) and not len(u):
@@ -203,7 +198,7 @@ def _advice(rows: pd.DataFrame, method: str, baseline: str, windows: pd.DataFram
                     + (", ".join(at_) if brief < 3 or len(at_) == 1 else "some sizes"))
     ext = (g.loc[g["ratio"].idxmax()] if len(g) else l_.loc[l_["ratio"].idxmin()] if len(l_)
            else None)
-    best = (f"; {'best' if len(g) else 'down to'} {ci(ext)} at {fmt_size(ext['size'])}"
+    best = (f"; {'best' if len(g) else 'down to'} {ratio_ci(ext)} at {fmt_size(ext['size'])}"
             + (f" ({ext['config']})" if r["config"].nunique() > 1 and brief < 4 else "")
             if ext is not None else "")
     text = lead + "".join(f"; {t}" for t in tail) + best
@@ -263,10 +258,7 @@ def map_data(vs_send: pd.DataFrame) -> pd.DataFrame:
     if vs_send.empty:
         return vs_send.assign(panel=pd.Series(dtype=object))
     d = one_per_size(vs_send)
-    udp = d["protocol"].eq("udp") if "protocol" in d else False
-    d = d.assign(panel=d["transport"].astype(str).where(~udp, d["transport"].astype(str)
-                                                         + " (UDP)")
-                 + ", " + d["placement"].astype(str))
+    d = d.assign(panel=d.apply(lambda r: configuration(r, PANEL), axis=1))
     order = {t: i for i, t in enumerate(("loopback", "veth", "udp-forward"))}
     return d.sort_values(["transport", "placement", "size"],
                          key=lambda s: s.map(order).fillna(len(order)) if s.name == "transport"

@@ -21,7 +21,9 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from analysis.statistics.fmt import fmt_band, fmt_ratio_ci, fmt_size
+from analysis.statistics.fmt import fmt_band, fmt_size
+from analysis.words.phrases import (configuration, never_beats, never_faster, ratio_ci,
+                                    size_runs, size_span)
 
 #: what a run must be for its comparisons to be findings (else: why not)
 UNSUPPORTED_KINDS = {
@@ -64,22 +66,15 @@ def _are(n: int, what: str) -> str:
     return f"{n} {'is' if n == 1 else 'are'} {what}"
 
 
-def _ci(r: Mapping[str, Any]) -> str:
-    return fmt_ratio_ci(r["ratio"], r["lo"], r["hi"])
-
-
-def _sizes(rows: pd.DataFrame) -> str:
-    return ", ".join(fmt_size(s) for s in sorted(rows["size"]))
-
-
 def _range(sizes: Sequence[int], all_sizes: Sequence[int]) -> str:
-    """"from 64 KiB up" when ``sizes`` are the top of ``all_sizes``, else the list."""
+    """"from 64 KiB up" when ``sizes`` are the top of ``all_sizes``, else their runs of
+    consecutive measured sizes ("at 64 B–4 KiB, 64 KiB")."""
     s, a = sorted(sizes), sorted(all_sizes)
     if len(s) >= 2 and s == a[len(a) - len(s):] and len(s) < len(a):
         return f"from {fmt_size(s[0])} up"
     if s == a and len(a) >= 2:
-        return f"at every size measured ({fmt_size(a[0])}–{fmt_size(a[-1])})"
-    return "at " + ", ".join(fmt_size(x) for x in s)
+        return f"at every size measured ({size_span(a[0], a[-1])})"
+    return "at " + size_runs(s, a)
 
 
 def method_clause(rows: pd.DataFrame, baseline: str,
@@ -94,53 +89,34 @@ def method_clause(rows: pd.DataFrame, baseline: str,
     if len(by["greater"]):
         best = by["greater"].loc[by["greater"]["ratio"].idxmax()]
         txt = (f"`{meth}` beats `{baseline}` {_range(list(by['greater']['size']), all_sizes)}"
-               f" (up to {_ci(best)} at {fmt_size(best['size'])}")
+               f" (up to {ratio_ci(best)} at {fmt_size(best['size'])}")
         if crossover is not None and math.isfinite(crossover.get("crossover", math.nan)) \
                 and crossover.get("agrees", True):
             lo, hi = crossover.get("lo", math.nan), crossover.get("hi", math.nan)
-            ci = (f", CI {fmt_size(lo)}–{fmt_size(hi)}" if math.isfinite(lo) and math.isfinite(hi)
+            ci = (f", CI {size_span(lo, hi)}" if math.isfinite(lo) and math.isfinite(hi)
                   else "")
             txt += f"; crossover at about {fmt_size(crossover['crossover'])}{ci}"
         parts.append(txt + ")")
-    elif (len(by["less"]) or len(by["equivalent"])) and not len(by["inconclusive"]):
-        # "never" only where every size of this configuration is decided against a gain
+    elif never_faster(rows["decision"]):
+        # "never" only where every size of this configuration is decided, none faster
         worst = rows.loc[rows["ratio"].idxmax()]
-        parts.append(f"`{meth}` never beats `{baseline}` here (at best {_ci(worst)} at "
+        parts.append(f"{never_beats([meth], baseline)} here (at best {ratio_ci(worst)} at "
                      f"{fmt_size(worst['size'])})")
     if len(by["less"]):
         low = by["less"].loc[by["less"]["ratio"].idxmin()]
         lead = "it is slower" if parts else f"`{meth}` is slower than `{baseline}`"
         parts.append(f"{lead} {_range(list(by['less']['size']), all_sizes)} (down to "
-                     f"{_ci(low)} at {fmt_size(low['size'])})")
+                     f"{ratio_ci(low)} at {fmt_size(low['size'])})")
     if len(by["equivalent"]):
         lead = "equivalent" if parts else f"`{meth}` is equivalent to `{baseline}`"
-        parts.append(f"{lead} (within {fmt_band()}) at {_sizes(by['equivalent'])}")
+        parts.append(f"{lead} (within {fmt_band()}) at "
+                     f"{size_runs(by['equivalent']['size'], all_sizes)}")
     if len(by["inconclusive"]):
         lead = "undecided" if parts else f"`{meth}` against `{baseline}` is undecided"
-        parts.append(f"{lead} at {_sizes(by['inconclusive'])} (CI straddles the threshold)")
+        parts.append(f"{lead} at {size_runs(by['inconclusive']['size'], all_sizes)} "
+                     "(CI straddles the threshold)")
     decided = bool(len(rows) - len(by["inconclusive"]))
     return "; ".join(parts), decided
-
-
-def _config_text(conf: Mapping[str, Any]) -> str:
-    out = []
-    if "scenario" in conf:
-        out.append(str(conf["scenario"]))
-    if "transport" in conf and isinstance(conf["transport"], str):
-        out.append(str(conf["transport"]))
-    if conf.get("protocol") == "udp":
-        out.append("UDP")
-    if "placement" in conf:
-        out.append(str(conf["placement"]))
-    if conf.get("cache") not in (None, "n/a") and isinstance(conf.get("cache"), str):
-        out.append(f"{conf['cache']} cache")
-    w = conf.get("duration_s")
-    if isinstance(w, (int, float)) and not math.isnan(w):
-        out.append(f"{w:g} s windows")
-    th = conf.get("threads")
-    if th is not None and not (isinstance(th, float) and math.isnan(th)):
-        out.append(f"{int(th)} thread{'s' if int(th) != 1 else ''}")
-    return ", ".join(out)
 
 
 def comparison_findings(cmp: pd.DataFrame, baseline: str, factors: Sequence[str], topic: str,
@@ -167,7 +143,7 @@ def comparison_findings(cmp: pd.DataFrame, baseline: str, factors: Sequence[str]
             c, d = method_clause(rows, baseline, x)
             clauses.append(c)
             decided |= d
-        cfg = _config_text(conf)
+        cfg = configuration(conf)
         out.append(Finding(topic, cfg, f"**{cfg}:** " + "; ".join(clauses) + ".", figure,
                            decided))
     return out
@@ -193,11 +169,11 @@ def crossover_agreement(xo: pd.DataFrame, cmp: pd.DataFrame, factors: Sequence[s
             why.append("no crossover in the measured range")
             continue
         above, below = sel[sel["size"] > c], sel[sel["size"] < c]
-        bad = [f"decided slower at {_sizes(above[above['decision'] == 'less'])} above it"
-               ] if (above["decision"] == "less").any() else []
-        if (below["decision"] == "greater").any():
-            bad.append(f"decided faster at {_sizes(below[below['decision'] == 'greater'])} "
-                       "below it")
+        slow = size_runs(above.loc[above["decision"] == "less", "size"], sel["size"])
+        fast = size_runs(below.loc[below["decision"] == "greater", "size"], sel["size"])
+        bad = [f"decided slower at {slow} above it"] if slow else []
+        if fast:
+            bad.append(f"decided faster at {fast} below it")
         if not (above["decision"] == "greater").any():
             bad.append("no size above it is decided faster")
         agrees.append(not bad)
@@ -293,7 +269,7 @@ def control_finding(aa: pd.DataFrame, post_hoc: bool = False) -> Finding | None:
     r = aa.iloc[0]
     ok = bool(r["contains 1"])
     text = (f"The A/A control (`{r['method']}` against itself, {r['configuration']}, "
-            f"{int(r['rounds'])} rounds) gives {_ci(r)}: "
+            f"{int(r['rounds'])} rounds) gives {ratio_ci(r)}: "
             + ("its CI contains 1, as it must" if ok else
                "its CI misses 1 — a false positive of the design in this run (expected in "
                "about 1 run in 20); read every decision of this run with that in mind")
@@ -336,13 +312,13 @@ def fidelity_why(fid: pd.DataFrame, cpu: pd.DataFrame | None = None) -> str:
         x = s.iloc[0]
         word = "below" if x["decision"] == "less" else "above"
         txt = (f"At {size} ({tr}, {pl}) copybench `send` is {word} iperf3 "
-               f"({fmt_ratio_ci(x['copybench / peer'], x['CI low'], x['CI high'])})")
+               f"({_peer_ci(x)})")
         if m.empty:
             out.append(txt + "; no copybench `sendmsg` cell to tell its user-space copy apart.")
             continue
         y = m.iloc[0]
         txt += (f"; copybench `sendmsg`, whose call is the kernel's copy alone like iperf3's "
-                f"write, is {fmt_ratio_ci(y['copybench / peer'], y['CI low'], y['CI high'])} "
+                f"write, is {_peer_ci(y)} "
                 f"of iperf3 ({y['decision']})")
         if y["decision"] != x["decision"]:
             out.append(txt + ": the gap is `send`'s user-space copy of the fields into one "
@@ -351,6 +327,11 @@ def fidelity_why(fid: pd.DataFrame, cpu: pd.DataFrame | None = None) -> str:
         txt += ": the gap is not `send`'s user-space copy"
         out.append(txt + (_cpu_side(cpu, size, tr, pl) if cpu is not None else "") + ".")
     return " ".join(out)
+
+
+def _peer_ci(r: Mapping[str, Any]) -> str:
+    """copybench / peer with its CI, from a fidelity row."""
+    return ratio_ci({"ratio": r["copybench / peer"], "lo": r["CI low"], "hi": r["CI high"]})
 
 
 def _cpu_side(cpu: pd.DataFrame, size: str, tr: str, pl: str) -> str:

@@ -1,7 +1,8 @@
-"""The abstract's results sentences, worded from a run's decided comparisons, and the
-phrases they share with the front page's findings (:mod:`analysis.words.advice`): a ratio with its
-CI, a configuration's name, a decision that changes with the window (pure functions of the
-tables the findings notebook computes; no I/O).
+"""The abstract's results sentences, worded from a run's decided comparisons, and a
+decision that changes with the window, which the front page's findings
+(:mod:`analysis.words.advice`) say too (pure functions of the tables the findings notebook
+computes; no I/O). A ratio with its CI, a configuration's name and a span of sizes are
+written by :mod:`analysis.words.phrases`.
 
 A copy-avoiding message method is set against `sendmsg` as well as against `send`: `sendmsg`
 makes the same kernel copy as `send` without `send`'s user-space memcpy, so a gain over
@@ -19,59 +20,24 @@ the leader is not separated from, or says the flip is undecided.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 import pandas as pd
 
 from analysis.words.counts import Tally
 from analysis.words.findings import UNSUPPORTED_KINDS, verdict_counts
 from analysis.statistics import stats as S
-from analysis.statistics.fmt import fmt_band, fmt_est, fmt_hours, fmt_num, fmt_ratio_ci, fmt_size, plural
+from analysis.statistics.fmt import fmt_band, fmt_est, fmt_hours, fmt_num, fmt_size, plural
+from analysis.words.phrases import (configuration, never_beats, never_faster, ratio_ci,
+                                    size_runs)
 
 #: what each decision of a "direction" rule means, in the headlines' words
 WORDS = {"greater": "faster", "less": "slower", "equivalent": "equivalent",
          "inconclusive": "undecided"}
 #: the methods whose sends complete with a notification saying whether the kernel copied
 COMPLETION_METHODS = ("zerocopy", "uring-zc")
-
-
-def ci(r: Mapping[str, Any], rounds: bool = False) -> str:
-    """``1.71× [1.11, 2.64]`` (with ``, 3 rounds`` when asked and known)."""
-    n = r.get("n")
-    known = rounds and n is not None and pd.notna(n)
-    return fmt_ratio_ci(r["ratio"], r["lo"], r["hi"], rounds=int(n) if known else None)
-
-
-def spans(sizes: Sequence[float], all_sizes: Sequence[float]) -> str:
-    """Sizes as runs of consecutive measured sizes: "64 B, 1 MiB–64 MiB"."""
-    order = sorted({float(x) for x in all_sizes})
-    want = {float(x) for x in sizes}
-    runs: list[list[float]] = []
-    for x in order:
-        if x in want and runs and runs[-1][-1] == order[order.index(x) - 1]:
-            runs[-1].append(x)
-        elif x in want:
-            runs.append([x])
-    return ", ".join(fmt_size(r[0]) if len(r) == 1 else f"{fmt_size(r[0])}–{fmt_size(r[-1])}"
-                     for r in runs)
-
-
-def where(r: Mapping[str, Any]) -> str:
-    """A configuration as the headlines name it: "loopback, cross-core" (message rows),
-    "file → socket, loopback, same-core" (file rows), "udp-forward (UDP), same-core"."""
-    parts = []
-    scen = r.get("scenario")
-    if isinstance(scen, str) and scen != "message":
-        parts.append(scen.replace("→", " → "))
-    t = r.get("transport")
-    if isinstance(t, str):
-        parts.append(f"{t} (UDP)" if r.get("protocol") == "udp" else t)
-    if isinstance(r.get("placement"), str):
-        parts.append(str(r["placement"]))
-    c = r.get("cache")
-    if isinstance(c, str) and c not in ("warm", "n/a"):
-        parts.append(f"{c} cache")
-    return ", ".join(parts)
+#: the factors the headlines name a configuration by (the window and threads are said apart)
+WHERE = ("scenario", "transport", "protocol", "placement", "cache")
 
 
 def window_flips(rows: pd.DataFrame) -> str:
@@ -80,7 +46,7 @@ def window_flips(rows: pd.DataFrame) -> str:
     comparison: the per-size clauses keep one window per size, so a flip is said here."""
     if rows.empty or "duration_s" not in rows or rows["duration_s"].nunique() < 2:
         return ""
-    labels = rows.apply(lambda r: where(r.to_dict()), axis=1)
+    labels = rows.apply(lambda r: configuration(r.to_dict(), WHERE), axis=1)
     out = []
     for (cfg, size), g in rows.groupby([labels, "size"], sort=False):
         g = g.sort_values("duration_s")
@@ -93,8 +59,9 @@ def window_flips(rows: pd.DataFrame) -> str:
         if pairs:
             a, b = pairs[0]
             out.append(f"at {fmt_size(size)} ({cfg}) the decision changes with the window: "
-                       f"{a['duration_s']:g} s windows {ci(a, True)} ({WORDS[a['decision']]}), "
-                       f"{b['duration_s']:g} s windows {ci(b, True)} ({WORDS[b['decision']]})"
+                       f"{a['duration_s']:g} s windows {ratio_ci(a, True)} "
+                       f"({WORDS[a['decision']]}), {b['duration_s']:g} s windows "
+                       f"{ratio_ci(b, True)} ({WORDS[b['decision']]})"
                        + ("; the CIs do not overlap" if a["hi"] < b["lo"] or b["hi"] < a["lo"]
                           else ""))
     return "; ".join(out)
@@ -124,10 +91,12 @@ def attribution(best: Mapping[str, Any], vs_send: pd.DataFrame, vs_sendmsg: pd.D
     out = []
     if sm is not None:
         out.append(f"`sendmsg`, which avoids no kernel copy, is {WORDS[sm['decision']]} than "
-                   f"`send` there ({ci(sm, True)})".replace("equivalent than", "equivalent to")
+                   f"`send` there ({ratio_ci(sm, True)})"
+                   .replace("equivalent than", "equivalent to")
                    .replace("undecided than", "undecided against"))
     if over is not None:
-        out.append(f"`{m}` against `sendmsg` is {ci(over, True)} ({WORDS[over['decision']]})")
+        out.append(f"`{m}` against `sendmsg` is {ratio_ci(over, True)} "
+                   f"({WORDS[over['decision']]})")
     if over is None:
         return ("; ".join(out) + ". ") if out else ""
     c = copied.get(str(best.get("transport")), (0, 0))
@@ -166,11 +135,12 @@ def placement_scope(best: Mapping[str, Any], rows: pd.DataFrame) -> str:
     for pl, g in other.groupby("placement"):
         at = g[g["size"] == best["size"]]
         size = fmt_size(best["size"])
-        txt = (f"{pl} it is {ci(at.iloc[0], True)} ({WORDS[at.iloc[0]['decision']]}) at {size}"
+        txt = (f"{pl} it is {ratio_ci(at.iloc[0], True)} ({WORDS[at.iloc[0]['decision']]}) "
+               f"at {size}"
                if len(at) else f"{pl} it is not measured at {size}")
         slower = g[g["decision"] == "less"]
         if len(slower):
-            txt += (f" and slower at {spans(list(slower['size']), list(g['size']))} "
+            txt += (f" and slower at {size_runs(list(slower['size']), list(g['size']))} "
                     f"({fmt_num(slower['ratio'].min())}–{fmt_num(slower['ratio'].max())}×)")
             alone = sorted(set(slower["size"]) - set(here["size"]))
             if alone:
@@ -197,7 +167,7 @@ def placement_scope(best: Mapping[str, Any], rows: pd.DataFrame) -> str:
     tail = "."
     if flip_at:
         tail = (f" — the gain flips with placement at "
-                f"{spans(flip_at, list(same['size']))}.")
+                f"{size_runs(flip_at, list(same['size']))}.")
     elif (other["decision"] == "less").any():
         shared = sorted(set(here["size"]) & set(other["size"]))
         if open_at and len(shared) == 1:
@@ -206,9 +176,9 @@ def placement_scope(best: Mapping[str, Any], rows: pd.DataFrame) -> str:
                     f"{' and '.join(sorted(undecided))} it is undecided there.")
         elif open_at:
             tail = (f"; whether the gain flips with placement is undecided: no size measured "
-                    f"in both placements ({spans(shared, list(same['size']))}) is decided "
+                    f"in both placements ({size_runs(shared, list(same['size']))}) is decided "
                     f"faster in one and slower in the other, and at "
-                    f"{spans(open_at, list(same['size']))} a comparison is undecided.")
+                    f"{size_runs(open_at, list(same['size']))} a comparison is undecided.")
         elif shared:
             tail = "; at the sizes measured in both placements the decisions do not flip."
         else:
@@ -234,8 +204,9 @@ def gain_rank(b: pd.Series, cmp: pd.DataFrame, baseline: str, where_first: bool 
     names = (f"those of the other {len(near)}" if len(near) == len(g) and len(near) > 1
              else "the other's" if len(near) == len(g) else
              ("that of " if len(near) == 1 else "those of ")
-             + "; ".join(f"`{r['method']}` at {fmt_size(r['size'])}, {where(r.to_dict())}: "
-                         f"{ci(r)}" for _, r in near.iterrows()))
+             + "; ".join(f"`{r['method']}` at {fmt_size(r['size'])}, "
+                         f"{configuration(r.to_dict(), WHERE)}: {ratio_ci(r)}"
+                         for _, r in near.iterrows()))
     return (f"Of the {len(g) + 1} decided gains over `{baseline}`, none is decided the largest "
             f"(the largest estimate's CI overlaps {names}); the largest estimate is")
 
@@ -295,14 +266,14 @@ def leader_text(scope: str, medians: pd.DataFrame, pairs: pd.DataFrame, unit: st
     if top is not None and len(methods) == 2:
         other, p = next(iter(vs[top].items()))
         return (f"{scope}, `{top}` is the {sup}: {est(top)}, decided {words[better]} than "
-                f"`{other}`, the only other method measured there ({ci(p)})")
+                f"`{other}`, the only other method measured there ({ratio_ci(p)})")
     if top is not None:
         return (f"{scope}, `{top}` is the {sup}: {est(top)}, decided {words[better]} than each "
                 f"of the other {len(methods) - 1} methods measured there")
     lead = methods[0]
     open_ = {o: p for o, p in vs[lead].items() if p is None or p["decision"] != better}
     done = [o for o in vs[lead] if o not in open_]
-    named = [f"`{o}` (" + (f"{ci(p)}, {words[p['decision']]}" if p is not None
+    named = [f"`{o}` (" + (f"{ratio_ci(p)}, {words[p['decision']]}" if p is not None
                            else "not compared: fewer than two trials") + ")"
              for o, p in open_.items()]
     text = (f"{scope}, `{lead}` has the {'lowest' if lower else 'highest'} {what}, "
@@ -341,16 +312,16 @@ def abstract_results(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.
         b = best_gain(vs_send)
         if b is not None:
             out.append(f"{gain_rank(b, vs_send, 'send')} `{b['method']}` at "
-                       f"{fmt_size(b['size'])} ({where(b.to_dict())}): {ci(b, True)}; "
+                       f"{fmt_size(b['size'])} ({configuration(b.to_dict(), WHERE)}): "
+                       f"{ratio_ci(b, True)}; "
                        + attribution(b.to_dict(), vs_send, vs_sendmsg, copied))
         slower = {m: g for m, g in vs_send.groupby("method")
                   if not (g["decision"] == "greater").any() and (g["decision"] == "less").any()}
         # "never" only for a method whose every comparison is decided
-        never = [m for m, g in slower.items() if not (g["decision"] == "inconclusive").any()]
+        never = [m for m, g in slower.items() if never_faster(g["decision"])]
         open_ = {m: g for m, g in slower.items() if m not in never}
         if never:
-            out.append("Never faster than `send` in any configuration measured: "
-                       + ", ".join(f"`{m}`" for m in never) + ".")
+            out.append(never_beats(never, "send") + " in any configuration measured.")
         if open_:
             out.append("Not decided faster than `send` at any size, but undecided at some: "
                        + "; ".join(f"`{m}` ({Tally.of(g).by_outcome()})"
@@ -360,8 +331,9 @@ def abstract_results(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.
         if b is not None:
             rank = gain_rank(b, files, "read-write")
             out.append(f"Among file methods, {rank[0].lower()}{rank[1:]} "
-                       f"`{b['method']}` ({where(b.to_dict())}, {fmt_size(b['size'])}): "
-                       f"{ci(b, True)}." + placement_scope(b.to_dict(), files))
+                       f"`{b['method']}` ({configuration(b.to_dict(), WHERE)}, "
+                       f"{fmt_size(b['size'])}): {ratio_ci(b, True)}."
+                       + placement_scope(b.to_dict(), files))
     if len(verdicts):
         out.append(f"Of {len(verdicts)} verdicts on {verdicts['claim'].nunique()} published "
                    f"claims tested here, {verdict_counts(verdicts)}.")

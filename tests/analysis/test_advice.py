@@ -84,12 +84,12 @@ def test_a_range_is_every_size_only_where_every_size_is_decided() -> None:
                                                      "greater"])])
     text = V.method_advice(rows, "vmsplice", "send")
     # the sizes decided, exactly (a range only over consecutive decided sizes)
-    assert "faster than `send` at 64 B–512 B, 16 KiB (veth same-core)" in text, text
+    assert "faster than `send` at 64 B–512 B, 16 KiB (veth, same-core)" in text, text
     assert "64 B–16 KiB" not in text and "undecided elsewhere" in text, text
     assert "from" not in text.split(";")[0]  # no "from Z up": 4 KiB is undecided
     full = rows.assign(decision="greater")
     assert V.method_advice(full, "vmsplice", "send").startswith(
-        "Use `vmsplice` rather than `send` from 64 B up (veth same-core)")
+        "Use `vmsplice` rather than `send` from 64 B up (veth, same-core)")
 
 
 def test_the_scope_names_a_whole_transport_only_when_all_of_it_is_in() -> None:
@@ -98,7 +98,7 @@ def test_the_scope_names_a_whole_transport_only_when_all_of_it_is_in() -> None:
                                "same-core")])
     rows.loc[3, "decision"] = "inconclusive"  # veth same-core undecided
     text = V.method_advice(rows, "sendmsg", "send")
-    assert "(loopback; veth cross-core)" in text, text
+    assert "(loopback; veth, cross-core)" in text, text
 
 
 def test_the_map_has_one_comparison_per_panel_method_and_size() -> None:

@@ -42,12 +42,6 @@ VS_SENDMSG = pd.DataFrame(
            protocol="udp"))
 
 
-def test_spans_join_consecutive_sizes() -> None:
-    all_ = [64, 4096, MiB, 16 * MiB, 64 * MiB]
-    assert H.spans([MiB, 16 * MiB, 64 * MiB], all_) == "1 MiB–64 MiB"
-    assert H.spans([64, MiB], all_) == "64 B, 1 MiB"
-
-
 def test_a_gain_shared_by_sendmsg_is_the_user_memcpy() -> None:
     a = H.abstract_results(VS_SEND, VS_SENDMSG, pd.DataFrame(), pd.DataFrame(), None, 10,
                            1.0, "one machine", {"loopback": (100, 100)})

@@ -8,7 +8,7 @@ import math
 import re
 from pathlib import Path
 
-from analysis.words import headlines
+from analysis.words import phrases
 from analysis.statistics.fmt import fmt_ratio_ci
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,8 +25,8 @@ def test_rounds_are_counted_in_words() -> None:
     assert fmt_ratio_ci(2, 1, 3, rounds=1) == "2.00× [1.00, 3.00], 1 round"
     assert fmt_ratio_ci(2, 1, 3, rounds=4) == "2.00× [1.00, 3.00], 4 rounds"
     row = {"ratio": 2.0, "lo": 1.0, "hi": 3.0, "n": 4}
-    assert headlines.ci(row, rounds=True) == fmt_ratio_ci(2, 1, 3, rounds=4)
-    assert headlines.ci({**row, "n": None}, rounds=True) == fmt_ratio_ci(2, 1, 3)
+    assert phrases.ratio_ci(row, rounds=True) == fmt_ratio_ci(2, 1, 3, rounds=4)
+    assert phrases.ratio_ci({**row, "n": None}, rounds=True) == fmt_ratio_ci(2, 1, 3)
 
 
 #: a value, then a bracketed pair of formatted numbers: a CI written by hand

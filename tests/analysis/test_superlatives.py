@@ -97,7 +97,7 @@ def test_a_finding_names_its_sizes_configuration_by_configuration() -> None:
         (256 * KiB, "inconclusive", 1.25, 0.990, 1.58), (MiB, "greater", 1.15, 1.06, 1.25))]
     text = AD.method_advice(pd.DataFrame(lb + ve), "sendmsg", "send")
     assert "256 KiB–1 MiB" not in text, text
-    assert ("faster at 256 KiB (loopback same-core), 1 MiB (veth same-core)") in text, text
+    assert ("faster at 256 KiB (loopback, same-core), 1 MiB (veth, same-core)") in text, text
     assert AD.words(text) <= AD.MAX_WORDS
 
 

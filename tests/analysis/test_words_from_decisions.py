@@ -63,8 +63,8 @@ def test_the_abstract_says_never_faster_only_of_a_fully_decided_method() -> None
                             row("zerocopy", 64 * MiB, "less", 0.8, 0.7, 0.9, "cross-core")])
     a = H.abstract_results(vs_send, pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), None, 10,
                            1.0, "one machine")
-    assert "Never faster than `send` in any configuration measured: `zerocopy`." in a, a
-    assert "`uring-zc`" not in a.split("Never faster")[1].split(".")[0]
+    assert "`zerocopy` never beats `send` in any configuration measured." in a, a
+    assert "`uring-zc` never" not in a and "and `uring-zc`" not in a
     assert "`uring-zc` (slower in 1, undecided in 1 of 2 comparisons)" in a
 
 

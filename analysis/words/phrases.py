@@ -1,0 +1,101 @@
+"""The phrases the book's sentences share, each written here once: a configuration's name
+(:func:`configuration`), a span of sizes (:func:`size_span`, :func:`size_runs`), a ratio
+with its CI (:func:`ratio_ci`) and the sentence that a method never beats its baseline
+(:func:`never_beats`, said only where :func:`never_faster` holds). The findings, the
+headlines and the front page's advice call these; a test keeps a second way of writing
+them from coming back (pure functions; no I/O).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, Sequence
+
+import pandas as pd
+
+from analysis.statistics.fmt import fmt_ratio_ci, fmt_size
+
+#: the factors of a configuration in the order its name gives them
+CONFIG_FIELDS = ("scenario", "transport", "protocol", "placement", "cache", "duration_s",
+                 "threads")
+
+
+def _given(v: Any) -> bool:
+    """Whether a table's cell holds a value (not None, NaN or NA)."""
+    return v is not None and not bool(pd.isna(v))
+
+
+def configuration(conf: Mapping[str, Any], fields: Sequence[str] = CONFIG_FIELDS) -> str:
+    """A configuration's name from the factors ``fields`` that ``conf`` holds, in the order
+    of :data:`CONFIG_FIELDS`, joined by commas: "file → socket, loopback, same-core",
+    "udp-forward (UDP), same-core, 1 s windows, 1 thread", "loopback, cross-core, cold
+    cache". The message scenario, the warm cache (the default) and a cache that does not
+    apply are not named."""
+    unknown = set(fields) - set(CONFIG_FIELDS)
+    if unknown:
+        raise ValueError(f"no wording for configuration factors {sorted(unknown)}")
+    want = set(fields)
+    parts: list[str] = []
+    scen = conf.get("scenario")
+    if "scenario" in want and isinstance(scen, str) and scen != "message":
+        parts.append(scen.replace("→", " → "))
+    t = conf.get("transport")
+    if "transport" in want and isinstance(t, str):
+        udp = "protocol" in want and conf.get("protocol") == "udp"
+        parts.append(f"{t} (UDP)" if udp else t)
+    pl = conf.get("placement")
+    if "placement" in want and isinstance(pl, str):
+        parts.append(pl)
+    c = conf.get("cache")
+    if "cache" in want and isinstance(c, str) and c not in ("warm", "n/a"):
+        parts.append(f"{c} cache")
+    w = conf.get("duration_s")
+    if "duration_s" in want and isinstance(w, (int, float)) and _given(w):
+        parts.append(f"{w:g} s windows")
+    th = conf.get("threads")
+    if "threads" in want and _given(th):
+        parts.append(f"{int(th)} thread{'s' if int(th) != 1 else ''}")
+    return ", ".join(parts)
+
+
+def size_span(lo: float, hi: float) -> str:
+    """A span of sizes: "64 KiB–1 MiB", or one size where ``lo`` is ``hi``."""
+    return fmt_size(lo) if float(lo) == float(hi) else f"{fmt_size(lo)}–{fmt_size(hi)}"
+
+
+def size_runs(sizes: Iterable[float], all_sizes: Iterable[float]) -> str:
+    """``sizes`` as runs of consecutive sizes of ``all_sizes`` (those measured), each run a
+    :func:`size_span`: "64 B, 1 MiB–64 MiB"."""
+    order = sorted({float(x) for x in all_sizes})
+    want = {float(x) for x in sizes}
+    runs: list[list[float]] = []
+    for i, x in enumerate(order):
+        if x in want and runs and i and runs[-1][-1] == order[i - 1]:
+            runs[-1].append(x)
+        elif x in want:
+            runs.append([x])
+    return ", ".join(size_span(r[0], r[-1]) for r in runs)
+
+
+def ratio_ci(r: Mapping[str, Any], rounds: bool = False) -> str:
+    """A row's ratio with its CI, ``1.71× [1.11, 2.64]`` (with ``, 3 rounds`` when asked and
+    the row holds its rounds ``n``)."""
+    n = r.get("n")
+    known = rounds and _given(n)
+    return fmt_ratio_ci(r["ratio"], r["lo"], r["hi"], rounds=int(n) if known else None)
+
+
+def never_faster(decisions: Iterable[str]) -> bool:
+    """Whether "never beats" may be said of a method from its decisions against the
+    baseline: every one decided (none inconclusive), none faster, at least one slower."""
+    d = list(decisions)
+    return ("less" in d and "greater" not in d and "inconclusive" not in d)
+
+
+def never_beats(methods: Sequence[str], baseline: str) -> str:
+    """"`zerocopy` never beats `send`", "`zerocopy` and `uring-zc` never beat `send`": the
+    head of the sentence; the caller says where (and by how much)."""
+    names = [f"`{m}`" for m in methods]
+    if not names:
+        raise ValueError("never_beats: no method")
+    who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"{who} {'never beats' if len(names) == 1 else 'never beat'} `{baseline}`"

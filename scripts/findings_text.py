@@ -1,0 +1,56 @@
+"""Write the text the findings notebook generates for the book on one run into a folder, so
+that two commits' words can be diffed without building the book:
+
+    python scripts/findings_text.py RUN_DIR OUTDIR
+
+Runs ``notebooks/findings.py`` in one process with its ``run_dir`` parameter set, as
+papermill would: OUTDIR gets the abstract (``abstract.inc``, ``abstract-latex.inc``), the
+front page's findings (``findings.inc``), the results chapter's list (``comparisons.inc``),
+every glued string (``glued.txt``) and every Markdown or table it displays (``shown.txt``;
+a table's HTML carries a random id, so diff with ``sed -E 's/T_[0-9a-f]{5}/T_x/g'``).
+About two minutes on the reference run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PARAMETER = 'run_dir = "../build/smoke-run"'
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2 or not Path(argv[0]).is_dir():
+        print("usage: python scripts/findings_text.py RUN_DIR OUTDIR (RUN_DIR: a run "
+              "directory)", file=sys.stderr)
+        return 2
+    run_dir, out = str(Path(argv[0]).resolve()), Path(argv[1]).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    os.environ["COPYBENCH_FIGDATA"] = str(out / "figdata")
+    os.environ["MPLBACKEND"] = "Agg"
+    os.chdir(ROOT)
+    sys.path.insert(0, str(ROOT))
+    import IPython.display as display
+
+    import analysis.words.output as output
+
+    shown: list[str] = []
+    glued: dict[str, str] = {}
+    display.display = lambda *objs, **_: shown.extend(
+        str(getattr(o, "data", o)) for o in objs)
+    output.glue_text = lambda name, text: glued.__setitem__(name, str(text))
+    src = (ROOT / "notebooks" / "findings.py").read_text()
+    if PARAMETER not in src:
+        print(f"notebooks/findings.py has no line {PARAMETER!r} to set", file=sys.stderr)
+        return 2
+    src = src.replace(PARAMETER, f"run_dir = {run_dir!r}")
+    exec(compile(src, "notebooks/findings.py", "exec"), {"__name__": "__main__"})
+    (out / "glued.txt").write_text("".join(f"{k}: {v}\n" for k, v in sorted(glued.items())))
+    (out / "shown.txt").write_text("\n----\n".join(shown) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
