@@ -235,11 +235,6 @@ def plan_p1_search(plan: Mapping[str, Any]) -> P1Search:
                      for cid in b.get("cells") or [] if cid in cells)
 
 
-def plan_p1_cells(plan: Mapping[str, Any]) -> int:
-    """P1's cells searched in a plan.json (:func:`plan_p1_search`)."""
-    return len(plan_p1_search(plan)[1])
-
-
 def _plan_readers(plan: Mapping[str, Any]):
     """(block, comparison, the family the plan stops it at, reader -> its own family) for
     every comparison of a plan.json's sequential blocks: the claims of its ``claims`` (their
