@@ -160,27 +160,48 @@ def twin_pairs(run: Run, metric: str = "gbit_per_s",
     if "twin" not in m or not (m["twin"] == 1).any():
         return pd.DataFrame()
     rows = []
-    for (block, meth), g in m[m["block"].notna()].groupby(["block", "method"], sort=True):
-        if not ((g["twin"] == 1).any() and (g["twin"] == 0).any()):
-            continue
-        met = "rtt_p50_us" if (g["mode"] == "pingpong").all() else metric
-        t1, t0 = g[g["twin"] == 1], g[g["twin"] == 0]
-        j = pd.concat([t1.groupby("repetition")[met].median().rename("a"),
-                       t0.groupby("repetition")[met].median().rename("b")], axis=1,
-                      join="inner").dropna()
-        p = S.paired_ratio(j["a"].to_numpy(), j["b"].to_numpy(), 1)
-        u = S.unpaired_ratio(values(t1, met), values(t0, met), 1)
-        primary = p if run.primary == S.PAIRED else u
-        r = primary.ratio
-        first = g.iloc[0]
-        rows.append({"block": block, "method": meth, "metric": met,
-                     "configuration": f"{first['transport']}, {first['placement']}, "
-                                      f"{first['mode']}, size {int(first['size'])}",
-                     "rounds": p.n, "design": primary.kind, "ratio": r.value, "lo": r.lo,
-                     "hi": r.hi, "contains 1": bool(r.lo <= 1 <= r.hi),
-                     "decision": S.decide(S.DecisionRule("direction", threshold), r).outcome,
-                     "band": threshold,
-                     "p": primary.p, "wilcoxon p": p.p_sens,
-                     "unpaired": fmt_ratio_ci(u.ratio.value, u.ratio.lo, u.ratio.hi,
-                                              times=False)})
+    for (block, meth), blk in m[m["block"].notna()].groupby(["block", "method"], sort=True):
+        # the twin against the cell it repeats (same configuration), not against every cell
+        # of the method in its block: a claims block holds the method at other thread
+        # counts, sizes or placements too
+        keys = [k for k in TWIN_KEYS if k in blk]
+        for _, t1 in blk[blk["twin"] == 1].groupby("cell", sort=True):
+            same = (blk["twin"] == 0)
+            for k in keys:
+                v = t1[k].iloc[0]
+                same &= (blk[k] == v) | (blk[k].isna() & pd.isna(v))
+            t0 = blk[same]
+            if t0.empty:
+                continue
+            rows.append(_twin_row(run, block, meth, t1, t0, metric, threshold))
     return pd.DataFrame(rows)
+
+
+#: what a twin shares with the cell it repeats
+TWIN_KEYS = ("size", "threads", "placement", "transport", "mode", "duration_s", "protocol",
+             "fields", "verify", "cache", "sockbuf")
+
+
+def _twin_row(run: Run, block: str, meth: str, t1: pd.DataFrame, t0: pd.DataFrame,
+              metric: str, threshold: float) -> dict:
+    """One A/A comparison: twin 1's cell against the twin-0 cell of its configuration."""
+    g = pd.concat([t1, t0])
+    met = "rtt_p50_us" if (g["mode"] == "pingpong").all() else metric
+    j = pd.concat([t1.groupby("repetition")[met].median().rename("a"),
+                   t0.groupby("repetition")[met].median().rename("b")], axis=1,
+                  join="inner").dropna()
+    p = S.paired_ratio(j["a"].to_numpy(), j["b"].to_numpy(), 1)
+    u = S.unpaired_ratio(values(t1, met), values(t0, met), 1)
+    primary = p if run.primary == S.PAIRED else u
+    r = primary.ratio
+    first = t1.iloc[0]
+    return {"block": block, "method": meth, "metric": met,
+            "configuration": f"{first['transport']}, {first['placement']}, "
+                             f"{first['mode']}, size {int(first['size'])}",
+            "rounds": p.n, "design": primary.kind, "ratio": r.value, "lo": r.lo,
+            "hi": r.hi, "contains 1": bool(r.lo <= 1 <= r.hi),
+            "decision": S.decide(S.DecisionRule("direction", threshold), r).outcome,
+            "band": threshold,
+            "p": primary.p, "wilcoxon p": p.p_sens,
+            "unpaired": fmt_ratio_ci(u.ratio.value, u.ratio.lo, u.ratio.hi,
+                                     times=False)}

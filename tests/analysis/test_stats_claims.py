@@ -190,3 +190,31 @@ def test_copies_per_byte_needs_per_side_profiles(full_pmu: A.Run) -> None:
     assert cp.empty and "count" in cp.columns
     r = C.c15(full_pmu)
     assert r.verdict == C.NOT_TESTABLE and "format 1" in r.reason
+
+
+def test_the_twin_is_read_against_the_cell_it_repeats() -> None:
+    """A claims block holds `send` at 1, 2 and 4 threads beside the A/A twin (1 thread): the
+    twin is read against its own configuration's cell (ratio about 1), not against the
+    method's cells at every thread count (which would give about 1/2)."""
+    from types import SimpleNamespace
+
+    import numpy as np
+    import pandas as pd
+
+    from analysis.statistics import stats as S
+
+    rng = np.random.default_rng(3)
+    rows = []
+    for r in range(10):
+        u = rng.normal(0, 0.05)
+        for cell, threads, twin, base in (("one", 1, 0, 5.0), ("twin", 1, 1, 5.0),
+                                          ("two", 2, 0, 9.0), ("four", 4, 0, 15.0)):
+            rows.append({"block": "B", "method": "send", "cell": cell, "twin": twin,
+                         "threads": threads, "size": 16384, "placement": "cross-core",
+                         "transport": "veth", "mode": "stream", "repetition": r + 1,
+                         "gbit_per_s": base * np.exp(u + rng.normal(0, 0.01))})
+    run = SimpleNamespace(measured=pd.DataFrame(rows), primary=S.PAIRED)
+    aa = C.twin_pairs(run)
+    assert len(aa) == 1
+    assert aa.iloc[0]["ratio"] == pytest.approx(1.0, abs=0.03)
+    assert bool(aa.iloc[0]["contains 1"]) and aa.iloc[0]["rounds"] == 10
