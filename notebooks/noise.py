@@ -47,7 +47,7 @@ if study is None or today.empty:
          "or it has no block with enough complete rounds of today's procedure.")
     for key in ("noise_run", "noise_paired_sd", "noise_rounds", "noise_share_round",
                 "noise_share_within", "noise_mech", "noise_bimodal", "noise_controls", "noise_adopt",
-                "noise_target"):  # noise_factors is glued by its own cell
+                "noise_target", "noise_clause"):  # noise_factors is glued by its own cell
         glue_text(key, "not measured (no noise-study run)")
 else:
     man = study.manifest
@@ -128,13 +128,14 @@ if len(ot):
                              "sd of log throughput (÷ cell median)": ep["sd_rel"]}),
                floatfmt="{:.3g}")
     total = int(ep["slow"].sum())
-    busiest = ep.sort_values("slow", ascending=False)
+    busiest = ep.sort_values(["slow", "round"], ascending=[False, True], kind="stable")
     k = next((i + 1 for i in range(len(busiest))
               if busiest["slow"].iloc[:i + 1].sum() >= 0.8 * total), len(busiest))
     top = sorted(busiest["round"].iloc[:k])
     text = (f"{total} of {int(ep['trials'].sum())} trials ran slower than {N.SLOW:g}× their "
-            f"cell's median; {int(busiest['slow'].iloc[:k].sum())} of them in {k} of the "
-            f"{len(ep)} rounds (rounds {', '.join(map(str, top))})")
+            f"cell's median" + (f"; {int(busiest['slow'].iloc[:k].sum())} of them in {k} of "
+                                f"the {len(ep)} rounds (rounds {', '.join(map(str, top))})"
+                                if total else ""))
     quiet = ep.loc[ep["slow"] <= 1, "round"]
     if N.MIN_ROUNDS <= len(quiet) < len(ep):
         qp = N.comparisons(m[m["repetition"].isin(set(quiet))])
@@ -209,8 +210,8 @@ else:
 # A cell whose trials fall into two groups with few between them (Sarle's bimodality
 # coefficient above a uniform distribution's, 5/9; a screen, stated with its modes) has no
 # single typical speed: its median sits in one mode or between them. The screen also fires
-# on a single trial far below the rest; the table counts the trials in the low mode, and one
-# trial there is an outlier, not a second speed.
+# on a single trial far from the rest; the table counts the trials in the low mode, and one
+# trial on either side of the gap is an outlier, not a second speed.
 
 # %% tags=["remove-input"]
 if study is not None:
@@ -227,9 +228,10 @@ if study is not None:
                          "high mode (÷ median)": x.high,
                          "trials in the low mode": round(x.share_low * x.n)})
     n = int((d.groupby("cell").size() >= N.MIN_ROUNDS).sum())
-    single = sum(r["trials in the low mode"] == 1 for r in rows)
+    single = sum(min(r["trials in the low mode"], r["trials"] - r["trials in the low mode"]) == 1
+                 for r in rows)
     glue_text("noise_bimodal", f"{len(rows)} of {n} cells" + (
-        f", {single} of them with a single trial below the gap (one slow outlier, not a "
+        f", {single} of them with a single trial on one side of the gap (one outlier, not a "
         "second speed)" if single else ""))
     if rows:
         show_table(pd.DataFrame(rows), floatfmt="{:.2f}")
@@ -266,6 +268,8 @@ if len(ctl):
     stated = N.adopt(ctl, mended=False)
     ad = N.adopt(ctl)
     after = where.name == N.ADOPT_CLAUSE_AFTER
+    glue_text("noise_clause", "after this run was read (so not yet tested by a run)" if after
+              else f"after the study {N.ADOPT_CLAUSE_AFTER} was read (this run is its first test)")
     note(f"The rule, stated before the run {N.ADOPT_CLAUSE_AFTER} was read: a control is "
          f"{N.ADOPT_RULE}. A clause was added after that run was read, and "
          + ("so this run does not test it (the next study does)" if after else
@@ -292,4 +296,5 @@ if len(ctl):
 elif study is not None:
     note("The study's run holds no control beside today's procedure.")
     glue_text("noise_controls", "none in this run")
+    glue_text("noise_clause", "later (this run has no control for it to read)")
     glue_text("noise_adopt", f"no control was measured, so the procedure in use ({N.TODAY}) stays")

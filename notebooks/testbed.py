@@ -368,6 +368,12 @@ glue_text("stat_decision", PR.statistics_text(primary))
 glue_text("stat_crossover", PR.crossover_text(primary))
 glue_text("stat_confidence", f"{S.CONFIDENCE:.0%}")
 glue_text("stat_threshold", fmt_band())
+_where = ("the pair runs where the claims run (their transport, in one of their blocks), for "
+          "as many rounds as a claim's first look")
+glue_text("aa_design", (
+    f"The profiles now place it so ({_where}); this run was made before that rule and ran "
+    "it where its own profile placed it (the transport and rounds are in the reading below)"
+    if RV.post_hoc(RV.AA_CONTROL, run.created_at) else _where[0].upper() + _where[1:]))
 glue_text("rounds_text", PR.rounds_text(run.plan, run.has_blocks, D.topped_up(run)))
 
 # %% [markdown]
@@ -377,14 +383,14 @@ glue_text("rounds_text", PR.rounds_text(run.plan, run.has_blocks, D.topped_up(ru
 # A block of the block design holds one method twice, as two cells (the *twin*). The two are
 # the same measurement, so their ratio's CI must contain 1.0; in an honest run it misses 1.0
 # about once in 20 (a 95 % interval), and a run where it does is reported as such here, never
-# rerun away. The pair runs where the claims run (their transport, in one of their blocks),
-# for as many rounds as a claim's first look, and its CI is read against the claims' band
+# rerun away. {glue:text}`aa_design:s`, and its CI is read against the claims' band
 # ({glue:text}`stat_threshold:s`): inside it, the design calls a null difference
 # *equivalent* at the rounds a claim is first read at; reaching past it, a claim whose true
 # ratio is 1 can end undecided there.
 
 # %% tags=["remove-input"]
 from analysis import claims as C  # noqa: E402
+
 
 aa = C.twin_pairs(run)
 if aa.empty:

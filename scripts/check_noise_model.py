@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.claims.base import apply_rule
+from analysis.claims.engine import apply_rule
 from analysis.claims.rules import RULES
 from analysis.loading.run import load_run
 from runner.plan import blocks as D

@@ -129,12 +129,19 @@ def every_verdict(outcomes: Mapping[int, str], expected: Mapping[int, frozenset[
     return HOLDS
 
 
-def scope_text(run_at: Sequence[int], missing: Sequence[int]) -> str:
+def scope_text(run_at: Sequence[int], missing: Sequence[int],
+               uncompared: Sequence[int] = ()) -> str:
     """The scope of a verdict decided at only some of its rule's sizes ("at 4 KiB, 64 KiB
-    only; not run at 1 KiB, 16 KiB"); "" where no size is missing."""
-    if not missing:
+    only; not run at 1 KiB, 16 KiB"); a size the plan ran but that gave no comparison is
+    named so ("no comparison at ..."), not "not run"; "" where no size is left out."""
+    if not missing and not uncompared:
         return ""
-    return f"at {sizes_text(sorted(run_at))} only; not run at {sizes_text(sorted(missing))}"
+    out = [f"at {sizes_text(sorted(run_at))} only"]
+    if missing:
+        out.append(f"not run at {sizes_text(sorted(missing))}")
+    if uncompared:
+        out.append(f"no comparison at {sizes_text(sorted(uncompared))}")
+    return "; ".join(out)
 
 
 def _every(rule: "Rule", r: ClaimResult, comps: dict[int, Compared], missing: list[int],
@@ -160,7 +167,8 @@ def _every(rule: "Rule", r: ClaimResult, comps: dict[int, Compared], missing: li
         r.verdict = INCONCLUSIVE
         return comps[undecided[0]]
     r.verdict = HOLDS  # where the plan lacks a size of the claim: at the sizes run, said so
-    r.scope = scope_text(list(comps), [s for s in (rule.sizes or sizes) if s not in comps])
+    r.scope = scope_text(list(comps), missing,
+                         [s for s in sizes if s not in comps])
     return min(comps.values(), key=lambda c: abs(math.log(c.primary.ratio.value)))
 
 
@@ -183,7 +191,8 @@ def _at_best(rule: "Rule", r: ClaimResult, comps: dict[int, Compared], missing: 
     inside = [c for c in comps.values() if c.decision.outcome == "holds"]
     if bounded and all(c.primary.ratio.hi <= band_hi for c in comps.values()) and inside:
         r.verdict = HOLDS  # where the plan lacks a size of the claim: at the sizes run
-        r.scope = scope_text(list(comps), [s for s in (rule.sizes or sizes) if s not in comps])
+        r.scope = scope_text(list(comps), missing,
+                             [s for s in sizes if s not in comps])
         return max(inside, key=lambda c: c.primary.ratio.value)
     r.verdict = INCONCLUSIVE
     return best

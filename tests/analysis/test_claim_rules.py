@@ -402,3 +402,14 @@ def test_an_every_size_claim_run_at_some_sizes_is_decided_there(tmp_path: Path, 
     res = C.evaluate(_load(tmp_path / "full", _every(rule, "cross-core", full), ["C9"]))
     r = _one(res, "cross-core", rule.reading)
     assert r.verdict == C.HOLDS and not r.scope
+
+
+def test_a_size_run_without_a_comparison_is_not_called_not_run() -> None:
+    """The scope names the sizes the plan lacks "not run" and a size it ran that gave no
+    comparison "no comparison", never the other way round."""
+    from analysis.claims.engine import scope_text
+
+    assert scope_text([4096, 65536], [1024, 16384]) == \
+        "at 4 KiB, 64 KiB only; not run at 1 KiB, 16 KiB"
+    assert scope_text([4096], [], [65536]) == "at 4 KiB only; no comparison at 64 KiB"
+    assert scope_text([4096, 65536], []) == ""

@@ -334,5 +334,8 @@ def test_modes_text_names_a_single_slow_trial_as_an_outlier() -> None:
     one = np.array([10.0] * 10 + [10.1] * 9 + [4.0])
     assert N.modes(one).bimodal
     assert N.modes_text(one).startswith("1 of 20 trials at 0.40×")
+    fast = np.array([10.0] * 10 + [10.1] * 9 + [25.0])
+    assert N.modes(fast).bimodal
+    assert N.modes_text(fast).startswith("1 of 20 trials at 2.4")
     two = np.array([5.0] * 8 + [10.0] * 12)
     assert "(8 of 20 trials)" in N.modes_text(two)
