@@ -576,7 +576,7 @@ ADOPT_RULE = (f"adopted where it keeps the claims' quantity (buffers autotuned),
 
 #: The clause added to the rule after the controls' run 20261127T082138Z-noise-study-9374 was
 #: read (so that run does not test it; the next study does): the rule's median let through a
-#: control whose 95 % CI excluded today's at 2 of its 6 comparisons (two methods alternating
+#: control whose 95 % CI excluded today's at 2 of the 6 comparisons it shared (two methods alternating
 #: inside one trial: 64 KiB cross-core 1.111 against 0.940), i.e. a control that measured
 #: another ratio there. With it, a control whose CI and today's are disjoint at any shared
 #: comparison changes the quantity and is not adopted.
@@ -610,8 +610,8 @@ def adopt(ctl: pd.DataFrame, today: str | None = None, mended: bool = True) -> p
         elif not abs(r.ratio_change - 1) <= ADOPT_SAME:
             ok, why = False, f"moves the estimate ×{r.ratio_change:.3f}"
         elif mended and int(getattr(r, "disjoint", 0) or 0) > 0:
-            ok, why = False, (f"its CI excludes today's at {int(r.disjoint)} of {r.comparisons} "
-                              f"comparisons ({r.disjoint_text})")
+            ok, why = False, (f"its CI excludes today's at {int(r.disjoint)} of its {r.comparisons} "
+                              f"shared comparisons ({r.disjoint_text})")
         elif not saving <= ADOPT_SAVING:
             ok, why = False, f"{_share(saving)} of today's machine time per decided comparison"
         else:

@@ -304,7 +304,7 @@ def test_the_mended_clause_turns_down_a_control_that_measures_another_ratio() ->
                                                           "disjoint_text": "64 KiB: apart"}])
     assert N.adopt(ctl, mended=False)["adopt"].tolist() == [True]
     ad = N.adopt(ctl)
-    assert ad["adopt"].tolist() == [False] and "at 2 of 6 comparisons" in ad["why"].iloc[0]
+    assert ad["adopt"].tolist() == [False] and "at 2 of its 6 shared comparisons" in ad["why"].iloc[0]
     # 80.04 % is over the 80 % bound: the reason says so, not "80%"
     near = pd.DataFrame([_ctl(N.TODAY, 18, 1.0, 100.0), _ctl("kept", 6, 0.99, 80.04)])
     assert "80.04%" in N.adopt(near)["why"].iloc[0] and not N.adopt(near)["adopt"].iloc[0]
