@@ -87,8 +87,9 @@ def _panel(ax: Any, d: pd.DataFrame, claim: str) -> None:
     hi = max(d["hi"].max(), d["band_hi"].max(skipna=True) if d["band_hi"].notna().any() else 1)
     lo, hi = min(lo, 0.9), max(hi, 1.1)
     ax.set_xlim(lo / 1.2, hi * 1.3)
-    # readable ticks on short log ranges: 1, 2, 5 per decade (and more inside one decade)
-    subs = (1.0, 2.0, 5.0) if hi / lo > 8 else (1.0, 1.5, 2.0, 3.0, 5.0, 7.0)
+    # readable ticks on short log ranges: 1, 2, 5 per decade (and more inside one decade),
+    # chosen by the range the axis shows (its limits, not the data's)
+    subs = (1.0, 2.0, 5.0) if (hi * 1.3) / (lo / 1.2) > 8 else (1.0, 1.5, 2.0, 3.0, 5.0, 7.0)
     ax.xaxis.set_major_locator(LogLocator(base=10, subs=subs))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())

@@ -1022,7 +1022,11 @@ def _thin_log_y_ticks(fig: Any, gap: float = 1.0) -> None:
             boxes = sorted((t.get_window_extent(r) for t in labs), key=lambda b: b.y0)
             if len(ticks) < 3 or not any(b.y0 - a.y1 < gap for a, b in zip(boxes, boxes[1:])):
                 break
-            ax.yaxis.set_major_locator(FixedLocator(ticks[::2]))
+            # the decades first where there are two or more (0.1, 1, 10 read best), else
+            # every second tick
+            decades = [v for v in ticks if abs(math.log10(v) - round(math.log10(v))) < 1e-9]
+            ax.yaxis.set_major_locator(FixedLocator(
+                decades if 2 <= len(decades) < len(ticks) else ticks[::2]))
             ax.set_ylim(lo, hi)
             fig.canvas.draw()
 

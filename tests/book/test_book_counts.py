@@ -50,8 +50,11 @@ def test_each_printed_count_is_the_owners(counts) -> None:  # noqa: ANN001
     m, r, v = counts.message, counts.reference, counts.verdicts
     if m.n:  # the abstract
         assert f"of {m.n} comparisons of a copy-avoiding message method" in intro
-        assert (f"{m.greater} are faster, {m.less} slower, {m.equivalent} equivalent "
-                f"within {fmt_band()} and {m.undecided} undecided" in intro)
+        # a run made before the band in force says its count is post hoc (its abstract:
+        # "within ±12 % (post hoc) and")
+        assert any(f"{m.greater} are faster, {m.less} slower, {m.equivalent} equivalent "
+                   f"within {fmt_band()}{label} and {m.undecided} undecided" in intro
+                   for label in ("", " (post hoc)"))
     for method, t in counts.by_method.items():  # the abstract's slower-but-undecided methods
         if not t.greater and t.less and t.undecided:
             assert f"{method} ({t.by_outcome()})" in intro, (method, t.by_outcome())
