@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from analysis.statistics.fmt import fmt_size
 from blockstats.claimtable import SESOI
 from blockstats.schedule import CONFIDENCE
 
@@ -406,15 +407,11 @@ def _disjoint(m: pd.DataFrame) -> dict[str, object]:
         lo, hi = ratio_ci(r.ratio, r.paired_sd, r.rounds)
         lo_t, hi_t = ratio_ci(r.ratio_today, r.paired_sd_today, r.rounds_today)
         if hi < lo_t or hi_t < lo:
-            hits.append(f"{r.pair} {_size_text(r.size)} {r.placement}: {r.ratio:.3f} "
+            hits.append(f"{r.pair} {fmt_size(int(r.size))} {r.placement}: {r.ratio:.3f} "
                         f"[{lo:.3f}, {hi:.3f}] against {r.ratio_today:.3f} "
                         f"[{lo_t:.3f}, {hi_t:.3f}]")
     return {"disjoint": len(hits), "disjoint_text": "; ".join(hits)}
 
-
-def _size_text(size: float) -> str:
-    n = int(size)
-    return f"{n // 1024} KiB" if n >= 1024 and n % 1024 == 0 else f"{n} B"
 
 
 def study_run(beside: str | Path, repository: str | Path = "data/raw") -> Path | None:

@@ -293,7 +293,9 @@ def test_controls_count_the_comparisons_whose_cis_exclude_todays() -> None:
     f = ctl.loc["1 s window, buffers fixed at 4 MiB"]
     assert f["disjoint"] == 1 and "sendmsg / send 16 KiB cross-core" in f["disjoint_text"]
     lo, hi = N.ratio_ci(1.0, 0.2, 20)
-    assert lo < 1.0 < hi and math.log(hi) == pytest.approx(-math.log(lo))
+    # the paired t interval: t(0.975, 19) x 0.2 / sqrt(20) = 0.0936 on the log scale
+    assert hi == pytest.approx(math.exp(0.09360), rel=1e-3)
+    assert lo == pytest.approx(math.exp(-0.09360), rel=1e-3)
 
 
 def test_the_mended_clause_turns_down_a_control_that_measures_another_ratio() -> None:
