@@ -144,7 +144,20 @@ def test_quick_has_every_method_and_both_placements() -> None:
     assert {"same-core", "cross-core"} <= placements
 
 
-@pytest.mark.parametrize("name,limit", [("smoke", 60), ("quick", 600), ("paper", 7200)])
+def test_threads_has_c8_and_c9_at_every_published_size() -> None:
+    """C8 and C9 are about 1, 4, 16 and 64 KiB at 4 threads: the many-CPU profile runs each
+    method they compare at all four, in both placements (it once ran 4 and 64 KiB only)."""
+    pl = plan_mod.make(lenient("threads"), CAPS)
+    for method in ("send", "sendmsg", "zerocopy"):
+        for placement in ("same-core", "cross-core"):
+            sizes = {c.size for c in pl.cells.values() if c.kind == "copybench"
+                     and c.method == method and c.threads == 4 and c.placement == placement
+                     and c.transport == "veth"}
+            assert {1024, 4096, 16384, 65536} <= sizes, (method, placement, sorted(sizes))
+
+
+@pytest.mark.parametrize("name,limit", [("smoke", 60), ("quick", 600), ("paper", 7200),
+                                        ("threads", 360)])
 def test_estimates_within_budget(name: str, limit: float) -> None:
     est = estimate_mod.estimate(plan_mod.make(lenient(name), CAPS))
     assert est.seconds_expected < limit
