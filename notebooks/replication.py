@@ -74,21 +74,28 @@ compact = C.compact_table(results)
 POST_HOC = " (post hoc)" if C.post_hoc(run) else ""  # beside each verdict of such a run
 compact["verdict"] = [(f"{v} [{n}]" if n != "—" else v) + POST_HOC
                       for v, n in zip(compact["verdict"], compact["rounds/looks"])]
-# runs from machines with more CPUs, committed beside this one: a column each
+# one run of every other machine class committed beside this one: a column each
+from analysis.claims.applicability import machine_cpus
 from analysis.comparison import machines as MA
 
-machines = MA.beside(run)
-machine_results = [(m.label, C.evaluate(m.run)) for m in machines]
+classes = MA.classes(run)
+class_results = [(m.label, C.evaluate(m.run)) for m in classes]
 compact, machine_cols = MA.with_machines(
-    compact, machine_results, post_hoc={m.label for m in machines if C.post_hoc(m.run)})
+    compact, class_results, post_hoc={m.label for m in classes if C.post_hoc(m.run)})
 glue_text("machines_note", (
-    "Runs from other machines are read beside this one, one column each, for the claims "
-    "this machine cannot test: " + "; ".join(
+    f"This run's machine is a {MA.label(run)}. The other machine classes are read beside "
+    "it, one column each, from their newest committed run of this profile (else of another "
+    "profile that tests the claims): " + "; ".join(
         f"{m.label} ({m.run.run_id}, {(m.run.plan or {}).get('profile')} profile, "
-        f"{len(m.run.trials)} trials)" for m in machines)
-    + ". Each shows its verdicts per placement with their CIs under the same rules; a "
-    "verdict not testable here that such a machine decided says where it was decided."
-    if machines else "No run from another machine is committed beside this one."))
+        f"{len(m.run.trials)} trials)" for m in classes)
+    + ". Each shows its verdicts per placement with their CIs under the same rules (post "
+    "hoc where its run was made before them); a verdict not testable here that such a "
+    "machine decided says where it was decided."
+    if classes else "No run from another machine is committed beside this one."))
+# the machines with more CPUs: the thread-count section reads their comparisons
+_more = [(machine_cpus(m.run) or 0) > (machine_cpus(run) or 0) for m in classes]
+machines = [m for m, more in zip(classes, _more) if more]
+machine_results = [r for r, more in zip(class_results, _more) if more]
 COLS = ["claim", "reading", "placement", "published", "their program here [CI]",
         "copybench here [CI]", "rule", "verdict", "magnitude", *machine_cols]
 #: the verdict's label colour (HTML; the PDF prints its words)
@@ -159,7 +166,6 @@ else:
 
 # %% tags=["remove-input", "full-width"]
 from analysis.claims import throughput as TH
-from analysis.claims.applicability import machine_cpus
 
 glue_text("c6_statement", TH.C6[1])
 glue_text("c11_statement", TH.C11[1])

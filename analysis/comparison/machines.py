@@ -9,8 +9,10 @@ such machine, with each of its verdicts, CIs and the rule they were read by; a c
 not testable on the reference machine but decided on another says where it was decided.
 
 A run counts as another machine's when it is committed (packed: ``trials.jsonl.gz``) in the
-same directory as the reference and its machine offers more CPUs than the reference's: the
-condition that makes claims testable there that are not testable here.
+same directory as the reference. :func:`beside` gives those whose machine offers more CPUs
+than the reference's (the condition that makes claims testable there that are not testable
+here); :func:`classes` gives one run of every other machine class (CPU count and model), so
+that the verdict table shows each class's verdicts side by side.
 """
 
 from __future__ import annotations
@@ -51,21 +53,59 @@ def label(run: Run) -> str:
     return f"{n}-CPU {cpu_model(run)}" if n else cpu_model(run)
 
 
-def beside(ref: Run) -> list[Machine]:
-    """The committed runs of machines with more CPUs than the reference's, oldest first."""
-    have = machine_cpus(ref) or 0
-    out: list[Machine] = []
+#: the profiles whose runs test the claims (a noise study, a pilot or a smoke run does not)
+CLAIM_PROFILES = ("paper", "claims", "threads")
+
+
+def machine_class(manifest: dict) -> tuple[int, str]:
+    """A machine class: the CPUs a run could use and their model, from its manifest."""
+    return (manifest_cpus(manifest) or 0,
+            str((manifest.get("cpu") or {}).get("model") or "unknown CPU"))
+
+
+def _chosen(ref: Run) -> list[tuple[tuple[int, str], Path]]:
+    """Each machine class other than the reference's with a run committed beside it (packed:
+    ``trials.jsonl.gz``), and that class's run: its newest of the reference's profile, else
+    its newest of another profile that tests the claims. Ordered by CPU count, then model.
+    Only manifests and plans are read."""
+    mine = machine_class(ref.manifest)
+    own = (ref.plan or {}).get("profile")
+    best: dict[tuple[int, str], tuple[tuple[bool, str], Path]] = {}
     for d in sorted(Path(ref.path).parent.iterdir()):
         if d.resolve() == Path(ref.path).resolve() or not (d / "trials.jsonl.gz").is_file():
             continue
-        try:  # the manifest says which machine; only such a run's records are read
-            n = manifest_cpus(json.loads((d / "manifest.json").read_text(encoding="utf-8")))
-        except (OSError, ValueError):
+        try:
+            cls = machine_class(json.loads((d / "manifest.json").read_text(encoding="utf-8")))
+            profile = json.loads((d / "plan.json").read_text(encoding="utf-8")).get("profile")
+        except (OSError, ValueError, AttributeError):
             continue
-        if n is not None and n > have:
-            other = load_run(d)
-            out.append(Machine(other, label(other)))
+        if cls == mine or profile not in CLAIM_PROFILES:
+            continue
+        rank = (profile == own, d.name)  # the reference's profile first, then the newest
+        if cls not in best or rank > best[cls][0]:
+            best[cls] = (rank, d)
+    return [(cls, best[cls][1]) for cls in sorted(best)]
+
+
+def _load(chosen: Sequence[tuple[tuple[int, str], Path]]) -> list[Machine]:
+    out = []
+    for _, d in chosen:
+        other = load_run(d)
+        out.append(Machine(other, label(other)))
     return out
+
+
+def classes(ref: Run) -> list[Machine]:
+    """One run for each machine class other than the reference's (:func:`_chosen`): the
+    verdict table's columns, side by side."""
+    return _load(_chosen(ref))
+
+
+def beside(ref: Run) -> list[Machine]:
+    """The classes of :func:`classes` whose machine offers more CPUs than the reference's:
+    where the claims not testable here for want of CPUs are tested."""
+    have = machine_cpus(ref) or 0
+    return _load([(cls, d) for cls, d in _chosen(ref) if cls[0] > have])
 
 
 def _cell(rows: pd.DataFrame, post_hoc: bool = False) -> str:

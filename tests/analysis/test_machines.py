@@ -35,6 +35,25 @@ def test_the_many_cpu_run_is_beside_a_two_cpu_run_and_not_the_reverse(two_cpu, t
     assert M.beside(threads) == []  # no committed run has more than 16 CPUs
 
 
+def test_each_other_machine_class_gets_one_run_the_reference_profile_first(two_cpu) -> None:
+    """The verdict table has one column per machine class (CPU count and model) other than
+    the reference's: the class's newest run of the reference's profile, else its newest run
+    of a profile that tests the claims; a noise study or a run of the same class never."""
+    import json
+    from types import SimpleNamespace
+    chosen = [(cls, d.name) for cls, d in M._chosen(two_cpu)]  # a pilot-claims run: no peer
+    assert chosen == [((2, "Intel(R) Xeon(R) Processor"), "20261124T161827Z-claims"),
+                      ((16, "Intel(R) Xeon(R) Processor"), "20261126T035624Z-threads")]
+    paper = RAW / "20261126T103800Z-paper-0fec"  # only its manifest and plan are read
+    ref = SimpleNamespace(path=str(paper), plan={"profile": "paper"},
+                          manifest=json.loads((paper / "manifest.json").read_text()))
+    chosen = [(cls, d.name) for cls, d in M._chosen(ref)]
+    # the Intel class's newest paper run, although a claims run of it is newer
+    assert chosen[0] == ((2, "Intel(R) Xeon(R) Processor"), "20261124T133652Z-paper-e8c3")
+    assert all(cls != M.machine_class(ref.manifest) for cls, _ in chosen)
+    assert [m.run.run_id for m in M.beside(two_cpu)] == ["20261126T035624Z-threads"]
+
+
 def test_a_thread_count_claim_not_testable_here_says_where_it_was_decided(two_cpu, threads):
     ref = C.compact_table(C.evaluate(two_cpu))
     table, cols = M.with_machines(ref, [(M.label(threads), C.evaluate(threads))])
