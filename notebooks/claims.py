@@ -133,7 +133,8 @@ show_table(pd.DataFrame(C.rules_table()))
 #
 # Per comparison: the design, the rounds or trials, the ratio and its CI (at the rule's
 # Bonferroni level), the adjusted p of the test beside it, the rule's reading, and the other
-# design's result, and the CI half-width relative to the ratio over these comparisons.
+# design's result, the per-round sd of the log ratio a paired CI rests on, and the CI
+# half-width relative to the ratio over these comparisons.
 
 # %% tags=["remove-input"]
 rows = [dict(claim=r.claim, part=r.part, **d) for r in results for d in r.details]
@@ -143,11 +144,21 @@ if rows:
     hw_text = (f"median {hw.median():.1%}, 90th percentile {hw.quantile(0.9):.1%} over "
                f"{len(hw)} claim comparisons") if len(hw) else "no CI"
     glue_text("claim_hw", hw_text)
-    note(f"CI half-width relative to the ratio: {hw_text}.")
+    # the noise those CIs are made of: the sd of the per-round log ratios, each paired
+    # comparison once (two claims that read the same pair of cells share it)
+    sd = (det[det["design"] == "paired"].dropna(subset=["per-round sd"])
+          .drop_duplicates(["ratio", "n", "per-round sd"])["per-round sd"]
+          if {"per-round sd", "design"} <= set(det) else pd.Series(dtype=float))
+    sd_text = (f"median {sd.median():.3f} over {len(sd)} distinct paired claim comparisons"
+               if len(sd) else "no paired claim comparison")
+    glue_text("claim_sd", sd_text)
+    note(f"CI half-width relative to the ratio: {hw_text}. Per-round sd of the log ratio: "
+         f"{sd_text}.")
     det["size"] = det["size"].map(fmt_size)
     show_table(det)
 else:
     glue_text("claim_hw", "no claim comparison in this run")
+    glue_text("claim_sd", "no paired claim comparison")
     note("No claim comparison was computed in this run.")
 
 # %% [markdown]

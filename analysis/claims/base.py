@@ -194,6 +194,8 @@ class Compared:
                 "look": f"{p.look} of {p.looks} ({p.rounds} rounds)" if p.looks else "—",
                 "ratio": p.ratio.value,
                 "lo": p.ratio.lo, "hi": p.ratio.hi, "CI level": p.ratio.confidence,
+                # the sd of the per-round log ratios (paired): the noise the CI is made of
+                "per-round sd": p.sd_log,
                 "p_adj": p.p_adj, "outcome": self.decision.outcome, "why": self.decision.why,
                 "reading": p.note,
                 "sensitivity": (f"{s.kind} {_ratio_ci(s.ratio)} → {self.sens_decision.outcome}"
