@@ -117,8 +117,8 @@ display({"text/html": html, "text/markdown": list_table(list(shown.columns), bod
 # ({glue:text}`magnitude_rule:s`; — where the report published no ratio). Directions:
 # {glue:text}`counts_by_reading:s`. Magnitudes: {glue:text}`counts_magnitude:s`.
 # The table as a whole: {glue:text}`table_error:s`.
-# {glue:text}`machines_note:s` Every comparison of the thread-count claims there is in
-# {ref}`replication-threads`.
+# {glue:text}`machines_note:s` Every comparison of the thread-count claims on a machine with
+# more CPUs is in {ref}`replication-threads`.
 #
 # A *refuted* verdict says which way the data
 # contradict the claim; an *inconclusive* one names the boundary its CI straddles
