@@ -326,6 +326,13 @@ def abstract_results(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.
             out.append("Not decided faster than `send` at any size, but undecided at some: "
                        + "; ".join(f"`{m}` ({Tally.of(g).by_outcome()})"
                                    for m, g in open_.items()) + ".")
+        # a method none of whose comparisons is decided is named too, so the undecided
+        # count has its owner in the text
+        undecided = [(m, len(g)) for m, g in vs_send.groupby("method")
+                     if (g["decision"] == "inconclusive").all()]
+        if undecided:
+            out.append("Undecided at every size: " + "; ".join(
+                f"`{m}` ({n} comparison{'s' if n != 1 else ''})" for m, n in undecided) + ".")
     if len(files):
         b = best_gain(files)
         if b is not None:

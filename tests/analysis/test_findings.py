@@ -116,6 +116,20 @@ def test_abstract_counts_and_best_gain() -> None:
     assert r"\texttt{sendmsg}" in tex and "`" not in tex and r"$\times$" in tex
 
 
+def test_the_abstract_names_a_method_undecided_at_every_size() -> None:
+    """The undecided count has its owners in the text: a method none of whose comparisons is
+    decided is named with its count, not left out."""
+    plant = table({"sendmsg": ["inconclusive"] * 4,
+                   "zerocopy": ["less", "less", "less", "inconclusive"]},
+                  {"sendmsg": [0.9, 1.0, 1.05, 1.1], "zerocopy": [0.3, 0.5, 0.7, 0.98]})
+    a = H.abstract_results(plant, pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), None, 10,
+                           0.1, "one machine")
+    assert "5 undecided" in a and "Undecided at every size: `sendmsg` (4 comparisons)." in a
+    assert "`zerocopy` (slower in 3, undecided in 1 of 4 comparisons)" in a
+    assert "Undecided at every size" not in H.abstract_results(
+        PLANT, pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), None, 10, 0.1, "one machine")
+
+
 def test_the_control_finding() -> None:
     aa = pd.DataFrame([{"method": "send", "configuration": "loopback, cross-core", "rounds": 9,
                         "ratio": 1.01, "lo": 0.98, "hi": 1.04, "contains 1": True}])
