@@ -39,6 +39,8 @@ from blockstats.profiles import read_profile
 
 #: the A/A control of the reference run e8c3: (CI low, CI high, rounds), 95 %
 AA_CONTROL = (0.94955, 1.053503, 30)
+#: the run that A/A control comes from (the reference when the band was derived)
+AA_RUN = "20261124T133652Z-paper-e8c3"
 #: the noise study the sigma comes from: (run, median paired per-round sd of the log ratio,
 #: comparisons it is the median of); a test recomputes it from the committed run
 NOISE_STUDY = ("20261127T082138Z-noise-study-9374", 0.1289, 18)
@@ -89,7 +91,7 @@ def text() -> str:
             f"testbed resolves under the design the reference profile runs, "
             f"{d.text().split(': ', 1)[1]}; the sd is the larger of the noise study's median "
             f"paired per-round sd ({sd:.3f} over its {k} comparisons, run {run}) and the "
-            f"reference run's A/A control ([{lo:.3f}, {hi:.3f}] over {n} rounds: "
+            f"A/A control of the run {AA_RUN} ([{lo:.3f}, {hi:.3f}] over {n} rounds: "
             f"{aa_sigma(lo, hi, n):.3f})")
 
 
