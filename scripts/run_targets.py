@@ -67,11 +67,11 @@ def report(run: Run, base: pd.DataFrame | None) -> None:
     table = C.compact_table(results)
     for (_, row), r in zip(table.iterrows(), results):
         if r.verdict == C.INCONCLUSIVE:
-            dist = "; ".join(str(d.get("distance")) for d in r.details if d.get("distance"))
             ci = row["copybench here [CI]" if r.basis == C.COPYBENCH
                      else "their program here [CI]"]
-            print(f"  inconclusive: {r.claim} {row['reading']} {row['placement']}: {ci}, "
-                  f"straddles {r.boundary or '?'} ({dist or 'no distance'})")
+            # the boundary text names each straddled boundary with its distance
+            print(f"  inconclusive: {r.claim} {row['reading']} {row['placement']}: {ci}; "
+                  f"{r.boundary or 'no boundary named'}")
     sd, n = claim_sd(results)
     print(f"median per-round sd of the log ratio: {sd:.3f} over {n} distinct paired claim "
           "comparisons")
