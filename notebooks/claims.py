@@ -144,11 +144,7 @@ if rows:
     hw_text = (f"median {hw.median():.1%}, 90th percentile {hw.quantile(0.9):.1%} over "
                f"{len(hw)} claim comparisons") if len(hw) else "no CI"
     glue_text("claim_hw", hw_text)
-    # the noise those CIs are made of: the sd of the per-round log ratios, each paired
-    # comparison once (two claims that read the same pair of cells share it)
-    sd = (det[det["design"] == "paired"].dropna(subset=["per-round sd"])
-          .drop_duplicates(["ratio", "n", "per-round sd"])["per-round sd"]
-          if {"per-round sd", "design"} <= set(det) else pd.Series(dtype=float))
+    sd = C.per_round_sds(results)  # the noise those CIs are made of
     sd_text = (f"median {sd.median():.3f} over {len(sd)} distinct paired claim comparisons"
                if len(sd) else "no paired claim comparison")
     glue_text("claim_sd", sd_text)

@@ -75,7 +75,6 @@ POST_HOC = " (post hoc)" if C.post_hoc(run) else ""  # beside each verdict of su
 compact["verdict"] = [(f"{v} [{n}]" if n != "—" else v) + POST_HOC
                       for v, n in zip(compact["verdict"], compact["rounds/looks"])]
 # one run of every other machine class committed beside this one: a column each
-from analysis.claims.applicability import machine_cpus
 from analysis.comparison import machines as MA
 
 classes = MA.classes(run)
@@ -93,7 +92,7 @@ glue_text("machines_note", (
     "machine decided says where it was decided."
     if classes else "No run from another machine is committed beside this one."))
 # the machines with more CPUs: the thread-count section reads their comparisons
-_more = [(machine_cpus(m.run) or 0) > (machine_cpus(run) or 0) for m in classes]
+_more = [MA.more_cpus(run, MA.machine_class(m.run.manifest)) for m in classes]
 machines = [m for m, more in zip(classes, _more) if more]
 machine_results = [r for r, more in zip(class_results, _more) if more]
 COLS = ["claim", "reading", "placement", "published", "their program here [CI]",
@@ -166,6 +165,7 @@ else:
 
 # %% tags=["remove-input", "full-width"]
 from analysis.claims import throughput as TH
+from analysis.claims.applicability import machine_cpus
 
 glue_text("c6_statement", TH.C6[1])
 glue_text("c11_statement", TH.C11[1])

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -39,15 +40,6 @@ def comparisons(run: Run) -> pd.DataFrame:
     return tab if tab.empty else tab.drop_duplicates(KEYS)
 
 
-def claim_sd(results: list[C.ClaimResult]) -> tuple[float, int]:
-    rows = pd.DataFrame([d for r in results for d in r.details
-                         if d.get("design") == "paired" and "per-round sd" in d])
-    if rows.empty:
-        return float("nan"), 0
-    rows = rows.dropna(subset=["per-round sd"]).drop_duplicates(["ratio", "n", "per-round sd"])
-    return float(rows["per-round sd"].median()), len(rows)
-
-
 def report(run: Run, base: pd.DataFrame | None) -> None:
     print(f"== {run.run_id}: {len(run.trials)} trials")
     comp = comparisons(run)
@@ -60,9 +52,7 @@ def report(run: Run, base: pd.DataFrame | None) -> None:
         for _, r in on[missing].iterrows():
             print("   not measured: " + ", ".join(f"{k}={r[k]}" for k in KEYS))
     results = C.evaluate(run)
-    states: dict[str, int] = {}
-    for r in results:
-        states[r.verdict] = states.get(r.verdict, 0) + 1
+    states = Counter(r.verdict for r in results)
     print("direction verdicts: " + ", ".join(f"{v} {n}" for v, n in states.items()))
     table = C.compact_table(results)
     for (_, row), r in zip(table.iterrows(), results):
@@ -72,9 +62,9 @@ def report(run: Run, base: pd.DataFrame | None) -> None:
             # the boundary text names each straddled boundary with its distance
             print(f"  inconclusive: {r.claim} {row['reading']} {row['placement']}: {ci}; "
                   f"{r.boundary or 'no boundary named'}")
-    sd, n = claim_sd(results)
-    print(f"median per-round sd of the log ratio: {sd:.3f} over {n} distinct paired claim "
-          "comparisons")
+    sd = C.per_round_sds(results)
+    print(f"median per-round sd of the log ratio: {sd.median():.3f} over {len(sd)} distinct "
+          "paired claim comparisons")
     aa = twin_pairs(run)
     for _, r in aa.iterrows():
         ci = fmt_ratio_ci(r["ratio"], r["lo"], r["hi"], times=False)

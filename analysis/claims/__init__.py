@@ -109,6 +109,18 @@ def verdict_counts(results: Sequence[ClaimResult]) -> dict[str, dict[str, int]]:
     return out
 
 
+def per_round_sds(results: Sequence[ClaimResult]) -> pd.Series:
+    """The sd of the per-round log ratios of every paired claim comparison, each comparison
+    once: two claims (or readings) that read the same pair of cells share its ratio, rounds
+    and sd, and count once. The noise every paired CI of the run is made of."""
+    rows = pd.DataFrame([d for r in results for d in r.details
+                         if d.get("design") == "paired"
+                         and math.isfinite(d.get("per-round sd", math.nan))])
+    if rows.empty:
+        return pd.Series(dtype=float)
+    return rows.drop_duplicates(["ratio", "n", "per-round sd"])["per-round sd"]
+
+
 def counts_text(results: Sequence[ClaimResult]) -> str:
     """The verdict counts in one sentence, each count saying which reading it is for."""
     names = {COPYBENCH: "the claims as their reports word them, measured by copybench",

@@ -101,11 +101,16 @@ def classes(ref: Run) -> list[Machine]:
     return _load(_chosen(ref))
 
 
+def more_cpus(ref: Run, cls: tuple[int, str]) -> bool:
+    """Whether a machine class offers more CPUs than the reference's machine: where the
+    claims not testable here for want of CPUs are tested."""
+    return cls[0] > (machine_cpus(ref) or 0)
+
+
 def beside(ref: Run) -> list[Machine]:
-    """The classes of :func:`classes` whose machine offers more CPUs than the reference's:
-    where the claims not testable here for want of CPUs are tested."""
-    have = machine_cpus(ref) or 0
-    return _load([(cls, d) for cls, d in _chosen(ref) if cls[0] > have])
+    """The classes of :func:`classes` with more CPUs than the reference's (:func:`more_cpus`);
+    only their runs are loaded."""
+    return _load([(cls, d) for cls, d in _chosen(ref) if more_cpus(ref, cls)])
 
 
 def _cell(rows: pd.DataFrame, post_hoc: bool = False) -> str:

@@ -413,7 +413,6 @@ def _disjoint(m: pd.DataFrame) -> dict[str, object]:
     return {"disjoint": len(hits), "disjoint_text": "; ".join(hits)}
 
 
-
 def study_run(beside: str | Path, repository: str | Path = "data/raw") -> Path | None:
     """The noise study's run the book reads: the newest committed (packed:
     ``trials.jsonl.gz``) run of the noise-study profile in the directory of ``beside`` (the

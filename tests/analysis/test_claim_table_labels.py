@@ -48,3 +48,20 @@ def test_a_verdict_decided_at_some_sizes_names_them() -> None:
     # a verdict over every size of its rule says nothing more
     r.scope = ""
     assert C.decided_where_run(r) == "" and C.compact_table([r]).iloc[0]["verdict"] == C.HOLDS
+
+def test_the_per_round_sd_counts_each_paired_comparison_once() -> None:
+    """Two claims that read the same pair of cells share one comparison: its per-round sd
+    counts once; an unpaired comparison or one without an sd does not count."""
+    import math
+
+    from analysis import claims as C
+    shared = {"design": "paired", "ratio": 0.8, "n": 10, "per-round sd": 0.2}
+    a = C.ClaimResult("C8", "S3", "s", "p")
+    a.details = [dict(shared), {"design": "paired", "ratio": 1.1, "n": 20, "per-round sd": 0.1}]
+    b = C.ClaimResult("C9", "S3", "s", "p")
+    b.details = [dict(shared, lo=0.7, hi=0.9),  # the same comparison at another CI level
+                 {"design": "unpaired", "ratio": 0.5, "n": 6, "per-round sd": 0.9},
+                 {"design": "paired", "ratio": 0.6, "n": 1, "per-round sd": math.nan}]
+    sd = C.per_round_sds([a, b])
+    assert sorted(sd) == [0.1, 0.2]
+    assert C.per_round_sds([]).empty

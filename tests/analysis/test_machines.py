@@ -51,7 +51,8 @@ def test_each_other_machine_class_gets_one_run_the_reference_profile_first(two_c
     # the Intel class's newest paper run, although a claims run of it is newer
     assert chosen[0] == ((2, "Intel(R) Xeon(R) Processor"), "20261124T133652Z-paper-e8c3")
     assert all(cls != M.machine_class(ref.manifest) for cls, _ in chosen)
-    assert [m.run.run_id for m in M.beside(two_cpu)] == ["20261126T035624Z-threads"]
+    # the thread-count section's machines are those of more CPUs than the reference's
+    assert [M.more_cpus(two_cpu, cls) for cls, _ in chosen] == [False, True]
 
 
 def test_a_thread_count_claim_not_testable_here_says_where_it_was_decided(two_cpu, threads):

@@ -58,3 +58,23 @@ def test_the_readme_states_the_claims_runs_size_and_time() -> None:
     minutes = round(sum(s["wall_s"] for s in sessions) / 60)
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert re.search(rf"{trials} trials, {minutes} min on an otherwise idle 2-CPU VM", readme)
+
+
+def test_the_readme_states_the_reference_runs_size() -> None:
+    """The README's paragraph on the reference run names it and gives its cells, blocks,
+    trials and the reports' programs' share as its plan, sessions and records hold them."""
+    import gzip
+
+    ref = committed_reference_run()
+    if ref is None:
+        pytest.skip("no committed reference run (not a git checkout)")
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    plan = json.loads((ref / "plan.json").read_text())
+    sessions = json.loads((ref / "sessions.json").read_text())
+    trials = sum(sum(s["trials"].values()) for s in sessions)
+    with gzip.open(ref / "trials.jsonl.gz", "rt", encoding="utf-8") as f:
+        theirs = sum(1 for line in f
+                     if json.loads(line)["config"].get("kind", "").startswith("original"))
+    assert f"[`data/raw/{ref.name}/`](data/raw/{ref.name}/)" in readme
+    assert (f"{len(plan['cells'])} cells in {len(plan['blocks'])} blocks and {trials} trials, "
+            f"{theirs} of them the replicated reports' own programs") in readme
