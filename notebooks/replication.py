@@ -201,7 +201,7 @@ from pathlib import Path
 from analysis.comparison import reproduce as RP
 from analysis.words import revisions as RV
 
-glue_text("reproduce_rule", RP.rule_text())
+glue_text("reproduce_rule", RP.rule_text(mark=("“", "”")))
 rows = []
 made = [(run.run_id, run.created_at)]  # the runs this book judges, for the revisions table
 for d in RP.reruns(run.path):

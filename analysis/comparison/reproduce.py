@@ -123,8 +123,11 @@ def tests_the_rule(run: Run, ref: Run) -> bool:
     return all(t is not None and t > instant(MENDED) for t in made)
 
 
-def rule_text() -> str:
-    """The rule in words (the artifact appendix glues this sentence)."""
+def rule_text(mark: tuple[str, str] = ("*", "*")) -> str:
+    """The rule in words, each category's name between ``mark`` (Markdown emphasis for the
+    compare report; the book glues plain text, where a mark is shown as typed, so it passes
+    quotation marks)."""
+    o, c = mark
     return (
         "The direction verdict decides first. A verdict of the reference run is reproduced by "
         "a reviewer's run only when both runs decide the same verdict (holds, or refuted) and "
@@ -134,14 +137,14 @@ def rule_text() -> str:
         "detectably smaller or detectably larger than ours) it is reproduced in verdict and "
         "magnitude, and otherwise in verdict only. "
         "The published number never stands in for an undecided or different direction. The "
-        "same decided verdict with CIs that do not overlap is *not reproduced in size*. "
-        "Opposite decided verdicts, or a decided reference left undecided, are *not "
-        "reproduced*. Undecided on both is *both undecided* and not testable on both is *both "
-        "not testable*: neither is counted as reproduced. A reference undecided that the "
-        "reviewer's run decides is *newly decided*. A verdict not run in one of the two "
-        "profiles, decided at only some of its sizes in one of them, or not testable on one "
-        "machine only, is *not comparable* (on a machine "
-        "that has what the other lacked, a decided verdict is a new result, not a failure). "
+        f"same decided verdict with CIs that do not overlap is {o}not reproduced in size{c}. "
+        f"Opposite decided verdicts, or a decided reference left undecided, are {o}not "
+        f"reproduced{c}. Undecided on both is {o}both undecided{c} and not testable on both "
+        f"is {o}both not testable{c}: neither is counted as reproduced. A reference undecided "
+        f"that the reviewer's run decides is {o}newly decided{c}. A verdict not run in one of "
+        "the two profiles, decided at only some of its sizes in one of them, or not testable "
+        f"on one machine only, is {o}not comparable{c} (on a machine that has what the other "
+        "lacked, a decided verdict is a new result, not a failure). "
         "The verdicts tested in both runs are the ones compared; a comparison in which none "
         "was says \"0 claims compared\".")
 

@@ -5,6 +5,7 @@ make target sets it); the notebook-source checks always run."""
 
 from __future__ import annotations
 
+import html as html_mod
 import json
 import os
 import re
@@ -115,6 +116,24 @@ def test_glue_pasted_and_no_placeholders() -> None:
         html = (HTML / f"{ch}.html").read_text()
         assert "pasted-text" in html or ch == "background", ch
         assert "TODO" not in html and "XXX" not in html and "{glue" not in html
+
+
+#: Markdown a glued text would show as typed ({glue:text} pastes plain text): emphasis, strong,
+#: a code span
+MARKUP = re.compile(r"(?<![\w*])\*[^*\s][^*]{0,80}\*(?![\w*])|\*\*|`[^`]+`")
+
+
+@built
+def test_no_glued_text_shows_markdown_as_typed() -> None:
+    """A glued sentence written with Markdown emphasis (``*not reproduced*``) would show its
+    asterisks on the page: every pasted text of every page is free of Markdown markup."""
+    found = []
+    for page in HTML.rglob("*.html"):
+        for span in re.findall(r'<span class="pasted-text">(.*?)</span>', page.read_text(),
+                               re.S):
+            text = html_mod.unescape(re.sub(r"<[^>]+>", "", span))
+            found += [f"{page.relative_to(HTML)}: {m}" for m in MARKUP.findall(text)]
+    assert not found, found[:10]
 
 
 @built
