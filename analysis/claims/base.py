@@ -267,7 +267,7 @@ def distance_text(t: S.RatioTest, decision: S.Decision, seconds_per_round: float
         return (f"not decidable: the estimate sits on the boundary (about {n:,.0f} rounds "
                 f"at its sd {t.sd_log:.3f})" if math.isfinite(n) else
                 "not decidable: the estimate sits on the boundary")
-    hours = (f", {n * seconds_per_round / 3600:.1f} h on this machine"
+    hours = (f", {_duration(n * seconds_per_round)} on this machine"
              if math.isfinite(seconds_per_round) else "")
     chance = f"{POWER:.0%} power, sd {t.sd_log:.3f} per round"
     if schedule is None:
@@ -276,8 +276,19 @@ def distance_text(t: S.RatioTest, decision: S.Decision, seconds_per_round: float
         return (f"beyond the design's last look ({schedule.rounds_max} rounds): about "
                 f"{n:.0f} rounds{hours} at its last look's quantile ({chance})")
     j = schedule.looks.index(int(n)) + 1
+    if t.rounds >= n:  # it got there and stayed undecided: what the other 20 % of runs see
+        return (f"it reached look {j} of the design ({n:.0f} rounds), which decides it with "
+                f"{POWER:.0%} power at its measured sd, and stayed undecided "
+                f"(sd {t.sd_log:.3f} per round)")
     return (f"decided at look {j} of the design ({n:.0f} rounds{hours}) by its repeated CI "
             f"({chance})")
+
+
+def _duration(seconds: float) -> str:
+    """'1.4 h' from an hour up, else whole minutes ('12 min'; '< 1 min')."""
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 60:.0f} min" if seconds >= 60 else "< 1 min"
 
 
 def _twin0(df: pd.DataFrame) -> pd.DataFrame:

@@ -196,3 +196,22 @@ def test_p1_inconclusive_states_the_distance_of_its_farthest_ordering(tmp_path: 
     assert (f"zerocopy/send at 4 KiB, 1 thread(s), same-core: decided at about {need:.0f} "
             "rounds") in r.boundary, r.boundary
     assert "sd 0.100 per round" in r.boundary
+
+
+def test_a_comparison_undecided_at_the_look_that_decides_it_says_it_got_there() -> None:
+    """The distance of an undecided comparison is the look that decides it with 80 % power at
+    its sd; where its block already reached that look, the text says so, never that the look
+    would decide it."""
+    sched = DESIGN.schedule(6)  # 6, 12, ..., 30
+    need = B.rounds_to_decide(math.log(1.05), 0.08, (1.12,), 1, schedule=sched)
+    assert 6 < need <= 30, need
+    dec = S.Decision("inconclusive", (1.12,), "straddles 1.12")
+    texts = []
+    for reached in (int(need) - 6, 30):
+        t = S.RatioTest(S.PAIRED, S.Estimate(1.05, 0.97, 1.13, reached), math.nan, math.nan,
+                        math.nan, math.nan, 1, 0.05, 0.08, 1, 5, reached)
+        texts.append(B.distance_text(t, dec, 60.0, sched))
+    assert texts[0].startswith(f"decided at look {int(need) // 6} of the design"), texts[0]
+    assert texts[1].startswith(f"it reached look {int(need) // 6} of the design"), texts[1]
+    assert "stayed undecided" in texts[1] and "would" not in texts[1]
+    assert " min on this machine" in texts[0]  # 60 s a round: minutes, never "0.1 h"
