@@ -190,7 +190,8 @@ for _t in _thread_tables:
 # A reviewer's run (`make claims`, or any run) is judged against this one, verdict by
 # verdict, by one rule, which `make compare` applies and which is stated here from the same
 # code: {glue:text}`reproduce_rule:s` The rule on the runs committed beside this one (each
-# against this run): {glue:text}`reproduce_expected:s` {glue:text}`reproduce_test:s`
+# against this run): {glue:text}`reproduce_expected:s` The table below gives each run's count
+# in every category. {glue:text}`reproduce_test:s`
 
 # %% tags=["remove-input"]
 import json
@@ -212,6 +213,8 @@ for d in RP.reruns(run.path):
     rows.append({"run": other.run_id, "profile": (other.plan or {}).get("profile"),
                  "tests the rule": RP.tests_the_rule(other, run),
                  "CPU": cpu, "total": RP.total(t), **RP.counts(t),
+                 "reproduced": sum(RP.counts(t)[c] for c in RP.REPRODUCED),
+                 "compared": sum(RP.counts(t)[c] for c in RP.COMPARED),
                  "not reproduced (claim, placement)": ", ".join(
                      f"{r.claim} {r.placement}"
                      + (f" ({r.basis})" if r.basis != C.COPYBENCH else "")
@@ -236,8 +239,9 @@ def _where(r: dict) -> str:
     return "this run's CPU" if r["CPU"] == this_cpu else f"{r['CPU']}, not this run's {this_cpu}"
 
 
-glue_text("reproduce_expected", "; ".join(
-    f"run {r['run']} ({r['profile']}, {_where(r)}): {r['total']}" for r in rows) + "."
+glue_text("reproduce_expected", "; ".join(  # each category's count: the table below
+    f"run {r['run']} ({r['profile']}, {_where(r)}): {r['reproduced']} of {r['compared']} "
+    "compared verdicts reproduced" for r in rows) + "."
     if rows else "no other run is committed beside this one.")
 tests = [r for r in rows if r["tests the rule"]]
 glue_text("reproduce_test", (
@@ -250,7 +254,8 @@ glue_text("reproduce_test", (
     "against a reference also made under it: the next reviewer's run is its first real "
     "test."))
 if rows:  # which runs test the rule is the sentence above; the table keeps its width
-    show_table(pd.DataFrame(rows).drop(columns=["tests the rule", "total"]))
+    show_table(pd.DataFrame(rows).drop(columns=["tests the rule", "total", "reproduced",
+                                                "compared"]))
 # The artifact appendix's one table of the rules' versions ({include}), written beside this
 # notebook by `make book`, whole or not at all
 _out = os.environ.get("COPYBENCH_FIGDATA")
