@@ -213,8 +213,7 @@ for d in RP.reruns(run.path):
     rows.append({"run": other.run_id, "profile": (other.plan or {}).get("profile"),
                  "tests the rule": RP.tests_the_rule(other, run),
                  "CPU": cpu, "total": RP.total(t), **RP.counts(t),
-                 "reproduced": sum(RP.counts(t)[c] for c in RP.REPRODUCED),
-                 "compared": sum(RP.counts(t)[c] for c in RP.COMPARED),
+                 "reproduced of compared": "{} of {}".format(*RP.reproduced_of(t)),
                  "not reproduced (claim, placement)": ", ".join(
                      f"{r.claim} {r.placement}"
                      + (f" ({r.basis})" if r.basis != C.COPYBENCH else "")
@@ -240,8 +239,8 @@ def _where(r: dict) -> str:
 
 
 glue_text("reproduce_expected", "; ".join(  # each category's count: the table below
-    f"run {r['run']} ({r['profile']}, {_where(r)}): {r['reproduced']} of {r['compared']} "
-    "compared verdicts reproduced" for r in rows) + "."
+    f"run {r['run']} ({r['profile']}, {_where(r)}): {r['reproduced of compared']} compared "
+    "verdicts reproduced" for r in rows) + "."
     if rows else "no other run is committed beside this one.")
 tests = [r for r in rows if r["tests the rule"]]
 glue_text("reproduce_test", (
@@ -254,8 +253,8 @@ glue_text("reproduce_test", (
     "against a reference also made under it: the next reviewer's run is its first real "
     "test."))
 if rows:  # which runs test the rule is the sentence above; the table keeps its width
-    show_table(pd.DataFrame(rows).drop(columns=["tests the rule", "total", "reproduced",
-                                                "compared"]))
+    show_table(pd.DataFrame(rows).drop(columns=["tests the rule", "total",
+                                                "reproduced of compared"]))
 # The artifact appendix's one table of the rules' versions ({include}), written beside this
 # notebook by `make book`, whole or not at all
 _out = os.environ.get("COPYBENCH_FIGDATA")

@@ -233,6 +233,16 @@ def committed_reference_run() -> Path | None:
     return ROOT / sorted(out)[-1].rsplit("/", 1)[0] if out else None
 
 
+def trials_and_theirs(run_dir: Path) -> tuple[int, int]:
+    """A run's records (packed or not), and how many of them are the reports' own programs'
+    (config kind ``original:<source>``), read through :mod:`rundir.records`."""
+    from rundir import records
+    path = records.trials_file(run_dir)
+    assert path is not None, f"{run_dir}: no trials file"
+    kinds = [str((r.get("config") or {}).get("kind", "")) for r in records.read(path)]
+    return len(kinds), sum(1 for k in kinds if k.startswith("original:"))
+
+
 # --- one small finished run, shared (copied before a test changes it) -------------------------
 
 #: the shared run: 4 cells (PAIR_EXPERIMENT) x 3 rounds of 0.2 s windows, 12 trials

@@ -266,17 +266,23 @@ def counts(t: pd.DataFrame) -> dict[str, int]:
     return {c: int(n.get(c, 0)) for c in CATEGORIES}
 
 
+def reproduced_of(t: pd.DataFrame) -> tuple[int, int]:
+    """(reproduced, compared): the verdicts reproduced, in verdict and magnitude or in verdict
+    only, and the verdicts tested in both runs."""
+    n = counts(t)
+    return sum(n[c] for c in REPRODUCED), sum(n[c] for c in COMPARED)
+
+
 def total(t: pd.DataFrame) -> str:
     """The one-line total, by category: how many verdicts were compared (tested in both
     runs), how many of those were reproduced and how; then the rest."""
     n = counts(t)
-    compared = sum(n[c] for c in COMPARED)
+    reproduced, compared = reproduced_of(t)
     rest = (f"{n[BOTH_NOT_TESTABLE]} both not testable, {n[NOT_COMPARABLE]} not comparable "
             f"(of {len(t)} reference verdicts)")
     if not compared:
         return f"0 claims compared (no verdict was tested in both runs); {rest}"
-    return (f"{compared} claim verdicts compared: {n[SAME_AND_MAGNITUDE] + n[SAME_DECIDED]} "
-            f"reproduced ({n[SAME_AND_MAGNITUDE]} in verdict and magnitude, {n[SAME_DECIDED]} "
+    return (f"{compared} claim verdicts compared: {reproduced} reproduced ({n[SAME_AND_MAGNITUDE]} in verdict and magnitude, {n[SAME_DECIDED]} "
             f"in verdict only), {n[NOT_IN_SIZE]} the same verdict not reproduced in size, "
             f"{n[NOT_REPRODUCED]} not reproduced, {n[NEWLY_DECIDED]} newly decided, "
             f"{n[BOTH_UNDECIDED]} both undecided; {rest}")
@@ -286,7 +292,7 @@ __all__ = ["SAME_AND_MAGNITUDE", "SAME_DECIDED", "NOT_IN_SIZE", "NEWLY_DECIDED",
            "BOTH_NOT_TESTABLE", "NOT_REPRODUCED", "NOT_COMPARABLE", "CATEGORIES", "REPRODUCED",
            "COMPARED", "Judgement", "Revision", "REVISIONS", "judge", "rule_text", "table",
            "expected_text", "MAGNITUDE_WORDS",
-           "counts", "total", "INCONCLUSIVE", "MENDED", "tests_the_rule", "reruns"]
+           "counts", "reproduced_of", "total", "INCONCLUSIVE", "MENDED", "tests_the_rule", "reruns"]
 
 
 def reruns(ref_dir: Path) -> list[Path]:

@@ -49,6 +49,7 @@ def test_a_verdict_decided_at_some_sizes_names_them() -> None:
     r.scope = ""
     assert C.decided_where_run(r) == "" and C.compact_table([r]).iloc[0]["verdict"] == C.HOLDS
 
+
 def test_the_per_round_sd_counts_each_paired_comparison_once() -> None:
     """Two claims that read the same pair of cells share one comparison: its per-round sd
     counts once; an unpaired comparison or one without an sd does not count."""

@@ -13,7 +13,7 @@ import pytest
 from analysis import claims as C
 from analysis.comparison import reproduce as RP
 from analysis.loading import run as A
-from conftest import committed_reference_run
+from conftest import committed_reference_run, trials_and_theirs
 
 pytestmark = pytest.mark.reference
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,8 +29,7 @@ def totals() -> dict[str, tuple[int, int, str]]:
     out = {}
     for d in RP.reruns(ref_dir):
         run = A.load_run(d)
-        n = RP.counts(RP.table(results, C.evaluate(run)))
-        out[d.name] = (sum(n[c] for c in RP.REPRODUCED), sum(n[c] for c in RP.COMPARED),
+        out[d.name] = (*RP.reproduced_of(RP.table(results, C.evaluate(run))),
                        str(run.manifest.get("cpu", {}).get("model")))
     return out
 
@@ -63,18 +62,12 @@ def test_the_readme_states_the_claims_runs_size_and_time() -> None:
 def test_the_readme_states_the_reference_runs_size() -> None:
     """The README's paragraph on the reference run names it and gives its cells, blocks,
     trials and the reports' programs' share as its plan, sessions and records hold them."""
-    import gzip
-
     ref = committed_reference_run()
     if ref is None:
         pytest.skip("no committed reference run (not a git checkout)")
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     plan = json.loads((ref / "plan.json").read_text())
-    sessions = json.loads((ref / "sessions.json").read_text())
-    trials = sum(sum(s["trials"].values()) for s in sessions)
-    with gzip.open(ref / "trials.jsonl.gz", "rt", encoding="utf-8") as f:
-        theirs = sum(1 for line in f
-                     if json.loads(line)["config"].get("kind", "").startswith("original"))
+    trials, theirs = trials_and_theirs(ref)
     assert f"[`data/raw/{ref.name}/`](data/raw/{ref.name}/)" in readme
     assert (f"{len(plan['cells'])} cells in {len(plan['blocks'])} blocks and {trials} trials, "
             f"{theirs} of them the replicated reports' own programs") in readme

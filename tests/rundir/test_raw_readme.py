@@ -4,13 +4,14 @@ row's trials ("(N theirs)" for the reports' own programs) and length read from t
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from conftest import trials_and_theirs
 
 ROOT = Path(__file__).resolve().parents[2]
 RAW_README = ROOT / "data" / "raw" / "README.md"
@@ -57,10 +58,8 @@ def test_the_number_of_committed_runs_is_stated_in_both_readmes() -> None:
 def test_a_rows_trials_and_length_are_the_runs(run: str) -> None:
     row = _rows()[run]
     d = ROOT / "data" / "raw" / run
-    with gzip.open(d / "trials.jsonl.gz", "rt") as f:
-        kinds = [json.loads(line)["config"].get("kind", "") for line in f if line.strip()]
-    theirs = sum(1 for k in kinds if k.startswith("original"))
-    want = f"{len(kinds)} ({theirs} theirs)" if theirs else f"{len(kinds)}"
+    trials, theirs = trials_and_theirs(d)
+    want = f"{trials} ({theirs} theirs)" if theirs else f"{trials}"
     assert row["trials"].strip() == want
     wall = sum(s["wall_s"] for s in json.loads((d / "sessions.json").read_text()))
     value, unit = _seconds(row["length"])
