@@ -14,7 +14,7 @@ from scipy import stats
 
 from analysis.statistics import stats as S
 from analysis.claims.rules import fmt_size
-from analysis.statistics.fmt import fmt_num, fmt_ratio_ci
+from analysis.statistics.fmt import fmt_hours, fmt_num, fmt_ratio_ci
 from analysis.loading.run import Run, select, values
 from rundir import planfile
 from blockstats import families
@@ -267,7 +267,7 @@ def distance_text(t: S.RatioTest, decision: S.Decision, seconds_per_round: float
         return (f"not decidable: the estimate sits on the boundary (about {n:,.0f} rounds "
                 f"at its sd {t.sd_log:.3f})" if math.isfinite(n) else
                 "not decidable: the estimate sits on the boundary")
-    hours = (f", {_duration(n * seconds_per_round)} on this machine"
+    hours = (f", {fmt_hours(n * seconds_per_round / 3600)} on this machine"
              if math.isfinite(seconds_per_round) else "")
     chance = f"{POWER:.0%} power, sd {t.sd_log:.3f} per round"
     if schedule is None:
@@ -282,13 +282,6 @@ def distance_text(t: S.RatioTest, decision: S.Decision, seconds_per_round: float
                 f"(sd {t.sd_log:.3f} per round)")
     return (f"decided at look {j} of the design ({n:.0f} rounds{hours}) by its repeated CI "
             f"({chance})")
-
-
-def _duration(seconds: float) -> str:
-    """'1.4 h' from an hour up, else whole minutes ('12 min'; '< 1 min')."""
-    if seconds >= 3600:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 60:.0f} min" if seconds >= 60 else "< 1 min"
 
 
 def _twin0(df: pd.DataFrame) -> pd.DataFrame:

@@ -282,8 +282,9 @@ def total(t: pd.DataFrame) -> str:
             f"(of {len(t)} reference verdicts)")
     if not compared:
         return f"0 claims compared (no verdict was tested in both runs); {rest}"
-    return (f"{compared} claim verdicts compared: {reproduced} reproduced ({n[SAME_AND_MAGNITUDE]} in verdict and magnitude, {n[SAME_DECIDED]} "
-            f"in verdict only), {n[NOT_IN_SIZE]} the same verdict not reproduced in size, "
+    return (f"{compared} claim verdicts compared: {reproduced} reproduced "
+            f"({n[SAME_AND_MAGNITUDE]} in verdict and magnitude, {n[SAME_DECIDED]} in verdict "
+            f"only), {n[NOT_IN_SIZE]} the same verdict not reproduced in size, "
             f"{n[NOT_REPRODUCED]} not reproduced, {n[NEWLY_DECIDED]} newly decided, "
             f"{n[BOTH_UNDECIDED]} both undecided; {rest}")
 
