@@ -422,11 +422,11 @@ def test_a_real_sweep_reaches_the_top_up(runner_copybench: Path, tmp_path: Path)
 def test_interrupted_during_the_top_up_and_resumed_runs_the_same_trials(
         runner_copybench: Path, tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    # a longer top-up (up to 10 rounds a block, a budget for all of it), so the interrupt
-    # lands inside it
-    prof = _profile(tmp_path, design={**DESIGN, "sequential": {**SEQ, "rounds_max": 10,
-                                                                "drop_below": 0}},
-                    budget_s=40)
+    # the input that reaches a top-up look whatever the machine's noise (REACH: one boundary,
+    # 1.0); two close boundaries (0.97, 1.03) let a quiet machine decide all three blocks at
+    # their first look, and the sweep ended before any top-up look to interrupt; a budget for
+    # the whole top-up (up to 10 rounds a block), so the interrupt lands inside it
+    prof = _profile(tmp_path, design=REACH, exp=REACH_EXP, budget_s=40)
     log = open(tmp_path / "first.log", "w")
     p = subprocess.Popen(runner_cmd("sweep", "--profile", str(prof), "--run-dir",
                                     str(run_dir), "--no-progress"), stdout=log,
@@ -441,6 +441,8 @@ def test_interrupted_during_the_top_up_and_resumed_runs_the_same_trials(
             break
         time.sleep(0.05)
     time.sleep(0.1)  # most likely mid-trial now
+    assert p.poll() is None, ("the sweep ended before it was interrupted in its top-up:\n"
+                              + (tmp_path / "first.log").read_text()[-2000:])
     for _ in range(3):  # a SIGINT that lands in an at-fork handler is ignored by Python
         p.send_signal(signal.SIGINT)
         try:
