@@ -28,7 +28,7 @@ BOOK_STAMP     := book/_build/.stamp-html
 BOOK_PDF       := book/_build/latex/copybench.pdf
 BOOK_SOURCES   := $(wildcard book/*.md book/_static/*) book/_config.yml book/_toc.yml \
                   book/references.bib
-ANALYSIS_PY    := $(wildcard analysis/*.py analysis/*/*.py rundir/*.py blockstats/*.py)
+ANALYSIS_PY    := $(wildcard analysis/*.py analysis/*/*.py rundir/*.py decision/*.py)
 JB             := .venv/bin/jupyter-book
 
 # The committed reference run: the newest data/raw/<time>-paper[-<hex>]/ (a run of the paper profile)

@@ -224,7 +224,7 @@ else:
 import tomllib
 from pathlib import Path
 
-from blockstats.profiles import profile_path, read_profile
+from decision.profiles import profile_path, read_profile
 
 for name in ("smoke", "quick", "claims", "paper", "threads"):
     if profile_path(name).is_file():

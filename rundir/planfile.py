@@ -18,7 +18,7 @@ from rundir import layout, utf8
 
 if TYPE_CHECKING:  # imported where used: scipy takes seconds to import, and a reader that
     # only checks a run (make book's verify) needs no part of it
-    from blockstats.sequential import Schedule
+    from decision.sequential import Schedule
 
 SCHEMA = Path(__file__).resolve().parent / "schema" / "plan.schema.json"
 PAIRED = "paired"
@@ -53,7 +53,7 @@ class Declared:
 
 def sequential_design(plan: dict[str, Any] | None) -> dict[str, Any] | None:
     """The sequential top-up's design as plan.json declares it (``design.sequential``:
-    :meth:`blockstats.sequential.SequentialDesign.to_json` and the top-up budget), or None for a
+    :meth:`decision.sequential.SequentialDesign.to_json` and the top-up budget), or None for a
     run with the fixed design."""
     seq = ((plan or {}).get("design") or {}).get("sequential")
     return seq if isinstance(seq, dict) else None
@@ -68,5 +68,5 @@ def block_schedule(plan: dict[str, Any] | None, block: str) -> Schedule | None:
     looks = (b.get("sequential") or {}).get("looks")
     if not isinstance(looks, list) or not looks:
         return None
-    from blockstats.sequential import Schedule
+    from decision.sequential import Schedule
     return Schedule(tuple(int(n) for n in looks))

@@ -24,7 +24,7 @@ checks every import):
 
 The run directory's format (records, schemas, file names, seal) is :mod:`rundir`'s; the
 statistics both sides compute (the block design's quantities, the sequential looks) are
-:mod:`blockstats`'; the runner never imports the analysis.
+:mod:`decision`'; the runner never imports the analysis.
 """
 
 __version__ = "0.1.0"

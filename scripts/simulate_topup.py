@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The simulation table of the sequential top-up design (blockstats.sequential) for a report.
+"""The simulation table of the sequential top-up design (decision.sequential) for a report.
 
 Synthetic per-round log ratios with the noise model's sds (runner/profiles/noise.toml) and
 planted true ratios, read as the claims profile's block design reads them; the harness is
-blockstats/simulation.py (the test tests/blockstats/test_sequential_simulation.py asserts on
+decision/simulation.py (the test tests/decision/test_sequential_simulation.py asserts on
 the same functions). Prints, seeded:
 
 1. the design, and the boundaries c_j and t quantiles q_j of its schedule;
@@ -24,7 +24,7 @@ import argparse
 import sys
 import time
 
-from blockstats import simulation as S
+from decision import simulation as S
 
 #: the maximum N searched for 80 % power (the per-look integrals grow with the looks)
 SEARCH_CAP = 150

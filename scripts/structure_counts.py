@@ -28,7 +28,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-PACKAGES = ("runner", "rundir", "blockstats", "analysis")
+PACKAGES = ("runner", "rundir", "decision", "analysis")
 BOUNDARIES = ("0.93", "1.07", "0.934579", "1.075269")
 BOUNDARY_RE = re.compile(r"(?<![\d.])(?:0\.934579|1\.075269|0\.93|1\.07)(?![\d])")
 BAND_NAME = re.compile(r"SESOI|THRESHOLD")
@@ -281,7 +281,7 @@ def analysis_layout(root: Path) -> list[str]:
     plots_users = [m for m, ts in graph.items() if m.rpartition(".")[2] == "counts"
                    and any(t.rpartition(".")[2] == "plots" for t in ts)]
     out.append(f"  analysis' counts module imports plots: {'yes' if plots_users else 'no'}")
-    code = [f for f in py_files(root, ("rundir", "blockstats", "analysis"))
+    code = [f for f in py_files(root, ("rundir", "decision", "analysis"))
             + sorted((root / "notebooks").glob("*.py"))]
     readers_ = sorted(rel(root, f) for f in code
                       if re.search(r"['\"]runner['\"]\s*/\s*['\"]profiles['\"]", f.read_text()))

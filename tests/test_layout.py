@@ -1,10 +1,10 @@
 """The pipeline's layout, checked from the code: src/ measures -> runner/ sweeps -> rundir/
-(the run-directory format) keeps -> analysis/ + notebooks/ analyse -> book/ tells; blockstats/
+(the run-directory format) keeps -> analysis/ + notebooks/ analyse -> book/ tells; decision/
 holds the statistics both sides compute.
 
 * The sweep (``runner``) never imports the analysis, the analysis never imports the sweep,
   and the run-directory format (``rundir``) imports neither; ``rundir`` is imported only by
-  the two sides (and tests); ``blockstats`` imports no package of this project.
+  the two sides (and tests); ``decision`` imports no package of this project.
 * A notebook belongs to one side: the sweep notebook drives ``runner``; the analysis
   notebooks use ``analysis``; none uses both.
 * Every ``notebooks/*.ipynb`` is what jupytext makes of its percent-format ``.py`` source.
@@ -30,10 +30,10 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("runner", "rundir", "blockstats", "analysis")
+PACKAGES = ("runner", "rundir", "decision", "analysis")
 #: package -> packages of this project it must never import
 FORBIDDEN = {"runner": {"analysis"}, "analysis": {"runner"}, "rundir": {"runner", "analysis"},
-             "blockstats": {"runner", "rundir", "analysis"}}
+             "decision": {"runner", "rundir", "analysis"}}
 
 
 def imported_packages(source: str) -> set[str]:
@@ -359,7 +359,7 @@ def test_notebook_matches_its_source(src: Path) -> None:
 # --- the tests mirror the packages and are selected by markers, not file lists ------------
 
 #: where tests live: one folder per package or area of the pipeline
-TEST_AREAS = {"runner", "rundir", "blockstats", "analysis", "book", "c", "packaging"}
+TEST_AREAS = {"runner", "rundir", "decision", "analysis", "book", "c", "packaging"}
 
 
 def test_tests_mirror_the_packages() -> None:

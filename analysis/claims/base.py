@@ -17,9 +17,9 @@ from analysis.claims.rules import fmt_size
 from analysis.statistics.fmt import fmt_hours, fmt_num, fmt_ratio_ci
 from analysis.loading.run import Run, select, values
 from rundir import planfile
-from blockstats import families
-from blockstats import sequential as sq
-from blockstats import sesoi
+from decision import families
+from decision import sequential as sq
+from decision import sesoi
 
 if TYPE_CHECKING:
     from analysis.claims.rules import Rule
@@ -338,7 +338,7 @@ def one_family(run: Run, df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any],
                own: int, metric: str = "gbit_per_s") -> OneFamily:
     """The one family the comparison of the cells ``a``/``b`` of ``df`` is read at, by every
     reader that prints it (a claim's verdict, P1's table, the findings' tables and the
-    abstract): :func:`blockstats.families.one_family` of the reader's own family ``own``, the
+    abstract): :func:`decision.families.one_family` of the reader's own family ``own``, the
     family the run's plan stopped it at (its ``blocks.<id>.sequential.comparisons``), P1's
     where it is one of P1's orderings and the findings' family of the pair among the plan's
     cells; with the plan's boundaries, so its

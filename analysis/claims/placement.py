@@ -5,7 +5,7 @@ size, threads) cell the plan declares for P1 and measured under both same-core a
 cross-core is searched; the two orderings of each cell (one per placement) are all one
 family, m = 2 x the cells searched, so each ordering's CI is at level 1 - 0.05/m (paired by
 round in a block-design run; the ratio of medians with a bootstrap CI otherwise) and read
-against the claims' band (1 +- SESOI, blockstats.claimtable). A *flip* is a cell where both orderings are decided
+against the claims' band (1 +- SESOI, decision.claimtable). A *flip* is a cell where both orderings are decided
 and opposite (greater under one placement, less under the other).
 
 * holds: at least one flip;
@@ -27,8 +27,8 @@ from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, REFUTED, TRANSPO
                                   paired_test, rounds_to_decide, stream_cells)
 from analysis.statistics.fmt import fmt_ratio_ci, fmt_size
 from analysis.loading.run import Run, select, values
-from blockstats import families
-from blockstats import sequential as sq
+from decision import families
+from decision import sequential as sq
 from rundir.vocabulary import PINNED_PLACEMENTS
 
 PAIRS = (("zerocopy", "send"), ("sendmsg", "send"))

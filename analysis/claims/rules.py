@@ -10,7 +10,7 @@ it), whether the pairs come from the block design, and that the CI decides (for 
 design the Bonferroni-adjusted t-test on the same log ratios agrees with it by construction).
 The columns the runner reads too (the reading, the cells' mode, the sizes, the expected
 outcome per size, the combination, the family, the crossover band, the need of counters, the
-band) come from the claims' rule table, :mod:`blockstats.claimtable` (:func:`_rule`).
+band) come from the claims' rule table, :mod:`decision.claimtable` (:func:`_rule`).
 
 Conventions that follow from the sources:
 
@@ -47,8 +47,8 @@ from typing import Sequence
 
 from analysis.statistics import stats as S
 from analysis.statistics.fmt import fmt_size as _fmt_size
-from blockstats import claimtable, families
-from blockstats.claimtable import (BEST_THREADS, CROSSOVER, EVERY, S2_SIZES, S3_SIZES,  # noqa: F401
+from decision import claimtable, families
+from decision.claimtable import (BEST_THREADS, CROSSOVER, EVERY, S2_SIZES, S3_SIZES,  # noqa: F401
                                    SESOI, THREADS)
 from rundir.vocabulary import PINNED_PLACEMENTS
 
@@ -125,7 +125,7 @@ LESS = frozenset({"less"})
 NOT_GREATER = frozenset({"less", "equivalent"})
 
 #: how the comparisons of one verdict combine: the table's EVERY, CROSSOVER, THREADS and
-#: BEST_THREADS (blockstats.claimtable), and two that no rule of the table uses today
+#: BEST_THREADS (decision.claimtable), and two that no rule of the table uses today
 SINGLE = "single"  # one comparison; its decision (holds/refuted/inconclusive) is the verdict
 AT_BEST = "at best"  # the largest ratio over the sizes is ~R
 
@@ -159,7 +159,7 @@ class Applicability:
 
     def cpus_needed(self, placement: str | None) -> int:
         """CPUs per run of the configuration (the machine must have at least this many):
-        the one rule of :func:`blockstats.families.cpus_needed`."""
+        the one rule of :func:`decision.families.cpus_needed`."""
         return families.cpus_needed(self.kind, self.threads, placement)
 
 
@@ -293,7 +293,7 @@ OVERSUBSCRIBED = ("4 connections on fewer CPUs than threads: both methods share 
 
 
 def F(claim: str) -> int:
-    """A claim's decision family from the claims' rule table (blockstats.claimtable), which
+    """A claim's decision family from the claims' rule table (decision.claimtable), which
     the runner's top-up reads too; 0 where the run counts it (C14: the file sizes its plan
     declares)."""
     m = claimtable.FAMILY[claim]
@@ -308,7 +308,7 @@ def _rule(claim: str, reading: str, statistic: str, numerator: str, denominator:
           metric: str, transport: str | None, threads: int, **kw: object) -> Rule:
     """A rule whose reading, cells' mode, sizes, expected outcomes, combination, family,
     crossover band and need of counters are the claims' rule table's row
-    (blockstats.claimtable), read against the table's band; the rest (which cells, which
+    (decision.claimtable), read against the table's band; the rest (which cells, which
     metric, the notes) is the analysis's own."""
     row = claimtable.row(claim, reading)
     if row.combine == CROSSOVER:

@@ -3,7 +3,7 @@ this testbed resolves under the design the reference profile runs, not chosen: a
 1 ± SESOI is no difference here.
 
 Derivation (fixed before the next reference run; the inputs are committed; the function is
-:func:`blockstats.sesoi.derive`, which the planner calls too):
+:func:`decision.sesoi.derive`, which the planner calls too):
 
 * sigma: the per-round sd of the log ratio of two cells measured back to back, the larger of
   (a) the noise study's median paired per-round sd over its comparisons (run
@@ -33,9 +33,9 @@ from typing import Sequence
 
 from scipy import stats as st
 
-from blockstats import claimtable, sequential as sq
-from blockstats import sesoi as derivation
-from blockstats.profiles import read_profile
+from decision import claimtable, sequential as sq
+from decision import sesoi as derivation
+from decision.profiles import read_profile
 
 #: the A/A control of the reference run e8c3: (CI low, CI high, rounds), 95 %
 AA_CONTROL = (0.94955, 1.053503, 30)
@@ -49,7 +49,7 @@ REFERENCE_PROFILE = "paper"
 #: the largest family a direction verdict combines (4 sizes)
 FAMILY = derivation.FAMILY
 #: the smallest effect of interest (the result of :func:`derive` on the inputs above),
-#: declared once in the claims' rule table (blockstats.claimtable), which the runner's
+#: declared once in the claims' rule table (decision.claimtable), which the runner's
 #: profiles read too
 SESOI = claimtable.SESOI
 #: the verdict of a claim whose published effect lies inside the band (its reason says so)
@@ -78,7 +78,7 @@ def sigma() -> float:
 
 @lru_cache(maxsize=8)
 def derive(s: float | None = None, family: int = FAMILY) -> derivation.Derivation:
-    """The derivation of the module doc (:func:`blockstats.sesoi.derive`) on its inputs."""
+    """The derivation of the module doc (:func:`decision.sesoi.derive`) on its inputs."""
     return derivation.derive(sigma() if s is None else s, reference_design(), family)
 
 

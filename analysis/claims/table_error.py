@@ -1,7 +1,7 @@
 """The verdict table's error as a whole. Each verdict reads its comparisons at the Bonferroni
 level of its own family (1 - alpha/m each, alpha = 0.05; the sequential design's repeated CIs
 hold at every look at once), or stricter where a comparison is read by a larger family too
-(each comparison has one family, the largest of its readers': blockstats.families), so the
+(each comparison has one family, the largest of its readers': decision.families), so the
 chance that a verdict is wrong (decided holds where the claim is false, or refuted where it
 is true; likewise a magnitude verdict) is at most alpha,
 whatever the other verdicts. Over the table nothing more is controlled; what follows from the

@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from blockstats.claimtable import SESOI
+from decision.claimtable import SESOI
 from rundir import records
 from rundir.outpath import report_dir_problem, write_marker
 from rundir.readiness import being_written, unverified_reason

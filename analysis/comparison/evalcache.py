@@ -6,7 +6,7 @@ code that judges it changed.
 under ``build/analysis-cache/`` (``$COPYBENCH_ANALYSIS_CACHE``; empty: not kept), keyed by
 the SHA-256 of the run's ``SHA256SUMS`` (used only when every file of the run matches it,
 re-hashed each time), of the analysis, run-format and statistics code (every file under
-``analysis/``, ``rundir/`` and ``blockstats/``) and of the Python and library versions. A run without ``SHA256SUMS``, or one
+``analysis/``, ``rundir/`` and ``decision/``) and of the Python and library versions. A run without ``SHA256SUMS``, or one
 whose files no longer match it, is evaluated every time and never kept.
 """
 
@@ -23,7 +23,7 @@ from analysis.loading.run import Run
 from rundir.verify import sealed_sums
 
 ROOT = Path(__file__).resolve().parents[2]
-_CODE_DIRS = (ROOT / "analysis", ROOT / "rundir", ROOT / "blockstats")
+_CODE_DIRS = (ROOT / "analysis", ROOT / "rundir", ROOT / "decision")
 _LIBRARIES = ("numpy", "scipy", "pandas", "statsmodels")
 
 

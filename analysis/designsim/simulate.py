@@ -7,17 +7,17 @@
 * a sequential design as a plan declares it (:class:`~analysis.designsim.structure.DesignPlan`):
   every block to its first look (a claim block the plan gives no looks: its planned rounds,
   never topped up), then the budget left goes out one look at a time to the first block of
-  the plan's order whose next look fits it (:func:`blockstats.sequential.rank_by_verdicts`
+  the plan's order whose next look fits it (:func:`decision.sequential.rank_by_verdicts`
   for a plan whose comparisons name their claims, else the extra-rounds order
-  :func:`blockstats.sequential.rank_blocks`), as the runner's top-up grants looks
+  :func:`decision.sequential.rank_blocks`), as the runner's top-up grants looks
   (runner/plan/topup.py ``next_look``), each comparison summarised at its block's latest
-  look (:func:`blockstats.sequential.summary_of`).
+  look (:func:`decision.sequential.summary_of`).
 
 Per-round log ratios are drawn independently per unit (a pair of cells of a block) and
 round: the unit's measured effect plus its measured sd times a standard normal (or a
 unit-variance t with 4 df). Every design reads the same draws (paired). The verdicts are
 then decided as the analysis decides them: each comparison of a verdict at its block's
-stopping look (:func:`blockstats.sequential.stopping_look` over the repeated CIs of the
+stopping look (:func:`decision.sequential.stopping_look` over the repeated CIs of the
 rounds the block ran, at the rule's family), read by the rule
 (:func:`analysis.statistics.stats.decide`), combined by :func:`analysis.claims.engine.every_verdict`.
 
@@ -37,8 +37,8 @@ from analysis.statistics import stats as S
 from analysis.claims.base import INCONCLUSIVE
 from analysis.claims.engine import every_verdict
 from analysis.designsim.structure import DesignPlan, Structure, Verdict
-from blockstats import families
-from blockstats import sequential as sq
+from decision import families
+from decision import sequential as sq
 
 FIXED, CURRENT, NEW = "fixed", "current", "new"
 Array = NDArray[np.float64]
@@ -134,7 +134,7 @@ def _untestable_share(arm: Arm, structure: Structure, block: str,
                       summ: Sequence[sq.Summary]) -> float:
     """The share of a granted look spent on claims untestable here. The look goes to the
     comparisons that earned it: under the extra-rounds order, the block's closest undecided
-    comparison (the one :func:`blockstats.sequential.rank_blocks` ranks the block by);
+    comparison (the one :func:`decision.sequential.rank_blocks` ranks the block by);
     under the verdict order, the block's undecided comparisons that serve a verdict, evenly.
     A comparison is untestable claims' when every claim whose rules read it is one the
     analysis rules not testable at the block's placement."""

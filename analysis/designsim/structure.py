@@ -24,8 +24,8 @@ from analysis.claims import rules as R
 from analysis.claims.applicability import not_applicable
 from analysis.claims.base import paired_rounds, rule_cells, sizes_with
 from analysis.loading.run import Run, select
-from blockstats import families
-from blockstats import sequential as sq
+from decision import families
+from decision import sequential as sq
 
 #: combinations the simulation decides: every size gives an expected outcome (the rules'
 #: EVERY); the crossover (C3) and the thread-count rules are not simulated
@@ -54,7 +54,7 @@ class TopupComparison:
     family: int
     boundaries: tuple[float, ...]
     claims: tuple[str, ...]  # the claims the plan says read it (a newer plan), else ()
-    readers: tuple[str, ...]  # the claims whose rules read it (blockstats.families.READS)
+    readers: tuple[str, ...]  # the claims whose rules read it (decision.families.READS)
     mode: str | None = None  # its cells' mode and size (the verdicts it serves: families)
     size: int | None = None
 

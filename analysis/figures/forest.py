@@ -19,7 +19,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE, REFUTED,
                                   THEIR_PROGRAM, UNDETERMINED, ClaimResult)
 from analysis.statistics.fmt import fmt_size
-from blockstats.claimtable import SESOI
+from decision.claimtable import SESOI
 
 VERDICT_COLORS = {HOLDS: "#1b9e77", REFUTED: "#d95f02", INCONCLUSIVE: "#7570b3"}
 MARKERS = {"copybench": "o", THEIR_PROGRAM: "s"}

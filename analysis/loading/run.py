@@ -20,7 +20,7 @@ from analysis.loading.cpuprofiles import CpuProfiles, load_cpu_profiles, read_js
 from rundir import layout, planfile, records
 # the methods' words (rundir.vocabulary owns them; the analysis imports them from here)
 from rundir.vocabulary import FILE_METHODS, MESSAGE_METHODS  # noqa: F401
-from blockstats.quantities import primary
+from decision.quantities import primary
 
 COUNTERS = ("task_clock_ns", "context_switches", "cpu_migrations", "page_faults", "cycles",
             "instructions", "cache_references", "cache_misses", "l1d_load_misses",

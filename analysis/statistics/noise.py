@@ -4,7 +4,7 @@ standard deviation of the per-round log ratio of two methods of one block (measu
 back). Computed for the primary metric (throughput, or the median RTT for pingpong) and for
 CPU-seconds per GB on each side. The method chapter draws these curves; the runner plans
 with the same quantity (``python -m runner noise``): both take its definition from
-:mod:`blockstats.quantities`.
+:mod:`decision.quantities`.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from blockstats import quantities as Q
+from decision import quantities as Q
 
 #: metric name -> column of the tidy trials (analysis.loading.run); "primary" is the primary metric
-#: of blockstats.quantities, the runner's
+#: of decision.quantities, the runner's
 METRICS = {"primary": "primary_metric", "sender CPU s/GB": "sender_cpu_s_per_gb",
            "receiver CPU s/GB": "receiver_cpu_s_per_gb"}
 COLUMNS = ["kind", "placement", "window_s", "metric", "trial_cv", "log_ratio_sd", "blocks",
@@ -42,7 +42,7 @@ def _text(v: Any) -> str | None:
 def by_window(measured: pd.DataFrame) -> pd.DataFrame:
     """One row per (kind, placement, window, metric): trial_cv (median over the cells),
     log_ratio_sd (pooled over the blocks' method pairs), blocks, rounds: the noise quantity
-    of :mod:`blockstats.quantities`, as the runner plans with it."""
+    of :mod:`decision.quantities`, as the runner plans with it."""
     if measured.empty or "block" not in measured or measured["block"].isna().all():
         return pd.DataFrame(columns=COLUMNS)
     d = measured[(measured["kind"] == "copybench") & measured["block"].notna()

@@ -26,8 +26,8 @@ import pandas as pd
 from scipy import stats
 
 from analysis.statistics.fmt import fmt_size
-from blockstats.claimtable import SESOI
-from blockstats.schedule import CONFIDENCE
+from decision.claimtable import SESOI
+from decision.schedule import CONFIDENCE
 
 #: a cell's trials are read as bimodal when Sarle's bimodality coefficient of its log values
 #: exceeds that of a uniform distribution (5/9); a screening statistic, stated with the modes

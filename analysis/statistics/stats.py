@@ -18,14 +18,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from blockstats import sequential as sq
+from decision import sequential as sq
 # the one band of "no difference" of every direction reading (the claims, the decision map, the
 # comparison of two runs, the A/A control): a ratio within 1 +- SESOI is "equivalent". The
 # claims' rule table declares it (its derivation: analysis.claims.sesoi)
-from blockstats.claimtable import SESOI
+from decision.claimtable import SESOI
 # the one two-sided error rate of the project and the confidence level of every CI the
-# analysis reports (blockstats.schedule owns both; the runner's top-up reads the same)
-from blockstats.schedule import ALPHA, CONFIDENCE  # noqa: F401
+# analysis reports (decision.schedule owns both; the runner's top-up reads the same)
+from decision.schedule import ALPHA, CONFIDENCE  # noqa: F401
 from statsmodels.stats.multitest import multipletests
 
 N_RESAMPLES = 2000
@@ -495,7 +495,7 @@ def sequential_ratio(rounds: ArrayLike, a: ArrayLike, b: ArrayLike, sched: sq.Sc
                      reached: int, boundaries: Sequence[float], family: int = 1,
                      spending: str = sq.POCOCK, alpha: float = ALPHA) -> RatioTest:
     """The paired ratio a/b of a run with the sequential top-up, read at its stopping look
-    (:func:`blockstats.sequential.stopping_look`: the first look whose repeated CI lies wholly on
+    (:func:`decision.sequential.stopping_look`: the first look whose repeated CI lies wholly on
     one side of each of the rule's ``boundaries``, else the last look its block reached):
     the geometric-mean ratio and repeated CI of the rounds up to that look, at the look's
     nominal level (alpha/family spent over the looks). ``rounds`` labels each pair with its

@@ -1,12 +1,12 @@
 """A run's design in words, read from its ``plan.json`` (for the method chapter): the
-sequential top-up in :func:`blockstats.sequential.design_text`'s words and what it gave the run,
+sequential top-up in :func:`decision.sequential.design_text`'s words and what it gave the run,
 or the fixed design."""
 
 from __future__ import annotations
 
 from analysis.loading.run import Run
 from rundir import planfile
-from blockstats import sequential as sq
+from decision import sequential as sq
 
 
 def topped_up(run: Run) -> dict[str, int]:

@@ -1,7 +1,7 @@
 """The one table of the rules' revisions (the artifact appendix): for each version of the
 claims' decision rules (:data:`analysis.claims.rules.REVISIONS`), of the rule by which a
 reviewer's run reproduces the reference (:data:`analysis.comparison.reproduce.REVISIONS`) and of the
-top-up's order (:data:`blockstats.schedule.ORDER_REVISED`) and of the rules that have no
+top-up's order (:data:`decision.schedule.ORDER_REVISED`) and of the rules that have no
 module of their own (:data:`REVISIONS`: the band of "equivalent" outside the claims, the A/A
 control), when it took effect, what changed, and which committed runs were made while it
 was in force. Every chapter states the rules in force; only this table says how they came to be. Pure: the
@@ -19,7 +19,7 @@ from analysis.comparison import reproduce as RP
 from analysis.claims import rules as RU
 from analysis.statistics.fmt import fmt_band
 from analysis.loading.run import instant
-from blockstats import schedule as SC
+from decision import schedule as SC
 
 #: the rules that have revisions, as the book names them
 CLAIM_RULES = "claim decision rules"

@@ -31,7 +31,7 @@ import os
 from dataclasses import dataclass
 from typing import Sequence
 
-from blockstats import families
+from decision import families
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def cpus_needed(placement: str, has_sink: bool, threads: int = 1) -> int:
         raise ValueError(f"unknown placement {placement!r}")
     if placement == "unpinned":
         return 0
-    if has_sink:  # a CPU per thread and side: the claims' rule (blockstats.families)
+    if has_sink:  # a CPU per thread and side: the claims' rule (decision.families)
         return families.cpus_needed(families.CPU_PER_THREAD, threads, placement)
     # one process (copy, splice2): same-core is one CPU; cross-core spreads its threads
     return 1 if placement == "same-core" else max(2, threads)

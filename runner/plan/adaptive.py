@@ -2,7 +2,7 @@
 
 A cell runs at least ``min`` and at most ``max`` repetitions. After ``min`` it stops as soon
 as the percentile-bootstrap CI of the median of its primary metric (throughput, or the median
-RTT for pingpong: :func:`blockstats.quantities.primary`) has a half-width within
+RTT for pingpong: :func:`decision.quantities.primary`) has a half-width within
 ``target_rel_ci`` of the median. Pure functions of the
 values: the same records always give the same decision (the bootstrap is seeded from the
 cell id and the number of values), so a resumed sweep makes the same choices.
@@ -18,7 +18,7 @@ from typing import Sequence
 import numpy as np
 from scipy import stats
 
-from blockstats.schedule import CONFIDENCE
+from decision.schedule import CONFIDENCE
 from runner.plan.profile import Repetitions
 
 

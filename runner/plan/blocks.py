@@ -34,7 +34,7 @@ from typing import Any, Iterable
 
 from scipy import stats
 
-from blockstats import sequential as sq
+from decision import sequential as sq
 from rundir import utf8 as rundir_text
 from runner.host.errors import ProfileError
 from runner.plan.profile import PURPOSES, Design
@@ -119,7 +119,7 @@ class Block:
     cell_seconds: dict[str, float] = field(default_factory=dict)
     # the sequential top-up: looks, family, comparisons (runner.plan.topup); empty: fixed rounds
     sequential: dict[str, Any] = field(default_factory=dict)
-    # claims of the block this machine cannot test (blockstats.families.untestable): claim ->
+    # claims of the block this machine cannot test (decision.families.untestable): claim ->
     # why; their comparisons are never topped up
     untestable: dict[str, str] = field(default_factory=dict)
 

@@ -8,7 +8,7 @@ placement and window, it is the ``log_ratio_sd`` the planner needs. The per-tria
 coefficient of variation of each method is kept beside it, for throughput (or RTT) and for
 CPU-seconds per GB on each side, so the book can show both against the window.
 
-The quantity itself is :mod:`blockstats.quantities`' (the analysis reports the same one, from the
+The quantity itself is :mod:`decision.quantities`' (the analysis reports the same one, from the
 same definition); the runner never imports the analysis.
 """
 
@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from rundir import records
-from blockstats import quantities as Q
-from blockstats.schedule import CONFIDENCE
+from decision import quantities as Q
+from decision.schedule import CONFIDENCE
 from runner.plan.blocks import rounds_needed
 
 METRICS: dict[str, Callable[[dict[str, Any]], float | None]] = {
@@ -63,7 +63,7 @@ def _blocks(recs: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[int, dic
 
 
 def rows(recs: Iterable[dict[str, Any]]) -> list[Row]:
-    """The noise quantity (blockstats.quantities) per kind of cell, placement, window and
+    """The noise quantity (decision.quantities) per kind of cell, placement, window and
     metric, pooled over the blocks."""
     acc: dict[tuple[str, str, float, str], dict[str, Any]] = defaultdict(
         lambda: {"var": [], "cv": [], "blocks": 0, "rounds": 0})

@@ -16,7 +16,7 @@ its first table; :func:`expand`)::
                    timeout_s, verify, fields, dir
 
 ``[design] sequential = { spending, first_look, look_every, rounds_max, budget_s, planning }``
-turns on the sequential top-up (:mod:`blockstats.sequential`, :mod:`runner.plan.topup`): the blocks
+turns on the sequential top-up (:mod:`decision.sequential`, :mod:`runner.plan.topup`): the blocks
 with declared ``comparisons`` (``{ "zerocopy/send" = "band", "8t/4t" = [0.7] }``: a
 ratio of two methods, or of two thread counts of one method, and the boundaries of the
 decision rules that read it, on the ratio of the primary metric) run to their first look,
@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from blockstats import claimtable, families
-from blockstats import schedule as sq
+from decision import claimtable, families
+from decision import schedule as sq
 from rundir import utf8
 # the factors' words (rundir.vocabulary owns them; the plan's modules import them from here)
 from rundir.vocabulary import (CACHES, COMMANDS, COPY_METHODS, FILE_SEND_METHODS,  # noqa: F401
@@ -527,7 +527,7 @@ def _design(c: _Checker, doc: dict[str, Any]) -> Design | None:
 
 
 def _sequential(c: _Checker, des_t: dict[str, Any]) -> Sequential | None:
-    """``[design] sequential``: validated here, and by blockstats.sequential's own checks."""
+    """``[design] sequential``: validated here, and by decision.sequential's own checks."""
     if "sequential" not in des_t:
         return None
     t = des_t["sequential"]
@@ -723,12 +723,12 @@ def _alternate(c: _Checker, e: dict[str, Any], where: str, command: str,
 
 def _family(c: _Checker, e: dict[str, Any], where: str) -> int:
     """``family``: the decision family of a question's experiment. A claim's family is the
-    one table's (blockstats.families) that the runner and the analysis both read, so a claim
+    one table's (decision.families) that the runner and the analysis both read, so a claim
     experiment may not declare one."""
     tabled = [x for x in (e.get("claims") or []) if x in families.FAMILY]
     if "family" in e and tabled:
         raise c.fail(f"{where}.family", f"the family of claim {tabled[0]} comes from the one "
-                     "table the runner and the analysis read (blockstats/families.py): remove "
+                     "table the runner and the analysis read (decision/families.py): remove "
                      "family from this experiment (allowed only on experiments without "
                      f"claims of that table: {', '.join(families.FAMILY)})")
     return int(c.number(e, "family", where, 1, 1, 1000, integer=True))
@@ -740,7 +740,7 @@ def _comparisons(c: _Checker, e: dict[str, Any], where: str,
     its thread counts, which pair_threads puts in one block) -> the boundaries of the
     decision rules that read that ratio (positive numbers, on the primary metric; the claims'
     band by name: ``"band"`` for [1 - t, 1 + t], ``"inverse band"`` for the same band on the
-    inverse ratio, blockstats.claimtable)."""
+    inverse ratio, decision.claimtable)."""
     full = f"{where}.comparisons"
     if "comparisons" not in e:
         return ()

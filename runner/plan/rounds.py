@@ -20,9 +20,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Iterable
 
-from blockstats import claimtable, families, sesoi
-from blockstats import sequential as sq
-from blockstats.quantities import cell_kind
+from decision import claimtable, families, sesoi
+from decision import sequential as sq
+from decision.quantities import cell_kind
 from runner.plan import blocks as D
 from runner.plan import topup
 from runner.host.errors import UsageError
@@ -186,7 +186,7 @@ def _group_blocks(profile: Profile, cells: dict[str, Cell],
 
 def _applicability(blocks: list[D.Block], des: Design, caps: Capabilities,
                    notes: list[str]) -> None:
-    """The claims this machine cannot test, known before the run (blockstats.families'
+    """The claims this machine cannot test, known before the run (decision.families'
     conditions: a CPU per thread and side, CPUs for parallel threads, a PMU): each block
     names them (``untestable``), their comparisons are never topped up
     (:func:`_attach_comparisons`), and a claim block that serves only such claims is
@@ -302,9 +302,9 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
 
 def band_check(blocks: list[D.Block], seq: sq.SequentialDesign) -> tuple[dict[str, Any], str]:
     """The smallest effect of interest this design resolves at the noise model's sd (the
-    median over the top-up's blocks: :func:`blockstats.sesoi.derive`, the function the book's
+    median over the top-up's blocks: :func:`decision.sesoi.derive`, the function the book's
     sentence calls too), for plan.json, and a warning where the claims' declared band
-    (:data:`blockstats.claimtable.SESOI`) is narrower: its "equivalent" would then be out of reach
+    (:data:`decision.claimtable.SESOI`) is narrower: its "equivalent" would then be out of reach
     for most comparisons even at a true ratio of 1."""
     sds = sorted(b.sd for b in blocks if b.first_look and b.sd > 0)
     if not sds:

@@ -5,19 +5,19 @@ block gets the next look, and what the plan expects to stay undecided.
   methods, "Nt/Mt" of two thread counts of one method) become pairs of the block's
   copybench cells (twin 0) that differ in exactly that factor; a pair declared by several
   experiments carries every boundary they declare and the largest family. A block with a
-  comparison gets the looks of :class:`blockstats.sequential.SequentialDesign`.
+  comparison gets the looks of :class:`decision.sequential.SequentialDesign`.
 * At run time (:func:`next_look`), after every planned round, each comparison's repeated CI
-  at the latest look its block reached (:func:`blockstats.sequential.looks_by_round`, from the
-  records only) says whether it is decided; :func:`blockstats.sequential.rank_blocks` orders the
+  at the latest look its block reached (:func:`decision.sequential.looks_by_round`, from the
+  records only) says whether it is decided; :func:`decision.sequential.rank_blocks` orders the
   blocks with an undecided comparison and rounds left, and the first whose next look fits
   the budget left gets it (one whole look). The budget counts the plan's estimated seconds
   of the trials granted, never the clock, so a resumed run grants the same looks.
 * Before the run (:func:`expectations`), each comparison's chance to be decided at its
   first look and by its maximum, under the noise model's sd of its block and the effect a
   planning file gives (:func:`effects_from_run`: a reference run's estimate of the same
-  comparison), by :func:`blockstats.sequential.p_decided`.
+  comparison), by :func:`decision.sequential.p_decided`.
 
-The statistics are :mod:`blockstats.sequential`'s, the same the analysis reads the verdicts with.
+The statistics are :mod:`decision.sequential`'s, the same the analysis reads the verdicts with.
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from blockstats import families
+from decision import families
 from rundir import planfile, records
 from rundir.vocabulary import REPORT_NAMES
-from blockstats import sequential as sq
-from blockstats.quantities import log_ratios, primary
+from decision import sequential as sq
+from decision.quantities import log_ratios, primary
 from rundir import utf8 as rundir_text
 from runner.plan.blocks import in_block_order
 from runner.host.errors import ProfileError
@@ -57,7 +57,7 @@ class Comparison:
     b: str
     boundaries: tuple[float, ...]
     family: int
-    # the claims testable here whose rules read it (blockstats.families.READS); empty for a
+    # the claims testable here whose rules read it (decision.families.READS); empty for a
     # question's comparison or a plan made before the verdict order
     claims: tuple[str, ...] = ()
 
@@ -104,7 +104,7 @@ def p1_cells(cells: Mapping[str, Cell], sources: Mapping[str, list[Experiment]])
     """P1's cells searched, as the analysis counts them (analysis.claims.placement): the
     (pair, threads, size) of the pairs P1 reads with both methods under both placements,
     among the copybench stream cells of P1's experiments, on the first transport (veth, then
-    loopback) that has any (:func:`blockstats.families.p1_search`)."""
+    loopback) that has any (:func:`decision.families.p1_search`)."""
     return len(_p1_search(cells, sources)[1])
 
 
@@ -117,7 +117,7 @@ def _p1_search(cells: Mapping[str, Cell],
 def claim_family(e: Experiment, name: str, placement_cells: int,
                  untestable: Iterable[str] = ()) -> int | None:
     """The family a declared comparison of experiment ``e`` is stopped at: the largest of
-    the families (blockstats.families) of the experiment's claims that read it (C14's counted
+    the families (decision.families) of the experiment's claims that read it (C14's counted
     from the experiment's sizes, P1's from ``placement_cells``); an experiment whose claims
     do not read it (a question's) keeps the profile's ``family``. Claims this machine cannot
     test (``untestable``) do not count; None when every claim that reads it is one (the
@@ -134,7 +134,7 @@ def claim_family(e: Experiment, name: str, placement_cells: int,
 
 
 def experiment_family(e: Experiment, placement_cells: int) -> int:
-    """The largest family of an experiment's claims (blockstats.families), or the profile's
+    """The largest family of an experiment's claims (decision.families), or the profile's
     ``family`` for an experiment without claims of that table (a question's): what a
     block's planned rounds are sized for in the fixed design."""
     fams = [families.family(c, sizes=len(e.sizes), placement_cells=placement_cells)
@@ -148,14 +148,14 @@ def resolve(block_cells: Iterable[str], cells: Mapping[str, Cell],
     """A block's comparisons: each experiment's declared ones, among that experiment's own
     copybench cells of the block (twin 0; the reports' programs and the A/A twin are not
     compared), boundaries united where experiments share a pair. Each comparison's family
-    is its one family (:func:`blockstats.families.one_family`): the largest of the claims
+    is its one family (:func:`decision.families.one_family`): the largest of the claims
     that read it (:func:`claim_family`: the table both the runner and the analysis read),
     of P1's where it is one of P1's orderings, whichever experiment declared it
-    (:func:`blockstats.families.p1_reads`), and of the findings' family of the pair among
+    (:func:`decision.families.p1_reads`), and of the findings' family of the pair among
     the plan's ``cells``
-    (:func:`blockstats.families.findings_family`), the family every reader reads it at, so it
+    (:func:`decision.families.findings_family`), the family every reader reads it at, so it
     stops where it is read. A comparison read only by claims this
-    machine cannot test (``untestable``, blockstats.families.untestable) is left out: it is
+    machine cannot test (``untestable``, decision.families.untestable) is left out: it is
     never topped up."""
     found: dict[tuple[str, str], Comparison] = {}
     ids = [cid for cid in block_cells if cells[cid].kind == "copybench" and not cells[cid].twin]
@@ -193,10 +193,10 @@ def their_comparisons(block_cells: Iterable[str], cells: Mapping[str, Cell],
     declares its ``comparisons`` in copybench's method names, and they are read on their
     programs' cells too (``send/sendmsg`` -> ``S3:two-copy/S3:one-copy``; thread counts of
     one of their programs), at the family of the claims testable here that read them
-    (blockstats.families), each claim's verdict on their program a verdict of its own
+    (decision.families), each claim's verdict on their program a verdict of its own
     (``S3:C8``: their program's reading is decided apart from copybench's). A claim whose
     reading of their programs is their own printed latency
-    (:data:`blockstats.families.THEIR_OWN_METRIC`) does not read them: the runner's primary
+    (:data:`decision.families.THEIR_OWN_METRIC`) does not read them: the runner's primary
     metric is not that latency."""
     theirs = [cid for cid in block_cells if cells[cid].kind.startswith("original:")]
     skip = set(untestable) | set(families.THEIR_OWN_METRIC)
@@ -355,9 +355,9 @@ def next_look(plan: Plan, granted: Mapping[str, int], used_s: float,
               recs_of: Callable[[str], list[dict[str, Any]]]) -> Grant | None:
     """The next look of the top-up: the first block in the order of the plan's design whose
     next look fits the budget left, or None when no block qualifies. A plan whose
-    comparisons name their claims follows :func:`blockstats.sequential.rank_by_verdicts`
+    comparisons name their claims follows :func:`decision.sequential.rank_by_verdicts`
     (the chance per second that the next look decides a verdict testable here); an older
-    plan keeps the order it declared (:func:`blockstats.sequential.rank_blocks`)."""
+    plan keeps the order it declared (:func:`decision.sequential.rank_blocks`)."""
     seq = _sequential(plan)
     if not seq or not granted:
         return None

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from rundir import layout, records
-from blockstats.quantities import primary
+from decision.quantities import primary
 from rundir.records import TrialRecord
 from runner.plan.adaptive import decide
 from runner.host.errors import RunnerError

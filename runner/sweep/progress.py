@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
-from blockstats.quantities import primary
+from decision.quantities import primary
 from runner.plan.adaptive import median_ci
 from runner.plan.cells import Cell
 from runner.plan.profile import format_size

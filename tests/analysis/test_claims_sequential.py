@@ -17,7 +17,7 @@ from analysis.loading import run as A
 from analysis.statistics import stats as S
 from analysis.claims import rules as RU
 from analysis.words.design_text import sequential_text
-from blockstats import sequential as sq
+from decision import sequential as sq
 
 DESIGN = sq.SequentialDesign(first_look=6, look_every=6, rounds_max=30)
 #: C13's rule: sendfile / read-write greater than 1 + the smallest effect of interest (1.12)

@@ -12,7 +12,7 @@ from analysis import claims as C
 from analysis.claims import magnitude as M
 from analysis.claims import rules as RU
 from analysis.claims import sesoi as Z
-from blockstats import claimtable
+from decision import claimtable
 
 
 def test_the_smallest_effect_of_interest_is_its_derivation() -> None:

@@ -1,10 +1,10 @@
-"""One table of decision families (blockstats.claimtable, read through blockstats.families)
+"""One table of decision families (decision.claimtable, read through decision.families)
 that the analysis's rules and the runner's top-up both read (issue 37: the runner stopped
 C5's comparisons at family 4 while the analysis read them at 2)."""
 
 from __future__ import annotations
 
-from blockstats import families
+from decision import families
 
 
 def test_the_table_says_which_comparisons_each_claim_reads() -> None:

@@ -1,7 +1,7 @@
 """One band of "equivalent": every direction reading (the claims, P1, the decision map and the
 findings, the comparison of two runs, the gaps of the why-they-differ table, the A/A control)
 reads a ratio against the claims' band, the one constant of the claims' rule table
-(blockstats.claimtable.SESOI), and the words that name it are generated from it: no source
+(decision.claimtable.SESOI), and the words that name it are generated from it: no source
 types a band of its own ("±3 %", a 0.03 threshold)."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from analysis.statistics import stats as S
 from analysis.claims import baselines as BL
 from analysis.claims import placement as PL
 from analysis.statistics import fmt as FM
-from blockstats import claimtable
+from decision import claimtable
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,7 +33,7 @@ TYPED = re.compile(r"(±|\+-|\+/-)\s*3\s*%|(?<![\d.])3\s*%\s*(band|threshold|rul
 
 
 def _sources() -> list[Path]:
-    out = [*(ROOT / "analysis").rglob("*.py"), *(ROOT / "blockstats").rglob("*.py"),
+    out = [*(ROOT / "analysis").rglob("*.py"), *(ROOT / "decision").rglob("*.py"),
            *(ROOT / "runner").rglob("*.py"), *(ROOT / "notebooks").glob("*.py"),
            *(ROOT / "mk").glob("*.mk"), ROOT / "Makefile", ROOT / "README.md",
            ROOT / "runner" / "README.md"]

@@ -1,4 +1,4 @@
-"""One CI per comparison (blockstats.families.one_family): every place that prints a comparison's
+"""One CI per comparison (decision.families.one_family): every place that prints a comparison's
 CI (the verdict table and its per-size rows, their programs' verdicts, P1's table, the findings'
 tables against send, sendmsg and read-write, the pairwise superlatives, and the abstract's
 findings drawn from them) reads the same CI, at the same family and level, at the look the

@@ -1,5 +1,5 @@
 """The profiles' comparisons (each experiment's ``comparisons``, which the sequential top-up
-reads) against the claims' rule table (blockstats.claimtable), from which the analysis's rules
+reads) against the claims' rule table (decision.claimtable), from which the analysis's rules
 (:data:`analysis.claims.rules.RULES`) take their comparisons, sizes and band: for every rule
 whose claim an experiment of a sequential profile serves, the experiments at the rule's
 configuration declare the table's comparison at each of its sizes with the table's band; and
@@ -14,7 +14,7 @@ import pytest
 from analysis.claims.originals import SOURCE_OF, their_rule
 from analysis.claims.throughput import C11_PAIRS
 from analysis.claims.rules import BEST_THREADS, RULES, THREADS, Rule
-from blockstats import claimtable, families
+from decision import claimtable, families
 from runner.plan import profile as prof_mod
 from runner.plan.profile import Experiment, Profile
 
@@ -169,7 +169,7 @@ def test_their_programs_rules_are_declared_with_their_boundaries(name: str) -> N
 
 
 def test_the_runner_leaves_out_the_claims_read_on_their_printed_latency() -> None:
-    """blockstats.families.THEIR_OWN_METRIC (the runner never reads their programs'
+    """decision.families.THEIR_OWN_METRIC (the runner never reads their programs'
     comparisons for these claims) is exactly the claims whose rule on their programs reads
     the latency their program prints."""
     own = {rule.claim for rules in RULES.values() for rule in rules

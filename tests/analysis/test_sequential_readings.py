@@ -17,7 +17,7 @@ from analysis.loading import run as A
 from analysis.statistics import stats as S
 from analysis.claims import base as B
 from analysis.claims.placement import placement_hypothesis
-from blockstats import sequential as sq
+from decision import sequential as sq
 
 DESIGN = sq.SequentialDesign(first_look=6, look_every=6, rounds_max=30)
 

@@ -241,7 +241,7 @@ BOOK_NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.py")
 #: a module or a source file of the artifact named in prose ("analysis/words/prose.py",
 #: "analysis.statistics.copycount.KNOWN", "rundir/perf.py", "analysis/claims/rules"); a data directory
 #: ("bench/results/") is no module
-MODULE_NAME = re.compile(r"\b(?:analysis|rundir|runner|blockstats)(?:[./]\w+)+"
+MODULE_NAME = re.compile(r"\b(?:analysis|rundir|runner|decision)(?:[./]\w+)+"
                          r"|\b\w+\.py\b")
 
 

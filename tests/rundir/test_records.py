@@ -97,7 +97,7 @@ def _opens_records(source: str) -> list[int]:
 
 def test_no_other_module_reads_a_records_file() -> None:
     found = []
-    for pkg in ("runner", "rundir", "analysis", "blockstats"):
+    for pkg in ("runner", "rundir", "analysis", "decision"):
         for f in sorted((ROOT / pkg).rglob("*.py")):
             if f == ROOT / "rundir" / "records.py":
                 continue

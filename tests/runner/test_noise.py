@@ -23,7 +23,7 @@ PROFILE = sweep_profile(
 
 
 @pytest.mark.sweep
-@pytest.mark.slow  # 15 s, a real sweep; both sides import one computation (blockstats.quantities)
+@pytest.mark.slow  # 15 s, a real sweep; both sides import one computation (decision.quantities)
 def test_runner_and_analysis_agree_and_the_model_round_trips(runner_copybench: Path,
                                                              tmp_path: Path) -> None:
     prof = tmp_path / "n.toml"

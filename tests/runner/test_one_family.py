@@ -1,4 +1,4 @@
-"""One family per comparison, over the plans (blockstats.families.one_family): every comparison
+"""One family per comparison, over the plans (decision.families.one_family): every comparison
 the top-up stops is stopped at the family every reader reads it at, the largest of its
 readers' (the claims' verdicts, the placement question P1, the findings' sizes of one pair
 of methods in one configuration). The planner's plan of every committed profile keeps it;
@@ -12,7 +12,7 @@ import tomllib
 
 import pytest
 
-from blockstats import families
+from decision import families
 from conftest import ROOT
 from runner.host.capabilities import Capabilities
 from runner.plan import profile as prof_mod

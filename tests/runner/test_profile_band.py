@@ -1,4 +1,4 @@
-"""The claims' band is declared once (blockstats.claimtable) and the profiles name it: no profile
+"""The claims' band is declared once (decision.claimtable) and the profiles name it: no profile
 holds one of its boundary numbers, and a named band loads as the numbers it stands for."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from blockstats import claimtable as band
+from decision import claimtable as band
 from runner.host.errors import ProfileError
 from runner.plan import profile as prof_mod
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import run_runner
 from runner.plan import rounds as plan_mod
 from runner.plan import profile as prof
-from blockstats.quantities import primary as metric
+from decision.quantities import primary as metric
 from runner.plan import estimate as estimate_mod
 from runner.plan.adaptive import decide, median_ci
 from runner.host.capabilities import Capabilities

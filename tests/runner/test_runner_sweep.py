@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from blockstats.quantities import primary
+from decision.quantities import primary
 from runner.plan import profile as prof_mod
 from runner.plan.adaptive import decide
 from runner.plan.profile import Repetitions

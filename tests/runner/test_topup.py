@@ -22,8 +22,8 @@ import pytest
 
 from conftest import ROOT, run_runner, runner_cmd, runner_env, write_sweep_profile
 from rundir import planfile
-from blockstats import claimtable
-from blockstats import sequential as sq
+from decision import claimtable
+from decision import sequential as sq
 from rundir.verify import load_schema, schema_problems, validator_for, verify
 from runner.plan import rounds as plan_mod
 from runner.plan import profile as prof_mod
@@ -138,7 +138,7 @@ def test_plan_carries_the_design_looks_comparisons_and_budget(tmp_path: Path) ->
     assert seq["blocks"] == 3 and seq["comparisons"] == 3
     for b in plan.blocks.values():  # type: ignore[union-attr]
         assert b["rounds"] == 2 and b["sequential"]["looks"] == [2, 4, 6]
-        assert b["sequential"]["family"] == 4  # C4's, from blockstats.families
+        assert b["sequential"]["family"] == 4  # C4's, from decision.families
         (c,) = b["sequential"]["comparisons"]
         assert c["name"] == "sendmsg/send at 1 thread" and c["boundaries"] == [0.97, 1.03]
         assert {plan.cells[c["a"]].method, plan.cells[c["b"]].method} == {"sendmsg", "send"}
@@ -147,7 +147,7 @@ def test_plan_carries_the_design_looks_comparisons_and_budget(tmp_path: Path) ->
 
 
 def test_each_comparison_stops_at_the_family_the_analysis_reads_it_at(tmp_path: Path) -> None:
-    """One table (blockstats.families) for the runner and the analysis: an experiment serving
+    """One table (decision.families) for the runner and the analysis: an experiment serving
     C4 (sendmsg/send, 4 sizes) and C5 (zerocopy/send, 2 sizes) stops each comparison at the
     largest family that reads it, not at one family per experiment (on the base the
     experiment's declared family 4 applied to both, and C5 was read at 2): C4's 4, and for
@@ -216,7 +216,7 @@ def test_a_machine_with_the_cpus_tops_the_thread_counts_up(tmp_path: Path) -> No
 
 def test_the_plans_conditions_are_the_analysis_rules_conditions() -> None:
     from analysis.claims import rules as RU  # the analysis's declarations, for the check
-    from blockstats import families
+    from decision import families
     declared = {c: tuple((a.kind, a.threads) for a in r.conditions)
                 for c, rs in RU.RULES.items() for r in rs if r.conditions}
     assert declared == families.CONDITIONS

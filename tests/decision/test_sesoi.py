@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from blockstats import claimtable
-from blockstats import sequential as sq
-from blockstats import sesoi as Z
+from decision import claimtable
+from decision import sequential as sq
+from decision import sesoi as Z
 
 ROOT = Path(__file__).resolve().parents[2]
 

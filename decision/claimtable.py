@@ -2,13 +2,13 @@
 declared comparison(s) it reads, the sizes it reads them at, the outcome per size that agrees
 with the claim, the form of the band it reads them against and how its comparisons combine;
 and each claim's decision family. The analysis's rules (``analysis.claims.rules.RULES``) take
-these columns from here, the runner's top-up reads them through :mod:`blockstats.families`
+these columns from here, the runner's top-up reads them through :mod:`decision.families`
 (its views ``READS``, ``READ_SIZES``, ``READINGS``), and the profiles name the band of each
 declared comparison (``"band"``, ``"inverse band"``; a test checks every profile's
 comparisons against this table and that no profile holds a boundary number).
 
 The band, one constant (:data:`SESOI`, derived in analysis.claims.sesoi with
-:func:`blockstats.sesoi.derive` from the noise study's and the A/A control's sd and the
+:func:`decision.sesoi.derive` from the noise study's and the A/A control's sd and the
 reference profile's design; a test holds the derivation equal to it). Its form, the one the verdicts
 use: a direction rule reads a claim's ratio r against [1 - t, 1 + t]
 (``analysis.statistics.stats.DecisionRule("direction", threshold=t)``): "greater" when the CI lies above

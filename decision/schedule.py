@@ -5,7 +5,7 @@ spending function's name, the looks of a block (:class:`Schedule`), the design's
 Only the standard library: the profile loader imports this, and so does the runner of the
 reports' own programs, which runs with whatever Python 3.11 the unprivileged user has. The
 statistics that read a design (boundaries, repeated CIs, the top-up order) are
-:mod:`blockstats.sequential`'s.
+:mod:`decision.sequential`'s.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ OBRIEN_FLEMING = "obrien-fleming"
 POCOCK = "pocock"
 #: a comparison less likely than this to be decided by its maximum is dropped from the top-up
 DROP_BELOW = 0.10
-#: the spending functions a design may name (their formulas: blockstats.sequential.SPENDING)
+#: the spending functions a design may name (their formulas: decision.sequential.SPENDING)
 SPENDING_NAMES = (OBRIEN_FLEMING, POCOCK)
 
 SPENDING_TEXT = {OBRIEN_FLEMING: "O'Brien-Fleming-type spending function alpha(t) = 2 - 2 "

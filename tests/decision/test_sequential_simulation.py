@@ -1,6 +1,6 @@
-"""The sequential top-up design (blockstats.sequential) in simulation: error rates, power and
+"""The sequential top-up design (decision.sequential) in simulation: error rates, power and
 the gain over the fixed design, on synthetic per-round log ratios with the noise model's sds
-(harness: blockstats/simulation.py; the full table: scripts/simulate_topup.py).
+(harness: decision/simulation.py; the full table: scripts/simulate_topup.py).
 
 Every check is seeded and could fail: the error-rate bounds are checked with the binomial
 uncertainty of the simulated runs (a 99 % Clopper-Pearson bound must lie on the right side
@@ -9,7 +9,7 @@ clears" failing them. Under a minute on one CPU (most of it the boundaries' inte
 
 from __future__ import annotations
 
-from blockstats import simulation as S
+from decision import simulation as S
 
 ALPHA = 0.05
 #: the slack a family's error may have over alpha (the t approximation of the repeated CIs)

@@ -20,7 +20,7 @@ spending after Lan & DeMets, Biometrika 70, 1983):
   is carried over by its nominal level: CI_j = mean_j +- q_j sd_j / sqrt(n_j) with q_j the t
   quantile (n_j - 1 df) at the two-sided level 2 (1 - Phi(c_j)) (Jennison & Turnbull,
   *Group Sequential Methods*, 2000, sec. 11.1: an approximation, slightly liberal at few
-  degrees of freedom; tests/blockstats/test_sequential_simulation.py checks that the error
+  degrees of freedom; tests/decision/test_sequential_simulation.py checks that the error
   rates stay within alpha + 0.02 at this design's rounds, scripts/simulate_topup.py prints
   them).
 * A verdict's family of m comparisons is read at alpha/m each (Bonferroni), as the fixed
@@ -28,7 +28,7 @@ spending after Lan & DeMets, Biometrika 70, 1983):
 
 The runner decides from :func:`rank_blocks` which undecided block gets the next rounds; the
 analysis reads each comparison at its :func:`stopping_look`. This module imports neither.
-The design's declaration (its parameters, looks and text) is :mod:`blockstats.schedule`.
+The design's declaration (its parameters, looks and text) is :mod:`decision.schedule`.
 """
 
 from __future__ import annotations
@@ -41,11 +41,11 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 from scipy import optimize, stats
 
-from blockstats import families
+from decision import families
 
-# the design as declared (stdlib only, blockstats.schedule), re-exported beside the statistics
+# the design as declared (stdlib only, decision.schedule), re-exported beside the statistics
 # that read it, so a reader of a run needs one module
-from blockstats.schedule import (ALPHA, CONFIDENCE, DROP_BELOW, OBRIEN_FLEMING,  # noqa: F401
+from decision.schedule import (ALPHA, CONFIDENCE, DROP_BELOW, OBRIEN_FLEMING,  # noqa: F401
                                  ORDER_RULE, POCOCK, SPENDING_NAMES,
                               SPENDING_TEXT, Schedule, SequentialDesign, check_alpha,
                               check_spending, design_of, design_text, schedule)
@@ -327,7 +327,7 @@ class Summary:
     q_looks: tuple[float, ...] = ()
     verdicts: tuple[str, ...] = ()
     # each verdict of ``verdicts`` as the order models it: its combination and the outcomes
-    # of this comparison that refute it by themselves (blockstats.families.Serves)
+    # of this comparison that refute it by themselves (decision.families.Serves)
     serves: tuple[families.Serves, ...] = ()
 
 
@@ -360,7 +360,7 @@ def extra_rounds(s: Summary) -> float | None:
 
 def rank_blocks(summaries: Iterable[Summary]) -> list[tuple[str, float]]:
     """The extra-rounds order of plans made before the verdict order
-    (:data:`blockstats.schedule.EXTRA_ROUNDS_RULE`): (block id, extra rounds of its closest
+    (:data:`decision.schedule.EXTRA_ROUNDS_RULE`): (block id, extra rounds of its closest
     undecided comparison), closest first, ties by block id; blocks with every comparison
     decided or no rounds left are not listed."""
     best: dict[str, float] = {}
@@ -412,7 +412,7 @@ def summary_of(block: str, looks: Sequence[Look], sched: Schedule, family: int,
                verdicts: Sequence[str | families.Serves] = ()) -> Summary | None:
     """The :class:`Summary` of a comparison at its latest look (from :func:`looks_by_round`),
     or None when that look has no CI (fewer than two pairs: nothing to rank). ``verdicts``:
-    the verdicts testable here it serves, each a :class:`blockstats.families.Serves` (a bare
+    the verdicts testable here it serves, each a :class:`decision.families.Serves` (a bare
     name is a verdict decided only when every comparison it reads is decided)."""
     if not looks or math.isnan(looks[-1].lo):
         return None
@@ -592,7 +592,7 @@ def rank_by_verdicts(summaries: Iterable[Summary], seconds: Mapping[str, float],
     and divided by the next look's seconds (``seconds``).
 
     A verdict is decided when one of its comparisons is decided contrary (a size that
-    contradicts an "every size" claim refutes it, :class:`blockstats.families.Serves`), or
+    contradicts an "every size" claim refutes it, :class:`decision.families.Serves`), or
     when every comparison is decided and none is contrary. With a_i and c_i a comparison's
     chances to be decided compatibly and contrary (the block's at its next look,
     :func:`gaps_next`; the others' by their maximum, :func:`gaps_by_max`; independent), the

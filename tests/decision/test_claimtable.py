@@ -1,8 +1,8 @@
-"""The claims' rule table (blockstats.claimtable) is the one source of each verdict's
+"""The claims' rule table (decision.claimtable) is the one source of each verdict's
 comparisons, sizes, expected outcomes, band and family: the analysis's rules are its rows
 (every row but P1's, which analysis.claims.placement decides, is a rule), their cells read the
 comparison the row names in the orientation its band states, and the runner's readings
-(blockstats.families) follow the rows."""
+(decision.families) follow the rows."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 from analysis.claims import rules as RU
 from analysis.claims.throughput import C11_PAIRS
-from blockstats import claimtable as T
-from blockstats import families
+from decision import claimtable as T
+from decision import families
 
 #: the rule metrics on the inverse of the runner's primary ratio (time per message against
 #: throughput), and those the runner does not read at all (hardware counters)

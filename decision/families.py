@@ -1,4 +1,4 @@
-"""The runner's views of the claims' rule table (:mod:`blockstats.claimtable`), which both sides
+"""The runner's views of the claims' rule table (:mod:`decision.claimtable`), which both sides
 import, and the one family of each comparison.
 
 A verdict's family is the set of comparisons it combines (C4's four sizes, C5's two, ...);
@@ -31,8 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from blockstats import claimtable as T
-from blockstats.claimtable import (BEST_THREADS, CROSSOVER, EQUIVALENT, EVERY, FAMILY,  # noqa: F401
+from decision import claimtable as T
+from decision.claimtable import (BEST_THREADS, CROSSOVER, EQUIVALENT, EVERY, FAMILY,  # noqa: F401
                                    FLIP, GREATER, LESS, OUTCOMES, PLACEMENT_CELLS, SIZES,
                                    THREADS)
 

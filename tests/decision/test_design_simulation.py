@@ -22,7 +22,7 @@ from analysis.statistics import stats as S
 from analysis.designsim import simulate as sim
 from analysis.designsim.structure import (DesignPlan, Structure, TopupComparison, Unit,
                                           Verdict, VerdictComparison)
-from blockstats import sequential as sq
+from decision import sequential as sq
 
 ROOT = Path(__file__).resolve().parents[2]
 NOMINAL = 0.05

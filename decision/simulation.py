@@ -1,10 +1,10 @@
-"""Simulation harness of the sequential top-up design (:mod:`blockstats.sequential`), shared
-by tests/blockstats/test_sequential_simulation.py (which asserts on it) and
+"""Simulation harness of the sequential top-up design (:mod:`decision.sequential`), shared
+by tests/decision/test_sequential_simulation.py (which asserts on it) and
 scripts/simulate_topup.py (which prints its table).
 
 Synthetic per-round log ratios: log(true ratio) + sd * e, e standard normal (or a
 unit-variance t with 4 df, for heavy tails), with the sds of the noise model
-(runner/profiles/noise.toml, read by :mod:`blockstats.profiles`) and planted true ratios. The design is the
+(runner/profiles/noise.toml, read by :mod:`decision.profiles`) and planted true ratios. The design is the
 claims profile's (runner/profiles/claims.toml [design]): a block's planned rounds n0 by the
 formula of runner/plan/blocks.py (the smallest n with t(1 - a/2m, n-1) sd / sqrt(n) <=
 ln(1 + target), within rounds_min..rounds_max), looks every k rounds, maximum N.
@@ -21,9 +21,9 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from blockstats import sequential as sq
-from blockstats.profiles import read_profile
-from blockstats.sequential import Schedule, schedule
+from decision import sequential as sq
+from decision.profiles import read_profile
+from decision.sequential import Schedule, schedule
 
 DIRECTION = (0.97, 1.03)
 APPROX_TOL = 1.25
@@ -96,7 +96,7 @@ def look_stats(x: Array, looks: Sequence[int]) -> tuple[Array, Array]:
 @lru_cache(maxsize=512)
 def interval_quantiles(sched: sq.Schedule, family: int, reading: str,
                        spending: str = sq.POCOCK) -> Array:
-    """q_j per look: ``sequential`` = the repeated CIs' (blockstats.sequential.quantiles);
+    """q_j per look: ``sequential`` = the repeated CIs' (decision.sequential.quantiles);
     ``naive`` = the ordinary fixed-sample t quantile at 1 - alpha/m at every look (the rule
     "stop when the ordinary CI clears", which the type I checks must catch)."""
     if reading == "sequential":
@@ -289,7 +289,7 @@ def _fixed_reads(xs: list[Array], comps: list[Comparison], total: int) -> tuple[
 def _topup_reads(xs: list[Array], comps: list[Comparison], scheds: list[sq.Schedule],
                  total: int, spending: str) -> tuple[Array, Array, Array]:
     """The top-up design: every block to its first look, then the rounds left go, one look
-    at a time, to the block :func:`blockstats.sequential.rank_blocks` puts first (a block whose
+    at a time, to the block :func:`decision.sequential.rank_blocks` puts first (a block whose
     next look does not fit the rounds left is passed over). Per comparison: (decided,
     decided wrongly, rounds run)."""
     ids = [f"b{i:02d}" for i in range(len(comps))]
@@ -370,7 +370,7 @@ def topup_vs_fixed(seed: int, runs: int, comps: list[Comparison], total: int,
 
 # ------------------------------------------------------------------- the design simulated
 
-#: the committed design (blockstats.sequential.SequentialDesign's defaults: first look 10,
+#: the committed design (decision.sequential.SequentialDesign's defaults: first look 10,
 #: looks at 20 and 30, N = 30)
 DESIGN = sq.SequentialDesign()
 #: the design the reference run 20261124T133652Z-paper-e8c3 ran (first look 6, a look every

@@ -1,6 +1,6 @@
 """The sweep profiles' files (``runner/profiles/<name>.toml``) for the code that reads them by
 path outside the runner: the analysis' reference design (:mod:`analysis.claims.sesoi`), the
-noise model and design of the top-up simulation (:mod:`blockstats.simulation`) and the
+noise model and design of the top-up simulation (:mod:`decision.simulation`) and the
 testbed page's declared budgets. One reader, below both sides (standard library only; the
 analysis never imports the runner).
 

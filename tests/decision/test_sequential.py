@@ -1,4 +1,4 @@
-"""blockstats.sequential: spending functions, group-sequential boundaries, repeated CIs, the
+"""decision.sequential: spending functions, group-sequential boundaries, repeated CIs, the
 reading of a CI against its rule, the schedule, the top-up order and the design's text.
 
 The boundaries are checked three ways: against published Lan-DeMets values (five equally
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from blockstats import claimtable, families
-from blockstats import sequential as sq
+from decision import claimtable, families
+from decision import sequential as sq
 
 FIVE = (0.2, 0.4, 0.6, 0.8, 1.0)
 

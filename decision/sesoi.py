@@ -7,7 +7,7 @@ Definition. A direction rule reads a comparison's CI against the band [1 - t, 1 
 above it, "less" below, "equivalent" inside. The band is the smallest t for which the design
 *can* say "no difference": with a true ratio of 1 and a per-round sd of the log ratio sigma,
 the repeated CI at the design's last look (N rounds, quantile q_K of its family's level,
-:func:`blockstats.sequential.quantiles`) lies inside the band with probability at least
+:func:`decision.sequential.quantiles`) lies inside the band with probability at least
 :data:`POWER` (80 %, the usual target; Cohen 1988). A smaller band makes "equivalent" out of
 reach even when the claim's effect is exactly zero, so every comparison near 1 would end
 undecided whatever the truth; that is the sense in which the band is what the testbed resolves.
@@ -32,8 +32,8 @@ from typing import Any
 
 from scipy import integrate, optimize, stats
 
-from blockstats import families
-from blockstats import sequential as sq
+from decision import families
+from decision import sequential as sq
 
 #: the chance the design must give to decide (the usual 80 %)
 POWER = 0.80
