@@ -7,17 +7,14 @@ these columns from here, the runner's top-up reads them through :mod:`decision.f
 declared comparison (``"band"``, ``"inverse band"``; a test checks every profile's
 comparisons against this table and that no profile holds a boundary number).
 
-The band, one constant (:data:`SESOI`, derived in analysis.claims.sesoi with
-:func:`decision.sesoi.derive` from the noise study's and the A/A control's sd and the
-reference profile's design; a test holds the derivation equal to it). Its form, the one the verdicts
-use: a direction rule reads a claim's ratio r against [1 - t, 1 + t]
-(``analysis.statistics.stats.DecisionRule("direction", threshold=t)``): "greater" when the CI lies above
-1 + t, "less" below 1 - t, "equivalent" inside. Where the runner reads the comparison on the
-inverse of the rule's ratio (a stream's inverse message rate is the inverse of its
-throughput: column ``band`` = :data:`INVERSE_BAND`), the same band reads as
-[1 / (1 + t), 1 / (1 - t)] on the runner's ratio: the inverted band, not a second one.
-Profiles write boundaries to six decimals, so the inverted band is rounded to six decimals
-here, once (0.892857, 1.136364 for t = 0.12).
+The band is :mod:`decision.band`'s one constant (re-exported here). Each row's expected
+outcomes per size are the band outcomes that agree with the claim ({greater}: an effect
+beyond 1 + t; {less}: beyond 1 - t; {less, equivalent}: at most 1 + t), read as a
+minimum-effect test against the one edge they name (:func:`decision.rule.expect_of`,
+:class:`decision.rule.Expect`). Where the runner reads the comparison on the inverse of the
+rule's ratio (a stream's inverse message rate is the inverse of its throughput: column
+``band`` = :data:`INVERSE_BAND`), an edge e reads as 1 / e on the runner's ratio
+(0.892857 for 1.12), rounded to six decimals once (:func:`decision.band.on_ratio`).
 
 Only the standard library: the profile loader and the runner import it.
 """
@@ -26,28 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: the smallest effect of interest of a claim's direction: a ratio within 1 +- SESOI is no
-#: difference here (derived in analysis.claims.sesoi: 0.07 until 2026-11-27, derived then for
-#: the fixed design's 30-round t quantile; 0.12 for the looks' last quantile at 80 % power)
-SESOI = 0.12
-#: the decimals profiles write a boundary to
-DECIMALS = 6
-#: the names a profile's comparison may give instead of numbers -> the boundaries they stand for
-BAND, INVERSE_BAND = "band", "inverse band"
+from decision.band import (BAND, DECIMALS, INVERSE_BAND, NAMED, SESOI, band,  # noqa: F401
+                           inverse_band)
 
-
-def band(t: float = SESOI) -> tuple[float, float]:
-    """The band [1 - t, 1 + t] on the rule's own ratio."""
-    return round(1.0 - t, DECIMALS), round(1.0 + t, DECIMALS)
-
-
-def inverse_band(t: float = SESOI) -> tuple[float, float]:
-    """The same band on the inverse ratio: [1 / (1 + t), 1 / (1 - t)]."""
-    return round(1.0 / (1.0 + t), DECIMALS), round(1.0 / (1.0 - t), DECIMALS)
-
-
-#: a profile's name of a band -> its boundaries
-NAMED: dict[str, tuple[float, float]] = {BAND: band(), INVERSE_BAND: inverse_band()}
 
 # ------------------------------------------------------------------------- the columns
 
@@ -95,6 +73,8 @@ class Row:
     crossover: tuple[int, int] = (0, 0)  # CROSSOVER: the claimed size range (bytes)
     #: the rule reads hardware counters, which the runner does not read: no top-up
     counter: bool = False
+    #: BEST_THREADS: the outcomes that agree, per declared comparison ("2t/1t": greater)
+    by_comparison: tuple[tuple[str, frozenset[str]], ...] = ()
 
     @property
     def inverse(self) -> bool:
@@ -133,7 +113,8 @@ TABLE: tuple[Row, ...] = (
     Row("C9", "at best ~52 %", _ZC, _STREAM, EVERY, S3_SIZES, (_L,) * 4),
     Row("C10", "report's words: round trip", _ZC, _PP, EVERY, (64 * KiB,), (_G,)),
     Row("C10", "S3's code: stream", _ZC, _STREAM, EVERY, (64 * KiB,), (_G,), INVERSE_BAND),
-    Row("C11", "", ("2t/1t", "4t/1t", "8t/2t", "8t/4t"), _STREAM, BEST_THREADS, (16 * KiB,)),
+    Row("C11", "", ("2t/1t", "4t/1t", "8t/2t", "8t/4t"), _STREAM, BEST_THREADS, (16 * KiB,),
+        by_comparison=(("2t/1t", _G), ("4t/1t", _G), ("8t/2t", _L), ("8t/4t", _L))),
     Row("C12", "", ("sendmsg/send",), _STREAM, EVERY, (16 * KiB,), (_G,), counter=True),
     Row("C13", "", ("sendfile/read-write",), "file→socket", EVERY, (100_000_000,), (_G,)),
     Row("C14", "", ("splice2/splice",), "file→file", EVERY, (), (_G,)),
@@ -152,3 +133,56 @@ def row(claim: str, reading: str = "") -> Row:
         if r.claim == claim and r.reading == reading:
             return r
     raise KeyError(f"{claim} [{reading}]: not in the claims' rule table")
+
+
+# ----------------------------------------------------------------- the published numbers
+
+#: the reports' published numbers (shared/CLAIMS.md), typed once: claim -> size -> (numerator,
+#: denominator) of the claim's rule's ratio, as the report prints them (the statements quote
+#: these strings; size 0: the report's one number for every size it averaged). Units:
+#: :data:`UNITS`.
+REPORTED: dict[str, dict[int, tuple[str, str]]] = {
+    "C1": {512: ("7111.74", "58.82"), 64: ("7111.74", "58.82")},  # S1's code (8 x 64 B) | words
+    "C2": {MiB: ("23", "2.5")},  # LLC misses (millions), two-copy / zero-copy
+    "C4": {512: ("5.44", "1.14"), 4 * KiB: ("8.82", "2.79"), 16 * KiB: ("30.61", "5.13"),
+           64 * KiB: ("66.42", "17.80")},  # one- / two-copy
+    "C5": {512: ("1.11", "1.14"), 4 * KiB: ("7.62", "2.79")},  # zero- / two-copy
+    "C6": {64 * KiB: ("23.73", "58.63")},  # one-copy, 8 threads / 4 threads
+    "C7": {512: ("61.04", "23.77")},  # L1d misses (millions), zero- / two-copy
+    "C8": {KiB: ("2.63", "2.33"), 4 * KiB: ("7.03", "6.01"), 16 * KiB: ("22.31", "19.98"),
+           64 * KiB: ("43.90", "46.89")},  # two- / one-copy, 4 threads
+    "C9": {KiB: ("0.91", "2.63"), 4 * KiB: ("2.74", "7.03"), 16 * KiB: ("9.13", "22.31"),
+           64 * KiB: ("22.91", "43.90")},  # zero- / two-copy, 4 threads
+    "C10": {64 * KiB: ("65.54", "19.22")},  # us, zero- / two-copy
+    "C12": {16 * KiB: ("68", "41")},  # LLC misses (millions), one- / two-copy
+    "C13": {100_000_000: ("695.33", "490.83")},  # sendfile / read()+sendall()
+    "C14": {0: ("418.56", "65.60")},  # S5's average over its file sizes, two pipes / one
+}
+#: the unit of each claim's published numbers
+UNITS: dict[str, str] = {"C1": "us", "C2": "M", "C4": "Gbit/s", "C5": "Gbit/s",
+                         "C6": "Gbit/s", "C7": "M", "C8": "Gbit/s", "C9": "Gbit/s",
+                         "C10": "us", "C12": "M", "C13": "MB/s", "C14": "B/ms"}
+#: C6's published thread series (one-copy at 64 KB, Gbit/s), of which 8 / 4 is its ratio
+C6_THREADS: dict[int, str] = {1: "66.42", 2: "62.95", 4: "58.63", 8: "23.73"}
+
+
+def published(claim: str) -> dict[int, float]:
+    """The published ratios of a claim per size (numerator / denominator of its rule's
+    ratio), from :data:`REPORTED`."""
+    return {s: float(a) / float(b) for s, (a, b) in REPORTED.get(claim, {}).items()}
+
+
+def reported_pair(claim: str, size: int) -> tuple[float, float] | None:
+    """The published (numerator, denominator) of a claim at one size, or None."""
+    pair = REPORTED.get(claim, {}).get(int(size))
+    return (float(pair[0]), float(pair[1])) if pair else None
+
+
+def quote(claim: str, size: int, unit: bool = False, swap: bool = False) -> str:
+    """The published pair at one size as the report prints it ("5.44 vs 1.14", with
+    ``unit`` "65.54 us vs 19.22 us"; ``swap``: denominator first)."""
+    a, b = REPORTED[claim][int(size)]
+    if swap:
+        a, b = b, a
+    u = f" {UNITS[claim]}" if unit else ""
+    return f"{a}{u} vs {b}{u}"

@@ -28,13 +28,16 @@ Only the standard library: the profile loader and the runner import it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from decision import claimtable as T
+from decision import rule as R
+from decision.band import band, on_ratio
 from decision.claimtable import (BEST_THREADS, CROSSOVER, EQUIVALENT, EVERY, FAMILY,  # noqa: F401
-                                   FLIP, GREATER, LESS, OUTCOMES, PLACEMENT_CELLS, SIZES,
-                                   THREADS)
+                                 FLIP, GREATER, LESS, OUTCOMES, PLACEMENT_CELLS, SIZES,
+                                 THREADS)
 
 #: the table's verdicts the runner tops up: those not read on hardware counters
 _TOPPED = tuple(r for r in T.TABLE if not r.counter)
@@ -324,7 +327,8 @@ ALL = "all decided"
 class Reading:
     """One verdict of a claim (one rule of analysis.claims.rules, per placement), as the
     top-up's order models when it is decided: how it combines its comparisons and, per
-    size, the outcomes of a comparison (in the rule's own ratio) that agree with it."""
+    size (or per declared comparison), the outcomes of a comparison (in the rule's own
+    ratio) that agree with it, read as one edge each (:func:`decision.rule.expect_of`)."""
 
     label: str  # the rule's reading ("" where the claim has one rule)
     combine: str
@@ -335,20 +339,31 @@ class Reading:
     #: against Gbit/s): its "greater" is the comparison's "less"
     inverse: bool = False
     band_hi: int = 0  # CROSSOVER: sizes above it must be decided greater
+    by_comparison: tuple[tuple[str, frozenset[str]], ...] = ()  # BEST_THREADS
 
-    def contrary(self, size: int | None) -> frozenset[str]:
-        """The outcomes of the comparison at ``size`` (in the rule's ratio) that decide the
-        verdict against the claim by themselves; empty where no single comparison can."""
+    def expect(self, size: int | None, comparison: str | None = None) -> R.Expect | None:
+        """What the verdict expects of the comparison at ``size`` (in the rule's ratio), or
+        None where it reads no edge of it (a size it does not name; the crossover's sizes
+        inside or below its band; the placement question)."""
         if self.combine in (EVERY, THREADS):
             if not self.sizes:
-                return OUTCOMES - self.expected[0]
+                return R.expect_of(self.expected[0])
             if size is None or int(size) not in self.sizes:
-                return frozenset()
-            return OUTCOMES - self.expected[self.sizes.index(int(size))]
+                return None
+            return R.expect_of(self.expected[self.sizes.index(int(size))])
         if self.combine == CROSSOVER:
-            return frozenset({LESS, EQUIVALENT}) if size is not None and \
-                int(size) > self.band_hi else frozenset()
-        return frozenset()
+            return R.Expect(R.GREATER) if size is not None and int(size) > self.band_hi \
+                else None
+        if self.combine == BEST_THREADS and comparison is not None:
+            found = dict(self.by_comparison).get(comparison)
+            return R.expect_of(found) if found else None
+        return None
+
+    @property
+    def refutes_alone(self) -> bool:
+        """Whether one comparison that contradicts the verdict refutes it by itself (every
+        size must agree); C11 needs a contradiction for each thread count."""
+        return self.combine in (EVERY, THREADS, CROSSOVER)
 
 
 def _reading(r: T.Row, alone: bool) -> Reading:
@@ -358,7 +373,7 @@ def _reading(r: T.Row, alone: bool) -> Reading:
     return Reading("" if alone else r.reading, r.combine,
                    r.mode if r.mode in ("stream", "pingpong") else None,
                    () if same else r.sizes, r.expected[:1] if same else r.expected,
-                   r.inverse, r.crossover[1])
+                   r.inverse, r.crossover[1], r.by_comparison)
 
 
 #: claim -> its verdicts as the top-up's order models them (the table's rows of the claims
@@ -370,24 +385,44 @@ READINGS: dict[str, tuple[Reading, ...]] = {
 @dataclass(frozen=True)
 class Serves:
     """A verdict a comparison serves, as the top-up's order reads it: the verdict's name,
-    its combination, the outcomes of this comparison (in the rule's ratio) that refute it
-    by themselves, and whether the rule's ratio is the comparison's inverse."""
+    its combination, what it expects of this comparison (None: it reads no edge of it and is
+    decided only when every comparison it reads is, against their own edges), whether one
+    contradicting comparison refutes it by itself, and whether the rule's ratio is the
+    comparison's inverse."""
 
     verdict: str  # "C4 cross-core", "C9 [at best ~52 %] same-core"
     combine: str
-    contrary: frozenset[str] = frozenset()
+    expect: R.Expect | None = None
     inverse: bool = False
+    alone: bool = True
+
+    def edges(self) -> tuple[float, ...]:
+        """The expectation's edges on the comparison's (the runner's) ratio, in order; ()
+        where it has none."""
+        if self.expect is None:
+            return ()
+        return tuple(sorted(on_ratio(e, self.inverse) for e in self.expect.edges()))
+
+    def read(self, lo: float, hi: float) -> R.Read | None:
+        """The expectation read against the comparison's CI [lo, hi] (on the runner's ratio);
+        None where it has none."""
+        if self.expect is None:
+            return None
+        if self.inverse:
+            lo, hi = (1.0 / hi if hi > 0 else math.inf), (1.0 / lo if lo > 0 else math.inf)
+        return self.expect.read(lo, hi)
 
 
 def serves(claims: Iterable[str], mode: str | None, size: int | None,
-           placement: str) -> tuple[Serves, ...]:
+           placement: str, comparison: str | None = None) -> tuple[Serves, ...]:
     """The verdicts a comparison of cells in ``mode`` at ``size`` serves for ``claims`` (the
     claims testable here whose rules read it) at ``placement``: one per reading of each
     claim that reads cells of that mode (a claim without :data:`READINGS` keeps one verdict
-    whose comparisons must all be decided)."""
+    whose comparisons must all be decided). ``comparison``: the declared comparison ("8t/2t"),
+    for a verdict whose expectation differs per comparison (C11)."""
     out: list[Serves] = []
     for c in claims:
-        rs = READINGS.get(c)
+        rs = READINGS.get(c.split(":")[-1])  # "S3:C8": their program's reading of C8
         if not rs:
             out.append(Serves(" ".join(x for x in (c, placement) if x), ALL))
             continue
@@ -395,5 +430,25 @@ def serves(claims: Iterable[str], mode: str | None, size: int | None,
         for r in mine:
             label = f"[{r.label}]" if r.label and len(rs) > 1 else ""
             name = " ".join(x for x in (c, label, placement) if x)
-            out.append(Serves(name, r.combine, r.contrary(size), r.inverse))
+            out.append(Serves(name, r.combine, r.expect(size, comparison), r.inverse,
+                              r.refutes_alone))
     return tuple(out)
+
+
+def edges(claims: Iterable[str], mode: str | None, size: int | None,
+          comparison: str | None = None) -> tuple[float, ...] | None:
+    """The edges a comparison is asked about (on the runner's ratio), the union over the
+    verdicts of ``claims`` it serves: each one's expectation's edge(s), and the band's two
+    where a verdict reads it without an expectation of its own (the placement question's
+    flips, a claim the table does not model); None where no verdict asks it anything
+    (the caller keeps what its profile declares)."""
+    found: set[float] = set()
+    asked = False
+    for sv in serves(claims, mode, size, "", comparison):
+        if sv.expect is not None:
+            found.update(sv.edges())
+            asked = True
+        elif sv.combine in (FLIP, ALL, BEST_THREADS):
+            found.update(band())
+            asked = True
+    return tuple(sorted(found)) if asked else None

@@ -42,6 +42,8 @@ import numpy as np
 from scipy import optimize, stats
 
 from decision import families
+from decision import interval as I
+from decision import rule as R
 
 # the design as declared (stdlib only, decision.schedule), re-exported beside the statistics
 # that read it, so a reader of a run needs one module
@@ -252,34 +254,19 @@ def repeated_cis(log_ratios: Sequence[float], sched: Schedule, family: int = 1,
     reached = [n for n in sched.looks if n <= d.size]
     if not reached:
         return []
-    # running sums of the values less the first one (a shift that keeps the variance exact)
-    y = d[:reached[-1]] - d[0]
-    s1, s2 = np.cumsum(y), np.cumsum(y * y)
-    out: list[Look] = []
-    for j, (n, q, level) in enumerate(zip(reached, qs, levels), 1):
-        m = float(s1[n - 1]) / n
-        sd = math.sqrt(max(float(s2[n - 1]) - n * m * m, 0.0) / (n - 1))
-        mean = float(d[0]) + m
-        half = q * sd / math.sqrt(n)
-        out.append(Look(j, n, _exp(mean), _exp(mean - half), _exp(mean + half), level, mean,
-                        sd))
-    return out
+    mean, sd, half = I.running(d, reached, qs[:len(reached)])
+    return [Look(j, n, _exp(m), _exp(m - h), _exp(m + h), level, m, v)
+            for j, (n, level, m, v, h) in enumerate(
+                zip(reached, levels, mean[0].tolist(), sd[0].tolist(), half[0].tolist()), 1)]
 
 
-def _exp(x: float) -> float:
-    """exp that gives inf past the float range (an early look's q can be in the hundreds)."""
-    return math.exp(x) if x < 709.0 else math.inf
+_exp = I.exp_or_inf
 
 
 # ----------------------------------------------------------- reading a CI against its rule
 
-def decided(lo: float, hi: float, rule_boundaries: Iterable[float]) -> bool:
-    """A CI is decided when no boundary of its rule lies strictly inside it (it lies wholly
-    on one side of each: direction 0.97 / 1.03, "~R" R/1.25 / 1.25 R, above/below X: X).
-    A CI with a NaN end decides nothing."""
-    if math.isnan(lo) or math.isnan(hi):
-        return False
-    return not any(lo < b < hi for b in rule_boundaries)
+#: a CI is decided when no edge of its rule lies strictly inside it (decision.rule)
+decided = R.decided
 
 
 @dataclass(frozen=True)
@@ -398,11 +385,9 @@ def looks_by_round(rounds: Sequence[int], log_ratios: Sequence[float], sched: Sc
         if x.size < 2:
             out.append(Look(j, n, math.nan, math.nan, math.nan, level, math.nan, math.nan))
             continue
-        mean, sd = float(x.mean()), float(x.std(ddof=1))
-        q = float(stats.t.isf((1.0 - level) / 2.0, x.size - 1))
-        half = q * sd / math.sqrt(x.size)
-        out.append(Look(j, n, _exp(mean), _exp(mean - half), _exp(mean + half), level, mean,
-                        sd))
+        ci = I.paired_interval(x, quantile=float(stats.t.isf((1.0 - level) / 2.0,
+                                                              x.size - 1)))
+        out.append(Look(j, n, ci.estimate, ci.lo, ci.hi, level, ci.mean_log, ci.sd_log))
     return out
 
 
@@ -429,27 +414,30 @@ def summary_of(block: str, looks: Sequence[Look], sched: Schedule, family: int,
 
 
 
-def gap_chances(s: Summary, n_next: int, q_next: float) -> tuple[float, ...]:
-    """The predicted chance, per gap between the comparison's boundaries (sorted; the
-    first gap lies below the lowest, the last above the highest), that the CI at a look
-    after ``n_next`` rounds whose quantile is ``q_next`` lies wholly in that gap: with the
-    true mean log ratio taken as today's estimate m and the sd as today's s, the mean at
-    that look is normal around m with sd s sqrt(n' - n) / n' and the CI's half-width is
-    q' s / sqrt(n'). A comparison decided already has chance 1 in its gap; one that
-    cannot move (no spread, no rounds to come) has 0 everywhere."""
-    lbs = sorted(math.log(b) for b in s.rule_boundaries)
-    edges = [-math.inf, *lbs, math.inf]
-    if not undecided(s):
+def gap_chances(s: Summary, n_next: int, q_next: float,
+                edges: Sequence[float] | None = None) -> tuple[float, ...]:
+    """The predicted chance, per gap between ``edges`` (sorted; by default the comparison's
+    rule boundaries; the first gap lies below the lowest, the last above the highest), that
+    the CI at a look after ``n_next`` rounds whose quantile is ``q_next`` lies wholly in that
+    gap: with the true mean log ratio taken as today's estimate m and the sd as today's s,
+    the mean at that look is normal around m with sd s sqrt(n' - n) / n' and the CI's
+    half-width is q' s / sqrt(n'). A comparison decided already against these edges has
+    chance 1 in its gap; one that cannot move (no spread, no rounds to come) has 0
+    everywhere."""
+    ends = s.rule_boundaries if edges is None else tuple(edges)
+    lbs = sorted(math.log(b) for b in ends)
+    gaps = [-math.inf, *lbs, math.inf]
+    if R.decided(s.lo, s.hi, ends):
         mid = 0.5 * (math.log(s.lo) + math.log(s.hi)) if s.lo > 0.0 and \
             math.isfinite(s.hi) else s.mean_log
-        return _one_hot(edges, mid)
+        return _one_hot(gaps, mid)
     if not (s.sd_log > 0.0) or n_next <= s.rounds:
-        return (0.0,) * (len(edges) - 1)
+        return (0.0,) * (len(gaps) - 1)
     h = q_next * s.sd_log / math.sqrt(n_next)
     spread = s.sd_log * math.sqrt(n_next - s.rounds) / n_next
-    # the CI holds no boundary: its mean lies in a gap between boundaries wider than 2h
+    # the CI holds no edge: its mean lies in a gap between edges wider than 2h
     out = []
-    for lo, hi in zip(edges, edges[1:]):
+    for lo, hi in zip(gaps, gaps[1:]):
         a, b = lo + h, hi - h
         out.append(max(0.0, _normal_mass((a - s.mean_log) / spread, (b - s.mean_log) / spread))
                    if a < b else 0.0)
@@ -493,83 +481,68 @@ def _normal_mass(za: float, zb: float) -> float:
 
 def undecided(s: Summary) -> bool:
     """A boundary lies strictly inside the comparison's CI at its latest look."""
-    return any(s.lo < b < s.hi for b in s.rule_boundaries)
+    return not R.decided(s.lo, s.hi, s.rule_boundaries)
+
+
+def _next(s: Summary) -> tuple[int, float]:
+    """The block's next look after the comparison's rounds and its quantile (the rounds
+    themselves and 0 where none is left)."""
+    later = [(n, q) for n, q in zip(s.looks, s.q_looks) if n > s.rounds]
+    return later[0] if later else (s.rounds, 0.0)
+
+
+def _max(s: Summary) -> tuple[int, float]:
+    """The block's last look and its quantile (the rounds so far and 0 where it is reached)."""
+    return (s.looks[-1], s.q_looks[-1]) if s.looks and s.looks[-1] > s.rounds \
+        else (s.rounds, 0.0)
 
 
 @lru_cache(maxsize=1 << 16)
 def p_next(s: Summary) -> float:
     """:func:`p_decided_at` at the block's next look (its quantile, not the final one's).
-    Cached (a :class:`Summary` is frozen): the order reads the same comparison's chance once
-    per verdict and block it serves, and a simulation of the top-up ranks the same
-    unchanged comparisons at every grant."""
-    later = [(n, q) for n, q in zip(s.looks, s.q_looks) if n > s.rounds]
-    return p_decided_at(s, *later[0]) if later else (0.0 if undecided(s) else 1.0)
+    Cached (a :class:`Summary` is frozen)."""
+    return p_decided_at(s, *_next(s))
 
 
 @lru_cache(maxsize=1 << 16)
 def p_by_max(s: Summary) -> float:
-    """:func:`p_decided_at` at the block's maximum N (its last look's quantile). Cached, as
-    :func:`p_next`."""
+    """:func:`p_decided_at` at the block's maximum N (its last look's quantile). Cached."""
     if not s.looks:
         return 0.0
-    return p_decided_at(s, s.looks[-1], s.q_looks[-1]) if s.looks[-1] > s.rounds else \
-        (0.0 if undecided(s) else 1.0)
+    return p_decided_at(s, *_max(s))
 
 
-@lru_cache(maxsize=1 << 16)
-def gaps_next(s: Summary) -> tuple[float, ...]:
-    """:func:`gap_chances` at the block's next look (as :func:`p_next`). Cached."""
-    later = [(n, q) for n, q in zip(s.looks, s.q_looks) if n > s.rounds]
-    return gap_chances(s, *later[0]) if later else gap_chances(s, s.rounds, 0.0)
+@lru_cache(maxsize=1 << 17)
+def gaps_next(s: Summary, edges: tuple[float, ...] | None = None) -> tuple[float, ...]:
+    """:func:`gap_chances` at the block's next look (between ``edges``; default the
+    comparison's boundaries). Cached: a simulation of the top-up ranks the same unchanged
+    comparisons at every grant."""
+    return gap_chances(s, *_next(s), edges)
 
 
-@lru_cache(maxsize=1 << 16)
-def gaps_by_max(s: Summary) -> tuple[float, ...]:
-    """:func:`gap_chances` at the block's maximum N (as :func:`p_by_max`). Cached."""
+@lru_cache(maxsize=1 << 17)
+def gaps_by_max(s: Summary, edges: tuple[float, ...] | None = None) -> tuple[float, ...]:
+    """:func:`gap_chances` at the block's maximum N (as :func:`gaps_next`). Cached."""
     if not s.looks:
-        return (0.0,) * (len(s.rule_boundaries) + 1)
-    return gap_chances(s, s.looks[-1], s.q_looks[-1]) if s.looks[-1] > s.rounds else \
-        gap_chances(s, s.rounds, 0.0)
-
-
-#: two boundaries count as the pair 1 - t, 1 + t of a direction rule when x + y is 2 within
-#: this (a profile writes 1 / 1.07 as 0.934579)
-PAIR_TOL = 1e-5
+        return (0.0,) * (len(s.rule_boundaries if edges is None else edges) + 1)
+    return gap_chances(s, *_max(s), edges)
 
 
 @lru_cache(maxsize=4096)
-def gap_sides(rule_boundaries: tuple[float, ...], serve: families.Serves) -> tuple[int, ...]:
-    """Per gap between a comparison's boundaries (as :func:`gap_chances` orders them), what a
-    CI in it says of the verdict ``serve``: -1 refutes it by itself (its outcome, in the
-    rule's ratio, is one of ``serve.contrary``), +1 agrees or leaves it to the other
-    comparisons. The rule's outcomes are those of a direction rule (greater above 1 + t,
-    less below 1 - t, equivalent between, analysis.statistics.stats.DecisionRule): its boundaries are
-    the pair x < 1 < y of the comparison's (inverted where the rule's ratio is the
-    comparison's inverse) with x + y = 2. Where no such pair is unique, or the verdict has
-    no contrary outcome, every gap counts +1 (decided only when every comparison is)."""
-    k = len(rule_boundaries) + 1
-    if not serve.contrary:
-        return (1,) * k
-    own = sorted((1.0 / b if serve.inverse else b) for b in rule_boundaries if b > 0.0)
-    pairs = [(x, y) for x in own if x < 1.0 for y in own if y > 1.0
-             if abs(x + y - 2.0) < PAIR_TOL]
-    if len(pairs) != 1:
-        return (1,) * k
-    lx, ly = math.log(pairs[0][0]), math.log(pairs[0][1])
-    edges = [-math.inf, *sorted(math.log(b) for b in rule_boundaries), math.inf]
-    out = []
-    for lo, hi in zip(edges, edges[1:]):
-        r_lo, r_hi = (-hi, -lo) if serve.inverse else (lo, hi)
-        if r_lo >= ly - PAIR_TOL:
-            outcome = families.GREATER
-        elif r_hi <= lx + PAIR_TOL:
-            outcome = families.LESS
-        elif r_lo >= lx - PAIR_TOL and r_hi <= ly + PAIR_TOL:
-            outcome = families.EQUIVALENT
-        else:
-            outcome = ""
-        out.append(-1 if outcome in serve.contrary else 1)
-    return tuple(out)
+def gap_sides(serve: families.Serves) -> tuple[int, ...]:
+    """Per gap between the edges of what the verdict ``serve`` expects of a comparison
+    (:meth:`decision.families.Serves.edges`, on the comparison's ratio), what a CI lying
+    wholly in it says of the verdict: -1 contradicts it, +1 agrees. One edge, two gaps: an
+    effect claim agrees beyond its edge and contradicts on its near side, whatever side of
+    the band's other edge the CI lies on (:class:`decision.rule.Expect`). A verdict with no
+    expectation of the comparison has no gaps of its own: ()."""
+    ends = serve.edges()
+    if not ends:
+        return ()
+    points = [ends[0] / 2.0, *(math.sqrt(a * b) for a, b in zip(ends, ends[1:])),
+              ends[-1] * 2.0]
+    return tuple(1 if (r := serve.read(x, x)) is not None and r.outcome == R.AGREES else -1
+                 for x in points)
 
 
 def _split(gaps: Sequence[float], sides: Sequence[int]) -> tuple[float, float]:
@@ -584,66 +557,99 @@ def _serves(s: Summary) -> tuple[families.Serves, ...]:
     return s.serves or tuple(families.Serves(v, families.ALL) for v in s.verdicts)
 
 
-def rank_by_verdicts(summaries: Iterable[Summary], seconds: Mapping[str, float],
-                     drop_below: float = DROP_BELOW) -> list[tuple[str, float]]:
-    """The top-up order of :data:`ORDER_RULE`: each block with rounds left and an undecided
-    comparison that serves a verdict testable here, by the predicted chance per second
-    that its next look decides a verdict, summed over the verdicts its comparisons serve
-    and divided by the next look's seconds (``seconds``).
+def open_for(s: Summary, serve: families.Serves) -> bool:
+    """Whether the comparison still has a question for the verdict: its CI crosses an edge
+    of what the verdict expects of it (or, without an expectation, one of its boundaries)."""
+    ends = serve.edges() or s.rule_boundaries
+    return not R.decided(s.lo, s.hi, ends)
 
-    A verdict is decided when one of its comparisons is decided contrary (a size that
-    contradicts an "every size" claim refutes it, :class:`decision.families.Serves`), or
-    when every comparison is decided and none is contrary. With a_i and c_i a comparison's
-    chances to be decided compatibly and contrary (the block's at its next look,
-    :func:`gaps_next`; the others' by their maximum, :func:`gaps_by_max`; independent), the
-    chance that the block's look decides it is the chance that its own comparisons refute
-    it while no other would, plus the chance that all are decided compatibly:
-    prod_other (1 - c_j) (1 - prod_own (1 - c_i)) + prod_all a_i. A verdict already
-    refuted by a decided comparison counts 0 (it needs no more rounds); one whose
-    comparisons in this block are all decided counts 0 for the block. A comparison with a
-    chance below ``drop_below`` (the design's, :data:`DROP_BELOW` = 10 %) to be decided by
-    its maximum is dropped: it decides nothing (a_i = c_i = 0), so the verdicts it serves
-    can still be refuted by their other comparisons. For a verdict none of whose
-    comparisons can refute it alone, this is the product of the comparisons' chances.
-    Blocks whose score is 0 are not listed; ties go to the smaller block id."""
+
+def _chances(c: Summary, sv: families.Serves, at_next: bool,
+             drop_below: float) -> tuple[float, float]:
+    """(a, c): the comparison's chances to be decided compatibly with the verdict and
+    contrary to it (its block's next look where ``at_next``, else by its maximum); 0 and 0
+    for a comparison with less than ``drop_below`` chance by its maximum (dropped: it decides
+    nothing). A verdict that reads no edge of it, or that one comparison cannot refute,
+    counts only its chance to be decided."""
+    ends = sv.edges()
+    if ends:
+        if R.decided(c.lo, c.hi, ends):
+            r = sv.read(c.lo, c.hi)
+            agrees = r is not None and r.outcome == R.AGREES
+            return (1.0, 0.0) if agrees or not sv.alone else (0.0, 1.0)
+        if sum(gaps_by_max(c, ends)) < drop_below:
+            return 0.0, 0.0
+        gaps = gaps_next(c, ends) if at_next else gaps_by_max(c, ends)
+        a, cc = _split(gaps, gap_sides(sv))
+        return (a, cc) if sv.alone else (min(1.0, a + cc), 0.0)
+    if p_by_max(c) < drop_below:
+        return 0.0, 0.0
+    return min(1.0, sum(gaps_next(c) if at_next else gaps_by_max(c))), 0.0
+
+
+def verdict_scores(summaries: Iterable[Summary], drop_below: float = DROP_BELOW
+                   ) -> dict[str, dict[str, float]]:
+    """Block -> verdict -> the predicted chance that the block's next look decides the
+    verdict (the terms :func:`rank_by_verdicts` sums): a verdict is decided when one of its
+    comparisons contradicts it (a size that contradicts a claim about every size refutes
+    it) or when every comparison agrees. With a_i and c_i a comparison's chances to be
+    decided compatibly and contrary (the block's at its next look; the others' by their
+    maximum; independent), the chance that the block's look decides it is the chance that
+    its own comparisons refute it while no other would, plus the chance that all agree:
+    prod_other (1 - c_j) (1 - prod_own (1 - c_i)) + prod_all a_i. A verdict refuted already
+    counts for no block; a block counts a verdict only while one of its comparisons still
+    has a question for it (:func:`open_for`): a comparison whose CI lies wholly on one side
+    of the verdict's edge gets no more rounds for it."""
     ss = [s for s in summaries if s.verdicts]
     by_verdict: dict[str, list[tuple[Summary, families.Serves]]] = {}
     for s in ss:
         for v in _serves(s):
             by_verdict.setdefault(v.verdict, []).append((s, v))
-    refuted = {v for v, comps in by_verdict.items()
-               if any(_split(gap_chances(s, s.rounds, 0.0),
-                             gap_sides(s.rule_boundaries, sv))[1] >= 1.0 for s, sv in comps)}
-    out: dict[str, float] = {}
+    refuted = set()
+    for v, comps in by_verdict.items():
+        for s, sv in comps:
+            r = sv.read(s.lo, s.hi) if sv.alone and sv.edges() and \
+                R.decided(s.lo, s.hi, sv.edges()) else None
+            if r is not None and r.outcome == R.CONTRADICTS:
+                refuted.add(v)
+    out: dict[str, dict[str, float]] = {}
     for block in sorted({s.block for s in ss}):
         mine = [s for s in ss if s.block == block]
-        # undecided, not "a chance below 1": a comparison sure to be decided at its next
-        # look (a chance of 1.0 in floating point) is the best use of a look, not a decided one
-        if not any(s.rounds_left > 0 and undecided(s) for s in mine) or \
-                block not in seconds or not seconds[block] > 0.0:
+        if not any(s.rounds_left > 0 for s in mine):
             continue
-        score = 0.0
+        scores: dict[str, float] = {}
         for v in sorted({v for s in mine for v in s.verdicts}):
             comps = by_verdict[v]
-            if v in refuted or not any(s.block == block and undecided(s)
-                                       for s, _ in comps):
+            if v in refuted or not any(s.block == block and s.rounds_left > 0
+                                       and open_for(s, sv) for s, sv in comps):
                 continue  # decided already, or as far as this block goes
             agree_all, own_none, other_none = 1.0, 1.0, 1.0
             for c, sv in comps:
-                if p_by_max(c) < drop_below:
-                    a = cc = 0.0
-                else:
-                    gaps = gaps_next(c) if c.block == block else gaps_by_max(c)
-                    a, cc = _split(gaps, gap_sides(c.rule_boundaries, sv))
+                a, cc = _chances(c, sv, c.block == block, drop_below)
                 agree_all *= a
                 if c.block == block:
                     own_none *= 1.0 - cc
                 else:
                     other_none *= 1.0 - cc
-            score += other_none * (1.0 - own_none) + agree_all
-        if score > 0.0:
-            out[block] = score / seconds[block]
-    return sorted(out.items(), key=lambda kv: (-kv[1], kv[0]))
+            score = other_none * (1.0 - own_none) + agree_all
+            if score > 0.0:
+                scores[v] = score
+        if scores:
+            out[block] = scores
+    return out
+
+
+def rank_by_verdicts(summaries: Iterable[Summary], seconds: Mapping[str, float],
+                     drop_below: float = DROP_BELOW) -> list[tuple[str, float]]:
+    """The top-up order of :data:`ORDER_RULE`: each block with rounds left and a verdict
+    testable here still open for one of its comparisons, by the predicted chance per second
+    that its next look decides a verdict (:func:`verdict_scores`, summed over the block's
+    verdicts, divided by the next look's ``seconds``). Blocks whose score is 0 are not
+    listed; ties go to the smaller block id."""
+    out = {b: sum(v.values()) / seconds[b]
+           for b, v in verdict_scores(summaries, drop_below).items()
+           if b in seconds and seconds[b] > 0.0}
+    return sorted(((b, x) for b, x in out.items() if x > 0.0), key=lambda kv: (-kv[1], kv[0]))
 
 
 # ------------------------------------------------------------- planning: the chance to decide
@@ -665,15 +671,9 @@ def p_decided(mean_log: float, sd: float, sched: Schedule, family: int,
         return (0.0, 0.0) if inside else (1.0, 1.0)
     rng = np.random.default_rng(seed)
     x = mean_log + sd * rng.standard_normal((draws, sched.rounds_max))
-    n = np.asarray(sched.looks, dtype=float)
-    idx = np.asarray(sched.looks) - 1
-    c1, c2 = np.cumsum(x, axis=1)[:, idx], np.cumsum(x * x, axis=1)[:, idx]
-    mean = c1 / n
-    s = np.sqrt(np.maximum((c2 - n * mean * mean) / (n - 1), 0.0))
-    half = np.asarray(quantiles(sched, family, alpha, spending)) * s / np.sqrt(n)
+    mean, _, half = I.running(x, sched.looks, quantiles(sched, family, alpha, spending))
     straddled = np.zeros_like(mean, dtype=bool)
     for b in rule_boundaries:
-        lb = math.log(b)
-        straddled |= (mean - half < lb) & (lb < mean + half)
+        straddled |= R.crosses(mean - half, mean + half, math.log(b))
     ok = ~straddled
     return float(ok[:, 0].mean()), float(ok.any(axis=1).mean())

@@ -33,6 +33,7 @@ from typing import Any
 from scipy import integrate, optimize, stats
 
 from decision import families
+from decision import interval as I
 from decision import sequential as sq
 
 #: the chance the design must give to decide (the usual 80 %)
@@ -146,3 +147,41 @@ def derive(sigma: float, design: sq.SequentialDesign, family: int,
     return Derivation(sigma, family, n, q, power, band, sesoi,
                       equivalence_power(sesoi, sigma, q, n), detectable,
                       math.expm1(q * sigma / math.sqrt(n)))
+
+
+# ------------------------------------------------------------------------ the A/A control
+
+@dataclass(frozen=True)
+class ControlRounds:
+    """The rounds the A/A control is planned to, and its chance to read "equivalent"."""
+
+    rounds: int  # planned (capped at the design's maximum)
+    wanted: int  # the rounds that reach ``power`` (may exceed ``rounds``)
+    chance: float  # P(the CI lies inside the band | true ratio 1) at ``rounds``
+    sigma: float
+    band: float
+    power: float
+
+    def text(self) -> str:
+        capped = (f" (it would need {self.wanted} for {self.power:.0%}; the design's maximum "
+                  f"is {self.rounds})" if self.wanted > self.rounds else "")
+        return (f"the A/A control runs {self.rounds} rounds: at the noise model's per-round sd "
+                f"of the log ratio of {self.sigma:.3f}, its 95 % CI of a true ratio of 1 lies "
+                f"inside ±{self.band:.0%} with probability {self.chance:.0%}{capped}")
+
+
+def control_rounds(sigma: float, band: float, most: int, power: float = POWER,
+                   level: float = 0.95, least: int = 2) -> ControlRounds:
+    """The A/A control's rounds: the fewest n >= ``least`` at which its fixed t CI at
+    ``level`` (family 1: it is one comparison) of a true ratio of 1 lies inside [1 - band,
+    1 + band] with probability at least ``power`` at per-round sd ``sigma``
+    (:func:`equivalence_power`), capped at ``most``; with that chance at the rounds planned."""
+    if not (math.isfinite(sigma) and sigma > 0.0):
+        raise ValueError(f"sigma must be a finite number > 0, got {sigma!r}")
+
+    def chance(n: int) -> float:
+        return equivalence_power(band, sigma, I.t_quantile(level, n), n)
+
+    wanted = next((n for n in range(max(2, least), 1001) if chance(n) >= power), 1001)
+    rounds = max(least, min(wanted, most))
+    return ControlRounds(rounds, wanted, chance(rounds), sigma, band, power)

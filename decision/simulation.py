@@ -21,6 +21,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
+from decision import interval as I
+from decision import rule as R
 from decision import sequential as sq
 from decision.profiles import read_profile
 from decision.sequential import Schedule, schedule
@@ -84,13 +86,8 @@ def draws(rng: np.random.Generator, runs: int, n: int, truth: float, sd: float,
 
 def look_stats(x: Array, looks: Sequence[int]) -> tuple[Array, Array]:
     """Mean and sd (ddof 1) of the first n_j columns, per run and look: runs x K each."""
-    c1 = np.cumsum(x, axis=1)
-    c2 = np.cumsum(x * x, axis=1)
-    n = np.asarray(looks, dtype=float)
-    idx = np.asarray(looks) - 1
-    mean = c1[:, idx] / n
-    var = (c2[:, idx] - n * mean * mean) / (n - 1)
-    return mean, np.sqrt(np.maximum(var, 0.0))
+    mean, sd, _ = I.running(x, looks, [0.0] * len(looks))
+    return mean, sd
 
 
 @lru_cache(maxsize=512)
@@ -111,12 +108,11 @@ def first_decided(x: Array, sched: sq.Schedule, q: Array,
                   rule: tuple[float, ...]) -> tuple[Array, Array, Array]:
     """Per run: the index of the stopping look (first decided, else the last), whether it
     decided, and its CI (log scale, columns lo and hi)."""
-    mean, sd = look_stats(x, sched.looks)
-    half = q * sd / np.sqrt(np.asarray(sched.looks, dtype=float))
+    mean, _, half = I.running(x, sched.looks, q)
     lo, hi = mean - half, mean + half
     straddled = np.zeros_like(lo, dtype=bool)
     for b in rule:
-        straddled |= (lo < math.log(b)) & (math.log(b) < hi)
+        straddled |= R.crosses(lo, hi, math.log(b))
     ok = ~straddled
     idx = np.where(ok.any(axis=1), ok.argmax(axis=1), len(sched.looks) - 1)
     rows = np.arange(x.shape[0])
@@ -184,10 +180,8 @@ def aa_false_positive(seed: int, runs: int, sched: sq.Schedule, reading: str, sd
     to N (no stopping: the simultaneous reading, stricter than at a stopping look)."""
     rng = np.random.default_rng(seed)
     x = draws(rng, runs, sched.rounds_max, 1.0, sd, tails)
-    mean, s = look_stats(x, sched.looks)
-    half = interval_quantiles(sched, 1, reading, spending) * s / np.sqrt(
-        np.asarray(sched.looks, dtype=float))
-    return Rate(int(np.sum(np.any(np.abs(mean) > half, axis=1))), runs)
+    mean, _, half = I.running(x, sched.looks, interval_quantiles(sched, 1, reading, spending))
+    return Rate(int(np.sum(np.any(~R.crosses(mean - half, mean + half, 0.0), axis=1))), runs)
 
 
 @dataclass(frozen=True)

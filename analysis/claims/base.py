@@ -10,29 +10,23 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from analysis.statistics import stats as S
-from analysis.claims.rules import fmt_size
-from analysis.statistics.fmt import fmt_hours, fmt_num, fmt_ratio_ci
+from analysis.statistics.fmt import fmt_hours, fmt_num, fmt_ratio_ci, fmt_size
 from analysis.loading.run import Run, select, values
 from rundir import planfile
 from decision import families
+from decision import interval as I
+from decision import rule as R
 from decision import sequential as sq
 from decision import sesoi
+# the verdicts' names, owned by the decision's package
+from decision.verdict import (HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE,  # noqa: F401
+                              REFUTED, UNDETERMINED, VERDICTS)
 
 if TYPE_CHECKING:
     from analysis.claims.rules import Rule
 
-HOLDS, REFUTED, INCONCLUSIVE, NOT_TESTABLE = "holds", "refuted", "inconclusive", "not testable here"
-#: the run's plan has no cells for the claim (a profile that leaves it out): not a statement
-#: about the testbed, unlike NOT_TESTABLE
-NOT_RUN = "not run in this profile"
-#: the run could not decide the claim because its own method failed (C15: the copy count did
-#: not validate): a result of the method, not a limit of the testbed (NOT_TESTABLE), and not a
-#: CI that straddles a boundary (INCONCLUSIVE)
-UNDETERMINED = "undetermined"
-VERDICTS = (HOLDS, REFUTED, INCONCLUSIVE, UNDETERMINED, NOT_TESTABLE, NOT_RUN)
 #: the magnitude question's outcome where our effect is detectably *larger* than the report's
 #: (analysis.claims.magnitude): it refutes nothing the report claimed, so it is neither holds
 #: nor refuted
@@ -178,15 +172,31 @@ class Compared:
 
     size: int
     primary: S.RatioTest
-    decision: S.Decision
+    decision: R.Decision  # the band reading of the primary CI (greater / less / ...)
     sensitivity: S.RatioTest | None = None
-    sens_decision: S.Decision | None = None
+    sens_decision: R.Decision | None = None
     block: str = ""  # the block of its pairs (one block; "" otherwise)
     seconds_per_round: float = math.nan  # that block's planned seconds per round
     # the looks of that block and the spending of the run's design (the sequential top-up;
     # None: the fixed design reads it)
     schedule: sq.Schedule | None = None
     spending: str = sq.POCOCK
+    # a claim's expectation at this size read against the primary CI and the sensitivity
+    # one (agrees / contradicts / open: decision.rule.Expect); None beside no claim
+    read: R.Read | None = None
+    sens_read: R.Read | None = None
+
+    @property
+    def open(self) -> bool:
+        """Undecided for its reader: the claim's expectation open, or (no claim) the band
+        reading inconclusive."""
+        if self.read is not None:
+            return self.read.outcome == R.UNSETTLED
+        return self.decision.outcome == R.INCONCLUSIVE
+
+    @property
+    def why(self) -> str:
+        return self.read.why if self.read is not None else self.decision.why
 
     def row(self) -> dict[str, Any]:
         p, s = self.primary, self.sensitivity
@@ -196,17 +206,20 @@ class Compared:
                 "lo": p.ratio.lo, "hi": p.ratio.hi, "CI level": p.ratio.confidence,
                 # the sd of the per-round log ratios (paired): the noise the CI is made of
                 "per-round sd": p.sd_log,
-                "p_adj": p.p_adj, "outcome": self.decision.outcome, "why": self.decision.why,
-                "reading": p.note,
-                "sensitivity": (f"{s.kind} {_ratio_ci(s.ratio)} → {self.sens_decision.outcome}"
+                "p_adj": p.p_adj, "outcome": self.decision.outcome,
+                "claim": self.read.outcome if self.read is not None else "",
+                "why": self.why, "reading": p.note,
+                "sensitivity": (f"{s.kind} {_ratio_ci(s.ratio)} → "
+                                + (self.sens_read.outcome if self.sens_read is not None
+                                   else self.sens_decision.outcome)
                                 if s is not None and self.sens_decision else "—"),
-                "distance": self.distance() if self.decision.outcome == "inconclusive"
-                else ""}
+                "distance": self.distance() if self.open else ""}
 
     def distance(self) -> str:
         """How far an undecided comparison is from a decision (:func:`distance_text`)."""
-        return distance_text(self.primary, self.decision, self.seconds_per_round,
-                             self.schedule, self.spending)
+        edges = self.read.crosses if self.read is not None else self.decision.straddles
+        return distance_text(self.primary, edges, self.seconds_per_round, self.schedule,
+                             self.spending)
 
 
 #: an undecided comparison that would need more rounds than this is "not decidable": its
@@ -231,26 +244,15 @@ def rounds_to_decide(mean_log: float, sd: float, boundaries: Sequence[float], fa
     if not boundaries or not (math.isfinite(mean_log) and math.isfinite(sd)):
         return math.nan
     d = min(abs(mean_log - math.log(b)) for b in boundaries)
-    if d == 0.0:
-        return math.inf
-    z = float(stats.norm.ppf(power))
     m = max(1, family)
     if schedule is not None:
-        qs = sq.quantiles(schedule, m, alpha, spending)
-        for n, q in zip(schedule.looks, qs):
-            if (q + z) * sd / math.sqrt(n) <= d:
-                return float(n)
-        return float(max(schedule.rounds_max + 1, math.ceil(((qs[-1] + z) * sd / d) ** 2)))
-    p = alpha / (2 * m)
-    n = max(2, math.ceil(((float(stats.norm.isf(p)) + z) * sd / d) ** 2))
-    if n > 10 * UNDECIDABLE_ROUNDS:
-        return float(n)
-    while (float(stats.t.isf(p, n - 1)) + z) * sd / math.sqrt(n) > d:
-        n += 1
-    return float(n)
+        return I.rounds_to_decide(d, sd, power, looks=schedule.looks,
+                                  quantiles=sq.quantiles(schedule, m, alpha, spending))
+    return I.rounds_to_decide(d, sd, power, level=I.level_of(m, alpha),
+                              beyond=10 * UNDECIDABLE_ROUNDS)
 
 
-def distance_text(t: S.RatioTest, decision: S.Decision, seconds_per_round: float,
+def distance_text(t: S.RatioTest, edges: Sequence[float], seconds_per_round: float,
                   schedule: sq.Schedule | None = None, spending: str = sq.POCOCK) -> str:
     """An undecided comparison's distance from a decision: the rounds at which its CI (the
     design's own: the repeated CI of its block's looks, or the fixed design's) would decide it
@@ -259,7 +261,7 @@ def distance_text(t: S.RatioTest, decision: S.Decision, seconds_per_round: float
     decidable: the estimate sits on the boundary" past :data:`UNDECIDABLE_ROUNDS`."""
     if t.kind != S.PAIRED or not math.isfinite(t.sd_log):
         return "distance unknown: no per-round sd (unpaired)"
-    n = rounds_to_decide(math.log(t.ratio.value), t.sd_log, decision.straddles, t.family,
+    n = rounds_to_decide(math.log(t.ratio.value), t.sd_log, edges, t.family,
                          t.alpha, schedule, spending)
     if math.isnan(n):
         return "distance unknown"
@@ -367,7 +369,7 @@ def one_family(run: Run, df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any],
 
 
 def sequential_pair(run: Run, j: pd.DataFrame, family: int,
-                    rule: S.DecisionRule,
+                    rule: R.DecisionRule,
                     stop: Sequence[float] | None = None) -> S.RatioTest | None:
     """The pairs ``j`` (:func:`paired_rounds`) of one block with looks, read at their
     stopping look (the first decided against ``stop``, the boundaries the runner stopped
@@ -397,7 +399,7 @@ def planned_rounds(run: Run, block: str) -> int | None:
     return int(n) if isinstance(n, (int, float)) and not isinstance(n, bool) else None
 
 
-def paired_test(run: Run, j: pd.DataFrame, family: int, rule: S.DecisionRule,
+def paired_test(run: Run, j: pd.DataFrame, family: int, rule: R.DecisionRule,
                 stop: Sequence[float] | None = None) -> S.RatioTest:
     """The paired reading of the pairs ``j`` (:func:`paired_rounds`) under the run's design:
 
@@ -444,10 +446,12 @@ def block_seconds_per_round(run: Run, j: pd.DataFrame) -> float:
 
 
 def compare_pair(run: Run, df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any],
-                 metric: str, family: int, rule: S.DecisionRule, size: int = 0,
-                 paired: bool = True, seed: int = 0) -> Compared | None:
+                 metric: str, family: int, rule: R.DecisionRule, size: int = 0,
+                 paired: bool = True, seed: int = 0,
+                 expect: R.Expect | None = None) -> Compared | None:
     """a/b under the run's declared primary design, the other design beside it, at the
-    comparison's one family (:func:`one_family`; ``family`` is the reader's own)."""
+    comparison's one family (:func:`one_family`; ``family`` is the reader's own); each CI
+    read by ``rule`` and, for a claim, by its expectation at this size (``expect``)."""
     x = values(_twin0(select(df, **a)), metric)
     y = values(_twin0(select(df, **b)), metric)
     if x.size < 2 or y.size < 2:
@@ -471,9 +475,12 @@ def compare_pair(run: Run, df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any
             block = ids.pop()
             spr = block_seconds_per_round(run, j)
             sched, spending = design_looks(run, block, prim)
-    return Compared(size, prim, S.decide(rule, prim.ratio), sens,
-                    S.decide(rule, sens.ratio) if sens is not None else None, block, spr,
-                    sched, spending)
+    def reads(t: S.RatioTest | None) -> R.Read | None:
+        return expect.read(t.ratio.lo, t.ratio.hi) if t is not None and expect else None
+
+    return Compared(size, prim, R.decide(rule, prim.ratio.lo, prim.ratio.hi), sens,
+                    R.decide(rule, sens.ratio.lo, sens.ratio.hi) if sens is not None else None,
+                    block, spr, sched, spending, reads(prim), reads(sens))
 
 
 def design_looks(run: Run, block: str, t: S.RatioTest) -> tuple[sq.Schedule | None, str]:

@@ -22,6 +22,7 @@ from typing import Any, Iterator, Sequence
 import pandas as pd
 
 from analysis.statistics import stats as S
+from decision import rule as R
 from analysis.claims.base import compare_pair, crossover_of, stream_cells
 from analysis.statistics.fmt import fmt_ratio_ci
 from analysis.loading.run import FILE_METHODS, MESSAGE_METHODS, Run, select, values
@@ -81,7 +82,7 @@ def baseline_comparisons(run: Run, cells: pd.DataFrame, baseline: str, methods: 
                          metric: str = "gbit_per_s") -> pd.DataFrame:
     """Each of ``methods`` against ``baseline``, size by size, within each configuration
     ``factors`` name (see :func:`send_comparisons` for the two designs)."""
-    rule = S.DecisionRule("direction", threshold=threshold)
+    rule = R.DecisionRule("direction", threshold=threshold)
     rows: list[dict[str, Any]] = []
     if cells.empty:
         return pd.DataFrame(rows)
@@ -93,9 +94,12 @@ def baseline_comparisons(run: Run, cells: pd.DataFrame, baseline: str, methods: 
                                      values(select(g, method=baseline, size=s), metric))
                                     for s in sizes], threshold)
             for s, c in zip(sizes, fam):
+                ds = R.direction_and_size(c.ratio.lo, c.ratio.hi, threshold)
                 rows.append({**conf, "method": meth, "size": s, "design": "legacy",
                              "ratio": c.ratio.value, "lo": c.ratio.lo, "hi": c.ratio.hi,
-                             "p_adj": c.p_holm, "decision": c.direction, "why": ""})
+                             "p_adj": c.p_holm, "decision": c.direction,
+                             "direction": ds.direction, "effect": ds.size,
+                             "reading": ds.label(), "why": ""})
             continue
         for i, s in enumerate(sizes):
             c = compare_pair(run, g, {"method": meth, "size": s},
@@ -103,12 +107,14 @@ def baseline_comparisons(run: Run, cells: pd.DataFrame, baseline: str, methods: 
                              s, seed=i)
             if c is None:
                 continue
+            ds = R.direction_and_size(c.primary.ratio.lo, c.primary.ratio.hi, threshold)
             rows.append({**conf, "method": meth, "size": s, "design": c.primary.kind,
                          "n": c.primary.n, "ratio": c.primary.ratio.value,
                          "lo": c.primary.ratio.lo, "hi": c.primary.ratio.hi,
                          "CI level": c.primary.ratio.confidence,
                          "p_adj": c.primary.p_adj, "decision": c.decision.outcome,
-                         "why": c.decision.why,
+                         "direction": ds.direction, "effect": ds.size,
+                         "reading": ds.label(), "why": c.decision.why,
                          "sensitivity": (f"{c.sensitivity.kind} → {c.sens_decision.outcome}"
                                          if c.sensitivity is not None and c.sens_decision
                                          else "—")})
@@ -200,7 +206,7 @@ def _twin_row(run: Run, block: str, meth: str, t1: pd.DataFrame, t0: pd.DataFram
                              f"{first['mode']}, size {int(first['size'])}",
             "rounds": p.n, "design": primary.kind, "ratio": r.value, "lo": r.lo,
             "hi": r.hi, "contains 1": bool(r.lo <= 1 <= r.hi),
-            "decision": S.decide(S.DecisionRule("direction", threshold), r).outcome,
+            "decision": R.band_outcome(r.lo, r.hi, threshold),
             "band": threshold,
             "p": primary.p, "wilcoxon p": p.p_sens,
             "unpaired": fmt_ratio_ci(u.ratio.value, u.ratio.lo, u.ratio.hi,

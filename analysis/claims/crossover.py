@@ -8,10 +8,11 @@ from analysis.claims.base import ClaimResult
 from analysis.claims.engine import evaluate_rules
 from analysis.claims.rules import RULES
 from analysis.loading.run import Run
+from decision.claimtable import quote
 
 C3 = ("S1", "Zero-copy pays off above ~32 KB", "qualitative")
 C5 = ("S2", "Zero-copy overtakes two-copy between 512 B and 4 KB",
-      "512 B 1.11 vs 1.14; 4 KB 7.62 vs 2.79 Gbit/s")
+      f"512 B {quote('C5', 512)}; 4 KB {quote('C5', 4096)} Gbit/s")
 
 
 def c3(run: Run) -> list[ClaimResult]:

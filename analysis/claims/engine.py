@@ -21,8 +21,10 @@ from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_RUN, NOT_T
                                   REFUTED, ClaimResult, Compared, compare_pair, crossover_of,
                                   new_result, rule_cells, set_estimate, set_rounds, sizes_text,
                                   sizes_with)
-from analysis.claims.rules import AT_BEST, CROSSOVER, EVERY, SINGLE, fmt_size
-from analysis.statistics.fmt import fmt_num, fmt_ratio_ci
+from analysis.claims.rules import AT_BEST, CROSSOVER, EVERY, SINGLE
+from decision import rule as R
+from decision import verdict as V
+from analysis.statistics.fmt import fmt_num, fmt_ratio_ci, fmt_size
 from analysis.loading.run import Run, select
 
 if TYPE_CHECKING:
@@ -40,7 +42,7 @@ def refutation(rule: "Rule", ci: S.Estimate, where: str = "") -> str:
     bounds = rule.decision.boundaries()
     lo, hi = bounds[0], bounds[-1]
     if rule.decision.kind == "approx":
-        if S.against(ci, lo, hi) == "above":
+        if R.side(ci.lo, ci.hi, lo, hi) == "above":
             return f"higher than claimed: {ratio}, above ~{rule.decision.value:.3g}'s band (up to {hi:.3g})"
         return f"lower than claimed: {ratio}, below ~{rule.decision.value:.3g}'s band (from {lo:.3g})"
     if rule.decision.kind == "above":
@@ -74,7 +76,8 @@ def apply_rule(run: Run, rule: "Rule", stmt: tuple[str, str, str], placement: st
     for i, s in enumerate(rule.sizes or sizes):
         if s in sizes:
             c = compare_pair(run, d, {"method": a, "size": s}, {"method": b, "size": s},
-                             metric, family, rule.decision, s, rule.paired, seed=i)
+                             metric, family, rule.decision, s, rule.paired, seed=i,
+                             expect=rule.expects(s))
             if c is not None:
                 comps[s] = c
     if not comps:
@@ -92,14 +95,13 @@ def apply_rule(run: Run, rule: "Rule", stmt: tuple[str, str, str], placement: st
     if len(comps) > 1:
         r.statistic += f"; shown: {fmt_size(pick.size)}"
     if pick.sensitivity is not None and pick.sens_decision is not None:
-        r.sensitivity = (f"{pick.sensitivity.kind}: {_ci(pick.sensitivity.ratio)} → "
-                         f"{pick.sens_decision.outcome}")
+        sens = pick.sens_read.outcome if pick.sens_read is not None else \
+            pick.sens_decision.outcome
+        r.sensitivity = f"{pick.sensitivity.kind}: {_ci(pick.sensitivity.ratio)} → {sens}"
     if r.verdict == INCONCLUSIVE and not r.boundary:
-        r.boundary = "; ".join(f"{fmt_size(s)}: {c.decision.why} ({c.distance()})"
-                               for s, c in comps.items()
-                               if c.decision.outcome == "inconclusive") or pick.decision.why
-    r.reason = "; ".join(f"{fmt_size(s)}: {c.decision.outcome} ({c.decision.why})"
-                         for s, c in comps.items()) \
+        r.boundary = "; ".join(f"{fmt_size(s)}: {c.why} ({c.distance()})"
+                               for s, c in comps.items() if c.open) or pick.why
+    r.reason = "; ".join(f"{fmt_size(s)}: {_outcome(c)} ({c.why})" for s, c in comps.items()) \
         + (f"; no cells at {sizes_text(missing)}" if missing else "")
     return r
 
@@ -114,19 +116,10 @@ def _single(rule: "Rule", r: ClaimResult, comps: dict[int, Compared], missing: l
     return pick
 
 
-def every_verdict(outcomes: Mapping[int, str], expected: Mapping[int, frozenset[str]],
-                  missing: bool = False) -> str:
-    """The EVERY combination of a verdict from its sizes' outcomes (size -> greater / less /
-    equivalent / inconclusive) and the outcomes its rule expects per size: refuted if a size
-    gives a contrary determinate outcome; else inconclusive if a size is undecided; else
-    holds. A plan that lacks some of the claim's sizes (``missing``) does not change the
-    verdict, which is read from the sizes run; the caller scopes it to them
-    (:attr:`ClaimResult.scope`, :func:`scope_text`)."""
-    if any(o not in expected[s] | {"inconclusive"} for s, o in outcomes.items()):
-        return REFUTED
-    if any(o == "inconclusive" for o in outcomes.values()):
-        return INCONCLUSIVE
-    return HOLDS
+def _outcome(c: Compared) -> str:
+    """A size's outcome in words: the claim's reading (agrees / contradicts / open), or the
+    band reading where the comparison serves no expectation."""
+    return c.read.outcome if c.read is not None else c.decision.outcome
 
 
 def scope_text(run_at: Sequence[int], missing: Sequence[int],
@@ -146,30 +139,41 @@ def scope_text(run_at: Sequence[int], missing: Sequence[int],
 
 def _every(rule: "Rule", r: ClaimResult, comps: dict[int, Compared], missing: list[int],
            sizes: list[int]) -> Compared:
-    """Every size must give an expected outcome; a contrary determinate outcome refutes
-    (:func:`every_verdict`)."""
-    order = list(rule.sizes or sizes)
-    exp = {s: (rule.expected[i] if len(rule.expected) == len(order) else rule.expected[0])
-           for i, s in enumerate(order)}
-    verdict = every_verdict({s: c.decision.outcome for s, c in comps.items()}, exp,
-                            bool(missing))
-    contrary = [s for s, c in comps.items() if c.decision.outcome not in exp[s] | {"inconclusive"}]
-    undecided = [s for s, c in comps.items() if c.decision.outcome == "inconclusive"]
+    """Every size must agree with the claim; one that contradicts refutes it, whatever the
+    others (decision.verdict.every: the minimum-effect reading of each size's CI)."""
+    reads = {s: c.read for s, c in comps.items() if c.read is not None}
+    verdict = V.every(reads)
     if verdict == REFUTED:
-        s = contrary[0]
-        c = comps[s]
+        s = V.first(reads, R.CONTRADICTS)
+        c = comps[s]  # type: ignore[index]
         r.verdict = REFUTED
-        r.direction = (f"{c.decision.outcome} at {fmt_size(s)} where the claim says "
-                       f"{'/'.join(sorted(exp[s]))}: {rule.numerator}/{rule.denominator} "
+        e = rule.expects(s)
+        r.direction = (f"{_side_words(c, e)} at {fmt_size(s)} where the claim says "
+                       f"{e.text() if e else '?'}: {rule.numerator}/{rule.denominator} "
                        f"{_ci(c.primary.ratio)}")
         return c
     if verdict == INCONCLUSIVE:
         r.verdict = INCONCLUSIVE
-        return comps[undecided[0]]
+        return comps[V.first(reads, R.UNSETTLED) or next(iter(comps))]
     r.verdict = HOLDS  # where the plan lacks a size of the claim: at the sizes run, said so
     r.scope = scope_text(list(comps), missing,
                          [s for s in sizes if s not in comps])
     return min(comps.values(), key=lambda c: abs(math.log(c.primary.ratio.value)))
+
+
+def _side_words(c: Compared, e: "R.Expect | None") -> str:
+    """Where a contradicting CI lies, in words: "below 1.12" (and "less" or "equivalent"
+    where the band reading names it)."""
+    if e is None:
+        return c.decision.outcome
+    (edge, *_) = e.edges() if e.kind != R.EQUIVALENT else (0.0,)
+    lo, hi = c.primary.ratio.lo, c.primary.ratio.hi
+    if e.kind == R.EQUIVALENT:
+        return f"outside [{1 - e.t:g}, {1 + e.t:g}]"
+    where = "below" if (lo + hi) / 2 < edge else "above"
+    band = {"less": "less", "greater": "greater", "equivalent": "equivalent"}.get(
+        c.decision.outcome)
+    return f"{where} {edge:g}" + (f" ({band})" if band else "")
 
 
 def _at_best(rule: "Rule", r: ClaimResult, comps: dict[int, Compared], missing: list[int],
@@ -208,7 +212,8 @@ def _crossover(run: Run, rule: "Rule", r: ClaimResult, d: pd.DataFrame,
     family = len(sizes)
     direction = rule.decision  # the direction against the smallest effect of interest
     comps = {s: compare_pair(run, d, {"method": a, "size": s}, {"method": b, "size": s},
-                             metric, family, direction, s, rule.paired, seed=i)
+                             metric, family, direction, s, rule.paired, seed=i,
+                             expect=rule.expects(s))
              for i, s in enumerate(sizes)}
     r.details = [x.row() for x in comps.values() if x is not None]
     family = max([family, *(x.primary.family for x in comps.values() if x is not None)])
@@ -223,10 +228,13 @@ def _crossover(run: Run, rule: "Rule", r: ClaimResult, d: pd.DataFrame,
     r.configuration = rule.configuration(r.placement or None).replace(
         "every file size measured", "sizes " + sizes_text(c.sizes))
     above = {s: x for s, x in comps.items() if s > band_hi and x is not None}
+    # above the band the claim expects an effect (decision.rule.Expect greater): a size whose
+    # CI lies wholly below its edge does not pay off there
+    paying = V.above_crossover({s: x.read for s, x in above.items() if x.read is not None})
     not_paying = {s: x for s, x in above.items()
-                  if x.decision.outcome in ("less", "equivalent")}
+                  if x.read is not None and x.read.outcome == R.CONTRADICTS}
     covers = min(sizes) <= band_lo and max(sizes) >= band_hi
-    side = S.against(S.Estimate(c.size, c.lo, c.hi, 0), band_lo, band_hi)
+    side = R.side(c.lo, c.hi, band_lo, band_hi)
     bounded = side != "none"
     inside = side == "inside"
     outside = side in ("above", "below")
@@ -236,7 +244,7 @@ def _crossover(run: Run, rule: "Rule", r: ClaimResult, d: pd.DataFrame,
         s, x = next(iter(not_paying.items()))
         r.verdict = REFUTED
         r.direction = (f"does not pay off above the band: {a}/{b} at {fmt_size(s)} "
-                       f"{_ci(x.primary.ratio)}, decided {x.decision.outcome}")
+                       f"{_ci(x.primary.ratio)}, {_side_words(x, rule.expects(s))}")
     elif covers and c.p_none >= 1 - p_max:
         r.verdict = REFUTED
         r.direction = f"no crossover in the range (bootstrap probability {c.p_none:.2f})"
@@ -244,8 +252,7 @@ def _crossover(run: Run, rule: "Rule", r: ClaimResult, d: pd.DataFrame,
         r.verdict = REFUTED
         r.direction = ("crossover " + ("below" if c.hi < band_lo else "above")
                        + f" the claimed band: {fmt_num(c.size)} B [{fmt_num(c.lo)}, {fmt_num(c.hi)}]")
-    elif inside and c.p_none <= p_max and above and \
-            all(x.decision.outcome == "greater" for x in above.values()):
+    elif inside and c.p_none <= p_max and above and paying == HOLDS:
         r.verdict = HOLDS
     else:
         r.verdict = INCONCLUSIVE
@@ -256,11 +263,12 @@ def _crossover(run: Run, rule: "Rule", r: ClaimResult, d: pd.DataFrame,
                        "no crossover CI (too few resamples cross)")
         if not above:
             why.append(f"no size above {fmt_size(band_hi)} to show it pays off")
-        undecided = [fmt_size(s) for s, x in above.items() if x.decision.outcome != "greater"]
+        undecided = [fmt_size(s) for s, x in above.items() if x.open]
         if undecided:
-            why.append("not decided greater above the band at " + ", ".join(undecided))
+            edge = 1 + rule.decision.threshold
+            why.append(f"not decided above {edge:g} above the band at " + ", ".join(undecided))
         r.boundary = "; ".join(why)
-    per = "; ".join(f"{fmt_size(s)}: {x.decision.outcome} ({x.decision.why})"
+    per = "; ".join(f"{fmt_size(s)}: {_outcome(x)} ({x.why})"
                     for s, x in comps.items() if x is not None)
     r.reason = (f"crossover {fmt_num(c.size)} B, P(no crossover) {c.p_none:.2f}, band "
                 f"{fmt_size(band_lo)}–{fmt_size(band_hi)}; per size: {per}")

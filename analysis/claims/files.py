@@ -7,11 +7,12 @@ from analysis.claims.base import ClaimResult
 from analysis.claims.engine import evaluate_rules
 from analysis.claims.rules import RULES
 from analysis.loading.run import Run
+from decision.claimtable import quote
 
 C13 = ("S4", "Sending a 100 MB file over localhost TCP, sendfile() is ~1.42x faster than "
-       "read()+sendall()", "695.33 MB/s vs 490.83 MB/s")
+       "read()+sendall()", quote("C13", 100_000_000, unit=True))
 C14 = ("S5", "Splice through two pipes in parallel (dual pipe) copies a file faster than "
-       "splice through one pipe", "418.56 vs 65.60 B/ms")
+       "splice through one pipe", f"{quote('C14', 0)} B/ms")
 
 
 def c13(run: Run) -> list[ClaimResult]:

@@ -8,10 +8,12 @@ from analysis.claims.base import ClaimResult
 from analysis.claims.engine import evaluate_rules
 from analysis.claims.rules import RULES
 from analysis.loading.run import Run
+from decision.claimtable import published, quote
 
 C1 = ("S1", "For 64 B messages, zero-copy latency is >100x that of two-copy",
-      "1 thread: 58.82 us two-copy vs 7111.74 us zero-copy (121x)")
-C10 = ("S3", "At 64 KB zero-copy latency is ~3.4x two-copy", "65.54 us vs 19.22 us")
+      f"1 thread: {quote('C1', 64, swap=True).replace(' vs ', ' us two-copy vs ')} us "
+      f"zero-copy ({published('C1')[64]:.0f}x)")
+C10 = ("S3", "At 64 KB zero-copy latency is ~3.4x two-copy", quote("C10", 65536, unit=True))
 
 
 def c1(run: Run) -> list[ClaimResult]:

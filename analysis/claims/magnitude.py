@@ -33,24 +33,14 @@ import math
 from typing import Sequence
 
 from analysis.claims.base import HOLDS, INCONCLUSIVE, LARGER, REFUTED, ClaimResult
-from analysis.claims.rules import RULES, MiB, fmt_size
+from analysis.claims.rules import RULES
+from decision import claimtable
+from analysis.statistics.fmt import fmt_size
 
 #: the published ratios per claim and message size, numerator / denominator as the claim's
-#: rule orients them (CLAIMS.md); size 0: the report's one number for every size it averaged
-PUBLISHED: dict[str, dict[int, float]] = {
-    "C1": {512: 7111.74 / 58.82, 64: 7111.74 / 58.82},  # S1's code (8 x 64 B) | words (64 B)
-    "C2": {MiB: 23 / 2.5},  # LLC misses, two-copy / zero-copy
-    "C4": {512: 5.44 / 1.14, 4096: 8.82 / 2.79, 16384: 30.61 / 5.13, 65536: 66.42 / 17.80},
-    "C5": {512: 1.11 / 1.14, 4096: 7.62 / 2.79},
-    "C6": {65536: 23.73 / 58.63},  # 8 threads / 4 threads
-    "C7": {512: 61.04 / 23.77},
-    "C8": {1024: 2.63 / 2.33, 4096: 7.03 / 6.01, 16384: 22.31 / 19.98, 65536: 43.90 / 46.89},
-    "C9": {1024: 0.91 / 2.63, 4096: 2.74 / 7.03, 16384: 9.13 / 22.31, 65536: 22.91 / 43.90},
-    "C10": {65536: 65.54 / 19.22},
-    "C12": {16384: 68 / 41},
-    "C13": {100_000_000: 695.33 / 490.83},
-    "C14": {0: 418.56 / 65.60},  # S5's average over its file sizes
-}
+#: rule orients them (the claims' table types them once: decision.claimtable.REPORTED); size
+#: 0: the report's one number for every size it averaged
+PUBLISHED: dict[str, dict[int, float]] = {c: claimtable.published(c) for c in claimtable.REPORTED}
 #: rules that read the same comparisons as another rule of their claim: the published
 #: number is judged once per claim and reading (C9's "never beats" and "at best ~52 %" read
 #: the same four ratios; the magnitude belongs to "at best ~52 %")

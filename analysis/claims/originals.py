@@ -25,6 +25,7 @@ from analysis.claims.base import (NOT_RUN, THEIR_PROGRAM, ClaimResult, compare_p
 from analysis.claims.engine import apply_rule
 from analysis.claims.rules import RULES, THREADS, Rule
 from analysis.loading.run import Run, select
+from decision import claimtable
 from rundir.vocabulary import REPORT_NAMES
 
 #: (source, statement, published) of each claim, as its module states it
@@ -34,24 +35,12 @@ STATEMENTS = {"C1": latency.C1, "C4": pa02.C4, "C5": crossover.C5, "C6": pa02.C6
 #: the source whose programs each claim quotes
 SOURCE_OF = {"C1": "S1", "C4": "S2", "C5": "S2", "C6": "S2", "C8": "S3", "C9": "S3",
              "C10": "S3"}
-#: the reports' numbers (shared/CLAIMS.md), per claim and message size: (numerator,
-#: denominator) of the rule's ratio, in the report's unit
+#: the reports' numbers per claim and message size: (numerator, denominator) of the rule's
+#: ratio, in the report's unit (typed once: decision.claimtable.REPORTED); the verdict table
+#: sets them beside the ratio measured here
 REPORTED: dict[tuple[str, int], tuple[float, float]] = {
-    ("C1", 512): (7111.74, 58.82),  # us, zero- vs two-copy, 1 thread, 64 B per field
-    ("C4", 512): (5.44, 1.14), ("C4", 4096): (8.82, 2.79), ("C4", 16384): (30.61, 5.13),
-    ("C4", 65536): (66.42, 17.80),  # Gbit/s, one- vs two-copy
-    ("C5", 512): (1.11, 1.14), ("C5", 4096): (7.62, 2.79),  # Gbit/s, zero- vs two-copy
-    ("C6", 65536): (23.73, 58.63),  # Gbit/s, one-copy, 8 vs 4 threads
-    ("C8", 1024): (2.63, 2.33), ("C8", 4096): (7.03, 6.01), ("C8", 16384): (22.31, 19.98),
-    ("C8", 65536): (43.90, 46.89),  # Gbit/s, two- vs one-copy, 4 threads
-    ("C9", 1024): (0.91, 2.63), ("C9", 4096): (2.74, 7.03), ("C9", 16384): (9.13, 22.31),
-    ("C9", 65536): (22.91, 43.90),  # Gbit/s, zero- vs two-copy, 4 threads
-    ("C10", 65536): (65.54, 19.22),  # us, zero- vs two-copy
-    # the same claim in the report's words (a 64 B round trip), and S4's (C13): the verdict
-    # table sets them beside the ratio measured here
-    ("C1", 64): (7111.74, 58.82),
-    ("C13", 100_000_000): (695.33, 490.83),  # MB/s, sendfile vs read()+sendall()
-}
+    (c, s): pair for c in ("C1", "C4", "C5", "C6", "C8", "C9", "C10", "C13")
+    for s in claimtable.REPORTED[c] if (pair := claimtable.reported_pair(c, s)) is not None}
 
 
 def their_rule(rule: Rule) -> Rule | None:

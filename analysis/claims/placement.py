@@ -5,8 +5,10 @@ size, threads) cell the plan declares for P1 and measured under both same-core a
 cross-core is searched; the two orderings of each cell (one per placement) are all one
 family, m = 2 x the cells searched, so each ordering's CI is at level 1 - 0.05/m (paired by
 round in a block-design run; the ratio of medians with a bootstrap CI otherwise) and read
-against the claims' band (1 +- SESOI, decision.claimtable). A *flip* is a cell where both orderings are decided
-and opposite (greater under one placement, less under the other).
+against the claims' band (1 +- SESOI, decision.band): P1 is read on the band, not on the
+direction alone. A *flip* is a cell where both orderings are decided and opposite (greater
+under one placement, less under the other); each ordering's direction (its CI against 1)
+is reported beside it.
 
 * holds: at least one flip;
 * refuted: every ordering decided and none flips (the ranking is the same under both);
@@ -28,13 +30,16 @@ from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, REFUTED, TRANSPO
 from analysis.statistics.fmt import fmt_ratio_ci, fmt_size
 from analysis.loading.run import Run, select, values
 from decision import families
+from decision import rule as R
 from decision import sequential as sq
 from rundir.vocabulary import PINNED_PLACEMENTS
 
 PAIRS = (("zerocopy", "send"), ("sendmsg", "send"))
 PLACEMENTS = PINNED_PLACEMENTS
-#: each ordering is read against the claims' band (greater / less / equivalent)
-DIRECTION = S.DecisionRule("direction", S.SESOI)
+#: each ordering is read against the claims' band (greater / less / equivalent): P1 asks for a
+#: flip beyond the band, not only of the direction (the direction, the CI against 1, stands
+#: beside it in the table)
+DIRECTION = R.DIRECTION
 STATEMENT = ("P1", "S2 vs S3", "CPU placement (same core vs different cores) explains why the "
              "two PA02 reports rank the methods oppositely", "—")
 
@@ -83,13 +88,13 @@ def _distance(t: S.RatioTest, spr: float, looks: tuple) -> tuple[float, str]:
     """An undecided ordering's distance from a decision (the one text every inconclusive
     comparison states: :func:`analysis.claims.base.distance_text`) and its rounds (for
     naming the farthest); (0, "") where the ordering is decided."""
-    d = S.decide(DIRECTION, t.ratio)
+    d = R.decide(DIRECTION, t.ratio.lo, t.ratio.hi)
     if d.outcome != "inconclusive":
         return 0.0, ""
     n = (rounds_to_decide(math.log(t.ratio.value), t.sd_log, d.straddles, t.family, t.alpha,
                           *looks)
          if t.kind == S.PAIRED and t.ratio.value > 0 else math.nan)
-    return (math.inf if math.isnan(n) else n), distance_text(t, d, spr, *looks)
+    return (math.inf if math.isnan(n) else n), distance_text(t, d.straddles, spr, *looks)
 
 
 def placement_hypothesis(run: Run) -> tuple[ClaimResult, pd.DataFrame]:
@@ -116,7 +121,10 @@ def placement_hypothesis(run: Run) -> tuple[ClaimResult, pd.DataFrame]:
             rows.append({"transport": t, "pair": f"{a}/{b}", "threads": th, "size": s,
                          "family": max(x.family for x, _, _ in tests.values()),
                          **{f"{pl.replace('-', '_')}{k}": v for pl in PLACEMENTS for k, v in (
-                             ("", S.classify_ratio(est[pl])), ("_ratio", est[pl].value),
+                             ("", R.band_outcome(est[pl].lo, est[pl].hi)),
+                             ("_direction", R.direction_and_size(est[pl].lo,
+                                                                 est[pl].hi).direction),
+                             ("_ratio", est[pl].value),
                              ("_lo", est[pl].lo), ("_hi", est[pl].hi))},
                          "ratio_of_ratios": rr.value, "lo": rr.lo, "hi": rr.hi,
                          "distance_rounds": far[0], "distance": (f"{far[2]}: {far[1]}"

@@ -8,12 +8,13 @@ from analysis.claims.base import ClaimResult
 from analysis.claims.engine import evaluate_rules
 from analysis.claims.rules import RULES
 from analysis.loading.run import Run
+from decision.claimtable import quote
 
 C2 = ("S1", "At 1 MB, zero-copy has ~10x fewer LLC misses than two-copy",
-      "2.5 M vs 23 M LLC misses")
+      f"{quote('C2', 1 << 20, unit=True, swap=True)} LLC misses")
 C7 = ("S2", "At 512 B / 1 thread zero-copy has 2.6x the L1 misses of two-copy",
-      "61.04 M vs 23.77 M")
-C12 = ("S3", "One-copy has 65% more LLC misses than two-copy at 16 KB", "68 M vs 41 M")
+      quote("C7", 512, unit=True))
+C12 = ("S3", "One-copy has 65% more LLC misses than two-copy at 16 KB", quote("C12", 16384, unit=True))
 
 
 def c2(run: Run) -> list[ClaimResult]:

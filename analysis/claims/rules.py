@@ -46,18 +46,13 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from analysis.statistics import stats as S
-from analysis.statistics.fmt import fmt_size as _fmt_size
+from decision import rule as R
+from analysis.statistics.fmt import fmt_size
 from decision import claimtable, families
 from decision.claimtable import (BEST_THREADS, CROSSOVER, EVERY, S2_SIZES, S3_SIZES,  # noqa: F401
                                    SESOI, THREADS)
 from rundir.vocabulary import PINNED_PLACEMENTS
 
-
-def fmt_size(n: float) -> str:
-    """Sizes as the sources give them: 100 000 000 B is "100 MB", not "95.4 MiB"."""
-    if n and int(n) % 1024 and int(n) % 1_000_000 == 0:
-        return f"{int(n) // 1_000_000} MB"
-    return _fmt_size(n)
 
 KiB = 1024
 MiB = 1 << 20
@@ -175,7 +170,7 @@ class Rule:
     placements: tuple[str | None, ...]
     threads: int
     sizes: tuple[int, ...]  # () = every size the run measured in this configuration
-    decision: S.DecisionRule
+    decision: R.DecisionRule
     combine: str
     family: int  # m: comparisons the verdict combines (Bonferroni level 1 - 0.05/m)
     expected: tuple[frozenset[str], ...] = ()  # EVERY: outcomes per size that agree
@@ -192,6 +187,13 @@ class Rule:
     def conditions(self) -> tuple[Applicability, ...]:
         return ((Applicability("pmu"),) if self.pmu else ()) + \
             ((self.applies,) if self.applies else ())
+
+    def expects(self, size: int | None = None, comparison: str | None = None
+                ) -> R.Expect | None:
+        """What the claim says of its comparison at ``size`` (in the rule's ratio), read as a
+        minimum-effect test against one edge (decision.rule.Expect): the claims' table's
+        expected outcomes (decision.families.Reading.expect); None where it reads no edge."""
+        return _reading(self).expect(size, comparison)
 
     def configuration(self, placement: str | None = None) -> str:
         parts = [self.transport or "", placement or ""]
@@ -210,13 +212,12 @@ class Rule:
         if self.combine == SINGLE:
             return "one comparison"
         if self.combine == EVERY:
-            exp = "; ".join(f"{fmt_size(s)} {'/'.join(sorted(e))}"
-                            for s, e in zip(self.sizes, self.expected)) if self.sizes else \
-                "/".join(sorted(self.expected[0])) + " at every size"
-            return (f"holds if every size gives the expected outcome ({exp}); refuted if any "
-                    "size gives a contrary determinate outcome; else inconclusive if a size "
-                    "is undecided; a run whose plan lacks some of the sizes is decided at "
-                    "the sizes it ran, and its verdict names them")
+            return (f"holds if every size agrees ({self.expects_text()}: its CI wholly "
+                    "beyond the edge on the claim's side); refuted if any size contradicts "
+                    "(its CI wholly on the other side of that edge), whatever the others; "
+                    "else inconclusive, naming the edge a CI straddles; a run whose plan "
+                    "lacks some of the sizes is decided at the sizes it ran, and its verdict "
+                    "names them")
         if self.combine == AT_BEST:
             lo, hi = self.decision.boundaries()
             return (f"the best size's ratio: holds if every size's CI lies below {hi:.3g} and "
@@ -224,19 +225,24 @@ class Rule:
                     f"{hi:.3g} or every CI below {lo:.3g}")
         if self.combine == CROSSOVER:
             lo, hi = fmt_size(self.band[0]), fmt_size(self.band[1])
+            edge = R.Expect(R.GREATER, self.decision.threshold).text()
             return (f"holds if the crossover CI lies inside [{lo}, {hi}], P(no crossover in "
-                    f"range) <= {self.p_none_max:g} and every size above {hi} is decided "
-                    f"greater (it pays off there); refuted if a size above {hi} is decided "
-                    "less, if no crossover occurs in a range that spans the band (bootstrap "
+                    f"range) <= {self.p_none_max:g} and every size above {hi} agrees with "
+                    f"an effect ({edge}: it pays off there); refuted if a size above {hi} "
+                    f"contradicts it (its CI wholly below {1 + self.decision.threshold:g}), "
+                    "if no crossover occurs in a range that spans the band (bootstrap "
                     f"probability >= {1 - self.p_none_max:g}), or if the crossover CI lies "
                     f"outside the band with P(no crossover) <= {self.p_none_max:g}; else "
                     "inconclusive")
         if self.combine == BEST_THREADS:
-            return ("holds if 2 or 4 threads is decided greater than 1 thread and 8 threads "
-                    "decided less than that count; refuted if 1 thread is decided greater "
-                    "than both 2 and 4, or 8 threads decided not less (greater or equivalent) "
-                    "than both 2 and 4; else inconclusive (the best thread count is decided "
-                    "from CIs between thread counts, never from medians)")
+            t = self.decision.threshold
+            return (f"holds if for 2 or 4 threads t/1 lies above {1 + t:g} and 8/t below "
+                    f"{1 - t:g}; refuted if for each of 2 and 4, t/1 lies wholly below "
+                    f"{1 + t:g} or 8/t wholly above {1 - t:g}; else inconclusive (the best "
+                    "thread count is decided from CIs between thread counts, never from "
+                    "medians)")
+        if self.combine == THREADS:
+            return f"one comparison between thread counts: {self.expects_text()}"
         return "one comparison between thread counts"
 
     def short(self) -> str:
@@ -257,19 +263,30 @@ class Rule:
         if d.kind == "approx":
             lo, hi = d.boundaries()
             return f"~{d.value:.3g}: [{lo:.3g}, {hi:.3g}]"
-        words = {GREATER: f"> {1 + d.threshold:g}", LESS: f"< {1 - d.threshold:g}",
-                 NOT_GREATER: f"<= {1 + d.threshold:g}"}
+        return self.expects_text()
+
+    def expects_text(self) -> str:
+        """What the claim expects per size, in a few words ("> 1.12 at every size",
+        "<= 1.12 at 512 B; > 1.12 at 4 KiB")."""
+        if not self.expected:
+            return "?"
         if len(set(self.expected)) <= 1:
-            return f"{words.get(self.expected[0], '?') if self.expected else '?'} at every size"
+            return f"{R.expect_of(self.expected[0], self.decision.threshold).text()} at every size"
         groups: dict[str, list[str]] = {}
         for size, exp in zip(self.sizes, self.expected):
-            groups.setdefault(words.get(exp, "?"), []).append(fmt_size(size))
+            groups.setdefault(R.expect_of(exp, self.decision.threshold).text(),
+                              []).append(fmt_size(size))
         return "; ".join(f"{w} at {', '.join(g)}" for w, g in groups.items())
 
     def boundaries_text(self) -> str:
         """What the verdict turns on, short: the per-comparison reading, or for a crossover
         rule the band (the verdict tables print this; :meth:`text` is the whole rule)."""
-        return self.combine_text() if self.combine == CROSSOVER else self.decision.text()
+        if self.combine in (CROSSOVER, BEST_THREADS):
+            return self.combine_text()
+        if self.expected and self.decision.kind == "direction":
+            return (f"{self.expects_text()}: a size agrees when its CI lies wholly beyond "
+                    "the edge on the claim's side, contradicts when wholly on the other side")
+        return self.decision.text()
 
     def text(self) -> str:
         """The whole rule, as the decision-rules table prints it."""
@@ -278,7 +295,8 @@ class Rule:
                    "ratios), else ratio of medians (bootstrap CI)" if self.paired else
                    "unpaired (ratio of medians, bootstrap CI): the cells are in different "
                    "blocks")
-        rule = "" if self.combine == CROSSOVER else f"; per comparison: {self.decision.text()}"
+        rule = "" if self.combine in (CROSSOVER, BEST_THREADS) else \
+            f"; per comparison: {self.boundaries_text()}"
         cond = "; ".join(c.text() for c in self.conditions)
         return (f"{self.statistic}{rule}; {self.combine_text()}; family of {self.family}, "
                 f"{level:.2%} CI (Bonferroni); the CI decides; {pairing}"
@@ -300,8 +318,19 @@ def F(claim: str) -> int:
     return m if isinstance(m, int) else 0
 
 
-def _direction(t: float = SESOI) -> S.DecisionRule:
-    return S.DecisionRule("direction", threshold=t)
+def _direction(t: float = SESOI) -> R.DecisionRule:
+    return R.DecisionRule("direction", threshold=t)
+
+
+def _reading(rule: "Rule") -> families.Reading:
+    """A rule as the claims' table's reading of it (its expectations per size)."""
+    by = next((r.by_comparison for r in claimtable.rows(rule.claim)
+               if r.reading == rule.reading), ())
+    band_hi = int(rule.band[1]) if rule.combine == CROSSOVER else 0
+    return families.Reading(rule.reading, rule.combine, None,
+                            rule.sizes if len(set(rule.expected)) > 1 else (),
+                            rule.expected if len(set(rule.expected)) > 1 else
+                            rule.expected[:1], False, band_hi, by)
 
 
 def _rule(claim: str, reading: str, statistic: str, numerator: str, denominator: str,

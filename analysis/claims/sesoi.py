@@ -35,6 +35,7 @@ from scipy import stats as st
 
 from decision import claimtable, sequential as sq
 from decision import sesoi as derivation
+from decision import verdict as V
 from decision.profiles import read_profile
 
 #: the A/A control of the reference run e8c3: (CI low, CI high, rounds), 95 %
@@ -53,7 +54,7 @@ FAMILY = derivation.FAMILY
 #: profiles read too
 SESOI = claimtable.SESOI
 #: the verdict of a claim whose published effect lies inside the band (its reason says so)
-AT_THIS_NOISE = "not testable at this noise"
+AT_THIS_NOISE = V.AT_THIS_NOISE
 
 
 def reference_design(profile: str = REFERENCE_PROFILE) -> sq.SequentialDesign:
@@ -101,52 +102,38 @@ def inside_band(published: float, t: float = SESOI) -> bool:
     return 1.0 - t <= published <= 1.0 + t
 
 
-def _expected(rule_id: str) -> dict[int, frozenset[str]] | None:
-    """The outcomes per size a direction rule read per size expects (size 0: every size);
-    None where the rule is not one."""
+def _rule(rule_id: str):
+    """The direction rule a verdict comes from (claim:reading), or None."""
     from analysis.claims.rules import RULES
 
     claim, _, reading = rule_id.partition(":")
-    for rule in RULES.get(claim, ()):
-        if rule.reading == reading and rule.decision.kind == "direction" and rule.expected:
-            sizes = rule.sizes or (0,)
-            exp = rule.expected if len(rule.expected) == len(sizes) else \
-                rule.expected[:1] * len(sizes)
-            return {int(s): e for s, e in zip(sizes, exp)}
-    return None
+    return next((r for r in RULES.get(claim, ()) if r.reading == reading
+                 and r.decision.kind == "direction" and r.expected), None)
 
 
 def untestable_at_noise(results: Sequence, published: dict[str, dict[int, float]]) -> None:
-    """A direction verdict whose rule expects a strict direction (greater or less) at a size
-    where the claim's published ratio lies inside the band cannot hold even if the report was
-    exactly right; it becomes :data:`AT_THIS_NOISE` where it is undecided, or where it was
-    refuted only by "equivalent" at such sizes (what the report's own number predicts there,
-    so no evidence against it). A verdict decided otherwise stays: a CI beyond the band on the
-    other side still refutes, and one that clears the band the claim's way still holds; a size
-    where "equivalent" agrees with the claim is testable."""
-    from analysis.claims.base import INCONCLUSIVE, NOT_TESTABLE, REFUTED
+    """A direction verdict whose rule expects an effect (greater or less) at a size where the
+    claim's published ratio lies inside the band cannot hold even if the report was exactly
+    right: :func:`decision.verdict.at_this_noise` says when it becomes :data:`AT_THIS_NOISE`
+    (undecided, or refuted only at such sizes and not beyond the band on the far side). A
+    verdict decided otherwise stays."""
+    from analysis.claims.base import NOT_TESTABLE
 
     d = derive()
     for r in results:
-        if r.verdict not in (INCONCLUSIVE, REFUTED) or r.claim not in published:
+        if r.claim not in published:
             continue
-        expected = _expected(r.rule_id)
-        if not expected:
+        rule = _rule(r.rule_id)
+        if rule is None:
             continue
-        strict = {s for s, e in expected.items() if "equivalent" not in e}
-        inside = sorted((s, v) for s, v in published[r.claim].items()
-                        if (s in strict or 0 in strict) and inside_band(v))
+        sizes = rule.sizes or (0,)
+        expected = {int(s): e for s in sizes if (e := rule.expects(s or None)) is not None}
+        reads = {int(x["size"]): e.read(float(x["lo"]), float(x["hi"]))
+                 for x in r.details if "size" in x
+                 and (e := rule.expects(int(x["size"]))) is not None}
+        inside = V.at_this_noise(r.verdict, reads, expected, published[r.claim], SESOI)
         if not inside:
             continue
-        if r.verdict == REFUTED:
-            swallowed = {s for s, _ in inside}
-            contrary = [(int(x["size"]), x.get("outcome")) for x in r.details
-                        if x.get("outcome") in ("greater", "less", "equivalent")
-                        and x.get("outcome") not in expected.get(int(x["size"]),
-                                                                 expected.get(0, frozenset()))]
-            if not contrary or any(o != "equivalent" or s not in swallowed
-                                   for s, o in contrary):
-                continue
         r.verdict = NOT_TESTABLE
         r.direction = ""
         where = ", ".join(f"{v:.3g} at {_size(s)}" for s, v in inside)
@@ -159,6 +146,6 @@ def untestable_at_noise(results: Sequence, published: dict[str, dict[int, float]
 
 
 def _size(s: float) -> str:
-    from analysis.claims.rules import fmt_size
+    from analysis.statistics.fmt import fmt_size
 
     return fmt_size(s) if s else "every size"

@@ -18,17 +18,23 @@ from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_TESTABLE, 
                                   stream_cells)
 from analysis.claims.engine import collapse, evaluate_rules
 from analysis.claims.rules import RULES, Rule
+from analysis.statistics import stats as S
+from decision.claimtable import C6_THREADS, quote
 from analysis.statistics.fmt import fmt_ratio_ci
+from decision import claimtable
+from decision import interval as I
+from decision import rule as R
+from decision import verdict as V
 from analysis.loading.run import Run, select, values
 
 C4 = ("S2", "One-copy beats two-copy at every size tested",
-      "one vs two-copy Gbit/s: 512 B 5.44 vs 1.14 … 64 KB 66.42 vs 17.80")
+      f"one vs two-copy Gbit/s: 512 B {quote('C4', 512)} … 64 KB {quote('C4', 65536)}")
 C6 = ("S2", "One-copy at 64 KB collapses from 4 to 8 threads",
-      "1/2/4/8 threads: 66.42, 62.95, 58.63, 23.73 Gbit/s")
+      f"1/2/4/8 threads: {', '.join(C6_THREADS[t] for t in (1, 2, 4, 8))} Gbit/s")
 C8 = ("S3", "Two-copy beats one-copy from 1 KB to 16 KB; one-copy wins only at 64 KB",
-      "4 threads: 1 KB 2.63 vs 2.33 … 64 KB 43.90 vs 46.89")
+      f"4 threads: 1 KB {quote('C8', 1024)} … 64 KB {quote('C8', 65536)}")
 C9 = ("S3", "Zero-copy never beats two-copy on one machine; at best ~52% of it",
-      "4 threads: 1 KB 0.91 vs 2.63 … 64 KB 22.91 vs 43.90 Gbit/s")
+      f"4 threads: 1 KB {quote('C9', 1024)} … 64 KB {quote('C9', 65536)} Gbit/s")
 C11 = ("S3", "Best thread count is 2-4; 8 threads degrade super-linearly", "qualitative")
 
 #: C11's comparisons between thread counts (numerator, denominator), one family
@@ -63,11 +69,14 @@ def _has(d, rule: Rule, method: str, threads: tuple[int, ...]) -> bool:
                       rule.metric).size >= 2 for t in threads)
 
 
-def _compare(run: Run, d, rule: Rule, method: str, a: int, b: int, family: int,
-             decision=None) -> Compared | None:
+def _compare(run: Run, d, rule: Rule, method: str, a: int, b: int,
+              family: int) -> Compared | None:
+    """a/b threads of ``method`` at the rule's size, read by what the claim expects of that
+    comparison (C6: 8/4 less; C11: t/1 greater, 8/t less)."""
     f = {"method": method, "size": rule.sizes[0]}
     return compare_pair(run, d, {**f, "threads": a}, {**f, "threads": b}, rule.metric,
-                        family, decision or rule.decision, rule.sizes[0], rule.paired)
+                        family, rule.decision, rule.sizes[0], rule.paired,
+                        expect=rule.expects(rule.sizes[0], f"{a}t/{b}t"))
 
 
 def _fill(r: ClaimResult, c: Compared) -> None:
@@ -80,7 +89,8 @@ def _fill(r: ClaimResult, c: Compared) -> None:
         s = c.sensitivity.ratio
         r.sensitivity = (f"{c.sensitivity.kind}: "
                          f"{fmt_ratio_ci(s.value, s.lo, s.hi, times=False)} → "
-                         f"{c.sens_decision.outcome}")
+                         + (c.sens_read.outcome if c.sens_read is not None
+                            else c.sens_decision.outcome))
 
 
 def _thread_rows(run: Run, rule: Rule, stmt: tuple[str, str, str], theirs: bool,
@@ -114,15 +124,18 @@ def _decide_c6(run: Run, rule: Rule, r: ClaimResult, d, method: str) -> None:
     _fill(r, c)
     r.details = [dict(x, pair="8/4 threads") for x in r.details]  # the ratio's own label
     r.statistic = rule.statistic
-    out = c.decision.outcome  # a direction: less | greater | equivalent | inconclusive
-    r.verdict = HOLDS if out in rule.expected[0] else INCONCLUSIVE if out == "inconclusive" \
-        else REFUTED
+    read = c.read  # what C6 expects: 8/4 threads less (decision.rule.Expect)
+    assert read is not None
+    r.verdict = V.every({c.size: read})
     if r.verdict == REFUTED:
-        r.direction = (f"{out} where the claim says less (a collapse): 8/4 threads "
+        r.direction = ("not a collapse: 8/4 threads "
                        + fmt_ratio_ci(c.primary.ratio.value, c.primary.ratio.lo,
-                                      c.primary.ratio.hi, times=False))
-    r.boundary = c.decision.why if r.verdict == INCONCLUSIVE else ""
-    r.reason = f"8 vs 4 threads: {out} ({c.decision.why}); published 23.73/58.63 = 0.405"
+                                      c.primary.ratio.hi, times=False)
+                       + f", {read.why}")
+    r.boundary = f"{read.why} ({c.distance()})" if r.verdict == INCONCLUSIVE else ""
+    pub = claimtable.REPORTED["C6"][rule.sizes[0]]
+    r.reason = (f"8 vs 4 threads: {read.outcome} ({read.why}); published "
+                f"{pub[0]}/{pub[1]} = {claimtable.published('C6')[rule.sizes[0]]:.3f}")
 
 
 def c6(run: Run, theirs: bool = False) -> list[ClaimResult]:
@@ -133,29 +146,27 @@ def c6(run: Run, theirs: bool = False) -> list[ClaimResult]:
 def _decide_c11(run: Run, rule: Rule, r: ClaimResult, d, method: str) -> None:
     """The best thread count from CIs between thread counts (never from medians)."""
     comps = {p: _compare(run, d, rule, method, *p, rule.family) for p in C11_PAIRS}
-    out = {p: c.decision.outcome if c is not None else "inconclusive"
-           for p, c in comps.items()}
+    none = R.Read(R.UNSETTLED, (), "no pairs")
+    reads = {p: (c.read if c is not None and c.read is not None else none)
+             for p, c in comps.items()}
     r.details = [dict(c.row(), pair=f"{p[0]}/{p[1]} threads") for p, c in comps.items() if c]
     r.statistic = (f"{rule.statistic}, paired within the block (CI level "
-                   f"{1 - 0.05 / rule.family:.2%})")
-    peak = [t for t in (2, 4) if out[(t, 1)] == "greater" and out[(8, t)] == "less"]
-    one_best = out[(2, 1)] == "less" and out[(4, 1)] == "less"
-    eight_not_worse = all(out[(8, t)] in ("greater", "equivalent") for t in (2, 4))
-    if peak:
-        r.verdict, pick = HOLDS, (8, peak[0])
-    elif one_best:
-        r.verdict, pick = REFUTED, (4, 1)
-        r.direction = "1 thread is decided faster than both 2 and 4"
-    elif eight_not_worse:
-        r.verdict, pick = REFUTED, (8, 4)
-        r.direction = "8 threads are decided not slower than 2 and 4 (" + ", ".join(
-            f"8/{t}: {out[(8, t)]}" for t in (2, 4)) + ")"
+                   f"{I.level_of(rule.family, S.ALPHA):.2%})")
+    verdict, t = V.best_threads({t: reads[(t, 1)] for t in (2, 4)},
+                                {t: reads[(8, t)] for t in (2, 4)})
+    r.verdict = verdict
+    if verdict == HOLDS:
+        pick = (8, t)
+    elif verdict == REFUTED:
+        pick = (8, 4)
+        r.direction = ("no thread count of 2 or 4 beats 1 by the band while 8 falls below "
+                       "it: " + ", ".join(f"{a}/{b} threads {reads[(a, b)].why}"
+                                          for a, b in C11_PAIRS
+                                          if reads[(a, b)].outcome == R.CONTRADICTS))
     else:
-        r.verdict = INCONCLUSIVE
-        pick = next((p for p in C11_PAIRS if out[p] == "inconclusive"), (8, 4))
-        r.boundary = "; ".join(f"{a}/{b} threads: {comps[(a, b)].decision.why}"
-                               for a, b in C11_PAIRS
-                               if comps[(a, b)] is not None and out[(a, b)] == "inconclusive")
+        pick = next((p for p in C11_PAIRS if reads[p].outcome == R.UNSETTLED), (8, 4))
+        r.boundary = "; ".join(f"{a}/{b} threads: {reads[(a, b)].why}"
+                               for a, b in C11_PAIRS if reads[(a, b)].outcome == R.UNSETTLED)
     c = comps[pick]
     if c is not None:
         set_estimate(r, c.primary.ratio)
@@ -163,8 +174,7 @@ def _decide_c11(run: Run, rule: Rule, r: ClaimResult, d, method: str) -> None:
         r.size = c.size
         r.design = c.primary.kind
         r.statistic += f"; shown: {pick[0]}/{pick[1]} threads"
-    r.reason = "; ".join(f"{a}/{b} threads: {out[(a, b)]}"
-                         + (f" ({comps[(a, b)].decision.why})" if comps[(a, b)] else "")
+    r.reason = "; ".join(f"{a}/{b} threads: {reads[(a, b)].outcome} ({reads[(a, b)].why})"
                          for a, b in C11_PAIRS) + "; super-linearity itself is not tested"
 
 

@@ -60,7 +60,9 @@ import pandas as pd
 
 from analysis.statistics import stats as S
 from analysis.claims.base import original_cells, paired_values, round_values, stream_cells
-from analysis.claims.rules import RULES, THREADS, Rule, fmt_size
+from analysis.claims.rules import RULES, THREADS, Rule
+from analysis.statistics.fmt import fmt_size
+from decision import rule as R
 from analysis.statistics.fmt import fmt_ratio_ci
 from analysis.loading.run import Run, select
 from rundir.vocabulary import REPORT_NAMES
@@ -117,9 +119,7 @@ class Factor:
     @property
     def differs(self) -> bool:
         """Its CI lies wholly outside the band [1 - t, 1 + t] (the claims' band)."""
-        t = S.SESOI
-        return S.against(S.Estimate(self.value, self.lo, self.hi, self.n), 1 - t, 1 + t) \
-            in ("above", "below")
+        return R.band_outcome(self.lo, self.hi) in (R.GREATER, R.LESS)
 
     def text(self) -> str:
         if not math.isfinite(self.value):

@@ -30,6 +30,7 @@ import pandas as pd
 
 from analysis import claims as C
 from analysis.statistics import stats as S
+from decision import rule as R
 from analysis.statistics.fmt import fmt_size
 from analysis.loading.hosts import dig, sink_facts
 from analysis.loading.run import Run, memcpy_gbit
@@ -122,7 +123,7 @@ def compare_cells(run: Run, ref: Run, threshold: float = DEFAULT_THRESHOLD,
                      "n_run": int(x.size), "n_ref": int(y.size),
                      "median_run": float(np.median(x)), "median_ref": float(np.median(y)),
                      "speed_ratio": est.value, "lo": est.lo, "hi": est.hi,
-                     "verdict": _FROM_DIRECTION[S.classify_ratio(est, threshold)]})
+                     "verdict": _FROM_DIRECTION[R.band_outcome(est.lo, est.hi, threshold)]})
     df = pd.DataFrame(rows)
     if df.empty:
         return df
@@ -137,7 +138,7 @@ def _normalise(df: pd.DataFrame, threshold: float) -> pd.DataFrame:
     df["shape_ratio"], df["shape_lo"], df["shape_hi"] = (df["speed_ratio"] / f, df["lo"] / f,
                                                           df["hi"] / f)
     df["shape_verdict"] = [
-        _FROM_DIRECTION[S.classify_ratio(S.Estimate(v, lo, hi, 2), threshold)]
+        _FROM_DIRECTION[R.band_outcome(lo, hi, threshold)]
         for v, lo, hi in zip(df["shape_ratio"], df["shape_lo"], df["shape_hi"])]
     df["differs"] = df["verdict"].isin([FASTER, SLOWER])
     df["shape_differs"] = df["shape_verdict"].isin([FASTER, SLOWER])

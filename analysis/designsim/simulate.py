@@ -19,7 +19,7 @@ unit-variance t with 4 df). Every design reads the same draws (paired). The verd
 then decided as the analysis decides them: each comparison of a verdict at its block's
 stopping look (:func:`decision.sequential.stopping_look` over the repeated CIs of the
 rounds the block ran, at the rule's family), read by the rule
-(:func:`analysis.statistics.stats.decide`), combined by :func:`analysis.claims.engine.every_verdict`.
+(:meth:`decision.rule.Expect.read`), combined by :func:`decision.verdict.every`.
 
 Only numpy and the project's statistics: no files are read here.
 """
@@ -33,12 +33,12 @@ from typing import Mapping, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from analysis.statistics import stats as S
 from analysis.claims.base import INCONCLUSIVE
-from analysis.claims.engine import every_verdict
 from analysis.designsim.structure import DesignPlan, Structure, Verdict
 from decision import families
+from decision import rule as R
 from decision import sequential as sq
+from decision import verdict as V
 
 FIXED, CURRENT, NEW = "fixed", "current", "new"
 Array = NDArray[np.float64]
@@ -194,39 +194,43 @@ def top_up(arm: Arm, structure: Structure, x: Array) -> TopUp:
 
 # ----------------------------------------------------------------------------- verdicts
 
-#: how far a true log ratio may sit from a boundary and still count as on it (a boundary
-#: planted as log(b) comes back from exp() a rounding error away)
+#: how far a true log ratio may sit from an edge and still count as on it (an edge planted as
+#: log(b) comes back from exp() a rounding error away)
 ON = 1e-9
 
 
-def correct(outcome: str, log_truth: float, decision: S.DecisionRule) -> bool:
-    """Whether a comparison's decided outcome agrees with its true log ratio: greater means
-    above 1 + t, less below 1 - t, equivalent inside the closed band [1 - t, 1 + t] (as
-    :func:`analysis.statistics.stats.decide` reads a CI); a truth on a boundary (within :data:`ON`)
-    counts as on it; inconclusive is never wrong."""
-    lo, hi = (math.log(b) for b in decision.boundaries())
-    if outcome == "greater":
-        return log_truth > hi + ON
-    if outcome == "less":
-        return log_truth < lo - ON
-    if outcome == "equivalent":
-        return lo - ON <= log_truth <= hi + ON
-    return True
+def _truth(log_truth: float, edges: Sequence[float]) -> float:
+    """The true ratio, snapped onto an edge it lies within :data:`ON` of."""
+    for e in edges:
+        if abs(log_truth - math.log(e)) <= ON:
+            return e
+    return math.exp(log_truth)
+
+
+def correct(outcome: str, log_truth: float, expect: R.Expect) -> bool:
+    """Whether a size's reading (agrees / contradicts / open) is what the true ratio itself
+    reads (a CI of zero width at the truth, decision.rule.Expect.read: a truth on the edge is
+    not beyond it); open is never wrong."""
+    if outcome == R.UNSETTLED:
+        return True
+    x = _truth(log_truth, expect.edges())
+    return expect.read(x, x).outcome == outcome
 
 
 def outcomes(arm: Arm, structure: Structure, x: Array, reached: Mapping[str, int],
              v: Verdict) -> dict[int, str]:
-    """Each size's outcome of a verdict: its comparison at its stopping look over the
-    rounds its block ran, read by the verdict's rule."""
+    """Each size's reading of a verdict (agrees / contradicts / open): its comparison at its
+    stopping look over the rounds its block ran (stopped against its expectation's edges),
+    read by what the verdict expects there."""
     out = {}
     for c in v.comparisons:
         block = structure.units[c.unit].block
         n = reached[block]
         looks = sq.repeated_cis(c.sign * x[c.unit, :n], arm.reading[block], v.family,
                                 arm.spending, arm.alpha)
-        stop = sq.stopping_look(looks, v.decision.boundaries())
-        out[c.size] = S.decide(v.decision, S.Estimate(stop.estimate, stop.lo, stop.hi,
-                                                       stop.rounds)).outcome
+        e = R.expect_of(c.expected, v.decision.threshold)
+        stop = sq.stopping_look(looks, e.edges())
+        out[c.size] = e.read(stop.lo, stop.hi).outcome
     return out
 
 
@@ -241,13 +245,17 @@ class Replicate:
     untestable_s: float
 
 
+def _edges(v: Verdict, c: "VerdictComparison") -> tuple[float, ...]:
+    return R.expect_of(c.expected, v.decision.threshold).edges()
+
+
 def readings(structure: Structure) -> list[tuple[int, float, int, tuple[float, ...]]]:
-    """The distinct comparison readings the verdicts make: (unit, sign, family,
-    boundaries); two readings of one claim over the same comparison count once."""
+    """The distinct comparison readings the verdicts make: (unit, sign, family, edges); two
+    readings of one claim over the same comparison count once."""
     seen: dict[tuple[int, float, int, tuple[float, ...]], None] = {}
     for v in structure.verdicts:
         for c in v.comparisons:
-            seen[(c.unit, c.sign, v.family, v.decision.boundaries())] = None
+            seen[(c.unit, c.sign, v.family, _edges(v, c))] = None
     return list(seen)
 
 
@@ -258,13 +266,14 @@ def replicate(arm: Arm, structure: Structure, x: Array) -> Replicate:
     wrong = np.zeros(len(structure.verdicts))
     for i, v in enumerate(structure.verdicts):
         out = outcomes(arm, structure, x, up.reached, v)
-        if every_verdict(out, {c.size: c.expected for c in v.comparisons}) == INCONCLUSIVE:
+        if V.every({s: R.Read(o) for s, o in out.items()}) == INCONCLUSIVE:
             undecided += 1
         for c in v.comparisons:
             u = structure.units[c.unit]
-            if out[c.size] != "inconclusive":
-                decided.add((c.unit, c.sign, v.family, v.decision.boundaries()))
-            if not correct(out[c.size], c.sign * u.effect, v.decision):
+            e = R.expect_of(c.expected, v.decision.threshold)
+            if out[c.size] != R.UNSETTLED:
+                decided.add((c.unit, c.sign, v.family, e.edges()))
+            if not correct(out[c.size], c.sign * u.effect, e):
                 wrong[i] = 1.0
     return Replicate(len(decided), undecided, wrong, up.seconds, up.untestable_s)
 
@@ -282,7 +291,7 @@ def on_boundary(structure: Structure) -> Structure:
             if c.unit in planted:
                 continue
             mine = c.sign * structure.units[c.unit].effect
-            b = min((math.log(x) for x in v.decision.boundaries()), key=lambda lb: abs(lb - mine))
+            b = min((math.log(x) for x in _edges(v, c)), key=lambda lb: abs(lb - mine))
             planted[c.unit] = c.sign * b
     return structure.with_effects(planted)
 

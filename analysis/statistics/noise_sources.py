@@ -26,7 +26,8 @@ import pandas as pd
 from scipy import stats
 
 from analysis.statistics.fmt import fmt_size
-from decision.claimtable import SESOI
+from decision import interval as I
+from decision.band import SESOI
 from decision.schedule import CONFIDENCE
 
 #: a cell's trials are read as bimodal when Sarle's bimodality coefficient of its log values
@@ -258,14 +259,7 @@ def rounds_to_decide(sd: float, band: float = DECIDE_BAND, level: float = DECIDE
                      most: int = 100_000) -> int:
     """The rounds a paired comparison with per-round log-ratio sd ``sd`` needs for its t CI
     half-width to reach ``log(1 + band)``: the smallest n >= 2 with t(n-1) sd / sqrt(n) <= it."""
-    if not sd > 0:
-        return 2
-    h = math.log1p(band)
-    q = 1 - (1 - level) / 2
-    n = max(2, math.ceil((stats.norm.ppf(q) * sd / h) ** 2))
-    while n < most and stats.t.ppf(q, n - 1) * sd / math.sqrt(n) > h:
-        n += 1
-    return n
+    return I.rounds_to_half_width(sd, math.log1p(band), level, 2, most)
 
 
 def comparisons(measured: pd.DataFrame, band: float | None = None) -> pd.DataFrame:
@@ -395,7 +389,7 @@ def ratio_ci(ratio: float, sd: float, rounds: int,
     log sd ``sd`` over ``rounds``)."""
     if not (rounds >= 2 and math.isfinite(sd) and ratio > 0):
         return math.nan, math.nan
-    h = float(stats.t.ppf(1 - (1 - level) / 2, rounds - 1)) * sd / math.sqrt(rounds)
+    h = I.half_log(sd, rounds, level)
     return ratio * math.exp(-h), ratio * math.exp(h)
 
 

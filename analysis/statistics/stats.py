@@ -18,21 +18,19 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
+from decision import interval as I
+from decision import rule as R
 from decision import sequential as sq
-# the one band of "no difference" of every direction reading (the claims, the decision map, the
-# comparison of two runs, the A/A control): a ratio within 1 +- SESOI is "equivalent". The
-# claims' rule table declares it (its derivation: analysis.claims.sesoi)
-from decision.claimtable import SESOI
-# the one two-sided error rate of the project and the confidence level of every CI the
-# analysis reports (decision.schedule owns both; the runner's top-up reads the same)
-from decision.schedule import ALPHA, CONFIDENCE  # noqa: F401
+# the one band of "no difference" of every reading (the claims, the decision map, the
+# comparison of two runs, the A/A control) and the one error rate, owned by decision.band
+from decision.band import ALPHA, CONFIDENCE, SESOI  # noqa: F401
+# the readings of a CI against a rule, owned by decision.rule (re-exported for the analysis)
+from decision.rule import Decision, DecisionRule  # noqa: F401
 from statsmodels.stats.multitest import multipletests
 
 N_RESAMPLES = 2000
 
 Direction = Literal["greater", "less", "equivalent", "inconclusive"]
-#: where a CI lies against a band (:func:`against`)
-Side = Literal["above", "below", "inside", "across", "none"]
 
 
 def _arr(x: ArrayLike) -> NDArray[np.float64]:
@@ -65,22 +63,6 @@ class Estimate:
         return bool(self.lo <= x <= self.hi)
 
 
-def against(ci: Estimate, lo: float, hi: float) -> Side:
-    """Where a CI lies against the band [lo, hi] (lo == hi: one boundary), the one reading of
-    a CI against a band that every decision uses: ``above`` when it lies wholly above hi,
-    ``below`` wholly below lo, ``inside`` within [lo, hi] (its ends included), ``across``
-    when it straddles a boundary, ``none`` where the CI is undefined (NaN ends)."""
-    if not (math.isfinite(ci.lo) and math.isfinite(ci.hi)):
-        return "none"
-    if ci.lo > hi:
-        return "above"
-    if ci.hi < lo:
-        return "below"
-    if lo <= ci.lo and ci.hi <= hi:
-        return "inside"
-    return "across"
-
-
 def median_ci(x: ArrayLike, confidence: float = CONFIDENCE, n_resamples: int = N_RESAMPLES,
               seed: int | np.random.Generator | None = 0) -> Estimate:
     """Median with a percentile-bootstrap CI (``scipy.stats.bootstrap``).
@@ -88,20 +70,8 @@ def median_ci(x: ArrayLike, confidence: float = CONFIDENCE, n_resamples: int = N
     With fewer than 2 finite values the CI is undefined (NaN): a single trial has no spread.
     With identical values the CI collapses to the value.
     """
-    a = _arr(x)
-    n = a.size
-    if n == 0:
-        return Estimate(math.nan, math.nan, math.nan, 0, confidence)
-    med = float(np.median(a))
-    if n < 2:
-        return Estimate(med, math.nan, math.nan, n, confidence)
-    if np.all(a == a[0]):
-        return Estimate(med, med, med, n, confidence)
-    res = stats.bootstrap((a,), np.median, confidence_level=confidence,
-                          n_resamples=n_resamples, method="percentile", vectorized=True,
-                          axis=-1, rng=_rng(seed))
-    return Estimate(med, float(res.confidence_interval.low),
-                    float(res.confidence_interval.high), n, confidence)
+    med, lo, hi, n = I.median_ci(_arr(x), confidence, n_resamples, _rng(seed))
+    return Estimate(med, lo, hi, n, confidence)
 
 
 def ratio_of_medians(a: ArrayLike, b: ArrayLike, confidence: float = CONFIDENCE,
@@ -149,22 +119,6 @@ def holm(pvalues: Sequence[float], alpha: float = ALPHA) -> NDArray[np.float64]:
     return out
 
 
-def classify_ratio(r: Estimate, threshold: float = SESOI,
-                   p_adjusted: float | None = None, alpha: float = ALPHA) -> Direction:
-    """Decision on a ratio a/b with the band t (by default the one band, :data:`SESOI`):
-
-    - ``greater`` when the CI lies above 1 + t (and, if given, the adjusted p < alpha);
-    - ``less`` when the CI lies below 1 - t (same condition);
-    - ``equivalent`` when the CI lies within [1 - t, 1 + t];
-    - ``inconclusive`` otherwise (the CI spans a decision boundary, or no CI).
-    """
-    outcome = decide(DecisionRule("direction", threshold), r).outcome
-    significant = p_adjusted is None or (math.isfinite(p_adjusted) and p_adjusted < alpha)
-    if outcome in ("greater", "less") and not significant:
-        return "inconclusive"
-    return outcome  # type: ignore[return-value]
-
-
 @dataclass(frozen=True)
 class Comparison:
     ratio: Estimate
@@ -191,8 +145,12 @@ def compare_family(pairs: Sequence[tuple[ArrayLike, ArrayLike]],
         welch = None
         if na and nb:
             welch = float(stats.ttest_ind(_arr(a), _arr(b), equal_var=False).pvalue)
-        out.append(Comparison(r, p, float(pa), classify_ratio(r, threshold, float(pa), alpha),
-                              na, nb, welch))
+        # the legacy rule: the band reading, "greater"/"less" only where the adjusted p is
+        # below alpha too
+        outcome = R.band_outcome(r.lo, r.hi, threshold)
+        if outcome in ("greater", "less") and not (math.isfinite(pa) and pa < alpha):
+            outcome = "inconclusive"
+        out.append(Comparison(r, p, float(pa), outcome, na, nb, welch))  # type: ignore[arg-type]
     return out
 
 
@@ -464,31 +422,24 @@ def paired_ratio(a: ArrayLike, b: ArrayLike, family: int = 1, alpha: float = ALP
     1 - alpha/family, the t-test p on the log ratios (raw and Bonferroni-adjusted) and the
     Wilcoxon signed-rank p (raw and adjusted). With fewer than 2 pairs the CI is NaN."""
     d = log_ratios(a, b)
-    n = int(d.size)
     conf = family_confidence(family, alpha)
-    if n == 0:
-        return RatioTest(PAIRED, Estimate(math.nan, math.nan, math.nan, 0, conf), math.nan,
-                         math.nan, math.nan, math.nan, family, alpha)
-    mean = float(d.mean())
-    value = math.exp(mean)
+    ci = I.paired_interval(d, level=conf)
+    n = ci.n
     if n < 2:
-        return RatioTest(PAIRED, Estimate(value, math.nan, math.nan, n, conf), math.nan,
+        return RatioTest(PAIRED, Estimate(ci.estimate, math.nan, math.nan, n, conf), math.nan,
                          math.nan, math.nan, math.nan, family, alpha)
-    sd = float(d.std(ddof=1))
-    if sd == 0.0:  # every round gave the same ratio: the CI collapses, the test is exact
-        p = 1.0 if mean == 0.0 else 0.0
-        return RatioTest(PAIRED, Estimate(value, value, value, n, conf), p,
+    if ci.sd_log == 0.0:  # every round gave the same ratio: the CI collapses, the test is exact
+        p = 1.0 if ci.mean_log == 0.0 else 0.0
+        return RatioTest(PAIRED, Estimate(ci.estimate, ci.lo, ci.hi, n, conf), p,
                          _bonferroni(p, family), p, _bonferroni(p, family), family, alpha, 0.0)
-    se = sd / math.sqrt(n)
-    tq = float(stats.t.ppf(1 - (1 - conf) / 2, n - 1))
-    lo, hi = math.exp(mean - tq * se), math.exp(mean + tq * se)
-    p = float(2 * stats.t.sf(abs(mean / se), n - 1))
+    p = float(2 * stats.t.sf(abs(ci.mean_log / (ci.sd_log / math.sqrt(n))), n - 1))
     if np.all(d == 0):
         pw = 1.0
     else:
         pw = float(stats.wilcoxon(d, alternative="two-sided").pvalue)
-    return RatioTest(PAIRED, Estimate(value, lo, hi, n, conf), p, _bonferroni(p, family),
-                     pw, _bonferroni(pw, family), family, alpha, sd)
+    return RatioTest(PAIRED, Estimate(ci.estimate, ci.lo, ci.hi, n, conf), p,
+                     _bonferroni(p, family), pw, _bonferroni(pw, family), family, alpha,
+                     ci.sd_log)
 
 
 def sequential_ratio(rounds: ArrayLike, a: ArrayLike, b: ArrayLike, sched: sq.Schedule,
@@ -530,94 +481,6 @@ def unpaired_ratio(a: ArrayLike, b: ArrayLike, family: int = 1, alpha: float = A
     r = ratio_of_medians(a, b, confidence=conf, n_resamples=n_resamples, seed=seed)
     p = mann_whitney(a, b)
     return RatioTest(UNPAIRED, r, p, _bonferroni(p, family), math.nan, math.nan, family, alpha)
-
-
-# ---------------------------------------------------------------------------- decision rules
-
-RuleKind = Literal["direction", "above", "below", "approx"]
-
-
-@dataclass(frozen=True)
-class DecisionRule:
-    """How the CI of one ratio is read.
-
-    * ``direction`` (threshold t): ``greater`` when the CI lies above 1 + t, ``less`` below
-      1 - t, ``equivalent`` inside [1 - t, 1 + t], else ``inconclusive``;
-    * ``above`` / ``below`` (value X): ``holds`` when the CI lies wholly above (below) X,
-      ``refuted`` when wholly on the other side, else ``inconclusive``;
-    * ``approx`` (value R, tolerance k): ``holds`` when the CI lies inside [R/k, R*k],
-      ``refuted`` when wholly outside it, else ``inconclusive``.
-    """
-
-    kind: RuleKind
-    threshold: float = SESOI
-    value: float = math.nan
-    tolerance: float = math.nan
-
-    def boundaries(self) -> tuple[float, ...]:
-        if self.kind == "direction":
-            return (1 - self.threshold, 1 + self.threshold)
-        if self.kind == "approx":
-            return (self.value / self.tolerance, self.value * self.tolerance)
-        return (self.value,)
-
-    def text(self) -> str:
-        if self.kind == "direction":
-            t = self.threshold
-            return (f"greater if the CI lies above {1 + t:.3g}, less if below {1 - t:.3g}, "
-                    f"equivalent if inside [{1 - t:.3g}, {1 + t:.3g}]")
-        if self.kind == "above":
-            return f"holds if the CI lies above {self.value:.3g}, refuted if below"
-        if self.kind == "below":
-            return f"holds if the CI lies below {self.value:.3g}, refuted if above"
-        lo, hi = self.boundaries()
-        return (f"holds if the CI lies inside [{lo:.3g}, {hi:.3g}] (~{self.value:.3g} within "
-                f"x/÷{self.tolerance:g}), refuted if wholly outside")
-
-
-@dataclass(frozen=True)
-class Decision:
-    outcome: str  # greater/less/equivalent/inconclusive, or holds/refuted/inconclusive
-    straddles: tuple[float, ...] = ()  # the boundaries an inconclusive CI straddles
-    why: str = ""
-
-
-def _fmt(x: float) -> str:
-    return f"{x:.3f}" if abs(x) < 10 else f"{x:.4g}"
-
-
-def decide(rule: DecisionRule, ci: Estimate) -> Decision:
-    """Read a ratio's CI with a rule (:func:`against` its band); *inconclusive* names the
-    boundary its CI straddles."""
-    lo, hi = ci.lo, ci.hi
-    bounds = rule.boundaries()
-    side = against(ci, bounds[0], bounds[-1])
-    if side == "none":
-        return Decision("inconclusive", (), "no CI (fewer than 2 values or pairs)")
-    ci_txt = f"CI [{_fmt(lo)}, {_fmt(hi)}]"
-    inside = [b for b in bounds if lo < b < hi]
-    straddle = (f"{ci_txt} straddles " + " and ".join(_fmt(b) for b in inside)) if inside else ""
-    if rule.kind == "direction":
-        t = rule.threshold
-        if side == "above":
-            return Decision("greater", (), f"{ci_txt} above {_fmt(1 + t)}")
-        if side == "below":
-            return Decision("less", (), f"{ci_txt} below {_fmt(1 - t)}")
-        if side == "inside":
-            return Decision("equivalent", (), f"{ci_txt} inside [{_fmt(1 - t)}, {_fmt(1 + t)}]")
-        return Decision("inconclusive", tuple(inside), straddle)
-    if rule.kind in ("above", "below"):
-        if side in ("above", "below"):
-            ok = side == rule.kind
-            return Decision("holds" if ok else "refuted", (),
-                            f"{ci_txt} {side} {_fmt(rule.value)}")
-        return Decision("inconclusive", tuple(inside), straddle)
-    band_lo, band_hi = bounds
-    if side == "inside":
-        return Decision("holds", (), f"{ci_txt} inside [{_fmt(band_lo)}, {_fmt(band_hi)}]")
-    if side in ("above", "below"):
-        return Decision("refuted", (), f"{ci_txt} outside [{_fmt(band_lo)}, {_fmt(band_hi)}]")
-    return Decision("inconclusive", tuple(inside), straddle)
 
 
 def paired_crossover(log_ratios_by_size: Mapping[float, ArrayLike],

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
 
+from decision import interval as I
 from decision.schedule import CONFIDENCE
 from runner.plan.profile import Repetitions
 
@@ -45,19 +45,8 @@ def _seed(key: str, n: int) -> int:
 def median_ci(values: Sequence[float], confidence: float = CONFIDENCE, resamples: int = 2000,
               key: str = "") -> CI:
     """Median and its percentile-bootstrap CI (scipy.stats.bootstrap)."""
-    x = np.asarray(values, dtype=float)
-    n = len(x)
-    if n == 0:
-        return CI(math.nan, math.nan, math.nan, 0)
-    med = float(np.median(x))
-    if n < 2:
-        return CI(med, math.nan, math.nan, n)
-    if np.all(x == x[0]):
-        return CI(med, med, med, n)
-    res = stats.bootstrap((x,), np.median, confidence_level=confidence,
-                          n_resamples=resamples, method="percentile", vectorized=True,
-                          random_state=np.random.default_rng(_seed(key, n)))
-    return CI(med, float(res.confidence_interval.low), float(res.confidence_interval.high), n)
+    return CI(*I.median_ci(values, confidence, resamples,
+                           np.random.default_rng(_seed(key, len(values)))))
 
 
 @dataclass(frozen=True)

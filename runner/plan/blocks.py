@@ -32,9 +32,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from scipy import stats
 
+from decision import interval as I
 from decision import sequential as sq
+from decision import sesoi
+from decision.band import SESOI
 from rundir import utf8 as rundir_text
 from runner.host.errors import ProfileError
 from runner.plan.profile import PURPOSES, Design
@@ -190,10 +192,7 @@ def group(keys_of: dict[str, list[str]]) -> dict[str, list[str]]:
 def half_width(sd: float, n: int, confidence: float, family: int) -> float:
     """Expected relative CI half-width of a paired ratio after n rounds (t interval on the
     log ratios, Bonferroni over the family)."""
-    if n < 2:
-        return math.inf
-    alpha = (1 - confidence) / family
-    return math.expm1(stats.t.ppf(1 - alpha / 2, n - 1) * sd / math.sqrt(n))
+    return math.expm1(I.half_log(sd, n, I.level_of(family, 1 - confidence)))
 
 
 def expected_half_width(b: Block, design: Design) -> float:
@@ -216,19 +215,26 @@ def rounds_needed(sd: float, target: float, confidence: float, family: int, lo: 
     return hi
 
 
+def control_rounds(b: Block, design: Design) -> sesoi.ControlRounds:
+    """The rounds of the A/A control in block ``b``: the fewest at which its 95 % CI of a true
+    ratio of 1 lies inside the claims' band with 80 % probability at the block's noise-model
+    sd (decision.sesoi.control_rounds), at most the design's maximum (the top-up's, else
+    ``rounds_max``)."""
+    most = design.sequential.rounds_max if design.sequential is not None else design.rounds_max
+    return sesoi.control_rounds(b.sd, SESOI, most)
+
+
 def plan_rounds(blocks: list[Block], design: Design, budget_s: float | None,
                 fixed_s: float = 0.0) -> list[str]:
     """Give each block its rounds; within the budget, serve purposes in PURPOSES order.
     Returns the notes that say what could not reach its target."""
     def fixed(b: Block) -> int:
         """The rounds a block is planned to whatever its noise: the top-up's blocks their
-        first look; an A/A control block of its own, in a design with the top-up, the
-        claims' first look (the rounds a claim is first read at); 0 for the others."""
-        if b.first_look:
-            return b.first_look
-        if design.sequential is not None and "AA" in b.claims:
-            return design.sequential.first_look
-        return 0
+        first look, and the block of the A/A control (in a design with the top-up) at least
+        the control's rounds (:func:`control_rounds`); 0 for the others."""
+        aa = control_rounds(b, design).rounds if design.sequential is not None \
+            and "AA" in b.claims else 0
+        return max(b.first_look, aa)
 
     def floor(b: Block) -> int:
         if fixed(b):  # never cut

@@ -267,7 +267,7 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
     seq = sequential_design(des, rehearsal)
     if seq is not None:
         _attach_comparisons(blocks, cells, sources, seq, rehearsal)
-        _control_to_first_look(blocks, cells)
+        notes += _control_rounds(blocks, cells, des)
         caps_of = {cid: b.caps.get(cid, 0) for b in blocks for cid in b.cells}
         cells = {cid: Cell(**{**asdict(c), "rounds_cap": caps_of[cid]})
                  if c.rounds_cap or caps_of[cid] else c for cid, c in cells.items()}
@@ -363,19 +363,23 @@ def _attach_comparisons(blocks: list[D.Block], cells: dict[str, Cell],
             _their_rounds(b, comps, cells, sources)
 
 
-def _control_to_first_look(blocks: list[D.Block], cells: dict[str, Cell]) -> None:
-    """The A/A control runs as many rounds as the claims' first look: its twin, in a block
-    the top-up may extend, stops at the block's first look (a cap, as a program of the
-    reports that no comparison reads), so the pair is read at the rounds a claim is first
-    read at, whatever the top-up adds to the block's claims (an A/A block without the
-    top-up is planned to the design's first look: runner.plan.blocks.plan_rounds)."""
+def _control_rounds(blocks: list[D.Block], cells: dict[str, Cell], des: Design) -> list[str]:
+    """The A/A control runs the rounds at which a true ratio of 1 reads "equivalent" with
+    80 % probability at its block's noise-model sd (runner.plan.blocks.control_rounds): its
+    twin stops there (a cap), and its block runs at least as many rounds
+    (runner.plan.blocks.plan_rounds), so the twin's partner runs the same rounds. Returns
+    the plan's note on it (the rounds, the chance, the sd)."""
+    notes = []
     for b in blocks:
-        if not b.first_look:
+        twins = [cid for cid in b.cells if cells[cid].twin]
+        if not twins or "AA" not in b.claims:
             continue
-        for cid in b.cells:
-            if cells[cid].twin:
-                b.caps[cid] = b.first_look
-                b.cell_seconds[cid] = trial_seconds(cells[cid])
+        aa = D.control_rounds(b, des)
+        for cid in twins:
+            b.caps[cid] = aa.rounds
+            b.cell_seconds[cid] = trial_seconds(cells[cid])
+        notes.append(aa.text())
+    return notes
 
 
 def _their_notes(blocks: list[D.Block], cells: dict[str, Cell]) -> list[str]:

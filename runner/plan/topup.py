@@ -61,6 +61,11 @@ class Comparison:
     # question's comparison or a plan made before the verdict order
     claims: tuple[str, ...] = ()
 
+    @property
+    def declared(self) -> str:
+        """The declared comparison it is a pair of ("8t/2t", "zerocopy/send")."""
+        return self.name.split(" ", 1)[0]
+
     def to_json(self) -> dict[str, Any]:
         d = {**asdict(self), "boundaries": list(self.boundaries), "claims": list(self.claims)}
         if not self.claims:
@@ -142,6 +147,17 @@ def experiment_family(e: Experiment, placement_cells: int) -> int:
     return max(fams) if fams else e.family
 
 
+def asked_edges(readers: Iterable[str], cell: Cell, name: str,
+                declared: Iterable[float]) -> tuple[float, ...]:
+    """The edges a comparison is asked about: the union of what the verdicts it serves
+    expect of it (decision.families.edges: one edge per verdict, on the comparison's ratio;
+    the band's two for the placement question), so a comparison whose CI already lies wholly
+    on one side of every verdict's edge is decided; the profile's declared boundaries for a
+    comparison no verdict reads (a question's)."""
+    asked = families.edges(readers, cell.mode, cell.size, name)
+    return asked if asked is not None else tuple(sorted(declared))
+
+
 def resolve(block_cells: Iterable[str], cells: Mapping[str, Cell],
             sources: Mapping[str, list[Experiment]], placement_cells: int = 0,
             untestable: Iterable[str] = ()) -> list[Comparison]:
@@ -175,11 +191,12 @@ def resolve(block_cells: Iterable[str], cells: Mapping[str, Cell],
                     families.p1_reads(p1, cells[a], cells[b]))
                 readers = tuple(c for c in families.readers(name, e.claims, cells[a].size)
                                 if c not in skip)
+                edges = asked_edges(readers, cells[a], name, bounds)
                 old = found.get((a, b))
                 if old is not None:
-                    bounds = tuple(sorted(set(old.boundaries) | set(bounds)))
+                    edges = tuple(sorted(set(old.boundaries) | set(edges)))
                 found[(a, b)] = Comparison(
-                    label, a, b, tuple(bounds), max(fam, old.family if old else 1),
+                    label, a, b, edges, max(fam, old.family if old else 1),
                     tuple(sorted(set(readers) | set(old.claims if old else ()))))
     found.update({(c.a, c.b): c for c in their_comparisons(block_cells, cells, sources,
                                                            untestable)})
@@ -219,7 +236,8 @@ def their_comparisons(block_cells: Iterable[str], cells: Mapping[str, Cell],
                     if not readers:
                         continue
                     fam = max(families.family(c, sizes=len(e.sizes)) for c in readers)
-                    out.append(Comparison(label, a, b, tuple(sorted(bounds)), fam,
+                    out.append(Comparison(label, a, b,
+                                          asked_edges(readers, cells[a], name, bounds), fam,
                                           tuple(f"{src}:{c}" for c in sorted(readers))))
     return out
 
@@ -333,7 +351,7 @@ def summaries(plan: Plan, granted: Mapping[str, int],
             cell = plan.cells[c.a]  # its verdicts, as the order models them (families)
             s = sq.summary_of(bid, looks, sched, c.family, c.boundaries, design.spending,
                               design.alpha, families.serves(c.claims, cell.mode, cell.size,
-                                                            place))
+                                                            place, c.declared))
             if s is not None:
                 out.append(s)
     return out

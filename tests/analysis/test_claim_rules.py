@@ -52,6 +52,14 @@ DIRECTION_CASES = [  # (claim, sizes -> (point, CI hi) with one straddling size,
      C.HOLDS),
     ("C4", {512: (1.3, 1.4), 4 * KiB: (0.8, 0.85), 16 * KiB: (1.2, 1.25), 64 * KiB: (1.3, 1.4)},
      C.REFUTED),
+    # the minimum-effect test: CI [0.80, 0.91] at 4 KiB crosses 1 - t but lies wholly below
+    # C4's edge 1 + t, so no effect of interest in the claimed direction: refuted (the band
+    # reading called it inconclusive, choosing between "less" and "equivalent")
+    ("C4", {512: (1.3, 1.4), 4 * KiB: (math.sqrt(0.80 * 0.91), 0.91), 16 * KiB: (1.2, 1.25),
+            64 * KiB: (1.3, 1.4)}, C.REFUTED),
+    # refuted at one size whatever the others: 16 KiB is open (across 1.12)
+    ("C4", {512: (1.3, 1.4), 4 * KiB: (0.9, 0.95), 16 * KiB: (1.13, 1.2),
+            64 * KiB: (1.3, 1.4)}, C.REFUTED),
     ("C8", {1 * KiB: (1.2, 1.3), 4 * KiB: (1.2, 1.3), 16 * KiB: (1.2, 1.3), 64 * KiB: (0.99, 1.10)},
      C.NOT_TESTABLE),   # 64 KiB must be "less": CI [0.89, 1.10] straddles the band's lower
                         # end, and the published 0.936 lies inside the band: not testable at
@@ -71,7 +79,7 @@ def test_every_size_rules_follow_the_ci(tmp_path: Path, claim: str, centers: dic
     if expected == C.NOT_TESTABLE:
         assert r.reason.startswith("not testable at this noise") and "0.936" in r.reason
     if expected == C.REFUTED:
-        assert "less" in r.direction and "claim says greater" in r.direction
+        assert "below 1.12" in r.direction and "claim says > 1.12" in r.direction
 
 
 def test_c5_point_and_ci_disagree(tmp_path: Path) -> None:
@@ -103,7 +111,8 @@ def test_c9_at_best_is_a_direction_and_a_magnitude(tmp_path: Path, point: float,
     assert (r.verdict, r.magnitude) == (direction, magnitude), (r.reason, r.magnitude_text)
     assert "64 KiB: published 0.522" in r.magnitude_text
     if direction == C.REFUTED:
-        assert r.direction.startswith("greater at 64 KiB where the claim says less")
+        assert r.direction.startswith("above 0.88 (greater) at 64 KiB where the claim says "
+                                      "< 0.88")
     # "never beats" reads the same four ratios: its magnitude is not counted a second time
     assert _one(res, "cross-core", "never beats").magnitude == ""
     assert sum(x.magnitude != "" for x in res if x.placement == "cross-core") == 1
@@ -112,7 +121,9 @@ def test_c9_at_best_is_a_direction_and_a_magnitude(tmp_path: Path, point: float,
 @pytest.mark.parametrize("point,hi,direction,magnitude", [
     (1.5, 1.9, C.HOLDS, C.HOLDS),             # faster; CI [1.18, 1.9] holds 1.42
     (2.06, 2.3, C.HOLDS, C.LARGER),           # faster by more than published: not refuted
-    (0.92, 1.0, C.INCONCLUSIVE, C.REFUTED),   # straddles the band; wholly below 1.42
+    (0.92, 1.0, C.REFUTED, C.REFUTED),        # wholly below 1.12: no effect of interest (the
+                                              # band reading left it inconclusive: it
+                                              # straddles 0.88); wholly below 1.42
     (1.42, 1.5, C.HOLDS, C.HOLDS),
     (0.8, 0.85, C.REFUTED, C.REFUTED),        # sendfile decided slower: says so
 ])
@@ -127,7 +138,8 @@ def test_c13_direction_and_magnitude_are_decided_apart(tmp_path: Path, point: fl
     word = {C.HOLDS: "consistent", C.REFUTED: "smaller than published",
             C.LARGER: "larger than published"}[magnitude]
     assert r.magnitude_text.endswith(word)
-    assert r.direction.startswith("less at 100 MB where the claim says greater") \
+    assert (r.direction.startswith("below 1.12") and
+            "at 100 MB where the claim says > 1.12" in r.direction) \
         if direction == C.REFUTED else not r.direction
     assert C.compact_table([r]).iloc[0][["direction", "magnitude"]].tolist() == \
         [direction, magnitude]
@@ -295,7 +307,7 @@ def test_thread_claims_need_a_cpu_per_thread_and_side(tmp_path: Path) -> None:
     (0.40, C.HOLDS, C.HOLDS, ""),             # a collapse, as published (0.405)
     (0.70, C.HOLDS, C.REFUTED, ""),           # less beyond 7 %, but no collapse to 0.405
     (0.88, C.INCONCLUSIVE, C.REFUTED, ""),    # unpaired CI [0.72, 1.08] straddles 0.88
-    (1.50, C.REFUTED, C.REFUTED, "greater where the claim says less"),
+    (1.50, C.REFUTED, C.REFUTED, "not a collapse: 8/4 threads 1.5"),
 ])
 def test_c6_collapse_is_a_direction_and_a_magnitude(tmp_path: Path, ratio: float,
                                                     direction: str, magnitude: str,

@@ -21,6 +21,7 @@ from analysis.claims import baselines as BL
 from analysis.claims import placement as PL
 from analysis.statistics import fmt as FM
 from decision import claimtable
+from decision import rule as R
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -68,13 +69,14 @@ def test_every_direction_reading_uses_the_claims_band() -> None:
     t = claimtable.SESOI
     assert S.SESOI is t and K.DEFAULT_THRESHOLD == t and PL.DIRECTION.threshold == t
     assert S.DecisionRule("direction").threshold == t
-    for f in (S.classify_ratio, S.compare_family, BL.send_comparisons, BL.file_comparisons,
+    for f in (R.band_outcome, R.direction_and_size, S.compare_family, BL.send_comparisons,
+              BL.file_comparisons,
               BL.baseline_comparisons, BL.pairwise, BL.twin_pairs):
-        assert inspect.signature(f).parameters["threshold"].default == t, f.__name__
+        params = inspect.signature(f).parameters
+        assert params["threshold" if "threshold" in params else "t"].default == t, f.__name__
     # a CI inside the band but wider than a few percent is equivalent, as the claims read it
-    inside = S.Estimate(1.0, 1 - 0.8 * t, 1 + 0.8 * t, 10)
-    assert S.classify_ratio(inside) == "equivalent"
-    assert S.classify_ratio(S.Estimate(1.0, 1 - 1.2 * t, 1 + 0.5 * t, 10)) == "inconclusive"
+    assert R.band_outcome(1 - 0.8 * t, 1 + 0.8 * t) == "equivalent"
+    assert R.band_outcome(1 - 1.2 * t, 1 + 0.5 * t) == "inconclusive"
 
 
 def test_the_words_come_from_the_constant() -> None:

@@ -19,6 +19,7 @@ from scipy import stats
 
 from analysis.words import prose as PR
 from analysis.statistics import stats as S
+from decision import rule as R
 from analysis.claims.base import compare_pair
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,7 +57,7 @@ def test_the_paired_sentence_is_what_compare_pair_computes() -> None:
     assert math.isclose(c.primary.ratio.hi, math.exp(hi), rel_tol=1e-9)
     # "the interval decides, read with the rule": the rule's own words are in the sentence
     assert S.DecisionRule("direction").text() in text
-    assert c.decision.outcome == S.decide(S.DecisionRule("direction"), c.primary.ratio).outcome
+    assert c.decision.outcome == R.band_outcome(c.primary.ratio.lo, c.primary.ratio.hi)
     # and what it calls sensitivity is the other design
     assert c.sensitivity is not None and c.sensitivity.kind == S.UNPAIRED
     assert "Wilcoxon signed-rank" in text and "Mann-Whitney U" in text

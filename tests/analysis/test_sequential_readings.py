@@ -160,8 +160,7 @@ def test_a_sequential_comparison_states_its_distance_with_the_designs_own_quanti
     assert far > 30 and far == math.ceil(((qs[-1] + z) * 0.1 / math.log(1.02)) ** 2)
     t = S.RatioTest(S.PAIRED, S.Estimate(1.0, 0.97, 1.03, 12), math.nan, math.nan, math.nan,
                     math.nan, 1, 0.05, 0.1, 2, 2, 12)
-    dec = S.Decision("inconclusive", (1.02,), "straddles 1.02")
-    text = B.distance_text(t, dec, math.nan, sched)
+    text = B.distance_text(t, (1.02,), math.nan, sched)
     assert text.startswith("beyond the design's last look (30 rounds): about "
                            f"{far:.0f} rounds"), text
 
@@ -205,12 +204,11 @@ def test_a_comparison_undecided_at_the_look_that_decides_it_says_it_got_there() 
     sched = DESIGN.schedule(6)  # 6, 12, ..., 30
     need = B.rounds_to_decide(math.log(1.05), 0.08, (1.12,), 1, schedule=sched)
     assert 6 < need <= 30, need
-    dec = S.Decision("inconclusive", (1.12,), "straddles 1.12")
     texts = []
     for reached in (int(need) - 6, 30):
         t = S.RatioTest(S.PAIRED, S.Estimate(1.05, 0.97, 1.13, reached), math.nan, math.nan,
                         math.nan, math.nan, 1, 0.05, 0.08, 1, 5, reached)
-        texts.append(B.distance_text(t, dec, 60.0, sched))
+        texts.append(B.distance_text(t, (1.12,), 60.0, sched))
     assert texts[0].startswith(f"decided at look {int(need) // 6} of the design"), texts[0]
     assert texts[1].startswith(f"it reached look {int(need) // 6} of the design"), texts[1]
     assert "stayed undecided" in texts[1] and "would" not in texts[1]

@@ -147,35 +147,6 @@ def test_compare_family_uses_threshold_and_holm() -> None:
     assert res[0].welch_p is not None  # lognormal with small sigma passes Shapiro
 
 
-def test_classify_ratio_rules() -> None:
-    E, t = S.Estimate, S.SESOI  # by default against the one band, 1 +- t
-    assert S.classify_ratio(E(1.1 + t, 1.05 + t, 1.15 + t, 5)) == "greater"
-    assert S.classify_ratio(E(1.1 + t, 1.05 + t, 1.15 + t, 5), p_adjusted=0.2) == "inconclusive"
-    assert S.classify_ratio(E(0.9 - t, 0.85 - t, 0.95 - t, 5)) == "less"
-    assert S.classify_ratio(E(1.0, 0.98, 1.02, 5)) == "equivalent"
-    assert S.classify_ratio(E(1.0 + t, 0.99, 1.06 + t, 5)) == "inconclusive"
-    # another band where one is given
-    assert S.classify_ratio(E(1.1, 1.05, 1.15, 5), 0.03) == "greater"
-    assert S.classify_ratio(E(1.0, math.nan, math.nan, 1)) == "inconclusive"
-
-
-def test_one_reading_of_a_ci_against_a_band() -> None:
-    """S.against is the one reading every decision uses (decide's rules, classify_ratio, a
-    factor of the why-table, the crossover's band): ends included inside, strict outside, a
-    one-boundary band (lo == hi) never inside unless the CI is that point."""
-    E = S.Estimate
-    assert S.against(E(1.1, 1.08, 1.15, 5), 0.93, 1.07) == "above"
-    assert S.against(E(0.9, 0.85, 0.92, 5), 0.93, 1.07) == "below"
-    assert S.against(E(1.0, 0.93, 1.07, 5), 0.93, 1.07) == "inside"
-    assert S.against(E(1.07, 1.07, 1.2, 5), 0.93, 1.07) == "across"
-    assert S.against(E(150, 120, 180, 5), 100, 100) == "above"
-    assert S.against(E(1.0, math.nan, math.nan, 1), 0.93, 1.07) == "none"
-    # the decisions agree with it at the band's ends
-    assert S.decide(S.DecisionRule("direction", 0.07), E(1.0, 0.93, 1.07, 5)).outcome == \
-        "equivalent"
-    assert S.classify_ratio(E(1.1, 1.05, 1.2, 5), 0.07) == "inconclusive"
-
-
 def test_ci_width_achieved() -> None:
     e = S.Estimate(10.0, 9.0, 11.0, 5)
     assert e.half_width_rel == pytest.approx(0.1)

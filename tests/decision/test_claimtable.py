@@ -12,6 +12,7 @@ from analysis.claims import rules as RU
 from analysis.claims.throughput import C11_PAIRS
 from decision import claimtable as T
 from decision import families
+from decision import rule as R
 
 #: the rule metrics on the inverse of the runner's primary ratio (time per message against
 #: throughput), and those the runner does not read at all (hardware counters)
@@ -58,14 +59,18 @@ def test_the_table_holds_one_constant_and_the_bands_form() -> None:
 
 def test_the_runners_readings_follow_the_rows() -> None:
     """A row that expects one outcome at every size reads it at any size; a row whose outcome
-    differs by size (C5, C8) refutes only at its own sizes; the hardware-counter rows are not
-    the runner's."""
+    differs by size (C5, C8) reads each size's own edge and nothing at sizes it does not name;
+    the hardware-counter rows are not the runner's."""
     (c4,) = families.READINGS["C4"]
-    assert c4.contrary(32 * 1024) == frozenset({T.LESS, T.EQUIVALENT})
+    assert c4.expect(32 * 1024) == R.Expect(R.GREATER)
     (c5,) = families.READINGS["C5"]
-    assert c5.contrary(512) == frozenset({T.GREATER})
-    assert c5.contrary(4096) == frozenset({T.LESS, T.EQUIVALENT})
-    assert c5.contrary(16384) == frozenset()
+    assert c5.expect(512) == R.Expect(R.AT_MOST)  # not ahead at 512 B: at most 1 + t
+    assert c5.expect(4096) == R.Expect(R.GREATER)
+    assert c5.expect(16384) is None
+    (c11,) = families.READINGS["C11"]
+    assert c11.expect(16384, "2t/1t") == R.Expect(R.GREATER)
+    assert c11.expect(16384, "8t/4t") == R.Expect(R.LESS)
+    assert not c11.refutes_alone
     assert [r.inverse for r in families.READINGS["C10"]] == [False, True]
     assert not {"C2", "C7", "C12"} & set(families.READS)
     assert families.READ_SIZES["C1"] == (64, 512)

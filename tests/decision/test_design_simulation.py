@@ -22,6 +22,7 @@ from analysis.statistics import stats as S
 from analysis.designsim import simulate as sim
 from analysis.designsim.structure import (DesignPlan, Structure, TopupComparison, Unit,
                                           Verdict, VerdictComparison)
+from decision import rule as R
 from decision import sequential as sq
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,16 +99,21 @@ def test_the_fixed_reading_is_the_analysis_fixed_sample_ci() -> None:
 
 def test_on_a_boundary_every_decision_it_counts_is_wrong_or_right_by_the_rule() -> None:
     s = sim.on_boundary(_toy())
+    seen: set[int] = set()
     for v in s.verdicts:
         for c in v.comparisons:
+            if c.unit in seen:  # planted on the first verdict's edge that reads it
+                continue
+            seen.add(c.unit)
             lt = c.sign * s.units[c.unit].effect
-            assert min(abs(lt - math.log(b)) for b in v.decision.boundaries()) < 1e-12
-            # on the upper boundary, "greater" is wrong and "equivalent" right (closed band)
-            if lt > 0:
-                assert not sim.correct("greater", lt, v.decision)
-                assert sim.correct("equivalent", lt, v.decision)
-            else:
-                assert not sim.correct("less", lt, v.decision)
+            e = R.expect_of(c.expected, v.decision.threshold)
+            assert min(abs(lt - math.log(b)) for b in e.edges()) < 1e-12
+            # on the edge of an effect claim, the effect is not there: "agrees" is wrong and
+            # "contradicts" right; an at-most claim the reverse; open is never wrong
+            on_edge_agrees = e.kind in (R.AT_MOST, R.AT_LEAST)
+            assert sim.correct(R.AGREES, lt, e) is on_edge_agrees
+            assert sim.correct(R.CONTRADICTS, lt, e) is not on_edge_agrees
+            assert sim.correct(R.UNSETTLED, lt, e)
 
 
 def test_toy_type_one_error_within_nominal() -> None:

@@ -15,6 +15,7 @@ import pytest
 from scipy import stats
 
 from decision import claimtable, families
+from decision import rule as R
 from decision import sequential as sq
 
 FIVE = (0.2, 0.4, 0.6, 0.8, 1.0)
@@ -400,63 +401,95 @@ def _verdict_summ(block: str, mean: float, sd: float, serves: tuple, n: int = 10
                       tuple(v.verdict for v in serves), serves)
 
 
+BAND = claimtable.band()
+
+
 def test_a_verdict_refuted_by_one_comparison_needs_no_more_rounds() -> None:
-    """C4 ("one-copy beats two-copy at every size") is refuted by one size decided less:
-    the block holding another of its sizes gains nothing from more rounds (the product of
-    chances counted the decided size as 1 and kept topping the other up)."""
+    """C4 ("one-copy beats two-copy at every size") is refuted by one size whose CI lies
+    wholly below 1 + t: the block holding another of its sizes gains nothing from more
+    rounds."""
     at = {s: families.serves(["C4"], "stream", s, "cross-core") for s in (512, 4096)}
     assert [v.verdict for v in at[512]] == ["C4 cross-core"]
-    assert at[512][0].contrary == {"less", "equivalent"}
-    refuting = _verdict_summ("a", 0.70, 0.05, at[512])  # CI far below 0.93: decided less
+    assert at[512][0].expect == R.Expect(R.GREATER)
+    refuting = _verdict_summ("a", 0.70, 0.05, at[512], rule=BAND)  # CI far below 1.12
     assert sq.p_next(refuting) == 1.0
-    open_ = _verdict_summ("b", 1.15, 0.10, at[4096])  # undecided, above 1.07
+    open_ = _verdict_summ("b", 1.25, 0.15, at[4096], rule=BAND)  # across 1.12
     assert sq.p_next(open_) < 1.0
     assert sq.rank_by_verdicts([refuting, open_], {"a": 10.0, "b": 10.0}) == []
     # the same sizes agreeing: C4 waits on b, which is then worth its look
-    agreeing = _verdict_summ("a", 1.40, 0.05, at[512])
+    agreeing = _verdict_summ("a", 1.40, 0.05, at[512], rule=BAND)
     (only,) = sq.rank_by_verdicts([agreeing, open_], {"a": 10.0, "b": 10.0})
-    assert only[0] == "b" and only[1] == pytest.approx(sq.p_next(open_) / 10.0)
+    assert only[0] == "b"
+    assert only[1] == pytest.approx(sum(sq.gaps_next(open_, at[4096][0].edges())
+                                        [i] for i in (0, 1)) / 10.0)
+
+
+def test_the_top_up_asks_c4s_4_kib_cell_nothing_once_its_ci_lies_below_the_edge() -> None:
+    """The reference run's C4 cross-core 4 KiB comparison, CI [0.658, 1.118] at 30 rounds: it
+    straddles 1 - t, which the band reading kept asking about ("less" or "equivalent", both
+    of which refute C4), but lies wholly below C4's one edge 1 + t, so C4 is refuted and the
+    top-up credits its block with nothing for C4, even though the comparison's boundaries
+    (the union with the placement question's band) still cross it."""
+    serves = families.serves(["C4", "P1"], "stream", 4096, "cross-core", "sendmsg/send")
+    c4 = next(v for v in serves if v.verdict.startswith("C4"))
+    assert c4.edges() == (1.12,)
+    lo, hi = 0.658, 1.118
+    s = sq.Summary("a", 10, 20, math.log(math.sqrt(lo * hi)), 0.16, lo, hi, BAND,
+                   3.0, (10, 20, 30), (3.5, 3.2, 3.0), tuple(v.verdict for v in serves),
+                   serves)
+    assert sq.undecided(s)  # 0.88 lies inside: the comparison as a whole is open
+    assert not sq.open_for(s, c4)  # but it has no question left for C4
+    scores = sq.verdict_scores([s])
+    assert "C4 cross-core" not in scores.get("a", {})
+    # the same CI across 1.12 is still C4's question
+    s2 = sq.Summary("a", 10, 20, math.log(1.05), 0.16, 0.90, 1.22, BAND, 3.0, (10, 20, 30),
+                    (3.5, 3.2, 3.0), tuple(v.verdict for v in serves), serves)
+    assert sq.verdict_scores([s2])["a"]["C4 cross-core"] > 0.0
 
 
 def test_a_block_that_can_refute_ranks_above_zero_while_a_sibling_sits_on_a_boundary() -> None:
-    """A sibling size on a boundary (under 10 % to be decided by N: dropped) does not zero
-    a verdict that another size can still refute: the block that can refute it is ranked,
+    """A sibling size on its edge (under 10 % to be decided by N: dropped) does not zero a
+    verdict that another size can still refute: the block that can refute it is ranked,
     by its chance to be decided contrary at its next look."""
     at = {s: families.serves(["C4"], "stream", s, "same-core") for s in (512, 4096)}
-    can_refute = _verdict_summ("a", 0.86, 0.12, at[512])  # undecided, likely less soon
-    on_boundary = _verdict_summ("b", 1.07, 0.30, at[4096])
-    assert sq.p_by_max(on_boundary) < sq.DROP_BELOW and sq.p_next(can_refute) < 1.0
+    can_refute = _verdict_summ("a", 1.02, 0.12, at[512], rule=BAND)  # across 1.12
+    on_boundary = _verdict_summ("b", 1.12, 0.30, at[4096], rule=BAND)
+    edges = at[512][0].edges()
+    assert sum(sq.gaps_by_max(on_boundary, edges)) < sq.DROP_BELOW
     order = sq.rank_by_verdicts([can_refute, on_boundary], {"a": 10.0, "b": 10.0})
-    sides = sq.gap_sides(can_refute.rule_boundaries, at[512][0])
-    assert sides == (-1, -1, 1)  # less and equivalent refute, greater agrees
-    p_contrary = sum(g for g, x in zip(sq.gaps_next(can_refute), sides) if x < 0)
+    sides = sq.gap_sides(at[512][0])
+    assert sides == (-1, 1)  # below 1 + t refutes, above agrees
+    p_contrary = sq.gaps_next(can_refute, edges)[0]
     assert p_contrary > 0.3
     assert order == [("a", pytest.approx(p_contrary / 10.0))]
 
 
-def test_contrary_sides_follow_the_rules_ratio_and_its_outcomes() -> None:
-    """The union of boundaries of zero-copy/two-copy in Gbit/s (C5's band 1 -+ t and C1's
-    time per message, the inverse: 1/(1 + t), 1/(1 - t)): C1's "zero-copy takes longer"
-    agrees only where the Gbit/s ratio lies below 1/(1 + t); C5's "not ahead at 512 B" is
-    refuted only above 1 + t; C3 is refuted only by a size above its band decided less or
-    equivalent; a verdict no comparison refutes alone keeps the product."""
-    union = tuple(sorted((*claimtable.band(), *claimtable.inverse_band())))  # 0.88 < 1/1.12 < 1.12 < 1/0.88
+def test_contrary_sides_follow_the_rules_ratio_and_its_edge() -> None:
+    """Per verdict, the gaps around its own edge on the comparison's ratio (Gbit/s): C1's
+    "zero-copy takes longer" (the time per message, the inverse) agrees below 1/(1 + t);
+    C5's "not ahead at 512 B" (at most 1 + t) agrees below 1 + t; C5's 4 KiB and C3's sizes
+    above its band agree above 1 + t; a verdict without an expectation of the comparison (the
+    placement question, C3 inside its band) has no gaps of its own."""
     (c1,) = families.serves(["C1"], "stream", 512, "cross-core")
     (c5,) = families.serves(["C5"], "stream", 512, "cross-core")
     assert c1.verdict == "C1 [S1's code: window/messages, 8 x 64 B] cross-core" and c1.inverse
-    assert sq.gap_sides(union, c1) == (1, 1, -1, -1, -1)
-    assert sq.gap_sides(union, c5) == (1, 1, 1, -1, -1)
+    assert c1.edges() == (round(1 / 1.12, 6),) and sq.gap_sides(c1) == (1, -1)
+    assert c5.edges() == (1.12,) and sq.gap_sides(c5) == (1, -1)
     (c5_4k,) = families.serves(["C5"], "stream", 4096, "cross-core")
-    assert sq.gap_sides(union, c5_4k) == (-1, -1, -1, 1, 1)
+    assert sq.gap_sides(c5_4k) == (-1, 1)
     c3 = families.serves(["C3"], "stream", 256 * 1024, "same-core")
-    assert [sq.gap_sides((0.93, 1.07), v) for v in c3] == [(-1, -1, 1), (1, 1, 1)]
+    assert [sq.gap_sides(v) for v in c3] == [(-1, 1), ()]
     (p1,) = families.serves(["P1"], "stream", 512, "same-core")
-    assert sq.gap_sides((0.93, 1.07), p1) == (1, 1, 1)
-    # C9's two readings are two verdicts over the same comparisons
+    assert sq.gap_sides(p1) == () and p1.expect is None
+    # C9's two readings are two verdicts over the same comparisons, each with its own edge
     c9 = families.serves(["C9"], "stream", 1024, "same-core")
-    assert [(v.verdict, sq.gap_sides((0.93, 1.07), v)) for v in c9] == [
-        ("C9 [never beats] same-core", (1, 1, -1)),
-        ("C9 [at best ~52 %] same-core", (1, -1, -1))]
+    assert [(v.verdict, v.edges(), sq.gap_sides(v)) for v in c9] == [
+        ("C9 [never beats] same-core", (1.12,), (1, -1)),
+        ("C9 [at best ~52 %] same-core", (0.88,), (1, -1))]
     # C1's round trip reads the ping-pong cells only, in their own ratio
     (rt,) = families.serves(["C1"], "pingpong", 64, "same-core")
-    assert not rt.inverse and sq.gap_sides((0.93, 1.07), rt) == (-1, -1, 1)
+    assert not rt.inverse and sq.gap_sides(rt) == (-1, 1)
+    # the union a plan asks a comparison about: every verdict's edge, the band for P1
+    assert families.edges(["C1", "C3", "C5", "P1"], "stream", 512, "zerocopy/send") == \
+        (0.88, round(1 / 1.12, 6), 1.12)
+    assert families.edges(["C4"], "stream", 4096, "sendmsg/send") == (1.12,)
