@@ -124,13 +124,14 @@ class Reading:
 
     def label(self) -> str:
         """The map's words: "slower by more than 12 %", "slower (size open)", "equivalent
-        (within ±12 %)", "undecided"."""
+        (within ±12 %)", "undecided" (the book's percent: a space before the sign)."""
+        pct = f"{self.t * 100:.0f} %"
         if self.size == WITHIN:
-            return f"equivalent (within ±{self.t:.0%})"
+            return f"equivalent (within ±{pct})"
         if self.direction == UNDECIDED:
             return UNDECIDED
         if self.size == BEYOND:
-            return f"{self.direction} by more than {self.t:.0%}"
+            return f"{self.direction} by more than {pct}"
         return f"{self.direction} (size open)"
 
 

@@ -47,6 +47,7 @@ from analysis.figures import plots as P
 from analysis.comparison import reproduce as RP
 from analysis.statistics import stats as S
 from analysis.statistics.fmt import fmt_size
+from decision.band import band
 from analysis.words.output import glue_text, note, show_table
 
 P.setup()
@@ -95,8 +96,8 @@ table["verdict (direction)"] = [
     for v, s, c in zip(table["verdict (direction)"], table["verdict"], table["claim"])]
 _here = sorted({c for c, s in zip(table["claim"], table["verdict"])
                 if s == C.NOT_TESTABLE and c in elsewhere}, key=lambda c: int(c[1:]))
-glue_text("band_lo", f"{1 - S.SESOI:.2f}")
-glue_text("band_hi", f"{1 + S.SESOI:.2f}")
+glue_text("band_lo", f"{band()[0]:.2f}")
+glue_text("band_hi", f"{band()[1]:.2f}")
 glue_text("decided_elsewhere", (
     f"{' and '.join(_here)} {'are' if len(_here) > 1 else 'is'} not testable on this "
     f"machine and decided on the {', '.join(sorted({elsewhere[c] for c in _here}))}: its "

@@ -35,6 +35,7 @@ from analysis.words import revisions as RV
 from analysis.loading import run as A
 from analysis.figures import plots as P
 from analysis.statistics import stats as S
+from decision import rule as R
 from analysis.statistics.fmt import fmt_est, fmt_size
 from analysis.words.output import glue_text, note, show_table
 
@@ -71,7 +72,8 @@ for kind, metric, mode, unit in (("peer:iperf3", "gbit_per_s", "stream", "Gbit/s
                          "metric": f"{metric} ({unit})", "peer median": pe.value,
                          "copybench median": ce.value, "copybench / peer": e.value,
                          "CI low": e.lo, "CI high": e.hi,
-                         "decision": S.classify_ratio(e) if a.size else "no copybench cell"})
+                         "decision": R.band_outcome(e.lo, e.hi) if a.size
+                         else "no copybench cell"})
 fid = pd.DataFrame(rows)
 show_table(fid)
 

@@ -45,6 +45,7 @@ from analysis.statistics import stats as S
 from analysis.claims.base import stream_cells
 from analysis.claims.baselines import baseline_comparisons, crossovers, file_comparisons
 from analysis.statistics.fmt import fmt_size
+from decision.band import band
 from analysis.words.output import glue_text, note, show_table
 from analysis.words.phrases import configuration
 
@@ -143,8 +144,8 @@ def maps(d: pd.DataFrame, baseline: str) -> None:
                                                       else ""), axis=1)
         dup = g.assign(_l=lab).duplicated(["_l", "method", "size"], keep=False).any()
         g = g.assign(group=lab + (g["duration_s"].map(lambda w: f", {w:g} s") if dup else ""))
-        P.show(P.decision_map(g, "group", meths, title=f"method / {baseline}, {pl}, "
-                                                        f"{th0} thread(s)"))
+        P.show(P.decision_map(g, "group", meths, baseline,
+                              title=f"method / {baseline}, {pl}, {th0} thread(s)"))
 
 
 if len(curve):
@@ -282,8 +283,8 @@ abstract = H.abstract_results(curve, curve_sm, files, verdicts, kind, len(m), ho
                               post_hoc=RV.post_hoc(RV.BAND_RULE, run.created_at))
 glue_text("n_findings", str(len(headline)))
 glue_text("band", RV.band_label(run.created_at))
-glue_text("band_lo", f"{1 - S.SESOI:.2f}")
-glue_text("band_hi", f"{1 + S.SESOI:.2f}")
+glue_text("band_lo", f"{band()[0]:.2f}")
+glue_text("band_hi", f"{band()[1]:.2f}")
 # The introduction includes the abstract and the findings, the results chapter the full list
 # (book/intro.md, book/results.md: {include}), and the PDF's abstract page inputs the same
 # sentences (book/_config.yml): written beside this notebook by `make book`, each whole or

@@ -109,6 +109,21 @@ REVISIONS: tuple[tuple[str, str], ...] = (
     ("2026-11-27T08:53Z",
      "P1 reads each ordering against the claims' band, as every other claim does (it had "
      "kept the decision map's ±3 %, which no comparison of this testbed reaches)"),
+    ("2026-11-28T07:00Z",
+     "the minimum-effect test (Lakens 2017; Lakens, Scheel & Isager 2018), the band still "
+     "12 %: a claim of an effect beyond the band on one side agrees at a size when its CI "
+     "lies wholly beyond that edge and contradicts as soon as the CI lies wholly on the near "
+     "side of it, whatever side of the band's other edge it lies on (before, a 'greater' "
+     "claim was refuted only by a CI decided 'less' or 'equivalent', so a CI wholly below "
+     "1 + t that crossed 1 - t read inconclusive: C4 and C13 in the reference run "
+     "20261127T121419Z-paper-ebfc); an at-most claim (C5 at 512 B, C9 'never beats') the "
+     "reverse; the verdict is refuted if any size run contradicts, holds if every size "
+     "agrees, else inconclusive naming the edge its CI straddles; C3's sizes above its band "
+     "each need a CI above 1 + t (one wholly below refutes); C6 holds below 0.88 and is "
+     "refuted above it; C11 holds if for 2 or 4 threads t/1 lies above 1.12 and 8/t below "
+     "0.88, and is refuted if for each, t/1 lies wholly below 1.12 or 8/t wholly above 0.88; "
+     "'not testable at this noise' where only sizes whose published ratio lies inside the "
+     "band contradict (and not beyond the band's far edge); magnitude rules unchanged"),
 )
 #: when the rules below were last revised; a run made before it is re-decided post hoc
 REVISED = REVISIONS[-1][0]

@@ -111,6 +111,12 @@ REVISIONS = (
              "with CIs that do not overlap is its own category, not reproduced in size "
              "(mended after every committed run had been judged by the earlier rule, so none "
              "of them is its test)"),
+    Revision("2026-11-28T07:00Z",
+             "the categories are unchanged, and judge the verdicts of the claims' rule in "
+             "force, the minimum-effect test: a verdict both runs refute with CIs wholly below "
+             "the claim's edge is compared as decided (before, both read 'inconclusive' and "
+             "the pair 'both undecided': C4 cross-core and C13 same-core between the reference "
+             "run and the claims run of 2026-11-27; every committed run is re-read post hoc)"),
 )
 #: when the rule in force was committed
 MENDED = REVISIONS[-1].when

@@ -19,7 +19,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE, REFUTED,
                                   THEIR_PROGRAM, UNDETERMINED, ClaimResult)
 from analysis.statistics.fmt import fmt_size
-from decision.claimtable import SESOI
+from decision import band as B
 
 VERDICT_COLORS = {HOLDS: "#1b9e77", REFUTED: "#d95f02", INCONCLUSIVE: "#7570b3"}
 MARKERS = {"copybench": "o", THEIR_PROGRAM: "s"}
@@ -36,7 +36,7 @@ def rows(results: Sequence[ClaimResult]) -> pd.DataFrame:
             if "ratio" not in d or not all(math.isfinite(float(d.get(k, math.nan)))
                                            for k in ("ratio", "lo", "hi")):
                 continue
-            band = (1 - SESOI, 1 + SESOI) if crossover else tuple(r.band)
+            band = B.band() if crossover else tuple(r.band)
             what = d.get("pair") or fmt_size(int(d["size"]))
             label = " ".join(x for x in (r.placement.replace("-core", ""), what,
                                          _short(r), "theirs" if r.basis == THEIR_PROGRAM
@@ -48,8 +48,7 @@ def rows(results: Sequence[ClaimResult]) -> pd.DataFrame:
                         "band_hi": band[-1] if band else math.nan,
                         "band_kind": "threshold" if len(band) == 1 else
                         "direction" if len(band) == 2 and all(
-                            math.isclose(a, b) for a, b in zip(band, (1 - SESOI,
-                                                                     1 + SESOI)))
+                            math.isclose(a, b) for a, b in zip(band, B.band()))
                         else "approx"})
     return pd.DataFrame(out)
 

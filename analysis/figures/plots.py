@@ -38,8 +38,9 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
-from analysis.statistics.fmt import fmt_band, fmt_size  # noqa: E402
+from analysis.statistics.fmt import fmt_band, fmt_pct, fmt_size  # noqa: E402
 from analysis.statistics.stats import SESOI  # noqa: E402
+from decision import rule as R  # noqa: E402
 
 N_BOOT = 1000
 SEED = 0
@@ -482,9 +483,39 @@ def estimates(df: pd.DataFrame, x: str, y: str, lo: str, hi: str, hue: str, xlab
                  y=y, hue=hue, col=col, row=None, extra=[lo, hi], source=source)
 
 
-#: colours of the decision map: one per decision of a "direction" rule
-DECISION_COLORS = {"greater": "#1b9e77", "equivalent": "#cfcfcf", "less": "#d95f02",
-                   "inconclusive": "#ffffff"}
+#: colours of the decision maps, one per reading of a comparison with direction and size
+#: apart (decision.rule.direction_and_size): beyond the band dark, its size open light
+MAP_COLORS = {"faster_beyond": "#1b9e77", "faster_open": "#b2df8a", "equivalent": "#cfcfcf",
+              "slower_open": "#fdbf6f", "slower_beyond": "#d95f02", "undecided": "#ffffff"}
+
+
+def map_key(lo: float, hi: float) -> str:
+    """A comparison's square on the maps (a key of :data:`MAP_COLORS`) from its CI."""
+    r = R.direction_and_size(lo, hi)
+    if r.size == R.WITHIN:
+        return "equivalent"
+    if r.direction == R.UNDECIDED:
+        return "undecided"
+    return f"{r.direction}_{'beyond' if r.size == R.BEYOND else 'open'}"
+
+
+def map_words(baseline: str) -> dict[str, str]:
+    """The one legend of both maps, in words."""
+    pct = fmt_pct(SESOI, 0)
+    return {"faster_beyond": f"faster than {baseline} by > {pct}",
+            "faster_open": "faster, size open", "equivalent": f"equivalent ({fmt_band()})",
+            "slower_open": "slower, size open",
+            "slower_beyond": f"slower than {baseline} by > {pct}", "undecided": "undecided"}
+
+
+def _map_legend(fig: Any, baseline: str, fontsize: float) -> None:
+    """The maps' one legend, below the panels: every reading, in words."""
+    from matplotlib.patches import Patch
+
+    words = map_words(baseline)
+    handles = [Patch(facecolor=c, edgecolor="0.6", label=words[k]) for k, c in MAP_COLORS.items()]
+    fig.legend(handles=handles, loc="lower center", ncol=3, frameon=False, fontsize=fontsize,
+               bbox_to_anchor=(0.5, 0.0))
 
 
 def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None = None,
@@ -547,18 +578,18 @@ def _decision_square(ax: Any, j: int, i: int, r: pd.DataFrame, fontsize: float) 
                                    hatch="//", linewidth=0))
         return
     c = r.iloc[0]
-    ax.add_patch(plt.Rectangle((j, i), 1, 1, facecolor=DECISION_COLORS.get(c["decision"], "white"),
+    ax.add_patch(plt.Rectangle((j, i), 1, 1, facecolor=MAP_COLORS[map_key(c["lo"], c["hi"])],
                                edgecolor="0.6", linewidth=0.6))
     ax.text(j + 0.5, i + 0.5, f"{c['ratio']:.2f}", ha="center", va="center", fontsize=fontsize)
 
-def decision_map(df: pd.DataFrame, group: str, methods: Sequence[str],
+def decision_map(df: pd.DataFrame, group: str, methods: Sequence[str], baseline: str,
                  title: str | None = None) -> Any:
     """One grid: a row per (``group``, method), a column per size (every size any row has),
     each square coloured by its decision against the baseline and printed with its ratio;
     hatched where that method was not compared at that size. The answer to "where does
     avoiding a copy pay?" at a glance. Sized so that, scaled to a PDF page's width, its
-    numbers stay readable (about 7 pt): draw one map per placement rather than one wide map."""
-    from matplotlib.patches import Patch
+    numbers stay readable (about 7 pt): draw one map per placement rather than one wide map.
+    Its legend is the front page map's (:func:`_map_legend`)."""
 
     groups = list(dict.fromkeys(df[group]))
     rows = [(gv, m) for gv in groups for m in methods
@@ -585,12 +616,10 @@ def decision_map(df: pd.DataFrame, group: str, methods: Sequence[str],
     ax.grid(False)
     for sp in ax.spines.values():
         sp.set_visible(False)
-    handles = [Patch(facecolor=c, edgecolor="0.6", label=k) for k, c in DECISION_COLORS.items()]
-    fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False, fontsize=9,
-               bbox_to_anchor=(0.5, 0.0))
+    _map_legend(fig, baseline, 9)
     if title:
         ax.set_title(title, fontsize=10)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.tight_layout(rect=(0, 0.75 / fig.get_size_inches()[1], 1, 1))
     return _meta(Figure(fig), kind="map", data=df, x="size", y="ratio", hue="method", col=group,
                  row=None, extra=["lo", "hi", "decision"], source=None)
 
@@ -601,7 +630,6 @@ def decision_panels(df: pd.DataFrame, methods: Sequence[str], baseline: str,
     each a row per method and a column per size measured there, each square coloured by its
     decision against ``baseline`` and printed with its ratio; hatched where the method was
     not compared at that size. ``df``: one comparison per panel, method and size."""
-    from matplotlib.patches import Patch
 
     panels = list(dict.fromkeys(df["panel"]))
     rows = [m for m in methods if (df["method"] == m).any()]
@@ -632,15 +660,10 @@ def decision_panels(df: pd.DataFrame, methods: Sequence[str], baseline: str,
         ax.grid(False)
         for sp in ax.spines.values():
             sp.set_visible(False)
-    words = {"greater": f"faster than {baseline}", "less": f"slower than {baseline}",
-             "equivalent": "equivalent", "inconclusive": "undecided"}
-    handles = [Patch(facecolor=c, edgecolor="0.6", label=words.get(k, k))
-               for k, c in DECISION_COLORS.items()]
-    fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False, fontsize=8,
-               bbox_to_anchor=(0.5, 0.0))
+    _map_legend(fig, baseline, 8)
     if title:
         fig.suptitle(title, fontsize=10)
-    fig.tight_layout(rect=(0, 0.35 / fig.get_size_inches()[1], 1, 1))
+    fig.tight_layout(rect=(0, 0.6 / fig.get_size_inches()[1], 1, 1))
     return _meta(Figure(fig), kind="map", data=df, x="size", y="ratio", hue="method",
                  col="panel", row=None, extra=["lo", "hi", "n", "decision"], source=None)
 

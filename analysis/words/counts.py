@@ -30,6 +30,8 @@ from analysis.loading import run as A
 from analysis.claims.base import (MAGNITUDES, VERDICTS, ClaimResult,
                                   stream_cells)
 from analysis.claims.baselines import baseline_comparisons
+from analysis.statistics.fmt import fmt_band, fmt_pct
+from decision.band import SESOI
 
 #: the configuration of one family of message comparisons
 MSG_FACTORS = ("transport", "protocol", "placement", "threads", "duration_s")
@@ -40,34 +42,60 @@ OUTCOMES = ("greater", "less", "equivalent", "inconclusive")
 
 @dataclass(frozen=True)
 class Tally:
-    """How the comparisons of one set were decided."""
+    """How the comparisons of one set were decided, direction and size apart
+    (decision.rule.direction_and_size): beyond the band (``greater``, ``less``), inside it
+    (``equivalent``), a decided direction whose size is open (``faster_open``,
+    ``slower_open``: the CI excludes 1 but crosses the band's edge) and ``undecided`` (the CI
+    holds 1 and crosses an edge)."""
 
     n: int = 0
     greater: int = 0
     less: int = 0
     equivalent: int = 0
     undecided: int = 0
+    faster_open: int = 0
+    slower_open: int = 0
 
     @classmethod
     def of(cls, tab: pd.DataFrame) -> "Tally":
         if tab.empty:
             return cls()
         d = tab["decision"].value_counts()
-        return cls(len(tab), *(int(d.get(k, 0)) for k in OUTCOMES))
+        direction = tab["direction"] if "direction" in tab else \
+            pd.Series("undecided", index=tab.index)
+        open_ = tab["decision"] == "inconclusive"
+        fo = int((open_ & (direction == "faster")).sum())
+        so = int((open_ & (direction == "slower")).sum())
+        return cls(len(tab), int(d.get("greater", 0)), int(d.get("less", 0)),
+                   int(d.get("equivalent", 0)), int(d.get("inconclusive", 0)) - fo - so, fo, so)
+
+    @property
+    def directions(self) -> int:
+        """Comparisons whose direction is decided (the CI excludes 1), of any size."""
+        return self.greater + self.less + self.faster_open + self.slower_open
+
+    def _parts(self) -> list[tuple[str, int]]:
+        return [(f"faster by more than {fmt_pct(SESOI, 0)}", self.greater),
+                (f"slower by more than {fmt_pct(SESOI, 0)}", self.less),
+                ("faster (size open)", self.faster_open),
+                ("slower (size open)", self.slower_open),
+                (f"equivalent (within {fmt_band()})", self.equivalent),
+                ("undecided", self.undecided)]
 
     def by_outcome(self) -> str:
-        """"slower in 19, undecided in 4 of 23 comparisons" (the outcomes that occur)."""
-        parts = [f"{w} in {getattr(self, k)}" for k, w in
-                 (("greater", "faster"), ("less", "slower"), ("equivalent", "equivalent"),
-                  ("undecided", "undecided")) if getattr(self, k)]
+        """"slower by more than 12 % in 19, undecided in 4 of 23 comparisons" (the outcomes
+        that occur)."""
+        parts = [f"{w} in {k}" for w, k in self._parts() if k]
         return ", ".join(parts) + f" of {self.n} comparison{'s' if self.n != 1 else ''}"
 
     def text(self) -> str:
-        """"12 faster, 40 slower, 1 equivalent and 52 undecided of 105 comparisons"."""
+        """"0 faster by more than 12 %, 55 slower by more than 12 %, 0 faster (size open),
+        9 slower (size open), 0 equivalent (within ±12 %) and 41 undecided of 105
+        comparisons"."""
         if not self.n:
             return "no comparison"
-        return (f"{self.greater} faster, {self.less} slower, {self.equivalent} equivalent "
-                f"and {self.undecided} undecided of {self.n} comparison"
+        parts = [f"{k} {w}" for w, k in self._parts()]
+        return (", ".join(parts[:-1]) + f" and {parts[-1]} of {self.n} comparison"
                 + ("s" if self.n != 1 else ""))
 
 
@@ -94,7 +122,8 @@ class BookCounts:
                "count_ref_undecided": f"{self.reference.undecided} of {self.reference.n}",
                "count_ref_config": self.reference_config or "none (no stream cells)",
                "count_verdicts": str(self.n_verdicts), "count_claims": str(self.claims)}
-        for k in ("greater", "less", "equivalent", "undecided"):
+        for k in ("greater", "less", "equivalent", "undecided", "faster_open", "slower_open",
+                  "directions"):
             out[f"count_msg_{k}"] = str(getattr(self.message, k))
         for v in VERDICTS:
             out[f"count_{v.replace(' ', '_')}"] = str(self.verdicts.get(v, 0))

@@ -48,6 +48,19 @@ REVISIONS: tuple[tuple[str, str, str], ...] = (
      "that claim block) for as many rounds as the claims' first look (10; before: 6 rounds on "
      "loopback, where no claim runs), and its CI is read against the claims' band besides "
      "containing 1 (before: against ±3 %)"),
+    (SC.ONE_EDGE_REVISED, BAND_RULE,
+     "direction and size apart: the decision map, the findings and the placement question's "
+     "table read a comparison's direction from its CI against 1 (faster, slower) and its size "
+     "from the band (by more than 12 %, equivalent within it, or open); before, a CI that "
+     "excluded 1 but crossed an edge of the band read 'undecided' (9 of the reference run "
+     "20261127T121419Z-paper-ebfc's comparisons, all slower); runs made before it are "
+     "re-read post hoc"),
+    (SC.ONE_EDGE_REVISED, AA_CONTROL,
+     "the A/A pair runs the rounds at which a true ratio of 1 reads 'equivalent' at 95 % with "
+     "80 % probability at its block's noise-model sd (at most the design's maximum, and its "
+     "block runs as many), and the book gives that chance beside it; before, it ran the "
+     "claims' first look (10 rounds), where that chance was between 0.001 and 0.47 at the "
+     "sds measured, so it could not read 'equivalent' by design"),
 )
 #: every rule the table lists, in its order
 RULES = (CLAIM_RULES, REPRODUCED_RULE, TOPUP_ORDER, BAND_RULE, AA_CONTROL)
@@ -60,6 +73,7 @@ def versions() -> list[tuple[str, datetime, str]]:
     out = [(CLAIM_RULES, instant(w), what) for w, what in RU.REVISIONS]
     out += [(REPRODUCED_RULE, instant(r.when), r.what) for r in RP.REVISIONS]
     out.append((TOPUP_ORDER, instant(SC.ORDER_REVISED), ORDER_CHANGE))
+    out.append((TOPUP_ORDER, instant(SC.ONE_EDGE_REVISED), SC.ONE_EDGE_REVISION))
     out += [(rule, instant(w), what) for w, rule, what in REVISIONS]
     return sorted(out, key=lambda v: v[1])
 

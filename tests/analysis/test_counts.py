@@ -27,7 +27,9 @@ def _tab() -> pd.DataFrame:
 def test_tally_counts_each_decision() -> None:
     t = CN.Tally.of(_tab())
     assert (t.n, t.greater, t.less, t.equivalent, t.undecided) == (13, 3, 5, 1, 4)
-    assert t.text() == "3 faster, 5 slower, 1 equivalent and 4 undecided of 13 comparisons"
+    assert t.text() == ("3 faster by more than 12 %, 5 slower by more than 12 %, 0 faster (size "
+                        "open), 0 slower (size open), 1 equivalent (within ±12 %) and 4 "
+                        "undecided of 13 comparisons")
     assert CN.Tally.of(pd.DataFrame()).text() == "no comparison"
 
 

@@ -109,7 +109,7 @@ def test_abstract_counts_and_best_gain() -> None:
     # zerocopy is undecided at 256 KiB: not "never faster", but said undecided there
     assert "never beat" not in a
     assert ("Not decided faster than `send` at any size, but undecided at some: `zerocopy` "
-            "(slower in 3, undecided in 1 of 4 comparisons).") in a
+            "(slower by more than 12 % in 3, undecided in 1 of 4 comparisons).") in a
     assert "1 holds, 1 is refuted, 0 are inconclusive and 1 is not testable" in a
     assert F.testbed_text({}) == "one machine"
     tex = F.markdown_to_latex(a)
@@ -125,7 +125,7 @@ def test_the_abstract_names_a_method_undecided_at_every_size() -> None:
     a = H.abstract_results(plant, pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), None, 10,
                            0.1, "one machine")
     assert "5 undecided" in a and "Undecided at every size: `sendmsg` (4 comparisons)." in a
-    assert "`zerocopy` (slower in 3, undecided in 1 of 4 comparisons)" in a
+    assert "`zerocopy` (slower by more than 12 % in 3, undecided in 1 of 4 comparisons)" in a
     assert "Undecided at every size" not in H.abstract_results(
         PLANT, pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), None, 10, 0.1, "one machine")
 

@@ -166,17 +166,35 @@ def comparisons() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def test_both_maps_share_one_legend_of_direction_and_size() -> None:
+    """The front page's panels and the per-placement maps colour a square by its CI with
+    direction and size apart, and say so with one legend: a CI wholly below 1 that crosses
+    1 - t is "slower, size open", not "undecided"."""
+    P.setup()
+    d = comparisons().assign(panel=lambda x: x["configuration"])
+    legends = []
+    for fig in (P.decision_map(d, "configuration", ["sendmsg"], "send").figure,
+                P.decision_panels(d, ["sendmsg"], "send").figure):
+        legends.append([t.get_text() for leg in fig.legends for t in leg.get_texts()])
+        plt.close(fig)
+    assert legends[0] == legends[1] == list(P.map_words("send").values())
+    assert P.map_key(0.80, 0.95) == "slower_open" and P.map_key(0.70, 0.85) == "slower_beyond"
+    assert P.map_key(0.80, 1.05) == "undecided" and P.map_key(0.95, 1.05) == "equivalent"
+    assert P.map_key(1.05, 1.30) == "faster_open"
+
+
 def test_decision_map_shows_every_cell_without_overlap() -> None:
     P.setup()
     d = comparisons()
-    g = P.decision_map(d, "configuration", ["sendmsg", "zerocopy", "uring-zc", "vmsplice"])
+    g = P.decision_map(d, "configuration", ["sendmsg", "zerocopy", "uring-zc", "vmsplice"],
+                       "send")
     assert P.check_figure(P.lay_out(g)) == []
     texts = [t.get_text() for ax in g.figure.axes for t in ax.texts]
     assert len(texts) == len(d)  # one printed ratio per comparison
     plt.close(g.figure)
     # a configuration that is missing from the figure is caught
     g = P.decision_map(d[d["configuration"] == "loopback, cross-core"], "configuration",
-                       ["sendmsg"])
+                       ["sendmsg"], "send")
     g._copybench["source"] = d
     probs = P.check_figure(P.lay_out(g))
     plt.close(g.figure)
