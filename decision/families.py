@@ -164,6 +164,37 @@ def one_family(*readers: int | None) -> int:
     return max([1, *(int(r) for r in readers if r)])
 
 
+def plan_family(plan: Mapping[str, Any], xa: list[str], xb: list[str], own: int,
+                inverse: bool = False) -> tuple[int, tuple[float, ...] | None]:
+    """The one family a plan.json gives the comparison of the cells ``xa``/``xb`` (each reader
+    of it reads it there), and the edges its top-up stopped it against (on the reader's
+    ratio: inverted where the reader's ratio is the inverse of the cells' primary one, or the
+    pair is the other way round; None where the plan does not stop it): :func:`one_family`
+    of the reader's own family ``own``, the family the plan wrote into its sequential
+    comparisons, P1's where it is one of P1's orderings and the findings' family of the pair
+    among the plan's cells. The planner writes the same family for every comparison it stops
+    (runner.plan.topup.resolve); the analysis reads it back here. A plan without cells keeps
+    ``own``."""
+    cells = plan.get("cells") or {}
+    if not cells or not xa or not xb:
+        return max(1, int(own)), None
+    ca, cb = cells.get(xa[0], {}), cells.get(xb[0], {})
+    found = one_family(findings_family(findings_index(cells.values()), ca, cb),
+                       p1_reads(plan_p1_search(plan), ca, cb))
+    stopped, stop = 0, None
+    if len(xa) == 1 and len(xb) == 1:
+        for blk in (plan.get("blocks") or {}).values():
+            for c in (blk.get("sequential") or {}).get("comparisons") or []:
+                ends = (str(c["a"]), str(c["b"]))
+                if ends not in ((xa[0], xb[0]), (xb[0], xa[0])):
+                    continue
+                stopped = int(c["family"])
+                stop = tuple(float(x) for x in c["boundaries"])
+                if (ends == (xb[0], xa[0])) != inverse:
+                    stop = tuple(sorted(1.0 / x for x in stop))
+    return one_family(own, found, stopped), stop
+
+
 def plan_violations(plan: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Every comparison a plan.json stops (``blocks.<id>.sequential``) at another family
     than its one family (:func:`one_family` of its readers' own families,

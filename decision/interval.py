@@ -67,8 +67,10 @@ class Interval:
     quantile: float
 
     @property
-    def half_log(self) -> float:
-        return self.quantile * self.sd_log / math.sqrt(self.n) if self.n >= 2 else math.nan
+    def half(self) -> float:
+        """The half-width on the log scale (NaN below two values)."""
+        return half_log(self.sd_log, self.n, quantile=self.quantile) if self.n >= 2 \
+            else math.nan
 
 
 def paired_interval(log_ratios: Any, level: float | None = None,

@@ -59,6 +59,16 @@ def crossed(lo: float, hi: float, edges: Sequence[float]) -> tuple[float, ...]:
     return tuple(e for e in sorted(edges) if crosses(lo, hi, e))
 
 
+def gap(lo: Any, hi: Any, edges: Sequence[float]) -> Any:
+    """The gap between the sorted ``edges`` a decided CI lies in (0 below the first, len(edges)
+    above the last; a CI that ends on an edge lies on the side of its body); elementwise for
+    arrays. For a CI that crosses an edge the answer is meaningless: read :func:`crosses`
+    first."""
+    import numpy as np
+
+    return np.searchsorted(np.asarray(sorted(edges), dtype=float), hi, side="left")
+
+
 def decided(lo: float, hi: float, edges: Sequence[float]) -> bool:
     """A CI is decided against its edges when none lies strictly inside it; a CI with a NaN
     end decides nothing."""
@@ -81,6 +91,19 @@ def side(lo: float, hi: float, lo_edge: float, hi_edge: float) -> Side:
     if lo_edge <= lo and hi <= hi_edge:
         return "inside"
     return "across"
+
+
+def holds(lo: float, hi: float, x: float) -> bool:
+    """Whether the value x lies inside the CI [lo, hi] (its ends included; a CI without ends
+    holds nothing): the magnitude question's "consistent", the A/A's "contains 1"."""
+    return _finite(lo, hi) and lo <= x <= hi
+
+
+def overlap(a_lo: float, a_hi: float, b_lo: float, b_hi: float) -> bool | None:
+    """Whether two CIs overlap (ends included); None where either has no ends."""
+    if not (_finite(a_lo, a_hi) and _finite(b_lo, b_hi)):
+        return None
+    return side(a_lo, a_hi, b_lo, b_hi) not in ("above", "below")
 
 
 def fmt(x: float) -> str:

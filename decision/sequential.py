@@ -336,7 +336,7 @@ def summarize(block: str, log_ratios: Sequence[float], sched: Schedule, family: 
 def extra_rounds(s: Summary) -> float | None:
     """The extra rounds a comparison needs by the order rule, ((q_K s)/d)^2 - n, or None when
     it is decided (no boundary strictly inside its CI). d = 0 (the mean on a boundary): inf."""
-    inside = [b for b in s.rule_boundaries if s.lo < b < s.hi]
+    inside = R.crossed(s.lo, s.hi, s.rule_boundaries)
     if not inside:
         return None
     d = min(abs(s.mean_log - math.log(b)) for b in inside)
@@ -433,7 +433,7 @@ def gap_chances(s: Summary, n_next: int, q_next: float,
         return _one_hot(gaps, mid)
     if not (s.sd_log > 0.0) or n_next <= s.rounds:
         return (0.0,) * (len(gaps) - 1)
-    h = q_next * s.sd_log / math.sqrt(n_next)
+    h = I.half_log(s.sd_log, n_next, quantile=q_next)
     spread = s.sd_log * math.sqrt(n_next - s.rounds) / n_next
     # the CI holds no edge: its mean lies in a gap between edges wider than 2h
     out = []

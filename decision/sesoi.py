@@ -27,6 +27,7 @@ chance is the design's, to within that alpha.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -34,6 +35,8 @@ from scipy import integrate, optimize, stats
 
 from decision import families
 from decision import interval as I
+from decision.band import band as band_
+from decision.schedule import CONFIDENCE
 from decision import sequential as sq
 
 #: the chance the design must give to decide (the usual 80 %)
@@ -52,12 +55,25 @@ def last_quantile(design: sq.SequentialDesign, family: int) -> tuple[float, int]
     return sq.quantiles(sched, family, design.alpha, design.spending)[-1], sched.rounds_max
 
 
+def _phi(z: float) -> float:
+    """The standard normal cdf (scipy's, to rounding), without scipy's per-call overhead: the
+    integrals below evaluate it hundreds of times each."""
+    return 0.5 * math.erfc(-z / math.sqrt(2.0))
+
+
+def _chi2_pdf(x: float, df: int, log_norm: float) -> float:
+    """The chi-square density (scipy's, to rounding), ``log_norm`` its log normalising
+    constant."""
+    return math.exp((df / 2.0 - 1.0) * math.log(x) - x / 2.0 - log_norm) if x > 0.0 else 0.0
+
+
 def _over_sd(f, n: int) -> float:
     """E[f(s / sigma)] over the sample sd of n normal values: s^2 / sigma^2 ~ chi2(n-1)/(n-1)."""
     df = n - 1
     lo, hi = stats.chi2.ppf(1e-9, df), stats.chi2.ppf(1 - 1e-9, df)
-    val, _ = integrate.quad(lambda x: f(math.sqrt(x / df)) * stats.chi2.pdf(x, df), lo, hi,
-                            limit=200)
+    log_norm = (df / 2.0) * math.log(2.0) + math.lgamma(df / 2.0)
+    val, _ = integrate.quad(lambda x: f(math.sqrt(x / df)) * _chi2_pdf(x, df, log_norm), lo,
+                            hi, limit=200)
     return float(val)
 
 
@@ -71,7 +87,7 @@ def equivalence_power(t: float, sigma: float, q: float, n: int) -> float:
 
     def inside(r: float) -> float:
         h = q * r * se  # the half-width for a sample sd of r sigma
-        return max(0.0, float(stats.norm.cdf((up - h) / se) - stats.norm.cdf((down + h) / se)))
+        return max(0.0, _phi((up - h) / se) - _phi((down + h) / se))
 
     return _over_sd(inside, n)
 
@@ -81,7 +97,7 @@ def direction_power(ratio: float, t: float, sigma: float, q: float, n: int) -> f
     1 - t is the same at 1 / ratio, to the band's asymmetry)."""
     se = sigma / math.sqrt(n)
     gap = math.log(ratio) - math.log1p(t)
-    return _over_sd(lambda r: float(stats.norm.cdf((gap - q * r * se) / se)), n)
+    return _over_sd(lambda r: _phi((gap - q * r * se) / se), n)
 
 
 @dataclass(frozen=True)
@@ -138,15 +154,15 @@ def derive(sigma: float, design: sq.SequentialDesign, family: int,
     if short(hi) < 0.0:  # too few rounds for any band below 100 %: nothing is resolved
         return Derivation(sigma, family, n, q, power, math.inf, math.inf,
                           equivalence_power(hi, sigma, q, n), math.inf,
-                          math.expm1(q * sigma / math.sqrt(n)))
+                          math.expm1(I.half_log(sigma, n, quantile=q)))
     band = float(optimize.brentq(short, 1e-6, hi, xtol=1e-7))
     sesoi = math.ceil(band * 100 - 1e-9) / 100
     detectable = float(optimize.brentq(
-        lambda r: direction_power(r, sesoi, sigma, q, n) - power, 1.0 + sesoi, 100.0,
+        lambda r: direction_power(r, sesoi, sigma, q, n) - power, band_(sesoi)[1], 100.0,
         xtol=1e-7))
     return Derivation(sigma, family, n, q, power, band, sesoi,
                       equivalence_power(sesoi, sigma, q, n), detectable,
-                      math.expm1(q * sigma / math.sqrt(n)))
+                      math.expm1(I.half_log(sigma, n, quantile=q)))
 
 
 # ------------------------------------------------------------------------ the A/A control
@@ -163,15 +179,19 @@ class ControlRounds:
     power: float
 
     def text(self) -> str:
-        capped = (f" (it would need {self.wanted} for {self.power:.0%}; the design's maximum "
+        def pct(x: float) -> str:
+            return f"{100 * x:.0f} %"
+
+        capped = (f" (it would need {self.wanted} for {pct(self.power)}; the design's maximum "
                   f"is {self.rounds})" if self.wanted > self.rounds else "")
         return (f"the A/A control runs {self.rounds} rounds: at the noise model's per-round sd "
                 f"of the log ratio of {self.sigma:.3f}, its 95 % CI of a true ratio of 1 lies "
-                f"inside ±{self.band:.0%} with probability {self.chance:.0%}{capped}")
+                f"inside ±{pct(self.band)} with probability {pct(self.chance)}{capped}")
 
 
+@lru_cache(maxsize=256)
 def control_rounds(sigma: float, band: float, most: int, power: float = POWER,
-                   level: float = 0.95, least: int = 2) -> ControlRounds:
+                   level: float = CONFIDENCE, least: int = 2) -> ControlRounds:
     """The A/A control's rounds: the fewest n >= ``least`` at which its fixed t CI at
     ``level`` (family 1: it is one comparison) of a true ratio of 1 lies inside [1 - band,
     1 + band] with probability at least ``power`` at per-round sd ``sigma``

@@ -50,9 +50,9 @@ def design(profile: str = "claims") -> dict[str, float]:
 def planned_rounds(sd: float, family: int, profile: str = "claims") -> int:
     """n0 by runner/plan/blocks.py's formula at the profile's target, confidence and limits."""
     d = design(profile)
-    a = (1 - d["confidence"]) / family
+    level = I.level_of(family, 1 - d["confidence"])
     for n in range(int(d["rounds_min"]), int(d["rounds_max"]) + 1):
-        if stats.t.ppf(1 - a / 2, n - 1) * sd / math.sqrt(n) <= math.log1p(d["target"]):
+        if I.half_log(sd, n, level) <= math.log1p(d["target"]):
             return n
     return int(d["rounds_max"])
 
@@ -126,15 +126,17 @@ def wrong(decided: Array, ci: Array, rule: tuple[float, ...], truth: float) -> A
     analysis.statistics.stats.decide reads it). So at a truth exactly on a one-boundary rule (above /
     below X) every decision is wrong; at a truth on a band's edge only the side outside
     the band is."""
-    lo, hi = ci[:, 0], ci[:, 1]
     b = [math.log(v) for v in sorted(rule)]
     t = math.log(truth)
-    below, above = hi <= b[0], lo >= b[-1]
-    band = ~below & ~above
-    bad = (below & (t >= b[0])) | (above & (t <= b[-1]))
-    if len(b) == 2:
-        bad |= band & ((t < b[0]) | (t > b[1]))
-    return decided & bad
+    where = R.gap(ci[:, 0], ci[:, 1], b)  # 0: below the first boundary, len(b): above the last
+    # the gaps the truth allows: below b0 only if t < b0, above the last only if t > it, the
+    # band between two boundaries if t lies in it (closed)
+    right = {0} if t < b[0] else set()
+    if t > b[-1]:
+        right.add(len(b))
+    if len(b) == 2 and b[0] <= t <= b[1]:
+        right.add(1)
+    return decided & ~np.isin(where, sorted(right))
 
 
 @dataclass(frozen=True)
@@ -340,9 +342,8 @@ class Versus:
     def gain(self) -> tuple[float, float, float]:
         """Mean extra comparisons the top-up decides per run, with a 95 % t interval over
         the runs (paired: both designs read the same rounds)."""
-        d = self.topup - self.fixed
-        half = float(stats.t.isf(0.025, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size))
-        return float(d.mean()), float(d.mean()) - half, float(d.mean()) + half
+        ci = I.paired_interval(self.topup - self.fixed, level=sq.CONFIDENCE)  # not logs
+        return ci.mean_log, ci.mean_log - ci.half, ci.mean_log + ci.half
 
 
 def topup_vs_fixed(seed: int, runs: int, comps: list[Comparison], total: int,

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 from decision import rule as R
+from decision.band import band
 
 HOLDS, REFUTED, INCONCLUSIVE = "holds", "refuted", "inconclusive"
 NOT_TESTABLE = "not testable here"
@@ -90,7 +91,7 @@ def at_this_noise(verdict: str, reads: Mapping[int, R.Read],
     effect = {s for s in (set(expected) | set(reads)) if (e := exp(s)) is not None
               and e.kind in (R.GREATER, R.LESS)}
     inside = sorted((s, v) for s, v in published.items()
-                    if (s in effect or (s == 0 and effect)) and 1.0 - t <= v <= 1.0 + t)
+                    if (s in effect or (s == 0 and effect)) and R.holds(*band(t), v))
     if not inside:
         return []
     if verdict == REFUTED:

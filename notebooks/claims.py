@@ -12,7 +12,7 @@
 # Each claim of the five sources (C1–C15) gets an operational test, a statistic with its
 # CI, the configuration it was tested at, and a verdict computed from this run:
 # **holds**, **refuted** (with the direction the data contradict it), **inconclusive** (the
-# CI straddles a boundary of the rule, named in the table), **undetermined** (this study's
+# CI straddles the claim's own edge, named in the table), **undetermined** (this study's
 # own measurement failed to give a number: C15's copy count did not validate), **not
 # testable here** (this
 # testbed fails the rule's declared applicability condition — hardware counters, a CPU per

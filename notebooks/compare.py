@@ -52,6 +52,7 @@ from analysis.comparison import compare as K
 from analysis.comparison import reproduce as RP
 from analysis.comparison import evalcache as EC
 from analysis.words.output import note, show_table
+from decision.band import band
 
 P.setup()
 if threshold is None:
@@ -143,7 +144,7 @@ if not cells.empty:
         err = np.vstack([np.where(np.isfinite(lo), v - lo, 0), np.where(np.isfinite(hi), hi - v, 0)])
         ax.errorbar(v, y[sel], xerr=err, fmt="o", ms=3, color=colour, label=verdict,
                     capsize=2, lw=1)
-    ax.axvspan(1 - threshold, 1 + threshold, color="0.9", zorder=0)
+    ax.axvspan(*band(threshold), color="0.9", zorder=0)
     ax.axvline(1.0, color="0.4", lw=0.8)
     for f in order["machine_factor"].unique():
         ax.axvline(f, ls="--", lw=0.8, color="tab:purple")

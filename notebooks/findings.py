@@ -93,9 +93,12 @@ if len(xo):
 #
 # The front page's figure: one panel per transport and placement, a row per message method,
 # a column per size measured there; each square is one comparison with `send` (the paired
-# ratio method / `send` printed in it), green where the method is faster, orange where it
-# is slower, grey where the two are equivalent within {glue:text}`band:s`, white where the CI straddles a
-# boundary (undecided), hatched where the pair was not measured at that size. Where one size
+# ratio method / `send` printed in it), read with direction and size apart: dark green
+# (orange) where the method is faster (slower) by more than the band {glue:text}`band:s`,
+# light green (orange) where its CI excludes 1 but crosses the band's edge (the direction
+# decided, its size open), grey where the two are equivalent within the band, white where
+# the CI holds 1 and crosses an edge (undecided), hatched where the pair was not measured at
+# that size. Where one size
 # was measured with two windows, the square shows the comparison with more rounds; the
 # tables below give every window's.
 
@@ -128,9 +131,10 @@ else:
 # ## Decision map: message methods against `send`, by placement
 #
 # One map per placement; in each, one row per transport and method, one column per message
-# size: green where the method is faster than `send`, orange where it is slower, grey where
-# the two are equivalent within {glue:text}`band:s`, white where the CI straddles a boundary (undecided),
-# hatched where the pair was not measured at that size; the number is the ratio
+# size, coloured as the front page's map (one legend for both): dark where the CI lies
+# beyond the band {glue:text}`band:s`, light where it excludes 1 but crosses the band's edge
+# (direction decided, size open), grey inside the band, white undecided, hatched where the
+# pair was not measured at that size; the number is the ratio
 # method / `send`. Sizes of one transport may come from blocks with different windows (the
 # profiled 16 and 64 MiB cells ran 2 s windows): the tables below give each one's window.
 

@@ -151,7 +151,9 @@ glue_text("msg_limit", BN.receiver_limit_text(tcp[tcp["mode"] == "stream"], fmt_
 # round when the run has blocks; t CI at level 1 − 0.05/m over the m sizes of one method,
 # thread count and configuration), read against the band {glue:text}`band:s` (the claims' band): *greater* / *less* when the CI
 # lies beyond it, *equivalent* when inside, otherwise *inconclusive* (the CI straddles the
-# boundary named in "why"). The unpaired reading is the sensitivity column. The decision map
+# boundary named in "why"); the *reading* column gives direction and size apart (a CI that
+# excludes 1 but crosses the band's edge: faster or slower, its size open). The unpaired
+# reading is the sensitivity column. The decision map
 # and ratio figures of {doc}`findings` show the same comparisons for every transport and
 # placement.
 

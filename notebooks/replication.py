@@ -120,7 +120,7 @@ display({"text/html": html, "text/markdown": list_table(list(shown.columns), bod
 # more CPUs is in {ref}`replication-threads`.
 #
 # A *refuted* verdict says which way the data
-# contradict the claim; an *inconclusive* one names the boundary its CI straddles
+# contradict the claim; an *inconclusive* one names the claim's edge its CI straddles
 # ({ref}`claims-verdicts`); *undetermined* says the study's own method failed to give a
 # number (the copy count did not validate); *not testable here* names the applicability condition this
 # testbed fails (each rule declares one before any run: a thread-count claim needs a CPU per

@@ -369,7 +369,9 @@ glue_text("stat_crossover", PR.crossover_text(primary))
 glue_text("stat_confidence", f"{S.CONFIDENCE:.0%}")
 glue_text("stat_threshold", fmt_band())
 _where = ("the pair runs where the claims run (their transport, in one of their blocks), for "
-          "as many rounds as a claim's first look")
+          "the rounds at which a null difference reads equivalent at 95 % with 80 % "
+          "probability at its block's noise-model sd (at most the design's maximum; its "
+          "block runs as many)")
 glue_text("aa_design", (
     f"The profiles now place it so ({_where}); this run was made before that rule and ran "
     "it where its own profile placed it (the transport and rounds are in the reading below)"
@@ -385,8 +387,9 @@ glue_text("rounds_text", PR.rounds_text(run.plan, run.has_blocks, D.topped_up(ru
 # about once in 20 (a 95 % interval), and a run where it does is reported as such here, never
 # rerun away. {glue:text}`aa_design:s`, and its CI is read against the claims' band
 # ({glue:text}`stat_threshold:s`): inside it, the design calls a null difference
-# *equivalent* at the rounds a claim is first read at; reaching past it, a claim whose true
-# ratio is 1 can end undecided there.
+# *equivalent* at the rounds the pair ran; reaching past it, a claim whose true ratio is 1
+# can end undecided at that many rounds. Beside it stands the chance that a null difference
+# reads equivalent at those rounds, at the noise model's sd.
 
 # %% tags=["remove-input"]
 from analysis import claims as C  # noqa: E402

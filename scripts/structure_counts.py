@@ -1,4 +1,5 @@
-"""Counts of the analysis side's structure, read from the code (issue 50's before/after figures).
+"""Counts of the analysis side's structure and of who owns the decision, read from the code
+(before/after figures of a restructuring).
 
     python scripts/structure_counts.py [ROOT]
 
@@ -13,7 +14,11 @@ Prints, for the checkout at ROOT (default: this one):
 * analysis modules that write the book's sentences (string constants of six or more words);
 * analysis modules per folder and the depth of their import graph (levels);
 * lines of ``runner/profiles/paper.toml`` and ``claims.toml``;
-* functions of the packages called only from tests, and called from nowhere.
+* functions of the packages called only from tests, and called from nowhere;
+* who owns the decision (``decision``, :func:`decision_owners`): functions that read a CI's
+  ends against an edge, paired log-ratio t-interval implementations, median bootstraps,
+  every-size combinations, bands rebuilt from the smallest effect outside its owner,
+  ``fmt_size`` definitions and files that type the reports' published numbers.
 
 The counts are heuristics over the syntax tree (a name is "called" where it appears as a name
 or attribute anywhere outside its own definition); they are for comparing two commits, not
@@ -28,19 +33,50 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-PACKAGES = ("runner", "rundir", "decision", "analysis")
-BOUNDARIES = ("0.93", "1.07", "0.934579", "1.075269")
-BOUNDARY_RE = re.compile(r"(?<![\d.])(?:0\.934579|1\.075269|0\.93|1\.07)(?![\d])")
+#: the packages, old names included (the decision's package was ``blockstats`` until
+#: 2026-11-28), so that two commits compare
+ALL_PACKAGES = ("runner", "rundir", "decision", "blockstats", "analysis")
+PACKAGES = ALL_PACKAGES
 BAND_NAME = re.compile(r"SESOI|THRESHOLD")
-#: the CI-against-a-band readers issue 50 names: (module under analysis/, wherever its layer
-#: folder puts it, qualified function name)
+#: the CI-against-a-band readers an earlier restructuring named: (module under analysis/,
+#: wherever its layer folder puts it, qualified function name)
 READERS = (("stats", "decide"), ("stats", "classify_ratio"), ("stats", "approx_verdict"),
            ("stats", "threshold_verdict"), ("claims/why", "Factor.differs"))
+#: the files that own the decision: the band and the reading of a CI against a rule
+BAND_OWNERS = ("decision/band.py", "decision/claimtable.py", "blockstats/claimtable.py")
+RULE_OWNER = "decision/rule.py"
+#: names of a CI's ends in the code
+ENDS = {"lo", "hi", "ci_lo", "ci_hi", "low", "high"}
+#: functions whose lo/hi are no CI's ends (a value's allowed range, an axis's span, the gaps
+#: between edges): listed, not counted
+NOT_CI = ("_Checker.", "_thin_", "log_ticks", "_one_hot")
+#: the reports' published numbers (a few that only they print), typed where they are read
+PUBLISHED = ("7111.74", "66.42", "30.61", "695.33", "418.56", "22.31", "43.90", "61.04",
+             "23.73", "58.63")
+
+
+def sesoi_of(root: Path) -> float:
+    """The band's t as the checkout declares it (``SESOI = ...`` in its band's owner)."""
+    for name in BAND_OWNERS:
+        f = root / name
+        if f.exists():
+            for node in parse(f).body:
+                if isinstance(node, ast.Assign) and any(
+                        isinstance(t, ast.Name) and t.id == "SESOI" for t in node.targets) \
+                        and isinstance(node.value, ast.Constant):
+                    return float(node.value.value)
+    return 0.12
+
+
+def boundaries(root: Path) -> tuple[str, ...]:
+    """The band's edges and the inverted band's, as profiles and code would type them."""
+    t = sesoi_of(root)
+    return tuple(f"{x:.6f}".rstrip("0") for x in (1 - t, 1 + t, 1 / (1 + t), 1 / (1 - t)))
 SENTENCE_WORDS = 6
 
 
 def py_files(root: Path, pkgs: tuple[str, ...] = PACKAGES) -> list[Path]:
-    return [f for p in pkgs for f in sorted((root / p).rglob("*.py"))]
+    return [f for p in pkgs if (root / p).is_dir() for f in sorted((root / p).rglob("*.py"))]
 
 
 def parse(f: Path) -> ast.Module:
@@ -71,17 +107,19 @@ def numbers(tree: ast.Module) -> list[tuple[float, int]]:
 
 
 def band_declarations(root: Path) -> list[str]:
+    edges = boundaries(root)
+    edge_re = re.compile(r"(?<![\d.])(?:" + "|".join(re.escape(b) for b in edges) + r")(?![\d])")
     lines = []
     for f in py_files(root):
         tree = parse(f)
         lines += [f"  name     {rel(root, f)}:{ln} {name}" for name, ln in module_assigns(tree)
                   if BAND_NAME.search(name)]
         lines += [f"  literal  {rel(root, f)}:{ln} {v}" for v, ln in numbers(tree)
-                  if any(v == float(b) for b in BOUNDARIES)]
+                  if any(v == float(b) for b in edges)]
     for f in sorted((root / "runner" / "profiles").glob("*.toml")):
         for i, line in enumerate(f.read_text().splitlines(), 1):
             code = line.split("#", 1)[0]
-            if BOUNDARY_RE.search(code):
+            if edge_re.search(code):
                 lines.append(f"  profile  {rel(root, f)}:{i}")
     return lines
 
@@ -356,6 +394,162 @@ def test_only(root: Path) -> tuple[list[str], list[str]]:
     return only_tests, nowhere
 
 
+# ------------------------------------------------------------- who owns the decision
+
+def code_files(root: Path) -> list[Path]:
+    """The packages, the notebooks' sources and the scripts (this one left out)."""
+    return py_files(root) + sorted((root / "notebooks").glob("*.py")) + \
+        [f for f in sorted((root / "scripts").rglob("*.py")) if f.name != Path(__file__).name]
+
+
+def _functions(tree: ast.Module):
+    """(qualified name, node) of every function and method, nested ones too."""
+    def walk(node: ast.AST, prefix: str):
+        for ch in ast.iter_child_nodes(node):
+            if isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                q = f"{prefix}{ch.name}"
+                yield q, ch
+                yield from walk(ch, q + ".")
+            elif isinstance(ch, ast.ClassDef):
+                yield from walk(ch, f"{prefix}{ch.name}.")
+    yield from walk(tree, "")
+
+
+def _own_nodes(fn: ast.AST):
+    """The nodes of a function, its nested functions left out (they count on their own)."""
+    stack = list(ast.iter_child_nodes(fn))
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        yield n
+        stack.extend(ast.iter_child_nodes(n))
+
+
+def _end(n: ast.AST) -> bool:
+    return (isinstance(n, ast.Name) and n.id in ENDS) or \
+        (isinstance(n, ast.Attribute) and n.attr in ENDS)
+
+
+def _number(n: ast.AST) -> bool:
+    return (isinstance(n, ast.Constant) and isinstance(n.value, (int, float))) or \
+        (isinstance(n, ast.UnaryOp) and isinstance(n.operand, ast.Constant))
+
+
+def ci_readers(root: Path) -> tuple[list[str], list[str]]:
+    """(functions that compare a CI's end with something other than another end or a plain
+    number: a CI read against an edge; the ones :data:`NOT_CI` names, whose lo/hi are no CI)."""
+    found, other = [], []
+    for f in code_files(root):
+        for q, fn in _functions(parse(f)):
+            for n in _own_nodes(fn):
+                if isinstance(n, ast.Compare) and all(
+                        isinstance(o, (ast.Lt, ast.Gt, ast.LtE, ast.GtE)) for o in n.ops):
+                    ops = [n.left, *n.comparators]
+                    if any(map(_end, ops)) and any(not _end(o) and not _number(o) for o in ops):
+                        where = f"  {rel(root, f)}:{q}"
+                        (other if any(q.startswith(x) or x in q for x in NOT_CI)
+                         else found).append(where)
+                        break
+    return found, other
+
+
+def _call_name(n: ast.Call) -> str:
+    f = n.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def t_intervals(root: Path) -> list[str]:
+    """Functions that compute a t interval's half-width, q x sd / sqrt(n): a product divided
+    by a square root (the paired log-ratio CI, fixed or repeated, and its inversions)."""
+    out = []
+    for f in code_files(root):
+        for q, fn in _functions(parse(f)):
+            if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div)
+                   and isinstance(n.right, ast.Call) and _call_name(n.right) == "sqrt"
+                   and isinstance(n.left, ast.BinOp) and isinstance(n.left.op, ast.Mult)
+                   for n in _own_nodes(fn)):
+                out.append(f"  {rel(root, f)}:{q}")
+    return out
+
+
+def median_bootstraps(root: Path) -> list[str]:
+    """Functions that call ``bootstrap`` with the median as the statistic."""
+    out = []
+    for f in code_files(root):
+        for q, fn in _functions(parse(f)):
+            for n in _own_nodes(fn):
+                if isinstance(n, ast.Call) and _call_name(n) == "bootstrap" and any(
+                        isinstance(a, ast.Attribute) and a.attr == "median" for a in n.args):
+                    out.append(f"  {rel(root, f)}:{q}")
+                    break
+    return out
+
+
+def every_size(root: Path) -> list[str]:
+    """Definitions of the every-size combination (a verdict from per-size outcomes: the names
+    it has had) and of a per-size contrary outcome set."""
+    names = {"every", "every_verdict", "contrary"}
+    return [f"  {rel(root, f)}:{q}" for f in code_files(root) for q, _ in _functions(parse(f))
+            if q.rpartition(".")[2] in names]
+
+
+def band_rebuilt(root: Path) -> list[str]:
+    """1 - t / 1 + t written outside the band's owners, t the smallest effect (a name or
+    attribute SESOI, sesoi, threshold or t)."""
+    owners = {*BAND_OWNERS, RULE_OWNER}
+    out = []
+    for f in code_files(root):
+        if rel(root, f) in owners:
+            continue
+        for n in ast.walk(parse(f)):
+            if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub)) \
+                    and isinstance(n.left, ast.Constant) and n.left.value in (1, 1.0):
+                r = n.right
+                name = r.id if isinstance(r, ast.Name) else r.attr \
+                    if isinstance(r, ast.Attribute) else ""
+                if name in ("SESOI", "sesoi", "threshold", "t"):
+                    out.append(f"  {rel(root, f)}:{n.lineno}")
+    return list(dict.fromkeys(out))  # a line that writes both edges counts once
+
+
+def fmt_sizes(root: Path) -> list[str]:
+    return [f"  {rel(root, f)}:{q}" for f in code_files(root) for q, _ in _functions(parse(f))
+            if q.rpartition(".")[2] == "fmt_size"]
+
+
+def published_typed(root: Path) -> list[str]:
+    """The files whose code types a published number (:data:`PUBLISHED`, docstrings and
+    comments left out)."""
+    out = []
+    for f in code_files(root):
+        tree = parse(f)
+        texts = [str(n.value) for n in ast.walk(tree) if isinstance(n, ast.Constant)
+                 and isinstance(n.value, (str, float))] + _strings(tree)
+        hits = sorted({p for p in PUBLISHED for t in texts if p in t or t == float(p)})
+        if hits:
+            out.append(f"  {rel(root, f)} ({', '.join(hits)})")
+    return out
+
+
+def decision_owners(root: Path) -> list[str]:
+    readers_, not_ci = ci_readers(root)
+    rows = [("functions that read a CI's ends against an edge", readers_),
+            ("paired log-ratio t-interval implementations (q sd / sqrt(n))", t_intervals(root)),
+            ("median bootstraps", median_bootstraps(root)),
+            ("every-size combinations", every_size(root)),
+            ("bands rebuilt from the smallest effect outside its owner", band_rebuilt(root)),
+            ("fmt_size definitions", fmt_sizes(root)),
+            ("files that type the reports' published numbers", published_typed(root))]
+    out = []
+    for what, found in rows:
+        modules = {x.strip().split(":")[0].split(" ")[0] for x in found}
+        out.append(f"{what}: {len(found)} in {len(modules)} file(s)")
+        out += found
+    out.append(f"  (lo/hi compared where they are no CI, not counted: {len(not_ci)})")
+    return out
+
+
 def lines(f: Path) -> int:
     return len(f.read_text().splitlines()) if f.exists() else 0
 
@@ -393,6 +587,7 @@ def main(argv: list[str]) -> int:
     print("\n".join(analysis_layout(root)))
     for p in ("paper.toml", "claims.toml"):
         print(f"lines in runner/profiles/{p}: {lines(root / 'runner' / 'profiles' / p)}")
+    print("\n".join(decision_owners(root)))
     only, nowhere = test_only(root)
     print(f"functions called only from tests: {len(only)}")
     print("\n".join(only))

@@ -207,7 +207,7 @@ class Compared:
                 # the sd of the per-round log ratios (paired): the noise the CI is made of
                 "per-round sd": p.sd_log,
                 "p_adj": p.p_adj, "outcome": self.decision.outcome,
-                "claim": self.read.outcome if self.read is not None else "",
+                "vs the claim": self.read.outcome if self.read is not None else "",
                 "why": self.why, "reading": p.note,
                 "sensitivity": (f"{s.kind} {_ratio_ci(s.ratio)} → "
                                 + (self.sens_read.outcome if self.sens_read is not None
@@ -345,27 +345,12 @@ def one_family(run: Run, df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any],
     where it is one of P1's orderings and the findings' family of the pair among the plan's
     cells; with the plan's boundaries, so its
     stopping look is the one the runner stopped it at. A run without a plan keeps ``own``."""
-    plan = run.plan or {}
-    cells = plan.get("cells") or {}
     xa, xb = _cell_ids(df, a), _cell_ids(df, b)
-    if not cells or not xa or not xb:
+    if not xa or not xb:
         return OneFamily(max(1, int(own)))
-    ca, cb = cells.get(xa[0], {}), cells.get(xb[0], {})
-    found = families.one_family(
-        families.findings_family(families.findings_index(cells.values()), ca, cb),
-        families.p1_reads(families.plan_p1_search(plan), ca, cb))
-    stopped, stop = 0, None
-    if len(xa) == 1 and len(xb) == 1:
-        for blk in (plan.get("blocks") or {}).values():
-            for c in (blk.get("sequential") or {}).get("comparisons") or []:
-                ends = (str(c["a"]), str(c["b"]))
-                if ends not in ((xa[0], xb[0]), (xb[0], xa[0])):
-                    continue
-                stopped = int(c["family"])
-                stop = tuple(float(x) for x in c["boundaries"])
-                if (ends == (xb[0], xa[0])) != (metric in INVERSE_METRICS):
-                    stop = tuple(sorted(1.0 / x for x in stop))
-    return OneFamily(families.one_family(own, found, stopped), stop)
+    fam, stop = families.plan_family(run.plan or {}, xa, xb, own,
+                                     metric in INVERSE_METRICS)
+    return OneFamily(fam, stop)
 
 
 def sequential_pair(run: Run, j: pd.DataFrame, family: int,

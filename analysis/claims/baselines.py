@@ -17,12 +17,16 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Iterator, Sequence
 
 import pandas as pd
 
 from analysis.statistics import stats as S
 from decision import rule as R
+from decision import interval as I
+from decision import sesoi
+from decision.band import CONFIDENCE
 from analysis.claims.base import compare_pair, crossover_of, stream_cells
 from analysis.statistics.fmt import fmt_ratio_ci
 from analysis.loading.run import FILE_METHODS, MESSAGE_METHODS, Run, select, values
@@ -201,13 +205,19 @@ def _twin_row(run: Run, block: str, meth: str, t1: pd.DataFrame, t0: pd.DataFram
     primary = p if run.primary == S.PAIRED else u
     r = primary.ratio
     first = t1.iloc[0]
+    # the chance that a null difference reads "equivalent" at the rounds it ran, at the
+    # noise model's sd the plan gave its block (decision.sesoi.control_rounds plans it)
+    sd = ((run.plan or {}).get("blocks") or {}).get(block, {}).get("sd")
+    chance = (sesoi.equivalence_power(threshold, float(sd), I.t_quantile(CONFIDENCE, p.n), p.n)
+              if isinstance(sd, (int, float)) and sd > 0 and p.n >= 2 else math.nan)
     return {"block": block, "method": meth, "metric": met,
             "configuration": f"{first['transport']}, {first['placement']}, "
                              f"{first['mode']}, size {int(first['size'])}",
             "rounds": p.n, "design": primary.kind, "ratio": r.value, "lo": r.lo,
             "hi": r.hi, "contains 1": bool(r.lo <= 1 <= r.hi),
             "decision": R.band_outcome(r.lo, r.hi, threshold),
-            "band": threshold,
+            "band": threshold, "planning sd": float(sd) if chance == chance else math.nan,
+            "chance equivalent": chance,
             "p": primary.p, "wilcoxon p": p.p_sens,
             "unpaired": fmt_ratio_ci(u.ratio.value, u.ratio.lo, u.ratio.hi,
                                      times=False)}

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 import pandas as pd
 
 from analysis.statistics import stats as S
-from analysis.claims.applicability import absent, finite, not_applicable
+from analysis.claims.applicability import absent, not_applicable
 from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE,
                                   REFUTED, ClaimResult, Compared, compare_pair, crossover_of,
                                   new_result, rule_cells, set_estimate, set_rounds, sizes_text,
                                   sizes_with)
-from analysis.claims.rules import AT_BEST, CROSSOVER, EVERY, SINGLE
+from analysis.claims.rules import CROSSOVER
 from decision import rule as R
 from decision import verdict as V
 from analysis.statistics.fmt import fmt_num, fmt_ratio_ci, fmt_size
@@ -33,23 +33,6 @@ if TYPE_CHECKING:
 
 def _ci(e: S.Estimate) -> str:
     return fmt_ratio_ci(e.value, e.lo, e.hi, times=False)
-
-
-def refutation(rule: "Rule", ci: S.Estimate, where: str = "") -> str:
-    """Which way a refuting CI lies against the rule's boundaries, in words."""
-    at = f" at {where}" if where else ""
-    ratio = f"{rule.numerator}/{rule.denominator}{at} {_ci(ci)}"
-    bounds = rule.decision.boundaries()
-    lo, hi = bounds[0], bounds[-1]
-    if rule.decision.kind == "approx":
-        if R.side(ci.lo, ci.hi, lo, hi) == "above":
-            return f"higher than claimed: {ratio}, above ~{rule.decision.value:.3g}'s band (up to {hi:.3g})"
-        return f"lower than claimed: {ratio}, below ~{rule.decision.value:.3g}'s band (from {lo:.3g})"
-    if rule.decision.kind == "above":
-        return f"not above {lo:.3g}: {ratio}"
-    if rule.decision.kind == "below":
-        return f"not below {lo:.3g}: {ratio}"
-    return ratio
 
 
 def apply_rule(run: Run, rule: "Rule", stmt: tuple[str, str, str], placement: str | None,
@@ -87,8 +70,7 @@ def apply_rule(run: Run, rule: "Rule", stmt: tuple[str, str, str], placement: st
     family = max(c.primary.family for c in comps.values())  # each comparison's one family
     r.statistic = rule.statistic + (f" (CI level {S.family_confidence(family):.2%})"
                                     if family > 1 else "")
-    combine = {SINGLE: _single, EVERY: _every, AT_BEST: _at_best}[rule.combine]
-    pick = combine(rule, r, comps, missing, sizes)
+    pick = _every(rule, r, comps, missing, sizes)
     set_estimate(r, pick.primary.ratio)
     set_rounds(r, pick.primary)
     r.size = pick.size
@@ -104,16 +86,6 @@ def apply_rule(run: Run, rule: "Rule", stmt: tuple[str, str, str], placement: st
     r.reason = "; ".join(f"{fmt_size(s)}: {_outcome(c)} ({c.why})" for s, c in comps.items()) \
         + (f"; no cells at {sizes_text(missing)}" if missing else "")
     return r
-
-
-def _single(rule: "Rule", r: ClaimResult, comps: dict[int, Compared], missing: list[int],
-            sizes: list[int]) -> Compared:
-    pick = next(iter(comps.values()))
-    out = pick.decision.outcome
-    r.verdict = {"holds": HOLDS, "refuted": REFUTED}.get(out, INCONCLUSIVE)
-    if r.verdict == REFUTED:
-        r.direction = refutation(rule, pick.primary.ratio)
-    return pick
 
 
 def _outcome(c: Compared) -> str:
@@ -169,37 +141,11 @@ def _side_words(c: Compared, e: "R.Expect | None") -> str:
     (edge, *_) = e.edges() if e.kind != R.EQUIVALENT else (0.0,)
     lo, hi = c.primary.ratio.lo, c.primary.ratio.hi
     if e.kind == R.EQUIVALENT:
-        return f"outside [{1 - e.t:g}, {1 + e.t:g}]"
+        return "outside [{:g}, {:g}]".format(*e.edges())
     where = "below" if (lo + hi) / 2 < edge else "above"
     band = {"less": "less", "greater": "greater", "equivalent": "equivalent"}.get(
         c.decision.outcome)
     return f"{where} {edge:g}" + (f" ({band})" if band else "")
-
-
-def _at_best(rule: "Rule", r: ClaimResult, comps: dict[int, Compared], missing: list[int],
-             sizes: list[int]) -> Compared:
-    """The largest ratio over the sizes is ~R: decided by the CIs of every size."""
-    band_lo, band_hi = rule.decision.boundaries()
-    above = [c for c in comps.values() if c.primary.ratio.lo > band_hi]
-    best = max(comps.values(), key=lambda c: c.primary.ratio.value)
-    bounded = all(finite(c.primary.ratio.hi) for c in comps.values())
-    if above:
-        r.verdict, r.direction = REFUTED, refutation(rule, above[0].primary.ratio,
-                                                     fmt_size(above[0].size))
-        return above[0]
-    if bounded and all(c.primary.ratio.hi < band_lo for c in comps.values()):
-        r.verdict = REFUTED
-        r.direction = "lower than claimed at every size: " + refutation(
-            rule, best.primary.ratio, fmt_size(best.size))
-        return best
-    inside = [c for c in comps.values() if c.decision.outcome == "holds"]
-    if bounded and all(c.primary.ratio.hi <= band_hi for c in comps.values()) and inside:
-        r.verdict = HOLDS  # where the plan lacks a size of the claim: at the sizes run
-        r.scope = scope_text(list(comps), missing,
-                             [s for s in sizes if s not in comps])
-        return max(inside, key=lambda c: c.primary.ratio.value)
-    r.verdict = INCONCLUSIVE
-    return best
 
 
 def _crossover(run: Run, rule: "Rule", r: ClaimResult, d: pd.DataFrame,
@@ -250,7 +196,7 @@ def _crossover(run: Run, rule: "Rule", r: ClaimResult, d: pd.DataFrame,
         r.direction = f"no crossover in the range (bootstrap probability {c.p_none:.2f})"
     elif outside and c.p_none <= p_max:
         r.verdict = REFUTED
-        r.direction = ("crossover " + ("below" if c.hi < band_lo else "above")
+        r.direction = ("crossover " + side
                        + f" the claimed band: {fmt_num(c.size)} B [{fmt_num(c.lo)}, {fmt_num(c.hi)}]")
     elif inside and c.p_none <= p_max and above and paying == HOLDS:
         r.verdict = HOLDS
@@ -265,8 +211,8 @@ def _crossover(run: Run, rule: "Rule", r: ClaimResult, d: pd.DataFrame,
             why.append(f"no size above {fmt_size(band_hi)} to show it pays off")
         undecided = [fmt_size(s) for s, x in above.items() if x.open]
         if undecided:
-            edge = 1 + rule.decision.threshold
-            why.append(f"not decided above {edge:g} above the band at " + ", ".join(undecided))
+            edge = R.Expect(R.GREATER, rule.decision.threshold).text()
+            why.append(f"not decided {edge} above the band at " + ", ".join(undecided))
         r.boundary = "; ".join(why)
     per = "; ".join(f"{fmt_size(s)}: {_outcome(x)} ({x.why})"
                     for s, x in comps.items() if x is not None)

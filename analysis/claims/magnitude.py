@@ -35,6 +35,7 @@ from typing import Sequence
 from analysis.claims.base import HOLDS, INCONCLUSIVE, LARGER, REFUTED, ClaimResult
 from analysis.claims.rules import RULES
 from decision import claimtable
+from decision import rule as R
 from analysis.statistics.fmt import fmt_size
 
 #: the published ratios per claim and message size, numerator / denominator as the claim's
@@ -54,9 +55,9 @@ CONSISTENT, SMALLER, BIGGER, NOT_MEASURED = ("consistent", "smaller than publish
 
 def classify(published: float, lo: float, hi: float) -> str:
     """One size: the published ratio against our CI [lo, hi] (the module doc's words)."""
-    if lo <= published <= hi:
+    if R.holds(lo, hi, published):
         return CONSISTENT
-    below = hi < published  # the CI lies wholly below R
+    below = R.side(lo, hi, published, published) == "below"  # the CI lies wholly below R
     return (SMALLER if below == (published > 1.0) else BIGGER)
 
 

@@ -47,6 +47,7 @@ from typing import Sequence
 
 from analysis.statistics import stats as S
 from decision import rule as R
+from decision.band import band
 from analysis.statistics.fmt import fmt_size
 from decision import claimtable, families
 from decision.claimtable import (BEST_THREADS, CROSSOVER, EVERY, S2_SIZES, S3_SIZES,  # noqa: F401
@@ -135,9 +136,7 @@ LESS = frozenset({"less"})
 NOT_GREATER = frozenset({"less", "equivalent"})
 
 #: how the comparisons of one verdict combine: the table's EVERY, CROSSOVER, THREADS and
-#: BEST_THREADS (decision.claimtable), and two that no rule of the table uses today
-SINGLE = "single"  # one comparison; its decision (holds/refuted/inconclusive) is the verdict
-AT_BEST = "at best"  # the largest ratio over the sizes is ~R
+#: BEST_THREADS (decision.claimtable)
 
 
 @dataclass(frozen=True)
@@ -224,8 +223,6 @@ class Rule:
         return ", ".join(p for p in parts if p)
 
     def combine_text(self) -> str:
-        if self.combine == SINGLE:
-            return "one comparison"
         if self.combine == EVERY:
             return (f"holds if every size agrees ({self.expects_text()}: its CI wholly "
                     "beyond the edge on the claim's side); refuted if any size contradicts "
@@ -233,32 +230,25 @@ class Rule:
                     "else inconclusive, naming the edge a CI straddles; a run whose plan "
                     "lacks some of the sizes is decided at the sizes it ran, and its verdict "
                     "names them")
-        if self.combine == AT_BEST:
-            lo, hi = self.decision.boundaries()
-            return (f"the best size's ratio: holds if every size's CI lies below {hi:.3g} and "
-                    f"one lies inside [{lo:.3g}, {hi:.3g}]; refuted if a size's CI lies above "
-                    f"{hi:.3g} or every CI below {lo:.3g}")
         if self.combine == CROSSOVER:
             lo, hi = fmt_size(self.band[0]), fmt_size(self.band[1])
             edge = R.Expect(R.GREATER, self.decision.threshold).text()
             return (f"holds if the crossover CI lies inside [{lo}, {hi}], P(no crossover in "
                     f"range) <= {self.p_none_max:g} and every size above {hi} agrees with "
                     f"an effect ({edge}: it pays off there); refuted if a size above {hi} "
-                    f"contradicts it (its CI wholly below {1 + self.decision.threshold:g}), "
+                    f"contradicts it (its CI wholly below {band(self.decision.threshold)[1]:g}), "
                     "if no crossover occurs in a range that spans the band (bootstrap "
                     f"probability >= {1 - self.p_none_max:g}), or if the crossover CI lies "
                     f"outside the band with P(no crossover) <= {self.p_none_max:g}; else "
                     "inconclusive")
         if self.combine == BEST_THREADS:
-            t = self.decision.threshold
-            return (f"holds if for 2 or 4 threads t/1 lies above {1 + t:g} and 8/t below "
-                    f"{1 - t:g}; refuted if for each of 2 and 4, t/1 lies wholly below "
-                    f"{1 + t:g} or 8/t wholly above {1 - t:g}; else inconclusive (the best "
+            lo_e, hi_e = band(self.decision.threshold)
+            return (f"holds if for 2 or 4 threads t/1 lies above {hi_e:g} and 8/t below "
+                    f"{lo_e:g}; refuted if for each of 2 and 4, t/1 lies wholly below "
+                    f"{hi_e:g} or 8/t wholly above {lo_e:g}; else inconclusive (the best "
                     "thread count is decided from CIs between thread counts, never from "
                     "medians)")
-        if self.combine == THREADS:
-            return f"one comparison between thread counts: {self.expects_text()}"
-        return "one comparison between thread counts"
+        return f"one comparison between thread counts: {self.expects_text()}"
 
     def short(self) -> str:
         """The rule's boundaries in a few words, for the compact verdict table."""
@@ -268,9 +258,6 @@ class Rule:
                     "greater above")
         if self.combine == BEST_THREADS:
             return "2 or 4 threads > 1 and > 8"
-        if self.combine == AT_BEST:
-            lo, hi = d.boundaries()
-            return f"largest ratio ~{d.value:g}: [{lo:.3g}, {hi:.3g}]"
         if d.kind == "above":
             return f"> {d.value:g}"
         if d.kind == "below":

@@ -36,6 +36,8 @@ from scipy import stats as st
 from decision import claimtable, sequential as sq
 from decision import sesoi as derivation
 from decision import verdict as V
+from decision import rule as R
+from decision.band import band
 from decision.profiles import read_profile
 
 #: the A/A control of the reference run e8c3: (CI low, CI high, rounds), 95 %
@@ -99,7 +101,7 @@ def text() -> str:
 def inside_band(published: float, t: float = SESOI) -> bool:
     """Whether a published ratio lies inside the band [1 - t, 1 + t] (its direction could not
     be decided in the claim's favour even if the report were exactly right)."""
-    return 1.0 - t <= published <= 1.0 + t
+    return R.holds(*band(t), published)
 
 
 def _rule(rule_id: str):

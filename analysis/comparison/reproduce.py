@@ -48,6 +48,7 @@ import pandas as pd
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, LARGER, NOT_RUN, NOT_TESTABLE,
                                   REFUTED, UNDETERMINED, ClaimResult)
 from analysis.loading.run import Run, instant
+from decision import rule as R
 
 SAME_AND_MAGNITUDE = "reproduced: same verdict and magnitude"
 SAME_DECIDED = "reproduced: same verdict"
@@ -175,9 +176,7 @@ def expected_text(results: Sequence[ClaimResult]) -> str:
 
 
 def _overlap(a: ClaimResult, b: ClaimResult) -> bool | None:
-    if not all(math.isfinite(x) for x in (a.lo, a.hi, b.lo, b.hi)):
-        return None
-    return a.lo <= b.hi and b.lo <= a.hi
+    return R.overlap(a.lo, a.hi, b.lo, b.hi)
 
 
 def _condition(r: ClaimResult) -> str:

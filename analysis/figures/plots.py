@@ -41,6 +41,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: 
 from analysis.statistics.fmt import fmt_band, fmt_pct, fmt_size  # noqa: E402
 from analysis.statistics.stats import SESOI  # noqa: E402
 from decision import rule as R  # noqa: E402
+from decision.band import band  # noqa: E402
 
 N_BOOT = 1000
 SEED = 0
@@ -543,7 +544,7 @@ def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None
     g.map_dataframe(draw)
     for key, ax in _axes(g):
         sub = _facet_rows(df, key, row, col)
-        ax.axhspan(1 - threshold, 1 + threshold, color="0.85", zorder=0, linewidth=0)
+        ax.axhspan(*band(threshold), color="0.85", zorder=0, linewidth=0)
         ax.axhline(1.0, color="0.2", linewidth=1, zorder=1)
         _size_axis(ax, sorted(sub["size"].dropna().unique()) if len(sub) else None)
         _log_y(ax)

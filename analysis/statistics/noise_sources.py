@@ -27,6 +27,7 @@ from scipy import stats
 
 from analysis.statistics.fmt import fmt_size
 from decision import interval as I
+from decision import rule as R
 from decision.band import SESOI
 from decision.schedule import CONFIDENCE
 
@@ -400,7 +401,7 @@ def _disjoint(m: pd.DataFrame) -> dict[str, object]:
     for r in m.itertuples():
         lo, hi = ratio_ci(r.ratio, r.paired_sd, r.rounds)
         lo_t, hi_t = ratio_ci(r.ratio_today, r.paired_sd_today, r.rounds_today)
-        if hi < lo_t or hi_t < lo:
+        if R.overlap(lo, hi, lo_t, hi_t) is False:
             hits.append(f"{r.pair} {fmt_size(int(r.size))} {r.placement}: {r.ratio:.3f} "
                         f"[{lo:.3f}, {hi:.3f}] against {r.ratio_today:.3f} "
                         f"[{lo_t:.3f}, {hi_t:.3f}]")

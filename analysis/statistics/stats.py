@@ -60,7 +60,7 @@ class Estimate:
         return (self.hi - self.lo) / 2.0 / abs(self.value)
 
     def contains(self, x: float) -> bool:
-        return bool(self.lo <= x <= self.hi)
+        return R.holds(self.lo, self.hi, x)
 
 
 def median_ci(x: ArrayLike, confidence: float = CONFIDENCE, n_resamples: int = N_RESAMPLES,

@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from analysis.statistics.fmt import fmt_band, fmt_size
+from analysis.statistics.fmt import fmt_band, fmt_pct, fmt_size
 from analysis.words.phrases import (configuration, never_beats, never_faster, ratio_ci,
                                     size_runs, size_span)
 
@@ -251,14 +251,19 @@ def aa_band_text(r: Mapping[str, Any], post_hoc: bool = False) -> str:
     band = fmt_band() if t is None else fmt_band(float(t))
     outcome = r.get("decision")
     label = "; post hoc" if post_hoc else ""
+    chance = r.get("chance equivalent")
+    odds = (f" (a null difference reads equivalent at its {r.get('rounds')} rounds with "
+            f"probability {fmt_pct(float(chance), 0)} at the noise model's per-round sd "
+            f"{float(r.get('planning sd')):.3f})"
+            if isinstance(chance, float) and math.isfinite(chance) else "")
     if outcome == "equivalent":
         return (f"inside the claims' band {band} (equivalent{label}): at these rounds the design "
-                "calls a null difference equivalent")
+                f"calls a null difference equivalent{odds}")
     if outcome in ("greater", "less"):
         return (f"wholly outside the claims' band {band} ({outcome}{label}): a false "
-                "difference beyond the band")
+                f"difference beyond the band{odds}")
     return (f"reaching past the claims' band {band} (undecided{label}): at these rounds a null "
-            "difference can end undecided")
+            f"difference can end undecided{odds}")
 
 
 def control_finding(aa: pd.DataFrame, post_hoc: bool = False) -> Finding | None:

@@ -16,6 +16,7 @@ from analysis.statistics import stats as S
 from analysis.claims.rules import RULES, Rule
 from analysis.statistics.fmt import fmt_size
 from analysis.loading.run import FILE_METHODS, MESSAGE_METHODS
+from decision.band import band
 
 #: the tests each design computes, by the name of the function that computes it; the method
 #: chapter names exactly these (tests/analysis/test_prose.py recomputes a comparison from
@@ -47,7 +48,7 @@ def statistics_text(primary: str, alpha: float = S.ALPHA) -> str:
     """The method chapter's paragraph on how two methods are compared and decided."""
     other = S.UNPAIRED if primary == S.PAIRED else S.PAIRED
     t, o = DESIGN_TESTS[primary], DESIGN_TESTS[other]
-    rule = S.DecisionRule("direction").text()
+    rule = MINIMUM_EFFECT_TEXT.format(hi=band()[1], lo=band()[0])
     ci_txt = t["ci"].format(resamples=S.N_RESAMPLES)
     unit = ("two cells of one block, round by round (each round's median of each cell)"
             if primary == S.PAIRED else "two cells, over their trials (this run has no "
@@ -57,7 +58,7 @@ def statistics_text(primary: str, alpha: float = S.ALPHA) -> str:
            f"decision's family (Bonferroni); the {'t-test' if primary == S.PAIRED else 'test'}"
            f" on the same {'log ratios' if primary == S.PAIRED else 'samples'}, "
            f"Bonferroni-adjusted, is reported beside it. The interval decides, read with the "
-           f"rule fixed before the run: {rule}, otherwise inconclusive. Nothing else decides: "
+           f"rule fixed before the run: {rule}. Nothing else decides: "
            f"{t['sensitivity']} is printed beside each comparison as a sensitivity check")
     if primary == S.PAIRED:
         txt += (f", and so is the other design, {o['estimate']} with "
@@ -65,6 +66,19 @@ def statistics_text(primary: str, alpha: float = S.ALPHA) -> str:
                 f"{o['sensitivity']}")
     return txt + ". " + ONE_SIDED_TEXT.format(alpha=alpha) + "."
 
+
+#: the rule of a claim's direction and of the decision map, in words (decision.rule)
+MINIMUM_EFFECT_TEXT = (
+    "a claim of an effect beyond the band (a minimum-effect test: Lakens 2017; Lakens, "
+    "Scheel & Isager 2018) agrees at a size when its CI lies wholly beyond the claim's edge "
+    "({hi:g} for 'greater', {lo:g} for 'less') and contradicts it as soon as the CI lies "
+    "wholly on the near side of that edge, whatever side of the band's other edge it lies "
+    "on; a claim of at most the band ('never beats') the reverse; a claim about every size "
+    "is refuted if any size contradicts it, holds if every size agrees, and is otherwise "
+    "inconclusive, naming the edge its CI straddles. A comparison outside the claims is read "
+    "with direction and size apart: a CI wholly above or below 1 decides the direction "
+    "(faster, slower), by more than the band where it lies beyond an edge, equivalent "
+    "where it lies inside [{lo:g}, {hi:g}], its size open otherwise")
 
 #: why every outcome is read from the two-sided 1 - alpha/m interval (issue 37 asked for
 #: one-sided bounds at alpha/m and a TOST, or this statement)
@@ -74,7 +88,7 @@ ONE_SIDED_TEXT = (
     "band's ends; read from the two-sided 1 − {alpha:g}/m interval, each such decision errs "
     "with a chance of at most {alpha:g}/(2m), half the family's share. The two-sided reading "
     "is kept, at that cost in power: one printed interval decides every outcome of a rule "
-    "(greater, less and equivalent alike) and is the interval a reader sees; the rules were "
+    "(agrees and contradicts alike) and is the interval a reader sees; the rules were "
     "fixed with it before the runs were made; and the narrower one-sided interval, chosen "
     "after the runs were seen, would decide more verdicts post hoc")
 

@@ -204,7 +204,7 @@ def expected_half_width(b: Block, design: Design) -> float:
     looks = sq.Schedule(tuple(b.sequential["looks"]))
     q = sq.quantiles(looks, b.sequential["family"], 1 - design.confidence,
                      design.sequential.spending if design.sequential else sq.POCOCK)[-1]
-    return math.expm1(q * b.sd / math.sqrt(looks.rounds_max))
+    return math.expm1(I.half_log(b.sd, looks.rounds_max, quantile=q))
 
 
 def rounds_needed(sd: float, target: float, confidence: float, family: int, lo: int,

@@ -441,6 +441,16 @@ def test_the_top_up_asks_c4s_4_kib_cell_nothing_once_its_ci_lies_below_the_edge(
     assert not sq.open_for(s, c4)  # but it has no question left for C4
     scores = sq.verdict_scores([s])
     assert "C4 cross-core" not in scores.get("a", {})
+    # the public order: C4 alone serving a comparison at 0.82 [0.742, 0.906] (sd 0.09 at its
+    # first look), likely "less" by the next: the band reading ranked its block to decide
+    # between "less" and "equivalent" (both refute C4); it is not ranked at all
+    alone = families.serves(["C4"], "stream", 4096, "cross-core")
+    h = 3.5 * 0.09 / math.sqrt(10)
+    s1 = sq.Summary("a", 10, 20, math.log(0.82), 0.09, 0.82 * math.exp(-h),
+                    0.82 * math.exp(h), BAND, 3.0, (10, 20, 30), (3.5, 3.2, 3.0),
+                    tuple(v.verdict for v in alone), alone)
+    assert sq.undecided(s1) and sq.p_by_max(s1) > sq.DROP_BELOW
+    assert sq.rank_by_verdicts([s1], {"a": 10.0}) == []
     # the same CI across 1.12 is still C4's question
     s2 = sq.Summary("a", 10, 20, math.log(1.05), 0.16, 0.90, 1.22, BAND, 3.0, (10, 20, 30),
                     (3.5, 3.2, 3.0), tuple(v.verdict for v in serves), serves)
