@@ -594,9 +594,13 @@ def verdict_scores(summaries: Iterable[Summary], drop_below: float = DROP_BELOW
     comparisons contradicts it (a size that contradicts a claim about every size refutes
     it) or when every comparison agrees. With a_i and c_i a comparison's chances to be
     decided compatibly and contrary (the block's at its next look; the others' by their
-    maximum; independent), the chance that the block's look decides it is the chance that
-    its own comparisons refute it while no other would, plus the chance that all agree:
-    prod_other (1 - c_j) (1 - prod_own (1 - c_i)) + prod_all a_i. A verdict refuted already
+    maximum; independent), the block's look is credited with the chance that its own
+    comparisons refute the verdict at that look, plus the chance that all agree:
+    (1 - prod_own (1 - c_i)) + prod_all a_i. The others' chances to refute it later do not
+    discount the look (they need looks of their own, and the order is re-read after every
+    grant, so a verdict refuted by one block's look takes nothing more from the others;
+    discounting them left a verdict that several blocks would each surely refute with no
+    look at all). A verdict refuted already
     counts for no block; a block counts a verdict only while one of its comparisons still
     has a question for it (:func:`open_for`): a comparison whose CI lies wholly on one side
     of the verdict's edge gets no more rounds for it."""
@@ -623,15 +627,13 @@ def verdict_scores(summaries: Iterable[Summary], drop_below: float = DROP_BELOW
             if v in refuted or not any(s.block == block and s.rounds_left > 0
                                        and open_for(s, sv) for s, sv in comps):
                 continue  # decided already, or as far as this block goes
-            agree_all, own_none, other_none = 1.0, 1.0, 1.0
+            agree_all, own_none = 1.0, 1.0
             for c, sv in comps:
                 a, cc = _chances(c, sv, c.block == block, drop_below)
                 agree_all *= a
                 if c.block == block:
                     own_none *= 1.0 - cc
-                else:
-                    other_none *= 1.0 - cc
-            score = other_none * (1.0 - own_none) + agree_all
+            score = (1.0 - own_none) + agree_all
             if score > 0.0:
                 scores[v] = score
         if scores:

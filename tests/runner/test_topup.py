@@ -140,7 +140,13 @@ def test_plan_carries_the_design_looks_comparisons_and_budget(tmp_path: Path) ->
         assert b["rounds"] == 2 and b["sequential"]["looks"] == [2, 4, 6]
         assert b["sequential"]["family"] == 4  # C4's, from decision.families
         (c,) = b["sequential"]["comparisons"]
-        assert c["name"] == "sendmsg/send at 1 thread" and c["boundaries"] == [0.97, 1.03]
+        # the comparison is asked only about C4's edge at its size (1 + t: an effect above
+        # the band), not the edges the profile declared (they stand for comparisons no
+        # verdict reads)
+        # (1K is no size of C4's: its comparison keeps the declared edges and serves nothing)
+        assert c["name"] == "sendmsg/send at 1 thread"
+        assert c["boundaries"] == ([0.97, 1.03] if "1K" in b["label"].split() else [1.12])
+        assert bool(c.get("claims")) is ("1K" not in b["label"].split())
         assert {plan.cells[c["a"]].method, plan.cells[c["b"]].method} == {"sendmsg", "send"}
         assert plan.cells[c["a"]].method == "sendmsg"
     assert len(plan.rounds) == 2
@@ -296,10 +302,11 @@ def test_the_top_up_grants_looks_by_the_chance_to_decide_a_verdict_within_the_bu
 
 def test_a_verdict_out_of_reach_gets_no_look(tmp_path: Path) -> None:
     """Issue 37: a comparison with less than a 10 % chance to be decided by its maximum is
-    dropped, and with it the verdict it serves: C4 cross-core needs its 64K comparison,
-    which sits on no side of the band (1.0 +- 0.3 per round)."""
+    dropped, and with it the verdict it serves: C4 cross-core agrees at 16K (1.5) and needs
+    its 64K comparison, which sits on no side of C4's edge 1 + t by its maximum (1.0 +- 0.3
+    per round): it can neither agree nor contradict, so the verdict gets no look."""
     plan = _plan(tmp_path)
-    recs = _records(plan, {"1K": (1.5, 1e-5), "16K": (1.06, 0.01), "64K": (1.0, 0.3)},
+    recs = _records(plan, {"1K": (1.5, 1e-5), "16K": (1.5, 1e-5), "64K": (1.0, 0.3)},
                     range(1, 7))
     granted = topup.planned_rounds(plan)
     summ = topup.summaries(plan, granted, lambda c: recs.get(c, []))
@@ -370,9 +377,13 @@ def _expect_exact(run_dir: Path) -> list[dict[str, Any]]:
 #: 0.97 and 1.03, gave chances of 1e-40 and below at 1 df, which a quiet machine's small sd
 #: took to exactly 0: no block ranked, no look); a maximum of 10 rounds, so the first look's
 #: quantile at 1 df is 172 (a comparison is decided there with a chance of about 1-3 % at the
-#: effects of send and sendmsg on loopback, all three blocks' about 1e-5); nothing dropped
+#: effects of send and sendmsg on loopback, all three blocks' about 1e-5); nothing dropped.
+#: A question's comparison, which keeps the edge its profile declares (a claim's comparison
+#: is asked its claim's edge: C4's 1 + t, which sendmsg at 0.7-0.8x send clears at its
+#: first top-up look, refuting C4 and ending the top-up within one look)
 REACH = {**DESIGN, "sequential": {**SEQ, "rounds_max": 10, "drop_below": 0}}
-REACH_EXP = {**EXP, "comparisons": {"sendmsg/send": [1.0]}}
+REACH_EXP = {**EXP, "purpose": "question", "claims": ["Q1"], "family": 3,
+             "comparisons": {"sendmsg/send": [1.0]}}
 
 
 @pytest.mark.sweep
@@ -490,9 +501,14 @@ def test_the_reports_programs_take_part_in_the_sequential_design(name: str,
               if plan.cells[c["a"]].is_original}
     families = Counter((c["claims"][0], c["family"]) for c in theirs.values())
     assert families == {("S2:C4", 4): 8, ("S2:C5", 2): 4, ("S3:C8", 4): 8, ("S3:C9", 4): 8}
-    assert all(len(c["claims"]) == 1 and c["boundaries"] == list(claimtable.band())
+    # each asked only about the edge(s) its claim's expectation names at its size (C4 and
+    # C8's "greater": 1 + t, C8's "less" at 64 KiB: 1 - t, C5: at most / greater 1 + t, C9's
+    # two readings: both)
+    assert all(len(c["claims"]) == 1 and set(c["boundaries"]) <= set(claimtable.band())
                and plan.cells[c["b"]].kind == plan.cells[c["a"]].kind
                for c in theirs.values())
+    assert {tuple(c["boundaries"]) for c in theirs.values() if c["claims"] == ["S3:C9"]} == \
+        {claimtable.band()}
     read = {x for _, a, b in theirs for x in (a, b)}
     for bid, b in blocks.items():
         for cid in b["cells"]:
@@ -501,8 +517,9 @@ def test_the_reports_programs_take_part_in_the_sequential_design(name: str,
                 continue
             cap = (b.get("caps") or {}).get(cid, 0)
             assert c.rounds_cap == cap  # the cell says what its block runs
-            if cid in read:  # every planned round, and the top-up's looks
-                assert cap == 0 and b["rounds"] == 10
+            if cid in read:  # every planned round, and the top-up's looks (the A/A
+                # control's block is planned to the A/A's rounds, the others to 10)
+                assert cap == 0 and (b["rounds"] == 10 or "AA" in b["claims"])
                 assert all(f"{cid}-{r}" in plan.rounds[r - 1] for r in range(1, 11))
                 ids, _ = topup.look_trials(plan, bid, 11, 20)
                 assert [t for t in ids if t.startswith(cid)] == \
@@ -543,8 +560,10 @@ def test_committed_profiles_plans_validate_under_the_schema(name: str) -> None:
         claims = [b for b in blocks if set(b["claims"]) - set(b.get("untestable", {}))]
         assert claims and all(b.get("sequential") for b in claims)
         assert all(not b.get("sequential") for b in blocks if b not in claims)
-        assert all(b["sequential"]["looks"] == [10, 20, 30] == [b["rounds"], 20, 30]
-                   for b in claims)
+        # planned to the first look; the A/A control's block to at least its rounds
+        assert all(b["sequential"]["looks"] == [10, 20, 30] for b in claims)
+        assert all(b["rounds"] == 10 for b in claims if "AA" not in b["claims"])
+        assert all(b["rounds"] >= 10 for b in claims)
 
 
 def test_the_schema_refuses_a_sequential_plan_missing_its_budget(tmp_path: Path) -> None:
