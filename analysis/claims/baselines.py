@@ -159,8 +159,8 @@ def crossovers(run: Run, cells: pd.DataFrame, baseline: str, methods: Sequence[s
 
 def twin_pairs(run: Run, metric: str = "gbit_per_s",
                threshold: float = S.SESOI) -> pd.DataFrame:
-    """The A/A control: per block that holds a method twice (twin 0 and twin 1), the ratio
-    twin 1 / twin 0, paired by round (t CI at 95 %, one comparison per block), the unpaired
+    """The A/A control: per block that holds a method twice (twin 0 and twin 1, or in a
+    block of its own twins 1 and 2), the ratio of the later copy to the earlier, paired by round (t CI at 95 %, one comparison per block), the unpaired
     ratio of medians beside it, whether the CI contains 1.0 (it should: the two cells are
     the same measurement) and its decision against the band ``threshold`` (the claims' band:
     "equivalent" where the CI lies inside it, i.e. the rounds the pair ran resolve the band
@@ -175,8 +175,10 @@ def twin_pairs(run: Run, metric: str = "gbit_per_s",
         # of the method in its block: a claims block holds the method at other thread
         # counts, sizes or placements too
         keys = [k for k in TWIN_KEYS if k in blk]
-        for _, t1 in blk[blk["twin"] == 1].groupby("cell", sort=True):
-            same = (blk["twin"] == 0)
+        for _, t1 in blk[blk["twin"] > 0].groupby("cell", sort=True):
+            # its partner: the same configuration's copy before it in the block (twin 0, or
+            # in an A/A block of its own, whose two cells are twins 1 and 2, twin 1)
+            same = (blk["twin"] == int(t1["twin"].iloc[0]) - 1)
             for k in keys:
                 v = t1[k].iloc[0]
                 same &= (blk[k] == v) | (blk[k].isna() & pd.isna(v))
@@ -207,7 +209,7 @@ def _twin_row(run: Run, block: str, meth: str, t1: pd.DataFrame, t0: pd.DataFram
     first = t1.iloc[0]
     # the chance that a null difference reads "equivalent" at the rounds it ran, at the
     # noise model's sd the plan gave its block (decision.sesoi.control_rounds plans it)
-    sd = ((run.plan or {}).get("blocks") or {}).get(block, {}).get("sd")
+    sd = ((getattr(run, "plan", None) or {}).get("blocks") or {}).get(block, {}).get("sd")
     chance = (sesoi.equivalence_power(threshold, float(sd), I.t_quantile(CONFIDENCE, p.n), p.n)
               if isinstance(sd, (int, float)) and sd > 0 and p.n >= 2 else math.nan)
     return {"block": block, "method": meth, "metric": met,

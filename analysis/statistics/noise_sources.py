@@ -278,7 +278,10 @@ def comparisons(measured: pd.DataFrame, band: float | None = None) -> pd.DataFra
     rows = _alternations(d[alt], band)
     d = d[~alt]
     for block, g in d.groupby("block"):
-        g = g.assign(who=np.where(g["twin"].astype(int) > 0, g["method"] + " (twin)",
+        # a twin by name: "(twin)" beside its method; in an A/A block of its own, whose two
+        # cells are twins 1 and 2, the first copy is the method and the second its twin
+        low = g.groupby("method")["twin"].transform(lambda t: t.astype(int).min())
+        g = g.assign(who=np.where(g["twin"].astype(int) > low, g["method"] + " (twin)",
                                   g["method"]))
         piv = g.pivot_table(index="repetition", columns="who", values="ly")
         if "wall_s" in g:

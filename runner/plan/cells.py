@@ -40,6 +40,9 @@ class Cell:
     # copybench send --alternate: the method of the window's odd slices (part of the identity
     # when set; "": one method)
     alternate: str = ""
+    # an A/A control's block of its own (the experiment's name; part of the identity and of
+    # the block key when set, so its cells stand apart from the same configuration's others)
+    group: str = ""
     # not part of the identity:
     experiment: str = field(default="", compare=False)
     timeout_s: float | None = field(default=None, compare=False)
@@ -64,7 +67,7 @@ class Cell:
             d.pop("twin")
         if not d["sockbuf"]:  # autotuned buffers: the ids they had before fixed ones existed
             d.pop("sockbuf")
-        for k in ("sink", "alternate"):  # a fresh sink, one method: the ids they had before
+        for k in ("sink", "alternate", "group"):  # the ids they had before these options
             if not d[k]:
                 d.pop(k)
         return d
@@ -100,6 +103,8 @@ class Cell:
             parts.append(self.cache)
         if self.twin:
             parts.append(f"twin {self.twin}")
+        if self.group:
+            parts.append("own block")
         if self.sockbuf:
             parts.append(f"sockbuf {format_size(self.sockbuf)}")
         if self.alternate:
@@ -115,8 +120,8 @@ class Cell:
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
-        for k in ("sockbuf", "sink", "alternate"):  # plans without these controls read as
-            if not d[k]:                            # they did before the options
+        for k in ("sockbuf", "sink", "alternate", "group"):  # plans without these controls
+            if not d[k]:                                     # read as before the options
                 d.pop(k)
         return d
 

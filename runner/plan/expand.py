@@ -158,6 +158,14 @@ def _expand_experiment(profile: Profile, exp: Experiment, caps: Capabilities,
                                     timeout_s=exp.timeout_s, dir=exp.dir, perf=exp.perf,
                                     perf_trials=exp.perf_trials, sockbuf=exp.sockbuf,
                                     sink=exp.sink, alternate=exp.alternate)
+                                if exp.own_block:  # the A/A pair alone in its block:
+                                    # two copies of the method, both twins, so no other
+                                    # reading takes either for the configuration's own cell
+                                    if method == exp.methods[0]:
+                                        for k in (1, 2):
+                                            yield Cell(**{**asdict(cell), "twin": k,
+                                                          "group": exp.name, "perf": False})
+                                    continue
                                 yield cell
                                 if exp.twin and method == exp.methods[0]:
                                     yield Cell(**{**asdict(cell), "twin": 1, "perf": False})

@@ -12,7 +12,7 @@ its first table; :func:`expand`)::
     [topology]     veth_mtu, udp_mtu
     [[experiment]] name, command, methods, sizes, threads, placements, transports, modes,
                    caches, peers, perf, perf_trials, purpose, claims, family, margin, twin,
-                   comparisons, and per-experiment overrides of duration_s, warmup_s,
+                   own_block, comparisons, and per-experiment overrides of duration_s, warmup_s,
                    timeout_s, verify, fields, dir
 
 ``[design] sequential = { spending, first_look, look_every, rounds_max, budget_s, planning }``
@@ -170,6 +170,9 @@ class Experiment:
     family: int = 1  # comparisons in the decision family (for the multiplicity correction)
     margin: float | None = None  # the decision rule's margin (relative), e.g. 0.03
     twin: bool = False  # A/A control: each block gets a second copy of its first method
+    # the A/A control in a block of its own: two copies (twins 1 and 2) of its first method,
+    # apart from the claims' cells of the same configuration (needs ``twin``)
+    own_block: bool = False
     perf_trials: int = 1  # profiled (perf record) trials per cell when perf = true
     pair_threads: bool = False  # thread counts of one configuration share a block
     originals: tuple[str, ...] = ()  # reports whose own programs join these blocks (S1-S3)
@@ -206,7 +209,8 @@ _TOPO_KEYS = {"veth_mtu", "udp_mtu"}
 _EXP_KEYS = {
     "name", "command", "methods", "sizes", "threads", "placements", "transports", "modes",
     "caches", "peers", "perf", "duration_s", "warmup_s", "timeout_s", "verify", "fields",
-    "dir", "purpose", "claims", "family", "margin", "twin", "perf_trials", "pair_threads",
+    "dir", "purpose", "claims", "family", "margin", "twin", "own_block", "perf_trials",
+    "pair_threads",
     "originals", "originals_rounds", "comparisons", "sockbuf", "sink", "alternate",
 }
 _DESIGN_KEYS = {"rounds_min", "rounds_max", "target", "descriptive_target", "confidence",
@@ -640,6 +644,7 @@ def _experiment(c: _Checker, e: dict[str, Any], where: str,
         family=_family(c, e, where),
         margin=(c.number(e, "margin", where, 0, 0.001, 10.0) if "margin" in e else None),
         twin=c.boolean(e, "twin", where, False),
+        own_block=_own_block(c, e, where),
         perf_trials=c.number(e, "perf_trials", where, 1, 1, 20, integer=True),
         pair_threads=c.boolean(e, "pair_threads", where, False),
         comparisons=_comparisons(c, e, where, methods),
@@ -676,6 +681,15 @@ def _sockbuf(c: _Checker, e: dict[str, Any], where: str, command: str) -> int:
 KEPT_SINK_TRANSPORTS = ("loopback", "veth")
 #: the methods copybench send --alternate switches between (src/README.md)
 ALTERNATING_METHODS = ("send", "sendmsg", "zerocopy")
+
+
+def _own_block(c: _Checker, e: dict[str, Any], where: str) -> bool:
+    """``own_block``: the A/A pair in a block of its own; only with ``twin``."""
+    own = c.boolean(e, "own_block", where, False)
+    if own and not c.boolean(e, "twin", where, False):
+        raise c.fail(f"{where}.own_block", "needs twin = true (a block of its own holds the "
+                     "A/A pair); allowed: true with twin = true, or false")
+    return own
 
 
 def _sink(c: _Checker, e: dict[str, Any], where: str, command: str) -> str:

@@ -171,7 +171,8 @@ def _group_blocks(profile: Profile, cells: dict[str, Cell],
         label = " ".join(x for x in (first.transport or "file→file", first.placement,
                                      first.mode or "copy", format_size(first.size),
                                      "/".join(map(str, threads)) + "t" if threads != [1] else "",
-                                     first.cache or "") if x)
+                                     first.cache or "",
+                                     "(its own block)" if first.group else "") if x)
         blocks.append(D.Block(
             id=key, label=label, cells=sorted(ids), purpose=purpose,
             claims=sorted({c for e in exps for c in e.claims}),

@@ -19,6 +19,7 @@ from scipy import stats
 
 from analysis.words import prose as PR
 from analysis.statistics import stats as S
+from analysis.words.prose import MINIMUM_EFFECT_TEXT
 from decision import rule as R
 from analysis.claims.base import compare_pair
 
@@ -56,7 +57,7 @@ def test_the_paired_sentence_is_what_compare_pair_computes() -> None:
     assert math.isclose(c.primary.ratio.lo, math.exp(lo), rel_tol=1e-9)
     assert math.isclose(c.primary.ratio.hi, math.exp(hi), rel_tol=1e-9)
     # "the interval decides, read with the rule": the rule's own words are in the sentence
-    assert S.DecisionRule("direction").text() in text
+    assert MINIMUM_EFFECT_TEXT.format(hi=1.12, lo=0.88) in text
     assert c.decision.outcome == R.band_outcome(c.primary.ratio.lo, c.primary.ratio.hi)
     # and what it calls sensitivity is the other design
     assert c.sensitivity is not None and c.sensitivity.kind == S.UNPAIRED

@@ -35,33 +35,35 @@ def _control(block: dict, p: prof.Profile) -> sesoi.ControlRounds:
 
 
 @pytest.mark.parametrize("name", ["paper", "claims"])
-def test_the_aa_twin_runs_where_the_claims_run_for_the_rounds_the_noise_model_plans(
+def test_the_aa_pair_runs_in_a_block_of_its_own_for_the_rounds_the_noise_model_plans(
         name: str) -> None:
     p = _lenient(name)
     plan = plan_mod.make(p, CAPS, seed=0)
-    twins = [cid for cid, c in plan.cells.items() if c.twin]
-    assert len(twins) == 1
+    twins = sorted((cid for cid, c in plan.cells.items() if c.twin),
+                   key=lambda c: plan.cells[c].twin)
+    assert [plan.cells[c].twin for c in twins] == [1, 2]
     twin = plan.cells[twins[0]]
     claim_transports = {c.transport for c in plan.cells.values()
                         if c.kind == "copybench" and c.block
                         and {"C4", "C8"} & set(plan.blocks[c.block]["claims"])}
     assert twin.transport in claim_transports and twin.transport == "veth"
+    # a block of its own: the pair only, apart from the claims' send cell of the same
+    # configuration (which stays in its claim block, unchanged)
     block = plan.blocks[twin.block]
+    assert block["claims"] == ["AA"] and sorted(block["cells"]) == sorted(twins)
+    assert plan.cells[twins[1]].block == twin.block and twin.group == "aa-control"
+    claims_send = [c for c in plan.cells.values() if c.kind == "copybench" and not c.twin
+                   and (c.method, c.size, c.placement, c.transport, c.threads)
+                   == ("send", twin.size, twin.placement, twin.transport, 1)]
+    assert len(claims_send) == 1 and claims_send[0].block != twin.block
     aa = _control(block, p)
     # the rounds follow the block's noise-model sd: the fewest with an 80 % chance that a
     # null difference reads equivalent, at most the design's maximum
     assert aa.rounds == min(aa.wanted, p.design.sequential.rounds_max)
     assert aa.chance >= 0.8 or aa.rounds == p.design.sequential.rounds_max
     assert sesoi.control_rounds(float(block["sd"]), SESOI, 1000).chance >= 0.8
-    assert {"AA", "C4"} <= set(block["claims"])
-    assert block["caps"][twins[0]] == aa.rounds == twin.rounds_cap
-    assert _trials(plan, twins[0]) == aa.rounds
-    # its partner (twin 0) is the claims' own send cell: it runs at least as many rounds
-    partner = [cid for cid in block["cells"] if plan.cells[cid].method == twin.method
-               and plan.cells[cid].kind == "copybench" and not plan.cells[cid].twin
-               and plan.cells[cid].threads == twin.threads]
-    assert len(partner) == 1 and _trials(plan, partner[0]) >= aa.rounds
-    assert block["rounds"] >= aa.rounds
+    assert block["rounds"] == aa.rounds
+    assert all(_trials(plan, c) == aa.rounds for c in twins)
     assert any(aa.text() == n for n in plan.notes)
 
 
@@ -78,11 +80,12 @@ def test_the_aa_rounds_follow_the_noise_model() -> None:
 
 
 def test_an_aa_block_of_its_own_is_planned_to_the_control_rounds() -> None:
+    """Without own_block, the twin joins the claims' block of its configuration (an 8 KiB
+    send no claim measures here: the A/A pair alone in that block all the same)."""
     p = _lenient("paper")
-    # the A/A experiment alone on a configuration no claim measures (8 KiB)
     exps = [e for e in p.experiments if e.name == "aa-control"]
     assert len(exps) == 1
-    aa = prof.Experiment(**{**exps[0].__dict__, "sizes": (8192,)})
+    aa = prof.Experiment(**{**exps[0].__dict__, "sizes": (8192,), "own_block": False})
     p = prof.Profile(**{**p.__dict__, "experiments": tuple(
         aa if e.name == "aa-control" else e for e in p.experiments)})
     plan = plan_mod.make(p, CAPS, seed=0)
@@ -90,3 +93,14 @@ def test_an_aa_block_of_its_own_is_planned_to_the_control_rounds() -> None:
     block = plan.blocks[plan.cells[twin].block]
     assert block["claims"] == ["AA"] and "sequential" not in block
     assert block["rounds"] == _control(block, p).rounds == _trials(plan, twin)
+
+
+def test_own_block_needs_a_twin(tmp_path) -> None:
+    from runner.host.errors import ProfileError
+
+    src = prof.load("claims").text.replace("twin = true\nown_block = true",
+                                           "own_block = true")
+    path = tmp_path / "p.toml"
+    path.write_text(src)
+    with pytest.raises(ProfileError, match="own_block.*needs twin = true"):
+        prof.load(str(path))
