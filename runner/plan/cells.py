@@ -40,6 +40,10 @@ class Cell:
     # copybench send --alternate: the method of the window's odd slices (part of the identity
     # when set; "": one method)
     alternate: str = ""
+    # copybench send --share-time: the method of the trial's second connection, against which
+    # the cell's method is measured in the same trial (part of the identity when set; "":
+    # today's procedure, one method per trial)
+    share_time: str = ""
     # not part of the identity:
     experiment: str = field(default="", compare=False)
     timeout_s: float | None = field(default=None, compare=False)
@@ -64,8 +68,8 @@ class Cell:
             d.pop("twin")
         if not d["sockbuf"]:  # autotuned buffers: the ids they had before fixed ones existed
             d.pop("sockbuf")
-        for k in ("sink", "alternate"):  # a fresh sink, one method: the ids they had before
-            if not d[k]:
+        for k in ("sink", "alternate", "share_time"):  # a fresh sink, one method, one
+            if not d[k]:                               # connection: the ids they had before
                 d.pop(k)
         return d
 
@@ -81,6 +85,11 @@ class Cell:
     @property
     def has_sink(self) -> bool:
         return self.command == "send" and self.transport != "udp-forward"
+
+    @property
+    def shares_time(self) -> bool:
+        """A shared-time trial (copybench send --share-time): two methods' measurements."""
+        return bool(self.share_time)
 
     @property
     def is_original(self) -> bool:
@@ -104,6 +113,8 @@ class Cell:
             parts.append(f"sockbuf {format_size(self.sockbuf)}")
         if self.alternate:
             parts.append(f"alternating with {self.alternate}")
+        if self.share_time:
+            parts.append(f"sharing time with {self.share_time}")
         if self.sink:
             parts.append(f"sink {self.sink}")
         return " ".join(parts)
@@ -115,8 +126,8 @@ class Cell:
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
-        for k in ("sockbuf", "sink", "alternate"):  # plans without these controls read as
-            if not d[k]:                            # they did before the options
+        for k in ("sockbuf", "sink", "alternate", "share_time"):  # plans without these
+            if not d[k]:                            # controls read as they did before them
                 d.pop(k)
         return d
 
