@@ -747,9 +747,10 @@ def _procedure(c: _Checker, e: dict[str, Any], where: str, command: str,
                      "no udp-forward)")
     if any(t != 1 for t in e.get("threads", [1])):
         raise c.fail(full, "'shared-time' runs one connection per method (threads = [1])")
-    for k in ("alternate", "comparisons", "originals", "peers", "pair_threads"):
+    for k in ("alternate", "comparisons", "originals", "peers", "pair_threads", "perf"):
         if k in e and e[k] not in (False, [], {}, ""):
             why = ("the sequential top-up reads today's procedure" if k == "comparisons"
+                   else "a CPU profile of a trial is one method's" if k == "perf"
                    else "they are trials of their own")
             raise c.fail(full, f"'shared-time' not with {k} ({why}); give it an experiment "
                          "of its own")

@@ -123,6 +123,7 @@ def test_a_block_of_shared_cells_plans_with_its_own_noise(tmp_path: Path) -> Non
     ('procedure = "shared-time"\nthreads = [2]', "one connection per method"),
     ('procedure = "shared-time"\nalternate = "send"', "not with alternate"),
     ('procedure = "shared-time"\ncomparisons = { "sendmsg/send" = [1.0] }', "not with comparisons"),
+    ('procedure = "shared-time"\nperf = true', "not with perf"),
     ('procedure = "shared-time"\nduration_s = 0.1', "0.2 to 6 s"),
     ('procedure = "shared-time"\nduration_s = 10', "0.2 to 6 s"),
 ])
