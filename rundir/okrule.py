@@ -7,7 +7,9 @@ one) fails verification. What the rule asks, by kind of trial:
 
 * copybench (``src/README.md``, "The record"): bytes moved (> 0) over a measured window
   (seconds > 0) that was not missed (``window.missed`` is not true), and the receiver's
-  verification, when it ran, found no mismatch (``verify.mismatches`` = 0);
+  verification, when it ran, found no mismatch (``verify.mismatches`` = 0); a shared-time
+  trial's each connection delivered what it sent (``share_time.per_method[].received`` =
+  ``sent``);
 * a report's own program (``original:S<n>``): bytes counted (> 0) over seconds > 0;
 * a peer tool (iperf3, sockperf): a throughput above 0 or a round-trip time.
 """
@@ -43,6 +45,13 @@ def _copybench(result: dict[str, Any]) -> str | None:
     if isinstance(check, dict) and check.get("mismatches") != 0:
         return (f"result.verify.mismatches = {check.get('mismatches')!r} (an ok trial's "
                 "verification found none: 0)")
+    share = result.get("share_time")
+    for i, m in enumerate((share.get("per_method") or []) if isinstance(share, dict) else []):
+        if not isinstance(m, dict) or m.get("received") != m.get("sent"):
+            got = m.get("received") if isinstance(m, dict) else None
+            want = m.get("sent") if isinstance(m, dict) else None
+            return (f"result.share_time.per_method[{i}].received = {got!r}, sent {want!r} (an "
+                    "ok shared-time trial's connections each delivered what they sent)")
     return None
 
 

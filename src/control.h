@@ -1,10 +1,13 @@
 /* The control connection between `send` and `sink`: text lines, one request each.
  *   send -> sink  HELLO copybench/1 proto=tcp mode=stream threads=1 size=N record=N stamped=1 verify=full seed=S counters=full
  *   sink -> send  OK port=P            (udp: OK ports=P1,P2,...)   or  ERR <reason>
- *   send -> sink  MEASURE slice_ns=N | STOP   (window boundaries, after warm-up and at the end;
- *                 N: the window / 10, the slices both sides record; a plain MEASURE: none)
+ *   send -> sink  MEASURE slice_ns=N [turn_ns=P first=C] | STOP   (window boundaries, after
+ *                 warm-up and at the end; N: the window / 10, the slices both sides record; a
+ *                 plain MEASURE: none; send --share-time: its turns' period and first connection)
  *   sink -> send  RESULT checked=N mismatches=N lost=N first=<text>
  *   sink -> send  RECEIVER <json>       then  END
+ *                 (send --share-time: before END, SHARE received=A,B gbit=X,Y <json> and
+ *                 SHARERX <connection> <json> for each of the two connections)
  * Anything else is garbage: the sink answers ERR and drops that client.
  * Runner-token mode (`sink --token-stdin`, the runner's `remote` transport; the sender takes the
  * token from $COPYBENCH_TOKEN): the greeting carries `token=HEX`, which must be the sink's;

@@ -189,6 +189,13 @@ static int zc_drain(struct mctx *c, int timeout_ms)
 	return zc_wait(c, c->priv, -1, timeout_ms);
 }
 
+/* send --share-time: at a connection's resume, the completions that arrived while it waited
+ * (each socket has its own error queue and ids: the other connection's never mix in) */
+static int zc_reap_now(struct mctx *c)
+{
+	return zc_reap(c, c->priv);
+}
+
 static void zc_close(struct mctx *c)
 {
 	struct zc_state *z = c->priv;
@@ -208,5 +215,6 @@ const struct method m_zerocopy = {
 	.open = zc_open,
 	.send_msg = zc_send_msg,
 	.drain = zc_drain,
+	.reap = zc_reap_now,
 	.close = zc_close,
 };

@@ -83,6 +83,7 @@ struct method {
 	int (*send_msg)(struct mctx *c, uint64_t index); /* one whole message */
 	int (*pass)(struct mctx *c, struct pass *p);     /* the whole file once; -1 on error */
 	int (*drain)(struct mctx *c, int timeout_ms);    /* wait for outstanding completions */
+	int (*reap)(struct mctx *c);                     /* read completions queued now, never wait */
 	void (*close)(struct mctx *c);
 };
 

@@ -25,6 +25,8 @@ static void print_config(struct json *j, const struct record *r)
 	else
 		json_null(j, "sockbuf");
 	json_str(j, "alternate", r->alternate); /* null: one method for the whole window */
+	json_str(j, "share_time", r->share_time); /* null: one connection per method's trial */
+	json_str(j, "share_order", r->share_order);
 	json_i64(j, "threads", r->threads);
 	json_begin_array(j, "cpus_sender");
 	for (int i = 0; r->cpus_sender && i < r->cpus_sender->n; i++)
@@ -174,6 +176,132 @@ static void print_alternate(struct json *j, const struct record *r)
 	json_end(j);
 }
 
+static void i64_or_null(struct json *j, const char *key, int64_t v)
+{
+	if (v >= 0)
+		json_i64(j, key, v);
+	else
+		json_null(j, key);
+}
+
+/* --share-time: one connection's window turns, its method's figures */
+static void print_share_method(struct json *j, const struct share_record *sr, int c)
+{
+	const struct share_conn *sc = sr->conn[c];
+	const struct side_totals *t = &sr->side[c];
+	double own_s = 0;
+
+	for (int i = 0; i < sc->nturns; i++)
+		own_s += (double)(sc->turn[i].end_ns - sc->turn[i].start_ns) / 1e9;
+	json_begin(j, NULL);
+	json_str(j, "method", sr->methods[c]);
+	json_i64(j, "connection", c);
+	/* its rate at the sink: its own connection's bytes outside the guards of its turns */
+	json_double(j, "gbit_per_s", sr->sink_known ? sr->gbit[c] : 0.0 / 0.0);
+	json_u64(j, "sent", sr->sent[c]);
+	if (sr->sink_known)
+		json_u64(j, "received", sr->received[c]);
+	else
+		json_null(j, "received");
+	json_u64(j, "bytes", t->bytes); /* sent in the window (its turns) */
+	json_i64(j, "turns", sc->nturns);
+	json_double(j, "turns_s", own_s);
+	/* what its thread wrote over its turns' time: not a delivery rate (a turn's first
+	 * writes fill the socket buffer the pause emptied) */
+	json_double(j, "sender_gbit_per_s", own_s > 0 ? (double)t->bytes * 8 / own_s / 1e9 : 0.0 / 0.0);
+	side_totals_json(j, "sender", t);
+	if (sr->rx_json[c])
+		json_raw(j, "receiver", sr->rx_json[c]);
+	else
+		json_null(j, "receiver");
+	if (sr->zc_used[c]) {
+		json_begin(j, "zerocopy");
+		json_u64(j, "sends", sr->zc[c].sends);
+		json_u64(j, "completions", sr->zc[c].completions);
+		json_u64(j, "copied", sr->zc[c].copied);
+		json_u64(j, "enobufs", sr->zc[c].enobufs);
+		json_end(j);
+	} else {
+		json_null(j, "zerocopy");
+	}
+	json_end(j);
+}
+
+/* --share-time: every window turn (both connections', in order) as its sender thread saw it */
+static void print_share_turns(struct json *j, const struct record *r, const struct share_record *sr)
+{
+	int at[SHARE_CONNS] = { 0, 0 };
+	uint64_t t0 = r->sender.t_first_ns;
+
+	json_begin_array(j, "turns");
+	for (;;) {
+		const struct share_turn *tr = NULL;
+		int c = -1;
+
+		for (int x = 0; x < SHARE_CONNS; x++) {
+			const struct share_conn *sc = sr->conn[x];
+			if (at[x] < sc->nturns && (!tr || sc->turn[at[x]].k < tr->k))
+				tr = &sc->turn[at[x]], c = x;
+		}
+		if (!tr)
+			break;
+		at[c]++;
+		json_begin(j, NULL);
+		json_i64(j, "k", tr->k);
+		json_i64(j, "connection", c);
+		json_double(j, "start_s", (double)(int64_t)(tr->start_ns - t0) / 1e9);
+		json_double(j, "end_s", (double)(int64_t)(tr->end_ns - t0) / 1e9);
+		json_u64(j, "bytes", tr->end_bytes - tr->start_bytes);
+		/* from the timing thread's switch to this thread's first message: the previous
+		 * connection's message in flight at the edge, and this thread's wake-up */
+		if (tr->k > 0 && sr->edge_ns[tr->k] && tr->start_ns >= sr->edge_ns[tr->k])
+			json_double(j, "handoff_s", (double)(tr->start_ns - sr->edge_ns[tr->k]) / 1e9);
+		else
+			json_null(j, "handoff_s");
+		i64_or_null(j, "snd_cwnd_resume", tr->cwnd_resume);
+		i64_or_null(j, "snd_cwnd_first", tr->cwnd_first);
+		i64_or_null(j, "snd_cwnd_release", tr->cwnd_release);
+		i64_or_null(j, "outq_resume", tr->outq_resume);
+		i64_or_null(j, "outq_release", tr->outq_release);
+		i64_or_null(j, "notsent_release", tr->notsent_release);
+		i64_or_null(j, "unacked_release", tr->unacked_release);
+		json_u64(j, "zerocopy_reaped", tr->zc_reaped);
+		json_end(j);
+	}
+	json_end_array(j);
+}
+
+static void print_share(struct json *j, const struct record *r)
+{
+	const struct share_record *sr = r->share;
+
+	if (!sr) {
+		json_null(j, "share_time");
+		return;
+	}
+	json_begin(j, "share_time");
+	json_begin_array(j, "methods");
+	json_str(j, NULL, sr->methods[0]);
+	json_str(j, NULL, sr->methods[1]);
+	json_end_array(j);
+	json_str(j, "order", sr->order);
+	json_i64(j, "first", sr->first);
+	json_double(j, "period_s", (double)SHARE_PERIOD_NS / 1e9);
+	i64_or_null(j, "slow_start_after_idle", sr->slow_start_after_idle);
+	json_str(j, "congestion_control", sr->congestion[0] ? sr->congestion : NULL);
+	json_begin_array(j, "per_method");
+	for (int c = 0; c < SHARE_CONNS; c++)
+		print_share_method(j, sr, c);
+	json_end_array(j);
+	print_share_turns(j, r, sr);
+	if (sr->sink_json)
+		json_raw(j, "sink", sr->sink_json);
+	else
+		json_null(j, "sink");
+	json_str(j, "sink_unavailable", sr->sink_known ? NULL : sr->sink_unavailable);
+	json_end(j);
+}
+
 static void print_result(struct json *j, const struct record *r)
 {
 	const struct side_totals *s = &r->sender;
@@ -220,6 +348,7 @@ static void print_result(struct json *j, const struct record *r)
 		json_end(j);
 	}
 	print_alternate(j, r);
+	print_share(j, r);
 	print_window(j, &r->window);
 	interference_json(j, r->interference);
 	if (r->verify_known) {

@@ -6,6 +6,7 @@
 #include "histo.h"
 #include "method.h"
 #include "procstat.h"
+#include "share.h"
 
 /* The measured window must be the one asked for (src/README.md, "The measured window").
  * Each thread takes its start and end snapshots at its first operation boundary after the
@@ -27,6 +28,28 @@ struct window_check {
 	double asked_s, measured_s;
 	char why[256];                /* when missed */
 };
+/* send --share-time: both methods' figures, each from its own connection (src/README.md,
+ * "Shared time"). */
+struct share_record {
+	const char *methods[SHARE_CONNS];     /* connection 0: --method, 1: --share-time */
+	const char *order;                    /* "AB" | "BA" */
+	int first;                            /* the connection of the window's first turn */
+	const struct share_conn *conn[SHARE_CONNS];
+	const uint64_t *edge_ns;              /* when the sender began each window turn */
+	struct side_totals side[SHARE_CONNS]; /* each connection's sender thread, over the window */
+	uint64_t sent[SHARE_CONNS];           /* each connection's bytes, warm-up included */
+	bool zc_used[SHARE_CONNS];
+	struct zc_counts zc[SHARE_CONNS];
+	int slow_start_after_idle;            /* the sender's net.ipv4.tcp_slow_start_after_idle; -1 */
+	char congestion[32];                  /* TCP_CONGESTION of its sockets; "" unknown */
+	bool sink_known;                      /* the sink's figures below came */
+	uint64_t received[SHARE_CONNS];       /* each connection's bytes at the sink, warm-up included */
+	double gbit[SHARE_CONNS];             /* each method's rate at the sink (NaN: none) */
+	const char *sink_json;                /* the sink's turns and guard (JSON object) */
+	const char *rx_json[SHARE_CONNS];     /* each connection's receiving thread (JSON object) */
+	const char *sink_unavailable;         /* !sink_known: why */
+};
+
 struct record {
 	/* config */
 	const char *command, *method, *mode, *protocol, *host, *family, *verify, *cache, *file, *counters;
@@ -34,6 +57,8 @@ struct record {
 	uint64_t size, file_size;
 	uint64_t sockbuf; /* send --sockbuf; 0: autotuned (printed as null) */
 	const char *alternate; /* send --alternate: the odd slices' method; NULL: none */
+	const char *share_time; /* send --share-time: the second connection's method; NULL: none */
+	const char *share_order; /* ... and which connection's turn comes first ("AB" | "BA") */
 	int fields, threads;
 	const struct cpulist *cpus_sender;
 	double duration_s, warmup_s;
@@ -54,6 +79,7 @@ struct record {
 	bool udp;
 	uint64_t datagrams_sent, datagrams_received, reply_timeouts;
 	const struct interference *interference; /* NULL: not measured */
+	const struct share_record *share; /* send --share-time; NULL: none */
 	struct window_check window;   /* set by record_judge_window */
 };
 

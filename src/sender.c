@@ -11,6 +11,7 @@
 #include "method.h"
 #include "record.h"
 #include "sendopts.h"
+#include "share.h"
 #include "socket.h"
 #include "srcfile.h"
 
@@ -30,6 +31,7 @@ struct sender {
 	const struct method *alt;  /* --alternate: sent in the odd slices, on the same socket ... */
 	struct mctx alt_ctx;       /* ... with its own buffers (NULL alt: none) */
 	_Atomic int *slice;        /* the slice the window is in (the timing thread moves it) */
+	struct share_conn *sc;     /* --share-time: this connection's turns; NULL: none */
 	struct meter meter, helper_meter;
 	struct slicer slicer, helper_slicer; /* written by the timing thread only (send_window) */
 	struct histo rtt;
@@ -160,6 +162,39 @@ static int send_messages(struct sender *s, uint8_t *echo)
 	return 0;
 }
 
+/* --share-time: one connection's messages, in its own turns only (share.h). Before each
+ * message the thread checks that the turn is still its own (one relaxed load); when it is
+ * not, it releases the turn and waits for its next one on a condition variable. At its
+ * resume it reads the MSG_ZEROCOPY completions that arrived while it waited (they are per
+ * socket: the other connection's never mix in). */
+static int send_shared(struct sender *s)
+{
+	struct share_conn *c = s->sc;
+	uint64_t i = 0; /* this connection's next message: each connection is a stream of its own */
+
+	for (;;) {
+		if (meter_tick(&s->meter, s->phase))
+			break;
+		share_window_start(c, &s->meter);
+		if (!share_mine(c)) {
+			uint64_t before = s->ctx.zc.completions;
+			if (share_wait(c, &s->meter, s->phase))
+				break;
+			if (s->m->reap && s->m->reap(&s->ctx))
+				return -1;
+			share_resumed(c, &s->meter, s->phase, s->ctx.zc.completions - before);
+			continue; /* tick again: the window may have opened while it waited */
+		}
+		if (s->m->send_msg(&s->ctx, i++))
+			return -1;
+		meter_add(&s->meter, s->o->t.size);
+		s->meter.messages++;
+		share_after_message(c);
+	}
+	share_done(c, &s->meter);
+	return 0;
+}
+
 static void *sender_main(void *arg)
 {
 	struct sender *s = arg;
@@ -187,7 +222,7 @@ static void *sender_main(void *arg)
 		goto out;
 	}
 	gate_arrive(s->gate, true);
-	if (s->m->kinds & M_FILE_SOCK ? send_passes(s) : send_messages(s, echo))
+	if (s->sc ? send_shared(s) : s->m->kinds & M_FILE_SOCK ? send_passes(s) : send_messages(s, echo))
 		goto out;
 	if (s->m->drain && s->m->drain(c, 10000))
 		goto out;
@@ -200,6 +235,8 @@ out:
 		atomic_store(s->phase, PHASE_STOP);
 		pthread_cond_broadcast(&s->gate->cv);
 		pthread_mutex_unlock(&s->gate->mu);
+		if (s->sc) /* the other connection may be waiting for its turn */
+			share_wake(s->sc->sh);
 	}
 	if (opened && s->m->close)
 		s->m->close(c);
@@ -297,9 +334,44 @@ bad:
 	return -1;
 }
 
-/* Read RESULT / RECEIVER / END from the sink, by `deadline` (CLOCK_MONOTONIC ns). */
+/* --share-time: what the sink says of each connection (its SHARE and SHARERX lines). */
+struct share_from_sink {
+	bool known;
+	uint64_t received[SHARE_CONNS];   /* warm-up included */
+	double gbit[SHARE_CONNS];         /* its rate at the sink; NaN without rates */
+	char *summary;                    /* the sink's figures (JSON object) */
+	char *rx[SHARE_CONNS];            /* each connection's receiving thread (JSON object) */
+};
+
+/* A SHARE or SHARERX line into sh; 0, or -1 with e set. */
+static int read_share_line(const char *line, struct share_from_sink *sh, struct err *e)
+{
+	unsigned long long a, b;
+	double ga, gb;
+	int off = 0, c;
+
+	if (sscanf(line, "SHARE received=%llu,%llu gbit=%lf,%lf %n", &a, &b, &ga, &gb, &off) == 4 && off &&
+	    line[off] == '{' && !sh->summary) {
+		sh->received[0] = a, sh->received[1] = b;
+		sh->gbit[0] = ga, sh->gbit[1] = gb;
+		sh->summary = strdup(line + off);
+		sh->known = sh->summary != NULL;
+		return sh->summary ? 0 : (err_set(e, "out of memory"), -1);
+	}
+	if (sscanf(line, "SHARERX %d %n", &c, &off) == 1 && off && c >= 0 && c < SHARE_CONNS &&
+	    line[off] == '{' && !sh->rx[c]) {
+		sh->rx[c] = strdup(line + off);
+		return sh->rx[c] ? 0 : (err_set(e, "out of memory"), -1);
+	}
+	err_set(e, "control: unexpected line from the sink '%.60s'", line);
+	return -1;
+}
+
+/* Read RESULT / RECEIVER (/ SHARE / SHARERX) / END from the sink, by `deadline`
+ * (CLOCK_MONOTONIC ns). */
 static int read_result(struct ctl *ctl, struct record *r, char *recv_json, size_t len,
-		       uint64_t *bytes_received, char *first, size_t first_len, uint64_t deadline, struct err *e)
+		       uint64_t *bytes_received, char *first, size_t first_len, uint64_t deadline,
+		       struct share_from_sink *sh, struct err *e)
 {
 	char line[sizeof(ctl->buf)];
 	unsigned long long checked, mism, bytes, dgrams;
@@ -341,6 +413,9 @@ static int read_result(struct ctl *ctl, struct record *r, char *recv_json, size_
 		} else if (!strncmp(line, "ERR ", 4)) {
 			err_set(e, "sink: %s", line + 4);
 			return -1;
+		} else if (sh && !strncmp(line, "SHARE", 5)) {
+			if (read_share_line(line, sh, e))
+				return -1;
 		} else {
 			err_set(e, "control: unexpected line from the sink '%.60s'", line);
 			return -1;
@@ -367,6 +442,10 @@ struct send_run {
 	uint64_t deadline_ns;         /* the window's end + --grace: threads and result by then */
 	bool gave_up;                 /* threads were still blocked at the deadline */
 	bool abandoned;               /* ... and some even after their sockets were shut down */
+	struct share share;           /* --share-time: the turns (run->o.share set) */
+	struct share_conn sconn[SHARE_CONNS];
+	struct share_from_sink shsink;
+	struct share_record shrec;
 	struct record r;
 	struct err e;
 	char recv_json[sizeof(((struct ctl *)0)->buf)], first[512]; /* the sink's RECEIVER line fits */
@@ -401,7 +480,9 @@ static void send_record_init(struct send_run *run)
 	run->r = (struct record){ .command = "send", .method = o->m->name, .mode = mode_names[o->mode],
 				  .protocol = proto_names[o->proto], .host = o->host, .port = o->port,
 				  .size = o->t.size, .fields = o->fields, .threads = o->threads,
-				  .sockbuf = o->sockbuf, .alternate = o->alternate, .cpus_sender = &o->t.cpus, .duration_s = o->t.duration, .warmup_s = o->t.warmup,
+				  .sockbuf = o->sockbuf, .alternate = o->alternate,
+				  .share_time = o->share_time,
+				  .share_order = o->share ? share_order_names[o->share_order] : NULL, .cpus_sender = &o->t.cpus, .duration_s = o->t.duration, .warmup_s = o->t.warmup,
 				  .verify = verify_names[o->t.verify], .seed = o->t.seed, .no_sink = o->no_sink,
 				  .counters = counter_set_names[o->t.counters],
 				  .cache = o->t.cache >= 0 ? cache_names[o->t.cache] : NULL, .file = o->file,
@@ -429,6 +510,13 @@ static int send_init(struct send_run *run)
 		return -1;
 	}
 	send_record_init(run);
+	if (run->o.share) {
+		/* the warm-up's turns, counted back from the window's start (share_conn_of): the
+		 * first of them may be shorter than a period */
+		uint64_t w = (uint64_t)(run->o.t.warmup * 1e9);
+		int64_t k0 = -(int64_t)((w + SHARE_PERIOD_NS - 1) / SHARE_PERIOD_NS);
+		share_init(&run->share, run->o.share_order == SHARE_BA ? 1 : 0, k0);
+	}
 	return 0;
 }
 
@@ -468,7 +556,7 @@ static int send_source(struct send_run *run)
 static int send_handshake(struct send_run *run)
 {
 	const struct send_opts *o = &run->o;
-	struct session ss = { .proto = o->proto, .mode = o->mode, .threads = o->threads, .size = o->t.size,
+	struct session ss = { .proto = o->proto, .mode = o->mode, .threads = o->conns, .size = o->t.size,
 			      .record = run->pat->record, .stamped = run->pat->stamped, .verify = o->t.verify,
 			      .seed = o->t.seed, .counters = o->t.counters, .sockbuf = o->sockbuf };
 	char hello[512], line[256];
@@ -476,7 +564,7 @@ static int send_handshake(struct send_run *run)
 	int rc;
 
 	if (o->no_sink) {
-		for (int i = 0; i < o->threads; i++)
+		for (int i = 0; i < o->conns; i++)
 			run->ports[i] = o->port;
 		return 0;
 	}
@@ -495,7 +583,7 @@ static int send_handshake(struct send_run *run)
 	if (rc == 0)
 		err_set(&run->e, "control: the peer at %s port %d closed the connection (not a copybench sink?)",
 			o->host, o->port);
-	if (rc <= 0 || parse_ok(line, run->ports, o->threads, &run->e))
+	if (rc <= 0 || parse_ok(line, run->ports, o->conns, &run->e))
 		return -1;
 	return 0;
 }
@@ -507,8 +595,8 @@ static int connect_one(struct send_run *run, int i)
 	struct sender *s = &run->snd[i];
 	int one = 1;
 
-	*s = (struct sender){ .index = i, .o = o, .m = o->m, .alt = o->alt, .phase = &run->phase,
-			      .slice = &run->slice, .gate = &run->gate };
+	*s = (struct sender){ .index = i, .o = o, .m = i == 1 && o->share ? o->share : o->m, .alt = o->alt,
+			      .phase = &run->phase, .slice = &run->slice, .gate = &run->gate };
 	s->ctx = (struct mctx){ .fd = -1, .udp = o->proto == PROTO_UDP, .size = o->t.size, .fields = o->fields,
 				.pat = run->pat, .err = &s->err, .src_fd = run->src.fd, .file_size = run->src.size,
 				.src_path = run->src.path, .helper_meter = &s->helper_meter, .phase = &run->phase,
@@ -533,6 +621,10 @@ static int connect_one(struct send_run *run, int i)
 		set_timeout_ms(s->ctx.fd, SO_RCVTIMEO, 1000);
 	if (o->mode == MODE_PINGPONG && o->proto == PROTO_TCP) /* one message per round trip */
 		setsockopt(s->ctx.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (o->share) {
+		run->sconn[i] = (struct share_conn){ .index = i, .sh = &run->share, .fd = s->ctx.fd };
+		s->sc = &run->sconn[i];
+	}
 	return 0;
 }
 
@@ -546,7 +638,7 @@ static int send_connect(struct send_run *run)
 	}
 	for (int i = 0; i < MAX_THREADS; i++)
 		run->snd[i].ctx.fd = -1; /* not connected (yet): nothing to close */
-	for (int i = 0; i < run->o.threads; i++)
+	for (int i = 0; i < run->o.conns; i++)
 		if (connect_one(run, i))
 			return -1;
 	return 0;
@@ -555,7 +647,7 @@ static int send_connect(struct send_run *run)
 /* Phase 5, threads: start one sender per connection; they set up, then wait at the gate. */
 static void send_start(struct send_run *run)
 {
-	for (int i = 0; i < run->o.threads; i++) {
+	for (int i = 0; i < run->o.conns; i++) {
 		int rc = pthread_create(&run->snd[i].tid, NULL, sender_main, &run->snd[i]);
 		if (rc) {
 			err_set(&run->e, "pthread_create: %s", strerror(rc));
@@ -581,38 +673,96 @@ static void sample_slice(struct send_run *run)
 	slicer_sample(sl, m, n);
 }
 
+/* The next edge of the measured window after `now_slice` (a slice edge, k of SLICES) and
+ * `now_turn` (--share-time: a turn edge, k of the window's turns), counted from its start. */
+struct edges {
+	uint64_t t0, slice_ns, turn_ns, end;
+	int slice, turn;              /* the next slice edge (1..SLICES-1), the next turn (1..) */
+};
+
+static uint64_t next_slice_edge(const struct edges *e)
+{
+	return e->slice < SLICES ? e->t0 + (uint64_t)e->slice * e->slice_ns : UINT64_MAX;
+}
+
+static uint64_t next_turn_edge(const struct edges *e)
+{
+	uint64_t t = e->turn_ns ? e->t0 + (uint64_t)e->turn * e->turn_ns : UINT64_MAX;
+	return t < e->end ? t : UINT64_MAX;
+}
+
+/* --share-time: the warm-up's turn edges, counted back from the window's start at
+ * `t_window` (the first warm-up turn began at the gate) */
+static void warmup_turns(struct send_run *run, uint64_t t_window, struct ctl *hb, uint64_t *next_ping)
+{
+	for (int64_t k = run->share.k + 1; k < 0 && atomic_load(&run->phase) != PHASE_STOP; k++) {
+		window(t_window - (uint64_t)(-k) * SHARE_PERIOD_NS, &run->gate, &run->phase, hb, next_ping);
+		if (atomic_load(&run->phase) != PHASE_STOP)
+			share_switch(&run->share, k, now_ns());
+	}
+}
+
 /* Phase 6, the window: warm-up, MEASURE, the measured window, STOP. The sink learns each
  * boundary on the control connection; /proc/stat is read just outside the window. The
  * measured window is slept in SLICES timed waits: at each edge this (otherwise sleeping)
- * thread reads the workers' running byte totals, so the workers' loops do nothing more. */
+ * thread reads the workers' running byte totals, so the workers' loops do nothing more.
+ * With --share-time it also moves the turn every SHARE_PERIOD_NS, from the gate (the
+ * warm-up's start) to the window's end, whatever the window's length. */
 static void send_window(struct send_run *run)
 {
 	const struct send_opts *o = &run->o;
 	struct ctl *hb = run->token && run->ctlfd >= 0 ? &run->ctl : NULL;
 	uint64_t t = now_ns(), next_ping = t + (uint64_t)CTL_HEARTBEAT_MS * 1000000ull;
 	uint64_t window_ns = (uint64_t)(o->t.duration * 1e9), slice_ns = window_ns / SLICES;
+	struct edges e = { .slice_ns = slice_ns, .turn_ns = o->share ? SHARE_PERIOD_NS : 0, .slice = 1, .turn = 1 };
 
+	if (o->share)
+		warmup_turns(run, t + (uint64_t)(o->t.warmup * 1e9), hb, &next_ping);
 	window(t + (uint64_t)(o->t.warmup * 1e9), &run->gate, &run->phase, hb, &next_ping);
 	if (atomic_load(&run->phase) != PHASE_STOP)
 		window_probe_start(&run->wp); /* before the start signal: the read stays out of the window */
-	if (run->ctlfd >= 0 && atomic_load(&run->phase) != PHASE_STOP) /* the sink slices its side alike */
-		ctl_send(&run->ctl, &run->e, "MEASURE slice_ns=%llu", (unsigned long long)slice_ns);
+	if (run->ctlfd >= 0 && atomic_load(&run->phase) != PHASE_STOP) { /* the sink slices its side alike */
+		if (o->share)
+			ctl_send(&run->ctl, &run->e, "MEASURE slice_ns=%llu turn_ns=%llu first=%d",
+				 (unsigned long long)slice_ns, (unsigned long long)SHARE_PERIOD_NS, run->share.first);
+		else
+			ctl_send(&run->ctl, &run->e, "MEASURE slice_ns=%llu", (unsigned long long)slice_ns);
+	}
+	t = now_ns();
+	if (o->share && run->share.k < 0 && atomic_load(&run->phase) != PHASE_STOP)
+		share_switch(&run->share, 0, t); /* the window's first turn, with its start */
+	else if (o->share)
+		run->share.edge_ns[0] = t;
 	if (atomic_load(&run->phase) != PHASE_STOP)
 		atomic_store(&run->phase, PHASE_MEASURE);
-	t = now_ns();
+	if (o->share)
+		share_wake(&run->share); /* a waiting thread takes its start snapshot */
+	e.t0 = t;
+	e.end = t + window_ns;
 	/* each edge from the window's start, not the previous wake-up: lateness does not add up
 	 * (pthread_cond_timedwait never returns before its absolute deadline, only after it) */
-	for (int k = 1; k < SLICES && atomic_load(&run->phase) != PHASE_STOP; k++) {
-		window(t + (uint64_t)k * slice_ns, &run->gate, &run->phase, hb, &next_ping);
-		if (atomic_load(&run->phase) != PHASE_STOP) { /* a worker failed: no edge, slices null */
+	while (atomic_load(&run->phase) != PHASE_STOP) {
+		uint64_t ts = next_slice_edge(&e), tt = next_turn_edge(&e), until = ts < tt ? ts : tt;
+
+		if (until == UINT64_MAX)
+			break;
+		window(until, &run->gate, &run->phase, hb, &next_ping);
+		if (atomic_load(&run->phase) == PHASE_STOP) /* a worker failed: no edge, slices null */
+			break;
+		if (until == ts) {
 			sample_slice(run);
 			/* after the sample: the message a worker is in at the edge is still the
 			 * previous slice's method, and is counted in slice k (src/README.md) */
-			atomic_store_explicit(&run->slice, k, memory_order_relaxed);
+			atomic_store_explicit(&run->slice, e.slice, memory_order_relaxed);
+			e.slice++;
 		}
+		if (until == tt)
+			share_switch(&run->share, e.turn++, now_ns());
 	}
 	window(t + window_ns, &run->gate, &run->phase, hb, &next_ping);
 	atomic_store(&run->phase, PHASE_STOP);
+	if (o->share)
+		share_wake(&run->share); /* a waiting thread takes its end snapshot and ends */
 	window_probe_end(&run->wp);
 	if (run->ctlfd >= 0)
 		ctl_send(&run->ctl, &run->e, "STOP");
@@ -642,6 +792,49 @@ static bool stop_blocked_threads(struct send_run *run)
 	for (int i = 0; i < run->started; i++)
 		shutdown(run->snd[i].ctx.fd, SHUT_RDWR);
 	return gate_wait_done(&run->gate, run->started, now_ns() + UNBLOCK_NS) == 0;
+}
+
+/* The sender's net.ipv4.tcp_slow_start_after_idle (its network namespace's: /proc/sys/net is
+ * per namespace); -1 when unreadable */
+static int slow_start_after_idle(void)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/tcp_slow_start_after_idle", "r");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* --share-time: each connection's own figures (its sender thread, its turns, its zero-copy
+ * completions), the config's, and the path's restart-after-idle setting. */
+static void collect_share(struct send_run *run)
+{
+	struct share_record *sr = &run->shrec;
+	socklen_t len = sizeof(sr->congestion) - 1;
+
+	*sr = (struct share_record){ .order = share_order_names[run->o.share_order], .first = run->share.first,
+				     .edge_ns = run->share.edge_ns, .slow_start_after_idle = slow_start_after_idle(),
+				     .sink_unavailable = "no result from the sink" };
+	if (getsockopt(run->snd[0].ctx.fd, IPPROTO_TCP, TCP_CONGESTION, sr->congestion, &len))
+		sr->congestion[0] = 0;
+	for (int c = 0; c < SHARE_CONNS; c++) {
+		struct sender *s = &run->snd[c];
+		struct meter *m = &s->meter;
+		struct slicer *sl = &s->slicer;
+
+		sr->methods[c] = s->m->name;
+		sr->conn[c] = &run->sconn[c];
+		side_totals(&sr->side[c], &m, &sl, 1, run->o.t.duration / SLICES, NULL);
+		sr->sent[c] = meter_bytes(m);
+		sr->zc_used[c] = s->ctx.zc_used;
+		sr->zc[c] = s->ctx.zc;
+		sr->gbit[c] = 0.0 / 0.0;
+	}
+	run->r.share = sr;
 }
 
 /* Join the threads and add up their figures into the record. */
@@ -683,8 +876,35 @@ static void collect_threads(struct send_run *run)
 		r->reply_timeouts += s->reply_timeouts;
 	}
 	side_totals(&r->sender, meters, slicers, nmeters, run->o.t.duration / SLICES, NULL);
-	r->have_result = run->started == run->o.threads;
+	r->have_result = run->started == run->o.conns;
+	if (run->o.share && r->have_result)
+		collect_share(run);
 	r->rtt = run->o.mode == MODE_PINGPONG ? run->rtt : NULL;
+}
+
+/* --share-time: the sink's figures of each connection; each connection's bytes must all have
+ * arrived on that connection (a byte is never another connection's). */
+static void share_from_sink(struct send_run *run)
+{
+	struct share_record *sr = &run->shrec;
+	const struct share_from_sink *sk = &run->shsink;
+
+	if (!sk->known || !sk->rx[0] || !sk->rx[1]) {
+		sr->sink_unavailable = "the sink sent no shared-time figures";
+		err_set(&run->e, "control: the sink sent no shared-time figures (SHARE, SHARERX)");
+		return;
+	}
+	sr->sink_known = true;
+	sr->sink_unavailable = NULL;
+	sr->sink_json = sk->summary;
+	for (int c = 0; c < SHARE_CONNS; c++) {
+		sr->received[c] = sk->received[c];
+		sr->gbit[c] = sk->gbit[c];
+		sr->rx_json[c] = sk->rx[c];
+		if (!run->e.msg[0] && sr->received[c] != sr->sent[c])
+			err_set(&run->e, "connection %d (%s): the sink received %llu bytes but %llu were sent", c,
+				sr->methods[c], (unsigned long long)sr->received[c], (unsigned long long)sr->sent[c]);
+	}
 }
 
 /* The sink's result: its receiver block, and whether every byte arrived, once and right. */
@@ -695,10 +915,12 @@ static void collect_receiver(struct send_run *run)
 	uint64_t received = 0, sent = 0;
 
 	if (read_result(&run->ctl, r, run->recv_json, sizeof(run->recv_json), &received, run->first,
-			sizeof(run->first), run->deadline_ns, &ce)) {
+			sizeof(run->first), run->deadline_ns, run->o.share ? &run->shsink : NULL, &ce)) {
 		err_set(&run->e, "%s", ce.msg);
 		return;
 	}
+	if (run->o.share && r->share)
+		share_from_sink(run);
 	r->receiver_json = run->recv_json;
 	for (int i = 0; i < run->started; i++) /* splice2's second thread counts its own */
 		sent += meter_bytes(&run->snd[i].meter) + meter_bytes(&run->snd[i].helper_meter);
@@ -734,9 +956,12 @@ static int send_report(struct send_run *run)
 	record_summary(stderr, r);
 	if (run->abandoned) /* threads still blocked in the kernel use these buffers: exit_group ends them */
 		_exit(record_exit_code(r));
-	for (int i = 0; run->snd && i < run->o.threads; i++)
+	for (int i = 0; run->snd && i < run->o.conns; i++)
 		if (run->snd[i].ctx.fd >= 0)
 			close(run->snd[i].ctx.fd);
+	free(run->shsink.summary);
+	for (int c = 0; c < SHARE_CONNS; c++)
+		free(run->shsink.rx[c]);
 	if (run->ctlfd >= 0)
 		close(run->ctlfd);
 	if (run->src.fd >= 0)

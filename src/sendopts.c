@@ -1,6 +1,7 @@
 /* `copybench send`'s options, one table row each (optable.h), and the checks across options
  * (see sendopts.h). */
 #include "sendopts.h"
+#include "share.h"
 
 #define SEND_AT(field, ctype) OPT_AT(struct send_opts, field, ctype)
 
@@ -29,6 +30,14 @@ static const struct optdef send_optdefs[] = {
 	  .help = "switch to method M in the odd slices of the window and back in the\n"
 		  "even ones (the same connection and threads): send, sendmsg or\n"
 		  "zerocopy, with --method one of them, tcp stream only" },
+	{ .name = "share-time", .arg = "M", .kind = OPT_STRING, .at = SEND_AT(share_time, const char *),
+	  .help = "two connections, one sending --method and one M, taking turns of\n"
+		  "100 ms (only one sends at a time), from the warm-up on: each method's\n"
+		  "rate from its own connection's bytes at the sink (send, sendmsg or\n"
+		  "zerocopy; tcp stream, --threads 1, --duration 0.2 to 6)" },
+	{ .name = "share-order", .arg = "O", .kind = OPT_CHOICE, .at = SEND_AT(share_order, int),
+	  .given = OPT_GIVEN(struct send_opts, share_order_set), .choices = share_order_names,
+	  .help = "AB: --method's connection has the window's first turn (default); BA: M's" },
 	{ .name = "threads", .arg = "N", .kind = OPT_INT, .at = SEND_AT(threads, int), .min = 1,
 	  .max = MAX_THREADS, .help = "connections, each with its own thread (default 1)" },
 	TRIALOPT_CPUS(struct send_opts, "pin sender thread i to the (i mod n)-th CPU of LIST"),
@@ -128,6 +137,43 @@ static void check_alternate(struct send_opts *o)
 			  "cannot be split between two rings); alternate it with send or sendmsg");
 }
 
+/* --share-time: two connections to one sink session, one per method, taking turns (share.h).
+ * One connection per method (--threads 1): each connection is its own socket, so zerocopy
+ * may share time with itself (each socket has its own completion ids). */
+static void check_share_time(struct send_opts *o)
+{
+	static const char *const ok[] = { "send", "sendmsg", "zerocopy" };
+	bool m_ok = false, s_ok = false;
+
+	o->conns = o->threads;
+	if (!o->share_time) {
+		if (o->share_order_set)
+			die_usage("--share-order: only with --share-time");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		m_ok |= !strcmp(o->m->name, ok[i]);
+		s_ok |= !strcmp(o->share_time, ok[i]);
+	}
+	if (!s_ok)
+		die_usage("--share-time: '%s' cannot share time (allowed: send, sendmsg, zerocopy)", o->share_time);
+	if (!m_ok)
+		die_usage("--share-time: only with --method send, sendmsg or zerocopy (got %s)", o->m->name);
+	if (o->proto != PROTO_TCP || o->mode != MODE_STREAM)
+		die_usage("--share-time: only with --protocol tcp and --mode stream");
+	if (o->alternate)
+		die_usage("--share-time: not with --alternate (one trial either alternates on one "
+			  "connection or shares time between two)");
+	if (o->threads != 1)
+		die_usage("--share-time: one connection per method (--threads 1; got %d)", o->threads);
+	if (o->t.duration < SHARE_MIN_DURATION_S || o->t.duration > SHARE_MAX_DURATION_S)
+		die_usage("--duration: with --share-time %g to %g s (a turn per connection at least, and "
+			  "at most %d turns of 100 ms; got %g)", SHARE_MIN_DURATION_S, SHARE_MAX_DURATION_S,
+			  SHARE_MAX_TURNS, o->t.duration);
+	o->share = method_find(o->share_time);
+	o->conns = 2;
+}
+
 void send_parse(int argc, char **argv, struct send_opts *o)
 {
 	const char *method;
@@ -153,6 +199,7 @@ void send_parse(int argc, char **argv, struct send_opts *o)
 	check_no_sink(o);
 	check_file(o);
 	check_alternate(o);
+	check_share_time(o);
 	if (o->proto == PROTO_UDP && o->t.size > 65507)
 		die_usage("--size: a UDP datagram holds at most 65507 bytes (got %llu)", (unsigned long long)o->t.size);
 }

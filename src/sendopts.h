@@ -19,6 +19,11 @@ struct send_opts {
 	uint64_t sockbuf;          /* --sockbuf: fixed SO_SNDBUF/SO_RCVBUF (bytes); 0: the kernel autotunes */
 	const char *alternate;     /* --alternate: the second method, sent in the odd slices; NULL: none */
 	const struct method *alt;  /* its method (send_parse) */
+	const char *share_time;    /* --share-time: the second connection's method; NULL: none */
+	const struct method *share;/* its method (send_parse) */
+	int share_order;           /* --share-order: enum share_order (AB: --method's turn first) */
+	bool share_order_set;
+	int conns;                 /* data connections: --threads, or 2 with --share-time */
 };
 
 /* Parses and checks send's arguments; every bad one is a usage error (exit 2). */

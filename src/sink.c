@@ -12,15 +12,19 @@
 #include "optable.h"
 #include "pattern.h"
 #include "procstat.h"
+#include "share.h"
 #include "socket.h"
 
 #include <arpa/inet.h>
+#include <linux/sockios.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 /* receiver.interference lists at most this many of the sink's CPUs: the RECEIVER control
@@ -325,6 +329,8 @@ struct sink_session {
 	struct window_probe wp;       /* this host's /proc/stat from MEASURE to STOP (interference) */
 	struct interference *itf;
 	uint64_t slice_ns;            /* the sender's slice length (MEASURE slice_ns=N); 0: none */
+	struct share_series *sx;      /* send --share-time (MEASURE ... turn_ns=P first=C): each
+				       * connection's received total every grain; NULL: none */
 	struct err e;
 };
 
@@ -439,24 +445,90 @@ static void sample_slice(struct sink_session *s)
 	slicer_sample(sl, m, s->started);
 }
 
+/* --share-time: each connection's running total now, as sample x->n (share.h) */
+static void share_sample(struct sink_session *s, uint64_t t)
+{
+	struct share_series *x = s->sx;
+
+	if (x->n > SHARE_MAX_GRAINS)
+		return;
+	if (x->n % SHARE_GRAINS_PER_TURN == 0 && x->n / SHARE_GRAINS_PER_TURN < SHARE_MAX_TURNS)
+		for (int c = 0; c < SHARE_CONNS; c++) { /* a turn's first sample: what is unread */
+			int q;
+			x->inq[c][x->n / SHARE_GRAINS_PER_TURN] = ioctl(s->rcv[c].fd, SIOCINQ, &q) ? -1 : q;
+		}
+	x->t[x->n] = t;
+	for (int c = 0; c < SHARE_CONNS; c++)
+		x->bytes[c][x->n] = meter_bytes(&s->rcv[c].meter);
+	x->n++;
+}
+
+/* --share-time: the grain edges due by now (counted from MEASURE as it arrived, inside the
+ * window: slice_ns x SLICES); one late wake-up samples every edge it missed at once (grains of
+ * no length, so each keeps its turn); ns to the next one, UINT64_MAX when none is left. */
+static uint64_t share_due(struct sink_session *s, uint64_t t_measure, uint64_t now)
+{
+	struct share_series *x = s->sx;
+	uint64_t window = s->slice_ns * SLICES;
+
+	while (x->n < SHARE_MAX_GRAINS && (uint64_t)x->n * SHARE_GRAIN_NS < window &&
+	       t_measure + (uint64_t)x->n * SHARE_GRAIN_NS <= now)
+		share_sample(s, now);
+	if (x->n >= SHARE_MAX_GRAINS || (uint64_t)x->n * SHARE_GRAIN_NS >= window)
+		return UINT64_MAX;
+	return t_measure + (uint64_t)x->n * SHARE_GRAIN_NS - now;
+}
+
 /* How long the control thread may wait for a line: until the next slice edge (sampled here
- * when due), at most 1 s. The edges are the sender's slice length apart from MEASURE as it
- * arrived; poll(2) times out in whole ms, so an edge is read up to ~1 ms late (its time is
- * recorded, so the slices' seconds stay exact). */
+ * when due) or --share-time grain, at most 1 s. The edges are the sender's slice length apart
+ * from MEASURE as it arrived; poll(2) times out in whole ms, so an edge is read up to ~1 ms
+ * late (its time is recorded, so the slices' seconds stay exact). */
 static int wait_ms_to_edge(struct sink_session *s, uint64_t t_measure, int *edges)
 {
-	uint64_t next, now;
+	uint64_t next, now, left = 1000000000ull;
 
-	if (!s->slice_ns || !t_measure || *edges >= SLICE_EDGES)
+	if (!s->slice_ns || !t_measure)
 		return 1000;
-	next = t_measure + (uint64_t)(*edges + 1) * s->slice_ns;
 	now = now_ns();
-	if (now >= next) {
+	if (s->sx)
+		left = share_due(s, t_measure, now);
+	while (*edges < SLICE_EDGES) {
+		next = t_measure + (uint64_t)(*edges + 1) * s->slice_ns;
+		if (now < next) {
+			left = next - now < left ? next - now : left;
+			break;
+		}
 		sample_slice(s);
 		++*edges;
-		return wait_ms_to_edge(s, t_measure, edges);
 	}
-	return next - now >= 1000000000ull ? 1000 : (int)((next - now + 999999) / 1000000);
+	return left >= 1000000000ull ? 1000 : (int)((left + 999999) / 1000000);
+}
+
+/* MEASURE slice_ns=N [turn_ns=P first=C]: the sender's slice length, and with --share-time its
+ * turns (its period, the window's first turn's connection); 0, or -1 when it is not one */
+static int parse_measure(struct sink_session *s, const char *line)
+{
+	unsigned long long slice_ns, turn_ns;
+	int first, off = 0;
+
+	if (!strcmp(line, "MEASURE")) { /* an older sender: the receiver's slices are null */
+		s->slice_ns = 0;
+		return 0;
+	}
+	if (sscanf(line, "MEASURE slice_ns=%llu%n", &slice_ns, &off) != 1)
+		return -1;
+	s->slice_ns = slice_ns;
+	if (!line[off])
+		return 0;
+	if (sscanf(line + off, " turn_ns=%llu first=%d", &turn_ns, &first) != 2 ||
+	    turn_ns != SHARE_PERIOD_NS || (first != 0 && first != 1) || s->ss.threads != SHARE_CONNS ||
+	    s->ss.proto != PROTO_TCP || !slice_ns || slice_ns * SLICES > (uint64_t)SHARE_MAX_GRAINS * SHARE_GRAIN_NS)
+		return -1;
+	s->sx = calloc(1, sizeof(*s->sx));
+	if (!s->sx)
+		return -1;
+	s->sx->first = first;
+	return 0;
 }
 
 /* Phase 4, the window: the sender's MEASURE and STOP on the control connection (its PINGs in
@@ -467,7 +539,6 @@ static int session_window(struct sink_session *s)
 	char line[1024];
 	int rc, silent_ms = 0, edges = 0, wait_ms;
 	uint64_t t_measure = 0;
-	unsigned long long slice_ns;
 
 	for (;;) {
 		refuse_waiting(s->o);
@@ -493,15 +564,16 @@ static int session_window(struct sink_session *s)
 		silent_ms = 0;
 		if (!strcmp(line, "PING"))
 			continue;
-		/* MEASURE slice_ns=N: the sender's slice length; a plain MEASURE (an older sender):
-		 * the receiver's slices are null */
-		if (!strcmp(line, "MEASURE") || sscanf(line, "MEASURE slice_ns=%llu", &slice_ns) == 1) {
-			s->slice_ns = strcmp(line, "MEASURE") ? (uint64_t)slice_ns : 0;
+		if (!strncmp(line, "MEASURE", 7) && !t_measure && !parse_measure(s, line)) {
 			window_probe_start(&s->wp);
 			atomic_store(&s->phase, PHASE_MEASURE);
 			t_measure = now_ns();
+			if (s->sx)
+				share_sample(s, t_measure); /* the first grain's start */
 		} else if (!strcmp(line, "STOP")) {
 			wait_ms_to_edge(s, t_measure, &edges); /* an edge due before STOP was read */
+			if (s->sx && t_measure)
+				share_sample(s, now_ns()); /* the last grain's end */
 			break;
 		} else {
 			err_set(&s->e, "unexpected control line '%.40s'", line);
@@ -562,8 +634,53 @@ static char *interference_object(struct sink_session *s, size_t *len)
 	return ijson;
 }
 
+/* --share-time: SHARE (each connection's bytes, its method's rate and the turns' figures:
+ * sharesum.c) and one SHARERX per connection (its receiving thread's block). The receivers
+ * are joined. */
+static void share_report(struct sink_session *s, struct meter *const *ms, struct slicer *const *sl)
+{
+	struct share_summary *sum = calloc(1, sizeof(*sum));
+	struct side_totals *t = calloc(1, sizeof(*t));
+	char *json = NULL;
+	size_t len = 0;
+	struct json j;
+	FILE *f;
+
+	if (!sum || !t || !(f = open_memstream(&json, &len))) {
+		free(sum);
+		free(t);
+		err_set(&s->e, "out of memory");
+		ctl_send(s->ctl, &s->e, "ERR out of memory for the shared-time figures");
+		return;
+	}
+	share_summarize(s->sx, sum);
+	json_init(&j, f);
+	share_summary_json(&j, NULL, sum);
+	fclose(f);
+	ctl_send(s->ctl, &s->e, "SHARE received=%llu,%llu gbit=%.9g,%.9g %s",
+		 (unsigned long long)meter_bytes(ms[0]), (unsigned long long)meter_bytes(ms[1]),
+		 sum->have_rates ? sum->c[0].gbit_per_s : NAN, sum->have_rates ? sum->c[1].gbit_per_s : NAN, json);
+	for (int c = 0; c < SHARE_CONNS; c++) {
+		free(json);
+		json = NULL;
+		side_totals(t, &ms[c], &sl[c], 1, (double)s->slice_ns / 1e9,
+			    "the sender gave no slice length (MEASURE without slice_ns)");
+		f = open_memstream(&json, &len);
+		if (!f)
+			break;
+		json_init(&j, f);
+		side_totals_json(&j, NULL, t);
+		fclose(f);
+		ctl_send(s->ctl, &s->e, "SHARERX %d %s", c, json);
+	}
+	free(json);
+	free(sum);
+	free(t);
+}
+
 /* Phase 5, collect: join the receivers and send RESULT, RECEIVER (the receiving side's block:
- * totals, CPUs, interference) and END. -1 only when the block cannot be written at all. */
+ * totals, CPUs, interference), with --share-time SHARE and SHARERX, and END. -1 only when the
+ * block cannot be written at all. */
 static int session_report(struct sink_session *s)
 {
 	struct meter *ms[MAX_THREADS];
@@ -596,6 +713,8 @@ static int session_report(struct sink_session *s)
 			 (unsigned long long)rx.dgrams, rx.first);
 		ctl_send(s->ctl, &s->e, "RECEIVER %s,\"cpus\":[%s]%s%s", json, cpus_json(&s->o->cpus, cpus, sizeof(cpus)),
 			 ijson && ilen > 2 ? "," : "}", ijson && ilen > 2 ? ijson + 1 : "");
+		if (s->sx && s->ss.threads == SHARE_CONNS)
+			share_report(s, ms, sl);
 		ctl_send(s->ctl, &s->e, "END");
 	}
 	free(json);
@@ -629,6 +748,7 @@ static void session_free(struct sink_session *s)
 	free(s->pat);
 	free(s->ctl);
 	free(s->itf);
+	free(s->sx);
 	free(s->wp.start); /* window_probe_finish freed them unless itf was NULL */
 	free(s->wp.end);
 }

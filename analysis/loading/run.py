@@ -17,7 +17,7 @@ import pandas as pd
 
 from analysis.statistics import stats as S
 from analysis.loading.cpuprofiles import CpuProfiles, load_cpu_profiles, read_json
-from rundir import layout, planfile, records
+from rundir import layout, planfile, records, sharetime
 # the methods' words (rundir.vocabulary owns them; the analysis imports them from here)
 from rundir.vocabulary import FILE_METHODS, MESSAGE_METHODS  # noqa: F401
 from decision.quantities import primary
@@ -139,6 +139,11 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
     alt_g = (res.get("alternate") or {}).get("gbit_per_s")
     alt_g = alt_g if isinstance(alt_g, list) and len(alt_g) == 2 else [None, None]
     row["alternate_gbit_first"], row["alternate_gbit_second"] = alt_g
+    # how the trial measured its comparison: "separate" (today's: this method alone) or
+    # "shared-time" (copybench send --share-time: two methods, two connections, one trial;
+    # each method's measurements are a row of Run.shared, :func:`shared_rows`)
+    row["procedure"] = sharetime.procedure(rec)
+    row["share_time"] = cfg.get("share_time")
     # the profile's experiment that planned the cell (a control's name in the noise study) and
     # the trial's wall time, the pair's start to its end (what a round costs the machine)
     row["experiment"] = cfg.get("experiment")
@@ -201,6 +206,40 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
+def shared_rows(rec: dict[str, Any]) -> list[dict[str, Any]]:
+    """A shared-time trial's two methods as two rows (:mod:`rundir.sharetime`): the record's
+    row (:func:`tidy_record`) with each method's own figures: its method, its rate at the sink
+    as ``gbit_per_s`` and ``primary_metric``, its connection's window bytes, its threads' CPU
+    and mechanisms (``sender_*``, ``receiver_*``), its zero-copy counts; ``cell`` is the
+    record's cell and the connection (``<cell>/0``, ``<cell>/1``: the two cells whose
+    measurements the record holds), ``trial_cell`` the record's, ``share_with`` the other
+    method. In an A/A (a method with itself) the second connection's row is the twin. [] for
+    a record without both methods' figures."""
+    pm = sharetime.methods(rec)
+    if not pm:
+        return []
+    base = tidy_record(rec)
+    names = [str(m.get("method")) for m in pm]
+    out = []
+    for c, m in enumerate(pm):
+        row = dict(base)
+        row.update(_side("sender", m.get("sender")))
+        row.update(_side("receiver", m.get("receiver")))
+        rate = sharetime.rate(m)
+        zc = m.get("zerocopy") or {}
+        comp, cop = zc.get("completions"), zc.get("copied")
+        row.update({
+            "method": names[c], "cell": f"{rec.get('cell')}/{c}", "trial_cell": rec.get("cell"),
+            "connection": c, "share_with": names[1 - c],
+            "twin": int(c == 1 and names[0] == names[1]),
+            "gbit_per_s": rate, "primary_metric": rate, "bytes": m.get("bytes"),
+            "seconds": m.get("turns_s"), "sender_gbit_per_s": m.get("sender_gbit_per_s"),
+            "msgs_per_s": None, "zc_completions": comp, "zc_copied": cop,
+            "zc_enobufs": zc.get("enobufs"), "zc_copied_fraction": (cop / comp) if comp else None})
+        out.append(row)
+    return out
+
+
 def _n_cpus(spec: Any, array: Any) -> int | None:
     """The number of CPUs in a CPU list ("0", "0,1", "2-5") or array; None when unpinned."""
     if isinstance(array, list) and array:
@@ -247,6 +286,8 @@ class Run:
     plan: dict[str, Any] | None
     profiles: CpuProfiles  # the CPU profiles (perf/)
     notes: list[str] = field(default_factory=list)
+    # each shared-time trial's two methods, a row each (shared_rows); empty without any
+    shared_trials: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def raw_records(self) -> Iterator[dict[str, Any]]:
         """The run's records as written (through :func:`rundir.records.read`, the one reader
@@ -257,10 +298,29 @@ class Run:
     @property
     def measured(self) -> pd.DataFrame:
         """Successful trials excluding the profiled (perf record, repetition 0) ones and the
-        trials the run's declared interference rule excludes (:attr:`excluded`)."""
+        trials the run's declared interference rule excludes (:attr:`excluded`): today's
+        procedure, each method in a trial of its own. Shared-time trials are read apart
+        (:attr:`shared`): where a block holds both designs, every reader of ``measured`` (the
+        claims, the decision map, the noise chapter) reads today's ``send`` and today's
+        ratios, until a validation run adopts the shared-time design."""
         t = self.trials
         ok = t[(t["status"] == "ok") & (t["repetition"].fillna(1) >= 1)]
-        return ok.drop(index=self.excluded.index)
+        ok = ok.drop(index=self.excluded.index)
+        if "procedure" in ok:
+            ok = ok[ok["procedure"].fillna(sharetime.SEPARATE) == sharetime.SEPARATE]
+        return ok
+
+    @property
+    def shared(self) -> pd.DataFrame:
+        """The shared-time trials' methods, a row each (:func:`shared_rows`): ok, not
+        profiled, not excluded by the declared interference rule (the trial's), with the
+        columns of :attr:`measured` (``gbit_per_s`` each method's rate at the sink)."""
+        s = self.shared_trials
+        if s.empty:
+            return s
+        ok = s[(s["status"] == "ok") & (s["repetition"].fillna(1) >= 1)]
+        gone = set(self.excluded["trial_id"]) if "trial_id" in self.excluded else set()
+        return ok[~ok["trial_id"].isin(gone)]
 
     @property
     def steal_rule(self) -> float | None:
@@ -323,17 +383,21 @@ def load_run(run_dir: str | Path) -> Run:
     if trials_file is None:
         raise FileNotFoundError(f"{path}: no {layout.TRIALS} (or packed "
                                 f"{layout.TRIALS_PACKED}) in this run directory")
-    rows = [tidy_record(r) for r in records.read(trials_file)]
+    rows, shared = [], []
+    for r in records.read(trials_file):
+        rows.append(tidy_record(r))
+        shared += shared_rows(r)
     df = pd.DataFrame(rows)
     if df.empty:
         df = pd.DataFrame(columns=list(tidy_record({}).keys()))
     df = _derive(df)
+    sdf = _derive(pd.DataFrame(shared)) if shared else pd.DataFrame()
     manifest = read_json(path / layout.MANIFEST) or {}
     plan = planfile.read(path)
     notes: list[str] = []
     if not manifest:
         notes.append(f"{layout.MANIFEST} missing or empty")
-    return Run(path, df, manifest, plan, load_cpu_profiles(path, df), notes)
+    return Run(path, df, manifest, plan, load_cpu_profiles(path, df), notes, sdf)
 
 
 # ---------------------------------------------------------------------------- manifest

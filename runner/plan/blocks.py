@@ -43,8 +43,9 @@ from runner.plan.profile import PURPOSES, Design
 
 #: used when the noise model has no entry for a kind of cell: large, so the plan is cautious
 FALLBACK_SD = 0.15
-#: the factors that may differ inside one block
-IN_BLOCK = ("kind", "method", "twin", "verify", "fields")
+#: the factors that may differ inside one block (a shared-time trial of a configuration joins
+#: its block: the two designs of one comparison run in the same rounds, back to back)
+IN_BLOCK = ("kind", "method", "twin", "verify", "fields", "share_time")
 
 
 @dataclass(frozen=True)

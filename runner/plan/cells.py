@@ -43,6 +43,10 @@ class Cell:
     # an A/A control's block of its own (the experiment's name; part of the identity and of
     # the block key when set, so its cells stand apart from the same configuration's others)
     group: str = ""
+    # copybench send --share-time: the method of the trial's second connection, against which
+    # the cell's method is measured in the same trial (part of the identity when set; "":
+    # today's procedure, one method per trial)
+    share_time: str = ""
     # not part of the identity:
     experiment: str = field(default="", compare=False)
     timeout_s: float | None = field(default=None, compare=False)
@@ -67,8 +71,8 @@ class Cell:
             d.pop("twin")
         if not d["sockbuf"]:  # autotuned buffers: the ids they had before fixed ones existed
             d.pop("sockbuf")
-        for k in ("sink", "alternate", "group"):  # the ids they had before these options
-            if not d[k]:
+        for k in ("sink", "alternate", "group", "share_time"):  # the ids they had before
+            if not d[k]:                                        # these options
                 d.pop(k)
         return d
 
@@ -84,6 +88,11 @@ class Cell:
     @property
     def has_sink(self) -> bool:
         return self.command == "send" and self.transport != "udp-forward"
+
+    @property
+    def shares_time(self) -> bool:
+        """A shared-time trial (copybench send --share-time): two methods' measurements."""
+        return bool(self.share_time)
 
     @property
     def is_original(self) -> bool:
@@ -109,6 +118,8 @@ class Cell:
             parts.append(f"sockbuf {format_size(self.sockbuf)}")
         if self.alternate:
             parts.append(f"alternating with {self.alternate}")
+        if self.share_time:
+            parts.append(f"sharing time with {self.share_time}")
         if self.sink:
             parts.append(f"sink {self.sink}")
         return " ".join(parts)
@@ -120,8 +131,8 @@ class Cell:
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
-        for k in ("sockbuf", "sink", "alternate", "group"):  # plans without these controls
-            if not d[k]:                                     # read as before the options
+        for k in ("sockbuf", "sink", "alternate", "group", "share_time"):  # plans without
+            if not d[k]:                                  # these controls read as before them
                 d.pop(k)
         return d
 

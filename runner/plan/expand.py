@@ -23,8 +23,8 @@ from runner.host.capabilities import Capabilities
 from runner.plan.cells import NAMESPACE_TRANSPORTS, Cell
 from runner.plan import original_limits as limits
 from runner.plan.profile import (
-    FILE_SEND_METHODS, MESSAGE_METHODS, ORIGINAL_METHOD_OF, UDP_METHODS, Experiment, Profile,
-    format_size,
+    FILE_SEND_METHODS, MESSAGE_METHODS, ORIGINAL_METHOD_OF, SHARED_BASE, UDP_METHODS,
+    Experiment, Profile, format_size,
 )
 
 UDP_HEADERS = 28  # IPv4 (20) + UDP (8)
@@ -131,7 +131,7 @@ def _expand_experiment(profile: Profile, exp: Experiment, caps: Capabilities,
                  * len(exp.modes) * len(exp.caches))
             skipped[f"{transport}: {ROOT_REASON}"] += n
             continue
-        for method in exp.methods:
+        for method, shared in _methods(exp):
             is_file = exp.command == "copy" or method in FILE_SEND_METHODS
             for mode in exp.modes:
                 for size in exp.sizes:
@@ -157,7 +157,8 @@ def _expand_experiment(profile: Profile, exp: Experiment, caps: Capabilities,
                                     fields=exp.fields, mtu=mtu, experiment=exp.name,
                                     timeout_s=exp.timeout_s, dir=exp.dir, perf=exp.perf,
                                     perf_trials=exp.perf_trials, sockbuf=exp.sockbuf,
-                                    sink=exp.sink, alternate=exp.alternate)
+                                    sink=exp.sink, alternate=exp.alternate,
+                                    share_time=shared)
                                 if exp.own_block:  # the A/A pair alone in its block:
                                     # two copies of the method, both twins, so no other
                                     # reading takes either for the configuration's own cell
@@ -167,7 +168,7 @@ def _expand_experiment(profile: Profile, exp: Experiment, caps: Capabilities,
                                                           "group": exp.name, "perf": False})
                                     continue
                                 yield cell
-                                if exp.twin and method == exp.methods[0]:
+                                if exp.twin and method == exp.methods[0] and not shared:
                                     yield Cell(**{**asdict(cell), "twin": 1, "perf": False})
                                 if exp.peers and exp.command == "send" and not is_file:
                                     key = (transport, placement, mode, size, threads, mtu)
@@ -176,6 +177,20 @@ def _expand_experiment(profile: Profile, exp: Experiment, caps: Capabilities,
                                         yield from _peer_cells(cell, caps, skipped)
                                 yield from _original_cells(exp, hosts.originals(exp), cell,
                                                            skipped)
+
+
+def _methods(exp: Experiment) -> list[tuple[str, str]]:
+    """The experiment's cells' methods, each with the method it shares its trials' time with
+    ("": today's procedure, a trial of its own). ``procedure = "shared-time"``: each method
+    other than send against send in one trial (copybench send --share-time send), and send
+    against itself, the A/A, where the experiment has only send or asks for a ``twin``."""
+    if exp.procedure != "shared-time":
+        return [(m, "") for m in exp.methods]
+    base = SHARED_BASE
+    out = [(m, base) for m in exp.methods if m != base]
+    if exp.twin or not out:
+        out.append((base, base))
+    return out
 
 
 def _invalid(exp: Experiment, transport: str, method: str, mode: str, size: int, threads: int,

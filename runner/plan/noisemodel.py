@@ -8,6 +8,12 @@ placement and window, it is the ``log_ratio_sd`` the planner needs. The per-tria
 coefficient of variation of each method is kept beside it, for throughput (or RTT) and for
 CPU-seconds per GB on each side, so the book can show both against the window.
 
+A shared-time trial (``procedure = "shared-time"``: two methods in one trial,
+:mod:`rundir.sharetime`) is a comparison of its own: its per-round log ratio is its two
+methods' rates in the one record, and its sd is pooled apart, as the kind
+``stream shared-time`` (:data:`rundir.sharetime.NOISE_KIND`), for the blocks that run the
+design.
+
 The quantity itself is :mod:`decision.quantities`' (the analysis reports the same one, from the
 same definition); the runner never imports the analysis.
 """
@@ -20,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from rundir import records
+from rundir import records, sharetime
 from decision import quantities as Q
 from decision.schedule import CONFIDENCE
 from runner.plan.blocks import rounds_needed
@@ -53,20 +59,59 @@ def _blocks(recs: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[int, dic
             continue
         if cfg.get("kind", "copybench") != "copybench" or cfg.get("twin"):
             continue
-        if cfg.get("sockbuf") or cfg.get("sink") == "kept" or cfg.get("alternate"):
+        if cfg.get("sockbuf") or cfg.get("sink") == "kept" or cfg.get("alternate") \
+                or cfg.get("share_time"):
             continue  # fixed buffers, a kept sink, two methods in one trial: controls, not
-            # the procedure planned
+            # the procedure planned (shared time is pooled apart: _shared)
         # one run's block: the same configuration in another run is another block (its
         # rounds are other rounds)
         by_block[f"{r.get('run_id')}/{cfg['block']}"][r["cell"]][int(r["repetition"])] = r
     return by_block
 
 
+#: a shared-time method's value of each metric, from its figures in the record
+SHARED_METRICS: dict[str, Callable[[dict[str, Any]], float | None]] = {
+    "primary": sharetime.rate,
+    "sender_cpu": lambda m: sharetime.cpu_per_gb(m, "sender"),
+    "receiver_cpu": lambda m: sharetime.cpu_per_gb(m, "receiver")}
+
+
+def _shared(recs: Iterable[dict[str, Any]]) -> dict[tuple[str, str, float], list[Any]]:
+    """The ok shared-time records of block-design runs: (placement, window) -> per shared
+    cell (one run's), its two methods' figures by round (``{"a": {round: figures}, "b":
+    ...}``)."""
+    by_cell: dict[str, dict[str, Any]] = {}
+    for r in recs:
+        cfg = r.get("config") or {}
+        if r.get("status") != "ok" or (r.get("repetition") or 0) < 1 or not cfg.get("block") \
+                or sharetime.procedure(r) != sharetime.SHARED or cfg.get("mode") != "stream":
+            continue
+        pm = sharetime.methods(r)
+        if not pm:
+            continue
+        key = f"{r.get('run_id')}/{r['cell']}"
+        c = by_cell.setdefault(key, {"at": (str(cfg.get("placement")),
+                                            float(cfg.get("duration_s") or 0)),
+                                     "a": {}, "b": {}})
+        c["a"][int(r["repetition"])], c["b"][int(r["repetition"])] = pm
+    out: dict[tuple[str, str, float], list[Any]] = defaultdict(list)
+    for c in by_cell.values():
+        out[(sharetime.NOISE_KIND, *c["at"])].append({"a": c["a"], "b": c["b"]})
+    return out
+
+
 def rows(recs: Iterable[dict[str, Any]]) -> list[Row]:
     """The noise quantity (decision.quantities) per kind of cell, placement, window and
-    metric, pooled over the blocks."""
+    metric, pooled over the blocks; shared-time comparisons apart (:func:`_shared`)."""
     acc: dict[tuple[str, str, float, str], dict[str, Any]] = defaultdict(
         lambda: {"var": [], "cv": [], "blocks": 0, "rounds": 0})
+    recs = list(recs)
+    for key0, comparisons in _shared(recs).items():
+        for mname, fn in SHARED_METRICS.items():
+            a = acc[(*key0, mname)]
+            for comp in comparisons:  # one pair of methods per shared cell: its own ratio
+                Q.accumulate(a, {side: {k: fn(m) for k, m in by_round.items()}
+                                 for side, by_round in comp.items()})
     for cells in _blocks(recs).values():
         any_rec = next(iter(next(iter(cells.values())).values()))
         cfg = any_rec["config"]

@@ -180,6 +180,10 @@ class Experiment:
     sockbuf: int = 0  # both ends' socket buffers fixed at this size (0: the kernel autotunes)
     sink: str = ""  # "kept": one copybench sink kept across the trials ("": a fresh one each)
     alternate: str = ""  # copybench send --alternate: the odd slices' method ("": one method)
+    # how a block's comparisons X vs send are measured: "separate" (today's: each method in a
+    # trial of its own) or "shared-time" (copybench send --share-time: X and send in one
+    # trial, two connections taking 100 ms turns)
+    procedure: str = "separate"
     # the sequential top-up: ratios ("a/b" of methods, "Nt/Mt" of thread counts) and the
     # boundaries their decision rules read them against
     comparisons: tuple[tuple[str, tuple[float, ...]], ...] = ()
@@ -212,6 +216,7 @@ _EXP_KEYS = {
     "dir", "purpose", "claims", "family", "margin", "twin", "own_block", "perf_trials",
     "pair_threads",
     "originals", "originals_rounds", "comparisons", "sockbuf", "sink", "alternate",
+    "procedure",
 }
 _DESIGN_KEYS = {"rounds_min", "rounds_max", "target", "descriptive_target", "confidence",
                 "noise", "primary", "exclude_steal_above", "strict", "descriptive_rounds_min",
@@ -618,7 +623,7 @@ def _experiment(c: _Checker, e: dict[str, Any], where: str,
     if "caches" in e and not has_file:
         raise c.fail(f"{where}.caches", "only applies to file methods (allowed: "
                      f"{', '.join(FILE_SEND_METHODS)} with send, or command 'copy')")
-    return Experiment(
+    exp = Experiment(
         name=name,
         command=command,
         methods=methods,
@@ -651,8 +656,15 @@ def _experiment(c: _Checker, e: dict[str, Any], where: str,
         sockbuf=_sockbuf(c, e, where, command),
         sink=_sink(c, e, where, command),
         alternate=_alternate(c, e, where, command, methods),
+        procedure=_procedure(c, e, where, command, methods),
         **_originals(c, e, where, command, methods),
     )
+    lo, hi = SHARED_WINDOW_S
+    if exp.procedure == "shared-time" and not lo <= exp.duration_s <= hi:
+        raise c.fail(f"{where}.duration_s", f"{exp.duration_s:g} s: 'shared-time' takes windows "
+                     f"of {lo:g} to {hi:g} s (a turn per connection at least, at most 60 turns "
+                     "of 100 ms)")
+    return exp
 
 
 def _sockbuf(c: _Checker, e: dict[str, Any], where: str, command: str) -> int:
@@ -708,6 +720,54 @@ def _sink(c: _Checker, e: dict[str, Any], where: str, command: str) -> str:
     if bad:
         raise c.fail(full, f"'kept' only on transports whose sink runs here "
                      f"({', '.join(KEPT_SINK_TRANSPORTS)}), not {bad[0]}")
+    return v
+
+
+#: how a block's comparisons are measured: each method in a trial of its own (today's), or
+#: each comparison X vs send in one trial of two connections taking turns
+PROCEDURES = ("separate", "shared-time")
+#: the methods copybench send --share-time pairs, and the one every comparison is against
+SHARED_METHODS = ("send", "sendmsg", "zerocopy")
+SHARED_BASE = "send"
+#: the windows --share-time takes (src/README.md: at least a turn per connection, at most 60)
+SHARED_WINDOW_S = (0.2, 6.0)
+
+
+def _procedure(c: _Checker, e: dict[str, Any], where: str, command: str,
+               methods: tuple[str, ...]) -> str:
+    """``procedure``: ``"separate"`` (the default: each method of a block in its own trial)
+    or ``"shared-time"`` (each method X of the experiment against ``send`` in one trial,
+    copybench send --share-time send: TCP stream, one thread, windows of 0.2 to 6 s; the
+    experiment lists send and the methods compared with it; with ``twin`` also send against
+    itself, the A/A)."""
+    if "procedure" not in e:
+        return "separate"
+    full = f"{where}.procedure"
+    v = c.string(e, "procedure", where, None, PROCEDURES)
+    if v == "separate":
+        return v
+    if command != "send":
+        raise c.fail(full, "'shared-time' only for command 'send'")
+    bad = [m for m in methods if m not in SHARED_METHODS]
+    if bad:
+        raise c.fail(full, f"method {bad[0]} cannot share time (allowed methods: "
+                     f"{', '.join(SHARED_METHODS)})")
+    if SHARED_BASE not in methods:
+        raise c.fail(full, f"'shared-time' compares each method with {SHARED_BASE}: list "
+                     f"{SHARED_BASE} among the methods")
+    if any(m != "stream" for m in e.get("modes", ["stream"])) or any(
+            t == "udp-forward" for t in e.get("transports", ["loopback"])):
+        raise c.fail(full, "'shared-time' only for TCP stream cells (modes = [\"stream\"], "
+                     "no udp-forward)")
+    if any(t != 1 for t in e.get("threads", [1])):
+        raise c.fail(full, "'shared-time' runs one connection per method (threads = [1])")
+    for k in ("alternate", "comparisons", "originals", "peers", "pair_threads", "perf"):
+        if k in e and e[k] not in (False, [], {}, ""):
+            why = ("the sequential top-up reads today's procedure" if k == "comparisons"
+                   else "a CPU profile of a trial is one method's" if k == "perf"
+                   else "they are trials of their own")
+            raise c.fail(full, f"'shared-time' not with {k} ({why}); give it an experiment "
+                         "of its own")
     return v
 
 

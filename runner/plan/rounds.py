@@ -23,6 +23,7 @@ from typing import Any, Iterable
 from decision import claimtable, families, sesoi
 from decision import sequential as sq
 from decision.quantities import cell_kind
+from rundir import sharetime
 from runner.plan import blocks as D
 from runner.plan import topup
 from runner.host.errors import UsageError
@@ -165,6 +166,8 @@ def _group_blocks(profile: Profile, cells: dict[str, Cell],
         first = cells[min(ids, key=lambda c: (cells[c].kind != "copybench", c))]
         kind = cell_kind(first.mode, first.command, first.cache)
         sd, why = noise.sd(kind, first.placement, first.duration_s)
+        if any(cells[c].share_time for c in ids):
+            sd, why = _shared_sd(noise, ids, cells, first, sd, why)
         margins = [e.margin for e in exps if e.margin is not None]
         target = des.descriptive_target if purpose == "descriptive" else des.target
         threads = sorted({cells[c].threads for c in ids})
@@ -183,6 +186,20 @@ def _group_blocks(profile: Profile, cells: dict[str, Cell],
             caps={c: cells[c].rounds_cap for c in ids if cells[c].rounds_cap},
             cell_seconds={c: trial_seconds(cells[c]) for c in ids if cells[c].rounds_cap}))
     return blocks, block_of
+
+
+def _shared_sd(noise: D.Noise, ids: list[str], cells: dict[str, Cell], first: Cell,
+               sd: float, why: str) -> tuple[float, str]:
+    """The sd a block with shared-time cells plans with: the noise model's shared-time entry
+    (:data:`rundir.sharetime.NOISE_KIND`: a comparison inside one trial) where it has one,
+    else today's (not assumed smaller before it is measured); a block holding both designs
+    takes the larger, since its rounds serve the comparisons of both."""
+    if not any(e.kind == sharetime.NOISE_KIND for e in noise.entries):
+        return sd, f"{why}; shared time: today's sd (the noise model has no shared-time entry)"
+    shared, shared_why = noise.sd(sharetime.NOISE_KIND, first.placement, first.duration_s)
+    if all(cells[c].share_time or cells[c].kind != "copybench" for c in ids):
+        return shared, shared_why
+    return (shared, shared_why) if shared > sd else (sd, f"{why} (both designs: the larger)")
 
 
 def _applicability(blocks: list[D.Block], des: Design, caps: Capabilities,

@@ -21,6 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from decision.quantities import primary
+from rundir import sharetime
 from runner.plan.adaptive import median_ci
 from runner.plan.cells import Cell
 from runner.plan.profile import format_size
@@ -137,7 +138,10 @@ def summary_table(cells: dict[str, Cell], records: Iterable[dict[str, Any]]) -> 
                                                   c.placement, c.cache or ""))
     for c in order:
         recs = by_cell.get(c.id, [])
-        vals = [v for v in (primary(r) for r in recs) if v is not None]
+        # a shared-time cell's value: its own method's rate (its connection's, at the sink)
+        value = ((lambda r: sharetime.rate(sharetime.methods(r)[0]) if sharetime.methods(r)
+                  else None) if c.share_time else primary)
+        vals = [v for v in (value(r) for r in recs) if v is not None]
         ok = sum(1 for r in recs if r.get("status") == "ok")
         if vals:
             ci = median_ci(vals, key=c.id)
@@ -151,6 +155,8 @@ def summary_table(cells: dict[str, Cell], records: Iterable[dict[str, Any]]) -> 
             med, width = "-", "-"
         zc = _copied(recs)
         name = c.method if c.kind == "copybench" else c.kind
+        name += f" | {c.share_time} (shared time)" if c.share_time else " (twin)" if c.twin \
+            else ""
         table.add_row(name, c.transport, c.mode or "copy", format_size(c.size),
                       str(c.threads), c.placement, c.cache or "", f"{ok}/{len(recs)}", med,
                       width, zc)

@@ -23,9 +23,18 @@ def sink_argv(binary: Path, port: int, cpus: Cpus, once: bool = True) -> list[st
     return argv + (["--cpus", cpus.sink] if cpus.sink else [])
 
 
+def share_order(repetition: int) -> str:
+    """Which connection of a shared-time trial has the window's first turn: the cell's
+    method's (AB) in odd rounds, the other's (BA) in even ones, so over each two rounds each
+    method leads once, as the block design counterbalances its order (profiled trials,
+    round 0: AB)."""
+    return "BA" if repetition and repetition % 2 == 0 else "AB"
+
+
 def sender_argv(binary: Path, cell: Cell, host: str, port: int, cpus: Cpus,
-                seed: int) -> list[str]:
-    """The sender (or, for a file→file cell, the copy) of ``cell``, sending to ``host``."""
+                seed: int, repetition: int = 1) -> list[str]:
+    """The sender (or, for a file→file cell, the copy) of ``cell``, sending to ``host``, in
+    round ``repetition`` (a shared-time trial's order follows it)."""
     common = ["--duration", f"{cell.duration_s:g}", "--warmup", f"{cell.warmup_s:g}",
               "--verify", cell.verify, "--seed", str(seed)]
     cpu = ["--cpus", cpus.sender] if cpus.sender else []
@@ -51,4 +60,6 @@ def sender_argv(binary: Path, cell: Cell, host: str, port: int, cpus: Cpus,
         argv += ["--sockbuf", str(cell.sockbuf)]
     if cell.alternate:
         argv += ["--alternate", cell.alternate]
+    if cell.share_time:
+        argv += ["--share-time", cell.share_time, "--share-order", share_order(repetition)]
     return argv

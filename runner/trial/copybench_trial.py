@@ -151,7 +151,8 @@ class Copybench:
 
     def sender(self, transport: Transport, port: int, cpus: Cpus, seed: int,
                perf_data: Path | None) -> list[str]:
-        core = sender_argv(self.ctx.binary, self.cell, transport.host, port, cpus, seed)
+        core = sender_argv(self.ctx.binary, self.cell, transport.host, port, cpus, seed,
+                           self.trial.repetition)
         if perf_data is not None:
             core = [*cpuprofile.PERF_RECORD, "-o", str(perf_data), "--", *core]
         return transport.sender_prefix() + core

@@ -120,6 +120,7 @@ def intended_config(cell: Cell, seed: int | None = None) -> dict[str, Any]:
         "no_sink": cell.transport == "udp-forward", "seed": seed,
         **({"sockbuf": cell.sockbuf} if cell.sockbuf else {}),
         **({"alternate": cell.alternate} if cell.alternate else {}),
+        **({"share_time": cell.share_time} if cell.share_time else {}),
     }
 
 

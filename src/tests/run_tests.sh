@@ -292,6 +292,13 @@ for m in sendmsg zerocopy; do
 	trial send --method "$m" --threads 3 --host 127.0.0.1 --port "$PORT" --size 4096 --cpus 0,1 --verify full $T
 	check_record "$tmp/r.json" "threads 3 $m" "res['sender']['threads'] == 3 and res['receiver']['threads'] == 3"
 done
+# --share-time: two connections, one per method, taking 100 ms turns (src/README.md, "Shared time")
+for m in sendmsg zerocopy; do
+	trial send --method "$m" --share-time send --host 127.0.0.1 --port "$PORT" --size 16K --cpus 0 --verify full \
+		--duration 0.3 --warmup 0.1
+	check_record "$tmp/r.json" "share-time $m" \
+		"(lambda st: [m['sent'] for m in st['per_method']] == [m['received'] for m in st['per_method']] and sum(m['received'] for m in st['per_method']) == res['verify']['bytes_checked'] and [t['k'] for t in st['turns']] == [0, 1, 2])(res['share_time'])"
+done
 trial send --method sendfile --threads 2 --host 127.0.0.1 --port "$PORT" --size 65537 --verify full --dir "$tmp" $T
 check_record "$tmp/r.json" "threads 2 sendfile" "res['receiver']['threads'] == 2"
 trial send --method send --threads 2 --mode pingpong --host 127.0.0.1 --port "$PORT" --size 1000 $T

@@ -7,7 +7,9 @@
 #include "../pattern.h"
 #include "../procstat.h"
 #include "../record.h"
+#include "../share.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -506,6 +508,97 @@ static void test_window(void)
 	CHECK(!r.window.judged && !e.msg[0], "no result: not judged");
 }
 
+/* --share-time's turns: the two connections alternate from the warm-up into the window with
+ * no break; AB gives --method's connection the window's even turns, BA the odd ones, so over
+ * two trials of opposite orders each method holds every turn index once (a balanced order). */
+static void test_share_turns(void)
+{
+	int held[2][8] = { { 0 } };
+
+	for (int first = 0; first < 2; first++)
+		for (int64_t j = -5; j < 8; j++) {
+			CHECK(share_conn_of(j, first) != share_conn_of(j + 1, first), "turn %lld and the next alternate",
+			      (long long)j);
+			if (j >= 0)
+				held[share_conn_of(j, first)][j]++;
+		}
+	CHECK(share_conn_of(0, 0) == 0 && share_conn_of(0, 1) == 1, "AB: --method first; BA: M first");
+	CHECK(share_conn_of(-1, 0) == 1, "the warm-up's last turn is the other connection's");
+	for (int c = 0; c < 2; c++)
+		for (int k = 0; k < 8; k++)
+			CHECK(held[c][k] == 1, "connection %d holds turn %d once over AB and BA", c, k);
+	CHECK(SHARE_PERIOD_NS == 100000000ull, "the period is 100 ms (no option changes it)");
+}
+
+/* A synthetic series: `turns` turns of 50 grains of exactly 2 ms; the turn's connection
+ * receives `rate` bytes a grain; the other one `drain` grains of `rate` at each turn's start
+ * (its queue) and `lead` grains at each switched turn's end (its next turn, early). */
+static void share_series_make(struct share_series *x, int turns, int first, int drain, int lead,
+			      uint64_t rate, int last_grains)
+{
+	uint64_t tot[2] = { 0, 0 };
+	int grains = (turns - 1) * SHARE_GRAINS_PER_TURN + last_grains;
+
+	memset(x, 0, sizeof(*x));
+	x->first = first;
+	x->n = grains + 1;
+	for (int i = 0; i <= grains; i++) {
+		x->t[i] = 1000000000ull + (uint64_t)i * SHARE_GRAIN_NS;
+		x->bytes[0][i] = tot[0];
+		x->bytes[1][i] = tot[1];
+		if (i == grains)
+			break;
+		int k = i / SHARE_GRAINS_PER_TURN, at = i % SHARE_GRAINS_PER_TURN, own = share_conn_of(k, first);
+		bool last_turn = k == turns - 1;
+		tot[own] += rate;
+		if (at < drain && k > 0)
+			tot[!own] += rate / 2;
+		if (!last_turn && at >= SHARE_GRAINS_PER_TURN - lead)
+			tot[!own] += rate / 4;
+	}
+}
+
+static void test_share_summary(void)
+{
+	static struct share_series x;
+	static struct share_summary s;
+	const uint64_t rate = 1000000; /* bytes a 2 ms grain: 4 Gbit/s */
+
+	/* a connection that drains 3 grains into the other's turn and leads by 1: guards of 3
+	 * and 1 grains at every turn; each method's rate is its own bytes in the rest, exactly */
+	share_series_make(&x, 10, 0, 3, 1, rate, SHARE_GRAINS_PER_TURN);
+	share_summarize(&x, &s);
+	CHECK(s.have_rates && s.turns == 10, "rates over 10 turns: %s", s.why);
+	CHECK(s.guard_start_grains == 3 && s.guard_end_grains == 1, "guards %d and %d grains",
+	      s.guard_start_grains, s.guard_end_grains);
+	for (int c = 0; c < 2; c++) {
+		/* never another connection's bytes: each rate is its own rate (4 Gbit/s), though
+		 * the other received in its turns */
+		CHECK(fabs(s.c[c].gbit_per_s - 4.0) < 1e-9, "connection %d: %.6f Gbit/s", c, s.c[c].gbit_per_s);
+		CHECK(s.c[c].other_bytes > 0, "connection %d received in the other's turns", c);
+		CHECK(s.c[c].own_bytes + s.c[c].other_bytes == s.c[c].bytes, "own + other = all (connection %d)", c);
+		CHECK(s.c[c].counted_bytes + s.c[c].guarded_bytes == s.c[c].own_bytes, "counted + guarded = own");
+		CHECK(s.c[c].counted_bytes == 5 * (SHARE_GRAINS_PER_TURN - 4) * rate, "connection %d: %llu counted",
+		      c, (unsigned long long)s.c[c].counted_bytes);
+	}
+	CHECK(fabs(s.drain_s[3] - 0.006) < 1e-9 && fabs(s.lead_s[3] - 0.002) < 1e-9 && s.lead_s[9] == 0,
+	      "drain %.4f and lead %.4f of turn 3; none after the last", s.drain_s[3], s.lead_s[3]);
+	/* naively crediting each turn's bytes to its method would give the other's drain to it:
+	 * the rate above is not that */
+	CHECK(s.turn_bytes[0][1] > 0 && s.conn[1] == 1, "connection 0's drain is in turn 1, connection 1's");
+	/* BA: connection 1 first; a window cut in its last turn (20 of its 50 grains) */
+	share_series_make(&x, 5, 1, 2, 0, rate, 20);
+	share_summarize(&x, &s);
+	CHECK(s.have_rates && s.turns == 5 && s.conn[0] == 1 && s.conn[4] == 1, "BA: connection 1 first");
+	CHECK(fabs(s.turn_s[4] - 0.040) < 1e-9, "the last turn is cut at the window's end: %.4f", s.turn_s[4]);
+	CHECK(fabs(s.c[0].gbit_per_s - 4.0) < 1e-9 && fabs(s.c[1].gbit_per_s - 4.0) < 1e-9, "BA rates");
+	/* the other connection receives through whole turns: no rate, with the reason */
+	share_series_make(&x, 4, 0, 30, 25, rate, SHARE_GRAINS_PER_TURN);
+	share_summarize(&x, &s);
+	CHECK(!s.have_rates && strstr(s.why, "every part of a turn") && isnan(s.c[0].gbit_per_s),
+	      "no rates when the guards fill a turn: %s", s.why);
+}
+
 int main(void)
 {
 	test_pattern();
@@ -519,6 +612,8 @@ int main(void)
 	test_softirqs();
 	test_slices();
 	test_edges_json();
+	test_share_turns();
+	test_share_summary();
 	printf("unit: %d passed, %d failed\n", checks - failures, failures);
 	return failures ? 1 : 0;
 }

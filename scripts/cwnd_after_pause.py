@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Does a pause with nothing in flight restart a TCP connection's congestion window here?
+
+The shared-time design (copybench send --share-time) pauses each of its two connections for
+the other's 100 ms turn. Linux restarts the window of a connection that sent nothing for
+longer than its RTO with no packet in flight (RFC 2861; ``tcp_slow_start_after_idle``,
+tcp(7)), unless its congestion control runs its own (``cong_control``: BBR). This measures it
+on the runner's veth topology: two network namespaces joined by a veth pair (198.18.0.1 ->
+198.18.0.2, MTU 1500), created for the measurement and removed after it; the host's
+sysctls are never touched. For each pause length and each value of
+``net.ipv4.tcp_slow_start_after_idle`` (set inside the sender's namespace only), one
+connection repeats: a 200 ms bulk send (the window grows), wait until nothing is in flight
+(``tcpi_unacked`` and ``SIOCOUTQ`` both 0), pause, send one 64 KiB chunk; ``snd_cwnd`` is
+read before the pause and just after that first send.
+
+    sudo .venv/bin/python scripts/cwnd_after_pause.py [--pauses 0.1,0.3] [--repeats 20]
+                                                      [--congestion cubic]
+
+Prints one line per setting: the congestion control, the RTO, the median window before and
+after, and in how many repeats the window after the pause was at most 0.6 times the window
+before (a restart halves it at least once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import termios
+import time
+
+SENDER_ADDR, SINK_ADDR = "198.18.0.1", "198.18.0.2"
+PORT = 5299
+CHUNK = 64 * 1024
+#: struct tcp_info (linux/tcp.h): 8 one-byte fields, then 32-bit fields from offset 8
+TI_RTO, TI_UNACKED, TI_SND_CWND = 8, 24, 80
+
+
+def tcp_info(s: socket.socket) -> dict[str, int]:
+    raw = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    field = lambda off: struct.unpack_from("I", raw, off)[0]  # noqa: E731
+    return {"rto_us": field(TI_RTO), "unacked": field(TI_UNACKED), "cwnd": field(TI_SND_CWND)}
+
+
+def outq(s: socket.socket) -> int:
+    """SIOCOUTQ (= TIOCOUTQ): bytes in the send queue, sent or not, not yet acknowledged."""
+    return struct.unpack("i", fcntl.ioctl(s.fileno(), termios.TIOCOUTQ, b"\0" * 4))[0]
+
+
+def role_sink(port: int) -> int:
+    ls = socket.socket()
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind((SINK_ADDR, port))
+    ls.listen(1)
+    print("ready", flush=True)
+    c, _ = ls.accept()
+    while c.recv(1 << 20):
+        pass
+    return 0
+
+
+def role_send(port: int, pauses: list[float], repeats: int, cc: str | None) -> int:
+    s = socket.socket()
+    if cc:  # a positive control: a congestion control without cong_control (cubic)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+    s.settimeout(10)
+    s.connect((SINK_ADDR, port))
+    cc = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode()
+    buf = b"x" * CHUNK
+    for pause in pauses:
+        before, after, rto = [], [], []
+        for _ in range(repeats):
+            end = time.monotonic() + 0.2
+            while time.monotonic() < end:
+                s.sendall(buf)
+            last = time.monotonic()
+            while tcp_info(s)["unacked"] or outq(s):  # nothing in flight, nothing queued
+                time.sleep(0.0005)
+                last = time.monotonic() if outq(s) else last
+            ti = tcp_info(s)
+            before.append(ti["cwnd"])
+            rto.append(ti["rto_us"])
+            time.sleep(max(0.0, pause - (time.monotonic() - last)))
+            s.sendall(buf)
+            after.append(tcp_info(s)["cwnd"])
+        # tcp_cwnd_restart halves the window once per RTO idle (at least to the initial
+        # window): a restart leaves at most about half
+        restarted = sum(1 for b, a in zip(before, after) if a <= 0.6 * b)
+        print(f"{cc} pause {pause * 1e3:.0f} ms: rto {statistics.median(rto) / 1e3:.0f} ms, "
+              f"snd_cwnd median {statistics.median(before):.0f} before, "
+              f"{statistics.median(after):.0f} after the first send; restarted (at most 0.6x) "
+              f"in {restarted} of {repeats}", flush=True)
+    return 0
+
+
+def run(args: list[str], check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, capture_output=True, text=True, check=check)
+
+
+def measure(pauses: list[float], repeats: int, idle_restart: int, cc: str | None) -> None:
+    tag = f"cbcw{os.getpid()}"
+    a, b = f"{tag}a", f"{tag}b"
+    try:
+        for ns in (a, b):
+            run(["ip", "netns", "add", ns])
+        run(["ip", "link", "add", "name", "cwa", "netns", a, "type", "veth", "peer", "name",
+             "cwb", "netns", b])
+        for ns, dev, addr in ((a, "cwa", SENDER_ADDR), (b, "cwb", SINK_ADDR)):
+            run(["ip", "-n", ns, "addr", "add", f"{addr}/24", "dev", dev])
+            run(["ip", "-n", ns, "link", "set", dev, "mtu", "1500", "up"])
+            run(["ip", "-n", ns, "link", "set", "lo", "up"])
+        run(["ip", "netns", "exec", a, "sysctl", "-q", "-w",
+             f"net.ipv4.tcp_slow_start_after_idle={idle_restart}"])
+        me = os.path.abspath(__file__)
+        sink = subprocess.Popen(["ip", "netns", "exec", b, sys.executable, me, "--role", "sink"],
+                                stdout=subprocess.PIPE, text=True)
+        assert sink.stdout is not None
+        sink.stdout.readline()
+        print(f"tcp_slow_start_after_idle={idle_restart} (sender's namespace only):", flush=True)
+        r = subprocess.run(["ip", "netns", "exec", a, sys.executable, me, "--role", "send",
+                            "--pauses", ",".join(map(str, pauses)), "--repeats", str(repeats),
+                            *(["--congestion", cc] if cc else [])],
+                           check=False)
+        sink.wait(timeout=30)
+        if r.returncode:
+            raise SystemExit(f"cwnd_after_pause: the sender failed (exit {r.returncode})")
+    finally:
+        for ns in (a, b):
+            run(["ip", "netns", "del", ns], check=False)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pauses", default="0.1,0.3",
+                    help="pause lengths in seconds, comma-separated (default 0.1,0.3)")
+    ap.add_argument("--repeats", type=int, default=20, help="repeats per pause (default 20)")
+    ap.add_argument("--congestion", metavar="CC",
+                    help="the sender socket's congestion control (TCP_CONGESTION; e.g. cubic, the "
+                         "positive control; default: the namespace's, which it inherits "
+                         "from the host)")
+    ap.add_argument("--role", choices=("sink", "send"), help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    try:
+        pauses = [float(x) for x in a.pauses.split(",")]
+    except ValueError:
+        ap.error(f"--pauses: not a comma-separated list of seconds: {a.pauses!r}")
+    if not all(0 < p <= 10 for p in pauses):
+        ap.error(f"--pauses: each pause must be above 0 and at most 10 s (got {a.pauses})")
+    if not 1 <= a.repeats <= 1000:
+        ap.error(f"--repeats: 1 to 1000 (got {a.repeats})")
+    if a.congestion is not None and not a.congestion.isidentifier():
+        ap.error(f"--congestion: not a congestion control name: {a.congestion!r}")
+    if a.role == "sink":
+        return role_sink(PORT)
+    if a.role == "send":
+        return role_send(PORT, pauses, a.repeats, a.congestion)
+    if os.geteuid() != 0:
+        print("cwnd_after_pause: needs root (network namespaces)", file=sys.stderr)
+        return 2
+    for idle_restart in (1, 0):
+        measure(pauses, a.repeats, idle_restart, a.congestion)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

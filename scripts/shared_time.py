@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Today's design against shared time, in one run that holds both (the ``shared-time``
+profile, or any run with ``procedure = "shared-time"`` experiments): per comparison X / send
+at each size and placement (and the A/A, send against itself), each design's paired ratio
+with its t CI (analysis.statistics.designs, on analysis.statistics.stats.paired_ratio),
+its rounds and its per-round sd of the log ratio; whether the two CIs are disjoint; and the
+median paired per-round sd of each design.
+
+    PYTHONPATH=$PWD .venv/bin/python scripts/shared_time.py data/raw/<run-id> [--family N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from analysis.loading import run as A
+from analysis.statistics import designs as D
+from analysis.statistics.fmt import fmt_size
+
+
+def _ci(r: float, lo: float, hi: float) -> str:
+    if not math.isfinite(r):
+        return "—"
+    return f"{r:.3f} [{lo:.3f}, {hi:.3f}]" if math.isfinite(lo) else f"{r:.3f}"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("run", type=Path, help="a run directory (data/raw/<run-id>)")
+    ap.add_argument("--family", type=int, default=1,
+                    help="the CIs' Bonferroni family: level 1 - 0.05/N (default 1: 95 %%)")
+    a = ap.parse_args()
+    if a.family < 1:
+        ap.error(f"--family: a count of comparisons, at least 1 (got {a.family})")
+    if not a.run.is_dir():
+        print(f"shared_time: {a.run}: not a run directory", file=sys.stderr)
+        return 2
+    try:
+        run = A.load_run(a.run)
+    except FileNotFoundError as e:
+        print(f"shared_time: {e}", file=sys.stderr)
+        return 2
+    table = D.compare(run.measured, run.shared, a.family)
+    con = Console(width=160)
+    if table.empty:
+        con.print(f"{a.run}: no comparison measured under both designs "
+                  f"({len(run.shared)} shared-time rows, {len(run.measured)} of today's)")
+        return 1
+    t = Table(title=f"{run.run_id}: today's design against shared time (paired ratio, t CI "
+                    f"at {1 - 0.05 / a.family:.4g})")
+    for col in ("comparison", "size", "placement", "today", "sd today", "shared time",
+                "sd shared", "rounds", "disjoint"):
+        t.add_column(col)
+    for r in table.itertuples():
+        t.add_row(r.pair, fmt_size(int(r.size)), r.placement,
+                  _ci(r.ratio_today, r.lo_today, r.hi_today), f"{r.sd_today:.3f}",
+                  _ci(r.ratio_shared, r.lo_shared, r.hi_shared), f"{r.sd_shared:.3f}",
+                  f"{r.rounds_today}/{r.rounds_shared}", "yes" if r.disjoint else "")
+    con.print(t)
+    for aa, what in ((False, "comparisons X/send"), (True, "A/A")):
+        today, shared = D.median_sd(table, aa)
+        if math.isfinite(today) or math.isfinite(shared):
+            con.print(f"median paired per-round sd, {what}: today {today:.3f}, shared time "
+                      f"{shared:.3f} (ratio {shared / today:.2f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
