@@ -407,9 +407,9 @@ else:
              f"{F.aa_band_text(r, RV.post_hoc(RV.AA_CONTROL, run.created_at))}"
              for _, r in aa.iterrows()]
     verdict = ("its CI contains 1.0" if missed.empty else
-               f"**the CI misses 1.0 in {len(missed)} of {len(aa)} A/A block(s): this run's "
+               f"the CI misses 1.0 in {len(missed)} of {len(aa)} A/A block(s): this run's "
                "A/A comparison is 'different', so differences of that size elsewhere in this "
-               "run may be false positives**")
+               "run may be false positives")
     glue_text("aa_summary", "; ".join(parts) + f" ({aa.iloc[0]['design']}); " + verdict)
     if not missed.empty:
         note("The A/A comparison of this run is 'different': its CI does not contain 1.0.")
