@@ -120,6 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     except RunDirUsageError as exc:
         print(f"rundir: {exc}", file=sys.stderr)
         return 2
+    except lock.NotALockFile as exc:  # a link or FIFO planted at .lock: refused, untouched
+        print(f"rundir: {command}: {exc.filename}: {exc.strerror}; nothing was written",
+              file=sys.stderr)
+        return 2
     except lock.Locked as exc:
         print(f"rundir: {command}: {exc}; nothing was written (wait for it to end)",
               file=sys.stderr)

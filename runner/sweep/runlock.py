@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from rundir import lock
-from runner.host.errors import RunnerError
+from runner.host.errors import RunnerError, UsageError
 from runner.host.proc import die_with_parent
 
 LENT = "COPYBENCH_RUN_LOCK_LENT"
@@ -54,6 +54,8 @@ def take(run_dir: Path, command: str) -> lock.RunLock:
         pid = e.holder.pid
         raise RunnerError(f"{e}; nothing was written (wait for it to end"
                           + (f", or stop it: kill {pid})" if pid else ")")) from None
+    except lock.NotALockFile as e:  # a link or FIFO planted at .lock: refused, untouched
+        raise UsageError(f"{e.filename}: {e.strerror}; nothing was written") from None
     except OSError as e:
         raise RunnerError(f"{e.filename or run_dir}: {e.strerror or e}; cannot lock the run "
                           "directory (nothing was written)") from None
