@@ -136,6 +136,9 @@ def resolve_run_dir(profile: str | None, run_dir: Path | None, resume: bool) -> 
     to place the executed notebook): --run-dir, the latest run of the profile (resume), or
     data/raw/<new run id>."""
     if run_dir is not None:
+        problem = None if resume else runfiles.new_run_problem(Path(run_dir))
+        if problem:  # before anything follows a link or creates a directory
+            raise UsageError(problem)
         return Path(run_dir)
     if resume:
         name = profile_mod.load(profile).name if profile else None
