@@ -20,6 +20,9 @@
 #include "args.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -33,6 +36,48 @@ static const char *kind_of(mode_t mode)
 	case S_IFBLK: return "a block device";
 	case S_IFSOCK: return "a socket";
 	default: return "not a regular file";
+	}
+}
+
+/* A run directory of the runner (data/raw/<run-id>/): whatever is not the run's own makes it
+ * fail `verify`, so nothing but the sweep writes into one. The nearest directory above `path`
+ * (links resolved) that holds one of a run's files, as rundir/outpath.py decides it for the
+ * Python commands: true with `run` set, else false. */
+static const char *const run_files[] = { "plan.json", "trials.jsonl", "trials.jsonl.gz", "SHA256SUMS",
+					 "manifest.json", NULL };
+
+static bool run_above(const char *path, char *run, size_t len)
+{
+	char buf[PATH_MAX], dir[PATH_MAX], f[PATH_MAX + 32];
+	const char *parent = ".";
+	char *slash;
+	struct stat st;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	slash = strrchr(buf, '/');
+	if (slash == buf)
+		parent = "/";
+	else if (slash) {
+		*slash = '\0';
+		parent = buf;
+	}
+	if (!realpath(parent, dir))
+		return false; /* no such directory: the open below says so */
+	for (;;) {
+		for (int i = 0; run_files[i]; i++) {
+			snprintf(f, sizeof(f), "%s/%s", strcmp(dir, "/") ? dir : "", run_files[i]);
+			if (lstat(f, &st) == 0) {
+				snprintf(run, len, "%s", dir);
+				return true;
+			}
+		}
+		if (!strcmp(dir, "/"))
+			return false;
+		slash = strrchr(dir, '/');
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
 	}
 }
 
@@ -88,6 +133,14 @@ int dstfile_open(const char *arg, const char *path, const struct srcfile *src, c
 			  "file and never replaces one it did not create: remove it yourself or name a "
 			  "new path", arg, path, (unsigned long long)st.st_size,
 			  (unsigned)(st.st_mode & 07777));
+	}
+	{
+		char run[PATH_MAX];
+
+		if (run_above(path, run, sizeof(run)))
+			die_usage("%s: '%s' is inside the run directory %s; copybench never writes into a "
+				  "run (a file added to it fails verify): name a path outside it", arg, path,
+				  run);
 	}
 	/* 2. A new file only (O_EXCL; O_NOFOLLOW: a link put there after the lstat is not
 	 * followed either). O_NONBLOCK and O_NOCTTY: nothing that appears at the name in between
