@@ -54,6 +54,16 @@ def _check(run_dir: Path, unverified: bool) -> int:
 
 
 def _refuse_unfinished(root: Path, command: str) -> None:
+    # a line that is not a record (NaN, a key twice, bytes that are not UTF-8) is damage, not
+    # an unfinished run: a resume would refuse it too. Said first (it read "not finished:
+    # 24 of 25 planned trials recorded; resume it"). A torn last line is an interrupted
+    # write: the run is unfinished, as said below.
+    damage = records.first_problem(root)
+    if damage is not None and not damage.endswith(records.TORN) \
+            and records.trials_file(root) is not None:
+        raise RunDirUsageError(
+            f"{command}: {damage}; a damaged run is not {command}ed (every problem: python -m "
+            f"rundir verify {root})")
     why = incomplete(root)
     if why:
         raise RunDirUsageError(
