@@ -239,6 +239,9 @@ def _create(profile: str | None, run_dir: Path | None, seed: int | None,
     if not profile:
         raise UsageError("sweep: --profile is required (or --resume with --run-dir; "
                          f"profiles: {', '.join(profile_mod.available())})")
+    problem = None if run_dir is None else runfiles.new_run_problem(Path(run_dir))
+    if problem:  # before any work (runfiles.prepare_new checks it again, locked)
+        raise UsageError(problem)
     prof = profile_mod.load(profile)  # a bad profile is rejected before anything runs
     binary = _binary()
     # connected and checked before anything is created, so a failed check is one line

@@ -6,8 +6,8 @@ The whole class: each command that writes where it is told (``runner sweep|noteb
 --out``, ``copybench copy --dst``, ``scripts/findings_text.py OUTDIR``, ``scripts/plan_dump.py
 OUTDIR``, ``scripts/bundle OUT`` (``make bundle``), ``scripts/fresh-root``'s
 ``FRESH_ROOT_DIR``), pointed at a file of the user's, a read-only file, a symbolic link to a
-file and to an empty directory (where a command following the link would write happily), a
-directory that is not empty, and a path inside a run directory. Each is refused in one line,
+file, to an empty directory and to nothing yet (where a command following the link would
+write happily), a directory that is not empty, and a path inside a run directory. Each is refused in one line,
 exit 2, before it does any work, and everything in the user's area (bytes, modes, link
 targets, directories; the run copy included, so it still verifies) is as it was.
 
@@ -53,8 +53,8 @@ COMMANDS: dict[str, tuple[str, Callable[[str, str], list[str]]]] = {
     "bundle OUT": ("file", lambda x, run: [str(ROOT / "scripts" / "bundle"), x]),
     "fresh-root FRESH_ROOT_DIR": ("dir", lambda x, run: [str(ROOT / "scripts" / "fresh-root")]),
 }
-KINDS = ["user-file", "read-only", "link-to-file", "link-to-empty-dir", "non-empty-dir",
-         "inside-a-run"]
+KINDS = ["user-file", "read-only", "link-to-file", "link-to-empty-dir", "dangling-link",
+         "non-empty-dir", "inside-a-run"]
 
 
 def _area(d: Path) -> dict[str, object]:
@@ -94,6 +94,9 @@ def _target(area: Path, kind: str, run: Path) -> Path:
     if kind == "link-to-empty-dir":
         (area / "link").symlink_to(empty, target_is_directory=True)
         return area / "link"
+    if kind == "dangling-link":  # ln -s /tmp/nowhere L: a command following it makes nowhere
+        (area / "link").symlink_to(area / "nowhere")
+        return area / "link"
     if kind == "non-empty-dir":
         d = area / "notes"
         d.mkdir()
@@ -126,3 +129,12 @@ def test_nothing_of_the_users_changes(command: str, kind: str, runner_small_run:
     assert str(x) in lines[0] or x.name in lines[0], lines[0]
     assert _area(area) == before, f"{command} changed the user's area ({kind})"
     assert not calls.exists(), "fresh-root started building a root"
+
+
+def test_plan_dump_help_is_help(tmp_path: Path) -> None:
+    """#63 defect 15: ``scripts/plan_dump.py --help`` made a directory ``./--help/``."""
+    r = subprocess.run([PY, str(ROOT / "scripts" / "plan_dump.py"), "--help"],
+                       capture_output=True, text=True, timeout=120, cwd=str(tmp_path),
+                       env=runner_env(), check=False)
+    assert r.returncode == 0 and "OUTDIR" in r.stdout, r.stderr
+    assert list(tmp_path.iterdir()) == []
