@@ -4,7 +4,6 @@ with a bound on nesting (:data:`MAX_DEPTH`)."""
 
 from __future__ import annotations
 
-import errno
 import json
 import math
 import os
