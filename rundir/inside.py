@@ -84,7 +84,10 @@ def walk(root: Path) -> Iterator[tuple[str, Path, int]]:
         subdirs = []
         for e in entries:
             r = f"{rel}/{e.name}" if rel else e.name
-            mode = e.stat(follow_symlinks=False).st_mode
+            try:
+                mode = e.stat(follow_symlinks=False).st_mode
+            except FileNotFoundError:  # removed since it was listed (a temporary file)
+                continue
             yield r, Path(e.path), mode
             if stat.S_ISDIR(mode):
                 subdirs.append((r, Path(e.path)))
