@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from rundir import atomic, layout, outpath, records
+from rundir import atomic, layout, lock, outpath, records
 from rundir.lock import RunLock
 from runner.host import manifest as manifest_mod
 from runner.host.binary import binary_methods, repo_root
@@ -68,13 +68,17 @@ def _write_json(path: Path, obj: Any) -> None:
     atomic.write_text(path, json.dumps(obj, indent=1, sort_keys=False) + "\n")
 
 
-def new_run_problem(run_dir: Path) -> str | None:
+def new_run_problem(run_dir: Path, locked: bool = False) -> str | None:
     """Why ``run_dir`` cannot be a new run's directory (:func:`rundir.outpath.new_dir_problem`:
-    nothing there or an empty directory, not a link, not inside a run), or None. A run that
-    is there is named as one: it is continued with --resume."""
+    nothing there or an empty directory, not a link, not inside a run), or None. A directory
+    that holds something is continued with --resume if it is a run; one a sweep is writing
+    now is left to the lock, which names the writer (:func:`take`), unless the caller holds
+    it (``locked``)."""
     problem = outpath.new_dir_problem(run_dir, "--run-dir", "a new run", ignore=(layout.LOCK,))
-    if problem and not os.path.islink(run_dir) and (Path(run_dir) / layout.PLAN).is_file():
-        problem += "; to continue the run that is there: --resume"
+    if problem and not os.path.islink(run_dir) and os.path.isdir(run_dir):
+        if not locked and lock.holder(Path(run_dir)) is not None:
+            return None  # being written: the lock refuses it, naming its writer
+        problem += " (a run that is there is continued with --resume)"
     return problem
 
 
@@ -94,7 +98,7 @@ def prepare_new(profile: Profile, run_dir: Path | None, seed: int | None,
         raise UsageError(problem)
     lock = take(run_dir, "python -m runner sweep")
     try:
-        problem = new_run_problem(run_dir)  # again, locked: two sweeps never share one
+        problem = new_run_problem(run_dir, locked=True)  # again: two sweeps never share one
         if problem:
             raise UsageError(problem)
         caps = Capabilities.detect(binary_methods(binary))
