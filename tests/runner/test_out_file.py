@@ -197,7 +197,11 @@ def test_planning_refuses_a_damaged_plan(
     else:
         plan.write_text(json.dumps(_damaged_plans()[damage](json.loads(plan.read_text()))))
     out, before = _planning_copy(tmp_path)
+    import resource
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB, the most this process held
     code, err = runner("planning", str(run), "--profile", "claims", "--out", str(out))
     assert code == 2, err[-2000:]
     assert len(err.strip().splitlines()) == 1 and str(plan) in err, err
     assert out.read_bytes() == before
+    grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss
+    assert grew < 256 * 1024, f"reading the damaged plan took {grew} KiB more memory"
