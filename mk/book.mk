@@ -130,9 +130,14 @@ reproduce: setup build
 # reports' own programs in their blocks; about 55 min on 2 CPUs), its book, and its compare
 # against the committed reference run under the appendix's "Results Reproduced" rule. The
 # reports' programs come from GitHub, or from ORIGINALS_ARCHIVES=DIR (their archives).
+# Their archives are fetched (or unpacked) and checked first: without them (no GitHub, no
+# ORIGINALS_ARCHIVES) the sweep would run for an hour and record every trial of theirs as
+# failed; it stops at once instead, in one line that says how to provide them.
 CLAIMS_RUN = data/raw/$(shell date -u +%Y%m%dT%H%M%SZ)-claims
 .PHONY: claims
 claims: setup build
+	@err=$$($(PY) -m runner originals fetch $(if $(ORIGINALS_ARCHIVES),--archives "$(abspath $(ORIGINALS_ARCHIVES))") 2>&1 >/dev/null) \
+	  || { echo "make claims: the reports' own programs cannot be had ($$(printf '%s\n' "$$err" | tail -n 1 | sed -e 's/^python -m runner originals: //' -e 's/; without GitHub.*//')); give their archives: make claims ORIGINALS_ARCHIVES=DIR (a directory of <owner>+<repo>-<commit>.tar.gz, as ../shared/seed-repos), or run it where github.com can be reached; nothing was run" >&2; exit 2; }
 	@run="$(CLAIMS_RUN)"; \
 	$(if $(ORIGINALS_ARCHIVES),COPYBENCH_ORIGINALS_ARCHIVES="$(abspath $(ORIGINALS_ARCHIVES))") \
 	$(PY) -m runner notebook --profile claims --run-dir "$$run" && \

@@ -54,6 +54,16 @@ def _check(run_dir: Path, unverified: bool) -> int:
 
 
 def _refuse_unfinished(root: Path, command: str) -> None:
+    # a line that is not a record (NaN, a key twice, bytes that are not UTF-8) is damage, not
+    # an unfinished run: a resume would refuse it too. Said first (it read "not finished:
+    # 24 of 25 planned trials recorded; resume it"). A torn last line is an interrupted
+    # write: the run is unfinished, as said below.
+    damage = records.first_problem(root)
+    if damage is not None and not damage.endswith(records.TORN) \
+            and records.trials_file(root) is not None:
+        raise RunDirUsageError(
+            f"{command}: {damage}; a damaged run is not {command}ed (every problem: python -m "
+            f"rundir verify {root})")
     why = incomplete(root)
     if why:
         raise RunDirUsageError(
@@ -119,6 +129,10 @@ def main(argv: list[str] | None = None) -> int:
         report = verify(run_dir)
     except RunDirUsageError as exc:
         print(f"rundir: {exc}", file=sys.stderr)
+        return 2
+    except lock.NotALockFile as exc:  # a link or FIFO planted at .lock: refused, untouched
+        print(f"rundir: {command}: {exc.filename}: {exc.strerror}; nothing was written",
+              file=sys.stderr)
         return 2
     except lock.Locked as exc:
         print(f"rundir: {command}: {exc}; nothing was written (wait for it to end)",

@@ -23,6 +23,7 @@ import errno
 import fcntl
 import json
 import os
+import stat
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -130,6 +131,36 @@ def _flock(fd: int, how: int) -> bool:
     return False
 
 
+class NotALockFile(OSError):
+    """What is at ``<run>/.lock`` is not a lock file this command may write (a symbolic link,
+    a FIFO, a device, a file with other names): refused, never written through."""
+
+    def __init__(self, path: Path, what: str) -> None:
+        super().__init__(errno.EEXIST, f"is {what}, not a lock file; a run's lock file is "
+                         "only ever a regular file of its own, never written through a link "
+                         "(remove it if you put it there)", str(path))
+
+
+def _open_lock(path: Path) -> int:
+    """The lock file, opened (created when absent) without following a link: a link planted
+    at ``.lock`` (by whoever may write the run directory) would make a writer running as
+    root write its holder line into the link's target. O_NONBLOCK: a FIFO put there does
+    not block the open either; anything but a regular file with one name is refused."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+                     | os.O_NOCTTY | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise NotALockFile(path, "a symbolic link") from None
+        raise
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+        os.close(fd)
+        raise NotALockFile(path, "not a regular file" if not stat.S_ISREG(st.st_mode)
+                           else f"a file with {st.st_nlink} names (a hard link)")
+    return fd
+
+
 def acquire(run_dir: Path, command: str) -> RunLock:
     """Take the run's lock for ``command`` (what the refused writer's message names);
     creates the run directory when there is none (removed again on release if left empty).
@@ -139,7 +170,12 @@ def acquire(run_dir: Path, command: str) -> RunLock:
     run_dir.mkdir(parents=True, exist_ok=True)
     path = run_dir / layout.LOCK
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fd = _open_lock(path)
+        except BaseException:
+            if made:
+                _rmdir_quietly(run_dir)
+            raise
         try:
             if not _flock(fd, fcntl.LOCK_EX):
                 raise Locked(run_dir, _read(fd))
@@ -172,7 +208,8 @@ def holder(run_dir: Path) -> Holder | None:
     """Who is writing the run now, or None when nobody is (for readers: takes no lock that
     outlives the call, creates nothing)."""
     try:
-        fd = os.open(Path(run_dir) / layout.LOCK, os.O_RDONLY | os.O_CLOEXEC)
+        fd = os.open(Path(run_dir) / layout.LOCK,
+                     os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None  # no lock file (or one this user cannot read): nobody writes
     try:

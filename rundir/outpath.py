@@ -27,9 +27,13 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import sys
+import tarfile
 from pathlib import Path
+from typing import Callable
 
 from rundir import layout
+from rundir.inside import walk
 
 #: the file every report directory of a command holds (its content names the command)
 REPORT_MARKER = ".copybench-report"
@@ -84,10 +88,15 @@ def _inside_run(path: Path, option: str) -> str | None:
             "path outside it, e.g. under build/")
 
 
-def file_problem(path: Path, header: str, option: str = "--out") -> str | None:
+def file_problem(path: Path, header: str | None, option: str = "--out",
+                 own: Callable[[Path], bool] | None = None,
+                 own_text: str = "") -> str | None:
     """Why the command must not write its file to ``path`` (None: nothing is there, or an
-    earlier output of the command is, whose first line begins with ``header``, and may be
-    written). Never inside a run, never over a read-only file."""
+    earlier output of the command is, which may be written). The command's own earlier
+    output is a regular file whose first line begins with ``header``, or, for output that
+    has no text header (an archive), one ``own`` accepts (``own_text`` says what it looks
+    for). Never inside a run, never over a read-only file, a link or anything but a regular
+    file."""
     inside = _inside_run(path, option)
     if inside:
         return inside
@@ -100,8 +109,15 @@ def file_problem(path: Path, header: str, option: str = "--out") -> str | None:
     if not st.st_mode & 0o222 or not os.access(path, os.W_OK):
         return (f"{option} {path}: is read-only (mode {stat.S_IMODE(st.st_mode):04o}); a "
                 "read-only file is never replaced: make it writable or choose another path")
+    if own is not None:
+        if own(path):
+            return None
+        return (f"{option} {path}: exists and is not a file this command wrote ({own_text}); "
+                "choose another path or remove it yourself")
+    assert header is not None
     try:
-        with open(path, "rb") as f:
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+                               | os.O_CLOEXEC), "rb") as f:
             start = f.read(len(header.encode("utf-8")))
     except OSError as exc:
         return f"{option} {path}: cannot be read ({exc.strerror or exc})"
@@ -111,9 +127,51 @@ def file_problem(path: Path, header: str, option: str = "--out") -> str | None:
     return None
 
 
+def new_dir_problem(path: Path, option: str, what: str = "the output",
+                    ignore: tuple[str, ...] = ()) -> str | None:
+    """Why a command must not make ``path`` the directory it creates and fills (a new run,
+    a root, a folder of generated files), or None: nothing is there, or an empty directory
+    (not a link to one), and it is not inside a run. A directory that holds anything is
+    refused, never cleaned (what is in it is not the command's); a link, even one that
+    points nowhere yet, is refused (the command would write wherever it points). Names in
+    ``ignore`` do not count (a run's ``.lock`` left by a killed sweep)."""
+    st = _lstat(path, option)
+    if isinstance(st, str):
+        return st
+    if st is not None:
+        if not stat.S_ISDIR(st.st_mode):
+            return (f"{option} {path}: is {_kind(st.st_mode)}; {what} is written only into "
+                    "a new or an empty directory")
+        try:
+            entries = sorted(n for n in os.listdir(path) if n not in ignore)
+        except OSError as exc:
+            return f"{option} {path}: cannot be listed ({exc.strerror or exc})"
+        if entries:
+            more = f" and {len(entries) - 3} more" if len(entries) > 3 else ""
+            return (f"{option} {path}: exists and is not empty (it holds "
+                    f"{', '.join(entries[:3])}{more}); {what} is written only into a new or "
+                    "an empty directory, and nothing in one is ever removed: choose another "
+                    "path, or empty it yourself")
+    return _inside_run(path, option)
+
+
+def gzip_tar_of(top: str) -> Callable[[Path], bool]:
+    """An ``own`` test for :func:`file_problem`: a gzip-compressed tar whose every member
+    lies in the directory ``top`` (what a command that packs ``top/`` wrote before)."""
+    def own(path: Path) -> bool:
+        try:
+            with tarfile.open(path, "r:gz") as t:
+                names = [m.name.rstrip("/") for m in t.getmembers()]
+        except (OSError, EOFError, tarfile.TarError):
+            return False
+        return bool(names) and all(n == top or n.startswith(f"{top}/") for n in names)
+    return own
+
+
 def _sha256(path: Path) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
+    with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC),
+                   "rb") as f:
         while chunk := f.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()
@@ -123,13 +181,9 @@ def write_marker(directory: Path, marker_line: str) -> None:
     """Write ``directory``'s marker file: ``marker_line``, then ``<sha256>  <path>`` of every
     regular file below it (what a later run of the command may replace, and nothing else)."""
     lines = [marker_line.rstrip("\n")]
-    for base, dirs, files in os.walk(directory):
-        dirs.sort()
-        for name in sorted(files):
-            p = Path(base) / name
-            rel = p.relative_to(directory).as_posix()
-            if rel != REPORT_MARKER and stat.S_ISREG(os.lstat(p).st_mode):
-                lines.append(f"{_sha256(p)}  {rel}")
+    for rel, p, mode in walk(directory):  # iterative, links never followed
+        if rel != REPORT_MARKER and stat.S_ISREG(mode):
+            lines.append(f"{_sha256(p)}  {rel}")
     (Path(directory) / REPORT_MARKER).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -138,23 +192,18 @@ def _not_listed(path: Path, listed: dict[str, str]) -> str | None:
     edited, a link, a directory of its own), or None."""
     wanted_dirs = {Path(r).parent.as_posix() for r in listed}
     wanted_dirs |= {p.as_posix() for r in listed for p in Path(r).parents}
-    for base, dirs, files in os.walk(path):
-        dirs.sort()
-        for name in sorted(dirs) + sorted(files):
-            p = Path(base) / name
-            rel = p.relative_to(path).as_posix()
-            if rel == REPORT_MARKER:
-                continue
-            mode = os.lstat(p).st_mode
-            if stat.S_ISDIR(mode):
-                if rel not in wanted_dirs:
-                    return f"{rel}/ (not written by this command)"
-            elif not stat.S_ISREG(mode):
-                return f"{rel} ({_kind(mode)})"
-            elif rel not in listed:
-                return f"{rel} (not written by this command)"
-            elif _sha256(p) != listed[rel]:
-                return f"{rel} (changed since this command wrote it)"
+    for rel, p, mode in walk(path):  # iterative, links never followed
+        if rel == REPORT_MARKER:
+            continue
+        if stat.S_ISDIR(mode):
+            if rel not in wanted_dirs:
+                return f"{rel}/ (not written by this command)"
+        elif not stat.S_ISREG(mode):
+            return f"{rel} ({_kind(mode)})"
+        elif rel not in listed:
+            return f"{rel} (not written by this command)"
+        elif _sha256(p) != listed[rel]:
+            return f"{rel} (changed since this command wrote it)"
     return None
 
 
@@ -213,3 +262,32 @@ def report_dir_problem(path: Path, marker_text: str, option: str = "--out",
                 "everything in it is: choose another directory, or move that away yourself "
                 "(nothing was touched)")
     return None
+
+
+USAGE = ("usage: python -m rundir.outpath dir PATH NAME | tar PATH NAME TOP\n"
+         "  dir: PATH may become a new directory NAME names (nothing there, or an empty one)\n"
+         "  tar: PATH may become an archive of TOP/ (nothing there, or such an archive)\n"
+         "Prints why not (one line, exit 2); nothing and exit 0 when it may. For the shell\n"
+         "scripts (scripts/fresh-root, scripts/bundle): standard library only.")
+
+
+def main(argv: list[str]) -> int:
+    """The checks for a shell script's output path: the same rules as the Python commands'."""
+    if len(argv) in (3, 4) and not argv[1].strip():  # Path("") would be "."
+        problem = f"{argv[2]} is empty; give a path"
+    elif argv[:1] == ["dir"] and len(argv) == 3:
+        problem = new_dir_problem(Path(argv[1]), argv[2])
+    elif argv[:1] == ["tar"] and len(argv) == 4:
+        problem = file_problem(Path(argv[1]), None, argv[2], own=gzip_tar_of(argv[3]),
+                               own_text=f"not a .tar.gz of {argv[3]}/")
+    else:
+        print(USAGE, file=sys.stderr)
+        return 2
+    if problem:
+        print(problem)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

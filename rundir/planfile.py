@@ -26,12 +26,39 @@ UNPAIRED = "unpaired"
 
 
 def read(run_dir: Path) -> dict[str, Any] | None:
-    """The run's ``plan.json`` as written, or None when it has none."""
-    p = run_dir / layout.PLAN
+    """The run's ``plan.json`` as written, or None when it has none. Read as a run's file is
+    (:func:`rundir.utf8.read`: never through a link, at most 64 MiB; strict JSON)."""
+    p = Path(run_dir) / layout.PLAN
     if not p.is_file():
         return None
-    doc = utf8.json_loads(p.read_text(encoding="utf-8") or "null")
+    doc = utf8.json_loads(utf8.read(p, inside=Path(run_dir)) or "null")
     return doc if isinstance(doc, dict) else None
+
+
+class BadPlan(ValueError):
+    """A run's ``plan.json`` that a command cannot use: ``<file>: <what is wrong>``."""
+
+
+def checked(run_dir: Path) -> dict[str, Any]:
+    """The run's ``plan.json``, valid under its schema, for a command that uses what it
+    declares (``runner planning``): one :class:`BadPlan` line naming the file and the first
+    thing wrong when it is missing, unreadable, too large, not JSON or not a plan (``{}``
+    was read as a plan that declared nothing, and moved the ratios computed from it)."""
+    p = Path(run_dir) / layout.PLAN
+    try:
+        doc = read(run_dir)
+    except (OSError, ValueError) as exc:  # a link, a FIFO, too large; not UTF-8, not JSON
+        raise BadPlan(f"{p}: not a readable plan ({getattr(exc, 'strerror', None) or exc})"
+                      ) from None
+    if doc is None:
+        raise BadPlan(f"{p}: missing, or not a JSON object (a run made by the sweep has one)")
+    from rundir.schemas import load_schema, schema_problems, validator_for
+    problems = schema_problems(validator_for(load_schema(SCHEMA)), doc, layout.PLAN)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise BadPlan(f"{p}: not the plan the sweep writes: "
+                      f"{problems[0].removeprefix(layout.PLAN + ': ')}{more}")
+    return doc
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rundir import lock
+import hashlib
+
+from rundir import layout, lock, records, utf8
 from rundir.verify import verify
 
 
@@ -30,3 +32,29 @@ def unverified_reason(run_dir: Path) -> str | None:
     more = len(report.problems) - 1
     return (f"run {run_dir} does not verify: {report.problems[0]}"
             + (f" (and {more} more: python -m rundir verify {run_dir})" if more else ""))
+
+
+def _identity(run_dir: Path) -> str | None:
+    """What names one run whatever directory holds it: its ``plan.json`` (run id, creation
+    time, seed, every cell and round: a copy keeps it, packing leaves it), else its first
+    record's run id, trial id and start; None when neither can be read."""
+    try:
+        return "plan " + hashlib.sha256(utf8.read_bytes(run_dir / layout.PLAN, inside=run_dir)
+                                        ).hexdigest()
+    except OSError:
+        pass
+    path = records.trials_file(run_dir)
+    try:
+        first = next(records.read(path), None) if path is not None else None
+    except (OSError, ValueError, EOFError):
+        return None
+    key = [first.get(k) for k in ("run_id", "trial_id", "started_at")] \
+        if isinstance(first, dict) else []
+    return f"record {key!r}" if key and all(isinstance(k, str) for k in key) else None
+
+
+def same_run(a: Path, b: Path) -> bool:
+    """Whether two directories hold the same run (one a copy of the other, packed or not):
+    comparing them says nothing."""
+    ia = _identity(Path(a))
+    return ia is not None and ia == _identity(Path(b))

@@ -21,9 +21,12 @@ with :func:`trials_file`; :func:`lines` opens either (:func:`open_trials`).
 
 from __future__ import annotations
 
+import fcntl
 import gzip
+import hashlib
 import json
 import os
+import stat
 from zlib import error as zlib_error
 from dataclasses import dataclass, field
 from functools import cache
@@ -31,6 +34,7 @@ from pathlib import Path
 from typing import IO, Any, Iterator
 
 from rundir import utf8
+from rundir.inside import BadInput, open_inside
 from rundir.layout import TRIALS, TRIALS_PACKED
 from rundir.schemas import TRIAL_SCHEMA, load_schema, schema_problems, validator_for
 
@@ -102,21 +106,50 @@ def is_packed(run_dir: Path) -> bool:
 
 
 def open_trials(path: Path) -> IO[bytes]:
-    """A binary reader of a records file, decompressing a packed one."""
+    """A binary reader of a records file, decompressing a packed one. The file is the run's
+    own: a symbolic link in its place is never followed (:func:`rundir.inside.open_inside`,
+    an ``OSError`` naming it), nor is a FIFO read."""
+    fd = open_inside(path, path.parent)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise BadInput(path, "is not a regular file; a run's records are one")
+        fd_flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+        fcntl.fcntl(fd, fcntl.F_SETFL, fd_flags & ~os.O_NONBLOCK)
+        raw = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
     if path.name.endswith(".gz"):
-        return gzip.open(path, "rb")
-    return open(path, "rb")
+        gz = gzip.GzipFile(fileobj=raw, mode="rb")
+        gz.myfileobj = raw  # closed with the GzipFile, as gzip.open's own file is
+        return gz  # type: ignore[return-value]
+    return raw
+
+
+def content_sha256(path: Path) -> str:
+    """The SHA-256 of the records a records file holds (a packed one decompressed): what
+    ``seal`` compares a packed file with the sealed ``trials.jsonl`` by."""
+    digest = hashlib.sha256()
+    with open_trials(path) as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def repair(path: Path) -> int:
     """Truncate a torn final line; return the number of bytes removed."""
-    if not path.exists():
+    if not os.path.lexists(path):
         return 0
-    data = path.read_bytes()
-    if not data or data.endswith(b"\n"):
-        return 0
-    keep = data.rfind(b"\n") + 1
-    with open(path, "r+b") as f:
+    # the run's own file: a link in its place is never followed (it would cut its target)
+    fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "r+b") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise BadInput(path, "is not a regular file; a run's records are one")
+        data = f.read()
+        if not data or data.endswith(b"\n"):
+            return 0
+        keep = data.rfind(b"\n") + 1
         f.truncate(keep)
         f.flush()
         os.fsync(f.fileno())
@@ -237,8 +270,13 @@ class Writer:
         self.path = path
         self.written = 0
         # O_APPEND: every write goes to the end, whatever else appended before
-        self._fd: int | None = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
-                                       0o644)
+        # O_NOFOLLOW: a link in the run's place is never written through
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+                     | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise BadInput(path, "is not a regular file; a run's records are one")
+        self._fd: int | None = fd
 
     def append(self, record: dict[str, Any]) -> None:
         if self._fd is None:

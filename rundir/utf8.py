@@ -4,7 +4,6 @@ with a bound on nesting (:data:`MAX_DEPTH`)."""
 
 from __future__ import annotations
 
-import errno
 import json
 import math
 import os
@@ -12,6 +11,8 @@ import stat
 import tomllib
 from pathlib import Path
 from typing import Any
+
+from rundir.inside import BadInput, open_inside  # noqa: F401  (BadInput: raised here too)
 
 
 class NotUtf8(ValueError):
@@ -33,15 +34,6 @@ def decode(data: bytes) -> str:
 INPUT_CAPS = {"profile": 1 << 20, "inventory": 1 << 20, "file": 64 << 20}
 
 
-class BadInput(OSError):
-    """An input path that is not read at all: not a regular file (a FIFO would block the
-    reader forever, a device such as /dev/zero never ends), or larger than its kind's cap.
-    An OSError (EINVAL), so every caller's one-line ``strerror`` handling names it."""
-
-    def __init__(self, path: Path, why: str) -> None:
-        super().__init__(errno.EINVAL, why, str(path))
-
-
 def _kind(mode: int) -> str:
     if stat.S_ISFIFO(mode):
         return "a FIFO"
@@ -52,14 +44,15 @@ def _kind(mode: int) -> str:
     return "a directory" if stat.S_ISDIR(mode) else "not a regular file"
 
 
-def read_bytes(path: Path, kind: str = "file") -> bytes:
+def read_bytes(path: Path, kind: str = "file", inside: Path | None = None) -> bytes:
     """The bytes of an input file: the one helper every path argument of a command is read
-    through. Only a regular file (a link to one is fine) of at most ``INPUT_CAPS[kind]``
-    bytes is read; anything else raises :class:`BadInput` before a byte is read (the file
-    is opened non-blocking, so a FIFO swapped in after the check cannot hang either)."""
+    through. Only a regular file (a link to one is fine, except below ``inside``: see
+    :func:`open_inside`) of at most ``INPUT_CAPS[kind]`` bytes is read; anything else raises
+    :class:`BadInput` before a byte is read (the file is opened non-blocking, so a FIFO
+    swapped in after the check cannot hang either)."""
     cap = INPUT_CAPS[kind]
     path = Path(path)
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    fd = open_inside(path, inside)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -77,10 +70,11 @@ def read_bytes(path: Path, kind: str = "file") -> bytes:
         os.close(fd)
 
 
-def read(path: Path, kind: str = "file") -> str:
-    """The file's text (:func:`read_bytes`: a regular file within its kind's size cap);
-    :class:`NotUtf8` (naming line and column) when it is not UTF-8."""
-    return decode(read_bytes(path, kind))
+def read(path: Path, kind: str = "file", inside: Path | None = None) -> str:
+    """The file's text (:func:`read_bytes`: a regular file within its kind's size cap, never
+    through a link below ``inside``); :class:`NotUtf8` (naming line and column) when it is
+    not UTF-8."""
+    return decode(read_bytes(path, kind, inside))
 
 
 #: the deepest nesting a run's JSON files or a profile's TOML may have (theirs is under 10):

@@ -39,6 +39,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -46,6 +47,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from rundir import atomic, layout, okrule, planfile, records, utf8
+from rundir.inside import open_inside, walk
 # the schema helpers and paths, also imported from here (rundir.schemas owns them)
 from rundir.schemas import (MANIFEST_SCHEMA, SCHEMA_DIR, TRIAL_SCHEMA, load_schema,  # noqa: F401
                             schema_problems, validator_for)
@@ -88,22 +90,51 @@ def _require_dir(run_dir: Path | str) -> Path:
     return path
 
 
-def sha256_file(path: Path) -> str:
+def sha256_file(path: Path, inside: Path | None = None) -> str:
+    """The SHA-256 of a file; below ``inside`` (the run) never through a symbolic link
+    (:func:`rundir.inside.open_inside`)."""
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with os.fdopen(open_inside(path, inside), "rb") as handle:
         while chunk := handle.read(_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
 
 
 def _run_files(run_dir: Path) -> Iterator[tuple[str, Path]]:
-    """(relative POSIX path, path) of every file under run_dir except SHA256SUMS and the
-    lock file of a writer (:mod:`rundir.lock`), sorted."""
-    for path in sorted(run_dir.rglob("*")):
-        rel = path.relative_to(run_dir).as_posix()
-        if rel in (layout.SUMS, layout.LOCK) or path.is_dir() and not path.is_symlink():
+    """(relative POSIX path, path) of every entry under run_dir that is not a directory (a
+    symbolic link is one, never followed: :func:`rundir.inside.walk`) except SHA256SUMS and
+    the lock file of a writer (:mod:`rundir.lock`), sorted."""
+    for rel, path, mode in walk(run_dir):
+        if rel in (layout.SUMS, layout.LOCK) or stat.S_ISDIR(mode):
             continue
         yield rel, path
+
+
+def _regular(path: Path) -> bool:
+    """A regular file at ``path`` itself (a link to one is not)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def member_problems(run_dir: Path | str) -> list[str]:
+    """A run holds its own bytes, once: no symbolic link (to a file or a directory), FIFO,
+    device or socket among its entries, and its records in one file. Part of
+    :func:`content_problems`; a resume checks it before it reads anything
+    (:mod:`runner.sweep.runstate`)."""
+    root = _require_dir(run_dir)
+    problems = []
+    for rel, path, mode in walk(root):
+        if rel == layout.LOCK or stat.S_ISDIR(mode) or stat.S_ISREG(mode):
+            continue
+        kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+        problems.append(f"{rel}: not a regular file ({kind}); a run directory holds only "
+                        "regular files")
+    if _regular(root / layout.TRIALS) and _regular(root / layout.TRIALS_PACKED):
+        problems.append(f"both {layout.TRIALS} and {layout.TRIALS_PACKED}: a run keeps its "
+                        "records in one of them")
+    return problems
 
 
 #: The files a command adds to a run after the run was sealed, then seals again: ``seal``
@@ -133,10 +164,11 @@ def changed_since_sealed(run_dir: Path | str) -> list[str]:
     from :data:`ADDED_AFTER_SEALING`; empty for a run never sealed."""
     root = _require_dir(run_dir)
     sums_path = root / layout.SUMS
-    if not sums_path.is_file():
+    if not _regular(sums_path):
         return []
     problems: list[str] = []
-    sums = _parse_sums(sums_path.read_text(encoding="utf-8", errors="replace"), problems)
+    sums = _parse_sums(utf8.read_bytes(sums_path, inside=root).decode("utf-8", "replace"),
+                       problems)
     if problems:
         return [f"{layout.SUMS} (damaged: {problems[0]})"]
     present = {rel: path for rel, path in _run_files(root) if not atomic.is_temporary(path)}
@@ -146,7 +178,7 @@ def changed_since_sealed(run_dir: Path | str) -> list[str]:
         if path is None:
             if not (rel == layout.TRIALS and _packed_from(root, digest, sums)):
                 changed.append(f"{rel} (removed)")
-        elif not path.is_file() or sha256_file(path) != digest:
+        elif not _regular(path) or sha256_file(path, root) != digest:
             changed.append(f"{rel} (changed)")
     for rel in present:
         if rel not in sums and not _SWEEP_NOTEBOOK.fullmatch(rel) and not (
@@ -158,11 +190,10 @@ def changed_since_sealed(run_dir: Path | str) -> list[str]:
 def _packed_from(root: Path, digest: str, sums: dict[str, str]) -> bool:
     """trials.jsonl.gz is unlisted and decompresses to the sealed trials.jsonl."""
     packed = root / layout.TRIALS_PACKED
-    if layout.TRIALS_PACKED in sums or not packed.is_file():
+    if layout.TRIALS_PACKED in sums or not _regular(packed):
         return False
     try:
-        with gzip.open(packed, "rb") as handle:
-            return _sha256_stream(handle) == digest
+        return records.content_sha256(packed) == digest
     except (OSError, EOFError, zlib.error):
         return False
 
@@ -198,8 +229,8 @@ def seal(run_dir: Path | str, reseal: str | None = None) -> Path:
 def _record_reseal(root: Path, reason: str, changed: list[str]) -> None:
     path = root / layout.RESEALS
     try:
-        done = utf8.json_loads(path.read_text(encoding="utf-8")) if path.is_file() else []
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        done = utf8.json_loads(utf8.read(path, inside=root)) if os.path.lexists(path) else []
+    except (OSError, ValueError):  # a link (never followed), not UTF-8, not JSON
         raise RunDirUsageError(f"{path}: not a readable JSON list of re-seals") from None
     if not isinstance(done, list):
         raise RunDirUsageError(f"{path}: not a JSON list of re-seals")
@@ -214,11 +245,11 @@ def _sums_text(root: Path, leaving: str | None = None) -> str:
     for rel, path in _run_files(root):
         if rel == leaving or atomic.is_temporary(path):
             continue
-        if path.is_symlink() or not path.is_file():
+        if not _regular(path):
             raise RunDirUsageError(f"{rel}: not a regular file; a run directory holds only regular files")
         if "\n" in rel or "\\" in rel:
             raise RunDirUsageError(f"{rel!r}: file names with newlines or backslashes cannot be sealed")
-        lines.append(f"{sha256_file(path)}  {rel}\n")
+        lines.append(f"{sha256_file(path, root)}  {rel}\n")
     return "".join(lines)
 
 
@@ -239,10 +270,14 @@ def _parse_sums(text: str, problems: list[str]) -> dict[str, str]:
 def _check_hashes(root: Path, report: Report) -> bytes | None:
     """Every file against SHA256SUMS; the SHA256SUMS read (None when there is none)."""
     sums_path = root / layout.SUMS
-    if not sums_path.is_file():
+    if not os.path.lexists(sums_path):
         report.problems.append(f"{layout.SUMS} missing: seal the run first (make seal RUN={root})")
         return None
-    listed = sums_path.read_bytes()
+    try:
+        listed = utf8.read_bytes(sums_path, inside=root)
+    except OSError as exc:
+        report.problems.append(f"{layout.SUMS}: cannot be read ({exc.strerror or exc})")
+        return None
     try:
         text = listed.decode("utf-8")
     except UnicodeDecodeError:
@@ -252,11 +287,14 @@ def _check_hashes(root: Path, report: Report) -> bytes | None:
     present = {rel: path for rel, path in _run_files(root)}
     for rel, digest in sums.items():
         path = present.get(rel)
-        if path is None or not path.is_file():
-            report.problems.append(f"{rel}: listed in {layout.SUMS} but missing")
+        if path is None or not _regular(path):
+            report.problems.append(f"{rel}: listed in {layout.SUMS} but missing"
+                                   + ("" if path is None else " (a symbolic link here, never "
+                                      "followed)" if path.is_symlink() else " (not a regular "
+                                      "file here)"))
             continue
         report.files_checked += 1
-        if sha256_file(path) != digest:
+        if sha256_file(path, root) != digest:
             report.problems.append(f"{rel}: SHA-256 differs from {layout.SUMS} (file changed)")
     for rel in present:
         if rel not in sums:
@@ -266,15 +304,18 @@ def _check_hashes(root: Path, report: Report) -> bytes | None:
 
 def _check_manifest(root: Path, report: Report) -> str | None:
     """Validate manifest.json (required) and any manifest.resume-N.json; return the run_id."""
-    if not (root / layout.MANIFEST).is_file():
+    if not _regular(root / layout.MANIFEST):
         report.problems.append(f"{layout.MANIFEST} missing")
     validator = validator_for(load_schema(MANIFEST_SCHEMA))
     run_id: str | None = None
-    for path in sorted(root.glob(layout.MANIFEST_GLOB)):
+    for path in sorted(p for p in root.glob(layout.MANIFEST_GLOB) if _regular(p)):
         try:
-            manifest = utf8.json_loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            manifest = utf8.json_loads(utf8.read(path, inside=root))
+        except (ValueError, json.JSONDecodeError) as exc:  # not UTF-8 (NotUtf8), not JSON
             report.problems.append(f"{path.name}: not JSON ({exc})")
+            continue
+        except OSError as exc:
+            report.problems.append(f"{path.name}: cannot be read ({exc.strerror or exc})")
             continue
         report.problems.extend(schema_problems(validator, manifest, path.name))
         if path.name == layout.MANIFEST and isinstance(manifest, dict):
@@ -286,13 +327,16 @@ def _check_manifest(root: Path, report: Report) -> str | None:
 def _check_plan(root: Path, report: Report) -> None:
     """Validate plan.json (required)."""
     path = root / layout.PLAN
-    if not path.is_file():
+    if not _regular(path):
         report.problems.append(f"{layout.PLAN} missing")
         return
     try:
-        plan = utf8.json_loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        plan = utf8.json_loads(utf8.read(path, inside=root))
+    except (ValueError, json.JSONDecodeError) as exc:  # not UTF-8 (NotUtf8), not JSON
         report.problems.append(f"{layout.PLAN}: not JSON ({exc})")
+        return
+    except OSError as exc:
+        report.problems.append(f"{layout.PLAN}: cannot be read ({exc.strerror or exc})")
         return
     report.problems.extend(schema_problems(validator_for(load_schema(planfile.SCHEMA)), plan,
                                            layout.PLAN))
@@ -303,9 +347,6 @@ def _check_trials(root: Path, run_id: str | None, report: Report) -> None:
     if path is None:
         report.problems.append(f"{layout.TRIALS} missing")
         return
-    if (root / layout.TRIALS).is_file() and (root / layout.TRIALS_PACKED).is_file():
-        report.problems.append(f"both {layout.TRIALS} and {layout.TRIALS_PACKED}: a run keeps "
-                               "its records in one of them")
     seen: dict[str, int] = {}
     try:
         _check_records(path, run_id, seen, report)
@@ -412,10 +453,7 @@ def passed_before(run_dir: Path | str) -> bool:
 
 def _check_members(root: Path, report: Report) -> None:
     """A run holds its own bytes: no symbolic link (to a file or a directory) among them."""
-    for rel, path in _run_files(root):
-        if path.is_symlink():
-            report.problems.append(f"{rel}: not a regular file (a symbolic link); a run "
-                                   "directory holds only regular files")
+    report.problems.extend(member_problems(root))
 
 
 def content_problems(run_dir: Path | str) -> list[str]:
@@ -484,7 +522,7 @@ def pack(run_dir: Path | str) -> Path:
             shutil.copyfileobj(fin, gz, _CHUNK)
         raw.flush()
         with gzip.open(raw.name, "rb") as back:  # the temporary file, before it replaces dst
-            if _sha256_stream(back) != sha256_file(src):
+            if _sha256_stream(back) != sha256_file(src, root):
                 raise RuntimeError(f"{dst}: does not decompress to {src}; nothing changed")
     # the new list first (it names the .gz, not the original): if it cannot be written, the
     # .gz goes and the run is as it was; once it is written, removing the original is all

@@ -14,6 +14,7 @@ About two minutes on the reference run.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -21,17 +22,32 @@ ROOT = Path(__file__).resolve().parent.parent
 PARAMETER = 'run_dir = "../build/smoke-run"'
 
 
+USAGE = ("usage: python scripts/findings_text.py RUN_DIR OUTDIR (RUN_DIR: a run directory; "
+         "OUTDIR: a new or empty directory, outside any run)")
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] in (["-h"], ["--help"]):
+        print(f"{USAGE}\n\n{__doc__.strip()}")
+        return 0
     if len(argv) != 2 or not Path(argv[0]).is_dir():
-        print("usage: python scripts/findings_text.py RUN_DIR OUTDIR (RUN_DIR: a run "
-              "directory)", file=sys.stderr)
+        print(USAGE, file=sys.stderr)
+        return 2
+    sys.path.insert(0, str(ROOT))
+    from analysis.words.output import output_dir_problem
+
+    # OUTDIR holds only what this script writes: a folder of the user's files (its own
+    # findings.inc), a link or a path inside a run is refused before anything runs
+    problem = output_dir_problem(Path(argv[1]), "OUTDIR")
+    if problem:
+        print(f"findings_text: {problem}; nothing written", file=sys.stderr)
         return 2
     run_dir, out = str(Path(argv[0]).resolve()), Path(argv[1]).resolve()
+    made = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     os.environ["COPYBENCH_FIGDATA"] = str(out / "figdata")
     os.environ["MPLBACKEND"] = "Agg"
     os.chdir(ROOT)
-    sys.path.insert(0, str(ROOT))
     import IPython.display as display
 
     import analysis.words.output as output
@@ -46,7 +62,14 @@ def main(argv: list[str]) -> int:
         print(f"notebooks/findings.py has no line {PARAMETER!r} to set", file=sys.stderr)
         return 2
     src = src.replace(PARAMETER, f"run_dir = {run_dir!r}")
-    exec(compile(src, "notebooks/findings.py", "exec"), {"__name__": "__main__"})
+    from analysis.loading.run import BadRun
+    try:
+        exec(compile(src, "notebooks/findings.py", "exec"), {"__name__": "__main__"})
+    except BadRun as exc:  # a damaged run: one line naming the file (never a traceback)
+        print(f"findings_text: {exc}; nothing written", file=sys.stderr)
+        if made:  # the folder this script made, with whatever it had put in it
+            shutil.rmtree(out, ignore_errors=True)
+        return 2
     (out / "glued.txt").write_text("".join(f"{k}: {v}\n" for k, v in sorted(glued.items())))
     (out / "shown.txt").write_text("\n----\n".join(shown) + "\n")
     return 0

@@ -43,7 +43,11 @@ def main() -> int:
         print(f"noise_sources: {a.run} is no run directory (no trials.jsonl or trials.jsonl.gz)",
               file=sys.stderr)
         return 2
-    m = A.load_run(a.run).measured
+    try:
+        m = A.load_run(a.run).measured
+    except A.BadRun as exc:  # a damaged run: one line naming the file (never a traceback)
+        print(f"noise_sources: {exc}", file=sys.stderr)
+        return 2
     con = Console(width=140)
     comp = N.components(m)
     if comp.empty:

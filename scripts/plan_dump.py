@@ -9,6 +9,7 @@ Runs the runner's command line in one process (``runner.sweep.cli.main``), which
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import sys
@@ -17,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from runner.sweep.cli import main as runner_main  # noqa: E402
+from runner.sweep.cli import main as runner_main, out_dir_problem  # noqa: E402
 
 MODES = {"text": [], "json": ["--json"], "cells": ["--cells"]}
 
@@ -45,8 +46,20 @@ def dump(out: Path) -> int:
     return 0
 
 
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="python scripts/plan_dump.py",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("outdir", type=Path, metavar="OUTDIR",
+                    help="a new or empty directory (outside any run) for the dumps")
+    a = ap.parse_args(argv)
+    # OUTDIR holds only the dumps: a folder of the user's, a link or a path inside a run is
+    # refused before anything is written (it made ./--help/ of `--help`)
+    problem = out_dir_problem(a.outdir, "OUTDIR")
+    if problem:
+        print(f"plan_dump: {problem}; nothing written", file=sys.stderr)
+        return 2
+    return dump(a.outdir)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        print("usage: python scripts/plan_dump.py OUTDIR", file=sys.stderr)
-        sys.exit(2)
-    sys.exit(dump(Path(sys.argv[1])))
+    sys.exit(main(sys.argv[1:]))

@@ -28,7 +28,7 @@ import pandas as pd
 
 from analysis import claims as C
 from analysis.claims.baselines import twin_pairs
-from analysis.loading.run import Run, load_run
+from analysis.loading.run import BadRun, Run, load_run
 from analysis.statistics.fmt import fmt_ratio_ci
 from analysis.words.counts import MSG_FACTORS, Tally, message_comparisons
 
@@ -81,9 +81,13 @@ def main() -> int:
         if not (d / "manifest.json").is_file():
             print(f"run_targets: {d}: not a run directory (no manifest.json)", file=sys.stderr)
             return 2
-    base = load_run(a.base)
+    try:  # a damaged run: one line naming the file (never a traceback), nothing printed
+        base, new = load_run(a.base), load_run(a.new)
+    except BadRun as exc:
+        print(f"run_targets: {exc}", file=sys.stderr)
+        return 2
     report(base, None)
-    report(load_run(a.new), comparisons(base))
+    report(new, comparisons(base))
     return 0
 
 

@@ -1,5 +1,5 @@
 /* `copy --dst`: open the destination without destroying anything, decide on the open file,
- * then truncate (see dstfile.h).
+ * create it (see dstfile.h).
  *
  * The old code opened --dst with O_TRUNC: open(2) truncates before returning, so
  * `--src F --dst F` emptied F before anything could compare the two. The order here:
@@ -10,11 +10,19 @@
  *      by that pair however it is named (another path, `..`, a hard link, a symbolic link,
  *      /proc/PID/fd/N, a bind mount: a bind mount shares the superblock, so st_dev is equal);
  *   4. ftruncate(fd, 0): the fd pins the inode checked in 3, so a rename or symlink swap after
- *      step 2 cannot redirect the truncation to another file. */
+ *      step 2 cannot redirect the truncation to another file.
+ * Since issue 63 --dst is only ever a new file: a name that exists after the checks of 1 (a
+ * file of the user's, a read-only one, a symbolic link, even one that points nowhere) is
+ * refused, and the open of 2 is O_CREAT | O_EXCL | O_NOFOLLOW, so a link or file that appears
+ * in between is refused too (EEXIST) instead of being written through or truncated: copybench
+ * runs as root, and it never replaces what it did not create. */
 #include "dstfile.h"
 #include "args.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -28,6 +36,48 @@ static const char *kind_of(mode_t mode)
 	case S_IFBLK: return "a block device";
 	case S_IFSOCK: return "a socket";
 	default: return "not a regular file";
+	}
+}
+
+/* A run directory of the runner (data/raw/<run-id>/): whatever is not the run's own makes it
+ * fail `verify`, so nothing but the sweep writes into one. The nearest directory above `path`
+ * (links resolved) that holds one of a run's files, as rundir/outpath.py decides it for the
+ * Python commands: true with `run` set, else false. */
+static const char *const run_files[] = { "plan.json", "trials.jsonl", "trials.jsonl.gz", "SHA256SUMS",
+					 "manifest.json", NULL };
+
+static bool run_above(const char *path, char *run, size_t len)
+{
+	char buf[PATH_MAX], dir[PATH_MAX], f[PATH_MAX + 32];
+	const char *parent = ".";
+	char *slash;
+	struct stat st;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	slash = strrchr(buf, '/');
+	if (slash == buf)
+		parent = "/";
+	else if (slash) {
+		*slash = '\0';
+		parent = buf;
+	}
+	if (!realpath(parent, dir))
+		return false; /* no such directory: the open below says so */
+	for (;;) {
+		for (int i = 0; run_files[i]; i++) {
+			snprintf(f, sizeof(f), "%s/%s", strcmp(dir, "/") ? dir : "", run_files[i]);
+			if (lstat(f, &st) == 0) {
+				snprintf(run, len, "%s", dir);
+				return true;
+			}
+		}
+		if (!strcmp(dir, "/"))
+			return false;
+		slash = strrchr(dir, '/');
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
 	}
 }
 
@@ -73,14 +123,33 @@ int dstfile_open(const char *arg, const char *path, const struct srcfile *src, c
 	 * stat() follows symbolic links, as the open below does. */
 	if (stat(path, &st) == 0)
 		check_identity(arg, path, &st, src, src_arg);
-	/* 2. No O_TRUNC. O_NONBLOCK: if a FIFO replaces the name after the stat, the open does not
-	 * wait for a peer (O_RDWR on a FIFO does not block on Linux anyway); O_NOCTTY: a terminal
-	 * swapped in does not become our controlling terminal. */
-	fd = open(path, O_RDWR | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+	/* Whatever else is at the name is not ours to replace: a symbolic link (the write would go
+	 * to its target, wherever that is; lstat sees a dangling one too) or a file. */
+	if (lstat(path, &st) == 0) {
+		if (S_ISLNK(st.st_mode))
+			die_usage("%s: '%s' is a symbolic link (never followed: copybench would write "
+				  "what it points to); allowed: a path that does not exist", arg, path);
+		die_usage("%s: '%s' exists (%llu bytes, mode %04o); copybench writes --dst only as a new "
+			  "file and never replaces one it did not create: remove it yourself or name a "
+			  "new path", arg, path, (unsigned long long)st.st_size,
+			  (unsigned)(st.st_mode & 07777));
+	}
+	{
+		char run[PATH_MAX];
+
+		if (run_above(path, run, sizeof(run)))
+			die_usage("%s: '%s' is inside the run directory %s; copybench never writes into a "
+				  "run (a file added to it fails verify): name a path outside it", arg, path,
+				  run);
+	}
+	/* 2. A new file only (O_EXCL; O_NOFOLLOW: a link put there after the lstat is not
+	 * followed either). O_NONBLOCK and O_NOCTTY: nothing that appears at the name in between
+	 * blocks the open or becomes our controlling terminal. */
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		if (errno == EISDIR) /* a directory that appeared after the stat */
-			die_usage("%s: '%s' is a directory (allowed: a regular file, or a path that does not exist)",
-				  arg, path);
+		if (errno == EEXIST || errno == ELOOP || errno == EISDIR) /* appeared after the lstat */
+			die_usage("%s: '%s' appeared while copybench opened it; allowed: a path that "
+				  "does not exist", arg, path);
 		err_set(e, "%s: cannot open '%s': %s", arg, path, strerror(errno));
 		return -1;
 	}

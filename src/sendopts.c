@@ -2,6 +2,7 @@
  * (see sendopts.h). */
 #include "sendopts.h"
 #include "share.h"
+#include "socket.h"
 
 #define SEND_AT(field, ctype) OPT_AT(struct send_opts, field, ctype)
 
@@ -174,6 +175,36 @@ static void check_share_time(struct send_opts *o)
 	o->conns = 2;
 }
 
+/* --sockbuf is a size the kernel keeps as asked, or the option is refused here (one line): a
+ * trial with it would fail every time. Asked of this kernel (sock_buffer_kept): below its
+ * smallest send buffer (SOCK_MIN_SNDBUF: 2 x (2048 + sizeof(struct sk_buff)) rounded, 4608
+ * bytes on x86-64) the kernel raises it; an odd size comes back one less (it keeps twice half
+ * the value); without CAP_NET_ADMIN it caps it at net.core.wmem_max/rmem_max. The sink's
+ * receive buffer is asked too (its floor is lower); a remote sink's kernel is its own. */
+static void check_sockbuf(const struct send_opts *o)
+{
+	if (!o->sockbuf || o->proto != PROTO_TCP)
+		return;
+	for (int side = 1; side >= 0; side--) {
+		int kept = sock_buffer_kept(side, o->sockbuf);
+		const char *name = side ? "SO_SNDBUF" : "SO_RCVBUF";
+
+		if (kept < 0 || (uint64_t)kept == o->sockbuf)
+			continue; /* no socket to ask: the trial's own check (sock_fix_buffer) says it */
+		if ((uint64_t)kept > o->sockbuf && o->sockbuf % 2 == 0)
+			die_usage("--sockbuf %llu: below the smallest %s this kernel keeps (%d bytes); "
+				  "allowed: an even size from %d to 1G", (unsigned long long)o->sockbuf, name,
+				  kept, kept);
+		if (o->sockbuf % 2)
+			die_usage("--sockbuf %llu: odd; the kernel keeps twice half the size asked (%d "
+				  "bytes here); allowed: an even size, e.g. %llu", (unsigned long long)o->sockbuf,
+				  kept, (unsigned long long)o->sockbuf + 1);
+		die_usage("--sockbuf %llu: this kernel keeps %s at %d bytes at most (net.core.%s_max, "
+			  "without CAP_NET_ADMIN); allowed: up to %d", (unsigned long long)o->sockbuf, name,
+			  kept, side ? "wmem" : "rmem", kept);
+	}
+}
+
 void send_parse(int argc, char **argv, struct send_opts *o)
 {
 	const char *method;
@@ -196,6 +227,7 @@ void send_parse(int argc, char **argv, struct send_opts *o)
 		die_usage("--protocol: udp works with send, sendmsg, zerocopy, uring-zc (not %s)", method);
 	if (o->sockbuf && o->proto != PROTO_TCP)
 		die_usage("--sockbuf: only with --protocol tcp (a UDP socket's buffer is not autotuned)");
+	check_sockbuf(o);
 	check_no_sink(o);
 	check_file(o);
 	check_alternate(o);

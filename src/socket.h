@@ -21,6 +21,11 @@ int listen_like(int fd, int socktype, uint64_t rcvbuf, int *port_out, struct err
 /* Fixes fd's send (SO_SNDBUF) or receive (SO_RCVBUF) buffer at `bytes` as getsockopt reads it
  * back, which turns TCP's autotuning of it off; -1 with e set when the kernel kept another size. */
 int sock_fix_buffer(int fd, bool send_side, uint64_t bytes, struct err *e);
+/* What this kernel keeps when a TCP socket's send (or receive) buffer is fixed at `bytes`, asked
+ * of a socket made for the question (sock_fix_buffer's own setsockopt and read-back): `bytes`
+ * when it honours it; its smallest buffer (SOCK_MIN_SNDBUF, 4608 bytes on x86-64) or, without
+ * CAP_NET_ADMIN, net.core.{w,r}mem_max when not; -1 when no socket could be made to ask. */
+int sock_buffer_kept(bool send_side, uint64_t bytes);
 int tcp_connect_to(const char *host, int port, int timeout_ms, struct err *e);
 int udp_connect_to(const char *host, int port, struct err *e);
 int sock_port(int fd);

@@ -276,6 +276,22 @@ def copy_run(run: Path, dest: Path, drop: int = 0) -> Path:
     return dest
 
 
+def another_run_like(run: Path, dest: Path) -> Path:
+    """A copy of ``run`` at ``dest`` that is another run to ``compare_report`` (which refuses
+    a run compared with its own copy: the same plan.json): its plan made a second later,
+    re-sealed as the sweep seals. For tests of the compare's own workings, where what the two
+    runs measured does not matter."""
+    from datetime import datetime, timedelta
+    from rundir.verify import write_seal
+    copy_run(run, dest)
+    plan = json.loads((dest / "plan.json").read_text())
+    made = datetime.fromisoformat(plan["created_at"]) + timedelta(seconds=1)
+    plan["created_at"] = made.isoformat(timespec="seconds")
+    (dest / "plan.json").write_text(json.dumps(plan, indent=1) + "\n")
+    write_seal(dest)
+    return dest
+
+
 def tree_digest(d: Path) -> dict[str, str]:
     """Every file under ``d`` (hidden ones too) -> its SHA-256: a directory left as it was
     has the same digest."""

@@ -28,7 +28,7 @@ from pathlib import Path
 from decision.claimtable import SESOI
 from rundir import records
 from rundir.outpath import report_dir_problem, write_marker
-from rundir.readiness import being_written, unverified_reason
+from rundir.readiness import being_written, same_run, unverified_reason
 
 NOTEBOOK = "notebooks/compare.ipynb"
 #: the content of every report's marker file (:data:`rundir.outpath.REPORT_MARKER`)
@@ -133,6 +133,10 @@ def main(argv: list[str] | None = None) -> int:
     problem = report_dir_problem(out, MARKER_TEXT, legacy=LEGACY_FILES)
     if problem:  # before anything runs: nothing is touched
         p.error(f"{problem}; no report written")
+    if same_run(run, ref):  # a copy of the run (its plan.json, or first record, the same)
+        p.error(f"RUN {run} and REF {ref} hold the same run (one is a copy of the "
+                "other); a run compared with itself says nothing: give the "
+                "reference run as REF (make compare RUN=<your run>)")
     for left in remove_leftovers(out.parent):
         print(f"compare: removed {left} (left by a compare that was killed)", file=sys.stderr)
     for label, d in (("RUN", run), ("REF", ref)):

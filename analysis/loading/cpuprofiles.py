@@ -8,7 +8,6 @@ the CPU breakdown) says so."""
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -17,14 +16,17 @@ from typing import Any
 
 import pandas as pd
 
-from rundir import layout
+from rundir import layout, utf8
 from rundir.perf import CATEGORIES, SAMPLE_HZ, WINDOW_S, group_of, read_sides
 
 
-def read_json(p: Path) -> Any:
+def read_json(p: Path, inside: Path | None = None) -> Any:
+    """A run's JSON file, or None when it has none: strict JSON (:func:`rundir.utf8.json_loads`:
+    no NaN, no key twice), never read through a link below ``inside`` (the run), at most
+    64 MiB. Damage raises ``ValueError``/``OSError`` naming the file."""
     if not p.is_file():
         return None
-    return json.loads(p.read_text() or "null")
+    return utf8.json_loads(utf8.read(p, inside=inside) or "null")
 
 
 #: Kernel copy routines the runner's groups do not list (newer kernels' position-independent
@@ -70,7 +72,10 @@ def load_cpu_profiles(path: Path, trials: pd.DataFrame) -> CpuProfiles:
     cell_of = dict(zip(trials["trial_id"], trials["cell"])) if not trials.empty else {}
     d = path / layout.PERF_DIR
     for f in sorted(d.glob("*.json")) if d.is_dir() else []:
-        o = read_json(f)
+        try:
+            o = read_json(f, path)
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{f.name}: {getattr(exc, 'strerror', None) or exc}") from None
         if not isinstance(o, dict) or "symbols" not in o:
             continue
         tid = f.stem

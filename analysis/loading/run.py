@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator, Sequence
+from zlib import error as zlib_error
 
 import numpy as np
 import pandas as pd
@@ -377,27 +378,65 @@ def instant(stamp: str) -> datetime:
     return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
 
 
+class BadRun(ValueError):
+    """A run directory whose files cannot be read as a run's: one line, ``<file>[:<line>]:
+    <what is wrong>`` (a record that is not JSON, a key given twice, a cut line, a link in
+    place of a file, a record whose fields are not a record's). A command that loads a run
+    prints it and exits 2; a notebook raises it (``make book`` names it)."""
+
+
+def _tidy_rows(trials_file: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The run's records as rows (today's trials, and a shared-time record's two methods:
+    :func:`shared_rows`), a damaged record a :class:`BadRun` naming its line."""
+    rows, shared = [], []
+    try:
+        for n, r in enumerate(records.read(trials_file), 1):
+            try:
+                rows.append(tidy_record(r))
+                shared += shared_rows(r)
+            except (AttributeError, TypeError, KeyError, ValueError) as exc:
+                raise BadRun(f"{trials_file}:{n}: not a record the analysis can read "
+                             f"({type(exc).__name__}: {exc})") from None
+    except records.RecordError as exc:
+        raise BadRun(str(exc)) from None
+    except (OSError, EOFError, zlib_error) as exc:
+        raise BadRun(f"{trials_file}: cannot be read "
+                     f"({getattr(exc, 'strerror', None) or exc})") from None
+    return rows, shared
+
+
+def _run_json(path: Path, what: str, read: Any) -> Any:
+    """``read()`` of one of the run's JSON files, its damage a :class:`BadRun` naming it."""
+    try:
+        return read()
+    except (OSError, ValueError) as exc:  # not UTF-8, not strict JSON, a link, too large
+        raise BadRun(f"{path / what}: cannot be read as the run's {what} "
+                     f"({getattr(exc, 'strerror', None) or exc})") from None
+
+
 def load_run(run_dir: str | Path) -> Run:
     path = Path(run_dir).expanduser().resolve()
     trials_file = records.trials_file(path)
     if trials_file is None:
         raise FileNotFoundError(f"{path}: no {layout.TRIALS} (or packed "
                                 f"{layout.TRIALS_PACKED}) in this run directory")
-    rows, shared = [], []
-    for r in records.read(trials_file):
-        rows.append(tidy_record(r))
-        shared += shared_rows(r)
+    rows, shared = _tidy_rows(trials_file)
     df = pd.DataFrame(rows)
     if df.empty:
         df = pd.DataFrame(columns=list(tidy_record({}).keys()))
     df = _derive(df)
     sdf = _derive(pd.DataFrame(shared)) if shared else pd.DataFrame()
-    manifest = read_json(path / layout.MANIFEST) or {}
-    plan = planfile.read(path)
+    manifest = _run_json(path, layout.MANIFEST,
+                         lambda: read_json(path / layout.MANIFEST, path)) or {}
+    if not isinstance(manifest, dict):
+        raise BadRun(f"{path / layout.MANIFEST}: a JSON {type(manifest).__name__}, not the "
+                     "run's manifest (an object)")
+    plan = _run_json(path, layout.PLAN, lambda: planfile.read(path))
     notes: list[str] = []
     if not manifest:
         notes.append(f"{layout.MANIFEST} missing or empty")
-    return Run(path, df, manifest, plan, load_cpu_profiles(path, df), notes, sdf)
+    cpu = _run_json(path, layout.PERF_DIR, lambda: load_cpu_profiles(path, df))
+    return Run(path, df, manifest, plan, cpu, notes, sdf)
 
 
 # ---------------------------------------------------------------------------- manifest

@@ -5,9 +5,20 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+
+def output_dir_problem(path: Path, option: str) -> str | None:
+    """Why a command must not write its folder of generated text to ``path`` (a directory
+    that holds anything, a link, a path inside a run), or None: the project's one rule for a
+    new output directory (:func:`rundir.outpath.new_dir_problem`), for the scripts beside the
+    analysis (``scripts/findings_text.py``), which reach the run format only through it."""
+    from rundir.outpath import new_dir_problem
+
+    return new_dir_problem(path, option, "the text")
 
 
 def glue_text(name: str, text: str) -> None:

@@ -13,9 +13,9 @@ import hashlib
 import json
 import os
 import shutil
-import signal
-import subprocess
 from pathlib import Path
+
+from runner.host.proc import ask
 
 #: how long the program may take to answer one question (--build-info, methods --json)
 CHECK_TIMEOUT_S = 30.0
@@ -42,26 +42,10 @@ def find_binary() -> Path | None:
 
 def _ask(binary: Path, *args: str) -> str | None:
     """The program's stdout for ``args``, or None (it cannot run, or did not answer within
-    :data:`CHECK_TIMEOUT_S`). It runs as the leader of a new process group (setsid), and the
-    group is killed once it answered or timed out, so nothing it started outlives the
-    question."""
-    try:
-        p = subprocess.Popen([str(binary), *args], stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True,
-                             start_new_session=True)
-    except OSError:
-        return None
-    try:
-        out, _ = p.communicate(timeout=CHECK_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        out = None
-    finally:
-        try:  # the group id is the leader's pid; it stays reserved while a member lives
-            os.killpg(p.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        p.wait()
-    return out
+    :data:`CHECK_TIMEOUT_S`): :func:`runner.host.proc.ask`, so nothing it started outlives
+    the question."""
+    a = ask([str(binary), *args], timeout=CHECK_TIMEOUT_S)
+    return None if a.problem is not None else a.stdout
 
 
 def _json(text: str | None) -> object:

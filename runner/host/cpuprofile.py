@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from rundir import atomic
-from runner.host.proc import private_tmp
+from runner.host.proc import ask, private_tmp
 from rundir.perf import (CATEGORIES, CATEGORIES_VERSION, FORMAT, KERNEL_GROUPS,
                          MIN_SYMBOL_SAMPLES, SAMPLE_HZ, WINDOW_S, Reduction, Symbol,
                          category_of, group_of, is_copy_routine, side_of_comm, thread_tag)
@@ -175,12 +175,10 @@ def available() -> tuple[bool, str]:
     """Whether ``perf record -e cpu-clock`` works here, and why not."""
     if shutil.which("perf") is None:
         return False, "perf is not installed"
-    try:
-        r = subprocess.run(["perf", "record", "-q", "-a", "-e", "cpu-clock", "-o",
-                            "/dev/null", "--", "true"], capture_output=True, text=True,
-                           timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return False, f"perf record: {e}"
+    r = ask(["perf", "record", "-q", "-a", "-e", "cpu-clock", "-o", "/dev/null", "--", "true"],
+            timeout=30)
+    if r.problem is not None:  # it could not start, or hung (its process group is ended)
+        return False, f"perf record: {r.problem}"
     if r.returncode != 0:
         last = (r.stderr.strip().splitlines() or [f"exit status {r.returncode}"])[-1]
         return False, f"perf record -a -e cpu-clock fails: {last.strip()}"

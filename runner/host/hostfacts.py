@@ -7,8 +7,9 @@ on the remote host (over ssh, :mod:`runner.host.remotehost`); :func:`parse_facts
 
 from __future__ import annotations
 
-import subprocess
 from typing import Any
+
+from runner.host.proc import ask
 
 # Facts about one host and its data interface; run here (``sh -c``) and there (over ssh).
 # mode "own": the interface that holds ADDR; mode "route": the one the route to ADDR leaves by.
@@ -153,9 +154,7 @@ def _facts(kv: dict[str, str], blocks: dict[str, list[str]]) -> dict[str, Any]:
 def local_facts(data_addr: str) -> dict[str, Any]:
     """This host's facts, its data interface being the one the route to ``data_addr`` leaves
     by."""
-    try:
-        r = subprocess.run(["sh", "-c", FACTS_SCRIPT, "sh", "route", data_addr],
-                           capture_output=True, text=True, timeout=60, check=False)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return {"unavailable": str(e)}
+    r = ask(["sh", "-c", FACTS_SCRIPT, "sh", "route", data_addr], timeout=60)
+    if r.problem is not None:  # a tool it asks hung: its process group is ended
+        return {"unavailable": r.problem}
     return {"role": "sender (this host)", **parse_facts(r.stdout)}

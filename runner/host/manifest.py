@@ -11,7 +11,6 @@ import os
 import platform
 import re
 import shutil
-import subprocess
 import sys
 from datetime import datetime, timezone
 from importlib import metadata
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from rundir import layout
+from runner.host.proc import ask
 from runner import __version__
 from runner.host.cpuprofile import available as perf_available
 from runner.host.netns import can_create_netns
@@ -41,15 +41,17 @@ def _read(path: str) -> str | None:
         return None
 
 
-def _run(argv: list[str], timeout: float = 30) -> str | None:
+#: how long a tool may take to answer a question of the manifest (a version, a dry run)
+ASK_TIMEOUT_S = 10.0
+
+
+def _run(argv: list[str], timeout: float = ASK_TIMEOUT_S) -> str | None:
+    """A tool's answer (stdout, else stderr), or None: not installed, nothing printed, or no
+    answer within ``timeout`` (:func:`runner.host.proc.ask`: its process group is ended, so
+    a tool that hangs leaves nothing running)."""
     if shutil.which(argv[0]) is None and not os.path.isabs(argv[0]):
         return None
-    try:
-        r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    out = (r.stdout or r.stderr).strip()
-    return out if r.returncode == 0 and out else (out or None)
+    return ask(argv, timeout=timeout).text
 
 
 def sysctl(name: str) -> str | None:
@@ -148,13 +150,13 @@ def pmu() -> dict[str, Any]:
              for d in devices)
     out: dict[str, Any] = {"event_sources": devices, "hardware_pmu_device": hw}
     if shutil.which("perf"):
-        r = subprocess.run(["perf", "stat", "-x,", "-e", "cycles,instructions", "--", "true"],
-                           capture_output=True, text=True, check=False, timeout=30)
+        r = ask(["perf", "stat", "-x,", "-e", "cycles,instructions", "--", "true"],
+                timeout=ASK_TIMEOUT_S)
         lines = [ln for ln in r.stderr.splitlines() if ",cycles" in ln or ",instructions" in ln]
         ok = bool(lines) and all("<not supported>" not in ln and "<not counted>" not in ln
                                  for ln in lines)
         out["cycles_countable"] = ok
-        out["perf_stat"] = lines
+        out["perf_stat"] = lines if r.problem is None else r.problem
     else:
         out["cycles_countable"] = None
         out["perf_stat"] = "perf not installed"
@@ -174,9 +176,10 @@ def git_info(root: Path) -> dict[str, Any]:
                 "dirty": named.endswith("+dirty") if named else None,
                 **({"from": "the bundle's COMMIT file"} if named else {})}
     commit = _run(["git", "-C", str(root), "rev-parse", "HEAD"])
-    status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "src",
-                             "runner"], capture_output=True, text=True, check=False).stdout
-    return {"commit": commit, "dirty": bool(status.strip())}
+    status = ask(["git", "-C", str(root), "status", "--porcelain", "--", "src", "runner"],
+                 timeout=60)
+    return {"commit": commit,
+            "dirty": bool(status.stdout.strip()) if status.problem is None else None}
 
 
 def packages() -> dict[str, str | None]:
@@ -195,9 +198,8 @@ def compiler(root: Path) -> dict[str, Any]:
     version = _run([cc, "--version"])
     flags = command = None
     if (root / "src" / "Makefile").is_file() and shutil.which("make"):
-        r = subprocess.run(["make", "-s", "-n", "-B", "-C", str(root / "src"),
-                            "build/copybench"], capture_output=True, text=True, check=False,
-                           timeout=60)
+        r = ask(["make", "-s", "-n", "-B", "-C", str(root / "src"), "build/copybench"],
+                timeout=60)
         for line in r.stdout.splitlines():
             if "-o build/copybench" in line:
                 command = line.strip()
@@ -251,10 +253,9 @@ def _memcpy_once(binary: Path, size: int | None, cpus: str | None,
     """One ``copybench memcpy`` run: its JSON line and the argv, or why there is none."""
     argv = [str(binary), "memcpy"] + (["--size", str(size)] if size else []) \
         + (["--duration", f"{seconds:g}"] if seconds else []) + (["--cpus", cpus] if cpus else [])
-    try:
-        r = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return {"memcpy_gbit_per_s": None, "size": size, "unavailable": str(e), "argv": argv}
+    r = ask(argv, timeout=60)
+    if r.problem is not None:
+        return {"memcpy_gbit_per_s": None, "size": size, "unavailable": r.problem, "argv": argv}
     try:
         d = json.loads(r.stdout.strip().splitlines()[-1])
     except (json.JSONDecodeError, IndexError):

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Callable, Sequence
 
@@ -124,6 +125,61 @@ class Janitor:
             self._proc.kill()
             self._proc.wait()
         self._proc = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a one-shot question to a program gave (:func:`ask`): its exit status and output,
+    or, when there is no answer, why (``problem``: it could not start, or did not answer in
+    time; ``returncode`` is then None)."""
+
+    returncode: int | None
+    stdout: str
+    stderr: str
+    problem: str | None = None
+
+    @property
+    def text(self) -> str | None:
+        """Its stdout (else stderr) stripped; None when it gave no answer or printed nothing."""
+        if self.problem is not None:
+            return None
+        return (self.stdout or self.stderr).strip() or None
+
+
+def ask(argv: Sequence[str], timeout: float = 10.0, cwd: Path | None = None,
+        env: dict[str, str] | None = None, stdin: IO[bytes] | int = subprocess.DEVNULL
+        ) -> Answer:
+    """Ask a program one question (a tool's ``--version``, ``perf stat -- true``, ``make
+    -n``): it runs as the leader of a process group of its own (and dies with this process),
+    and the whole group is killed once it answered or ``timeout`` s passed, so nothing it
+    started outlives the question. ``subprocess.run(timeout=)`` killed only the direct child:
+    a tool that had started a child of its own (a ``perf`` that runs ``sleep 999 &``) left it
+    running and, holding the output pipe, made the run wait for it; the TimeoutExpired it
+    raised was a traceback where it was not caught. The one helper for such questions."""
+    name = str(argv[0]) if argv else "?"
+    try:
+        p = subprocess.Popen(list(map(str, argv)), stdin=stdin, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, cwd=cwd, env=env, start_new_session=True,
+                             preexec_fn=_pdeathsig)
+    except OSError as e:
+        return Answer(None, "", "", f"{name}: {e.strerror or e}")
+    problem = None
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        problem = f"{name} did not answer within {timeout:g} s"
+    finally:
+        kill_group(p.pid)  # the leader's pid names the group while any member lives
+    if problem is not None:
+        try:  # the group is gone: its pipes end; what it printed is not an answer
+            p.communicate(timeout=5)
+        except subprocess.TimeoutExpired:  # a member that left the group holds a pipe
+            for f in (p.stdout, p.stderr):
+                if f is not None:
+                    f.close()
+        p.wait()
+        return Answer(None, "", "", problem)
+    return Answer(p.returncode, out.decode(errors="replace"), err.decode(errors="replace"))
 
 
 def spawn(argv: Sequence[str], janitor: Janitor | None, stdout: IO[bytes] | int | None,

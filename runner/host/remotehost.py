@@ -26,7 +26,7 @@ from runner.host.errors import RunnerError, UsageError
 from runner.host.hostfacts import FACTS_SCRIPT, local_facts, parse_facts
 from runner.host.inventory import RemoteSpec, cpulist, ip_address
 from runner.host.pinning import Cpus
-from runner.host.proc import Janitor
+from runner.host.proc import Janitor, ask
 from runner.host.ssh import Ssh, SshError
 
 SINK_IDLE_S = 15
@@ -50,12 +50,11 @@ printf 'addrs\t%s\n' "$(ip -o addr show 2>/dev/null | awk '{split($4, a, "/"); p
 """
 
 def local_build_info(binary: Path) -> dict[str, Any] | None:
+    r = ask([str(binary), "--build-info"], timeout=30)  # its process group ended after
     try:
-        r = subprocess.run([str(binary), "--build-info"], capture_output=True, text=True,
-                           timeout=30, check=False)
         d = json.loads(r.stdout.strip().splitlines()[0])
         return d if isinstance(d, dict) else None
-    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError, IndexError):
+    except (json.JSONDecodeError, IndexError):
         return None
 
 

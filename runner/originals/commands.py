@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 
+from rundir import outpath
 from runner.host.errors import OneLineParser
 from runner.originals import OriginalsError, adapters, sources
 from runner.originals import build as build_mod
@@ -25,6 +26,10 @@ from runner.plan.cells import Cell, Trial
 from runner.trial.trialrecord import finish, intended_config, new_record, now, trial_config
 
 PROG = "python -m runner originals"
+#: how every line ``run --out`` appends begins (a trial record: ``TrialRecord.to_json``'s
+#: first key): a file that begins otherwise is not this command's
+RECORD_HEADER = '{"schema_version": '
+
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -110,6 +115,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not 1 <= args.repeat <= 1000:
         print(f"{PROG}: --repeat {args.repeat} (allowed: 1-1000)", file=sys.stderr)
         return 2
+    # --out is appended to only when it is nothing yet or this command's own earlier records
+    # (a file whose first line is a record): never a file of the user's, a read-only one, a
+    # link, or a file inside a run (rundir.outpath's rule); checked before anything runs
+    problem = None if args.out is None else outpath.file_problem(args.out, RECORD_HEADER)
+    if problem:
+        print(f"{PROG}: {problem}; nothing written", file=sys.stderr)
+        return 2
     (f,) = _fetch([prog.source], args)
     b = build_mod.ensure_built(f)
     if not b["ok"]:
@@ -133,7 +145,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                                                janitor, server_args=args.server_args))
             if args.out:
                 args.out.parent.mkdir(parents=True, exist_ok=True)
-                with open(args.out, "a") as fo:
+                # appended, never through a link put there since the check
+                fd = os.open(args.out, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+                             | os.O_CLOEXEC, 0o644)
+                with os.fdopen(fd, "a") as fo:
                     fo.write(json.dumps(rec.to_json()) + "\n")
             res = rec.result or {}
             if rec.status == "ok":

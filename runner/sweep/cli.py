@@ -305,6 +305,13 @@ def topup_lines(prof: profile_mod.Profile, plan: Plan) -> list[str]:
     return lines
 
 
+def out_dir_problem(path: Path, option: str) -> str | None:
+    """Why a folder of the runner's output (``scripts/plan_dump.py OUTDIR``) must not be
+    ``path`` (:func:`rundir.outpath.new_dir_problem`: a directory that holds anything, a
+    link, a path inside a run), or None."""
+    return outpath.new_dir_problem(path, option, "the output")
+
+
 def _out_file(command: str, out: Path | None, header: str) -> None:
     """``--out`` names nothing, or an earlier output of this command (before any work)."""
     problem = None if out is None else outpath.file_problem(out, header)
@@ -334,17 +341,14 @@ def _says_less(command: str, out: Path | None, text: str, table: str, what: str)
 
 
 def _run_plan(command: str, run_dir: Path) -> None:
-    """The run's plan.json is there and is strict JSON (before any work: one line, exit 2,
-    never a traceback)."""
-    from rundir import layout, planfile
+    """The run's plan.json is there, strict JSON and valid under its schema (before any
+    work: one line, exit 2, never a traceback; :func:`rundir.planfile.checked`)."""
+    from rundir import planfile
     try:
-        doc = planfile.read(run_dir)
-    except (OSError, ValueError) as exc:  # JSONDecodeError (also too deep), not UTF-8
-        raise UsageError(f"{command}: {run_dir / layout.PLAN}: not a readable plan ({exc}); "
-                         "a run's plan.json as the sweep wrote it is needed") from None
-    if doc is None:
-        raise UsageError(f"{command}: {run_dir}: no {layout.PLAN} (or not a JSON object); "
-                         "a run made by the sweep, which writes one, is needed")
+        planfile.checked(run_dir)
+    except planfile.BadPlan as exc:
+        raise UsageError(f"{command}: {exc}; a run's plan.json as the sweep wrote it is "
+                         "needed") from None
 
 
 def cmd_planning(args: argparse.Namespace) -> int:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
+import os
 import secrets
 import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from rundir import atomic, layout, records
+from rundir import atomic, layout, lock, outpath, records
 from rundir.lock import RunLock
 from runner.host import manifest as manifest_mod
 from runner.host.binary import binary_methods, repo_root
@@ -67,6 +68,20 @@ def _write_json(path: Path, obj: Any) -> None:
     atomic.write_text(path, json.dumps(obj, indent=1, sort_keys=False) + "\n")
 
 
+def new_run_problem(run_dir: Path, locked: bool = False) -> str | None:
+    """Why ``run_dir`` cannot be a new run's directory (:func:`rundir.outpath.new_dir_problem`:
+    nothing there or an empty directory, not a link, not inside a run), or None. A directory
+    that holds something is continued with --resume if it is a run; one a sweep is writing
+    now is left to the lock, which names the writer (:func:`take`), unless the caller holds
+    it (``locked``)."""
+    problem = outpath.new_dir_problem(run_dir, "--run-dir", "a new run", ignore=(layout.LOCK,))
+    if problem and not os.path.islink(run_dir) and os.path.isdir(run_dir):
+        if not locked and lock.holder(Path(run_dir)) is not None:
+            return None  # being written: the lock refuses it, naming its writer
+        problem += " (a run that is there is continued with --resume)"
+    return problem
+
+
 def prepare_new(profile: Profile, run_dir: Path | None, seed: int | None,
                 binary: Path, rehearsal: bool = False, hosts: Hosts = ONE_HOST
                 ) -> tuple[Path, str, Plan, RunLock]:
@@ -78,11 +93,14 @@ def prepare_new(profile: Profile, run_dir: Path | None, seed: int | None,
         run_dir = Path.cwd() / "data" / "raw" / run_id
     else:
         run_id = run_dir.name
+    problem = new_run_problem(run_dir)  # before the lock creates anything
+    if problem:
+        raise UsageError(problem)
     lock = take(run_dir, "python -m runner sweep")
     try:
-        if any(p.name != layout.LOCK for p in run_dir.iterdir()):
-            raise UsageError(f"--run-dir {run_dir}: exists and is not empty (use --resume to "
-                             "continue it, or another directory)")
+        problem = new_run_problem(run_dir, locked=True)  # again: two sweeps never share one
+        if problem:
+            raise UsageError(problem)
         caps = Capabilities.detect(binary_methods(binary))
         plan = make(profile, caps, seed, rehearsal, hosts)
         if not plan.cells:
@@ -109,7 +127,7 @@ def _write_plan(profile: Profile, plan: Plan, run_dir: Path, run_id: str) -> Non
     copy = layout.profile_copy(run_dir, profile.name)
     copy.parent.mkdir(exist_ok=True)
     data = profile.text.encode("utf-8")
-    copy.write_bytes(data)
+    atomic.write_bytes(copy, data)
     doc = {"run_id": run_id, "created_at": datetime.now(timezone.utc).isoformat(
         timespec="seconds"), "profile_path": profile.path, **plan.to_json(),
         # the copy's hash: a resume refuses a copy edited since (runner.sweep.runstate)

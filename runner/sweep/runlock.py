@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from rundir import lock
-from runner.host.errors import RunnerError
+from runner.host.errors import RunnerError, UsageError
 from runner.host.proc import die_with_parent
 
 LENT = "COPYBENCH_RUN_LOCK_LENT"
@@ -35,8 +35,13 @@ def lend_env(held: lock.RunLock) -> dict[str, str]:
 
 
 def _lent_to_me(run_dir: Path, holder: lock.Holder) -> bool:
+    """The parent lends this process the run's lock: it names itself and the run in
+    ``COPYBENCH_RUN_LOCK_LENT``, and the lock file names it as the holder, or names nobody (on
+    a full file system the holder's line could not be written: the lender's claim alone,
+    made only by a process that holds the lock, to its own children, decides; the refusal
+    said "being written by another process" and hid the full disk)."""
     pid, _, where = os.environ.get(LENT, "").partition(":")
-    return (pid.isdigit() and holder.pid == int(pid) == os.getppid()
+    return (pid.isdigit() and int(pid) == os.getppid() and holder.pid in (None, int(pid))
             and where == str(run_dir.resolve()))
 
 
@@ -54,6 +59,8 @@ def take(run_dir: Path, command: str) -> lock.RunLock:
         pid = e.holder.pid
         raise RunnerError(f"{e}; nothing was written (wait for it to end"
                           + (f", or stop it: kill {pid})" if pid else ")")) from None
+    except lock.NotALockFile as e:  # a link or FIFO planted at .lock: refused, untouched
+        raise UsageError(f"{e.filename}: {e.strerror}; nothing was written") from None
     except OSError as e:
         raise RunnerError(f"{e.filename or run_dir}: {e.strerror or e}; cannot lock the run "
                           "directory (nothing was written)") from None

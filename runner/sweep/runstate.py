@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from rundir import layout, okrule, planfile, records, utf8
-from rundir.verify import MANIFEST_SCHEMA, load_schema, schema_problems, validator_for, verify
+from rundir.verify import (MANIFEST_SCHEMA, load_schema, member_problems, schema_problems,
+                           validator_for, verify)
 from runner.plan import profile as profile_mod
 from runner.trial.copybench_argv import trial_seed
 from runner.host.errors import UsageError
@@ -50,9 +52,11 @@ class StateError(UsageError):
 
 def _json(path: Path) -> Any:
     try:
-        return utf8.json_loads(utf8.read(path))
+        return utf8.json_loads(utf8.read(path, inside=path.parent))
     except utf8.NotUtf8 as e:
         raise StateError(path, str(e)) from None
+    except utf8.BadInput as e:  # a link in the run's place, a FIFO, a file over the cap
+        raise StateError(path, str(e.strerror)) from None
     except json.JSONDecodeError as e:
         raise StateError(path, f"not JSON at column {e.colno}: {e.msg}", e.lineno) from None
 
@@ -73,6 +77,16 @@ def reopen(run_dir: Path, profile_arg: str | None) -> tuple[Profile, Plan, str]:
     if records.is_packed(run_dir):
         raise UsageError(f"--resume: {run_dir} is packed (trials.jsonl.gz, a finished, "
                          "committed run); start a new run instead")
+    # what seal and verify require of a run's files (rundir.verify.member_problems), before
+    # anything is read: a link is never followed out of the run, nor written through, and a
+    # run with both records files would be sealed and then fail verify
+    members = member_problems(run_dir)
+    if members:
+        where, _, what = members[0].partition(": ")
+        more = f" (and {len(members) - 1} more)" if len(members) > 1 else ""
+        if not os.path.lexists(run_dir / where):  # a problem of the run, not of one entry
+            where, what = "", members[0]
+        raise StateError(run_dir / where, what + more)
     doc = _json(pj)
     if not isinstance(doc, dict):
         raise StateError(pj, f"a JSON {type(doc).__name__}, not the plan object")

@@ -136,6 +136,9 @@ def resolve_run_dir(profile: str | None, run_dir: Path | None, resume: bool) -> 
     to place the executed notebook): --run-dir, the latest run of the profile (resume), or
     data/raw/<new run id>."""
     if run_dir is not None:
+        problem = None if resume else runfiles.new_run_problem(Path(run_dir))
+        if problem:  # before anything follows a link or creates a directory
+            raise UsageError(problem)
         return Path(run_dir)
     if resume:
         name = profile_mod.load(profile).name if profile else None
@@ -236,6 +239,9 @@ def _create(profile: str | None, run_dir: Path | None, seed: int | None,
     if not profile:
         raise UsageError("sweep: --profile is required (or --resume with --run-dir; "
                          f"profiles: {', '.join(profile_mod.available())})")
+    problem = None if run_dir is None else runfiles.new_run_problem(Path(run_dir))
+    if problem:  # before any work (runfiles.prepare_new checks it again, locked)
+        raise UsageError(problem)
     prof = profile_mod.load(profile)  # a bad profile is rejected before anything runs
     binary = _binary()
     # connected and checked before anything is created, so a failed check is one line

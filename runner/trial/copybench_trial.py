@@ -21,6 +21,7 @@ record's ``config.sink`` says ``kept`` (``fresh`` for a sink of the trial's own)
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -202,7 +203,14 @@ class Copybench:
                 own_error = record.get("error")
         problem = pr.problem
         if profiled and status != "ok":  # perf record -q says nothing when its disk is full
-            problem = perf_disk_full(perf_data, pr.sender_rc) or problem
+            full = perf_disk_full(perf_data, pr.sender_rc)
+            if full is not None:
+                # the run's disk is full: no result of the trial, and none of the next. Not
+                # recorded (a failed record stays failed: a resume runs only what is not
+                # recorded): the sweep stops, saying so, and a resume runs it again
+                for leftover in (perf_data, Path(str(perf_data) + ".old")):
+                    leftover.unlink(missing_ok=True)
+                raise OSError(errno.ENOSPC, full, str(perf_data))
         if status == "failed" and problem is None:
             # a missed window (exit 3) is said by copybench's own error, "window missed: ..."
             problem = killed(pr) or parse_problem or (
@@ -239,7 +247,8 @@ PERF_MIN_FREE = 1 << 20
 
 
 def perf_disk_full(data: Path, rc: int | None) -> str | None:
-    """Why a profiled trial failed when perf.data's file system is full (ENOSPC), else None."""
+    """Why a profiled trial failed when perf.data's file system is full (ENOSPC: the strerror
+    of the OSError that stops the sweep), else None."""
     try:
         st = os.statvfs(data.parent)
     except OSError:
@@ -247,9 +256,8 @@ def perf_disk_full(data: Path, rc: int | None) -> str | None:
     free = st.f_bavail * st.f_frsize
     if free >= PERF_MIN_FREE:
         return None
-    return (f"perf record could not write {data.name}: No space left on device (ENOSPC: "
-            f"{free} bytes free in {data.parent}; perf exit {rc}); free space for the run's "
-            "profiles and resume it")
+    return (f"No space left on device (perf record could not write it: {free} bytes free "
+            f"in {data.parent}; perf exit {rc}); free space for the run's profiles")
 
 
 def reduce_profile(ctx: Context, trial: Trial, data: Path, seed: int | None = None

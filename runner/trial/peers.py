@@ -11,19 +11,18 @@ import functools
 import json
 import math
 import re
-import subprocess
 from typing import Any
 
 from runner.host.pinning import Cpus
+from runner.host.proc import ask
 
 
 @functools.lru_cache(maxsize=None)
 def tool_version(name: str) -> str | None:
-    """First line of ``NAME --version`` (iperf3 and sockperf both answer it)."""
-    try:
-        r = subprocess.run([name, "--version"], capture_output=True, text=True, timeout=10,
-                           check=False)
-    except (OSError, subprocess.TimeoutExpired):
+    """First line of ``NAME --version`` (iperf3 and sockperf both answer it); None when it
+    gives none within 10 s (:func:`runner.host.proc.ask`: nothing it started is left)."""
+    r = ask([name, "--version"], timeout=10)
+    if r.problem is not None:
         return None
     lines = (r.stdout or r.stderr).strip().splitlines()
     return _ANSI.sub("", lines[0]).strip() if lines else None

@@ -15,7 +15,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from conftest import ROOT, copy_run
+from conftest import ROOT, another_run_like, copy_run
 
 pytestmark = pytest.mark.slow  # a notebook kernel starts (about 10 s on a loaded 2-CPU machine)
 
@@ -33,7 +33,7 @@ def _kernels(p: psutil.Process) -> list[psutil.Process]:
 
 def test_sigkill_of_compare_leaves_nothing(runner_small_run: Path, tmp_path: Path) -> None:
     run = copy_run(runner_small_run, tmp_path / "run")
-    ref = copy_run(runner_small_run, tmp_path / "ref")  # RUN and REF the same path: refused
+    ref = another_run_like(runner_small_run, tmp_path / "ref")  # not the run itself: refused
     tmpdir = tmp_path / "tmpdir"
     tmpdir.mkdir()
     home = tmp_path / "home"  # the Jupyter runtime directory would be under it

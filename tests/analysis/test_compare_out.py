@@ -12,7 +12,7 @@ from typing import Callable
 import pytest
 
 from analysis.comparison import compare_report
-from conftest import copy_run, tree_digest
+from conftest import another_run_like, copy_run, tree_digest
 from rundir.verify import verify
 
 #: the marker every report holds (rundir.outpath.REPORT_MARKER)
@@ -114,7 +114,7 @@ def test_a_report_under_a_long_path(runner_small_run: Path, tmp_path: Path,
     deep.mkdir(parents=True)
     out = deep / f"{runner_small_run.name}-vs-{runner_small_run.name}"
     assert len(os.fsencode(out / ".kernel.json")) > 107
-    ref = copy_run(runner_small_run, tmp_path / "ref")
+    ref = another_run_like(runner_small_run, tmp_path / "ref")
     r = compare(str(runner_small_run), str(ref), "--out", str(out))
     assert r.returncode == 0, r.stderr[-2000:]
     assert (out / "compare.html").is_file() and not (out / ".kernel.json").exists()
@@ -126,7 +126,7 @@ def test_a_report_dir_holding_a_run_is_never_emptied(runner_small_run: Path, tmp
     here) and a file of the user's is refused in one line, exit 2, everything kept; the
     report's own marker lists what it wrote, so only that may be replaced."""
     from rundir.outpath import report_dir_problem
-    ref = copy_run(runner_small_run, tmp_path / "ref")
+    ref = another_run_like(runner_small_run, tmp_path / "ref")
     first = copy_run(runner_small_run, tmp_path / "run")
     out = tmp_path / "R"
     r = compare(str(first), str(ref), "--out", str(out))
@@ -223,3 +223,22 @@ def test_a_report_of_the_old_marker_is_replaced_only_when_it_holds_its_own_files
     (out / "myrun").mkdir()
     why = report_dir_problem(out, compare_report.MARKER_TEXT, legacy=legacy)
     assert why is not None and "myrun" in why
+
+
+@pytest.mark.parametrize("packed", [False, True], ids=["copy", "packed-copy"])
+def test_a_run_and_its_own_copy_is_refused(runner_small_run: Path, tmp_path: Path,
+                                           compare: Callable[..., _Result],
+                                           packed: bool) -> None:
+    """#63 defect 14: ``compare S Sc`` (Sc a copy of S, or S packed) wrote a report comparing
+    the run with itself without a word. The same plan.json is the same run: exit 2, one line,
+    no report."""
+    from rundir.verify import pack
+    run = copy_run(runner_small_run, tmp_path / "run")
+    copy = copy_run(runner_small_run, tmp_path / "copy")
+    if packed:
+        pack(copy)
+    out = tmp_path / "out"
+    r = compare(str(run), str(copy), "--out", str(out))
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert len(r.stderr.strip().splitlines()) == 1 and "same run" in r.stderr, r.stderr
+    assert not out.exists()

@@ -1,6 +1,7 @@
-"""copybench never destroys its own source (issue 12): `copy --dst` naming the source in any
-way, or naming something that is not a regular file, is a usage error (exit 2, one stderr
-line naming both paths) and leaves the file as it was: bytes, size, mtime and ctime.
+"""copybench never destroys its own source (issue 12) nor anything else of the user's (issue
+63): `copy --dst` naming the source in any way, or naming anything that exists (a file, a
+read-only one, a symbolic link, something that is not a regular file), is a usage error (exit
+2, one stderr line naming the paths) and leaves it as it was: bytes, size, mtime and ctime.
 
 Runs the real binary: src/build/copybench, or $COPYBENCH_BIN (not built: the tests fail). The
 bind-mount case needs root (`root` marker) and is skipped with the reason otherwise. A copy
@@ -19,6 +20,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -237,8 +239,8 @@ def test_fifo_as_source_is_refused_without_blocking(copybench: Path, tmp_path: P
 # --- what must keep working (regression guards: these pass before and after the fix) -------
 
 @pytest.mark.parametrize("method", FILE_METHODS)
-def test_copy_to_a_new_path_and_over_a_longer_regular_file(copybench: Path, available: set[str],
-                                                           tmp_path: Path, method: str) -> None:
+def test_copy_to_a_new_path(copybench: Path, available: set[str], tmp_path: Path,
+                            method: str) -> None:
     if method not in available:
         pytest.skip(f"{method} is not available here (copybench methods)")
     src = tmp_path / "src.bin"
@@ -255,17 +257,46 @@ def test_copy_to_a_new_path_and_over_a_longer_regular_file(copybench: Path, avai
     assert json.loads(r.stdout)["status"] == "ok"
     assert new.read_bytes() == data
     assert stat.S_IMODE(os.stat(new).st_mode) & 0o600 == 0o600
-    # an existing, longer file is truncated: nothing of its old tail remains
-    old = tmp_path / "old.bin"
-
-    def over_old() -> subprocess.CompletedProcess[str]:
-        old.write_bytes(b"\xee" * (len(data) + 12345))  # longer again for each reading
-        return run(copybench, "copy", "--method", method, "--src", str(src), "--dst", str(old),
-                   *QUICK)
-    r = until_window_met(over_old, missed)
-    assert r.returncode == 0, r.stderr
-    assert old.read_bytes() == data
     assert snapshot(src) == before
+
+
+def _victim(tmp_path: Path, kind: str) -> tuple[Path, Callable[[], None]]:
+    """A --dst path that is something of the user's; a check that it is as it was."""
+    mine = tmp_path / "mine.txt"
+    mine.write_bytes(b"the user's own file\n" * 1000)
+    os.utime(mine, ns=(OLD_NS, OLD_NS))
+    if kind == "file":
+        dst = mine
+    elif kind == "read-only":
+        mine.chmod(0o444)  # root writes it anyway unless copybench refuses
+        dst = mine
+    elif kind == "symlink":
+        dst = tmp_path / "link"
+        dst.symlink_to(mine)
+    else:  # a link that points nowhere yet: following it would create a file there
+        dst = tmp_path / "dangling"
+        dst.symlink_to(tmp_path / "elsewhere.bin")
+    before = snapshot(mine)
+
+    def unchanged() -> None:
+        assert snapshot(mine) == before, "the user's file changed"
+        assert not (tmp_path / "elsewhere.bin").exists(), "a file was created through a link"
+        if kind in ("symlink", "dangling"):
+            assert dst.is_symlink()
+    return dst, unchanged
+
+
+@pytest.mark.parametrize("kind", ["file", "read-only", "symlink", "dangling"])
+def test_destination_that_exists_is_refused_and_left_as_it_was(copybench: Path, tmp_path: Path,
+                                                               kind: str) -> None:
+    """#63 defect 3: --dst LINK truncated the link's target (copybench runs as root: a
+    read-only file too). --dst is only ever a new file: what is there is refused, untouched."""
+    dst, unchanged = _victim(tmp_path, kind)
+    r = run(copybench, "copy", "--method", "read-write", "--size", "1M", "--dst", str(dst),
+            "--dir", str(tmp_path), *QUICK)
+    assert_usage_error(r, str(dst))
+    assert ("symbolic link" if kind in ("symlink", "dangling") else "exists") in r.stderr
+    unchanged()
 
 
 @pytest.mark.parametrize("method", FILE_METHODS)
@@ -278,7 +309,7 @@ def test_generated_copy_verifies_and_leaves_nothing(copybench: Path, available: 
     dst = tmp_path / "dst.bin"
 
     def generated() -> subprocess.CompletedProcess[str]:
-        dst.write_bytes(b"x" * 300_000)  # longer than the copy, for each reading
+        dst.unlink(missing_ok=True)  # --dst is a new file for each reading
         return run(copybench, "copy", "--method", method, "--size", "65537", "--verify", "full",
                    "--dir", str(d), "--dst", str(dst), *QUICK)
     r = until_window_met(generated, missed)

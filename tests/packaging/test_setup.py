@@ -193,3 +193,78 @@ def test_lock_fits_debian_12_python() -> None:
     header = "".join(line for line in (ROOT / "requirements.lock").read_text(encoding="utf-8").splitlines()[:6])
     assert "--python-version 3.11.2 " in header, header
 
+
+
+# a Python for the lock (it says the lock's version) whose venv's pip hangs until Ctrl-C, then
+# exits as pip does when interrupted ("Operation cancelled by user", status 1)
+FAKE_PYTHON = r"""#!/bin/sh
+case "$1" in
+  -c) echo "$FAKE_LOCK_VERSION" ;;
+  -m) mkdir -p .venv/bin && cat > .venv/bin/python <<'PIP'
+#!/bin/sh
+trap 'echo "ERROR: Operation cancelled by user" >&2; exit 1' INT
+: > "$FAKE_PIP_STARTED"
+sleep 60 & wait
+PIP
+      chmod 755 .venv/bin/python ;;
+esac
+"""
+
+
+def test_ctrl_c_is_said_as_what_it_is(tmp_path: Path) -> None:
+    """#63 defect 12: Ctrl-C while pip installed said "pip install ... failed (exit 1): ...
+    check the network". A terminal's Ctrl-C goes to the whole process group: so here."""
+    import signal
+    import time
+    lock_version = re.search(r"--python-version (\d+\.\d+\.\d+)",
+                             (ROOT / "requirements.lock").read_text(encoding="utf-8"))[1]
+    with _tree_ctx() as repo:
+        fake = repo.parent / "bin" / "fake-python3"
+        fake.write_text(FAKE_PYTHON, encoding="utf-8")
+        fake.chmod(0o755)
+        started = tmp_path / "pip-started"
+        e = {k: v for k, v in os.environ.items() if not k.startswith(("FAKE_", "PIP_"))}
+        e.update(PATH=f"{repo.parent / 'bin'}:{e.get('PATH', '/usr/bin:/bin')}",
+                 PYTHON=str(fake), FAKE_LOCK_VERSION=lock_version,
+                 FAKE_PIP_STARTED=str(started), COPYBENCH_SETUP_OPTIONAL="0")
+        p = subprocess.Popen([str(repo / "scripts" / "setup")], cwd=repo, env=e,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 60
+            while not started.exists():
+                assert p.poll() is None and time.monotonic() < deadline, p.communicate()
+                time.sleep(0.05)
+            os.killpg(p.pid, signal.SIGINT)
+            out, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+    done = subprocess.CompletedProcess(p.args, p.returncode, out, err)
+    assert done.returncode == 130, err
+    line = last_line(done)
+    assert line.startswith("setup: interrupted (SIGINT)"), line
+    assert "network" not in err, err
+
+
+def test_a_checkout_set_up_by_another_user_is_one_line() -> None:
+    """#63 defect 15: ``runuser -u nobody -- scripts/setup`` in a checkout root had set up
+    printed one error per file of the root-owned .venv (31,755 lines) and not why."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root: the checkout is root's, setup runs as nobody")
+    with _tree_ctx() as repo:
+        venv = repo / ".venv"
+        (venv / "lib").mkdir(parents=True)
+        (venv / "bin").mkdir()
+        for i in range(500):
+            (venv / "lib" / f"module{i}.py").write_text("")
+        # a Python nobody may not run (root's own, as under /root): the venv must be rebuilt
+        (venv / "bin" / "python").symlink_to("/root/.no-such-python/bin/python3")
+        done = run_setup(repo, as_nobody=True, COPYBENCH_SETUP_OPTIONAL="0",
+                         PYTHON=_debian_python())
+        assert sorted(p.name for p in (venv / "lib").iterdir())[:1] == ["module0.py"]
+        assert len(list((venv / "lib").iterdir())) == 500
+    lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert len(lines) == 1 and "belongs to root, not to nobody" in lines[0], lines[:5]

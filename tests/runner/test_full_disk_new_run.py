@@ -6,6 +6,7 @@ system: a tmpfs of one page, mounted here (root)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -79,11 +80,13 @@ def small_disk(runner_root: None, tmp_path: Path):  # type: ignore[no-untyped-de
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True, check=False)
 
 
-def test_a_profiled_trial_on_a_full_disk_says_enospc(small_disk: Path, tmp_path: Path,
-                                                     runner_copybench: Path) -> None:
-    """The profiled trial's perf.data fills the disk: its record says ENOSPC (perf record -q
-    says nothing; it used to read "sender printed no JSON record" or "sender killed by
-    signal 15")."""
+def test_a_profiled_trial_on_a_full_disk_stops_the_sweep_and_resumes(
+        small_disk: Path, tmp_path: Path, runner_copybench: Path) -> None:
+    """The profiled trial's perf.data fills the disk: the sweep stops, saying ENOSPC (perf
+    record -q says nothing; it used to read "sender printed no JSON record" or "sender killed
+    by signal 15"), and records no result for it; with room again, a resume runs it (#63
+    defect 12: it was recorded failed with "free space ... and resume it", and a resume, which
+    runs only what is not recorded, left it failed)."""
     from runner.host import cpuprofile
     ok, why = cpuprofile.available()
     if not ok:
@@ -91,10 +94,60 @@ def test_a_profiled_trial_on_a_full_disk_says_enospc(small_disk: Path, tmp_path:
     profile = tmp_path / "pf.toml"
     profile.write_text(PROFILED)
     run_dir = small_disk / "run"
-    run_runner("sweep", "--profile", str(profile), "--run-dir", str(run_dir),
-               "--no-progress", timeout=180)
-    recs = [json.loads(x) for x in (run_dir / "trials.jsonl").read_text().splitlines()]
-    profiled = [r for r in recs if r["config"].get("profiled")]
-    assert len(profiled) == 1, recs
-    assert profiled[0]["status"] != "ok"
-    assert "No space left on device" in profiled[0]["error"], profiled[0]["error"][:2000]
+    r = run_runner("sweep", "--profile", str(profile), "--run-dir", str(run_dir),
+                   "--no-progress", timeout=180)
+    assert r.returncode == 1, r.stderr[-2000:]
+    assert "No space left on device" in r.stderr and "(ENOSPC)" in r.stderr \
+        and "resume with" in r.stderr, \
+        r.stderr[-2000:]
+    assert "Traceback" not in r.stderr
+    trials = run_dir / "trials.jsonl"
+    recs = [json.loads(x) for x in trials.read_text().splitlines()] if trials.exists() else []
+    assert not [x for x in recs if x["config"].get("profiled")], recs
+    assert not list((run_dir / "perf").glob("*.perf.data*")), "perf.data left behind"
+    subprocess.run(["mount", "-o", "remount,size=64m", str(small_disk)], check=True)
+    r = run_runner("sweep", "--resume", "--run-dir", str(run_dir), "--no-progress",
+                   timeout=180)
+    assert r.returncode == 0, r.stderr[-2000:]
+    recs = [json.loads(x) for x in trials.read_text().splitlines()]
+    profiled = [x for x in recs if x["config"].get("profiled")]
+    assert len(profiled) == 1 and profiled[0]["status"] == "ok", profiled
+
+
+@pytest.fixture
+def filled_disk(runner_root: None, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A file system with no byte free: not even the lock file's holder line fits."""
+    mnt = tmp_path / "filled"
+    mnt.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)],
+                       capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
+    try:
+        fd = os.open(mnt / "filler", os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            while os.write(fd, b"\0" * 4096):
+                pass
+        except OSError:  # ENOSPC: full
+            pass
+        finally:
+            os.close(fd)
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True, check=False)
+
+
+def test_a_notebook_on_a_full_disk_says_the_disk_is_full(filled_disk: Path, tmp_path: Path,
+                                                         runner_copybench: Path) -> None:
+    """#63 defect 12: the driver's lock file got no holder line (no room), and the sweep in
+    the notebook's kernel, the borrower of that lock, was refused as if "being written by
+    another process"; the full disk went unsaid."""
+    profile = write_sweep_profile(tmp_path, "nb", seed=3, duration_s=0.1,
+                                  repetitions={"min": 1, "max": 1})
+    run_dir = filled_disk / "run"
+    r = run_runner("notebook", "--profile", str(profile), "--run-dir", str(run_dir),
+                   timeout=300)
+    assert r.returncode == 1, r.stderr[-2000:]
+    assert "No space left on device" in r.stderr, r.stderr[-2000:]
+    assert "being written by" not in r.stderr, r.stderr[-2000:]
+    assert not run_dir.exists() or list(run_dir.iterdir()) == [], list(run_dir.rglob("*"))

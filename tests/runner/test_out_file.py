@@ -168,3 +168,40 @@ def test_a_replaced_output_keeps_its_mode(
     code, err = runner("noise", str(PILOT), "--out", str(out))
     assert code == 0, err
     assert "[[sd]]" in out.read_text() and stat.S_IMODE(os.stat(out).st_mode) == 0o600
+
+
+def _damaged_plans() -> dict[str, Callable[[dict], object]]:
+    def cut(doc: dict) -> dict:
+        return {k: v for k, v in doc.items() if k not in ("cells", "rounds")}
+
+    def strings(doc: dict) -> dict:
+        return {**doc, "design": "paired", "blocks": "none"}
+    return {"empty-object": lambda doc: {}, "keys-cut": cut, "string-values": strings}
+
+
+@pytest.mark.parametrize("damage", ["empty-object", "keys-cut", "string-values", "2-GiB"])
+def test_planning_refuses_a_damaged_plan(
+        damage: str, tmp_path: Path, runner: Callable[..., tuple[int, str]]) -> None:
+    """#63 defect 6: ``{}`` as plan.json was read as a plan that declared nothing (exit 0, a
+    ratio moved from 1.027 to 1.039: the run's steal rule was lost); keys cut or strings in
+    place of objects gave a traceback; a 2 GB one was read into 4.3 GB of memory. Each is one
+    line naming plan.json, exit 2, the planning file kept."""
+    import json
+    import shutil
+    run = tmp_path / "claims"
+    shutil.copytree(CLAIMS, run)
+    plan = run / "plan.json"
+    if damage == "2-GiB":
+        with open(plan, "r+b") as f:  # sparse: no 2 GiB of disk
+            f.truncate(2 << 30)
+    else:
+        plan.write_text(json.dumps(_damaged_plans()[damage](json.loads(plan.read_text()))))
+    out, before = _planning_copy(tmp_path)
+    import resource
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB, the most this process held
+    code, err = runner("planning", str(run), "--profile", "claims", "--out", str(out))
+    assert code == 2, err[-2000:]
+    assert len(err.strip().splitlines()) == 1 and str(plan) in err, err
+    assert out.read_bytes() == before
+    grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss
+    assert grew < 256 * 1024, f"reading the damaged plan took {grew} KiB more memory"
