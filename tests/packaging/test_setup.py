@@ -196,13 +196,15 @@ def test_lock_fits_debian_12_python() -> None:
 
 
 # a Python for the lock (it says the lock's version) whose venv's pip hangs until Ctrl-C, then
-# exits as pip does when interrupted ("Operation cancelled by user", status 1)
+# exits as pip does when interrupted ("Operation cancelled by user", status 1), leaving no
+# process behind (a non-interactive shell's background sleep ignores SIGINT: without the kill
+# it held the pipes open for its 60 s, and the test's wait timed out on a loaded machine)
 FAKE_PYTHON = r"""#!/bin/sh
 case "$1" in
   -c) echo "$FAKE_LOCK_VERSION" ;;
   -m) mkdir -p .venv/bin && cat > .venv/bin/python <<'PIP'
 #!/bin/sh
-trap 'echo "ERROR: Operation cancelled by user" >&2; exit 1' INT
+trap 'kill "$!" 2>/dev/null; echo "ERROR: Operation cancelled by user" >&2; exit 1' INT
 : > "$FAKE_PIP_STARTED"
 sleep 60 & wait
 PIP
