@@ -11,7 +11,7 @@ the combination. A refutation says which way the data contradict the claim.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import pandas as pd
 

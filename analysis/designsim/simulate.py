@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from analysis.claims.base import INCONCLUSIVE
-from analysis.designsim.structure import DesignPlan, Structure, Verdict
+from analysis.designsim.structure import DesignPlan, Structure, Verdict, VerdictComparison
 from decision import families
 from decision import rule as R
 from decision import sequential as sq
@@ -245,7 +245,7 @@ class Replicate:
     untestable_s: float
 
 
-def _edges(v: Verdict, c: "VerdictComparison") -> tuple[float, ...]:
+def _edges(v: Verdict, c: VerdictComparison) -> tuple[float, ...]:
     return R.expect_of(c.expected, v.decision.threshold).edges()
 
 
