@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.statistics import designs as D
-from analysis.statistics.fmt import fmt_size
+from analysis.statistics.fmt import fmt_ratio_ci, fmt_size
 from decision import interval as I
 from decision import rule as R
 from decision.band import ALPHA, BAND, SESOI
@@ -346,7 +346,7 @@ def _label(size: int, placement: str, what: str) -> str:
 
 
 def _ci(lo: float, hi: float, est: float) -> str:
-    return f"{est:.3f} [{lo:.3f}, {hi:.3f}]" if math.isfinite(lo) else "no CI"
+    return fmt_ratio_ci(est, lo, hi, times=False) if math.isfinite(lo) else "no CI"
 
 
 def _rows(table: pd.DataFrame, keys: Sequence[tuple[int, str, str]]
