@@ -7,19 +7,29 @@ its rounds and its per-round sd of the log ratio; whether the two CIs are disjoi
 median paired per-round sd of each design.
 
     PYTHONPATH=$PWD .venv/bin/python scripts/shared_time.py data/raw/<run-id> [--family N]
+
+With --criteria [FILE] (default runner/profiles/shared-time-criteria.toml) it judges the run
+by the criteria declared before it (analysis.statistics.adoption): each criterion with the
+readings it rests on, whether the criteria file was committed before the run's first record
+(git log), and the adoption decision (adopt only if every criterion holds). Exit 0 once the
+decision is printed (adopt or not); 2 for a run directory or criteria file it cannot read, or
+a run without both designs.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import subprocess
 import sys
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
+from analysis.loading import criteria as CL
 from analysis.loading import run as A
+from analysis.statistics import adoption as AD
 from analysis.statistics import designs as D
 from analysis.statistics.fmt import fmt_size
 
@@ -36,19 +46,37 @@ def main() -> int:
     ap.add_argument("run", type=Path, help="a run directory (data/raw/<run-id>)")
     ap.add_argument("--family", type=int, default=1,
                     help="the CIs' Bonferroni family: level 1 - 0.05/N (default 1: 95 %%)")
+    ap.add_argument("--criteria", type=Path, nargs="?", const=CL.DEFAULT, default=None,
+                    help="judge the run by the criteria file (default when given without a "
+                         "file: %(const)s)")
     a = ap.parse_args()
     if a.family < 1:
         ap.error(f"--family: a count of comparisons, at least 1 (got {a.family})")
+    crit = None
+    if a.criteria is not None:
+        try:
+            crit = CL.read(a.criteria)
+        except AD.CriteriaError as e:
+            print(f"shared_time: {e}", file=sys.stderr)
+            return 2
     if not a.run.is_dir():
         print(f"shared_time: {a.run}: not a run directory", file=sys.stderr)
         return 2
     try:
         run = A.load_run(a.run)
-    except FileNotFoundError as e:
+    except (FileNotFoundError, ValueError) as e:
         print(f"shared_time: {e}", file=sys.stderr)
         return 2
     table = D.compare(run.measured, run.shared, a.family)
     con = Console(width=160)
+    if crit is not None:
+        if table.empty:
+            print(f"shared_time: {a.run}: no comparison measured under both designs "
+                  f"({len(run.shared)} shared-time rows): the criteria judge a run of the "
+                  f"{crit.profile} profile", file=sys.stderr)
+            return 2
+        judge(con, run, crit, a.criteria)
+        return 0
     if table.empty:
         con.print(f"{a.run}: no comparison measured under both designs "
                   f"({len(run.shared)} shared-time rows, {len(run.measured)} of today's)")
@@ -70,6 +98,46 @@ def main() -> int:
             con.print(f"median paired per-round sd, {what}: today {today:.3f}, shared time "
                       f"{shared:.3f} (ratio {shared / today:.2f})")
     return 0
+
+
+def judge(con: Console, run: A.Run, crit: AD.Criteria, path: Path) -> None:
+    """Print each criterion's outcome, when the criteria were committed against the run's
+    first record, and the adoption decision."""
+    j = AD.judge(run.measured, run.shared, crit)
+    con.print(f"{run.run_id}: the criteria of {path}")
+    for o in j.outcomes:
+        con.print(f"({o.key}) {o.title}: {'holds' if o.holds else 'DOES NOT HOLD'}")
+        for line in o.lines:
+            con.print(f"    {line}", highlight=False)
+    con.print(declared_before(path, run))
+    con.print("adopt shared time: " + ("yes (every criterion holds)" if j.adopt else
+              f"no (not holding: {', '.join(sorted(set(j.failed())))})"))
+
+
+def declared_before(path: Path, run: A.Run) -> str:
+    """Whether the criteria file's last commit (git log) is older than the run's first
+    record, in words."""
+    first = None
+    if "started_at" in run.trials:
+        stamps = [A.instant(str(x)) for x in run.trials["started_at"].dropna()]
+        first = min(stamps) if stamps else None
+    path = path.resolve()
+    try:
+        r = subprocess.run(["git", "log", "-1", "--format=%cI", "--", path.name],
+                           cwd=path.parent, capture_output=True, text=True)
+        changed = subprocess.run(["git", "status", "--porcelain", "--", path.name],
+                                 cwd=path.parent, capture_output=True, text=True)
+    except OSError as e:
+        return f"criteria file: git could not be run ({e.strerror}), so not shown older"
+    if r.returncode != 0 or not r.stdout.strip():
+        return "criteria file: not committed in git, so not shown older than the run"
+    committed = A.instant(r.stdout.strip())
+    local = " (with uncommitted changes)" if changed.stdout.strip() else ""
+    if first is None:
+        return f"criteria committed {committed:%Y-%m-%d %H:%M} UTC{local}; the run has no record"
+    when = "before" if committed < first else "AFTER"
+    return (f"criteria committed {committed:%Y-%m-%d %H:%M:%S} UTC{local}, {when} the run's "
+            f"first record ({first:%Y-%m-%d %H:%M:%S} UTC)")
 
 
 if __name__ == "__main__":

@@ -93,6 +93,7 @@ def _noise(prefix: str, side: dict[str, Any]) -> dict[str, Any]:
     """The noise study's fields of one side (copybench records since issue 47; None in
     older ones): the window's steadiness over its ten slices, the socket buffers at its edges
     (summed over the threads: the side's total buffering), the TCP retransmissions in it,
+    the congestion window at its end (``tcpi_snd_cwnd``, segments, summed over the threads),
     and how many threads ended on another CPU than they started on."""
     row: dict[str, Any] = {f"{prefix}_slice_cv": slice_cv(side.get("slices_bytes"),
                                                           side.get("slices_s"))}
@@ -106,6 +107,8 @@ def _noise(prefix: str, side: dict[str, Any]) -> dict[str, Any]:
         if all(a is not None and b is not None for a, b in pairs):
             retrans = int(sum(b - a for a, b in pairs))
     row[f"{prefix}_retrans"] = retrans
+    row[f"{prefix}_snd_cwnd_end"] = _sum_or_none(
+        [(t or {}).get("snd_cwnd") for t in end] if isinstance(end, list) else None)
     c0, c1 = side.get("cpu_start"), side.get("cpu_end")
     row[f"{prefix}_cpus_changed"] = (
         sum(1 for a, b in zip(c0, c1) if a is not None and b is not None and a != b)

@@ -30,7 +30,9 @@ def _key(size: Any, placement: Any, pair: str) -> tuple[int, str, str]:
     return int(size), str(placement), pair
 
 
-def _stream(d: pd.DataFrame) -> pd.DataFrame:
+def stream_rows(d: pd.DataFrame) -> pd.DataFrame:
+    """The rows both designs are read on: stream trials of a block, kept-sink trials left out
+    (a variant of today's, read apart); no rows where the table lacks the columns."""
     need = {"block", "repetition", "method", "size", "placement", "gbit_per_s"}
     if d.empty or not need <= set(d):
         return d.iloc[0:0]
@@ -43,7 +45,7 @@ def today_rounds(measured: pd.DataFrame) -> dict[tuple[int, str, str], pd.DataFr
     """Today's pairs per comparison (``X/send`` and ``send (twin)/send``): per (block,
     round), columns ``a`` and ``b``; kept-sink blocks left out (a variant of today's, read
     apart)."""
-    d = _stream(measured)
+    d = stream_rows(measured)
     out: dict[tuple[int, str, str], pd.DataFrame] = {}
     if d.empty:
         return out
@@ -66,7 +68,7 @@ def today_rounds(measured: pd.DataFrame) -> dict[tuple[int, str, str], pd.DataFr
 def shared_rounds(shared: pd.DataFrame) -> dict[tuple[int, str, str], pd.DataFrame]:
     """Shared time's pairs per comparison: per (block, round), ``a`` the rate of X (of the
     A/A's second connection, its twin) and ``b`` send's, from the same trial."""
-    d = _stream(shared)
+    d = stream_rows(shared)
     out: dict[tuple[int, str, str], pd.DataFrame] = {}
     if d.empty:
         return out

@@ -1,7 +1,8 @@
 """The tidy trial rows carry the noise study's record fields (issue 47): each side's slice
 throughput CV, socket buffers at the window's edges (summed over threads), retransmissions
-in the window, threads that changed CPU, and the NET_RX/NET_TX softirqs over the window;
-None, never 0, for records without them (made before them) or where a value is null."""
+in the window, the congestion window at its end, threads that changed CPU, and the
+NET_RX/NET_TX softirqs over the window; None, never 0, for records without them (made before
+them) or where a value is null."""
 
 from __future__ import annotations
 
@@ -77,6 +78,8 @@ def test_tidy_rows_carry_each_sides_noise_fields() -> None:
     assert (row["receiver_rcvbuf_start"], row["receiver_rcvbuf_end"]) == (131072, 262144)
     # 3 retransmissions per connection in the window; one thread of each side moved CPU
     assert row["sender_retrans"] == 6 and row["receiver_retrans"] == 3
+    # the congestion window at the window's end, summed over the side's connections
+    assert row["sender_snd_cwnd_end"] == 20 and row["receiver_snd_cwnd_end"] == 10
     assert row["sender_cpus_changed"] == 1 and row["receiver_cpus_changed"] == 1
     # softirqs: the host's over the window, and the sink's CPUs' own
     assert (row["softirq_net_rx"], row["softirq_net_tx"]) == (700, 3)
@@ -93,7 +96,7 @@ def test_missing_values_are_none_never_zero() -> None:
     row = A.tidy_record(rec)
     assert row["sender_slice_cv"] is None
     assert row["sender_sndbuf_start"] == 4096 and row["sender_sndbuf_end"] is None
-    assert row["sender_retrans"] is None
+    assert row["sender_retrans"] is None and row["sender_snd_cwnd_end"] is None
     assert row["softirq_net_rx"] is None and row["receiver_softirq_net_rx"] is None
     assert row["receiver_slice_cv"] is None and row["receiver_sndbuf_start"] is None
 
@@ -111,7 +114,7 @@ def test_records_made_before_the_fields_tidy_to_none() -> None:
     new_cols = [k for k in A.tidy_record(rec) if k.endswith(("slice_cv", "_start", "_end",
                                                              "retrans", "cpus_changed"))
                 or "softirq" in k]
-    assert len(new_cols) == 2 * 7 + 3, new_cols
+    assert len(new_cols) == 2 * 8 + 3, new_cols
     assert all(row[k] is None for k in new_cols), {k: row[k] for k in new_cols}
     # and an empty record (the tidy table's column list) has them too
     assert set(new_cols) <= set(A.tidy_record({}))
