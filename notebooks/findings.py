@@ -17,7 +17,10 @@
 # one configuration) read with one rule, the band the claims are read at
 # ({glue:text}`band:s`): **greater** if the CI lies above {glue:text}`band_hi:s`, **less**
 # if below {glue:text}`band_lo:s`, **equivalent** if inside [{glue:text}`band_lo:s`,
-# {glue:text}`band_hi:s`], otherwise **inconclusive**. Each copy-avoiding message method is also set against `sendmsg`, which
+# {glue:text}`band_hi:s`], otherwise **inconclusive**; and with direction and size apart: a
+# CI wholly above or below parity decides the direction (faster, slower) even where it
+# crosses the band's edge (its size open). Each copy-avoiding message method is also set
+# against `sendmsg`, which
 # makes the same kernel copy as `send` without `send`'s user-space memcpy: a gain over `send`
 # that `sendmsg` shares is the memcpy skipped, not a kernel copy avoided. The findings at the
 # front of the book and the per-configuration list of the results chapter are worded from
