@@ -368,10 +368,9 @@ glue_text("stat_decision", PR.statistics_text(primary))
 glue_text("stat_crossover", PR.crossover_text(primary))
 glue_text("stat_confidence", f"{S.CONFIDENCE:.0%}")
 glue_text("stat_threshold", fmt_band())
-_where = ("the pair runs where the claims run (their transport, in one of their blocks), for "
-          "the rounds at which a null difference reads equivalent at 95 % with 80 % "
-          "probability at its block's noise-model sd (at most the design's maximum; its "
-          "block runs as many)")
+_where = ("the pair runs on the claims' transport, in a block of its own, for the rounds at "
+          "which a null difference reads equivalent at 95 % with 80 % "
+          "probability at its block's noise-model sd (at most the design's maximum)")
 glue_text("aa_design", (
     f"The profiles now place it so ({_where}); this run was made before that rule and ran "
     "it where its own profile placed it (the transport and rounds are in the reading below)"
