@@ -298,3 +298,103 @@ elif study is not None:
     glue_text("noise_controls", "none in this run")
     glue_text("noise_clause", "later (this run has no control for it to read)")
     glue_text("noise_adopt", f"no control was measured, so the procedure in use ({N.TODAY}) stays")
+
+# %% [markdown]
+# ## Two connections sharing a trial's time
+#
+# A design that keeps the quantity and takes the trial's own state out of a comparison: the
+# two methods in one trial, one connection each to one sink, taking 100 ms turns (only one
+# sends at a time, from the warm-up on; the order of the turns alternates by round); each
+# method's rate is its own connection's bytes at the sink over its own turns. It is worth
+# using only if it measures the same ratio as the procedure in use, so a validation run put
+# both designs of each comparison (`sendmsg` and `zerocopy` against `send` at four sizes, both
+# placements, on veth) in the same blocks and rounds, with the A/A under each, and judged them
+# by criteria written before the run: (a) no comparison's two CIs disjoint at the level of
+# the family of 16; (b) the pooled ratio shared time / today's over the 16 comparisons
+# equivalent to 1 within a margin derived beforehand (two one-sided tests); (c) each
+# shared-time A/A inside the band; (d) shared time's median paired sd at most 0.8× today's in
+# the same run; (e) per connection, its congestion window, receive buffer, retransmissions
+# and bytes per receive call against today's trial of its method in the same round, each
+# within a tolerance derived beforehand. Each criterion, and all of them together, was shown
+# by simulation before the run to hold with a probability of at least 80 % when the two
+# designs measure the same ratio. The design is adopted only if every criterion holds. The
+# first table gives each comparison's paired ratio under both designs with its t CI at the
+# family's level (1 − 0.05/16), the second the A/A's at 95 %, the third each criterion with
+# the readings it rests on.
+
+# %% tags=["remove-input"]
+from analysis.loading import criteria as CL
+from analysis.statistics import adoption as AD
+from analysis.statistics import designs as D
+from analysis.statistics.fmt import fmt_ratio_ci
+
+vwhere = N.study_run(run_dir, profile="shared-time")
+vrun = A.load_run(vwhere) if vwhere is not None else None
+crit = CL.read()
+# the comparisons' CIs at the level of their family (criterion a), the A/A's at its own (c)
+vtable = (D.compare(vrun.measured, vrun.shared, crit.overlap_family)
+          if vrun is not None else pd.DataFrame())
+if vrun is None or vtable.empty:
+    note("No validation run of the shared-time design is committed beside this run or in the "
+         "repository's data/raw/.")
+    for key in ("shared_run", "shared_sd", "shared_adopt"):
+        glue_text(key, "not measured (no validation run)")
+else:
+    j = AD.judge(vrun.measured, vrun.shared, crit)
+    vman = vrun.manifest.get("cpu") or {}
+    glue_text("shared_run", f"{vwhere.name} ({vman.get('count', '?')}-CPU "
+              f"{vman.get('model', '?')} virtual machine, {int(vtable['rounds_today'].max())} "
+              f"rounds, {len(vrun.trials)} trials); {CL.declared_before(CL.DEFAULT, vrun)}")
+
+    def _ci(r, lo, hi):
+        return fmt_ratio_ci(r, lo, hi, times=False) if math.isfinite(lo) else "no CI"
+
+    aa_table = D.compare(vrun.measured, vrun.shared, crit.aa_family)
+    for t, what in (
+            (vtable[~vtable["pair"].str.contains("(twin)", regex=False)], "comparison"),
+            (aa_table[aa_table["pair"].str.contains("(twin)", regex=False)],
+             "A/A (send against itself)")):
+        t = t.sort_values(["pair", "placement", "size"])
+        show_table(pd.DataFrame({
+            what: t["pair"].str.replace(" (twin)", "", regex=False),
+            "size": t["size"].map(fmt_size), "placement": t["placement"],
+            "today's design": [_ci(r.ratio_today, r.lo_today, r.hi_today) for r in t.itertuples()],
+            "shared time": [_ci(r.ratio_shared, r.lo_shared, r.hi_shared) for r in t.itertuples()],
+            "CIs disjoint": t["disjoint"].map({True: "yes", False: "no"}),
+            "paired sd, today's": t["sd_today"], "paired sd, shared time": t["sd_shared"],
+            "rounds": t["rounds_today"].astype(int).astype(str) + " / "
+                      + t["rounds_shared"].astype(int).astype(str)}), floatfmt="{:.3f}")
+    sd_t, sd_s = D.median_sd(vtable)
+    study_sd = ""
+    if len(today):
+        other = (study.manifest.get("cpu") or {}).get("model", "?")
+        if other != vman.get("model", "?"):
+            where_sd = (f"on another class of CPU ({other}), so what the design gains on one "
+                        "class is not shown for the other")
+        else:
+            where_sd = ("on the same class of CPU, so the machine was " + (
+                "quieter on the day of this run" if sd_t < 0.8 * paired else
+                "noisier on the day of this run" if sd_t > 1.25 * paired else
+                "about as noisy as on the study's day"))
+        study_sd = (f"; the procedure in use had {paired:.3f} in the noise study's run, "
+                    f"{where_sd}; the two designs are compared only within one run")
+    glue_text("shared_sd", f"{sd_s:.3f} under shared time against {sd_t:.3f} under the "
+              f"procedure in use in the same rounds ({sd_s / sd_t:.2f}×){study_sd}")
+    # each criterion with the readings that decide it: the pooled or median reading, and
+    # every comparison or connection that fails it (the ones that pass are in the tables)
+    shown = ("DISJOINT", "NOT inside", "BEYOND", "pooled", "median", "missing", "no connection")
+
+    def _decisive(o):
+        lines = [x for x in o.lines if any(w in x for w in shown)]
+        lines = lines or [f"every one of {len(o.lines)} holds (the tables above)"]
+        return "; ".join(lines).replace("DISJOINT", "disjoint").replace(
+            "NOT inside", "not inside").replace("BEYOND", "beyond")
+
+    show_table(pd.DataFrame({
+        "criterion": [f"({o.key}) {o.title}" for o in j.outcomes],
+        "holds": ["yes" if o.holds else "no" for o in j.outcomes],
+        "reading": [_decisive(o) for o in j.outcomes]}))
+    failed = [o for o in j.outcomes if not o.holds]
+    glue_text("shared_adopt", "every criterion holds, so the design is adopted" if j.adopt else
+              "not adopted: " + "; ".join(f"({o.key}) {o.title} does not hold" for o in failed)
+              + "; the procedure in use stays")

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import subprocess
 import sys
 from pathlib import Path
 
@@ -109,35 +108,9 @@ def judge(con: Console, run: A.Run, crit: AD.Criteria, path: Path) -> None:
         con.print(f"({o.key}) {o.title}: {'holds' if o.holds else 'DOES NOT HOLD'}")
         for line in o.lines:
             con.print(f"    {line}", highlight=False)
-    con.print(declared_before(path, run))
+    con.print(CL.declared_before(path, run))
     con.print("adopt shared time: " + ("yes (every criterion holds)" if j.adopt else
               f"no (not holding: {', '.join(sorted(set(j.failed())))})"))
-
-
-def declared_before(path: Path, run: A.Run) -> str:
-    """Whether the criteria file's last commit (git log) is older than the run's first
-    record, in words."""
-    first = None
-    if "started_at" in run.trials:
-        stamps = [A.instant(str(x)) for x in run.trials["started_at"].dropna()]
-        first = min(stamps) if stamps else None
-    path = path.resolve()
-    try:
-        r = subprocess.run(["git", "log", "-1", "--format=%cI", "--", path.name],
-                           cwd=path.parent, capture_output=True, text=True)
-        changed = subprocess.run(["git", "status", "--porcelain", "--", path.name],
-                                 cwd=path.parent, capture_output=True, text=True)
-    except OSError as e:
-        return f"criteria file: git could not be run ({e.strerror}), so not shown older"
-    if r.returncode != 0 or not r.stdout.strip():
-        return "criteria file: not committed in git, so not shown older than the run"
-    committed = A.instant(r.stdout.strip())
-    local = " (with uncommitted changes)" if changed.stdout.strip() else ""
-    if first is None:
-        return f"criteria committed {committed:%Y-%m-%d %H:%M} UTC{local}; the run has no record"
-    when = "before" if committed < first else "AFTER"
-    return (f"criteria committed {committed:%Y-%m-%d %H:%M:%S} UTC{local}, {when} the run's "
-            f"first record ({first:%Y-%m-%d %H:%M:%S} UTC)")
 
 
 if __name__ == "__main__":

@@ -411,16 +411,17 @@ def _disjoint(m: pd.DataFrame) -> dict[str, object]:
     return {"disjoint": len(hits), "disjoint_text": "; ".join(hits)}
 
 
-def study_run(beside: str | Path, repository: str | Path = "data/raw") -> Path | None:
-    """The noise study's run the book reads: the newest committed (packed:
-    ``trials.jsonl.gz``) run of the noise-study profile in the directory of ``beside`` (the
-    run the book is built from), else in the repository's ``data/raw``; None when neither
-    holds one."""
+def study_run(beside: str | Path, repository: str | Path = "data/raw",
+              profile: str = "noise-study") -> Path | None:
+    """The run of ``profile`` the book reads (the noise study by default, or the
+    ``shared-time`` validation): the newest committed (packed: ``trials.jsonl.gz``) run whose
+    name holds ``-<profile>``, in the directory of ``beside`` (the run the book is built
+    from), else in the repository's ``data/raw``; None when neither holds one."""
     for d in (Path(beside).parent, Path(repository)):
         if not d.is_dir():
             continue
         runs = sorted(p for p in d.iterdir()
-                      if "-noise-study" in p.name and (p / "trials.jsonl.gz").is_file())
+                      if f"-{profile}" in p.name and (p / "trials.jsonl.gz").is_file())
         if runs:
             return runs[-1]
     return None

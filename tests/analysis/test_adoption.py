@@ -341,3 +341,17 @@ def test_git_dates_the_criteria_against_the_runs_first_record(
     loose.write_text(CL.DEFAULT.read_text())
     r = cli(run, "--criteria", loose)
     assert "not committed in git, so not shown older than the run" in r.stdout
+
+
+def test_the_committed_validation_run_is_younger_than_its_criteria() -> None:
+    """The committed run of the shared-time profile was made after the criteria it is judged
+    by were committed: a later edit of the criteria file would read "AFTER" (a rule mended
+    after the run was seen), and the run would no longer test it."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: the criteria's commit time is read from git")
+    runs = sorted(p for p in (ROOT / "data" / "raw").glob("*-shared-time")
+                  if (p / "trials.jsonl.gz").is_file())
+    if not runs:
+        pytest.skip("no validation run of the shared-time profile is committed")
+    words = CL.declared_before(CL.DEFAULT, A.load_run(runs[-1]))
+    assert "before the run's first record" in words, words
