@@ -307,10 +307,10 @@ elif study is not None:
 # sends at a time, from the warm-up on; the order of the turns alternates by round); each
 # method's rate is its own connection's bytes at the sink over its own turns. It is worth
 # using only if it measures the same ratio as the procedure in use, so a validation run put
-# both designs of each comparison (`sendmsg` and `zerocopy` against `send` at four sizes, both
-# placements, on veth) in the same blocks and rounds, with the A/A under each, and judged them
+# both designs of each comparison (`sendmsg` and `zerocopy` against `send`, small messages to
+# large, both placements, on veth) in the same blocks and rounds, with the A/A under each, and judged them
 # by criteria written before the run: (a) no comparison's two CIs disjoint at the level of
-# the family of 16; (b) the pooled ratio shared time / today's over the 16 comparisons
+# their family (all the comparisons); (b) the pooled ratio shared time / today's over them
 # equivalent to 1 within a margin derived beforehand (two one-sided tests); (c) each
 # shared-time A/A inside the band; (d) shared time's median paired sd at most 0.8× today's in
 # the same run; (e) per connection, its congestion window, receive buffer, retransmissions
@@ -319,7 +319,7 @@ elif study is not None:
 # by simulation before the run to hold with a probability of at least 80 % when the two
 # designs measure the same ratio. The design is adopted only if every criterion holds. The
 # first table gives each comparison's paired ratio under both designs with its t CI at the
-# family's level (1 − 0.05/16), the second the A/A's at 95 %, the third each criterion with
+# family's level (1 − 0.05/m over its m comparisons), the second the A/A's at 95 %, the third each criterion with
 # the readings it rests on.
 
 # %% tags=["remove-input"]
@@ -327,6 +327,7 @@ from analysis.loading import criteria as CL
 from analysis.statistics import adoption as AD
 from analysis.statistics import designs as D
 from analysis.statistics.fmt import fmt_ratio_ci
+from IPython.display import Markdown, display
 
 vwhere = N.study_run(run_dir, profile="shared-time")
 vrun = A.load_run(vwhere) if vwhere is not None else None
@@ -342,16 +343,23 @@ if vrun is None or vtable.empty:
 else:
     j = AD.judge(vrun.measured, vrun.shared, crit)
     vman = vrun.manifest.get("cpu") or {}
-    glue_text("shared_run", f"{vwhere.name} ({vman.get('count', '?')}-CPU "
-              f"{vman.get('model', '?')} virtual machine, {int(vtable['rounds_today'].max())} "
-              f"rounds, {len(vrun.trials)} trials); {CL.declared_before(CL.DEFAULT, vrun)}")
+    both = pd.concat([vtable["rounds_today"], vtable["rounds_shared"]]).astype(int)
+    rounds = (f"{both.min()} rounds" if both.min() == both.max() else
+              f"{both.min()} to {both.max()} rounds")
+    run_words = (f"{vwhere.name} ({vman.get('count', '?')}-CPU {vman.get('model', '?')} "
+                 f"virtual machine, {rounds} of every comparison under both designs, "
+                 f"{len(vrun.trials)} trials); {CL.declared_before(CL.DEFAULT, vrun)}")
+    glue_text("shared_run", run_words)
+
+    display(Markdown(f"The run: {run_words}."))
 
     def _ci(r, lo, hi):
         return fmt_ratio_ci(r, lo, hi, times=False) if math.isfinite(lo) else "no CI"
 
     aa_table = D.compare(vrun.measured, vrun.shared, crit.aa_family)
+    is_aa = vtable["pair"].str.contains("(twin)", regex=False)
     for t, what in (
-            (vtable[~vtable["pair"].str.contains("(twin)", regex=False)], "comparison"),
+            (vtable[~is_aa], "comparison"),
             (aa_table[aa_table["pair"].str.contains("(twin)", regex=False)],
              "A/A (send against itself)")):
         t = t.sort_values(["pair", "placement", "size"])
@@ -361,9 +369,8 @@ else:
             "today's design": [_ci(r.ratio_today, r.lo_today, r.hi_today) for r in t.itertuples()],
             "shared time": [_ci(r.ratio_shared, r.lo_shared, r.hi_shared) for r in t.itertuples()],
             "CIs disjoint": t["disjoint"].map({True: "yes", False: "no"}),
-            "paired sd, today's": t["sd_today"], "paired sd, shared time": t["sd_shared"],
-            "rounds": t["rounds_today"].astype(int).astype(str) + " / "
-                      + t["rounds_shared"].astype(int).astype(str)}), floatfmt="{:.3f}")
+            "paired sd, today's / shared time": [f"{a:.3f} / {b:.3f}" for a, b in
+                                                 zip(t["sd_today"], t["sd_shared"])]}))
     sd_t, sd_s = D.median_sd(vtable)
     study_sd = ""
     if len(today):
@@ -378,8 +385,9 @@ else:
                 "about as noisy as on the study's day"))
         study_sd = (f"; the procedure in use had {paired:.3f} in the noise study's run, "
                     f"{where_sd}; the two designs are compared only within one run")
-    glue_text("shared_sd", f"{sd_s:.3f} under shared time against {sd_t:.3f} under the "
-              f"procedure in use in the same rounds ({sd_s / sd_t:.2f}×){study_sd}")
+    shared_sd_words = (f"{sd_s:.3f} under shared time against {sd_t:.3f} under the procedure "
+                       f"in use in the same rounds ({sd_s / sd_t:.2f}×){study_sd}")
+    glue_text("shared_sd", shared_sd_words)
     # each criterion with the readings that decide it: the pooled or median reading, and
     # every comparison or connection that fails it (the ones that pass are in the tables)
     shown = ("DISJOINT", "NOT inside", "BEYOND", "pooled", "median", "missing", "no connection")
@@ -395,6 +403,9 @@ else:
         "holds": ["yes" if o.holds else "no" for o in j.outcomes],
         "reading": [_decisive(o) for o in j.outcomes]}))
     failed = [o for o in j.outcomes if not o.holds]
-    glue_text("shared_adopt", "every criterion holds, so the design is adopted" if j.adopt else
-              "not adopted: " + "; ".join(f"({o.key}) {o.title} does not hold" for o in failed)
-              + "; the procedure in use stays")
+    adopt_words = ("every criterion holds, so the design is adopted" if j.adopt else
+                   "not adopted: " + "; ".join(f"({o.key}) {o.title} does not hold"
+                                               for o in failed) + "; the procedure in use stays")
+    glue_text("shared_adopt", adopt_words)
+    display(Markdown(f"The median paired per-round sd of the {len(vtable[~is_aa])} comparisons: "
+                     f"{shared_sd_words}. The decision by the criteria: {adopt_words}."))
