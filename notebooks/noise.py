@@ -302,31 +302,31 @@ elif study is not None:
 # %% [markdown]
 # ## Two connections sharing a trial's time
 #
-# A design that keeps the quantity and takes the trial's own state out of a comparison: the
-# two methods in one trial, one connection each to one sink, taking 100 ms turns (only one
-# sends at a time, from the warm-up on; the order of the turns alternates by round); each
-# method's rate is its own connection's bytes at the sink over its own turns. It is worth
-# using only if it measures the same ratio as the procedure in use, so a validation run put
-# both designs of each comparison (`sendmsg` and `zerocopy` against `send`, small messages to
-# large, both placements, on veth) in the same blocks and rounds, with the A/A under each, and judged them
-# by criteria written before the run: (a) no comparison's two CIs disjoint at the level of
+# A design that keeps the quantity and takes the trial's own state out of a comparison: the two
+# methods in one trial, one connection each to one sink, taking short turns of a fixed length
+# (only one sends at a time, from the warm-up on; the order of the turns alternates by round);
+# each method's rate is its own connection's bytes at the sink over its own turns. It is worth
+# using only if it measures the same ratio as the procedure in use, so a validation run put both
+# designs of each comparison (`sendmsg` and `zerocopy` against `send`, small messages to large,
+# both placements, on veth) in the same blocks and rounds, with the A/A under each, and judged
+# them by criteria written before the run: (a) no comparison's two CIs disjoint at the level of
 # their family (all the comparisons); (b) the pooled ratio shared time / today's over them
-# equivalent to 1 within a margin derived beforehand (two one-sided tests); (c) each
-# shared-time A/A inside the band; (d) shared time's median paired sd at most 0.8× today's in
-# the same run; (e) per connection, its congestion window, receive buffer, retransmissions
-# and bytes per receive call against today's trial of its method in the same round, each
-# within a tolerance derived beforehand. Each criterion, and all of them together, was shown
-# by simulation before the run to hold with a probability of at least 80 % when the two
-# designs measure the same ratio. The design is adopted only if every criterion holds. The
-# first table gives each comparison's paired ratio under both designs with its t CI at the
-# family's level (1 − 0.05/m over its m comparisons), the second the A/A's at 95 %, the third each criterion with
-# the readings it rests on.
+# equivalent to 1 within a margin derived beforehand (two one-sided tests); (c) each shared-time
+# A/A inside the band; (d) shared time's median paired sd at most 0.8× today's in the same run;
+# (e) per connection, its congestion window, receive buffer, retransmissions and bytes per
+# receive call against today's trial of its method in the same round, each within a tolerance
+# derived beforehand. Each criterion, and all of them together, was shown by simulation before
+# the run to hold with a probability of at least 80 % when the two designs measure the same
+# ratio. The design is adopted only if every criterion holds. The first table gives each
+# comparison's paired ratio under both designs with its t CI at the family's level (1 − 0.05/m
+# over its m comparisons), the second the A/A's at 95 %, the third each criterion with the
+# readings it rests on.
 
 # %% tags=["remove-input"]
 from analysis.loading import criteria as CL
 from analysis.statistics import adoption as AD
 from analysis.statistics import designs as D
-from analysis.statistics.fmt import fmt_ratio_ci
+from analysis.words.phrases import ratio_ci
 from IPython.display import Markdown, display
 
 vwhere = N.study_run(run_dir, profile="shared-time")
@@ -353,8 +353,8 @@ else:
 
     display(Markdown(f"The run: {run_words}."))
 
-    def _ci(r, lo, hi):
-        return fmt_ratio_ci(r, lo, hi, times=False) if math.isfinite(lo) else "no CI"
+    def _ratio_cell(r, lo, hi):
+        return ratio_ci({"ratio": r, "lo": lo, "hi": hi}) if math.isfinite(lo) else "no CI"
 
     aa_table = D.compare(vrun.measured, vrun.shared, crit.aa_family)
     is_aa = vtable["pair"].str.contains("(twin)", regex=False)
@@ -366,8 +366,10 @@ else:
         show_table(pd.DataFrame({
             what: t["pair"].str.replace(" (twin)", "", regex=False),
             "size": t["size"].map(fmt_size), "placement": t["placement"],
-            "today's design": [_ci(r.ratio_today, r.lo_today, r.hi_today) for r in t.itertuples()],
-            "shared time": [_ci(r.ratio_shared, r.lo_shared, r.hi_shared) for r in t.itertuples()],
+            "today's design": [_ratio_cell(r.ratio_today, r.lo_today, r.hi_today)
+                               for r in t.itertuples()],
+            "shared time": [_ratio_cell(r.ratio_shared, r.lo_shared, r.hi_shared)
+                            for r in t.itertuples()],
             "CIs disjoint": t["disjoint"].map({True: "yes", False: "no"}),
             "paired sd, today's / shared time": [f"{a:.3f} / {b:.3f}" for a, b in
                                                  zip(t["sd_today"], t["sd_shared"])]}))
