@@ -355,3 +355,4 @@ def test_the_committed_validation_run_is_younger_than_its_criteria() -> None:
         pytest.skip("no validation run of the shared-time profile is committed")
     words = CL.declared_before(CL.DEFAULT, A.load_run(runs[-1]))
     assert "before the run's first record" in words, words
+    assert "uncommitted" not in words, words  # an edit not committed is an edit after the run
