@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -17,11 +19,11 @@ from conftest import run_runner, write_sweep_profile
 pytestmark = [pytest.mark.root, pytest.mark.sweep]
 
 
-@pytest.fixture
-def full_disk(runner_root: None, tmp_path: Path):  # type: ignore[no-untyped-def]
-    mnt = tmp_path / "mnt"
+@contextmanager
+def tmpfs(mnt: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of ``size`` mounted at ``mnt`` for the block (skipped where none can be)."""
     mnt.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", str(mnt)],
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)],
                        capture_output=True, text=True, check=False)
     if r.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
@@ -29,6 +31,12 @@ def full_disk(runner_root: None, tmp_path: Path):  # type: ignore[no-untyped-def
         yield mnt
     finally:
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True, check=False)
+
+
+@pytest.fixture
+def full_disk(runner_root: None, tmp_path: Path) -> Iterator[Path]:
+    with tmpfs(tmp_path / "mnt", "4k") as mnt:
+        yield mnt
 
 
 def test_enospc_while_creating_a_run_leaves_nothing(full_disk: Path, tmp_path: Path) -> None:
@@ -66,18 +74,10 @@ perf = true
 
 
 @pytest.fixture
-def small_disk(runner_root: None, tmp_path: Path):  # type: ignore[no-untyped-def]
+def small_disk(runner_root: None, tmp_path: Path) -> Iterator[Path]:
     """Room for a run's plan, manifest and records, not for a second of perf.data."""
-    mnt = tmp_path / "small"
-    mnt.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)],
-                       capture_output=True, text=True, check=False)
-    if r.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
-    try:
+    with tmpfs(tmp_path / "small", "256k") as mnt:
         yield mnt
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], capture_output=True, check=False)
 
 
 def test_a_profiled_trial_on_a_full_disk_stops_the_sweep_and_resumes(
@@ -115,15 +115,9 @@ def test_a_profiled_trial_on_a_full_disk_stops_the_sweep_and_resumes(
 
 
 @pytest.fixture
-def filled_disk(runner_root: None, tmp_path: Path):  # type: ignore[no-untyped-def]
+def filled_disk(runner_root: None, tmp_path: Path) -> Iterator[Path]:
     """A file system with no byte free: not even the lock file's holder line fits."""
-    mnt = tmp_path / "filled"
-    mnt.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)],
-                       capture_output=True, text=True, check=False)
-    if r.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
-    try:
+    with tmpfs(tmp_path / "filled", "64k") as mnt:
         fd = os.open(mnt / "filler", os.O_WRONLY | os.O_CREAT, 0o644)
         try:
             while os.write(fd, b"\0" * 4096):
@@ -133,8 +127,6 @@ def filled_disk(runner_root: None, tmp_path: Path):  # type: ignore[no-untyped-d
         finally:
             os.close(fd)
         yield mnt
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], capture_output=True, check=False)
 
 
 def test_a_notebook_on_a_full_disk_says_the_disk_is_full(filled_disk: Path, tmp_path: Path,
