@@ -26,6 +26,7 @@ from analysis.words import revisions as RV
 from analysis.loading import run as A
 from analysis.figures import plots as P
 from analysis.statistics import stats as S
+from decision import sesoi as SE
 from analysis.words import prose as PR
 from analysis.statistics.fmt import fmt_band, fmt_pct, fmt_size
 from analysis.words.output import glue_text, note, show_table
@@ -369,8 +370,9 @@ glue_text("stat_crossover", PR.crossover_text(primary))
 glue_text("stat_confidence", f"{S.CONFIDENCE:.0%}")
 glue_text("stat_threshold", fmt_band())
 _where = ("the pair runs on the claims' transport, in a block of its own, for the rounds at "
-          "which a null difference reads equivalent at 95 % with 80 % "
-          "probability at its block's noise-model sd (at most the design's maximum)")
+          f"which a null difference reads equivalent at {fmt_pct(S.CONFIDENCE, 0)} with "
+          f"{fmt_pct(SE.POWER, 0)} probability at its block's noise-model sd (at most the "
+          "design's maximum)")
 glue_text("aa_design", (
     f"The profiles now place it so ({_where}); this run was made before that rule and ran "
     "it where its own profile placed it (the transport and rounds are in the reading below)"
