@@ -95,3 +95,17 @@ def test_a_directory_it_made_is_removed_again(tmp_path: Path) -> None:
     r, calls = _fresh_root(tmp_path, FRESH_ROOT_DIR=str(new))
     assert r.returncode == 1 and calls.exists(), r.stderr
     assert not new.exists()
+
+
+def test_a_shared_folder_reached_through_a_link_is_accepted(tmp_path: Path) -> None:
+    """../shared may be a link to a directory (a clone placed beside a linked ../shared): it is
+    read (copied into the root), not written, so only a value that is no directory is refused.
+    With the next value bad, that value is the one named."""
+    real = tmp_path / "real-shared"
+    real.mkdir()
+    link = tmp_path / "shared-link"
+    link.symlink_to(real)
+    r, calls = _fresh_root(tmp_path, FRESH_ROOT_SHARED=str(link), FRESH_ROOT_DIR="")
+    assert r.returncode == 2, r.stderr
+    assert "FRESH_ROOT_DIR" in r.stderr and "FRESH_ROOT_SHARED" not in r.stderr, r.stderr
+    assert not calls.exists(), "mmdebstrap was started"
