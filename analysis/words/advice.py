@@ -7,8 +7,12 @@ than ``read-write`` there (ties: the larger decided gain). Each says the decisio
 it was decided at, the configurations, one ratio with its CI and where the decision map shows
 it. The words come from the decisions only:
 
-* "use M from Z up" only where, in each configuration named, every size measured from Z up
-  is decided faster;
+* "use M at Z–T" only where, in each configuration named, every size measured from Z up
+  is decided faster; T is the largest size measured there (a recommendation never reaches
+  past the sizes measured);
+* a direction decided with its size open (the CI excludes 1 but crosses the band's edge)
+  counts as that direction (:func:`by_direction`): the findings speak of direction, the
+  decision map shows the size;
 * "never beats" only where every comparison of the method is decided and none is faster;
 * "at A–B" only where every comparison measured between A and B in the configurations
   named is decided that way; where the decided sizes differ between configurations, each
@@ -125,6 +129,18 @@ def _from_up(d: pd.DataFrame, rows: pd.DataFrame) -> float | None:
     return zs.pop() if len(zs) == 1 else None
 
 
+def by_direction(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with each comparison whose direction is decided but whose size is open
+    (``decision`` inconclusive, ``direction`` faster or slower) read as that direction
+    (``greater``, ``less``); rows without a ``direction`` column are returned as they are."""
+    if rows.empty or "direction" not in rows:
+        return rows
+    open_ = rows["decision"] == "inconclusive"
+    dec = rows["decision"].mask(open_ & (rows["direction"] == "faster"), "greater")
+    dec = dec.mask(open_ & (rows["direction"] == "slower"), "less")
+    return rows.assign(decision=dec)
+
+
 def method_advice(rows: pd.DataFrame, method: str, baseline: str,
                   windows: pd.DataFrame | None = None) -> str:
     """One method against its baseline over every configuration of ``rows``, in one sentence
@@ -135,6 +151,8 @@ def method_advice(rows: pd.DataFrame, method: str, baseline: str,
     with the window at become "some sizes", the ratio's configuration goes.
     ``windows``: every window's comparison, where a decision that changes with the window is
     looked for."""
+    rows = by_direction(rows)
+    windows = by_direction(windows) if windows is not None else None
     for brief in range(5):
         text = _advice(rows, method, baseline, windows, brief)
         if words(text) <= MAX_WORDS - 1:  # and "(figure)"
@@ -171,8 +189,12 @@ def _advice(rows: pd.DataFrame, method: str, baseline: str, windows: pd.DataFram
 
     if len(g) and not len(l_):
         z = _from_up(g, r)
-        lead = (f"use {m} rather than {b} from {fmt_size(z)} up ({where(g)})" if z is not None
-                else f"{m} is faster than {b} {at(g)}")
+        # the largest size measured in each configuration named: one for all, or the
+        # sizes are said configuration by configuration
+        tops = set(r[r["config"].isin(set(g["config"]))].groupby("config")["size"].max())
+        lead = (f"use {m} rather than {b} at {size_span(z, tops.pop())} ({where(g)})"
+                if z is not None and len(tops) == 1 else f"use {m} rather than {b} {at(g)}"
+                if z is not None else f"{m} is faster than {b} {at(g)}")
     elif len(g):
         lead = f"{m} against {b}: faster {at(g)}, slower {at(l_)}"
     elif never_faster(every["decision"]) and not len(e):
@@ -215,13 +237,25 @@ def best_method(rows: pd.DataFrame) -> str | None:
     return str(score.sort_values(["n", "top"], ascending=False).index[0])
 
 
+def readable(rows: pd.DataFrame | None, rounds_min: int | None) -> pd.DataFrame | None:
+    """The comparisons a finding may read: those resting on at least ``rounds_min`` rounds
+    (``n``; None: every one). A comparison with fewer is shown in the maps and tables, never
+    cited."""
+    if rows is None or rounds_min is None or rows.empty or "n" not in rows:
+        return rows
+    return rows[pd.to_numeric(rows["n"], errors="coerce").fillna(0) >= rounds_min]
+
+
 def front_findings(vs_send: pd.DataFrame, files: pd.DataFrame, methods: Sequence[str],
-                   figure: str, file_figure: str, windows: pd.DataFrame | None = None
-                   ) -> list[Finding]:
+                   figure: str, file_figure: str, windows: pd.DataFrame | None = None,
+                   rounds_min: int | None = None) -> list[Finding]:
     """The front page's findings: one per message method of ``methods`` against `send`
     (``vs_send``; linked to ``figure``, the decision map), then one per file path for its
     best method against `read-write` (linked to ``file_figure``). At most
-    :data:`MAX_FINDINGS`."""
+    :data:`MAX_FINDINGS`. ``rounds_min``: the design's minimum rounds; a comparison resting
+    on fewer is not read (:func:`readable`)."""
+    vs_send, files = readable(vs_send, rounds_min), readable(files, rounds_min)
+    windows = readable(windows, rounds_min)
     out: list[Finding] = []
     for meth in methods:
         d = vs_send[vs_send["method"] == meth] if len(vs_send) else vs_send

@@ -4,6 +4,7 @@ reader reads it, each word from the decisions it states."""
 from __future__ import annotations
 
 import itertools
+import re
 
 import pandas as pd
 
@@ -86,10 +87,40 @@ def test_a_range_is_every_size_only_where_every_size_is_decided() -> None:
     # the sizes decided, exactly (a range only over consecutive decided sizes)
     assert "faster than `send` at 64 B–512 B, 16 KiB (veth, same-core)" in text, text
     assert "64 B–16 KiB" not in text and "undecided elsewhere" in text, text
-    assert "from" not in text.split(";")[0]  # no "from Z up": 4 KiB is undecided
+    assert "use" not in text.split(";")[0].lower()  # no "use from Z": 4 KiB is undecided
     full = rows.assign(decision="greater")
     assert V.method_advice(full, "vmsplice", "send").startswith(
-        "Use `vmsplice` rather than `send` from 64 B up (veth, same-core)")
+        "Use `vmsplice` rather than `send` at 64 B–16 KiB (veth, same-core)")
+
+
+def _sizes_said(text: str) -> list[float]:
+    """Every size a sentence names ("1 MiB", "64 KiB", "100 MB"), in bytes."""
+    unit = {"B": 1, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3, "kB": 1e3, "MB": 1e6,
+            "GB": 1e9}
+    return [float(n) * unit[u] for n, u in
+            re.findall(r"(\d+(?:\.\d+)?) (B|KiB|MiB|GiB|kB|MB|GB)\b", text)]
+
+
+def test_a_recommendation_never_reaches_past_the_largest_size_measured() -> None:
+    """"use M from 1 MiB up" said of sizes measured only up to 16 MiB claims sizes nobody
+    measured: the scope is read from the decisions it cites."""
+    sizes = [65536, 1 << 20, 16 << 20]
+    rows = pd.DataFrame([row("splice", s, "greater", 1.6) for s in sizes])
+    text = V.method_advice(rows, "splice", "read-write")
+    assert " up" not in text and "from" not in text, text
+    said = _sizes_said(text.split(";")[0])
+    assert said and max(said) <= max(sizes) and min(said) >= min(sizes), text
+    assert "64 KiB–16 MiB" in text, text
+
+
+def test_a_direction_decided_with_its_size_open_is_a_decided_direction() -> None:
+    """A CI wholly below parity that crosses the band's edge decides "slower" (its size
+    open): the finding does not call the method undecided there."""
+    rows = pd.DataFrame([row("sendmsg", s, "inconclusive", 0.93) for s in SIZES[:3]])
+    rows["direction"] = ["slower", "undecided", "undecided"]
+    text = V.method_advice(rows, "sendmsg", "send")
+    assert "undecided at every size" not in text, text
+    assert "slower than `send` at 64 B" in text and "undecided elsewhere" in text, text
 
 
 def test_the_scope_names_a_whole_transport_only_when_all_of_it_is_in() -> None:
@@ -110,3 +141,20 @@ def test_the_map_has_one_comparison_per_panel_method_and_size() -> None:
     # of two windows at one size, the one with more rounds
     k = m[(m["panel"] == "veth, same-core") & (m["method"] == "sendmsg") & (m["size"] == MiB)]
     assert int(k["n"].iloc[0]) == 6
+
+
+def test_no_finding_reads_a_comparison_under_the_design_minimum() -> None:
+    """A comparison resting on fewer rounds than the design's minimum is shown in the maps
+    and tables but never read by a finding: a 2-round comparison decided faster, with the
+    largest ratio, neither makes its method "faster" nor gives the finding its ratio."""
+    rows = pd.DataFrame([row("vmsplice", s, "inconclusive", 1.0) for s in SIZES[:4]]
+                        + [row("vmsplice", SIZES[4], "greater", 2.06, n=2)])
+    found = V.front_findings(rows, pd.DataFrame(), ["vmsplice"], "fig", "fig-files",
+                             rounds_min=6)
+    assert len(found) == 1
+    text = found[0].text
+    assert "2.06" not in text and "faster" not in text, text
+    assert "undecided at every size" in text, text
+    # without the minimum, the same rows would read it
+    loose = V.front_findings(rows, pd.DataFrame(), ["vmsplice"], "fig", "fig-files")
+    assert "2.06" in loose[0].text

@@ -80,9 +80,10 @@ def test_from_z_up_only_where_every_size_from_z_up_is_decided() -> None:
     text = AD.method_advice(rows, "splice", "read-write")
     assert "from 64 KiB up" not in text and "use `splice`" not in text.lower(), text
     assert "faster than `read-write` at 64 KiB" in text
-    # every size from 64 KiB up decided faster: the advice is exact
+    # every size from 64 KiB up decided faster: the advice is exact, up to the largest
+    # size measured (never "from 64 KiB up")
     full = rows.assign(decision=["inconclusive"] + ["greater"] * 5)
-    assert "Use `splice` rather than `read-write` from 64 KiB up" in AD.method_advice(
+    assert "Use `splice` rather than `read-write` at 64 KiB–100 MB" in AD.method_advice(
         full, "splice", "read-write")
 
 
