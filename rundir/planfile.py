@@ -67,15 +67,22 @@ class Declared:
 
     primary: str  # paired (per-round ratios) | unpaired (ratio of medians)
     exclude_steal_above: float | None  # a trial with more steal in its window is excluded
+    #: the fewest rounds a comparison of the design rests on (``design.rounds_min``); a
+    #: comparison with fewer is shown but never read as a headline. A plan that declares
+    #: none: two, the fewest a paired CI needs.
+    rounds_min: int = 2
 
     @classmethod
     def of(cls, plan: dict[str, Any] | None) -> "Declared":
         """From a plan.json (None: a run without one declares nothing)."""
         design = (plan or {}).get("design") or {}
         steal = design.get("exclude_steal_above")
+        rmin = design.get("rounds_min")
         return cls(primary=UNPAIRED if design.get("primary") == UNPAIRED else PAIRED,
                    exclude_steal_above=float(steal) if isinstance(steal, (int, float))
-                   and not isinstance(steal, bool) else None)
+                   and not isinstance(steal, bool) else None,
+                   rounds_min=rmin if isinstance(rmin, int) and not isinstance(rmin, bool)
+                   and rmin >= 2 else 2)
 
 
 def sequential_design(plan: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -363,6 +363,12 @@ class Run:
         return planfile.Declared.of(self.plan).primary
 
     @property
+    def rounds_min(self) -> int:
+        """The fewest rounds a comparison of the declared design rests on
+        (``design.rounds_min``): one with fewer is shown, never cited as a headline."""
+        return planfile.Declared.of(self.plan).rounds_min
+
+    @property
     def run_id(self) -> str:
         return str(self.manifest.get("run_id") or self.path.name)
 
