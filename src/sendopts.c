@@ -44,7 +44,7 @@ static const struct optdef send_optdefs[] = {
 	TRIALOPT_CPUS(struct send_opts, "pin sender thread i to the (i mod n)-th CPU of LIST"),
 	TRIALOPT_DURATION(struct send_opts, "measured window in seconds (default 2)"),
 	TRIALOPT_WARMUP(struct send_opts, "warm-up before the window (default 0.5)"),
-	TRIALOPT_VERIFY(struct send_opts, "full | sample | off: receiver checks every byte (default sample)"),
+	TRIALOPT_VERIFY(struct send_opts, "full | sample | off: the receiver checks the content of every chunk it reads (full), of one in 16 (sample) or none (off); over TCP it always checks that every byte sent arrived (default sample)"),
 	TRIALOPT_SEED(struct send_opts, "pattern seed (default 1)"),
 	TRIALOPT_COUNTERS(struct send_opts, "full: getrusage + perf counters + syscall count (default);\n"
 					    "rusage: getrusage only (perf events add latency; use for pingpong)"),

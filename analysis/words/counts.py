@@ -7,10 +7,12 @@ abstract, the findings, the introduction, the message chapter, the claims chapte
 replication chapter), so no two pages can disagree on a count: the sets are defined here
 once.
 
-* **message comparisons**: every message method against two-copy ``send`` (TCP and the UDP
-  forwarding path), at the run's lowest thread count, in every configuration (transport,
-  protocol, placement, window) measured at two sizes or more; family: the sizes of one
-  method in one configuration (:func:`analysis.claims.baselines.baseline_comparisons`);
+* **message comparisons**: the decision map's rows (:func:`map_comparisons`): every message
+  method against two-copy ``send`` (TCP and the UDP forwarding path), at the run's lowest
+  thread count, in every configuration measured at two sizes or more, one per method, size,
+  transport and placement (of a size measured with two windows, the comparison with more
+  rounds; the tables give both); family: the sizes of one method in one configuration and
+  window (:func:`analysis.claims.baselines.baseline_comparisons`);
 * **reference comparisons**: every message method against ``send`` (TCP stream) in the
   message chapter's reference configuration (the most-populated transport and placement,
   :func:`analysis.loading.run.reference`, on the cells at one window each), every thread count,
@@ -38,6 +40,8 @@ MSG_FACTORS = ("transport", "protocol", "placement", "threads", "duration_s")
 #: the same in the reference configuration (every thread count)
 REF_FACTORS = ("transport", "placement", "threads", "duration_s")
 OUTCOMES = ("greater", "less", "equivalent", "inconclusive")
+#: the verdict states of a claim this run did not test
+UNTESTED = ("not testable here", "not run in this profile")
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,11 @@ class BookCounts:
     def n_verdicts(self) -> int:
         return sum(self.verdicts.values())
 
+    @property
+    def testable(self) -> int:
+        """The verdicts on claims testable here (neither not testable nor not run)."""
+        return self.n_verdicts - sum(self.verdicts.get(v, 0) for v in UNTESTED)
+
     def glue(self) -> dict[str, str]:
         """Every count as the text the book glues, by name."""
         out = {"count_msg": str(self.message.n), "count_msg_text": self.message.text(),
@@ -157,6 +166,24 @@ def message_comparisons(run: A.Run, table: pd.DataFrame | None = None) -> pd.Dat
     return with_sizes(message_table(run) if table is None else table, MSG_FACTORS)
 
 
+#: the factors of one row of the decision map besides the method and size (the window is
+#: not one: of two windows at one size, the map shows the comparison with more rounds)
+MAP_FACTORS = ("transport", "protocol", "placement", "threads")
+
+
+def map_comparisons(run: A.Run, table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The decision map's rows, the comparisons the book counts: :func:`message_comparisons`
+    with one comparison per method, size and configuration of :data:`MAP_FACTORS` (where a
+    size was measured with two windows, the one with more rounds ``n``)."""
+    tab = message_comparisons(run, table)
+    if tab.empty:
+        return tab
+    keys = ["method", "size", *MAP_FACTORS]
+    return (tab.assign(_n=pd.to_numeric(tab["n"], errors="coerce").fillna(0))
+            .sort_values("_n", kind="stable")
+            .drop_duplicates(keys, keep="last").drop(columns="_n").sort_index())
+
+
 def reference_cells(run: A.Run) -> pd.DataFrame:
     """The message chapter's TCP stream cells, one window per configuration."""
     m = run.measured
@@ -178,7 +205,7 @@ def book_counts(run: A.Run, results: Sequence[ClaimResult],
                 table: pd.DataFrame | None = None) -> BookCounts:
     """Every count the book prints, from the run and its claim verdicts (``table``: the
     run's :func:`message_table`, where the caller has it already)."""
-    msg = message_comparisons(run, table)
+    msg = map_comparisons(run, table)
     ref, config = reference_comparisons(run)
     threads = tuple(sorted(int(t) for t in msg["threads"].unique())) if len(msg) else ()
     return BookCounts(Tally.of(msg), Tally.of(ref), config, threads,
@@ -196,5 +223,6 @@ def method_tallies(tab: pd.DataFrame) -> dict[str, Tally]:
 
 
 __all__ = ["Tally", "BookCounts", "book_counts", "message_table", "message_comparisons",
+           "map_comparisons", "MAP_FACTORS",
            "reference_comparisons", "reference_cells", "with_sizes", "method_tallies",
            "MSG_FACTORS"]

@@ -48,23 +48,14 @@ def test_each_printed_count_is_the_owners(counts) -> None:  # noqa: ANN001
     counts, _ = counts
     intro = _text("intro.html")
     m, r, v = counts.message, counts.reference, counts.verdicts
-    if m.n:  # the abstract
-        assert f"of {m.n} comparisons of a copy-avoiding message method" in intro
-        # a run made before the band in force says its count is post hoc (its abstract:
-        # "within ±12 % (post hoc) and")
-        assert any(f"{m.greater} are faster, {m.less} slower, {m.equivalent} equivalent "
-                   f"within {fmt_band()}{label} and {m.undecided} undecided" in intro
-                   for label in ("", " (post hoc)"))
-    for method, t in counts.by_method.items():  # the abstract's slower-but-undecided methods
-        if not t.greater and t.less and t.undecided:
-            assert f"{method} ({t.by_outcome()})" in intro, (method, t.by_outcome())
+    if m.n:  # the abstract's answer counts the decision map's rows, with their unit
+        assert f"of the {m.n} comparisons of a copy-avoiding method with two-copy" in intro
     if counts.n_verdicts:  # the abstract and the contributions
-        # the abstract of a reference run, or of a smoke run (which says its verdicts are no
-        # results)
-        # the abstract's results sentence, where the run supports results (a smoke run's
+        # the abstract's claims sentence, where the run supports results (a smoke run's
         # abstract says it does not, and leaves them to the reference run's)
         if "cannot support results" not in intro:
-            assert f"Of {counts.n_verdicts} verdicts on {counts.claims} published claims" in intro
+            assert (f"Of the {counts.testable} verdicts on published claims testable here"
+                    in intro)
         assert (f"of the {counts.n_verdicts} verdicts {v.get('holds', 0)} hold, "
                 f"{v.get('refuted', 0)} are refuted" in intro)
     if r.n:
@@ -81,7 +72,8 @@ def test_no_page_prints_a_count_the_owner_did_not_make(counts) -> None:  # noqa:
         for n in re.findall(r"\bof (\d+) comparisons\b", text):
             assert int(n) in allowed, (page.name, n, allowed)
         for n in re.findall(r"\b[Oo]f (?:the )?(\d+) (?:claim )?verdicts\b", text):
-            # every verdict, each reading's, or the magnitude verdicts (those with a published
-            # ratio): all three are the owner's
-            allowed_v = {counts.n_verdicts, *by_basis, sum(counts.magnitude.values())}
+            # every verdict, those testable here, each reading's, or the magnitude verdicts
+            # (those with a published ratio): all are the owner's
+            allowed_v = {counts.n_verdicts, counts.testable, *by_basis,
+                         sum(counts.magnitude.values())}
             assert int(n) in allowed_v, (page.name, n, allowed_v)

@@ -1,0 +1,231 @@
+"""The abstract: at most :data:`MAX_WORDS` words, whose first sentence answers the paper's
+question ("when does avoiding a copy pay?") for the testbed with at most
+:data:`MAX_FIRST_NUMBERS` numbers, then what was measured and how the data were checked,
+what the kernel copied anyway, `sendmsg`, the file methods and the published claims (pure
+functions of the tables the findings notebook computes; no I/O).
+
+What the abstract may cite:
+
+* the message comparisons are the decision map's rows (:func:`analysis.words.advice.map_data`:
+  one per method, size, transport and placement), counted once, with their unit;
+* a comparison with fewer rounds than the run's declared ``rounds_min`` is counted in the
+  map's rows (the map shows it) but never read as decided here, never cited for a ratio and
+  never the largest of anything (:func:`readable`);
+* a superlative only where it is decided (the largest decided file gain "lies above every
+  other's" only where its CI does).
+
+The detailed results paragraph (every method's tally, the file gains that are not separated,
+both readings of the claims) is :func:`analysis.words.headlines.abstract_results`, shown
+with the comparisons it counts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import pandas as pd
+
+from analysis.statistics.fmt import fmt_hours, fmt_pct, fmt_size, plural
+from analysis.words.advice import readable as _readable
+from analysis.words.counts import UNTESTED
+from analysis.words.findings import UNSUPPORTED_KINDS
+from analysis.words.phrases import configuration, ratio_ci
+
+MAX_WORDS = 200
+MAX_FIRST_NUMBERS = 4
+#: `--verify sample` checks the content of one received chunk in this many (src/pattern.c,
+#: verify_stream: ``(chunks & 15) == 0``); over TCP the sink also checks, in every mode, that
+#: it received as many bytes as were sent (src/sender.c, collect_receiver)
+VERIFY_SAMPLE_EVERY = 16
+#: the methods whose sends complete with a notification saying whether the kernel copied
+COMPLETION_METHODS = ("zerocopy", "uring-zc")
+#: the primitives the study measures, in the reader's names
+PRIMITIVES = ("`send`, `sendmsg`, `MSG_ZEROCOPY`, io_uring zero-copy send, `vmsplice`, "
+              "`read`/`write`, `mmap`+`write`, `sendfile`, `splice` and `copy_file_range`")
+#: the transports in the reader's words
+TRANSPORT_WORDS = {"loopback": "loopback", "veth": "a veth pair",
+                   "udp-forward": "a UDP forwarding path", "remote": "a link to another host"}
+_NUMBER = re.compile(r"\d[\d,.]*")
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the abstract says of the run besides its comparisons."""
+
+    testbed: str  # "one 2-CPU virtual machine" (analysis.words.findings.testbed_text)
+    trials: int  # measured trials
+    hours: float
+    verified: int  # trials whose receiver checked content (verify sample or full)
+    rounds_min: int  # the design's minimum rounds (the run's plan)
+    post_hoc: bool = False  # read under a rule made after the run
+    transports: tuple[str, ...] = ()
+    #: per transport: (completions the kernel copied, completions) of the zero-copy methods
+    copied: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+
+
+def readable(rows: pd.DataFrame, rounds_min: int) -> pd.DataFrame:
+    """The comparisons the abstract, the findings and the advice may read: those resting on
+    at least ``rounds_min`` rounds (``n``; :func:`analysis.words.advice.readable`)."""
+    out = _readable(rows, rounds_min)
+    return rows if out is None else out
+
+
+def _faster(rows: pd.DataFrame) -> int:
+    """Comparisons decided faster (beyond the band, or the direction decided with its size
+    open)."""
+    if rows.empty:
+        return 0
+    d = rows["direction"] if "direction" in rows else rows["decision"].map(
+        {"greater": "faster", "less": "slower"})
+    return int(((rows["decision"] == "greater") | (d == "faster")).sum())
+
+
+def _slower(rows: pd.DataFrame) -> int:
+    if rows.empty:
+        return 0
+    d = rows["direction"] if "direction" in rows else rows["decision"].map(
+        {"greater": "faster", "less": "slower"})
+    return int(((rows["decision"] == "less") | (d == "slower")).sum())
+
+
+def numbers(sentence: str) -> int:
+    """How many numbers a sentence prints (each run of digits, with its commas and points)."""
+    return len(_NUMBER.findall(sentence.replace("`", "")))
+
+
+def words(text: str) -> int:
+    return len(text.replace("`", "").split())
+
+
+def answer(map_rows: pd.DataFrame, files: pd.DataFrame, facts: Facts) -> str:
+    """The first sentence: whether avoiding a copy paid, for messages (the map's rows against
+    two-copy `send`) and for files (against `read-write`), as counts of comparisons decided
+    faster (on at least ``rounds_min`` rounds, which the next sentence says): at most four
+    numbers; "read post hoc" where the rule is newer than the run."""
+    lead = "Read post hoc, on this testbed" if facts.post_hoc else "On this testbed"
+    parts = []
+    if len(map_rows):
+        f = _faster(readable(map_rows, facts.rounds_min))
+        n = len(map_rows)
+        parts.append(
+            f"avoiding a copy did not pay for messages: none of the {n} comparisons of a "
+            f"copy-avoiding method with two-copy `send` is decided faster" if not f else
+            f"avoiding a copy paid for messages in {f} of the {n} comparisons of a "
+            f"copy-avoiding method with two-copy `send`")
+    if len(files):
+        g = _faster(readable(files, facts.rounds_min))
+        parts.append(
+            (f"it paid for files in {g} of the {len(files)} comparisons with `read-write`"
+             if g else f"it did not pay for files: none of the {len(files)} comparisons with "
+             f"`read-write` is decided faster"))
+    if not parts:
+        return f"{lead}, no comparison of a copy-avoiding method was measured."
+    return f"{lead}, " + "; ".join(parts) + "."
+
+
+def _measured(facts: Facts) -> str:
+    ts = [TRANSPORT_WORDS.get(t, t) for t in facts.transports]
+    over = (f" over {', '.join(ts[:-1])} and {ts[-1]}" if len(ts) > 1 else
+            f" over {ts[0]}" if ts else "")
+    check = (f"; the receiver counted every byte over TCP and, in {facts.verified:,} trials, "
+             f"checked the content of one chunk in {VERIFY_SAMPLE_EVERY}"
+             if facts.verified else "")
+    return (f"We measured {PRIMITIVES}{over} on {facts.testbed} ({facts.trials:,} trials in "
+            f"randomized blocks, {fmt_hours(facts.hours)}; a decision rests on at least "
+            f"{facts.rounds_min} rounds){check}.")
+
+
+def _zerocopy(map_rows: pd.DataFrame, facts: Facts) -> str:
+    """The copied fraction of the zero-copy methods' completions per transport, and how the
+    zero-copy methods fared against `send` where the kernel copied them all."""
+    have = {t: c for t, c in facts.copied.items() if c[1] > 0}
+    if not have:
+        return ""
+    frac = {t: c[0] / c[1] for t, c in have.items()}
+    groups: dict[str, list[str]] = {}
+    for t, x in frac.items():
+        groups.setdefault(fmt_pct(x, 0), []).append(t)
+    said = " and ".join(f"{p} on {' and '.join(ts)}" for p, ts in groups.items())
+    text = f"Of the zero-copy sends' completions, the kernel copied {said}"
+    full = [t for t, x in frac.items() if x >= 1.0]
+    rows = readable(map_rows, facts.rounds_min)
+    rows = rows[rows["method"].isin(COMPLETION_METHODS) & rows["transport"].isin(full)] \
+        if len(rows) else rows
+    if full and len(rows):
+        text += (f"; where it copied all, those methods ran their copying fallback, slower than "
+                 f"`send` in {_slower(rows)} of {len(rows)} comparisons")
+    return text + "."
+
+
+def _sendmsg(map_rows: pd.DataFrame, facts: Facts) -> str:
+    rows = readable(map_rows, facts.rounds_min)
+    rows = rows[rows["method"] == "sendmsg"] if len(rows) else rows
+    if rows.empty:
+        return ""
+    f, s = _faster(rows), _slower(rows)
+    parts = [f"{w} in {k}" for w, k in (("faster", f), ("slower", s),
+                                          ("undecided", len(rows) - f - s)) if k]
+    what = ("undecided in all" if not f and not s else
+            ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0])
+    return (f"`sendmsg` (`send`'s kernel copy without its user-space memcpy) is {what} of "
+            f"its {len(rows)} comparisons with `send`.")
+
+
+def _files(files: pd.DataFrame, facts: Facts) -> str:
+    rows = readable(files, facts.rounds_min)
+    g = rows[rows["decision"] == "greater"] if len(rows) else rows
+    if g.empty:
+        return ""
+    b = g.loc[g["ratio"].idxmax()]
+    conf = configuration(b.to_dict(), ("scenario", "transport", "placement", "cache"))
+    where = f"`{b['method']}`, {conf}, {fmt_size(b['size'])}"
+    others = g[g.index != b.name]
+    near = others[others["hi"] >= b["lo"]]
+    if others.empty:
+        return f"The one decided file gain: {where}, {ratio_ci(b)}."
+    if near.empty:
+        return f"File gains reach {ratio_ci(b)} ({where}), decided the largest."
+    return (f"File gains reach {ratio_ci(b)} ({where}), not decided larger than {len(near)} "
+            f"other{'s' if len(near) != 1 else ''}.")
+
+
+def _claims(verdicts: pd.DataFrame) -> str:
+    if verdicts.empty:
+        return ""
+    v = verdicts["verdict"].value_counts()
+    nt = int(v.get("not testable here", 0))
+    testable = verdicts[~verdicts["verdict"].isin(UNTESTED)]
+    parts = [f"{int(v.get('holds', 0))} hold", f"{int(v.get('refuted', 0))} are refuted",
+             f"{int(v.get('inconclusive', 0))} {plural(int(v.get('inconclusive', 0)), 'is', 'are')}"
+             " inconclusive"]
+    und = int(v.get("undetermined", 0))
+    if und:
+        parts.append(f"{und} {plural(und, 'is', 'are')} undetermined")
+    text = (f"Of the {len(testable)} verdicts on published claims testable here, "
+            + ", ".join(parts[:-1]) + " and " + parts[-1])
+    if nt:
+        text += f"; {nt} more {plural(nt, 'is', 'are')} not testable here"
+    return text + "."
+
+
+def abstract(map_rows: pd.DataFrame, files: pd.DataFrame, verdicts: pd.DataFrame,
+             facts: Facts, kind: str | None = None) -> str:
+    """The abstract (Markdown). ``map_rows``: the decision map's comparisons with `send`;
+    ``files``: the file methods against `read-write`; ``verdicts``: the claims' verdict
+    table; ``kind``: a run that cannot support results (the abstract says so)."""
+    if kind:
+        return (f"This build comes from a run that cannot support results "
+                f"({UNSUPPORTED_KINDS[kind]}); the reference run's abstract states them.")
+    parts = [answer(map_rows, files, facts), _measured(facts), _zerocopy(map_rows, facts),
+             _sendmsg(map_rows, facts), _files(files, facts), _claims(verdicts)]
+    text = " ".join(p for p in parts if p)
+    # said more briefly where it would be too long: `sendmsg` (the findings say it), then
+    # the largest file gain go
+    for drop in (3, 4):
+        if words(text) <= MAX_WORDS:
+            break
+        parts[drop] = ""
+        text = " ".join(p for p in parts if p)
+    return text
