@@ -36,6 +36,7 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import Markdown, display
 
+from analysis.words import abstract as AB
 from analysis.words import advice as V
 from analysis import claims as C
 from analysis.words import counts as CN
@@ -50,7 +51,7 @@ from analysis.claims.baselines import baseline_comparisons, crossovers, file_com
 from analysis.statistics.fmt import fmt_size
 from decision.band import band
 from analysis.words.output import glue_text, note, show_table
-from analysis.words.phrases import configuration
+from analysis.words.phrases import configuration, size_runs
 
 P.setup("findings")
 run = A.load_run(run_dir)
@@ -138,10 +139,25 @@ else:
 # beyond the band {glue:text}`band:s`, light where it excludes 1 but crosses the band's edge
 # (direction decided, size open), grey inside the band, white undecided, hatched where the
 # pair was not measured at that size; the number is the ratio
-# method / `send`. Sizes of one transport may come from blocks with different windows (the
-# profiled 16 and 64 MiB cells ran 2 s windows): the tables below give each one's window.
+# method / `send`. Sizes of one transport may come from blocks with different windows
+# ({glue:text}`map_windows:s`): the tables below give each one's window.
 
 # %% tags=["remove-input"]
+def windows_text(d: pd.DataFrame) -> str:
+    """Which sizes of which transport ran which window, from the comparisons ``d``."""
+    if d.empty:
+        return "no comparison"
+    out = []
+    for w, g in d.groupby("duration_s", sort=True):
+        per = ", ".join(f"{t} {size_runs(list(h['size']), list(d.loc[d['transport'] == t, 'size']))}"
+                        for t, h in g.groupby("transport", sort=False))
+        out.append(f"{w:g} s windows: {per}")
+    return "; ".join(out)
+
+
+glue_text("map_windows", windows_text(curve) if len(curve) else "no comparison")
+
+
 def maps(d: pd.DataFrame, baseline: str) -> None:
     """One decision map per placement (rows: transport and method, columns: sizes); a
     transport measured at one size with two windows gets one row per window."""
@@ -262,7 +278,8 @@ else:
 results = C.evaluate(run)
 verdicts = C.verdict_table(results)
 book_counts = CN.book_counts(run, results, msg)
-assert book_counts.message.n == len(curve)  # the abstract's set is the owner's
+# the abstract counts the decision map's rows: the owner's set
+assert book_counts.message.n == len(V.map_data(curve) if len(curve) else curve)
 for name, text in book_counts.glue().items():
     glue_text(name, text)
 aa = C.twin_pairs(run)
@@ -271,8 +288,11 @@ labels = {"send-fig": "fig-decision-map", "send-tab": "tab-cmp-message",
           "files-fig": "fig-ratio-files", "files-tab": "tab-cmp-files"}
 # every window's comparison (single-size cells too): a decision that changes with the
 # window is said in the finding
-headline = V.front_findings(curve, files, MAP_METHODS, "fig-decision-panels", labels["files-fig"],
-                            windows=msg)
+# the findings, the advice and the abstract read only comparisons resting on the design's
+# minimum rounds (the maps and tables show every one)
+RMIN = run.rounds_min
+headline = V.front_findings(curve, files, MAP_METHODS, "fig-decision-panels",
+                            labels["files-fig"], windows=msg, rounds_min=RMIN)
 control = F.control_finding(aa, RV.post_hoc(RV.AA_CONTROL, run.created_at))
 body = (F.unsupported_text(kind) + "\n\n" if kind else "") + V.findings_list(headline)
 # the exhaustive list, configuration by configuration, for the results chapter
@@ -285,9 +305,25 @@ every = (F.comparison_findings(curve.drop(columns=["configuration"]) if len(curv
 m = run.measured
 t0 = pd.to_datetime(run.trials["started_at"], utc=True, errors="coerce")
 hours = float((t0.max() - t0.min()).total_seconds() / 3600) if t0.notna().any() else 0.0
-abstract = H.abstract_results(curve, curve_sm, files, verdicts, kind, len(m), hours,
-                              F.testbed_text(run.manifest), copied,
-                              post_hoc=RV.post_hoc(RV.BAND_RULE, run.created_at))
+post_hoc = RV.post_hoc(RV.BAND_RULE, run.created_at)
+summary = H.abstract_results(AB.readable(curve, RMIN), AB.readable(curve_sm, RMIN),
+                             AB.readable(files, RMIN), verdicts, kind, len(m), hours,
+                             F.testbed_text(run.manifest), copied, post_hoc=post_hoc)
+verify = m["verify"] if "verify" in m else pd.Series(dtype=object)
+facts = AB.Facts(F.testbed_text(run.manifest), len(m), hours,
+                 int(verify.isin(["sample", "full"]).sum()), RMIN, post_hoc,
+                 tuple(t for t in AB.TRANSPORT_WORDS if t in set(m["transport"].dropna())),
+                 copied)
+map_rows = V.map_data(curve) if len(curve) else curve
+abstract = AB.abstract(map_rows, files, verdicts, facts, kind)
+unread = (len(map_rows) - len(AB.readable(map_rows, RMIN))) if len(map_rows) else 0
+glue_text("rounds_min", str(RMIN))
+glue_text("unread", (
+    f"{unread} of the decision map's {len(map_rows)} comparisons rest on fewer than {RMIN} "
+    f"rounds, the design's minimum: the map and the tables show them, the findings do not "
+    f"read them." if unread else
+    f"Every comparison of the decision map rests on at least {RMIN} rounds, the design's "
+    f"minimum."))
 glue_text("n_findings", str(len(headline)))
 glue_text("band", RV.band_label(run.created_at))
 glue_text("band_lo", f"{band()[0]:.2f}")
@@ -306,5 +342,5 @@ if out:
         tmp = gen / f".{name}.tmp"
         tmp.write_text(text)
         tmp.replace(gen / name)
-display(Markdown("**Abstract (results).** " + abstract))
+display(Markdown("**Every comparison, summed up.** " + summary))
 display(Markdown(body))

@@ -149,9 +149,23 @@ show_table(pd.DataFrame(
 #
 # Every trial is kept. Warm-up is excluded from every number (each trial measures only
 # after its warm-up), profiled trials (`perf record`, repetition 0) are excluded from the
-# statistics, failed trials are counted here and nowhere else.
+# statistics, failed trials are counted here and nowhere else. What the receiver checked
+# of the data it read ({glue:text}`verify_counts:s`): `full` checks the content of every chunk,
+# `sample` of a sample of them, `off` none (over TCP copybench also checks, in every mode,
+# that every byte sent arrived).
 
 # %% tags=["remove-input"]
+_ver = trials["verify"].fillna("not recorded") if "verify" in trials else \
+    pd.Series("not recorded", index=trials.index)
+_kind = (trials["kind"].fillna("copybench") if "kind" in trials
+         else pd.Series("copybench", index=trials.index))
+_kind = _kind.map(lambda k: f"{k.split(':', 1)[1]}'s program" if k.startswith("original:")
+                  else k.split(":", 1)[1] if k.startswith("peer:") else k)
+_by = trials.assign(_v=_ver, _k=_kind).groupby(["_v", "_k"]).size()
+glue_text("verify_counts", "; ".join(
+    f"{v}: {sum(int(n) for (vv, _), n in _by.items() if vv == v):,} trials ("
+    + ", ".join(f"{k} {int(n):,}" for (vv, k), n in _by.items() if vv == v) + ")"
+    for v in dict.fromkeys(v for v, _ in _by.index)) or "no trials")
 counts = (trials.assign(kind=lambda d: d["scenario"])
           .groupby(["scenario", "status"]).size().rename("trials").reset_index())
 show_table(counts)
