@@ -339,3 +339,25 @@ if _out:
 # {glue:text}`claims.ipynb::count_ref_undecided:s`
 # are inconclusive. Zero-copy claims must be read with the copied fraction of completions
 # ({doc}`zerocopy`): over loopback and veth the kernel copies the data anyway.
+
+# %% tags=["remove-input"]
+# The paper's verdict table (book/verdicts.md {include}s it): one row per verdict in five
+# columns (the reading and placement, the published ratio and ours, the direction and the
+# magnitude merged), written beside this notebook by `make book`, whole or not at all
+_out = os.environ.get("COPYBENCH_FIGDATA")
+if _out:
+    _v = C.compact_table(results)
+    _here = [p if b == "their program" else c for b, p, c in
+             zip(_v["basis"], _v["their program here [CI]"], _v["copybench here [CI]"])]
+    _body = [[str(cl), ", ".join(x for x in (str(rd), str(pl)) if x not in ("—", "")) or "—",
+              str(rule), f"{pub}; {here}" if pub not in ("—", "") else str(here),
+              f"{d} [{n}]" if n != "—" else str(d),
+              str(mg)]
+             for cl, rd, pl, rule, pub, here, d, n, mg in zip(
+                 _v["claim"], _v["reading"], _v["placement"], _v["rule"], _v["published"],
+                 _here, _v["direction"], _v["rounds/looks"], _v["magnitude"])]
+    _tmp = Path(_out).parent / ".verdicts.inc.tmp"
+    _tmp.write_text(list_table(["claim", "reading, placement", "rule",
+                                "published; here [CI]", "direction [rounds]", "magnitude"],
+                               _body) + "\n")
+    _tmp.replace(_tmp.with_name("verdicts.inc"))

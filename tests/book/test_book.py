@@ -22,7 +22,8 @@ HTML = BOOK / "_build" / "html"
 GEN = BOOK / "_generated"
 NOTEBOOKS = ["testbed", "message", "latency", "cpu_cost", "zerocopy", "files", "fidelity",
              "copies", "claims", "replication"]
-CHAPTERS = ["intro", "background", "method", "results", "copies", "_generated/replication",
+CHAPTERS = ["intro", "background", "method", "results", "verdicts", "details", "copies",
+            "_generated/replication",
             "threats", "artifact", "references"]
 CLAIMS = [f"C{i}" for i in range(1, 16)]
 RUN = os.environ.get("COPYBENCH_BOOK_RUN")

@@ -50,7 +50,8 @@ def test_title_page_abstract_then_contents() -> None:
     assert toc is not None, "no table of contents"
     assert 0 < abstract < toc, "the abstract must come after the title and before the contents"
     text = re.sub(r"-\n|\s+", " ", p[abstract])
-    assert "when does avoiding a copy pay" in text
+    # the abstract's first sentence answers the paper's question
+    assert "avoiding a copy" in text and re.search(r"\bpa(y|id)\b", text), text[:400]
     # the results sentences the findings notebook worded from the run (abstract-latex.inc)
     gen = (ROOT / "book" / "_generated" / "abstract.inc").read_text(encoding="utf-8")
     words = re.sub(r"[`*]", "", gen).split()[:8]
@@ -59,6 +60,38 @@ def test_title_page_abstract_then_contents() -> None:
     flat = re.sub(r"[-\s]", "", p[abstract])
     assert re.sub(r"[-\s]", "", "".join(words)) in flat, ("the generated abstract is not on "
                                                           "the abstract page", words)
+
+
+#: the paper a reader finishes: pages before the appendices (front matter excluded)
+MAIN_TEXT_PAGES = 30
+
+
+def _chapters() -> list[tuple[str, str, int]]:
+    """The PDF's chapters as its table of contents lists them: (number or letter, title,
+    page)."""
+    toc = (PDF.parent / "copybench.toc").read_text(encoding="utf-8", errors="replace")
+    return [(m.group(1), m.group(2), int(m.group(3))) for m in re.finditer(
+        r"\\contentsline \{chapter\}\{\\numberline \{([0-9A-Z]+)\}(.*?)\}\{(\d+)\}", toc)]
+
+
+def test_the_main_text_is_at_most_30_pages() -> None:
+    """The findings, the method, the results, the claims' verdict table, the threats and the
+    references fit in 30 pages; everything else is an appendix."""
+    ch = _chapters()
+    first = next((page for num, _, page in ch if num.isalpha()), None)
+    assert first is not None, ("no appendix in the table of contents", ch)
+    assert first - 1 <= MAIN_TEXT_PAGES, (f"the main text runs {first - 1} pages", ch)
+
+
+def test_the_abstract_page_holds_the_whole_abstract_in_at_most_200_words() -> None:
+    gen = (ROOT / "book" / "_generated" / "abstract.inc").read_text(encoding="utf-8")
+    assert len(gen.replace("`", "").split()) <= 200, len(gen.split())
+    p = pages()
+    abstract = next(k for k, page in enumerate(p[:8]) if re.search(r"^\s*Abstract\s*$", page,
+                                                                     re.M))
+    flat = re.sub(r"[-\s]", "", p[abstract])
+    last = re.sub(r"[`*]", "", gen).split()[-6:]
+    assert re.sub(r"[-\s]", "", "".join(last)) in flat, ("the abstract runs past its page", last)
 
 
 def test_environment_table_in_an_appendix() -> None:
