@@ -205,3 +205,69 @@ def control_rounds(sigma: float, band: float, most: int, power: float = POWER,
     wanted = next((n for n in range(max(2, least), 1001) if chance(n) >= power), 1001)
     rounds = max(least, min(wanted, most))
     return ControlRounds(rounds, wanted, chance(rounds), sigma, band, power)
+
+
+# ------------------------------------------------------- what a per-round sd means for a verdict
+
+@dataclass(frozen=True)
+class Needs:
+    """The rounds a comparison needs at a per-round sd of the log ratio ``sigma``, read as the
+    band is derived (the design's looks, their repeated-CI quantiles at the level of a family
+    of ``family``): for "equivalent" at a true ratio of 1, and for the direction at true
+    ratios a relative ``beyond`` past the band's edge (both with probability ``power``)."""
+
+    sigma: float
+    band: float
+    family: int
+    power: float
+    looks: tuple[int, ...]  # the design's looks (rounds)
+    quantiles: tuple[float, ...]  # their quantiles at the family's level
+    equivalent: float  # rounds for P(CI inside the band | ratio 1) >= power
+    chance_at_last: float  # P(CI inside the band | ratio 1) at the design's last look
+    beyond: tuple[float, ...]  # relative distances past the edge, e.g. 0.06 = 6 % past it
+    direction: tuple[float, ...]  # rounds for the direction at each of ``beyond``
+
+    @property
+    def rounds_max(self) -> int:
+        return self.looks[-1]
+
+
+def equivalence_rounds(sigma: float, t: float, looks: tuple[int, ...],
+                       quantiles: tuple[float, ...], power: float = POWER,
+                       most: int = 100_000) -> float:
+    """The rounds at which the CI of a true ratio of 1 lies inside [1 - t, 1 + t] with
+    probability ``power`` (:func:`equivalence_power`) at per-round sd ``sigma``: the first of
+    the design's ``looks`` that reaches it at its quantile, else (past the last look) the
+    fewest n that reaches it at the last look's quantile, as
+    :func:`decision.interval.rounds_to_decide` extends a design past its last look; inf past
+    ``most``."""
+    for n, q in zip(looks, quantiles):
+        if equivalence_power(t, sigma, q, n) >= power:
+            return float(n)
+    q = quantiles[-1]
+    lo, hi = looks[-1], looks[-1] * 2
+    while equivalence_power(t, sigma, q, hi) < power:
+        lo, hi = hi, hi * 2
+        if hi > most:
+            return math.inf
+    while hi - lo > 1:  # the chance grows with n: bisect for the fewest n that reaches it
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if equivalence_power(t, sigma, q, mid) >= power else (mid, hi)
+    return float(hi)
+
+
+def needs(sigma: float, design: sq.SequentialDesign, family: int, t: float,
+          beyond: tuple[float, ...], power: float = POWER) -> Needs:
+    """:class:`Needs` at per-round sd ``sigma`` under ``design`` (its looks from its first
+    look, else from its maximum, as :func:`last_quantile` reads it) at the level of a family
+    of ``family``, the band ``t``."""
+    if not (math.isfinite(sigma) and sigma > 0.0):
+        raise ValueError(f"sigma must be a finite number > 0, got {sigma!r}")
+    sched = design.schedule(design.first_look or design.rounds_max)
+    qs = tuple(float(q) for q in sq.quantiles(sched, family, design.alpha, design.spending))
+    looks = tuple(int(n) for n in sched.looks)
+    direction = tuple(I.rounds_to_decide(math.log1p(x), sigma, power, looks=looks,
+                                         quantiles=qs) for x in beyond)
+    return Needs(sigma, t, family, power, looks, qs,
+                 equivalence_rounds(sigma, t, looks, qs, power),
+                 equivalence_power(t, sigma, qs[-1], looks[-1]), tuple(beyond), direction)

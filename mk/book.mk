@@ -83,7 +83,8 @@ $(BOOK_GEN)/fidelity.ipynb: $(wildcard bench/results/fidelity-*.json)
 # the noise chapter reads the noise study's committed run (beside the run, else data/raw/),
 # the shared-time design's validation run and the criteria it is judged by
 $(BOOK_GEN)/noise.ipynb: $(wildcard data/raw/*-noise-study*/trials.jsonl.gz) \
-  $(wildcard data/raw/*-shared-time*/trials.jsonl.gz) runner/profiles/shared-time-criteria.toml
+  $(wildcard data/raw/*-shared-time*/trials.jsonl.gz) runner/profiles/shared-time-criteria.toml \
+  data/raw/run-notes.toml
 
 notebooks: book-check-run $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb)
 

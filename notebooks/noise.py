@@ -33,7 +33,10 @@ import pandas as pd
 from analysis.statistics import noise_sources as N
 from analysis.figures import plots as P
 from analysis.loading import run as A
+from analysis.loading import runnotes as RN
 from analysis.statistics.fmt import fmt_size
+from analysis.words import counts as CN
+from analysis.words import noise_verdicts as NV
 from analysis.words.output import glue_text, note, show_table
 
 P.setup("noise")
@@ -42,19 +45,25 @@ study = A.load_run(where) if where is not None else None
 m = study.measured if study is not None else pd.DataFrame()
 comp = N.components(m) if study is not None else pd.DataFrame()
 today = comp[comp["procedure"] == N.TODAY] if len(comp) else comp
+overlap = RN.overlap(where.name) if where is not None else None
 if study is None or today.empty:
     note("No noise-study run is committed beside this run or in the repository's data/raw/, "
          "or it has no block with enough complete rounds of today's procedure.")
     for key in ("noise_run", "noise_paired_sd", "noise_rounds", "noise_share_round",
                 "noise_share_within", "noise_mech", "noise_bimodal", "noise_controls", "noise_adopt",
-                "noise_target", "noise_clause"):  # noise_factors is glued by its own cell
+                "noise_target", "noise_clause", "noise_verdicts", "noise_band_sd"):
+        # noise_factors is glued by its own cell
         glue_text(key, "not measured (no noise-study run)")
 else:
     man = study.manifest
     cpu = (man.get("cpu") or {})
     rounds = int(today["rounds"].median())
+    # what the run's records do not carry (overlap, above): rounds that overlapped other
+    # activity, a note written by hand beside the committed runs (data/raw/run-notes.toml)
+    busy = (f"; its rounds {overlap.first} to {overlap.last} overlapped {overlap.what}, by "
+            "the operator's account, which the runner does not record" if overlap else "")
     glue_text("noise_run", f"{where.name} ({cpu.get('count', '?')}-CPU {cpu.get('model', '?')} "
-              f"virtual machine, {rounds} rounds, {len(m)} trials)")
+              f"virtual machine, {rounds} rounds, {len(m)} trials{busy})")
 
 # %% [markdown]
 # ## The parts of the variance
@@ -92,8 +101,6 @@ if len(today):
                   & ~pairs["pair"].str.contains("twin", regex=False)]
     paired = float(pairs["paired_sd"].median())
     glue_text("noise_paired_sd", f"{paired:.3f} over its {len(pairs)} comparisons")
-    glue_text("noise_rounds", f"{N.rounds_to_decide(paired)} rounds for a "
-              f"{N.DECIDE_LEVEL:.0%} interval of ±{N.DECIDE_BAND:.0%}")
     glue_text("noise_share_round",
               f"{today['share_round'].min():.0%} to {today['share_round'].max():.0%}")
     lo_w, hi_w = today["share_within"].min(), today["share_within"].max()
@@ -103,6 +110,44 @@ if len(today):
         f"{lo_w:.0%} to {hi_w:.0%} (a lower bound): in some blocks, noise within the window "
         "is a large part, which a longer window averages"))
     glue_text("noise_target", "met" if paired <= 0.08 else "not met")
+
+# %% [markdown]
+# ## What the noise means for the verdicts
+#
+# The median paired per-round sd above, read the way the claims' band is derived (the
+# reference profile's looks, each CI at the level of the band's family, the power the band is
+# derived for): the rounds at which a comparison's CI reads "equivalent" when its true ratio
+# is 1, and decides its direction when its true ratio lies past the band's edge by the band's
+# width, then a half, a quarter and an eighth of it (the rounds grow as the inverse square of
+# that distance; past the design's last look, at the last look's quantile). Below the table:
+# the A/A control's plan at that sd, this run's map comparisons that stay undecided against
+# the band and why, and which sd the band itself is derived for.
+
+# %% tags=["remove-input"]
+from IPython.display import Markdown, display
+
+book = A.load_run(run_dir)
+if len(today) and math.isfinite(paired) and paired > 0:
+    needs = NV.band_needs(paired)
+    show_table(NV.needs_table(needs), floatfmt="{:,.0f}")
+    glue_text("noise_rounds", NV.rounds_text(needs))
+    aa = NV.aa_plan(book.plan, paired)
+    und = NV.undecided(CN.message_comparisons(book))
+    glue_text("noise_verdicts", NV.verdicts_text(needs, aa, und))
+    bs = NV.band_sigma(run_dir)
+    band_sd = NV.band_sigma_text(bs, NV.machine(book.manifest))
+    glue_text("noise_band_sd", band_sd)
+    words = [f"At the noise study's median paired per-round sd of {paired:.3f}, a comparison "
+             f"needs about {NV.rounds_text(needs)}.",
+             (NV.aa_text(aa)[0].upper() + NV.aa_text(aa)[1:] + "." if aa is not None else
+              "This run's plan has no A/A control."),
+             NV.undecided_text(und)[0].upper() + NV.undecided_text(und)[1:] + ".",
+             band_sd[0].upper() + band_sd[1:] + "."]
+    display(Markdown(" ".join(words)))
+else:
+    note("No noise-study sd to read the verdicts' rounds with.")
+    for key in ("noise_rounds", "noise_verdicts", "noise_band_sd"):
+        glue_text(key, "not measured (no noise-study run)")
 
 # %% [markdown]
 # ## The spread over the run's time
@@ -144,6 +189,12 @@ if len(ot):
             text += (f". Over the {len(quiet)} rounds with at most one slow trial (a subset "
                      f"picked after the run was seen, so a description, not a test), the "
                      f"median paired per-round sd is {qp['paired_sd'].median():.3f}")
+    if overlap is not None:
+        inside = ep["round"].isin(list(overlap.rounds))
+        text += (f". Rounds {overlap.first} to {overlap.last} (about {overlap.minutes:g} min) "
+                 f"overlapped {overlap.what}, by the operator's account, not by the runner's "
+                 f"records: {int(ep.loc[inside, 'slow'].sum())} of the {total} slow trials "
+                 f"fall in them")
     glue_text("noise_episodes", text)
 else:
     glue_text("noise_episodes", "not measured")

@@ -215,11 +215,25 @@ class Compared:
                                 if s is not None and self.sens_decision else "—"),
                 "distance": self.distance() if self.open else ""}
 
+    @property
+    def edges(self) -> Sequence[float]:
+        """The boundaries an undecided comparison's CI straddles (its claim's, else the
+        band's)."""
+        return self.read.crosses if self.read is not None else self.decision.straddles
+
     def distance(self) -> str:
         """How far an undecided comparison is from a decision (:func:`distance_text`)."""
-        edges = self.read.crosses if self.read is not None else self.decision.straddles
-        return distance_text(self.primary, edges, self.seconds_per_round, self.schedule,
+        return distance_text(self.primary, self.edges, self.seconds_per_round, self.schedule,
                              self.spending)
+
+    def rounds_needed(self) -> float:
+        """The rounds :meth:`distance` words (:func:`rounds_to_decide` at its measured sd,
+        family and design); NaN where it is decided or unpaired."""
+        t = self.primary
+        if not self.open or t.kind != S.PAIRED or not math.isfinite(t.sd_log):
+            return math.nan
+        return rounds_to_decide(math.log(t.ratio.value), t.sd_log, self.edges, t.family,
+                                t.alpha, self.schedule, self.spending)
 
 
 #: an undecided comparison that would need more rounds than this is "not decidable": its

@@ -121,7 +121,13 @@ def baseline_comparisons(run: Run, cells: pd.DataFrame, baseline: str, methods: 
                          "reading": ds.label(), "why": c.decision.why,
                          "sensitivity": (f"{c.sensitivity.kind} → {c.sens_decision.outcome}"
                                          if c.sensitivity is not None and c.sens_decision
-                                         else "—")})
+                                         else "—"),
+                         # what its distance from a decision rests on (undecided ones)
+                         "rounds": c.primary.rounds or c.primary.n, "sd_log": c.primary.sd_log,
+                         "family": c.primary.family,
+                         "rounds_max": (c.schedule.rounds_max if c.schedule is not None
+                                        else math.nan),
+                         "rounds_needed": c.rounds_needed()})
     return pd.DataFrame(rows)
 
 
