@@ -72,11 +72,20 @@ COLUMN_WORDS: dict[str, str] = {
 CI_ENDS = ("CI low", "CI high")
 
 
+#: names with an underscore that are words to a reader: the kernel interface's own name
+PROPER_NAMES = frozenset({"io_uring"})
+_SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+
+
 def raw_header(name: Any) -> bool:
-    """Whether a column header reads as a program's identifier rather than words: a
-    snake_case name (any ``_``) or one of the raw field names of :data:`COLUMN_WORDS`."""
-    text = str(name)
-    return "_" in text or text in COLUMN_WORDS
+    """Whether a column header reads as a program's identifier rather than words: one of the
+    raw field names of :data:`COLUMN_WORDS`, or any word of it a snake_case name
+    (``trial_id``, ``sender_busy (median)``; a proper name such as ``io_uring`` is a word)."""
+    text = str(name).strip()
+    if text in COLUMN_WORDS:
+        return True
+    return any(_SNAKE.fullmatch(w) and w not in PROPER_NAMES
+               for w in re.split(r"[\s/(),:;\[\]]+", text))
 
 
 class RawHeaderError(ValueError):

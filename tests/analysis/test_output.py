@@ -62,6 +62,8 @@ def test_a_raw_identifier_never_heads_a_shown_column() -> None:
         O.reader_table(pd.DataFrame({"method": ["send"], "sender_cpu_per_call": [1.0]}))
     assert O.raw_header("median_n") and O.raw_header("lo") and not O.raw_header("CI low")
     assert not O.raw_header("read-write")  # data, not an identifier
+    assert not O.raw_header("errqueue / io_uring completion")  # a proper name is a word
+    assert O.raw_header("sender_busy (median)")
 
 
 def test_an_unbounded_ci_in_a_table_is_marked_not_printed() -> None:
