@@ -363,6 +363,11 @@ class Run:
         return planfile.Declared.of(self.plan).primary
 
     @property
+    def rounds_min(self) -> int | None:
+        """The design's minimum rounds per block (:func:`design_rounds_min`)."""
+        return design_rounds_min(self.plan)
+
+    @property
     def run_id(self) -> str:
         return str(self.manifest.get("run_id") or self.path.name)
 
@@ -373,6 +378,15 @@ class Run:
         stamp = str((self.plan or {}).get("created_at") or self.manifest.get("created_at")
                     or "")
         return instant(stamp) if stamp else None
+
+
+def design_rounds_min(plan: dict[str, Any] | None) -> int | None:
+    """The least rounds a block of the run's design gets, as its plan declared it before the
+    run (``design.rounds_min``, from the profile's [design]); None for a run without one. A
+    comparison of fewer rounds (a descriptive block cut down, a failed round) is read but
+    does not set a figure's axis (:func:`analysis.figures.plots.ratios`)."""
+    v = ((plan or {}).get("design") or {}).get("rounds_min")
+    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
 def instant(stamp: str) -> datetime:
