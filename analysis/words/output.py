@@ -123,6 +123,13 @@ def reader_table(df: pd.DataFrame, floatfmt: str = "{:.3g}") -> pd.DataFrame:
     return out
 
 
+def key(text: str) -> None:
+    """A table's key, shown beside it: what its columns' words mean."""
+    from IPython.display import Markdown, display
+
+    display(Markdown(f"**Key.** {text}"))
+
+
 def show_table(df: pd.DataFrame, floatfmt: str = "{:.3g}") -> None:
     """Display a table without its index, floats in a compact format: HTML for the web
     book, a MyST list-table for the PDF (myst-nb prefers text/markdown to text/plain for
