@@ -543,16 +543,18 @@ def _clip_limits(sub: pd.DataFrame, rounds_min: int | None,
                  threshold: float) -> tuple[float, float] | None:
     """The y-limits of one ratio panel when a comparison of fewer than ``rounds_min`` rounds
     (its ``n``) would stretch them: the range the others' ratios and CIs, the band and 1.0
-    need, with :data:`CLIP_MARGIN_DECADES` of room; None where no such comparison reaches
-    beyond it (or every comparison of the panel has fewer rounds: nothing to clip to)."""
+    need, with :data:`CLIP_MARGIN_DECADES` of room (where every comparison of the panel has
+    fewer rounds: what their estimates and the band need); None where no such comparison
+    reaches beyond it."""
     if rounds_min is None or "n" not in sub or sub.empty:
         return None
     n = pd.to_numeric(sub["n"], errors="coerce")
     few = n < rounds_min
-    if not few.any() or few.all():
+    if not few.any():
         return None
     ok = sub[~few]
-    vals = pd.concat([ok["lo"], ok["hi"], ok["ratio"]]).astype(float)
+    # no comparison of enough rounds in the panel: its estimates and the band set the axis
+    vals = (pd.concat([ok["lo"], ok["hi"], ok["ratio"]]) if len(ok) else sub["ratio"]).astype(float)
     vals = vals[np.isfinite(vals) & (vals > 0)]
     if vals.empty:
         return None

@@ -540,3 +540,21 @@ def test_a_comparison_of_too_few_rounds_does_not_set_the_y_axis() -> None:
     g = P.ratios(d, "method", "message size", "ratio", col="configuration", col_wrap=2)
     assert g.axes.flat[0].get_ylim()[1] >= 1000
     plt.close(g.figure)
+
+
+def test_a_panel_of_only_too_few_rounds_is_set_by_its_estimates() -> None:
+    """A panel whose every comparison has fewer rounds than the design's minimum (the
+    profiled 16 and 64 MiB cells: 2 rounds, CIs [0.0005, 900]) keeps the range its
+    estimates and the band need; the CIs are clipped and marked."""
+    P.setup()
+    d = pd.DataFrame([dict(configuration="loopback, cross-core, 2 s", method=m, size=s,
+                           ratio=r, lo=r / 1500, hi=r * 1500, n=2, decision="inconclusive")
+                      for m, r in (("zerocopy", 0.65), ("sendmsg", 0.9))
+                      for s in (1 << 24, 1 << 26)])
+    g = P.ratios(d, "method", "message size", "ratio", col="configuration", col_wrap=2,
+                 rounds_min=6)
+    P.lay_out(g)
+    lo, hi = g.axes.flat[0].get_ylim()
+    assert 0.4 <= lo <= 0.65 and 1.12 <= hi <= 2, (lo, hi)
+    assert P.check_figure(g) == []
+    plt.close(g.figure)
