@@ -111,7 +111,35 @@ def fmt(x: float) -> str:
     return f"{x:.3f}" if abs(x) < 10 else f"{x:.4g}"
 
 
+#: a ratio's CI whose upper end is more than this many times its lower end spans three
+#: decades: it bounds nothing (two copy methods' throughputs differ by a factor of tens at
+#: most on any testbed, and the band read against is a few percent wide), and its ends,
+#: printed as numbers ("[0.000, 4.18e+04]"), would read as a measurement. Such a CI comes
+#: from a comparison of very few rounds (the t quantile on 1 df is 12.7): the book says
+#: "unbounded" instead (:func:`unbounded`, :func:`ci_text`,
+#: :func:`analysis.statistics.fmt.fmt_ratio_ci`).
+UNBOUNDED_FACTOR = 1000.0
+
+
+def unbounded(lo: float | None, hi: float | None) -> bool:
+    """Whether a ratio's CI [lo, hi] is unbounded in the book's sense: both ends finite and
+    its upper end more than :data:`UNBOUNDED_FACTOR` times its lower end (a lower end at or
+    below 0 included). A CI without ends (NaN) is not: it is "no CI"."""
+    if lo is None or hi is None or not _finite(float(lo), float(hi)):
+        return False
+    return lo <= 0 or hi > UNBOUNDED_FACTOR * lo
+
+
+def unbounded_words() -> str:
+    """What an unbounded CI is, in words: "its ends more than 1000× apart"."""
+    return f"its ends more than {UNBOUNDED_FACTOR:,.0f}× apart"
+
+
 def ci_text(lo: float, hi: float) -> str:
+    """``CI [0.950, 1.050]``; an unbounded CI (:func:`unbounded`) as "CI unbounded (its ends
+    more than 1,000× apart)", not as two numbers."""
+    if unbounded(lo, hi):
+        return f"CI unbounded ({unbounded_words()})"
     return f"CI [{fmt(lo)}, {fmt(hi)}]"
 
 

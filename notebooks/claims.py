@@ -48,7 +48,8 @@ from analysis.comparison import reproduce as RP
 from analysis.statistics import stats as S
 from analysis.statistics.fmt import fmt_size
 from decision.band import band
-from analysis.words.output import glue_text, note, show_table
+from analysis.claims import magnitude as MAG
+from analysis.words.output import glue_text, key, note, show_table
 
 P.setup()
 run = A.load_run(run_dir)
@@ -109,6 +110,7 @@ glue_text("decided_elsewhere", (
 show_table(table[["claim", "for", "verdict (direction)", "magnitude", "estimate [CI]",
                   "rounds/looks", "CI straddles", "design", "sensitivity (other design)",
                   "applicability"]])
+key(MAG.verdict_key())
 show_table(table.loc[table["magnitude"] != "—",
                      ["claim", "for", "magnitude", "magnitude: published number against the CI"]])
 

@@ -238,7 +238,7 @@ if len(bd):
     # one column names the configuration (the PDF's page holds the categories beside it)
     w.insert(0, "configuration", w["scenario"] + " " + w["transport"] + " "
              + w["size"].map(fmt_size) + ", " + w["method"] + ", " + w["side"])
-    show_table(w.drop(columns=ids), floatfmt="{:.3f}")
+    show_table(w.drop(columns=ids).rename(columns=BD.CATEGORY_LABELS), floatfmt="{:.3f}")
 else:
     note("No per-side CPU profiles in this run (profile format 1): no breakdown.")
 

@@ -204,10 +204,11 @@ else:
 # %% tags=["remove-input"]
 if len(curve):
     drawn = xo[xo["agrees"]] if len(xo) else xo
-    g = P.ratios(curve, "method", "message size (bytes, log scale)", "ratio to send (log scale)",
-                 col="configuration", col_wrap=2, crossovers=drawn,
-                 title=f"throughput relative to two-copy send, {th0} thread(s)")
-    P.show(g)
+    for g in P.ratio_figures(curve, "method", "message size (bytes, log scale)",
+                             "ratio to send (log scale)", col="configuration", crossovers=drawn,
+                             rounds_min=run.rounds_min,
+                             title=f"throughput relative to two-copy send, {th0} thread(s)"):
+        P.show(g)
     xs = xo[xo["crossover"].notna()] if len(xo) else xo
     if len(xs):
         t = xs.assign(crossover=xs["crossover"].map(fmt_size), lo=xs["lo"].map(fmt_size),
@@ -229,9 +230,10 @@ if len(curve):
 if len(files):
     f2 = files.assign(path=files.apply(
         lambda r: f"{r['scenario']}, {r['placement']}, {r['cache']}", axis=1))
-    g = P.ratios(f2, "method", "file size (bytes, log scale)", "ratio to read-write (log)",
-                 col="path", col_wrap=2, title="throughput relative to read-write")
-    P.show(g)
+    for g in P.ratio_figures(f2, "method", "file size (bytes, log scale)",
+                             "ratio to read-write (log)", col="path", rounds_min=run.rounds_min,
+                             title="throughput relative to read-write"):
+        P.show(g)
 else:
     note("This run has no file cell measured with both a method and `read-write`.")
 

@@ -119,6 +119,25 @@ def assess_all(results: Sequence[ClaimResult]) -> None:
         assess(r)
 
 
+def verdict_key() -> str:
+    """The key of a verdict table that shows a claim's two verdicts side by side (direction,
+    magnitude), in the rules' own words: what each column asks and what its words mean (the
+    band from :data:`decision.band.SESOI`, the magnitude rule from :func:`rule_text`), and
+    that the two are separate questions, so "holds" beside "refuted" is no contradiction."""
+    from analysis.statistics.fmt import fmt_band
+
+    return (f"Direction: is the claimed effect there? The claim's verdict against the band "
+            f"{fmt_band()} of no difference: {HOLDS} where every size's CI agrees with the "
+            f"claim (for an effect: wholly beyond the band's edge on the claimed side), "
+            f"{REFUTED} as soon as one contradicts it (wholly on the near side of that edge), "
+            f"else {INCONCLUSIVE} (naming the edge a CI straddles). "
+            f"Magnitude: is the published number what we measured? "
+            + rule_text().removeprefix("magnitude: ")
+            + "; — where the report published no ratio. The two questions are apart: a "
+            f"direction that {HOLDS} beside a magnitude {REFUTED} is an effect that is there "
+            "but detectably smaller than published.")
+
+
 def rule_text() -> str:
     return ("magnitude: per published size, the published ratio R against our CI: holds if R "
             "lies inside every CI (Open Science Collaboration 2015), refuted if a CI lies "

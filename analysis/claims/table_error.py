@@ -59,15 +59,29 @@ class TableError:
     def expected_wrong_magnitudes(self) -> float:
         return self.alpha * self.magnitudes
 
+    @property
+    def union_bound_informative(self) -> bool:
+        """Whether the union bound says anything: alpha x T under 1. At 1 or more it bounds
+        a probability by a number no probability exceeds, and the text says so instead of
+        quoting "at most 100 %"."""
+        return self.alpha * self.tested < 1.0
+
     def text(self) -> str:
         if not self.tested:
             return "no verdict in this table was decided from a CI"
+        if self.union_bound_informative:
+            anyone = (f"the chance that any is wrong at most {self.any_wrong:.0%} (a union "
+                      f"bound; the table as a whole is not corrected further)")
+        else:
+            anyone = (f"the union bound over the {self.tested} verdicts ({self.tested} x "
+                      f"{self.alpha:g} = {self.alpha * self.tested:.2f}) reaches 1 or more, "
+                      f"so it does not bound the chance that one of them is wrong (the table "
+                      f"as a whole is not corrected further)")
         return (f"each verdict is read at the level of its own family or stricter, so it is "
                 f"wrong with probability at most {self.alpha:g}; over the {self.tested} "
                 f"direction verdicts read from CIs ({self.decided} decided) the expected "
-                f"number of wrong ones is at most {self.expected_wrong:.2f} and the chance "
-                f"that any is wrong at most {self.any_wrong:.0%} (a union bound; the table as "
-                f"a whole is not corrected further); of the {self.magnitudes} magnitude "
+                f"number of wrong ones is at most {self.expected_wrong:.2f} and {anyone}; "
+                f"of the {self.magnitudes} magnitude "
                 f"verdicts ({self.magnitudes_decided} decided), at most "
                 f"{self.expected_wrong_magnitudes:.2f} are expected to be wrong")
 

@@ -519,16 +519,93 @@ def _map_legend(fig: Any, baseline: str, fontsize: float) -> None:
                bbox_to_anchor=(0.5, 0.0))
 
 
+#: the least height of a ratio figure's panel as the HTML book shows it, in pixels: the
+#: book shows a PNG at its own size (``savefig.dpi`` = 100 px per inch) up to the width of its
+#: content column (:data:`HTML_CONTENT_PX`), so a grid fitted to the PDF's height cap with
+#: many rows of panels showed each about 40 px high
+MIN_PANEL_PX = 200
+#: the HTML book's content column at a 1280 px window (the figures' widest display), px
+HTML_CONTENT_PX = 800
+#: facets of one ratio figure at most (one row of two): more go to further figures
+#: (:func:`ratio_figures`). Two rows of panels fitted under the PDF's height cap (with the
+#: title, the legend above and the size labels) leave each about 150 px
+RATIO_FACETS_PER_FIGURE = 2
+#: the room left around the y-range that comparisons of at least the design's minimum rounds
+#: need, in decades of a log axis, when a comparison of fewer rounds would stretch it
+CLIP_MARGIN_DECADES = 0.08
+#: a ratio panel's height as drawn, inches (seaborn's height: the panel with its title, the
+#: legend above and its labels), the least at which the panel itself is :data:`MIN_PANEL_PX`
+#: high in the HTML book
+RATIO_PANEL_IN = 3.8
+
+
+def _clip_limits(sub: pd.DataFrame, rounds_min: int | None,
+                 threshold: float) -> tuple[float, float] | None:
+    """The y-limits of one ratio panel when a comparison of fewer than ``rounds_min`` rounds
+    (its ``n``) would stretch them: the range the others' ratios and CIs, the band and 1.0
+    need, with :data:`CLIP_MARGIN_DECADES` of room (where every comparison of the panel has
+    fewer rounds: what their estimates and the band need); None where no such comparison
+    reaches beyond it."""
+    if rounds_min is None or "n" not in sub or sub.empty:
+        return None
+    n = pd.to_numeric(sub["n"], errors="coerce")
+    few = n < rounds_min
+    if not few.any():
+        return None
+    ok = sub[~few]
+    # no comparison of enough rounds in the panel: its estimates and the band set the axis
+    vals = (pd.concat([ok["lo"], ok["hi"], ok["ratio"]]) if len(ok) else sub["ratio"]).astype(float)
+    vals = vals[np.isfinite(vals) & (vals > 0)]
+    if vals.empty:
+        return None
+    b_lo, b_hi = band(threshold)
+    m = 10 ** CLIP_MARGIN_DECADES
+    lo, hi = min(float(vals.min()), b_lo, 1.0) / m, max(float(vals.max()), b_hi, 1.0) * m
+    other = pd.concat([sub.loc[few, c] for c in ("lo", "hi", "ratio")]).astype(float)
+    other = other[np.isfinite(other)]
+    if other.empty or (other.min() >= lo and other.max() <= hi):
+        return None
+    return lo, hi
+
+
+def clip_note(rounds_min: int) -> str:
+    """The ratio figures' words for a clipped CI."""
+    return f"▲▼: CI clipped, fewer than {rounds_min} rounds"
+
+
 def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None = None,
            col: str | None = None, threshold: float = SESOI,
            crossovers: pd.DataFrame | None = None, title: str | None = None,
-           source: pd.DataFrame | None = None, col_wrap: int | None = None) -> sns.FacetGrid:
+           source: pd.DataFrame | None = None, col_wrap: int | None = None,
+           rounds_min: int | None = None) -> sns.FacetGrid:
     """Ratios against a baseline (columns ``size``, ``ratio``, ``lo``, ``hi``: the decided
     comparisons of :mod:`analysis.claims.baselines`) against size: one line per method with
     its CI as a band, the 1.0 line, the ±threshold band grey (by default the claims' band), and each crossover size (where
-    the method starts to beat the baseline) as a dotted vertical line with its CI shaded."""
+    the method starts to beat the baseline) as a dotted vertical line with its CI shaded.
+
+    ``rounds_min`` (the run's design minimum, :attr:`analysis.loading.run.Run.rounds_min`):
+    a comparison of fewer rounds (column ``n``) does not set a panel's y-limits; the panel
+    keeps the range the others need (:func:`_clip_limits`), that comparison's CI is cut at
+    the panel's edge and marked there (▲ above, ▼ below), and the legend says so
+    (:func:`clip_note`)."""
     hk = _hue_kws(df, hue)
-    g = sns.FacetGrid(df, row=row, col=col, hue=hue, height=2.8, aspect=1.35, sharey=False,
+    limits: dict[Any, tuple[float, float]] = {}
+    facets = [c for c in (row, col) if c is not None]
+    if rounds_min is not None and "n" in df:
+        groups = df.groupby(facets, sort=False) if facets else [((), df)]
+        for k, sub in groups:
+            lim = _clip_limits(sub, rounds_min, threshold)
+            if lim is not None:
+                limits[k if not isinstance(k, tuple) or len(k) != 1 else k[0]] = lim
+    drawn = df
+    if limits:
+        key_of = (df[facets].apply(tuple, axis=1).map(lambda t: t[0] if len(t) == 1 else t)
+                  if facets else pd.Series([()] * len(df), index=df.index))
+        lim_of = key_of.map(lambda k: limits.get(k, (math.nan, math.nan)))
+        drawn = df.assign(_clip_lo=[a for a, _ in lim_of], _clip_hi=[b for _, b in lim_of],
+                          _few=pd.to_numeric(df["n"], errors="coerce") < rounds_min)
+    g = sns.FacetGrid(drawn, row=row, col=col, hue=hue, height=RATIO_PANEL_IN, aspect=1.35,
+                      sharey=False,
                       sharex=False,
                       row_order=_order(df, row), col_order=_order(df, col),
                       col_wrap=col_wrap if row is None else None, **hk)
@@ -536,10 +613,23 @@ def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None
     def draw(data: pd.DataFrame, color: Any = None, label: str | None = None, **_: Any) -> None:
         d = data.sort_values("size")
         ax = plt.gca()
-        ax.fill_between(d["size"], d["lo"], d["hi"], color=color, alpha=0.22, linewidth=0)
-        ax.plot(d["size"], d["ratio"], "o-", color=color, label=label, markersize=4)
+        lo, hi, ratio = d["lo"].astype(float), d["hi"].astype(float), d["ratio"].astype(float)
+        if "_clip_lo" in d and d["_clip_lo"].notna().any():
+            c_lo, c_hi = float(d["_clip_lo"].iloc[0]), float(d["_clip_hi"].iloc[0])
+            few = d["_few"].astype(bool)
+            top, bottom = few & (hi > c_hi), few & (lo < c_lo)
+            hi = hi.where(~few, hi.clip(upper=c_hi))
+            lo = lo.where(~few, lo.clip(lower=c_lo))
+            ratio = ratio.where(~few, ratio.clip(c_lo, c_hi))
+            for sel, y, mk in ((top, c_hi, "^"), (bottom, c_lo, "v")):
+                if sel.any():
+                    ax.plot(d.loc[sel, "size"], [y] * int(sel.sum()), marker=mk,
+                            linestyle="none", color=color, markersize=6, clip_on=False,
+                            zorder=4)
+        ax.fill_between(d["size"], lo, hi, color=color, alpha=0.22, linewidth=0)
+        ax.plot(d["size"], ratio, "o-", color=color, label=label, markersize=4)
         if d["size"].nunique() == 1:  # one size: a band over one x is empty, so an error bar
-            ax.vlines(d["size"], d["lo"], d["hi"], color=color, linewidth=1.5)
+            ax.vlines(d["size"], lo, hi, color=color, linewidth=1.5)
 
     g.map_dataframe(draw)
     for key, ax in _axes(g):
@@ -547,6 +637,9 @@ def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None
         ax.axhspan(*band(threshold), color="0.85", zorder=0, linewidth=0)
         ax.axhline(1.0, color="0.2", linewidth=1, zorder=1)
         _size_axis(ax, sorted(sub["size"].dropna().unique()) if len(sub) else None)
+        lim = limits.get(key if not isinstance(key, tuple) or len(key) != 1 else key[0])
+        if lim is not None:
+            ax.set_ylim(*lim)
         _log_y(ax)
         if crossovers is None or crossovers.empty or sub.empty:
             continue
@@ -560,15 +653,60 @@ def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None
     # the legend in one row above the panels (to their right it took a third of the width
     # the PDF gives the figure, and the panels fitted beside it were too small to read)
     names = [h for h in (g.hue_names or []) if h in g._legend_data]
+    note = f"; {clip_note(rounds_min)}" if limits and rounds_min is not None else ""
     leg = g.figure.legend([g._legend_data[h] for h in names], names, loc="lower center",
                           bbox_to_anchor=(0.5, 1.0), ncol=max(len(names), 1), frameon=False,
                           borderaxespad=0,
-                          title=f"{hue}  (dotted: crossover; grey: {fmt_band(threshold)})")
+                          title=f"{hue}  (dotted: crossover; grey: {fmt_band(threshold)}{note})")
     g._copybench_top_legend = leg
+    g._copybench_min_panel_px = MIN_PANEL_PX
     return _meta(_finish(g, xlabel, ylabel, title, row, col), kind="line", data=df, x="size",
                  y="ratio", hue=hue, col=col, row=row, extra=["lo", "hi", "decision"],
                  source=source)
 
+
+def ratio_figures(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, col: str,
+                  title: str | None = None,
+                  per_figure: int = RATIO_FACETS_PER_FIGURE, **kw: Any) -> list[sns.FacetGrid]:
+    """:func:`ratios` in rows of two panels, at most ``per_figure`` panels (``col`` values)
+    per figure (:data:`RATIO_FACETS_PER_FIGURE`: one row), each figure its own image ("title
+    (1 of 4)"): one grid of many panels fitted under the PDF's height cap showed each panel a
+    few tens of pixels high in the HTML book; each of these keeps :data:`MIN_PANEL_PX`."""
+    values = _order(df, col) or []
+    parts = [values[i:i + per_figure] for i in range(0, len(values), per_figure)] or [[]]
+    out = []
+    for k, part in enumerate(parts, 1):
+        sub = df[df[col].isin(part)] if part else df
+        t = (f"{title} ({k} of {len(parts)})" if title and len(parts) > 1 else title)
+        out.append(ratios(sub, hue, xlabel, ylabel, col=col, col_wrap=2, title=t, **kw))
+    return out
+
+
+def panel_heights_px(fig: Any) -> list[float]:
+    """Each visible panel's height as the HTML book shows it, in pixels: the figure's PNG
+    (its tight box at ``savefig.dpi``) is shown at its own size, shrunk to the content column
+    (:data:`HTML_CONTENT_PX`) when wider."""
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    box = fig.get_tightbbox(r)
+    dpi = float(plt.rcParams["savefig.dpi"]) if plt.rcParams["savefig.dpi"] != "figure" \
+        else float(fig.dpi)
+    width_px = box.width * dpi
+    shrink = min(1.0, HTML_CONTENT_PX / width_px) if width_px > 0 else 1.0
+    return [ax.get_window_extent(r).height / fig.dpi * dpi * shrink
+            for ax in fig.axes if ax.get_visible() and ax.get_subplotspec() is not None]
+
+
+def panel_problems(g: Any) -> list[str]:
+    """A panel shown under its figure's least height (:data:`MIN_PANEL_PX`, declared by the
+    figures that keep it: :func:`ratios`)."""
+    least = getattr(g, "_copybench_min_panel_px", None)
+    if least is None:
+        return []
+    fig = g.figure if hasattr(g, "figure") else g
+    short = [h for h in panel_heights_px(fig) if h < least - 0.5]
+    return [f"{len(short)} panel(s) shown {min(short):.0f} px high in the HTML book (under "
+            f"{least} px)"] if short else []
 
 
 def _decision_square(ax: Any, j: int, i: int, r: pd.DataFrame, fontsize: float) -> None:
@@ -949,7 +1087,7 @@ def check_figure(g: Any) -> list[str]:
     meta = getattr(g, "_copybench", None)
     probs = data_problems(meta) if meta else []
     return (probs + label_problems(fig) + legend_problems(fig) + off_axis_problems(fig)
-            + font_problems(fig))
+            + font_problems(fig) + panel_problems(g))
 
 
 def _figure_frame(g: Any) -> pd.DataFrame | None:

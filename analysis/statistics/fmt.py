@@ -39,11 +39,36 @@ def fmt_ratio_ci(ratio: float | None, lo: float | None, hi: float | None, *,
     """A ratio with its confidence interval, ``1.71× [1.11, 2.64]``: the one way the book
     writes one, each number to three significant digits (:func:`fmt_num`). ``times=False``
     leaves out the ``×`` (where the sentence names the ratio, ``send/sendmsg 1.71 [1.11,
-    2.64]``); ``rounds`` adds how many rounds gave it (``, 3 rounds``)."""
-    txt = f"{fmt_num(ratio)}{'×' if times else ''} [{fmt_num(lo)}, {fmt_num(hi)}]"
+    2.64]``); ``rounds`` adds how many rounds gave it (``, 3 rounds``).
+
+    A CI whose upper end is more than :data:`decision.rule.UNBOUNDED_FACTOR` (1000) times
+    its lower end (:func:`decision.rule.unbounded`: three decades, typically from two or
+    three rounds) bounds nothing; its ends are not printed as numbers ("[0.000, 4.18e+04]")
+    but said for what they are: ``1.30× (CI unbounded from 2 rounds: its ends more than
+    1,000× apart)`` (without ``from N rounds`` where ``rounds`` is not given)."""
+    from decision.rule import unbounded, unbounded_words
+
+    x = "×" if times else ""
+    if lo is not None and hi is not None and unbounded(lo, hi):
+        src = f" from {rounds} round{'s' if rounds != 1 else ''}" if rounds is not None else ""
+        return f"{fmt_num(ratio)}{x} (CI unbounded{src}: {unbounded_words()})"
+    txt = f"{fmt_num(ratio)}{x} [{fmt_num(lo)}, {fmt_num(hi)}]"
     if rounds is not None:
         txt += f", {rounds} round{'s' if rounds != 1 else ''}"
     return txt
+
+
+def fmt_ci_ends(lo: float | None, hi: float | None, digits: int = 3) -> tuple[str, str]:
+    """A CI's two ends as a table prints them ("CI low", "CI high"): three significant
+    digits, "—" where there is no CI, and "unbounded" in both cells where the CI is
+    (:func:`decision.rule.unbounded`) instead of "0.000" and "4.18e+04"."""
+    from decision.rule import unbounded
+
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return "—", "—"
+    if unbounded(lo, hi):
+        return "unbounded", "unbounded"
+    return f"{lo:.{digits}g}", f"{hi:.{digits}g}"
 
 
 def fmt_est(e: S.Estimate, unit: str = "", digits: int = 3) -> str:

@@ -40,15 +40,108 @@ def note(text: str) -> None:
     display(Markdown(f"> **Note.** {text}"))
 
 
+#: the reader's words for the raw field names that the analysis' tables carry (summaries of
+#: cells, drift, comparisons, crossovers, the compare report's cells): :func:`show_table`
+#: shows a table's column under these words, so that no snake_case name of a record or a
+#: data frame reaches a reader (the one place they are worded)
+COLUMN_WORDS: dict[str, str] = {
+    "lo": "CI low", "hi": "CI high",
+    "ci_half_width_rel": "CI half-width (relative)",
+    "median_ci_half_width": "CI half-width (relative, median)",
+    "median_n": "trials per cell (median)",
+    "outliers_low": "low outliers", "outliers_high": "high outliers",
+    "shapiro_p": "Shapiro–Wilk p",
+    "spearman_rho": "Spearman ρ",
+    "p_adj": "adjusted p",
+    "p_none": "P(no crossover)",
+    "trial_id": "trial",
+    "window_s": "window (s)", "duration_s": "window (s)", "warmup_s": "warm-up (s)",
+    "order_index": "run order",
+    "sender_busy": "sender busy", "receiver_busy": "receiver busy",
+    "gbit_per_s": "Gbit/s", "rtt_p50_us": "p50 RTT (µs)",
+    "sender_cpu_s_per_gb": "sender CPU-s/GB", "receiver_cpu_s_per_gb": "receiver CPU-s/GB",
+    "trial_cv": "per-trial CV", "log_ratio_sd": "paired log-ratio sd",
+    # the compare report's cells (run against the reference run)
+    "n_run": "trials (run)", "n_ref": "trials (reference)",
+    "median_run": "median (run)", "median_ref": "median (reference)",
+    "speed_ratio": "speed ratio (run / reference)", "machine_factor": "machine factor",
+    "shape_ratio": "ratio ÷ machine factor", "shape_verdict": "after the machine factor",
+}
+
+#: CI-end columns (after :data:`COLUMN_WORDS`) that :func:`show_table` prints as a pair
+CI_ENDS = ("CI low", "CI high")
+
+
+#: names with an underscore that are words to a reader: the kernel interface's own name
+PROPER_NAMES = frozenset({"io_uring"})
+_SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+
+
+def raw_header(name: Any) -> bool:
+    """Whether a column header reads as a program's identifier rather than words: one of the
+    raw field names of :data:`COLUMN_WORDS`, or any word of it a snake_case name
+    (``trial_id``, ``sender_busy (median)``; a proper name such as ``io_uring`` is a word)."""
+    text = str(name).strip()
+    if text in COLUMN_WORDS:
+        return True
+    return any(_SNAKE.fullmatch(w) and w not in PROPER_NAMES
+               for w in re.split(r"[\s/(),:;\[\]]+", text))
+
+
+class RawHeaderError(ValueError):
+    """A table about to show a reader a raw identifier as a column header."""
+
+
+def reader_table(df: pd.DataFrame, floatfmt: str = "{:.3g}") -> pd.DataFrame:
+    """The table as a reader sees it: raw field names worded (:data:`COLUMN_WORDS`); a CI
+    pair ("CI low", "CI high") printed with ``floatfmt``, "—" where there is no CI, and
+    "unbounded" in both cells where the CI is (:func:`decision.rule.unbounded`: its ends more
+    than a factor 1000 apart) instead of "0.000" and "4.18e+04". Raises
+    :class:`RawHeaderError` for a header that still reads as an identifier
+    (:func:`raw_header`), naming it: the notebook words it."""
+    from decision.rule import unbounded
+
+    out = df.rename(columns={c: COLUMN_WORDS[c] for c in df.columns
+                             if isinstance(c, str) and c in COLUMN_WORDS})
+    bad = [str(c) for c in out.columns if raw_header(c)]
+    if bad:
+        raise RawHeaderError(f"show_table: column header(s) {bad} read as identifiers; "
+                             "word them (analysis.words.output.COLUMN_WORDS or a rename)")
+    lo_c, hi_c = CI_ENDS
+    if (lo_c in out.columns and hi_c in out.columns
+            and pd.api.types.is_numeric_dtype(out[lo_c])
+            and pd.api.types.is_numeric_dtype(out[hi_c])):
+        def end(v: Any, open_: bool) -> str:
+            if open_:
+                return "unbounded"
+            if v is None or not math.isfinite(float(v)):
+                return "—"
+            return floatfmt.format(v)
+        wide = [unbounded(a, b) for a, b in zip(out[lo_c], out[hi_c])]
+        out = out.assign(**{lo_c: [end(v, w) for v, w in zip(out[lo_c], wide)],
+                            hi_c: [end(v, w) for v, w in zip(out[hi_c], wide)]})
+    return out
+
+
+def key(text: str) -> None:
+    """A table's key, shown beside it: what its columns' words mean."""
+    from IPython.display import Markdown, display
+
+    display(Markdown(f"**Key.** {text}"))
+
+
 def show_table(df: pd.DataFrame, floatfmt: str = "{:.3g}") -> None:
     """Display a table without its index, floats in a compact format: HTML for the web
     book, a MyST list-table for the PDF (myst-nb prefers text/markdown to text/plain for
-    LaTeX; see :func:`list_table`), plain text otherwise."""
+    LaTeX; see :func:`list_table`), plain text otherwise. Headers and CI ends as a reader
+    reads them (:func:`reader_table`: raw field names worded, an unbounded CI said so; a
+    header that still reads as an identifier is refused)."""
     from IPython.display import display
 
     if df.empty:
         note("no rows for this table in this run")
         return
+    df = reader_table(df, floatfmt)
     fmt = {c: floatfmt for c in df.columns if pd.api.types.is_float_dtype(df[c])}
 
     def cell(c: str, v: Any) -> str:

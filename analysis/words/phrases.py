@@ -78,9 +78,13 @@ def size_runs(sizes: Iterable[float], all_sizes: Iterable[float]) -> str:
 
 def ratio_ci(r: Mapping[str, Any], rounds: bool = False) -> str:
     """A row's ratio with its CI, ``1.71× [1.11, 2.64]`` (with ``, 3 rounds`` when asked and
-    the row holds its rounds ``n``)."""
+    the row holds its rounds ``n``). An unbounded CI (:func:`decision.rule.unbounded`) is
+    said as one, with the rounds that gave it whenever the row holds them: ``1.30× (CI
+    unbounded from 2 rounds: its ends more than 1,000× apart)``."""
+    from decision.rule import unbounded
+
     n = r.get("n")
-    known = rounds and _given(n)
+    known = _given(n) and (rounds or unbounded(r["lo"], r["hi"]))
     return fmt_ratio_ci(r["ratio"], r["lo"], r["hi"], rounds=int(n) if known else None)
 
 

@@ -159,3 +159,19 @@ def test_the_revision_is_recorded_and_older_runs_are_post_hoc() -> None:
     assert "smallest effect of interest" in dict(RU.REVISIONS)["2026-11-27T05:55Z"]
     # the reference run e8c3 was made before it: its verdicts under these rules are post hoc
     assert instant("2026-11-24T13:36:52Z") < instant(RU.REVISED)
+
+
+def test_the_claims_verdict_table_has_a_key_for_its_two_columns() -> None:
+    """A reader of "direction: holds" beside "magnitude: refuted" gets a key beside the table,
+    in the rules' words (the band and the magnitude rule computed, not typed)."""
+    from pathlib import Path
+
+    from analysis.claims import magnitude as MAG
+    from analysis.statistics.fmt import fmt_band
+
+    text = MAG.verdict_key()
+    assert text.startswith("Direction:") and "Magnitude:" in text
+    assert fmt_band() in text and MAG.rule_text().removeprefix("magnitude: ") in text
+    src = (Path(__file__).resolve().parents[2] / "notebooks" / "claims.py").read_text()
+    table = src.index('"verdict (direction)", "magnitude"')
+    assert src.index("key(MAG.verdict_key())") > table  # beside the verdict table

@@ -43,3 +43,38 @@ def test_a_table_too_wide_for_its_font_gets_a_smaller_one() -> None:
     w = widths(md)
     for k in range(12):
         assert w[k] / sum(w) * O.LINE_CHARS * scale >= len(body[0][k]), (k, w)
+
+
+def test_a_raw_identifier_never_heads_a_shown_column() -> None:
+    """show_table words the analysis' raw field names (ci_half_width_rel, outliers_high,
+    spearman_rho, trial_id, window_s, p_adj, lo/hi) and refuses any header that still reads
+    as an identifier, so a new raw column fails the notebook instead of reaching a reader."""
+    import pandas as pd
+    import pytest
+
+    raw = ["trial_id", "window_s", "spearman_rho", "p_adj", "ci_half_width_rel",
+           "outliers_low", "outliers_high", "lo", "hi"]
+    shown = O.reader_table(pd.DataFrame([[1.0] * len(raw)], columns=raw))
+    assert not any(O.raw_header(c) for c in shown.columns), list(shown.columns)
+    assert {"trial", "window (s)", "Spearman ρ", "adjusted p", "high outliers", "CI low",
+            "CI high"} <= set(shown.columns)
+    with pytest.raises(O.RawHeaderError, match="sender_cpu_per_call"):
+        O.reader_table(pd.DataFrame({"method": ["send"], "sender_cpu_per_call": [1.0]}))
+    assert O.raw_header("median_n") and O.raw_header("lo") and not O.raw_header("CI low")
+    assert not O.raw_header("read-write")  # data, not an identifier
+    assert not O.raw_header("errqueue / io_uring completion")  # a proper name is a word
+    assert O.raw_header("sender_busy (median)")
+
+
+def test_an_unbounded_ci_in_a_table_is_marked_not_printed() -> None:
+    """The CI columns of a table print "unbounded" where the CI is (decision.rule), not
+    "0.000" and "4.18e+04"; a bounded CI keeps its numbers, a missing one is "—"."""
+    import math
+
+    import pandas as pd
+
+    df = pd.DataFrame({"method": ["a", "b", "c"], "ratio": [1.3, 1.0, 1.0],
+                       "lo": [0.0, 0.95, math.nan], "hi": [4.18e4, 1.05, math.nan]})
+    t = O.reader_table(df)
+    assert list(t["CI low"]) == ["unbounded", "0.95", "—"]
+    assert list(t["CI high"]) == ["unbounded", "1.05", "—"]

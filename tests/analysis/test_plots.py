@@ -15,6 +15,8 @@ from analysis.figures import plots as P  # noqa: E402
 from analysis.loading import run as A  # noqa: E402
 from analysis.statistics.fmt import fmt_size  # noqa: E402
 
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+
 
 def thread_run() -> pd.DataFrame:
     """Like the reference run: sizes 64 B..1 MiB at 1 thread; 1 KiB and 64 KiB at 1-8."""
@@ -206,7 +208,8 @@ def test_ratio_figure_has_the_one_line_and_crossovers() -> None:
     d = comparisons()
     xo = pd.DataFrame([dict(configuration="loopback, cross-core", method="sendmsg",
                             crossover=20000.0, lo=9000.0, hi=40000.0)])
-    g = P.ratios(d, "method", "size", "ratio", row="configuration", crossovers=xo)
+    g = P.ratios(d, "method", "size", "ratio", col="configuration", col_wrap=2,
+                 crossovers=xo)
     g.tight_layout()
     P._thin_size_ticks(g.figure)  # as P.show lays the figure out before checking it
     assert P.check_figure(P.lay_out(g)) == []
@@ -449,11 +452,109 @@ def test_a_ratio_figure_of_seven_panels_reads_at_the_pdfs_size() -> None:
                 r = float(np.exp(rng.normal(-1 + np.log2(s) / 10, 0.5)))
                 rows.append(dict(configuration=c, method=m, size=s, ratio=r, lo=r * 0.8,
                                  hi=r * 1.2, decision="greater"))
-    g = P.ratios(pd.DataFrame(rows), "method", "message size", "ratio to send (log scale)",
-                 col="configuration", col_wrap=2, title="throughput relative to send")
-    assert P.check_figure(P.lay_out(g)) == []
-    fig = g.figure
-    r = fig.canvas.get_renderer()
-    leg = fig.legends[0].get_window_extent(r)
-    assert all(leg.y0 >= ax.get_tightbbox(r).y1 for ax in fig.axes)  # above every panel
-    plt.close(fig)
+    for g in P.ratio_figures(pd.DataFrame(rows), "method", "message size",
+                             "ratio to send (log scale)", col="configuration",
+                             title="throughput relative to send"):
+        assert P.check_figure(P.lay_out(g)) == []
+        fig = g.figure
+        r = fig.canvas.get_renderer()
+        leg = fig.legends[0].get_window_extent(r)
+        assert all(leg.y0 >= ax.get_tightbbox(r).y1 for ax in fig.axes)  # above every panel
+        plt.close(fig)
+
+
+def seven_configurations(n: int = 10) -> pd.DataFrame:
+    rng = np.random.default_rng(5)
+    confs = ["loopback, cross-core, 1 s", "loopback, cross-core, 2 s",
+             "loopback, same-core, 1 s", "udp-forward (UDP), same-core, 1 s",
+             "udp-forward (UDP), same-core, 2 s", "veth, cross-core, 1 s",
+             "veth, same-core, 1 s"]
+    rows = []
+    for c in confs:
+        for m in ("sendmsg", "zerocopy", "uring-zc", "vmsplice"):
+            for s in (64, 1024, 4096, 16384, 65536, 262144):
+                r = float(np.exp(rng.normal(-1 + np.log2(s) / 10, 0.5)))
+                rows.append(dict(configuration=c, method=m, size=s, ratio=r, lo=r * 0.8,
+                                 hi=r * 1.2, n=n, decision="greater"))
+    return pd.DataFrame(rows)
+
+
+def test_every_ratio_panel_is_at_least_200_px_high_in_the_html() -> None:
+    """Seven configurations (the message ratio figure): in one grid fitted under the PDF's
+    height cap each panel was a few tens of pixels high in the HTML; the figures of
+    ratio_figures keep every panel at least P.MIN_PANEL_PX (200) px, every configuration
+    shown once."""
+    P.setup()
+    d = seven_configurations()
+    figs = P.ratio_figures(d, "method", "message size", "ratio to send (log scale)",
+                           col="configuration", title="throughput relative to send")
+    shown = []
+    for g in figs:
+        P.lay_out(g)
+        assert P.check_figure(g) == []
+        heights = P.panel_heights_px(g.figure)
+        assert heights and min(heights) >= 200, heights
+        shown += list(g.axes_dict)
+        plt.close(g.figure)
+    assert sorted(shown) == sorted(d["configuration"].unique())
+    # the check sees a grid of short panels (what one grid of seven made)
+    g = P.ratios(d, "method", "message size", "ratio to send (log scale)",
+                 col="configuration", col_wrap=2)
+    P.lay_out(g)
+    assert min(P.panel_heights_px(g.figure)) < 200
+    assert any("px high" in p for p in P.check_figure(g))
+    plt.close(g.figure)
+
+
+def test_a_comparison_of_too_few_rounds_does_not_set_the_y_axis() -> None:
+    """One comparison of 2 rounds with its CI [0.001, 1000] beside comparisons of the
+    design's minimum: the panel's y-limits stay within what the others need (with a margin),
+    the clipped CI is marked at the edge, and the legend says so; rounds_min is the run
+    plan's (here the reference run's), not typed."""
+    import json
+
+    from rundir.planfile import Declared
+
+    plan = json.loads((ROOT / "data" / "raw" / "20261127T121419Z-paper-ebfc" / "plan.json")
+                      .read_text())
+    rmin = Declared.of(plan).rounds_min
+    assert isinstance(rmin, int) and rmin > 2
+    P.setup()
+    d = seven_configurations(n=rmin)
+    d = d[d["configuration"] == "loopback, cross-core, 1 s"].reset_index(drop=True)
+    d.loc[0, ["ratio", "lo", "hi", "n"]] = [1.0, 0.001, 1000.0, 2]
+    others = d.iloc[1:]
+    g = P.ratios(d, "method", "message size", "ratio", col="configuration", col_wrap=2,
+                 rounds_min=rmin)
+    P.lay_out(g)
+    lo, hi = g.axes.flat[0].get_ylim()
+    need_lo = min(others["lo"].min(), 1 - P.SESOI, 1.0)
+    need_hi = max(others["hi"].max(), 1 + P.SESOI, 1.0)
+    assert need_lo / 1.5 <= lo <= need_lo and need_hi <= hi <= need_hi * 1.5, (lo, hi)
+    marks = [ln for ln in g.axes.flat[0].lines if ln.get_marker() in ("^", "v")]
+    assert {ln.get_marker() for ln in marks} == {"^", "v"}
+    assert P.clip_note(rmin) in g.figure.legends[0].get_title().get_text()
+    assert P.check_figure(g) == []
+    plt.close(g.figure)
+    # without the design's minimum the 2-round CI sets the axis (what the figure did)
+    g = P.ratios(d, "method", "message size", "ratio", col="configuration", col_wrap=2)
+    assert g.axes.flat[0].get_ylim()[1] >= 1000
+    plt.close(g.figure)
+
+
+def test_a_panel_of_only_too_few_rounds_is_set_by_its_estimates() -> None:
+    """A panel whose every comparison has fewer rounds than the design's minimum (the
+    profiled 16 and 64 MiB cells: 2 rounds, CIs [0.0005, 900]) keeps the range its
+    estimates and the band need; the CIs are clipped and marked."""
+    P.setup()
+    d = pd.DataFrame([dict(configuration="loopback, cross-core, 2 s", method=m, size=s,
+                           ratio=r, lo=r / 1500, hi=r * 1500, n=2, decision="inconclusive")
+                      for m, r in (("zerocopy", 0.65), ("sendmsg", 0.9))
+                      for s in (1 << 24, 1 << 26)])
+    g = P.ratios(d, "method", "message size", "ratio", col="configuration", col_wrap=2,
+                 rounds_min=6)
+    P.lay_out(g)
+    lo, hi = g.axes.flat[0].get_ylim()
+    assert 0.4 <= lo <= 0.65 and 1.12 <= hi <= 2, (lo, hi)
+    assert P.check_figure(g) == []
+    plt.close(g.figure)

@@ -66,3 +66,24 @@ def test_an_estimate_prints_its_own_level() -> None:
         "1.50 (98.75% CI 1.20–1.80, n=30)"
     assert fmt_level(S.CONFIDENCE) == "95%" and fmt_level(0.99) == "99%"
     assert S.CONFIDENCE == 1 - S.ALPHA == 0.95
+
+
+def test_an_unbounded_ci_is_said_as_one_not_printed_as_numbers() -> None:
+    """A CI from two rounds, [0.000439, 960] or [0, 4.18e4], bounds nothing: the book says so
+    (with the rounds that gave it where the row holds them) instead of printing its ends;
+    the factor is decision.rule's, not typed here."""
+    from decision.rule import UNBOUNDED_FACTOR, ci_text, unbounded
+
+    lo = 0.5
+    assert unbounded(lo, lo * UNBOUNDED_FACTOR * 1.01) and not unbounded(lo, lo * 10)
+    assert unbounded(0.0, 4.18e4) and not unbounded(math.nan, 2.0)
+    for lo_, hi_ in ((0.000439, 960.0), (0.0, 4.18e4)):
+        row = {"ratio": 1.3, "lo": lo_, "hi": hi_, "n": 2}
+        text = phrases.ratio_ci(row)
+        assert "unbounded" in text and "2 rounds" in text and text.startswith("1.30×")
+        assert "0.000" not in text and "e+" not in text and "960" not in text
+        assert f"{UNBOUNDED_FACTOR:,.0f}×" in text
+        assert "[" not in fmt_ratio_ci(1.3, lo_, hi_)
+        assert "unbounded" in ci_text(lo_, hi_) and "0.000" not in ci_text(lo_, hi_)
+    # a bounded CI is printed as before
+    assert phrases.ratio_ci({"ratio": 2.0, "lo": 1.0, "hi": 3.0, "n": 2}) == "2.00× [1.00, 3.00]"

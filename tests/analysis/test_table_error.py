@@ -38,3 +38,17 @@ def test_the_replication_chapter_prints_it() -> None:
     src = (ROOT / "notebooks" / "replication.py").read_text()
     assert 'glue_text("table_error", TE.table_error(results).text())' in src
     assert "{glue:text}`table_error:s`" in src
+
+
+def test_a_union_bound_of_one_or_more_is_worded_as_no_bound() -> None:
+    """At alpha x T >= 1 the union bound says nothing about the chance that any verdict is
+    wrong: the text says so (with the product), never "at most 100%", and still gives the
+    expected number wrong, which stays a bound."""
+    rs = [_r(C.INCONCLUSIVE, C.LARGER)] * 25  # 25 x 0.05 = 1.25
+    e = TE.table_error(rs)
+    text = e.text()
+    assert "100%" not in text and "at most 100" not in text
+    assert "does not bound the chance" in text and "1.25" in text
+    assert f"at most {e.expected_wrong:.2f}" in text
+    small = TE.table_error(rs[:4]).text()  # 0.20: the bound is a bound, and said as one
+    assert "at most 20%" in small and "does not bound" not in small

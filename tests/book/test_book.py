@@ -147,3 +147,28 @@ def test_offline_assets() -> None:
     assert mj.is_file()
     assert re.search(r'src="_static/mathjax/tex-chtml\.js(\?[^"]*)?"',
                      (HTML / "method.html").read_text())
+
+
+def raw_headers(html_dir: Path) -> list[str]:
+    """Every table header (``<th>``) of the built book that reads as an identifier (a
+    snake_case name such as ``trial_id`` or one of the raw field names show_table words:
+    analysis.words.output.raw_header), as "page: header"."""
+    from analysis.words.output import raw_header
+
+    found = []
+    for page in sorted(html_dir.rglob("*.html")):
+        if {"_sources", "_static"} & set(page.relative_to(html_dir).parts):
+            continue
+        for th in re.findall(r"<th\b[^>]*>(.*?)</th>", page.read_text(), re.S):
+            text = html_mod.unescape(re.sub(r"<[^>]+>", "", th)).strip()
+            if text and raw_header(text):
+                found.append(f"{page.relative_to(html_dir)}: {text}")
+    return found
+
+
+@built
+def test_no_table_heads_a_column_with_a_raw_identifier() -> None:
+    """A reader of the HTML book never sees a column named ``ci_half_width_rel``,
+    ``spearman_rho`` or ``p_adj``: every table header is words."""
+    found = raw_headers(HTML)
+    assert not found, found[:20]
