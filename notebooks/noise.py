@@ -132,7 +132,7 @@ if len(today) and math.isfinite(paired) and paired > 0:
     show_table(NV.needs_table(needs), floatfmt="{:,.0f}")
     glue_text("noise_rounds", NV.rounds_text(needs))
     aa = NV.aa_plan(book.plan, paired)
-    und = NV.undecided(CN.message_comparisons(book))
+    und = NV.undecided(CN.map_comparisons(book))
     glue_text("noise_verdicts", NV.verdicts_text(needs, aa, und))
     bs = NV.band_sigma(run_dir)
     band_sd = NV.band_sigma_text(bs, NV.machine(book.manifest))
