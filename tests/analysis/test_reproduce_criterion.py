@@ -122,6 +122,10 @@ def test_the_criterion_is_a_revision_after_every_committed_run() -> None:
 
 
 
+def test_the_compare_report_prints_the_study_judgement() -> None:
+    src = (ROOT / "notebooks" / "compare.py").read_text(encoding="utf-8")
+    assert "RP.run_judgement(reproduced)" in src and "RP.criterion_text()" in src
+
 
 def _script(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=ROOT, capture_output=True,
