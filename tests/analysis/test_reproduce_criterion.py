@@ -119,7 +119,38 @@ def test_the_criterion_is_a_revision_after_every_committed_run() -> None:
             assert made <= before, plan.parent.name
 
 
+def _readme() -> str:
+    return " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
 
+
+def test_the_readme_states_the_criterion_in_force() -> None:
+    readme = _readme()
+    assert (f"reproduces at least {RP.MIN_SHARE} % of the reference's decided verdicts that "
+            "both runs tested") in readme
+    assert f"{RP.MIN_SHARE} % is the smallest share" in readme
+    pairs = [f"{s} of {d}" for _, _, s, d, _ in RP.CRITERION_PAIRS]
+    listed = ", ".join(pairs[:-1]) + " and " + pairs[-1]
+    assert f"reproduce {listed} of the reference's decided verdicts, none reversed" in readme
+    low = min(RP.CRITERION_PAIRS, key=lambda p: p[2] / p[3])
+    assert f"smallest share ({100 * low[2] / low[3]:.1f} %)" in readme
+    when = A.instant(RP.CRITERION_DECLARED)
+    assert f"declared {when.day} {when:%B}, {when:%H:%M} UTC" in readme
+    assert "post hoc" in readme.split("run-level criterion", 1)[1][:1200]
+
+
+def test_the_appendix_glues_the_criterion_from_its_code() -> None:
+    """The appendix states the criterion in the words the code writes (no second statement
+    of the number): a glue of the claims notebook, which glues :func:`criterion_text`."""
+    app = (ROOT / "book" / "artifact.md").read_text(encoding="utf-8")
+    section = app.split("## Evaluation and expected results", 1)[1].split("\n## ", 1)[0]
+    assert "{glue:text}`_generated/claims.ipynb::reproduce_criterion:s`" in section
+    assert f"{RP.MIN_SHARE}" not in section
+    nb = (ROOT / "notebooks" / "claims.py").read_text(encoding="utf-8")
+    assert 'glue_text("reproduce_criterion", RP.criterion_text())' in nb
+    text = RP.criterion_text()
+    assert f"at least {RP.MIN_SHARE} %" in text and "post hoc" in text
+    # no date in the words: when it took effect is the appendix's table of revisions
+    assert RP.CRITERION_DECLARED[:10] not in text and RP.CRITERION_DECLARED[11:16] not in text
 
 
 def test_the_compare_report_prints_the_study_judgement() -> None:
