@@ -69,6 +69,8 @@ for claim, rs in C.by_claim(results).items():
            if math.isfinite(r.value) else r.reason) for r in cb))
     glue_text(f"config_{claim}", " | ".join(dict.fromkeys(r.configuration or "—" for r in cb)))
     glue_text(f"rule_{claim}", " | ".join(dict.fromkeys(r.boundaries for r in cb)) or "—")
+# the appendix's run-level criterion: when a reviewer's run reproduces the study as a whole
+glue_text("reproduce_criterion", RP.criterion_text())
 # every count this book prints comes from one owner (analysis.words.counts), here and elsewhere
 book_counts = CN.book_counts(run, results)
 for name, text in book_counts.glue().items():

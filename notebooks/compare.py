@@ -18,6 +18,8 @@
 #    rule, which puts it in one category (with why): reproduced (the same decided verdict, in
 #    verdict and magnitude or in verdict only), the same verdict not reproduced in size, not
 #    reproduced, newly decided, both undecided, both not testable, or not comparable.
+#    Then the study as a whole, by the run-level criterion stated in the artifact appendix:
+#    reproduced or not reproduced, with why.
 # 1. **Which machine facts differ?** The kernel, CPU, PMU, memcpy bound and sysctls, taken
 #    from both manifests.
 # 2. **Which cells differ beyond the threshold?** Cells are the configurations measured in
@@ -82,6 +84,11 @@ if not RP.tests_the_rule(run, ref):
          "before the rule in force (its date is in the artifact appendix's table of rules), "
          "so verdicts judged here could have been seen when it was written: this judgement "
          "is not a test of the rule.")
+# the study as a whole, by the run-level criterion declared before any rerun it judges
+study = RP.run_judgement(reproduced)
+note(f"**{study.status.capitalize()}** (the run-level criterion"
+     + ("" if RP.tests_the_rule(run, ref) else ", post hoc") + f"): {study.why}. "
+     + RP.criterion_text())
 show_table(reproduced[["claim", "reading", "placement", "reference", "reference magnitude",
                        "reference estimate", "run", "run magnitude", "run estimate", "status",
                        "why"]])

@@ -33,6 +33,14 @@ the first that applies of:
 Of these, *reproduced* (either kind), *not reproduced in size*, *not reproduced*, *newly
 decided* and *both undecided* are the verdicts **compared** (tested in both runs); a compare in which no verdict was tested
 in both runs says "0 claims compared".
+
+The whole study (:func:`run_judgement`, :func:`criterion_text`): a reviewer's run reproduces
+it when no verdict the reference decides is reversed (holds in one run, refuted in the other)
+and at least :data:`MIN_SHARE` % of the reference's decided verdicts that both runs tested
+are reproduced (either kind above). The number was read post hoc from the committed pairs of
+a paper run and the claims run made after it on the same class of machine
+(:data:`CRITERION_PAIRS`, ``scripts/reproduction_criterion.py`` recomputes them) and
+declared at :data:`CRITERION_DECLARED`, before any rerun it judges.
 """
 
 from __future__ import annotations
@@ -92,6 +100,27 @@ class Revision:
     what: str
 
 
+#: The run-level criterion's number: the smallest share, in percent, of the reference's
+#: decided verdicts tested in both runs that a reviewer's run must reproduce (besides
+#: reversing none). Post hoc: read from :data:`CRITERION_PAIRS` after those reruns had been
+#: judged; the smallest of their shares (21 of 24, 87.5 %) rounded down to a multiple of 5,
+#: because at 13 to 31 decided verdicts one verdict moves a share by 3 to 8 points, so a
+#: finer number would claim a precision four pairs do not have.
+MIN_SHARE = 85
+#: when the run-level criterion was committed (UTC, to the minute): a revision of the rule
+CRITERION_DECLARED = "2026-11-28T14:01Z"
+#: The committed pairs the number was read from, oldest first: (reference: a paper run, rerun:
+#: the claims run made after it on a machine with the same CPU model, reproduced verdicts,
+#: the reference's decided verdicts tested in both, reversed verdicts), each judged against
+#: its own paper run under the rules in force when :data:`MIN_SHARE` was set. A reference
+#: test recomputes them (``scripts/reproduction_criterion.py`` prints them).
+CRITERION_PAIRS: tuple[tuple[str, str, int, int, int], ...] = (
+    ("20261123T062509Z-paper", "20261123T081603Z-claims", 18, 18, 0),
+    ("20261122T052509Z-paper-0690", "20261124T061344Z-claims", 12, 13, 0),
+    ("20261124T133652Z-paper-e8c3", "20261124T161827Z-claims", 21, 24, 0),
+    ("20261127T121419Z-paper-ebfc", "20261127T154147Z-claims", 28, 31, 0),
+)
+
 #: every revision of the rule, oldest first (the rule in force is the last)
 REVISIONS = (
     Revision("2026-11-24T07:38Z",
@@ -118,6 +147,14 @@ REVISIONS = (
              "the claim's edge is compared as decided (before, both read 'inconclusive' and "
              "the pair 'both undecided': C4 cross-core and C13 same-core between the reference "
              "run and the claims run of 2026-11-27; every committed run is re-read post hoc)"),
+    Revision(CRITERION_DECLARED,
+             "the verdicts' categories are unchanged; added: the run-level criterion, when a "
+             "reviewer's run reproduces the study as a whole (no decided verdict reversed, and "
+             "at least {p} % of the reference's decided verdicts tested in both runs "
+             "reproduced); its number was read post hoc from the committed pairs of a paper "
+             "run and the claims run after it on the same class of machine, after those "
+             "reruns had been judged, so none of them is its test: the next reviewer's run "
+             "against a reference made after it is its first real test".format(p=MIN_SHARE)),
 )
 #: when the rule in force was committed
 MENDED = REVISIONS[-1].when
@@ -294,11 +331,123 @@ def total(t: pd.DataFrame) -> str:
             f"{n[BOTH_UNDECIDED]} both undecided; {rest}")
 
 
+# ---------------------------------------------------------------- the study as a whole
+
+STUDY_REPRODUCED = "study reproduced"
+STUDY_NOT_REPRODUCED = "study not reproduced"
+
+
+@dataclass(frozen=True)
+class RunJudgement:
+    """The run-level criterion on one compare: reproduced or not, why, and its counts."""
+
+    reproduced: bool
+    why: str
+    #: the reference's decided verdicts tested in both runs, those reproduced, those reversed
+    decided: int
+    same: int
+    reversed: int
+
+    @property
+    def status(self) -> str:
+        return STUDY_REPRODUCED if self.reproduced else STUDY_NOT_REPRODUCED
+
+    @property
+    def share(self) -> float:
+        """The share of :attr:`decided` reproduced (nan when none was decided)."""
+        return self.same / self.decided if self.decided else math.nan
+
+
+def _verdicts(t: pd.DataFrame, column: str) -> pd.Series:
+    return t[column] if column in t else pd.Series([""] * len(t), index=t.index)
+
+
+def decided_of(t: pd.DataFrame) -> tuple[int, int]:
+    """(reproduced, decided): of the reference's decided verdicts (holds, refuted) tested in
+    both runs, how many the run reproduced (in verdict and magnitude or in verdict only)."""
+    if not len(t):
+        return 0, 0
+    dec = t["status"].isin(COMPARED) & _verdicts(t, "reference").isin(DECIDED)
+    return int((dec & t["status"].isin(REPRODUCED)).sum()), int(dec.sum())
+
+
+def reversed_of(t: pd.DataFrame) -> int:
+    """Verdicts the two runs decide in opposite directions (holds in one, refuted in the
+    other)."""
+    if not len(t):
+        return 0
+    ref, run = _verdicts(t, "reference"), _verdicts(t, "run")
+    return int(((t["status"] == NOT_REPRODUCED) & ref.isin(DECIDED) & run.isin(DECIDED)
+                & (ref != run)).sum())
+
+
+def run_judgement(t: pd.DataFrame, min_share: int = MIN_SHARE) -> RunJudgement:
+    """The run-level criterion on a compare's :func:`table`: reproduced when no decided
+    verdict is reversed and at least ``min_share`` % of the reference's decided verdicts
+    tested in both runs are reproduced; otherwise not, with the reason."""
+    same, decided = decided_of(t)
+    rev = reversed_of(t)
+    counted = (f"{same} of the reference's {decided} decided verdicts tested in both runs "
+               f"reproduced")
+    if rev:
+        return RunJudgement(False, f"{rev} decided verdict{'s' if rev > 1 else ''} reversed "
+                            f"(holds in one run, refuted in the other); {counted}",
+                            decided, same, rev)
+    if not decided:
+        return RunJudgement(False, "no verdict the reference decides was tested in both runs: "
+                            "nothing of the study was reproduced", decided, same, rev)
+    pct = f"{100 * same / decided:.0f} %"
+    if 100 * same < min_share * decided:
+        return RunJudgement(False, f"{counted} ({pct}), fewer than {min_share} %; none "
+                            "reversed", decided, same, rev)
+    return RunJudgement(True, f"none reversed; {counted} ({pct}), at least {min_share} %",
+                        decided, same, rev)
+
+
+def _pairs_text() -> str:
+    parts = [f"{s} of {d}" + ("" if r == 0 else f" ({r} reversed)")
+             for _, _, s, d, r in CRITERION_PAIRS]
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def criterion_text() -> str:
+    """The run-level criterion in words, with its number and why (plain text: the artifact
+    appendix glues it, the compare report prints it)."""
+    smallest = min(CRITERION_PAIRS, key=lambda p: p[2] / p[3])
+    rev = sum(p[4] for p in CRITERION_PAIRS)
+    lo, hi = min(p[3] for p in CRITERION_PAIRS), max(p[3] for p in CRITERION_PAIRS)
+    return (
+        "A reviewer's run reproduces the study when it reverses no verdict the reference "
+        "decides (holds in one run, refuted in the other) and reproduces, by the rule above, "
+        f"at least {MIN_SHARE} % of the reference's decided verdicts that both runs tested; "
+        "otherwise the study is not reproduced. A decided verdict not reproduced, or not "
+        "reproduced in size, counts against it; newly decided, both undecided, both not "
+        "testable and not comparable verdicts count neither way, and a run that tested none "
+        "of the reference's decided verdicts does not reproduce it. "
+        "This criterion was stated before any rerun it judges (when: the artifact appendix's "
+        "table of the rules' revisions); its number is post hoc, read after the committed "
+        f"reruns had been judged: the {len(CRITERION_PAIRS)} committed pairs of a paper run "
+        "and the claims run "
+        "made after it on a machine with the same CPU model, each judged against its own "
+        f"paper run under the rules in force, reproduce {_pairs_text()} of the reference's "
+        f"decided verdicts, {'none' if not rev else rev} reversed; {MIN_SHARE} % is the "
+        f"smallest of those shares ({smallest[2]} of {smallest[3]}, "
+        f"{100 * smallest[2] / smallest[3]:.1f} %) rounded down to a multiple of 5, since at "
+        f"{lo} to {hi} decided verdicts one verdict moves the share by {100 / hi:.0f} to "
+        f"{100 / lo:.0f} points. Read on one class of machine, "
+        "it asks of a reviewer's machine what the reference's own class of machine did; a "
+        "verdict that depends on the machine can fail it (the report's machine table says "
+        "which facts differ).")
+
+
 __all__ = ["SAME_AND_MAGNITUDE", "SAME_DECIDED", "NOT_IN_SIZE", "NEWLY_DECIDED", "BOTH_UNDECIDED",
            "BOTH_NOT_TESTABLE", "NOT_REPRODUCED", "NOT_COMPARABLE", "CATEGORIES", "REPRODUCED",
            "COMPARED", "Judgement", "Revision", "REVISIONS", "judge", "rule_text", "table",
            "expected_text", "MAGNITUDE_WORDS",
-           "counts", "reproduced_of", "total", "INCONCLUSIVE", "MENDED", "tests_the_rule", "reruns"]
+           "counts", "reproduced_of", "total", "INCONCLUSIVE", "MENDED", "tests_the_rule", "reruns",
+           "MIN_SHARE", "CRITERION_DECLARED", "CRITERION_PAIRS", "RunJudgement", "reversed_of",
+           "decided_of", "run_judgement", "criterion_text", "STUDY_REPRODUCED",
+           "STUDY_NOT_REPRODUCED"]
 
 
 def reruns(ref_dir: Path) -> list[Path]:

@@ -87,3 +87,6 @@ def test_verdicts_judged_by_the_reproduced_rule(report: Path) -> None:
     # names the category "reproduced (the same decided verdict, ...)"
     assert "0 claims compared" in html and not re.search(r"\d+ reproduced \(", html)
     assert RP.rule_text()[:60] in html
+    # the study as a whole, by the run-level criterion: nothing decided was tested in both
+    assert "Study not reproduced" in html and "nothing of the study was reproduced" in html
+    assert RP.criterion_text()[:60] in html

@@ -1,0 +1,187 @@
+"""The run-level reproduction criterion on the committed pairs of runs: a paper run (the
+reference) and the claims run made after it on a machine with the same CPU model, each
+judged against its own paper run by the "Results Reproduced" rule in force
+(:mod:`analysis.comparison.reproduce`, as ``make compare`` applies it).
+
+    python scripts/reproduction_criterion.py [--raw DIR] [--pair REF RUN ...] [--min-share P]
+
+Prints one row per pair: the verdicts compared (tested in both runs), reproduced, the same
+verdict not reproduced in size, not reproduced (reversed: opposite decided verdicts;
+decided then left undecided), newly decided, both undecided, both not testable, the
+reference's decided verdicts tested in both runs, the share of those reproduced, and the
+run-level criterion's judgement (:func:`analysis.comparison.reproduce.run_judgement`). Then
+the smallest share among the pairs, the number it gives (rounded down to a multiple of 5)
+and the number in force (:data:`~analysis.comparison.reproduce.MIN_SHARE`).
+
+Every pair made before the criterion was declared
+(:data:`~analysis.comparison.reproduce.CRITERION_DECLARED`) is read **post hoc**: the
+criterion was written after those runs had been judged, so they are its basis, not its
+test; the table says so in each row.
+
+Without ``--pair``, the pairs are found in ``--raw`` (default ``data/raw``): for every run of
+the ``claims`` profile, the newest earlier run of the ``paper`` profile whose manifest names
+the same CPU model and count. Claim verdicts of sealed runs are kept between calls
+(:mod:`analysis.comparison.evalcache`).
+
+Exit codes: 0 table printed; 1 a run cannot be read; 2 bad input (a missing or non-run
+directory, a pair of one run with itself, a share outside 1..100, no pair found).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from analysis.comparison import evalcache as EC  # noqa: E402
+from analysis.comparison import reproduce as RP  # noqa: E402
+from analysis.loading import run as A  # noqa: E402
+
+#: a run directory's trial records, plain or packed (the run format's names; a script reads
+#: runs through the analysis, never through the run format's package)
+TRIALS = ("trials.jsonl", "trials.jsonl.gz")
+
+POST_HOC = "post hoc (basis)"
+TEST = "test"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2
+        print(f"reproduction_criterion: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def is_run(d: Path) -> bool:
+    return any((d / name).is_file() for name in TRIALS)
+
+
+def _profile(run: A.Run) -> str | None:
+    return (run.plan or {}).get("profile")
+
+
+def _cpu(run: A.Run) -> tuple[str, object]:
+    cpu = run.manifest.get("cpu") or {}
+    return str(cpu.get("model") or "unknown CPU"), cpu.get("count")
+
+
+def find_pairs(raw: Path) -> list[tuple[Path, Path]]:
+    """(paper run, claims run) for every claims run under ``raw`` with an earlier paper run of
+    the same CPU model and count (the newest such), oldest claims run first."""
+    runs = []
+    for d in sorted(raw.iterdir()):
+        if d.is_dir() and is_run(d):
+            r = A.load_run(d)
+            if _profile(r) in ("paper", "claims") and r.created_at is not None:
+                runs.append((d, r))
+    runs.sort(key=lambda x: x[1].created_at)
+    out = []
+    for d, r in runs:
+        if _profile(r) != "claims":
+            continue
+        before = [e for e, q in runs if _profile(q) == "paper" and _cpu(q) == _cpu(r)
+                  and q.created_at < r.created_at]
+        if before:
+            out.append((before[-1], d))
+    return out
+
+
+def row(ref_dir: Path, run_dir: Path, min_share: int) -> dict[str, object]:
+    """The counts of one pair, the rerun judged against its reference."""
+    ref, run = A.load_run(ref_dir), A.load_run(run_dir)
+    t = RP.table(EC.evaluate(ref), EC.evaluate(run))
+    n = RP.counts(t)
+    reproduced, compared = RP.reproduced_of(t)
+    j = RP.run_judgement(t, min_share)
+    gap = (run.created_at - ref.created_at).total_seconds() / 3600 \
+        if run.created_at and ref.created_at else math.nan
+    declared = A.instant(RP.CRITERION_DECLARED)
+    made_after = all(x.created_at is not None and x.created_at > declared for x in (ref, run))
+    return {"reference": ref_dir.name, "rerun": run_dir.name,
+            "CPU": "{} x{}".format(*_cpu(run)), "hours apart": round(gap, 1),
+            "compared": compared, "reproduced": reproduced,
+            "not in size": n[RP.NOT_IN_SIZE], "reversed": j.reversed,
+            "decided then undecided": n[RP.NOT_REPRODUCED] - j.reversed,
+            "newly decided": n[RP.NEWLY_DECIDED], "both undecided": n[RP.BOTH_UNDECIDED],
+            "both not testable": n[RP.BOTH_NOT_TESTABLE],
+            "ref decided (tested in both)": j.decided,
+            "share reproduced": f"{j.same} of {j.decided}"
+            + (f" ({100 * j.share:.1f} %)" if j.decided else ""),
+            "criterion": j.status.removeprefix("study "),
+            "reading": TEST if made_after else POST_HOC,
+            "_share": j.share}
+
+
+def rounded_down(share: float, step: int = 5) -> int:
+    """A share (0..1) in percent, rounded down to a multiple of ``step``."""
+    return int(math.floor(round(100 * share, 9) / step) * step)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = _Parser(prog="python scripts/reproduction_criterion.py",
+                description="The run-level reproduction criterion on the committed pairs "
+                            "of a paper run and the claims run after it on the same CPU "
+                            "(post hoc: the criterion was written after they were judged).")
+    p.add_argument("--raw", default=str(ROOT / "data" / "raw"), metavar="DIR",
+                   help="where to find the pairs (default: data/raw)")
+    p.add_argument("--pair", nargs=2, action="append", metavar=("REF", "RUN"),
+                   help="judge RUN against REF (run directories; repeatable); replaces "
+                        "the pairs found in --raw")
+    p.add_argument("--min-share", type=int, default=RP.MIN_SHARE, metavar="P",
+                   help=f"the criterion's share in percent, 1..100 (default {RP.MIN_SHARE}, "
+                        "the one in force)")
+    args = p.parse_args(argv)
+    if not 1 <= args.min_share <= 100:
+        p.error(f"--min-share {args.min_share} is outside 1..100 (percent)")
+    if args.pair:
+        pairs = []
+        for ref, run in args.pair:
+            for label, value in (("REF", ref), ("RUN", run)):
+                d = Path(value)
+                if not d.is_dir():
+                    p.error(f"--pair {label}={value}: no such run directory")
+                if not is_run(d):
+                    p.error(f"--pair {label}={value}: not a run directory (no "
+                            f"{' or '.join(TRIALS)})")
+            if Path(ref).resolve() == Path(run).resolve():
+                p.error(f"--pair {ref} {run}: a run judged against itself says nothing")
+            pairs.append((Path(ref), Path(run)))
+    else:
+        raw = Path(args.raw)
+        if not raw.is_dir():
+            p.error(f"--raw {args.raw}: no such directory")
+        pairs = find_pairs(raw)
+        if not pairs:
+            p.error(f"--raw {args.raw}: no claims run with an earlier paper run on the same "
+                    "CPU; give pairs with --pair REF RUN")
+    import pandas as pd
+
+    try:
+        rows = [row(ref, run, args.min_share) for ref, run in pairs]
+    except (OSError, ValueError) as exc:
+        print(f"reproduction_criterion: a run cannot be read: {exc}", file=sys.stderr)
+        return 1
+    t = pd.DataFrame(rows)
+    print("The run-level criterion on the pairs (each rerun judged against its own reference "
+          "under the rules in force). POST HOC: the criterion was declared on "
+          f"{RP.CRITERION_DECLARED}, after the committed reruns had been judged; a row read "
+          f"'{POST_HOC}' is its basis, not its test.")
+    with pd.option_context("display.width", 250, "display.max_columns", None,
+                           "display.max_colwidth", 40):
+        print(t.drop(columns="_share").to_string(index=False))
+    decided = [r for r in rows if not math.isnan(r["_share"])]
+    if decided:
+        low = min(decided, key=lambda r: r["_share"])
+        print(f"smallest share: {low['share reproduced']} ({low['reference']} -> "
+              f"{low['rerun']}); rounded down to a multiple of 5: "
+              f"{rounded_down(low['_share'])} %; in force (reproduce.MIN_SHARE): "
+              f"{RP.MIN_SHARE} %; reversed in any pair: {sum(r['reversed'] for r in rows)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

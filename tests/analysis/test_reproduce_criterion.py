@@ -1,0 +1,195 @@
+"""The run-level criterion (analysis/comparison/reproduce.py: MIN_SHARE, run_judgement): when a
+reviewer's run reproduces the study as a whole. Judged on constructed compares; its number
+and its basis agree with what the README and the artifact appendix state, and with the
+committed pairs it was read from (post hoc: the reference test recomputes them)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis import claims as C
+from analysis.comparison import reproduce as RP
+from analysis.loading import run as A
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "reproduction_criterion.py"
+
+
+def _r(i: int, verdict: str, value: float = math.nan, lo: float = math.nan,
+       hi: float = math.nan) -> C.ClaimResult:
+    r = C.ClaimResult(f"C{i}", "S2", "statement", "published", verdict=verdict, value=value,
+                      lo=lo, hi=hi)
+    r.rule_id, r.placement = f"C{i}:", "cross-core"
+    return r
+
+
+def compare(*pairs: tuple[str, str]) -> "RP.pd.DataFrame":
+    """A compare's table from (reference verdict, run verdict) pairs: decided verdicts with
+    overlapping CIs where both decide the same."""
+    est = {C.HOLDS: (1.3, 1.2, 1.4), C.REFUTED: (1.0, 0.95, 1.05),
+           C.INCONCLUSIVE: (1.1, 0.9, 1.3)}
+    ref = [_r(i, a, *est.get(a, ())) for i, (a, _) in enumerate(pairs, 1)]
+    run = [_r(i, b, *est.get(b, ())) for i, (_, b) in enumerate(pairs, 1)]
+    return RP.table(ref, run)
+
+
+SAME = (C.HOLDS, C.HOLDS)
+LEFT = (C.HOLDS, C.INCONCLUSIVE)  # decided in the reference, left undecided
+REVERSED = (C.HOLDS, C.REFUTED)
+
+
+def test_a_reversed_verdict_fails_the_study_whatever_the_share() -> None:
+    t = compare(*[SAME] * 30, REVERSED)
+    j = RP.run_judgement(t)
+    assert 30 / 31 > RP.MIN_SHARE / 100  # the share alone would pass
+    assert not j.reproduced and j.status == RP.STUDY_NOT_REPRODUCED
+    assert j.reversed == 1 and "1 decided verdict reversed" in j.why
+    assert (j.same, j.decided) == (30, 31)
+
+
+def test_a_share_below_the_criterion_fails_the_study() -> None:
+    n = 20
+    need = math.ceil(RP.MIN_SHARE * n / 100)  # 17 of 20 at 85 %
+    below = RP.run_judgement(compare(*[SAME] * (need - 1), *[LEFT] * (n - need + 1)))
+    assert not below.reproduced and below.reversed == 0
+    assert f"fewer than {RP.MIN_SHARE} %" in below.why and "none reversed" in below.why
+    at = RP.run_judgement(compare(*[SAME] * need, *[LEFT] * (n - need)))
+    assert at.reproduced and at.status == RP.STUDY_REPRODUCED
+    assert f"{need} of the reference's {n} decided verdicts" in at.why
+
+
+def test_only_the_references_decided_verdicts_tested_in_both_count() -> None:
+    """Newly decided, both undecided, both not testable and not comparable count neither
+    way; a decided verdict not reproduced in size counts against."""
+    why = "needs hardware cache counters (a PMU); this run has none"
+    ref = [_r(i, C.HOLDS, 1.3, 1.2, 1.4) for i in range(1, 10)]
+    run = [_r(i, C.HOLDS, 1.3, 1.2, 1.4) for i in range(1, 10)]
+    ref += [_r(10, C.INCONCLUSIVE, 1.1, 0.9, 1.3), _r(11, C.INCONCLUSIVE, 1.1, 0.9, 1.3),
+            _r(12, C.NOT_TESTABLE), _r(13, C.HOLDS, 1.3, 1.2, 1.4),
+            _r(14, C.HOLDS, 1.3, 1.2, 1.4)]
+    run += [_r(10, C.HOLDS, 1.3, 1.2, 1.4), _r(11, C.INCONCLUSIVE, 1.0, 0.8, 1.2),
+            _r(12, C.NOT_TESTABLE), _r(13, C.NOT_TESTABLE), _r(14, C.HOLDS, 2.0, 1.9, 2.1)]
+    ref[11].reason = run[11].reason = run[12].reason = why
+    t = RP.table(ref, run)
+    n = RP.counts(t)
+    assert (n[RP.NEWLY_DECIDED], n[RP.BOTH_UNDECIDED], n[RP.BOTH_NOT_TESTABLE],
+            n[RP.NOT_COMPARABLE], n[RP.NOT_IN_SIZE]) == (1, 1, 1, 1, 1)
+    j = RP.run_judgement(t)
+    assert (j.same, j.decided, j.reversed) == (9, 10, 0)
+    assert j.reproduced == (90 >= RP.MIN_SHARE)
+
+
+def test_a_compare_that_tested_no_decided_verdict_does_not_reproduce_the_study() -> None:
+    j = RP.run_judgement(compare((C.INCONCLUSIVE, C.INCONCLUSIVE), (C.INCONCLUSIVE, C.HOLDS)))
+    assert not j.reproduced and j.decided == 0 and math.isnan(j.share)
+    assert "nothing of the study was reproduced" in j.why
+    empty = RP.run_judgement(RP.table([], []))
+    assert not empty.reproduced and empty.decided == 0
+
+
+def test_the_number_is_the_smallest_share_of_its_pairs_rounded_down_to_5() -> None:
+    shares = [100 * s / d for _, _, s, d, _ in RP.CRITERION_PAIRS]
+    assert RP.MIN_SHARE == 5 * math.floor(min(shares) / 5)
+    assert all(r == 0 for *_, r in RP.CRITERION_PAIRS)
+    # the pairs pass the criterion their own numbers gave (post hoc, as it must be)
+    assert all(s * 100 >= RP.MIN_SHARE * d for _, _, s, d, _ in RP.CRITERION_PAIRS)
+
+
+def test_the_criterion_is_a_revision_after_every_committed_run() -> None:
+    """Added as the latest revision of the rule, after every committed rerun and reference
+    was made: none of them tests it (all were already post hoc under the rule in force, so
+    the book's "tests the rule" column does not change), and the next rerun is its first
+    real test."""
+    assert RP.REVISIONS[-1].when == RP.CRITERION_DECLARED == RP.MENDED
+    assert f"{RP.MIN_SHARE} %" in RP.REVISIONS[-1].what and "post hoc" in RP.REVISIONS[-1].what
+    declared = A.instant(RP.CRITERION_DECLARED)
+    before = A.instant(RP.REVISIONS[-2].when)
+    for plan in sorted((ROOT / "data" / "raw").glob("*/plan.json")):
+        p = json.loads(plan.read_text(encoding="utf-8"))
+        made = A.instant(str(p["created_at"]))
+        assert made < declared, plan.parent.name
+        if p.get("profile") in ("claims", "paper"):  # the runs the book judges as reruns
+            assert made <= before, plan.parent.name
+
+
+def _readme() -> str:
+    return " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+
+
+def test_the_readme_states_the_criterion_in_force() -> None:
+    readme = _readme()
+    assert (f"reproduces at least {RP.MIN_SHARE} % of the reference's decided verdicts that "
+            "both runs tested") in readme
+    assert f"{RP.MIN_SHARE} % is the smallest share" in readme
+    pairs = [f"{s} of {d}" for _, _, s, d, _ in RP.CRITERION_PAIRS]
+    listed = ", ".join(pairs[:-1]) + " and " + pairs[-1]
+    assert f"reproduce {listed} of the reference's decided verdicts, none reversed" in readme
+    low = min(RP.CRITERION_PAIRS, key=lambda p: p[2] / p[3])
+    assert f"smallest share ({100 * low[2] / low[3]:.1f} %)" in readme
+    when = A.instant(RP.CRITERION_DECLARED)
+    assert f"declared {when.day} {when:%B}, {when:%H:%M} UTC" in readme
+    assert "post hoc" in readme.split("run-level criterion", 1)[1][:1200]
+
+
+def test_the_appendix_glues_the_criterion_from_its_code() -> None:
+    """The appendix states the criterion in the words the code writes (no second statement
+    of the number): a glue of the claims notebook, which glues :func:`criterion_text`."""
+    app = (ROOT / "book" / "artifact.md").read_text(encoding="utf-8")
+    section = app.split("## Evaluation and expected results", 1)[1].split("\n## ", 1)[0]
+    assert "{glue:text}`_generated/claims.ipynb::reproduce_criterion:s`" in section
+    assert f"{RP.MIN_SHARE}" not in section
+    nb = (ROOT / "notebooks" / "claims.py").read_text(encoding="utf-8")
+    assert 'glue_text("reproduce_criterion", RP.criterion_text())' in nb
+    text = RP.criterion_text()
+    assert f"at least {RP.MIN_SHARE} %" in text and "post hoc" in text
+    # no date in the words: when it took effect is the appendix's table of revisions
+    assert RP.CRITERION_DECLARED[:10] not in text and RP.CRITERION_DECLARED[11:16] not in text
+
+
+def test_the_compare_report_prints_the_study_judgement() -> None:
+    src = (ROOT / "notebooks" / "compare.py").read_text(encoding="utf-8")
+    assert "RP.run_judgement(reproduced)" in src and "RP.criterion_text()" in src
+
+
+def _script(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_the_script_refuses_bad_input_with_exit_2(tmp_path: Path) -> None:
+    ok = _script("--help")
+    assert ok.returncode == 0 and "post hoc" in ok.stdout
+    claims = str(ROOT / "data" / "raw" / "20261127T154147Z-claims")
+    for args, says in ((("--pair", str(tmp_path / "nope"), claims), "no such run directory"),
+                       (("--pair", str(tmp_path), claims), "not a run directory"),
+                       (("--pair", claims, claims), "judged against itself"),
+                       (("--min-share", "0"), "outside 1..100"),
+                       (("--raw", str(tmp_path)), "no claims run")):
+        r = _script(*args)
+        assert r.returncode == 2, (args, r.stderr)
+        assert says in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+@pytest.mark.reference
+def test_the_basis_is_what_the_committed_pairs_give() -> None:
+    """The pairs the number was read from, recomputed from the committed runs under the rules
+    in force (the script's table): the same pairs, counts and no reversal."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import reproduction_criterion as S
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    pairs = S.find_pairs(ROOT / "data" / "raw")
+    declared = A.instant(RP.CRITERION_DECLARED)
+    rows = [S.row(ref, run, RP.MIN_SHARE) for ref, run in pairs]
+    basis = [(r["reference"], r["rerun"], *map(int, re.findall(r"\d+", r["share reproduced"])[:2]),
+              r["reversed"]) for r in rows if r["reading"] == S.POST_HOC]
+    assert tuple(basis) == RP.CRITERION_PAIRS
+    assert all(A.load_run(ROOT / "data" / "raw" / r[1]).created_at < declared for r in basis)
