@@ -228,4 +228,5 @@ def abstract(map_rows: pd.DataFrame, files: pd.DataFrame, verdicts: pd.DataFrame
             break
         parts[drop] = ""
         text = " ".join(p for p in parts if p)
-    return text
+    # a percentage never parts from its number at a line's end ("100" | "% on loopback")
+    return text.replace(" %", "\u00a0%")

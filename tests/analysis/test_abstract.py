@@ -123,7 +123,7 @@ def test_the_copied_fraction_is_stated_per_transport() -> None:
     rows = V.map_data(pd.DataFrame([msg("zerocopy", s, "less", 0.5, t, p)
                                     for s in SIZES for t, p in CONFIGS]))
     text = AB.abstract(rows, pd.DataFrame(), pd.DataFrame(), facts())
-    assert "100 % on loopback and veth" in text and "0 % on udp-forward" in text, text
+    assert "100\u00a0% on loopback and veth" in text and "0\u00a0% on udp-forward" in text, text
     assert "copying fallback" in text, text
 
 
