@@ -70,6 +70,8 @@ zc = run.measured[run.measured["method"].isin(["zerocopy", "uring-zc"])
                   & run.measured["zc_completions"].fillna(0).gt(0)]
 copied = {t: (int(g["zc_copied"].sum()), int(g["zc_completions"].sum()))
           for t, g in zc.groupby("transport")}
+copied_by_method = {m: {t: (int(h["zc_copied"].sum()), int(h["zc_completions"].sum()))
+                        for t, h in g.groupby("transport")} for m, g in zc.groupby("method")}
 
 
 def config_label(r: pd.Series) -> str:
@@ -294,7 +296,8 @@ labels = {"send-fig": "fig-decision-map", "send-tab": "tab-cmp-message",
 # minimum rounds (the maps and tables show every one)
 RMIN = run.rounds_min
 headline = V.front_findings(curve, files, MAP_METHODS, "fig-decision-panels",
-                            labels["files-fig"], windows=msg, rounds_min=RMIN)
+                            labels["files-fig"], windows=msg, rounds_min=RMIN,
+                            copied=copied_by_method)
 control = F.control_finding(aa, RV.post_hoc(RV.AA_CONTROL, run.created_at))
 body = (F.unsupported_text(kind) + "\n\n" if kind else "") + V.findings_list(headline)
 # the exhaustive list, configuration by configuration, for the results chapter

@@ -31,7 +31,7 @@ from analysis.statistics.fmt import fmt_hours, fmt_pct, fmt_size, plural
 from analysis.words.advice import readable as _readable
 from analysis.words.counts import UNTESTED
 from analysis.words.findings import UNSUPPORTED_KINDS
-from analysis.words.phrases import configuration, ratio_ci
+from analysis.words.phrases import configuration, copied_share, ratio_ci
 
 MAX_WORDS = 200
 MAX_FIRST_NUMBERS = 4
@@ -144,11 +144,7 @@ def _zerocopy(map_rows: pd.DataFrame, facts: Facts) -> str:
     if not have:
         return ""
     frac = {t: c[0] / c[1] for t, c in have.items()}
-    groups: dict[str, list[str]] = {}
-    for t, x in frac.items():
-        groups.setdefault(fmt_pct(x, 0), []).append(t)
-    said = " and ".join(f"{p} on {' and '.join(ts)}" for p, ts in groups.items())
-    text = f"Of the zero-copy sends' completions, the kernel copied {said}"
+    text = f"Of the zero-copy sends' completions, the kernel copied {copied_share(have)}"
     full = [t for t, x in frac.items() if x >= 1.0]
     rows = readable(map_rows, facts.rounds_min)
     rows = rows[rows["method"].isin(COMPLETION_METHODS) & rows["transport"].isin(full)] \

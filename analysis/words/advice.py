@@ -29,15 +29,15 @@ the results chapter's tables.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import pandas as pd
 
 from analysis.words.findings import Finding
 from analysis.statistics.fmt import fmt_size
 from analysis.words.headlines import window_flips
-from analysis.words.phrases import (configuration, never_beats, never_faster, ratio_ci,
-                                    size_runs, size_span)
+from analysis.words.phrases import (configuration, copied_share, never_beats, never_faster,
+                                    ratio_ci, size_runs, size_span)
 
 MAX_FINDINGS = 6
 MAX_WORDS = 40
@@ -142,7 +142,7 @@ def by_direction(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def method_advice(rows: pd.DataFrame, method: str, baseline: str,
-                  windows: pd.DataFrame | None = None) -> str:
+                  windows: pd.DataFrame | None = None, copied: str = "") -> str:
     """One method against its baseline over every configuration of ``rows``, in one sentence
     of at most :data:`MAX_WORDS` words with its figure's link: see the module's rules. Where
     the whole sentence would be longer, it is said more briefly, in this order: a list of
@@ -150,11 +150,14 @@ def method_advice(rows: pd.DataFrame, method: str, baseline: str,
     undecided ones ("equivalent or undecided elsewhere"), the sizes a decision changes
     with the window at become "some sizes", the ratio's configuration goes.
     ``windows``: every window's comparison, where a decision that changes with the window is
-    looked for."""
+    looked for. ``copied``: for a zero-copy method, the share of its completions the kernel
+    copied per transport (:func:`analysis.words.phrases.copied_share`), said after the
+    decision and counted in the words."""
     rows = by_direction(rows)
     windows = by_direction(windows) if windows is not None else None
+    note = f" Of its completions, the kernel copied {copied}." if copied else ""
     for brief in range(5):
-        text = _advice(rows, method, baseline, windows, brief)
+        text = _advice(rows, method, baseline, windows, brief) + note
         if words(text) <= MAX_WORDS - 1:  # and "(figure)"
             break
     return text
@@ -248,12 +251,15 @@ def readable(rows: pd.DataFrame | None, rounds_min: int | None) -> pd.DataFrame 
 
 def front_findings(vs_send: pd.DataFrame, files: pd.DataFrame, methods: Sequence[str],
                    figure: str, file_figure: str, windows: pd.DataFrame | None = None,
-                   rounds_min: int | None = None) -> list[Finding]:
+                   rounds_min: int | None = None,
+                   copied: Mapping[str, Mapping[str, tuple[int, int]]] | None = None
+                   ) -> list[Finding]:
     """The front page's findings: one per message method of ``methods`` against `send`
     (``vs_send``; linked to ``figure``, the decision map), then one per file path for its
     best method against `read-write` (linked to ``file_figure``). At most
     :data:`MAX_FINDINGS`. ``rounds_min``: the design's minimum rounds; a comparison resting
-    on fewer is not read (:func:`readable`)."""
+    on fewer is not read (:func:`readable`). ``copied``: per zero-copy method, per transport,
+    (completions the kernel copied, completions): its finding says the share."""
     vs_send, files = readable(vs_send, rounds_min), readable(files, rounds_min)
     windows = readable(windows, rounds_min)
     out: list[Finding] = []
@@ -261,7 +267,9 @@ def front_findings(vs_send: pd.DataFrame, files: pd.DataFrame, methods: Sequence
         d = vs_send[vs_send["method"] == meth] if len(vs_send) else vs_send
         if d.empty:
             continue
-        out.append(Finding("message", "", method_advice(d, meth, "send", windows), figure,
+        share = copied_share((copied or {}).get(meth, {}))
+        out.append(Finding("message", "", method_advice(d, meth, "send", windows, share),
+                           figure,
                            bool((d["decision"] != "inconclusive").any())))
     for path in ("file→socket", "file→file"):
         d = files[files["scenario"] == path] if len(files) else files

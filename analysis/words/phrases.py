@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from analysis.statistics.fmt import fmt_ratio_ci, fmt_size
+from analysis.statistics.fmt import fmt_pct, fmt_ratio_ci, fmt_size
 
 #: the factors of a configuration in the order its name gives them
 CONFIG_FIELDS = ("scenario", "transport", "protocol", "placement", "cache", "duration_s",
@@ -103,3 +103,16 @@ def never_beats(methods: Sequence[str], baseline: str) -> str:
         raise ValueError("never_beats: no method")
     who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     return f"{who} {'never beats' if len(names) == 1 else 'never beat'} `{baseline}`"
+
+
+def copied_share(copied: Mapping[str, tuple[int, int]]) -> str:
+    """What share of the zero-copy sends' completions the kernel copied, per transport
+    (``copied``: transport -> (completions copied, completions)), transports of one share
+    named together: "100 % on loopback and veth and 0 % on udp-forward" ("" when no
+    transport has a completion)."""
+    groups: dict[str, list[str]] = {}
+    for t, (c, n) in copied.items():
+        if n > 0:
+            # the percentage never parts from its number at a line's end
+            groups.setdefault(fmt_pct(c / n, 0).replace(" ", "\u00a0"), []).append(str(t))
+    return " and ".join(f"{p} on {' and '.join(ts)}" for p, ts in groups.items())

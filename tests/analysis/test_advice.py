@@ -158,3 +158,16 @@ def test_no_finding_reads_a_comparison_under_the_design_minimum() -> None:
     # without the minimum, the same rows would read it
     loose = V.front_findings(rows, pd.DataFrame(), ["vmsplice"], "fig", "fig-files")
     assert "2.06" in loose[0].text
+
+
+def test_the_zero_copy_finding_states_the_copied_share() -> None:
+    """Where the kernel copied the zero-copy sends' data anyway (loopback, veth), the
+    finding says so beside the decision: the comparison is of the copying fallback."""
+    rows = pd.DataFrame([row("zerocopy", s, "less", 0.5, t, p) for s in SIZES[:4]
+                         for t, p in CONFIGS[:2]])
+    found = V.front_findings(rows, pd.DataFrame(), ["zerocopy"], "fig", "fig-files",
+                             copied={"zerocopy": {"loopback": (40, 40), "veth": (0, 0),
+                                                  "udp-forward": (0, 25)}})
+    text = found[0].text
+    assert "Of its completions, the kernel copied 100\u00a0% on loopback and 0\u00a0% on udp-forward" in text, text
+    assert V.words(text) <= V.MAX_WORDS - 1, (V.words(text), text)
