@@ -159,10 +159,11 @@ if len(peers):
 # Here: {glue:text}`fid_parity`.
 
 # %% tags=["remove-input"]
+from analysis.claims import baselines as BL
 from analysis.words import phrases as PH
 from decision import parity as PA
 
-par = PEERS.parity(run)
+par = BL.parity(run)
 post = " (post hoc)" if RV.post_hoc(RV.PARITY_RULE, run.created_at) else ""
 glue_text("fid_parity_sizes", f"{fmt_size(PA.SIZES[0])} to {fmt_size(PA.SIZES[-1])}")
 glue_text("fid_parity_config", f"{PA.TRANSPORT}, {PA.PLACEMENT}")

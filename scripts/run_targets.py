@@ -19,7 +19,7 @@ For each run (BASE, then NEW) it prints:
 * the A/A controls (:func:`analysis.claims.baselines.twin_pairs`): ratio [95 % CI], whether
   the CI holds 1, and its decision against the band;
 * copybench ``send`` beside iperf3 at the parity rule's sizes (:mod:`decision.parity`,
-  :func:`analysis.loading.peers.parity`): ratio [CI], rounds, CI half-width, whether the
+  :func:`analysis.claims.baselines.parity`): ratio [CI], rounds, CI half-width, whether the
   point estimate is at least 0.95, and the rule's reading.
 
 Reads committed or unpacked runs; writes nothing.
@@ -35,8 +35,8 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import claims as C
-from analysis.claims.baselines import twin_pairs
-from analysis.loading.peers import parity
+from analysis.claims.baselines import parity, twin_pairs
+
 from analysis.loading.run import BadRun, Run, load_run
 from analysis.statistics.fmt import fmt_ratio_ci, fmt_size
 from analysis.words import revisions as RV

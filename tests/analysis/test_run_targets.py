@@ -23,7 +23,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.reference
 def test_counts_on_the_reference_run() -> None:
-    from analysis.loading import peers as PEERS
+    from analysis.claims import baselines as PEERS
     from analysis.loading.run import load_run
     from analysis.words.counts import Tally, map_comparisons
 
