@@ -36,7 +36,7 @@ from analysis.loading import run as A
 from analysis.figures import plots as P
 from analysis.statistics import stats as S
 from decision import rule as R
-from analysis.statistics.fmt import fmt_est, fmt_size
+from analysis.statistics.fmt import fmt_est, fmt_pct, fmt_size
 from analysis.words.output import glue_text, note, show_table
 
 P.setup("fidelity")
@@ -59,6 +59,11 @@ for kind, metric, mode, unit in (("peer:iperf3", "gbit_per_s", "stream", "Gbit/s
         # of the fields, then the kernel's copy) and sendmsg (the kernel's copy only, as a
         # peer tool's write of one buffer)
         cand = A.select(cb_all, mode=mode, **f)
+        # the peer's own blocks where the run has blocks (the same window and warm-up: a
+        # configuration may be measured in another block too, with another warm-up)
+        if "block" in g and g["block"].notna().any() \
+                and cand["block"].isin(g["block"].dropna()).any():
+            cand = cand[cand["block"].isin(g["block"].dropna())]
         b = A.values(g, metric)
         if b.size == 0:
             continue
@@ -139,6 +144,48 @@ if len(peers):
                    "median round-trip time (µs)", col="size",
                    title="ping-pong: copybench vs sockperf, by message size")
         P.show(g)
+
+# %% [markdown]
+# ## Parity with iperf3
+#
+# Is copybench `send` at parity with iperf3? The rule was fixed before the run: at each size
+# from {glue:text}`fid_parity_sizes`, on {glue:text}`fid_parity_config`, the ratio copybench
+# `send` / iperf3 is paired by round in the block the two share (geometric mean of the
+# per-round ratios, 95 % t CI, one comparison per size) and read against a parity margin of
+# {glue:text}`fid_parity_margin`, the claims' band: "at parity" where the CI lies inside it,
+# "not at parity" where it lies wholly outside, "undecided" where it crosses an edge; over the
+# range, copybench is at parity only where every size is. Each size runs the rounds a CI of
+# {glue:text}`fid_parity_planned` needs at the noise model's sd, so that parity can be read.
+# Here: {glue:text}`fid_parity`.
+
+# %% tags=["remove-input"]
+from analysis.claims import baselines as BL
+from analysis.words import phrases as PH
+from decision import parity as PA
+
+par = BL.parity(run)
+post = " (post hoc)" if RV.post_hoc(RV.PARITY_RULE, run.created_at) else ""
+glue_text("fid_parity_sizes", f"{fmt_size(PA.SIZES[0])} to {fmt_size(PA.SIZES[-1])}")
+glue_text("fid_parity_config", f"{PA.TRANSPORT}, {PA.PLACEMENT}")
+glue_text("fid_parity_margin", f"±{fmt_pct(PA.MARGIN, 0)}{post}")
+glue_text("fid_parity_planned", f"±{fmt_pct(PA.PLANNED_HALF_WIDTH, 0)}")
+if len(par):
+    show_table(pd.DataFrame({
+        "size": par["size"].map(fmt_size), "rounds": par["rounds"],
+        "copybench send / iperf3 [95 % CI]": [PH.ratio_ci(r) for r in par.to_dict("records")],
+        "CI half-width": par["half_width"].map(lambda x: f"±{fmt_pct(x, 1)}"),
+        "reading": par["reading"] + post}))
+    glue_text("fid_parity", "; ".join(
+        f"at {fmt_size(r['size'])} {PH.ratio_ci(r)} over {r['rounds']} rounds, "
+        f"{r['reading']}" for r in par.to_dict("records"))
+        + f"; over the range: {PA.overall(list(par['reading']))}"
+        + ("" if len(par) == len(PA.SIZES) else
+           f" (only {len(par)} of its {len(PA.SIZES)} sizes were measured beside iperf3)")
+        + post)
+else:
+    note("This run has no copybench `send` cells beside iperf3 at the parity rule's sizes.")
+    glue_text("fid_parity", "not measured (this run has no copybench `send` cells beside "
+              "iperf3 at these sizes)")
 
 # %% [markdown]
 # ## Across the whole size range

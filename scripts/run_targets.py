@@ -1,9 +1,13 @@
-"""A reference run's measurement targets, beside an earlier run's, from the code the book uses.
+"""A reference run's measurement targets (beside an earlier run's), from the code the book uses.
 
+    .venv/bin/python scripts/run_targets.py RUN
     .venv/bin/python scripts/run_targets.py BASE NEW
 
 For each run (BASE, then NEW) it prints:
 
+* the decision map's rows (:func:`analysis.words.counts.map_comparisons`, one per method,
+  size and configuration, as the book counts them) by outcome, and how many have a decided
+  direction (faster or slower by more than the band, or with its size open);
 * the message comparisons (every message method against ``send``, as the book counts them:
   :func:`analysis.words.counts.message_comparisons`): faster / slower / equivalent /
   undecided, and for NEW the same on BASE's comparison keys (method, size and configuration)
@@ -12,7 +16,11 @@ For each run (BASE, then NEW) it prints:
   with the boundary its CI straddles and its distance;
 * the median per-round sd of the log ratio over the run's distinct paired claim comparisons
   (one comparison read by two claims counted once);
-* the A/A controls (:func:`analysis.claims.baselines.twin_pairs`): ratio [CI] and decision.
+* the A/A controls (:func:`analysis.claims.baselines.twin_pairs`): ratio [95 % CI], whether
+  the CI holds 1, and its decision against the band;
+* copybench ``send`` beside iperf3 at the parity rule's sizes (:mod:`decision.parity`,
+  :func:`analysis.claims.baselines.parity`): ratio [CI], rounds, CI half-width, whether the
+  point estimate is at least 0.95, and the rule's reading.
 
 Reads committed or unpacked runs; writes nothing.
 """
@@ -27,10 +35,17 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import claims as C
-from analysis.claims.baselines import twin_pairs
+from analysis.claims.baselines import parity, twin_pairs
+
 from analysis.loading.run import BadRun, Run, load_run
-from analysis.statistics.fmt import fmt_ratio_ci
-from analysis.words.counts import MSG_FACTORS, Tally, message_comparisons
+from analysis.statistics.fmt import fmt_ratio_ci, fmt_size
+from analysis.words import revisions as RV
+from analysis.words.counts import MSG_FACTORS, Tally, map_comparisons, message_comparisons
+from decision import parity as PA
+from decision import rule as R
+
+#: the point estimate of copybench / iperf3 a size is checked against (a target, not a rule)
+NEAR = 0.95
 
 KEYS = ["method", "size", *MSG_FACTORS]
 
@@ -43,7 +58,12 @@ def comparisons(run: Run) -> pd.DataFrame:
 def report(run: Run, base: pd.DataFrame | None) -> None:
     print(f"== {run.run_id}: {len(run.trials)} trials")
     comp = comparisons(run)
-    print(f"message comparisons: {Tally.of(comp).text()}")
+    rows = Tally.of(map_comparisons(run))
+    print(f"decision map rows: {rows.n}: {rows.text()}")
+    print(f"  rows with a decided direction: {rows.directions} of {rows.n} (greater "
+          f"{rows.greater}, less {rows.less}, faster with size open {rows.faster_open}, "
+          f"slower with size open {rows.slower_open})")
+    print(f"message comparisons (window-level keys): {Tally.of(comp).text()}")
     if base is not None and not comp.empty:
         on = base[KEYS].merge(comp, on=KEYS, how="left")
         missing = on["decision"].isna()
@@ -59,35 +79,60 @@ def report(run: Run, base: pd.DataFrame | None) -> None:
         if r.verdict == C.INCONCLUSIVE:
             ci = row["copybench here [CI]" if r.basis == C.COPYBENCH
                      else "their program here [CI]"]
+            # the CI shown against its own rule's edges (the claim's, not the generic band)
+            own = R.crossed(r.lo, r.hi, r.band) if r.band else ()
+            edge = (f"straddles its rule's edge {', '.join(f'{e:g}' for e in own)}" if own
+                    else "straddles none of its rule's edges" + (
+                        f" ({', '.join(f'{e:g}' for e in r.band)})" if r.band else ""))
             # the boundary text names each straddled boundary with its distance
             print(f"  inconclusive: {r.claim} {row['reading']} {row['placement']}: {ci}; "
-                  f"{r.boundary or 'no boundary named'}")
+                  f"{edge}; {r.boundary or 'no boundary named'}")
     sd = C.per_round_sds(results)
     print(f"median per-round sd of the log ratio: {sd.median():.3f} over {len(sd)} distinct "
           "paired claim comparisons")
     aa = twin_pairs(run)
     for _, r in aa.iterrows():
         ci = fmt_ratio_ci(r["ratio"], r["lo"], r["hi"], times=False)
-        print(f"A/A {r['configuration']}: {ci} at {r['rounds']} rounds, {r['decision']} "
-              f"(band ±{r['band']:.0%})")
+        holds = "holds 1" if r["lo"] <= 1.0 <= r["hi"] else "excludes 1"
+        print(f"A/A {r['configuration']}: {ci} (95 % CI, {holds}) at {r['rounds']} rounds, "
+              f"{r['decision']} (band ±{r['band']:.0%})")
+    par = parity(run)
+    post = " (post hoc: the run was made before the rule)" if RV.post_hoc(
+        RV.PARITY_RULE, run.created_at) else ""
+    if par.empty:
+        print("copybench send / iperf3: not measured at the parity rule's sizes")
+    for r in par.to_dict("records"):
+        ci = fmt_ratio_ci(r["ratio"], r["lo"], r["hi"], times=False)
+        print(f"copybench send / iperf3 at {fmt_size(r['size'])}: {ci} over {r['rounds']} "
+              f"rounds, CI half-width ±{r['half_width']:.1%}, point estimate "
+              f"{'>=' if r['ratio'] >= NEAR else '<'} {NEAR}, {r['reading']} "
+              f"(margin ±{PA.MARGIN:.0%}){post}")
+    if len(par):
+        print(f"  over the range: {PA.overall(list(par['reading']))}{post}")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("base", type=Path, metavar="BASE", help="the earlier run's directory")
-    p.add_argument("new", type=Path, metavar="NEW", help="the new run's directory")
-    a = p.parse_args()
-    for d in (a.base, a.new):
+    p.add_argument("runs", type=Path, nargs="+", metavar="RUN",
+                   help="a run's directory; given two (BASE NEW), the second is also read "
+                   "on the first's comparison keys")
+    a = p.parse_args(argv)
+    if len(a.runs) > 2:
+        print("run_targets: give one run (RUN) or two (BASE NEW), not "
+              f"{len(a.runs)}", file=sys.stderr)
+        return 2
+    for d in a.runs:
         if not (d / "manifest.json").is_file():
             print(f"run_targets: {d}: not a run directory (no manifest.json)", file=sys.stderr)
             return 2
     try:  # a damaged run: one line naming the file (never a traceback), nothing printed
-        base, new = load_run(a.base), load_run(a.new)
+        runs = [load_run(d) for d in a.runs]
     except BadRun as exc:
         print(f"run_targets: {exc}", file=sys.stderr)
         return 2
-    report(base, None)
-    report(new, comparisons(base))
+    report(runs[0], None)
+    if len(runs) == 2:
+        report(runs[1], comparisons(runs[0]))
     return 0
 
 

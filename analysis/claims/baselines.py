@@ -25,9 +25,10 @@ import pandas as pd
 from analysis.statistics import stats as S
 from decision import rule as R
 from decision import interval as I
+from decision import parity as PA
 from decision import sesoi
 from decision.band import CONFIDENCE
-from analysis.claims.base import compare_pair, crossover_of, stream_cells
+from analysis.claims.base import compare_pair, crossover_of, paired_values, stream_cells
 from analysis.statistics.fmt import fmt_ratio_ci
 from analysis.loading.run import FILE_METHODS, MESSAGE_METHODS, Run, select, values
 
@@ -229,3 +230,30 @@ def _twin_row(run: Run, block: str, meth: str, t1: pd.DataFrame, t0: pd.DataFram
             "p": primary.p, "wilcoxon p": p.p_sens,
             "unpaired": fmt_ratio_ci(u.ratio.value, u.ratio.lo, u.ratio.hi,
                                      times=False)}
+
+
+def parity(run: Run) -> pd.DataFrame:
+    """copybench ``send`` against iperf3 at the sizes of the parity rule
+    (:mod:`decision.parity`): per size, the ratio copybench / iperf3 paired by round in the
+    block the two share (geometric mean, t CI at the rule's level), its rounds, the per-round
+    sd of the log ratio and the rule's reading. Sizes without both cells in one block are
+    left out (a run without them gives no rows)."""
+
+    cols = ["size", "rounds", "ratio", "lo", "hi", "n", "half_width", "sd_log", "reading"]
+    m = run.measured
+    if m.empty or "kind" not in m or not (m["kind"] == "peer:iperf3").any():
+        return pd.DataFrame(columns=cols)
+    rows = []
+    for size in PA.SIZES:
+        f = {"transport": PA.TRANSPORT, "placement": PA.PLACEMENT, "size": size,
+             "threads": 1, "mode": "stream"}
+        a, b = paired_values(m, {**f, "kind": "copybench", "method": "send"},
+                             {**f, "kind": "peer:iperf3"}, "gbit_per_s")
+        if len(a) < 2:
+            continue
+        t = S.paired_ratio(a, b, family=PA.FAMILY, alpha=round(1 - PA.CONFIDENCE, 12))
+        e = t.ratio
+        rows.append({"size": size, "rounds": len(a), "ratio": e.value, "lo": e.lo, "hi": e.hi,
+                     "n": e.n, "half_width": (e.hi / e.lo) ** 0.5 - 1, "sd_log": t.sd_log,
+                     "reading": PA.reading(e.lo, e.hi)})
+    return pd.DataFrame(rows, columns=cols)

@@ -74,3 +74,4 @@ def bench_fidelity(paths: Sequence[str | Path]) -> pd.DataFrame:
     d = d.sort_values(["day", "rounds", "file"]).drop_duplicates(
         ["transport", "placement", "size"], keep="last")
     return d.sort_values(["transport", "placement", "size"]).reset_index(drop=True)
+

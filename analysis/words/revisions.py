@@ -17,8 +17,9 @@ import pandas as pd
 
 from analysis.comparison import reproduce as RP
 from analysis.claims import rules as RU
-from analysis.statistics.fmt import fmt_band
+from analysis.statistics.fmt import fmt_band, fmt_pct
 from analysis.loading.run import instant
+from decision import parity as PA
 from decision import schedule as SC
 
 #: the rules that have revisions, as the book names them
@@ -34,6 +35,7 @@ ORDER_CHANGE = ("which block's next look the top-up's budget buys: a verdict now
                 "run made before it, before any run used it")
 BAND_RULE = "band of 'equivalent' outside the claims"
 AA_CONTROL = "A/A control"
+PARITY_RULE = "parity of copybench with iperf3"
 #: the revisions of the rules that have no module of their own: (when, rule, what changed)
 REVISIONS: tuple[tuple[str, str, str], ...] = (
     ("2026-11-27T08:53Z", BAND_RULE,
@@ -61,9 +63,17 @@ REVISIONS: tuple[tuple[str, str, str], ...] = (
      "block runs as many), and the book gives that chance beside it; before, it ran the "
      "claims' first look (10 rounds), where that chance was between 0.001 and 0.47 at the "
      "sds measured, so it could not read 'equivalent' by design"),
+    (PA.DECLARED, PARITY_RULE,
+     f"declared before the run that reads it: copybench send / iperf3 at each size from "
+     f"{PA.SIZES[0] >> 10} KiB to {PA.SIZES[-1] >> 20} MiB (loopback, cross-core, paired by "
+     f"round, 95 % CI) reads 'at parity' inside ±{fmt_pct(PA.MARGIN, 0)} (the claims' band), "
+     f"'not at parity' wholly outside it, else 'undecided'; each size runs the rounds a CI of "
+     f"±{fmt_pct(PA.PLANNED_HALF_WIDTH, 0)} needs at the noise model's sd, in a block of its "
+     "own, copybench warming up for the second iperf3 omits; runs made before it are read "
+     "post hoc"),
 )
 #: every rule the table lists, in its order
-RULES = (CLAIM_RULES, REPRODUCED_RULE, TOPUP_ORDER, BAND_RULE, AA_CONTROL)
+RULES = (CLAIM_RULES, REPRODUCED_RULE, TOPUP_ORDER, BAND_RULE, AA_CONTROL, PARITY_RULE)
 COLUMNS = ["in force from (UTC)", "rule", "what changed", "runs made under it"]
 
 

@@ -125,6 +125,11 @@ class Block:
     # claims of the block this machine cannot test (decision.families.untestable): claim ->
     # why; their comparisons are never topped up
     untestable: dict[str, str] = field(default_factory=dict)
+    # an experiment's own target (``target`` in the profile): the rounds its comparisons
+    # need at its family, which the budget never cuts; and what they are for: experiment,
+    # target, family, expected half-width at those rounds (empty: none)
+    hold: int = 0
+    held_by: dict[str, Any] = field(default_factory=dict)
 
     @property
     def first_look(self) -> int:
@@ -145,6 +150,9 @@ class Block:
             d.pop("sequential")
         if not d["untestable"]:
             d.pop("untestable")
+        if not d["hold"]:  # nor do plans without an experiment's own target
+            d.pop("hold")
+            d.pop("held_by")
         return d
 
 
@@ -240,8 +248,9 @@ def plan_rounds(blocks: list[Block], design: Design, budget_s: float | None,
     def floor(b: Block) -> int:
         if fixed(b):  # never cut
             return fixed(b)
-        return design.descriptive_rounds_min if b.purpose == "descriptive" \
-            else design.rounds_min
+        # an experiment's own target (Block.hold) is never cut either
+        return max(b.hold, design.descriptive_rounds_min if b.purpose == "descriptive"
+                   else design.rounds_min)
 
     for b in blocks:
         b.rounds = fixed(b) or rounds_needed(b.sd, b.target, design.confidence, b.family,
@@ -272,6 +281,7 @@ def plan_rounds(blocks: list[Block], design: Design, budget_s: float | None,
                     else f"{b.rounds} rounds")
             b.note = (f"cannot reach ±{b.target:.0%} with {most} "
                       f"(expected ±{b.expected_half_width:.1%}; sd {b.sd:.3f})")
+    notes += held_notes(blocks)
     missed = [b for b in blocks if b.note]
     if missed:
         notes.append(f"{len(missed)} block(s) of claims, control or questions cannot reach "
@@ -279,6 +289,38 @@ def plan_rounds(blocks: list[Block], design: Design, budget_s: float | None,
                          f"{b.label} [{', '.join(b.claims) or b.purpose}]: {b.note}"
                          for b in missed[:8]) + (" …" if len(missed) > 8 else ""))
     return notes
+
+
+def hold_rounds(sd: float, target: float, confidence: float, family: int,
+                design: Design) -> int:
+    """The rounds an experiment's own ``target`` needs at the noise model's ``sd`` (its
+    family, the design's confidence), at least the fewest a t CI needs (2), at most
+    ``rounds_max``: :func:`rounds_needed`, the function every block is planned with."""
+    return rounds_needed(sd, target, confidence, family, 2, design.rounds_max)
+
+
+def held_notes(blocks: Iterable[Block]) -> list[str]:
+    """One line per experiment with its own target: the rounds its blocks run and the
+    half-width expected there; a block planned by the top-up or the A/A control keeps
+    those rounds (the experiment's are then not what it runs)."""
+    by: dict[tuple[str, float, int], list[Block]] = {}
+    for b in blocks:
+        if b.hold:
+            h = b.held_by
+            by.setdefault((h["experiment"], h["target"], h["family"]), []).append(b)
+    out = []
+    for (name, target, family), bs in sorted(by.items()):
+        parts = []
+        for b in sorted(bs, key=lambda b: b.label):
+            hw = b.held_by["expected_half_width"]
+            runs = "" if b.rounds >= b.hold else (
+                f", but it runs {b.rounds} (the top-up's or the A/A control's)")
+            parts.append(f"{b.label}: {b.hold} rounds (sd {b.sd:.3f}, expected ±{hw:.1%}"
+                         f"{runs})")
+        out.append(f"{name}: its own target ±{target:.0%} (family {family}) holds "
+                   f"{len(bs)} block(s) at the rounds it needs, never cut by the budget: "
+                   + "; ".join(parts))
+    return out
 
 
 def unreachable(blocks: Iterable[Block], design: Design) -> list[str]:

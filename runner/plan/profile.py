@@ -12,8 +12,15 @@ its first table; :func:`expand`)::
     [topology]     veth_mtu, udp_mtu
     [[experiment]] name, command, methods, sizes, threads, placements, transports, modes,
                    caches, peers, perf, perf_trials, purpose, claims, family, margin, twin,
-                   own_block, comparisons, and per-experiment overrides of duration_s, warmup_s,
-                   timeout_s, verify, fields, dir
+                   own_block, comparisons, target, and per-experiment overrides of duration_s,
+                   warmup_s, timeout_s, verify, fields, dir
+
+An experiment's ``target`` (block design only) is the CI half-width, relative, that its own
+comparisons are planned to at the noise model's sd, at its own ``family`` and the design's
+confidence (:func:`runner.plan.blocks.rounds_needed`): every block that holds its cells runs
+at least those rounds, and the budget never cuts them (it cuts the other blocks, or the
+top-up gets less), as it never cuts the A/A control's rounds. For a descriptive reading
+that must reach a declared precision (copybench beside iperf3: its parity margin).
 
 ``[design] sequential = { spending, first_look, look_every, rounds_max, budget_s, planning }``
 turns on the sequential top-up (:mod:`decision.sequential`, :mod:`runner.plan.topup`): the blocks
@@ -187,6 +194,9 @@ class Experiment:
     # the sequential top-up: ratios ("a/b" of methods, "Nt/Mt" of thread counts) and the
     # boundaries their decision rules read them against
     comparisons: tuple[tuple[str, tuple[float, ...]], ...] = ()
+    # the CI half-width (relative) this experiment's own comparisons are planned to, at its
+    # family; its blocks are never cut below the rounds it needs (None: the purpose's target)
+    target: float | None = None
 
 
 @dataclass(frozen=True)
@@ -216,7 +226,7 @@ _EXP_KEYS = {
     "dir", "purpose", "claims", "family", "margin", "twin", "own_block", "perf_trials",
     "pair_threads",
     "originals", "originals_rounds", "comparisons", "sockbuf", "sink", "alternate",
-    "procedure",
+    "procedure", "target",
 }
 _DESIGN_KEYS = {"rounds_min", "rounds_max", "target", "descriptive_target", "confidence",
                 "noise", "primary", "exclude_steal_above", "strict", "descriptive_rounds_min",
@@ -657,6 +667,7 @@ def _experiment(c: _Checker, e: dict[str, Any], where: str,
         sink=_sink(c, e, where, command),
         alternate=_alternate(c, e, where, command, methods),
         procedure=_procedure(c, e, where, command, methods),
+        target=(c.number(e, "target", where, 0, 0.001, 1.0) if "target" in e else None),
         **_originals(c, e, where, command, methods),
     )
     lo, hi = SHARED_WINDOW_S

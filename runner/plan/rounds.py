@@ -184,8 +184,22 @@ def _group_blocks(profile: Profile, cells: dict[str, Cell],
             placement=first.placement, window_s=first.duration_s, sd=sd, sd_source=why,
             seconds_per_round=sum(trial_seconds(cells[c]) for c in ids), target=target,
             caps={c: cells[c].rounds_cap for c in ids if cells[c].rounds_cap},
-            cell_seconds={c: trial_seconds(cells[c]) for c in ids if cells[c].rounds_cap}))
+            cell_seconds={c: trial_seconds(cells[c]) for c in ids if cells[c].rounds_cap},
+            **_held(exps, sd, des)))
     return blocks, block_of
+
+
+def _held(exps: list[Experiment], sd: float, des: Design) -> dict[str, Any]:
+    """A block's rounds held by an experiment's own ``target`` (the most any of its
+    experiments needs, runner.plan.blocks.hold_rounds) and what for; {} when none has one."""
+    own = sorted({(D.hold_rounds(sd, e.target, des.confidence, e.family, des), e.name,
+                   e.target, e.family) for e in exps if e.target is not None})
+    if not own:
+        return {}
+    n, name, target, family = own[-1]
+    return {"hold": n, "held_by": {
+        "experiment": name, "target": target, "family": family,
+        "expected_half_width": D.half_width(sd, n, des.confidence, family)}}
 
 
 def _shared_sd(noise: D.Noise, ids: list[str], cells: dict[str, Cell], first: Cell,
