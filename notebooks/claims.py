@@ -26,7 +26,7 @@
 # the report words it, measured by copybench, and the claim as the report's own program
 # behaves, that program run here. Runs made with the block design compare the methods of a
 # configuration round by round (paired: geometric-mean ratio of the per-round values, t CI
-# at level 1 − 0.05/m over the rule's family of m comparisons, or a larger family's where
+# at level {glue:text}`family_level:s` over the rule's family of m comparisons, or a larger family's where
 # the placement question or the findings read the same comparison: each comparison has one
 # CI, at the largest family that reads it, wherever it is printed); runs without blocks use
 # the ratio of medians with a bootstrap CI at the same level. The design the run declared
@@ -50,6 +50,8 @@ from analysis.statistics.fmt import fmt_size
 from decision.band import band
 from analysis.claims import magnitude as MAG
 from analysis.words.output import glue_text, key, note, show_table
+from analysis.words import prose as PR
+from analysis.claims import why as W
 
 P.setup()
 run = A.load_run(run_dir)
@@ -75,6 +77,12 @@ glue_text("reproduce_criterion", RP.criterion_text())
 book_counts = CN.book_counts(run, results)
 for name, text in book_counts.glue().items():
     glue_text(name, text)
+# the constants the prose names: the CI level of a family, the tolerance of "reproduced",
+# the thread counts C6 compares
+glue_text("family_level", PR.family_level())
+glue_text("reproduced_tol", f"x/÷{W.REPRODUCED_TOL:g}")
+_c6 = C.RULES["C6"][0]
+glue_text("c6_threads", f"{_c6.numerator}/{_c6.denominator}-thread")
 
 # %% [markdown]
 # (claims-verdicts)=
@@ -127,7 +135,7 @@ show_table(table[["claim", "for", "statement", "statistic", "configuration", "re
 #
 # Every rule: its statistic, the configuration the source describes, how each comparison's
 # CI is read, how the comparisons of one verdict combine, and its family (the Bonferroni
-# correction's m; the CI level is 1 − 0.05/m, so the paired t-test adjusted over the family
+# correction's m; the CI level is {glue:text}`family_level:s`, so the paired t-test adjusted over the family
 # and the CI cannot disagree).
 
 # %% tags=["remove-input"]
@@ -224,8 +232,8 @@ if len(orig):
 # ### Why they differ
 #
 # Each row above is read by written rules. The **report gap**: *reproduced* when the
-# published ratio lies inside their program's CI here and that CI lies within x/÷1.25 of
-# it; *not distinguishable* when the CI holds it but is wider; *not reproduced* when the CI
+# published ratio lies inside their program's CI here and that CI lies within
+# {glue:text}`reproduced_tol:s` of it; *not distinguishable* when the CI holds it but is wider; *not reproduced* when the CI
 # does not hold it. The **program gap**: their ratio over copybench's, paired over the
 # rounds in which all four cells ran, splits exactly into one factor per method (their
 # program over copybench's counterpart). A ratio *differs* when its CI lies wholly outside
@@ -233,15 +241,16 @@ if len(orig):
 # wide; where both factors differ the same way, a factor common to both methods cancels).
 # A gap that differs is carried by the factor that differs and pushes the ratio the gap's
 # way, the most. It is *explained* only when a fact read from their code predicts that
-# direction for that method (S2's two-copy: 8 `send()` calls per message, slower; S3's
-# two-copy: one copy before the loop, none per message, faster) *and* the carrier's factor,
+# direction for that method (S2's two-copy: one `send()` call per field of a message,
+# slower; S3's two-copy: one copy before the loop, none per message, faster) *and* the
+# carrier's factor,
 # divided by the factor of their one-copy (the same `sendmsg` as copybench's, so the
 # yardstick of their program as a whole), still differs that way: otherwise the gap is
 # common to their program and *not explained*. A fact that fits either direction (S3's
 # latency is the mean time of one `recv()`, another quantity) only *labels* a row. For C6,
 # S2's script wrote only the first client's throughput to its CSV: that *partly explains*
-# the report gap when the first client's 8/4-thread ratio and the summed one have disjoint
-# CIs and the published value is nearer the first client's.
+# the report gap when the first client's {glue:text}`c6_threads:s` ratio and the summed one
+# have disjoint CIs and the published value is nearer the first client's.
 
 # %% tags=["remove-input"]
 from analysis.claims import why as W
@@ -326,11 +335,11 @@ else:
 # ## How small can a p-value be in this run?
 #
 # A rule must be reachable at the run's sample size. With *n* trials per cell and no
-# blocks, the smallest two-sided Mann-Whitney p-value is 2 / C(2n, n), and Bonferroni over
+# blocks, the smallest two-sided Mann-Whitney p-value is $2 / \binom{2n}{n}$, and Bonferroni over
 # a family of *m* comparisons multiplies it by *m*: above α, the rank test can never call a
-# difference. That is why the CI decides (at level 1 − α/m); the rank test is shown beside
+# difference. That is why the CI decides (at level $1 - \alpha/m$); the rank test is shown beside
 # it. With blocks, the paired t interval decides, which has no such floor; its Wilcoxon
-# sensitivity p cannot fall below 2 / 2^n with n rounds.
+# sensitivity p cannot fall below $2 / 2^n$ with *n* rounds.
 
 # %% tags=["remove-input"]
 from math import comb

@@ -9,12 +9,12 @@
 # %% [markdown]
 # # Where the copies happen: profiles
 #
-# Profiled trials ran under `perf record -a -g -e cpu-clock -F 1999` (system-wide). The
+# Profiled trials ran under {glue:text}`perf_cmd:s` (system-wide). The
 # runner reduced every sample to its thread name and leaf symbol: copybench names its
 # threads `cb-send.N` (sending), `cb-sink.N` (receiving) and `cb-copy.N` (file to file),
 # N the trial's tag, so each side's samples are counted by thread, not by subtraction,
 # and threads of anything else running on the machine are left out. Each profile is also
-# cut into 0.5 s windows. The copy count is calibrated in this run, at the same size, on
+# cut into {glue:text}`perf_window:s` windows. The copy count is calibrated in this run, at the same size, on
 # the configurations whose count is known from the kernel's code, and validated by
 # leave-one-out before it is used; the CPU breakdown puts every sample in one of Cai et
 # al.'s categories.
@@ -37,6 +37,7 @@ from analysis.loading import run as A
 from analysis.claims.copies import TEXTBOOK_COPIES, c15_details
 from analysis.statistics.fmt import fmt_size
 from analysis.words.output import glue_text, list_table, note, show_table
+from analysis.words import prose as PR
 from analysis.figures import plots as P
 from analysis.loading import cpuprofiles as PROF
 
@@ -52,6 +53,7 @@ glue_text("copies_tolerance", f"{CP.TOLERANCE:g}")
 glue_text("copies_max", f"{CP.MAX_TOTAL:g}")
 glue_text("perf_cmd", PROF.perf_command())
 glue_text("perf_window", PROF.window_text())
+glue_text("ci_level", PR.ci_level())
 per_cell = run.trials[(run.trials["repetition"] <= 0) & (run.trials["status"] == "ok")
                       & run.trials["cell"].isin(prof.summary["cell"] if not prof.empty
                                                 else [])].groupby("cell").size()
@@ -92,9 +94,10 @@ if out:  # the chapter prints the same table (book/copies.md: {include}), whole 
 # ## Validation: each known configuration predicted from the others
 #
 # For every known configuration, the cost of one copied byte is estimated from the *other*
-# known configurations of its group, and its count predicted with it (95 % bootstrap CI
+# known configurations of its group, and its count predicted with it ({glue:text}`ci_level:s` bootstrap CI
 # over profiled trials, their windows and the measured trials). A group is *identifiable*
-# when every prediction, per side and end to end, is within ±0.25 of the known count;
+# when every prediction, per side and end to end, is within ±{glue:text}`copies_tolerance:s`
+# of the known count;
 # only then are counts reported for its methods.
 
 # %% tags=["remove-input"]

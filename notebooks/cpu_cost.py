@@ -26,12 +26,14 @@ from analysis.figures import plots as P
 from analysis.claims import baselines as BL
 from analysis.statistics.fmt import fmt_size
 from analysis.words.output import glue_text, note, show_table
+from analysis.words import prose as PR
 
 P.setup("cpu_cost")
 run = A.load_run(run_dir)
 m = run.measured
 m = m[m["bytes"].fillna(0) > 0]
 pmu_ok, pmu_why = A.pmu_status(run)
+glue_text("ci_level", PR.ci_level())
 glue_text("cpu_pmu", "available" if pmu_ok else f"not available ({pmu_why})")
 
 def sides(df: pd.DataFrame, metric: str) -> pd.DataFrame:
@@ -114,7 +116,7 @@ else:
 # %% [markdown]
 # ## Sender CPU per GB, cell by cell
 #
-# The median and its 95 % bootstrap CI of each cell (one method at one size, path,
+# The median and its {glue:text}`ci_level:s` bootstrap CI of each cell (one method at one size, path,
 # transport, placement, thread count and cache state; never pooled over any of them): the
 # message methods at the figures' transport and placement, every file cell.
 

@@ -15,7 +15,7 @@
 # ping-pong. A ratio near 1 says the harness adds no artefact of its own. `send` copies the
 # message's eight fields into one buffer before the kernel's copy; iperf3 writes one buffer it
 # never fills again, so its write is the kernel's copy alone, as `sendmsg`'s is. Each row is
-# the ratio of medians copybench / peer with its 95 % bootstrap CI (unpaired: the two sets
+# the ratio of medians copybench / peer with its {glue:text}`ci_level:s` bootstrap CI (unpaired: the two sets
 # of trials resampled independently), read against {glue:text}`band:s`; every row is shown, decided or not.
 # Where the two differ, the second table says which side costs more: each side's CPU time
 # per GB moved (copybench from getrusage; iperf3 from the CPU utilisation it reports for its
@@ -38,8 +38,11 @@ from analysis.statistics import stats as S
 from decision import rule as R
 from analysis.statistics.fmt import fmt_est, fmt_pct, fmt_size
 from analysis.words.output import glue_text, note, show_table
+from analysis.words import prose as PR
+from analysis.words.phrases import size_span
 
 P.setup("fidelity")
+glue_text("ci_level", PR.ci_level())
 run = A.load_run(run_dir)
 m = run.measured
 peers = m[m["scenario"] == "peer"]
@@ -191,14 +194,14 @@ else:
 # ## Across the whole size range
 #
 # A run measures iperf3 beside copybench at the sizes its profile lists. A separate bench
-# measures the harness alone against iperf3 over the whole range, 64 B to 1 MiB, on loopback and
-# veth, both placements, one connection: copybench `send` with the claims' own arguments (eight
+# measures the harness alone against iperf3 over the whole range
+# ({glue:text}`fid_bench_sizes:s`), on loopback and veth, both placements, one connection: copybench `send` with the claims' own arguments (eight
 # fields, sampled verification, autotuned socket buffers) and `iperf3 -l SIZE`, back to back
 # in every round under the same pinning, rounds interleaved. Each row is the geometric mean
-# over rounds of the ratio copybench / iperf3 with its 95 % t interval (rounds are the
-# pairing unit), and copybench's receiver CPU per GB over iperf3's; where the bench measured
-# the receiver as it was before it asked for 64 KiB per receive call (256 KiB), that column
-# is beside it. Each configuration shows its newest measurement; the files are committed under
+# over rounds of the ratio copybench / iperf3 with its {glue:text}`fid_bench_level:s` t interval (rounds are the
+# pairing unit), and copybench's receiver CPU per GB over iperf3's; where the bench also
+# measured the receiver as it was before it asked for less per receive call, that column
+# (headed by its earlier receive size) is beside it. Each configuration shows its newest measurement; the files are committed under
 # `bench/results/`.
 
 # %% tags=["remove-input"]
@@ -206,6 +209,9 @@ import glob
 from typing import Any
 
 bench = PEERS.bench_fidelity(sorted(glob.glob(PEERS.BENCH_FIDELITY)))
+glue_text("fid_bench_level", PR.ci_level(PEERS.BENCH_CONFIDENCE))
+glue_text("fid_bench_sizes", size_span(bench["size"].min(), bench["size"].max()) if len(bench)
+          else "no bench measurement is committed")
 if len(bench):
     show_table(pd.DataFrame({
         "transport": bench["transport"], "placement": bench["placement"],

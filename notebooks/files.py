@@ -12,7 +12,7 @@
 # Moving a file: to a socket (`read-write`, `mmap-write`, `sendfile`, `splice`, `splice2`)
 # and to another file (`read-write`, `sendfile`, `splice`, `splice2`, `copy_file_range`),
 # with the source in the page cache (*warm*) or dropped from it before every pass
-# (*cold*, `posix_fadvise(POSIX_FADV_DONTNEED)`). Bars are medians with 95 % bootstrap CIs,
+# (*cold*, `posix_fadvise(POSIX_FADV_DONTNEED)`). Bars are medians with {glue:text}`ci_level:s` bootstrap CIs,
 # one figure per placement (a bar never pools placements). A file-to-file copy makes at least
 # one copy between two buffers of the file's size; the dashed line is user-space memcpy
 # measured once, before the sweep, at that working-set size, drawn in a size's panel only
@@ -35,6 +35,7 @@ from analysis.claims import baselines as BL
 from analysis.claims.baselines import file_comparisons
 from analysis.statistics.fmt import fmt_size
 from analysis.words.output import glue_text, note, show_table
+from analysis.words import prose as PR
 
 P.setup("files")
 run = A.load_run(run_dir)
@@ -117,6 +118,7 @@ def best_text(d: pd.DataFrame) -> str:
 
 
 glue_text("band", RV.band_label(run.created_at))
+glue_text("ci_level", PR.ci_level())
 glue_text("file_best_socket", best_text(fs))
 glue_text("file_best_file", best_text(ff))
 # cold over warm for the same path, method and size only

@@ -13,7 +13,7 @@
 # is compared with two-copy `send`, and every file method with `read-write` (the copy
 # through user space), size by size, in each transport and placement. Each comparison is
 # the run's declared design (paired by block and round when the run has blocks: geometric
-# mean of the per-round ratios, t CI at level 1 − 0.05/m over the m sizes of one method in
+# mean of the per-round ratios, t CI at level {glue:text}`family_level:s` over the m sizes of one method in
 # one configuration) read with one rule, the band the claims are read at
 # ({glue:text}`band:s`): **greater** if the CI lies above {glue:text}`band_hi:s`, **less**
 # if below {glue:text}`band_lo:s`, **equivalent** if inside [{glue:text}`band_lo:s`,
@@ -51,6 +51,7 @@ from analysis.claims.baselines import baseline_comparisons, crossovers, file_com
 from analysis.statistics.fmt import fmt_size
 from decision.band import band
 from analysis.words.output import glue_text, note, show_table
+from analysis.words import prose as PR
 from analysis.words.phrases import configuration, size_runs
 
 P.setup("findings")
@@ -333,6 +334,7 @@ glue_text("n_findings", str(len(headline)))
 glue_text("band", RV.band_label(run.created_at))
 glue_text("band_lo", f"{band()[0]:.2f}")
 glue_text("band_hi", f"{band()[1]:.2f}")
+glue_text("family_level", PR.family_level())
 # The introduction includes the abstract and the findings, the results chapter the full list
 # (book/intro.md, book/results.md: {include}), and the PDF's abstract page inputs the same
 # sentences (book/_config.yml): written beside this notebook by `make book`, each whole or

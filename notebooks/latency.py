@@ -11,7 +11,7 @@
 #
 # Ping-pong round-trip time (RTT) per method and message size: one message out, one back,
 # on one connection. Each trial reports percentiles of its RTT histogram; the figures show
-# the median over trials of each per-trial percentile with its 95 % bootstrap CI.
+# the median over trials of each per-trial percentile with its {glue:text}`ci_level:s` bootstrap CI.
 
 # %% tags=["parameters"]
 run_dir = "../build/smoke-run"
@@ -23,6 +23,7 @@ from analysis.words import headlines as H
 from analysis.claims import baselines as BL
 from analysis.statistics.fmt import fmt_size
 from analysis.words.output import glue_text, note, show_table
+from analysis.words import prose as PR
 from analysis.words.phrases import ratio_ci
 
 P.setup("latency")
@@ -30,6 +31,7 @@ run = A.load_run(run_dir)
 m = run.measured
 pp = m[(m["scenario"] == "message") & (m["mode"] == "pingpong") & m["rtt_p50_us"].notna()]
 t_ref, p_ref = A.reference(pp)
+glue_text("ci_level", PR.ci_level())
 glue_text("lat_ref_config", f"{t_ref}, {p_ref}" if t_ref else "none")
 if pp.empty:
     note("This run has no ping-pong (latency) cells.")

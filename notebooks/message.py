@@ -11,8 +11,8 @@
 #
 # Stream throughput of the five message methods (`send` = "two-copy", `sendmsg` =
 # "one-copy", `zerocopy` = `MSG_ZEROCOPY`, `uring-zc`, `vmsplice`) against message size, by
-# threads, CPU placement and transport. Lines are medians over trials with their 95 %
-# bootstrap CI as a band. The run's memcpy bandwidth is drawn (a dashed mark) only at a
+# threads, CPU placement and transport. Lines are medians over trials with their
+# {glue:text}`ci_level:s` bootstrap CI as a band. The run's memcpy bandwidth is drawn (a dashed mark) only at a
 # message size it was measured at: a memcpy of another working-set size runs from another
 # level of the memory hierarchy and bounds nothing here.
 
@@ -20,6 +20,8 @@
 run_dir = "../build/smoke-run"
 
 # %% tags=["remove-input"]
+from fractions import Fraction
+
 import pandas as pd
 
 from analysis.words import revisions as RV
@@ -32,6 +34,7 @@ from analysis.claims import baselines as BL
 from analysis.statistics.fmt import fmt_pct, fmt_size
 from analysis.statistics import noise_sources as N
 from analysis.words.output import glue_text, note, show_table
+from analysis.words import prose as PR
 
 P.setup("message")
 run = A.load_run(run_dir)
@@ -42,6 +45,11 @@ bounds = P.memcpy_bounds(run.manifest)
 tcp = A.one_window(st[st["protocol"] != "udp"])
 t_ref, p_ref = A.reference(tcp)
 glue_text("band", RV.band_label(run.created_at))
+# the constants the prose names: the CIs' levels, the bimodality screen, "saturated"
+glue_text("ci_level", PR.ci_level())
+glue_text("family_level", PR.family_level())
+glue_text("bimodal_bc", str(Fraction(N.BIMODAL_BC).limit_denominator(100)))
+glue_text("busy_level", fmt_pct(BN.BUSY, 0))
 glue_text("msg_ref_config", f"{t_ref}, {p_ref}" if t_ref else "none (no stream cells)")
 glue_text("msg_methods", ", ".join(f"`{x}`" for x in A.method_order(st)) or "none")
 glue_text("msg_sizes", ", ".join(fmt_size(s) for s in sorted(st["size"].dropna().unique()))
@@ -105,9 +113,10 @@ else:
     note("Only one TCP transport in this run: no transport comparison.")
 
 # %% [markdown]
-# ## Medians with 95 % CIs (reference transport and placement)
+# ## Medians with their CIs (reference transport and placement)
 #
-# A cell whose trials run at two speeds (Sarle's bimodality coefficient above 5/9, a screen)
+# A cell whose trials run at two speeds (Sarle's bimodality coefficient above
+# {glue:text}`bimodal_bc:s`, a screen)
 # gives both, each relative to the cell's median, with how many of its trials each holds (a
 # single trial below the gap is named as one slow trial, not a second speed).
 
@@ -131,7 +140,7 @@ if len(tab):
 #
 # The side that could not have gone faster: the method's sender, or copybench's own receiver,
 # from each side's CPU time over the window (busy: CPU-seconds per window second per CPU the
-# side had, medians over the cell's trials; saturated at 90 %; same-core, where both share one
+# side had, medians over the cell's trials; saturated at {glue:text}`busy_level:s`; same-core, where both share one
 # CPU, the side with the larger share). Where the receiver set the rate, the cell measures
 # copybench's receiver, not the method.
 
@@ -148,7 +157,8 @@ glue_text("msg_limit", BN.receiver_limit_text(tcp[tcp["mode"] == "stream"], fmt_
 # ## Each method against two-copy `send`
 #
 # Each method / `send`, size by size, under the run's declared design (paired by block and
-# round when the run has blocks; t CI at level 1 − 0.05/m over the m sizes of one method,
+# round when the run has blocks; t CI at level {glue:text}`family_level:s` over the m sizes of
+# one method,
 # thread count and configuration), read against the band {glue:text}`band:s` (the claims' band): *greater* / *less* when the CI
 # lies beyond it, *equivalent* when inside, otherwise *inconclusive* (the CI straddles the
 # boundary named in "why"); the *reading* column gives direction and size apart (a CI that

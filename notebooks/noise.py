@@ -12,14 +12,14 @@
 # What a comparison can decide is set by how much a trial's throughput moves from one trial
 # to the next. A study of its own, on the same class of machine as the results, measures that
 # spread and takes it apart: a fixed set of TCP stream cells on veth (`send`, `sendmsg` and
-# `zerocopy` at 512 B, 16 KiB and 64 KiB, both placements, one connection), the A/A pair, and
+# `zerocopy` at {glue:text}`noise_sizes:s`, both placements, one connection), the A/A pair, and
 # controls (other procedures) in the same randomised rounds. The variance of a cell's log
 # throughput splits into three parts: **between rounds** (common to every cell measured in the
 # same round: the machine's state over time, which a paired comparison cancels), **between
 # trials** (a single trial's own state: its connection, its buffers, its processes), and
 # **within the window** (the spread of the ten slices a trial's window is cut into, divided by
 # ten: a lower bound, since a slow stretch lasts longer than a slice). The paired per-round sd
-# of a comparison's log ratio is √2 × the between-trials sd: it, not the total, sets how many
+# of a comparison's log ratio is $\sqrt{2}$ × the between-trials sd: it, not the total, sets how many
 # rounds a comparison needs.
 
 # %% tags=["parameters"]
@@ -27,6 +27,7 @@ run_dir = "../build/smoke-run"
 
 # %% tags=["remove-input"]
 import math
+from fractions import Fraction
 
 import pandas as pd
 
@@ -38,8 +39,15 @@ from analysis.statistics.fmt import fmt_size
 from analysis.words import counts as CN
 from analysis.words import noise_verdicts as NV
 from analysis.words.output import glue_text, note, show_table
+from analysis.words import prose as PR
 
 P.setup("noise")
+# the procedure's constants the prose names
+glue_text("noise_today", N.TODAY)
+glue_text("noise_slow", f"{N.SLOW:g}×")
+glue_text("noise_small", fmt_size(N.SMALL))
+glue_text("bimodal_bc", str(Fraction(N.BIMODAL_BC).limit_denominator(100)))
+glue_text("noise_decide_level", PR.ci_level(N.DECIDE_LEVEL))
 where = N.study_run(run_dir)
 study = A.load_run(where) if where is not None else None
 m = study.measured if study is not None else pd.DataFrame()
@@ -54,6 +62,7 @@ if study is None or today.empty:
                 "noise_target", "noise_clause", "noise_verdicts", "noise_band_sd"):
         # noise_factors is glued by its own cell
         glue_text(key, "not measured (no noise-study run)")
+    glue_text("noise_sizes", "the study's sizes")
 else:
     man = study.manifest
     cpu = (man.get("cpu") or {})
@@ -62,13 +71,17 @@ else:
     # activity, a note written by hand beside the committed runs (data/raw/run-notes.toml)
     busy = (f"; its rounds {overlap.first} to {overlap.last} overlapped {overlap.what}, by "
             "the operator's account, which the runner does not record" if overlap else "")
+    _sizes = [fmt_size(x) for x in sorted(m.loc[m["block"].isin(today["block"]), "size"]
+                                          .dropna().unique())]
+    glue_text("noise_sizes", ", ".join(_sizes[:-1]) + " and " + _sizes[-1] if len(_sizes) > 1
+              else "".join(_sizes) or "the study's sizes")
     glue_text("noise_run", f"{where.name} ({cpu.get('count', '?')}-CPU {cpu.get('model', '?')} "
               f"virtual machine, {rounds} rounds, {len(m)} trials{busy})")
 
 # %% [markdown]
 # ## The parts of the variance
 #
-# Per block of today's procedure (1 s windows, the socket buffers autotuned by the kernel):
+# Per block of today's procedure ({glue:text}`noise_today:s` by the kernel):
 # the sd of log throughput between rounds, between trials within a round, and within a
 # trial's window; the round's share of the variance that is not within a window; and the paired
 # per-round sd of a comparison in that block.
@@ -116,8 +129,8 @@ if len(today):
 #
 # The median paired per-round sd above, read the way the claims' band is derived (the
 # reference profile's looks, each CI at the level of the band's family, the power the band is
-# derived for): the rounds at which a comparison's CI reads "equivalent" when its true ratio
-# is 1, and decides its direction when its true ratio lies past the band's edge by the band's
+# derived for): the rounds at which a comparison's CI reads "equivalent" when its
+# true ratio is 1, and decides its direction when its true ratio lies past the band's edge by the band's
 # width, then a half, a quarter and an eighth of it (the rounds grow as the inverse square of
 # that distance; past the design's last look, at the last look's quantile). Below the table:
 # the A/A control's plan at that sd, this run's map comparisons that stay undecided against
@@ -154,7 +167,7 @@ else:
 #
 # Each trial's throughput relative to its cell's median, on the run's clock (every cell of the
 # run, controls included, since they share the rounds), and per round how many trials ran
-# slower than 0.8× their cell's median (a descriptive mark, no rule reads it). Slow trials
+# slower than {glue:text}`noise_slow:s` their cell's median (a descriptive mark, no rule reads it). Slow trials
 # that bunch in a stretch of rounds, across cells and methods alike, are an episode of the
 # machine: they reach single trials rather than whole rounds, so pairing by round does not
 # cancel them.
@@ -205,7 +218,8 @@ else:
 # Each trial records what its two processes did: bytes and calls per receive, context
 # switches, retransmissions, the receive buffer at the window's end, the NET_RX softirqs. For
 # each cell, the share of its trials' log-throughput variance that a straight line in one of
-# these explains (R², median over the cells of a class; "small" is up to 4 KiB). Rates per byte
+# these explains (R², median over the cells of a class; "small" is up to
+# {glue:text}`noise_small:s`). Rates per byte
 # are read as factors of throughput: throughput is receive calls per second × bytes per call,
 # so a high R² for bytes per call says that what varies from trial to trial is how much each
 # receive call finds waiting, not how often the receiver runs.
@@ -259,7 +273,7 @@ else:
 # ## Cells that run at two speeds
 #
 # A cell whose trials fall into two groups with few between them (Sarle's bimodality
-# coefficient above a uniform distribution's, 5/9; a screen, stated with its modes) has no
+# coefficient above a uniform distribution's, {glue:text}`bimodal_bc:s`; a screen, stated with its modes) has no
 # single typical speed: its median sits in one mode or between them. The screen also fires
 # on a single trial far from the rest; the table counts the trials in the low mode, and one
 # trial on either side of the gap is an outlier, not a second speed.
@@ -295,7 +309,7 @@ if study is not None:
 # Each control ran in the same rounds as today's procedure. For the comparisons both measured
 # (the same size, placement and pair of methods): the median paired per-round sd of each, the
 # median ratio of the control's estimate to today's (a control that moves it measures
-# something else), and the machine time a comparison needs for its 95 % CI to be as narrow
+# something else), and the machine time a comparison needs for its {glue:text}`noise_decide_level:s` CI to be as narrow
 # as the claims' band, the smallest effect of interest of the method chapter (rounds from the
 # t interval at that sd, times the wall time of a round of its block, shared
 # by the block's comparisons). Where two methods alternate inside one trial, the per-round

@@ -148,7 +148,8 @@ show_table(pd.DataFrame(
 # ## Run quality
 #
 # Every trial is kept. Warm-up is excluded from every number (each trial measures only
-# after its warm-up), profiled trials (`perf record`, repetition 0) are excluded from the
+# after its warm-up), profiled trials (extra trials under `perf record`, beside the cell's
+# repetitions) are excluded from the
 # statistics, failed trials are counted here and nowhere else. What the receiver checked
 # of the data it read ({glue:text}`verify_counts:s`): `full` checks the content of every chunk,
 # `sample` of a sample of them, `off` none (over TCP copybench also checks, in every mode,
@@ -344,7 +345,8 @@ else:
 # round varies, as the window grows: per kind of cell and placement, from this run's blocks
 # that repeat one configuration at several windows (the `pilot` profile's design; the
 # `paper` profile carries a small copy of it). The committed windows follow the rule
-# `python -m runner noise` applies to a pilot: the least time to a ±5 % CI on a paired ratio.
+# `python -m runner noise` applies to a pilot: the least machine time to a CI of a fixed
+# relative width on a paired ratio.
 
 # %% tags=["remove-input"]
 from analysis.statistics import noise as N
@@ -391,6 +393,10 @@ glue_text("aa_design", (
     f"The profiles now place it so ({_where}); this run was made before that rule and ran "
     "it where its own profile placed it (the transport and rounds are in the reading below)"
     if RV.post_hoc(RV.AA_CONTROL, run.created_at) else _where[0].upper() + _where[1:]))
+# the A/A pair's CI: one comparison, so its level is one comparison's
+_aa_conf = S.family_confidence(1)
+glue_text("aa_level", PR.ci_level(_aa_conf))
+glue_text("aa_miss", f"once in {round(1 / (1 - _aa_conf))}")
 glue_text("rounds_text", PR.rounds_text(run.plan, run.has_blocks, D.topped_up(run)))
 
 # %% [markdown]
@@ -399,7 +405,7 @@ glue_text("rounds_text", PR.rounds_text(run.plan, run.has_blocks, D.topped_up(ru
 #
 # A block of the block design holds one method twice, as two cells (the *twin*). The two are
 # the same measurement, so their ratio's CI must contain 1.0; in an honest run it misses 1.0
-# about once in 20 (a 95 % interval), and a run where it does is reported as such here, never
+# about {glue:text}`aa_miss:s` (a {glue:text}`aa_level:s` interval), and a run where it does is reported as such here, never
 # rerun away. {glue:text}`aa_design:s`, and its CI is read against the claims' band
 # ({glue:text}`stat_threshold:s`): inside it, the design calls a null difference
 # *equivalent* at the rounds the pair ran; reaching past it, a claim whose true ratio is 1

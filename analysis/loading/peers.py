@@ -35,6 +35,9 @@ def iperf3_cpu(run: Run) -> pd.DataFrame:
 
 #: the harness-fidelity bench's committed measurements (``bench/fidelity --json``)
 BENCH_FIDELITY = "bench/results/fidelity-*.json"
+#: the level of the t interval bench/fidelity writes for each configuration's ratio (its
+#: student_t.ppf(0.975)): the files do not record it
+BENCH_CONFIDENCE = 0.95
 _SIZES = {"64": 64, "4K": 4096, "16K": 16384, "64K": 65536, "256K": 262144, "1M": 1 << 20}
 
 

@@ -44,6 +44,18 @@ def design_of(plan: Mapping[str, Any] | None, has_blocks: bool) -> str:
     return S.UNPAIRED if d.get("primary") == S.UNPAIRED else S.PAIRED
 
 
+def ci_level(confidence: float = S.CONFIDENCE) -> str:
+    """A CI's level as the prose writes it: "95 %" (by default the level of one comparison's
+    CI, :data:`analysis.statistics.stats.CONFIDENCE`, which every cell's bootstrap CI uses)."""
+    return f"{round(confidence * 100, 4):g} %"
+
+
+def family_level(alpha: float = S.ALPHA) -> str:
+    """The level of each CI in a family of m comparisons (Bonferroni), as the prose writes
+    it: "1 − 0.05/m"."""
+    return f"1 − {alpha:g}/m"
+
+
 def statistics_text(primary: str, alpha: float = S.ALPHA) -> str:
     """The method chapter's paragraph on how two methods are compared and decided."""
     other = S.UNPAIRED if primary == S.PAIRED else S.PAIRED
@@ -54,7 +66,7 @@ def statistics_text(primary: str, alpha: float = S.ALPHA) -> str:
             if primary == S.PAIRED else "two cells, over their trials (this run has no "
             "blocks, so no pairs)")
     txt = (f"Two methods are compared as {unit}. The estimate is {t['estimate']}, with "
-           f"{ci_txt} at level 1 − {alpha:g}/m, where m is the number of comparisons in the "
+           f"{ci_txt} at level {family_level(alpha)}, where m is the number of comparisons in the "
            f"decision's family (Bonferroni); the {'t-test' if primary == S.PAIRED else 'test'}"
            f" on the same {'log ratios' if primary == S.PAIRED else 'samples'}, "
            f"Bonferroni-adjusted, is reported beside it. The interval decides, read with the "

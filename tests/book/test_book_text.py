@@ -1,7 +1,8 @@
 """The book's own Markdown (book/*.md) against the analysis and the run, without building
 the book (in `make test`):
 
-* no bare number: every number a reader sees in prose comes from glue (``{glue:text}``), so
+* no bare number: every number a reader sees in prose (book/*.md and the markdown cells of
+  every notebook the book includes) comes from glue (``{glue:text}``), so
   it is computed from the run; allowed are years, identifiers that contain digits (C15, S1,
   L1, x86-64), software versions after the software's name, and a cited source's table
   quoted as published (the background chapter's textbook table);
@@ -34,6 +35,10 @@ BOOK = Path(os.environ.get("COPYBENCH_BOOK_SOURCES") or ROOT / "book")
 PAGES = sorted(p.name for p in BOOK.glob("*.md") if p.name != "README.md")
 #: chapters written as notebooks: their markdown cells are the chapter's prose
 NOTEBOOK_CHAPTERS = ["replication"]
+#: the notebooks the book includes as chapters or sections (their markdown cells are prose)
+BOOK_NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.py")
+                        if (ROOT / "notebooks" / p.with_suffix(".ipynb").name).is_file()
+                        and p.stem not in ("sweep", "compare"))
 
 
 def page_text(page: str) -> str:
@@ -104,6 +109,12 @@ ALLOWED = [
                 r" \d+(\.\d+|\.x)*( or (later|newer))?"), "a software version"),
     (re.compile(r"\btable \d+(\.\d+)*"), "a cited source's table number"),
     (re.compile(r"^\s*\d+\.(?=\s)"), "a numbered list's marker"),
+    # a ratio or CI read against 1, the ratio of no difference: a definition, not data ("a
+    # ratio near 1", "its CI excludes 1", "holds 1", "must contain 1.0", "around 1.0", "its
+    # true ratio is 1"); never 1 with a unit or decimals ("holds 1 KiB", "ratio is 1.5")
+    (re.compile(r"\b(?:ratio (?:near|is)|excludes|holds|contains?|misses|around) 1(?:\.0)?\b"
+                r"(?!\.\d|\s*(?:%|×|[KMG]i?B\b|B\b|s\b|ms\b|µs\b))"),
+     "the ratio of no difference"),
 ]
 #: a cited source's table quoted as published: (page, regex of the line)
 QUOTED = [("background.md", re.compile(r"^\| `[^|]+` [^|]*\|( \d+ \|){3}\s*$"))]
@@ -123,7 +134,7 @@ def bare_numbers(page: str, text: str) -> list[str]:
     return bad
 
 
-@pytest.mark.parametrize("page", PAGES + [f"{n}.py" for n in NOTEBOOK_CHAPTERS])
+@pytest.mark.parametrize("page", PAGES + BOOK_NOTEBOOKS)
 def test_no_bare_number(page: str) -> None:
     bad = bare_numbers(page, page_text(page))
     assert not bad, f"{len(bad)} number(s) typed in the prose (glue them from the run):\n" \
@@ -135,6 +146,11 @@ def test_the_scanner_sees_what_it_must() -> None:
               "{glue:text}`a.ipynb::k:s` and `-F 1999`; Debian 12 or later.\n")
     bad = bare_numbers("x.md", sample)
     assert [b.split(": ", 1)[1].split(" in ")[0] for b in bad] == ["'1.71'", "'64'"], bad
+    # the ratio of no difference is a definition; 1 with a unit or other decimals is not it
+    sample = ("Its CI excludes 1 but holds 1 KiB; a ratio near 1.0, a true ratio is 1.5, "
+              "around 1 %.\n")
+    bad = bare_numbers("x.py", sample)
+    assert [b.split(": ", 1)[1].split(" in ")[0] for b in bad] == ["'1'", "'1.5,'", "'1'"], bad
 
 
 # --------------------------------------------------------------------------- names
@@ -234,10 +250,6 @@ def test_the_html_abstract_is_the_pdfs() -> None:
     assert _words(block.group(1)) == pdf
 
 
-#: the notebooks the book includes as chapters or sections (their markdown cells are prose)
-BOOK_NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.py")
-                        if (ROOT / "notebooks" / p.with_suffix(".ipynb").name).is_file()
-                        and p.stem not in ("sweep", "compare"))
 #: a module or a source file of the artifact named in prose ("analysis/words/prose.py",
 #: "analysis.statistics.copycount.KNOWN", "rundir/perf.py", "analysis/claims/rules"); a data directory
 #: ("bench/results/") is no module
