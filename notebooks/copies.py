@@ -272,9 +272,9 @@ if len(sc):
     sc = sc.assign(path=sc.apply(lambda r: ", ".join(
         str(x) for x in (r["scenario"], r["transport"], r["placement"], r["cache"])
         if isinstance(x, str)), axis=1))
-    g = P.lines(sc, "size", "sender_syscalls_per_mib", "method", "size (bytes, log scale)",
-                "syscalls per MiB (log)", col="path", logy=True,
-                title="system calls per MiB moved, sending side")
-    P.show(g)
+    for g in P.facet_figures(P.lines, sc, "size", "sender_syscalls_per_mib", "method",
+                             "size (bytes, log scale)", "syscalls per MiB (log)", col="path",
+                             logy=True, title="system calls per MiB moved, sending side"):
+        P.show(g)
 else:
     note("No syscall counts in this run (the tracepoint needs root and perf).")

@@ -90,10 +90,11 @@ if len(fm):
                    var_name="side", value_name="cpu_s_per_gb").dropna(subset=["cpu_s_per_gb"])
     long["side"] = long["side"].str.split("_").str[0]
     for side, d in long.groupby("side", sort=False):
-        g = P.lines(d, "size", "cpu_s_per_gb", "method", "file size (bytes, log scale)",
-                    "CPU-s per GB (log)", col="path", logy=True,
-                    title=f"file methods: {side} CPU time per GB moved")
-        P.show(g)
+        for g in P.facet_figures(P.lines, d, "size", "cpu_s_per_gb", "method",
+                                 "file size (bytes, log scale)", "CPU-s per GB (log)",
+                                 col="path", logy=True,
+                                 title=f"file methods: {side} CPU time per GB moved"):
+            P.show(g)
 else:
     note("No file-method cells in this run.")
 

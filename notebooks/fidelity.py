@@ -137,16 +137,17 @@ if len(peers):
     st = both[both["gbit_per_s"].notna() & (both["mode"] == "stream")
               & both["size"].isin(peers.loc[peers["kind"] == "peer:iperf3", "size"])]
     if len(st):
-        g = P.bars(st, "transport", "gbit_per_s", "tool", "transport", "throughput (Gbit/s)",
-                   col="size", title="stream: copybench vs iperf3, by message size")
-        P.show(g)
+        for g in P.facet_figures(P.bars, st, "transport", "gbit_per_s", "tool", "transport",
+                                 "throughput (Gbit/s)", col="size",
+                                 title="stream: copybench vs iperf3, by message size"):
+            P.show(g)
     lt = both[both["rtt_p50_us"].notna()
               & both["size"].isin(peers.loc[peers["kind"] == "peer:sockperf", "size"])]
     if len(lt):
-        g = P.bars(lt, "transport", "rtt_p50_us", "tool", "transport",
-                   "median round-trip time (µs)", col="size",
-                   title="ping-pong: copybench vs sockperf, by message size")
-        P.show(g)
+        for g in P.facet_figures(P.bars, lt, "transport", "rtt_p50_us", "tool", "transport",
+                                 "median round-trip time (µs)", col="size",
+                                 title="ping-pong: copybench vs sockperf, by message size"):
+            P.show(g)
 
 # %% [markdown]
 # ## Parity with iperf3
@@ -225,11 +226,12 @@ if len(bench):
             for r in bench.itertuples()],
         "measured on": bench["day"].map(lambda d: f"{d[:4]}-{d[4:6]}-{d[6:]}")}),
         floatfmt="{:.2f}")
-    g = P.estimates(bench.assign(ratio=bench["ratio"]), "size", "ratio", "lo", "hi",
-                    "placement", "message size", "copybench send / iperf3", col="transport",
-                    logy=True, ref=1.0,
-                    title="copybench's receiver against iperf3's, over the size range")
-    P.show(g)
+    for g in P.facet_figures(P.estimates, bench.assign(ratio=bench["ratio"]), "size",
+                             "ratio", "lo", "hi", "placement", "message size",
+                             "copybench send / iperf3", col="transport", logy=True, ref=1.0,
+                             title="copybench's receiver against iperf3's, over the size "
+                             "range"):
+        P.show(g)
     lc = bench[(bench["transport"] == "loopback") & (bench["placement"] == "cross-core")
                & (bench["size"] >= 16384)]
     def _est(r: Any, pre: str = "") -> str:

@@ -55,10 +55,11 @@ fs = fm[fm["scenario"] == "file→socket"]
 if len(fs):
     t_ref, _ = A.reference(fs, transports=("loopback", "veth"))
     for pl, d in fs[fs["transport"] == t_ref].groupby("placement", sort=True):
-        g = P.bars(d, "method", "gbit_per_s", "cache", "method", "throughput (Gbit/s)",
-                   col="file size", order=A.method_order(d),
-                   title=f"file → socket ({t_ref}, {pl})")
-        P.show(g)
+        for g in P.facet_figures(P.bars, d, "method", "gbit_per_s", "cache", "method",
+                                 "throughput (Gbit/s)", col="file size",
+                                 order=A.method_order(d),
+                                 title=f"file → socket ({t_ref}, {pl})"):
+            P.show(g)
 else:
     note("No file → socket cells in this run.")
 
@@ -69,10 +70,11 @@ else:
 ff = fm[fm["scenario"] == "file→file"]
 if len(ff):
     for pl, d in ff.groupby("placement", sort=True):
-        g = P.bars(d, "method", "gbit_per_s", "cache", "method", "throughput (Gbit/s)",
-                   col="file size", order=A.method_order(d), bound=P.memcpy_bounds(run.manifest),
-                   title=f"file → file ({pl})")
-        P.show(g)
+        for g in P.facet_figures(P.bars, d, "method", "gbit_per_s", "cache", "method",
+                                 "throughput (Gbit/s)", col="file size",
+                                 order=A.method_order(d), bound=P.memcpy_bounds(run.manifest),
+                                 title=f"file → file ({pl})"):
+            P.show(g)
 else:
     note("No file → file cells in this run.")
 

@@ -48,10 +48,11 @@ if len(pp):
     long["percentile"] = long["percentile"].map(
         {"rtt_p50_us": "p50", "rtt_p99_us": "p99", "rtt_p999_us": "p99.9"})
     long = long.dropna(subset=["rtt_us"])
-    g = P.lines(long, "size", "rtt_us", "method", "message size (bytes, log scale)",
-                "round-trip time (µs, log scale)", col="percentile", logy=True,
-                title=f"{t_ref}, {p_ref}, 1 connection")
-    P.show(g)
+    for g in P.facet_figures(P.lines, long, "size", "rtt_us", "method",
+                             "message size (bytes, log scale)",
+                             "round-trip time (µs, log scale)", col="percentile", logy=True,
+                             title=f"{t_ref}, {p_ref}, 1 connection"):
+        P.show(g)
 
 # %% [markdown]
 # ## By placement and transport (median RTT)
@@ -61,9 +62,10 @@ if len(pp) and (pp["placement"].nunique() > 1 or pp["transport"].nunique() > 1):
     # one panel per (transport, placement) the run measured: no empty panel for a pair it
     # did not
     d = pp.assign(where=pp["transport"] + ", " + pp["placement"])
-    g = P.lines(d, "size", "rtt_p50_us", "method", "message size (bytes, log scale)",
-                "median RTT (µs, log scale)", col="where", logy=True)
-    P.show(g)
+    for g in P.facet_figures(P.lines, d, "size", "rtt_p50_us", "method",
+                             "message size (bytes, log scale)", "median RTT (µs, log scale)",
+                             col="where", logy=True):
+        P.show(g)
 elif len(pp):
     note("Only one placement and transport with ping-pong cells in this run.")
 

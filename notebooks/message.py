@@ -85,12 +85,15 @@ multi = (d.groupby(["placement", "size"])["threads"].nunique().loc[lambda s: s >
 if len(multi):
     keep = d.set_index(["placement", "size"]).index.isin(multi.index)
     dd = d[keep]
-    g = P.lines(dd, "threads", "gbit_per_s", "method", "threads (connections)",
-                "throughput (Gbit/s)", col="size", row="placement", logx=False,
-                title=f"{t_ref}: thread scaling")
-    for ax in g.axes.flat:
-        ax.set_xticks(sorted(dd["threads"].unique()))
-    P.show(g)
+    # a figure per placement, its sizes in one row (panels at least 200 px high in the HTML)
+    for pl in P.facet_values(dd, "placement"):
+        for g in P.facet_figures(P.lines, dd[dd["placement"] == pl], "threads", "gbit_per_s",
+                                 "method", "threads (connections)", "throughput (Gbit/s)",
+                                 col="size", logx=False, per_figure=3, col_wrap=3,
+                                 title=f"{t_ref}, {pl}: thread scaling"):
+            for ax in g.axes.flat:
+                ax.set_xticks(sorted(dd["threads"].unique()))
+            P.show(g)
     glue_text("msg_thread_sizes", ", ".join(fmt_size(s) for s in sorted(
         multi.index.get_level_values("size").unique())))
 else:

@@ -103,11 +103,11 @@ if len(today):
                                      "sd_trial": "between trials",
                                      "sd_within": "within the window"})
     long["message size"] = long["size"].map(fmt_size)
-    g = P.bars(long, "message size", "sd", "part", "message size",
-               "sd of log throughput", col="placement",
-               order=[fmt_size(s) for s in sorted(t["size"].unique())],
-               title="The parts of a trial's spread (noise study, 1 s windows)")
-    P.show(g)
+    for g in P.facet_figures(P.bars, long, "message size", "sd", "part", "message size",
+                             "sd of log throughput", col="placement",
+                             order=[fmt_size(s) for s in sorted(t["size"].unique())],
+                             title="The parts of a trial's spread (noise study, 1 s windows)"):
+        P.show(g)
     # the direct figure: each comparison's per-round log ratios (not the block's model)
     pairs = N.comparisons(m)
     pairs = pairs[(pairs["procedure"] == N.TODAY)
@@ -236,12 +236,12 @@ if len(mech):
     pts = N.mechanism_points(m)
     if len(pts):
         pts = pts.assign(**{"message size": pts["size"].map(fmt_size)})
-        g = P.points(pts, "bytes_per_call_rel", "throughput_rel", "mode",
-                     "bytes per receive call (÷ the cell's median)",
-                     "throughput (÷ the cell's median)", col="placement",
-                     style="message size",
-                     title="A trial's throughput against its receiver's batch, by mode")
-        P.show(g)
+        for g in P.facet_figures(
+                P.points, pts, "bytes_per_call_rel", "throughput_rel", "mode",
+                "bytes per receive call (÷ the cell's median)",
+                "throughput (÷ the cell's median)", col="placement", style="message size",
+                title="A trial's throughput against its receiver's batch, by mode"):
+            P.show(g)
 
 # %% [markdown]
 # The same split, read as the receiver's two factors: a trial's log throughput is log(receive

@@ -83,8 +83,9 @@ compact, machine_cols = MA.with_machines(
     compact, class_results, post_hoc={m.label for m in classes if C.post_hoc(m.run)})
 glue_text("machines_note", (
     f"This run's machine is a {MA.label(run)}. The other machine classes are read beside "
-    "it, one column each, from their newest committed run of this profile (else of another "
-    "profile that tests the claims): " + "; ".join(
+    "it in the table after the verdicts, one column each, on the rows one of them tested, "
+    "from their newest committed run of this profile (else of another profile that tests "
+    "the claims): " + "; ".join(
         f"{m.label} ({m.run.run_id}, {(m.run.plan or {}).get('profile')} profile, "
         f"{len(m.run.trials)} trials)" for m in classes)
     + ". Each shows its verdicts per placement with their CIs under the same rules (post "
@@ -95,19 +96,54 @@ glue_text("machines_note", (
 _more = [MA.more_cpus(run, MA.machine_class(m.run.manifest)) for m in classes]
 machines = [m for m, more in zip(classes, _more) if more]
 machine_results = [r for r, more in zip(class_results, _more) if more]
-COLS = ["claim", "reading", "placement", "published", "their program here [CI]",
-        "copybench here [CI]", "rule", "verdict", "magnitude", *machine_cols]
 #: the verdict's label colour (HTML; the PDF prints its words)
 LABEL = {C.HOLDS: "#cdebd9", C.REFUTED: "#f9d3bf", C.INCONCLUSIVE: "#dedcf0",
          C.UNDETERMINED: "#e9e0f0", C.NOT_TESTABLE: "#e6e6e6", C.NOT_RUN: "#f4f4f4"}
-# the two questions side by side: the verdict is the claim's direction
-shown = compact[COLS].rename(columns={"verdict": "direction"})
+
+
+def _joined(*parts: str) -> str:
+    """Cells merged into one: the parts that say something ("—" where none does)."""
+    return ", ".join(p for p in map(str, parts) if p not in ("—", "")) or "—"
+
+
+def _here(program: str, bench: str) -> str:
+    """Their program here and copybench here in one cell, each labelled (once where both
+    say the same, e.g. not testable here)."""
+    program, bench = str(program), str(bench)
+    if program == bench:
+        return bench
+    return "; ".join(f"{who}: {v}" for who, v in (("their program", program),
+                                                   ("copybench", bench))
+                     if v not in ("—", "")) or "—"
+
+
+# the verdicts: reading and placement in one cell, their program and copybench in another,
+# so the table fits a PDF page; the other machines' verdicts are the table after it
+shown = pd.DataFrame({
+    "claim": compact["claim"],
+    "reading, placement": [_joined(r, p) for r, p in zip(compact["reading"],
+                                                         compact["placement"])],
+    "published": compact["published"],
+    "here [CI]": [_here(p, c) for p, c in zip(compact["their program here [CI]"],
+                                              compact["copybench here [CI]"])],
+    "rule": compact["rule"],
+    # the two questions side by side: the verdict is the claim's direction
+    "direction": compact["verdict"], "magnitude": compact["magnitude"]})
 html = shown.style.hide(axis="index").apply(
     lambda col: [f"background-color: {LABEL[s]}; font-weight: bold" for s in compact["state"]]
     if col.name == "direction" else [""] * len(col)).to_html()
 body = [[str(v) for v in row] for row in shown.itertuples(index=False)]
 display({"text/html": html, "text/markdown": list_table(list(shown.columns), body),
          "text/plain": shown.to_string(index=False)}, raw=True)
+# the other machine classes' verdicts on the rows one of them tested, beside this run's
+others = compact[compact[machine_cols].ne("—").any(axis=1)] if machine_cols else compact[:0]
+if len(others):
+    show_table(pd.DataFrame({
+        "claim": others["claim"],
+        "reading, placement": [_joined(r, p) for r, p in zip(others["reading"],
+                                                             others["placement"])],
+        "direction here": [f"{s}{POST_HOC}" for s in others["state"]],
+        **{c: others[c] for c in machine_cols}}))
 
 # %% [markdown]
 # Two questions per claim, counted separately. The *direction* column is the claim's
@@ -252,9 +288,12 @@ glue_text("reproduce_test", (
     if tests else "No run beside this one was made under the rule in force and judged "
     "against a reference also made under it: the next reviewer's run is its first real "
     "test."))
-if rows:  # which runs test the rule is the sentence above; the table keeps its width
-    show_table(pd.DataFrame(rows).drop(columns=["tests the rule", "total",
-                                                "reproduced of compared"]))
+if rows:  # which runs test the rule is the sentence above; a run's counts in every category
+    # in one cell (a column each made the table too wide for a PDF page: its CPU names cut)
+    show_table(pd.DataFrame([{"run": r["run"], "profile": r["profile"], "CPU": r["CPU"],
+                              "verdicts by category": r["total"],
+                              "not reproduced (claim, placement)":
+                                  r["not reproduced (claim, placement)"]} for r in rows]))
 # The artifact appendix's one table of the rules' versions ({include}), written beside this
 # notebook by `make book`, whole or not at all
 _out = os.environ.get("COPYBENCH_FIGDATA")

@@ -363,9 +363,10 @@ if len(curves):
                                                "log_ratio_sd": "paired log-ratio sd"})
     long["value_pct"] = 100 * long["value"].astype(float)
     long["panel"] = long["kind"] + ", " + long["metric"]
-    g = P.lines(long.dropna(subset=["value_pct"]), "window_s", "value_pct", "placement",
-                "window (s)", "variation (%)", col="panel", style="statistic", logx=False)
-    P.show(g)
+    for g in P.facet_figures(P.lines, long.dropna(subset=["value_pct"]), "window_s",
+                             "value_pct", "placement", "window (s)", "variation (%)",
+                             col="panel", style="statistic", logx=False):
+        P.show(g)
     show_table(curves.assign(trial_cv=100 * curves["trial_cv"],
                              log_ratio_sd=100 * curves["log_ratio_sd"])
                .rename(columns={"trial_cv": "per-trial CV %",

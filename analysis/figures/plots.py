@@ -14,7 +14,9 @@ Every figure shown with :func:`show` is also
   extents measured with matplotlib's renderer, rotated labels as rotated rectangles);
   as a reader sees it (:func:`legend_problems`, :func:`off_axis_problems`,
   :func:`font_problems`): no legend over plotted points, no line with a point outside its
-  axis, no font under 7 pt in the PDF at 100 %.
+  axis, no font under 7 pt in the PDF at 100 %; no panel of a facet grid under 200 px high
+  in the HTML book (:func:`panel_problems`; :func:`facet_figures` splits a grid of many
+  facets into figures of one row).
   The problems are written beside the CSV (``NN.check.json``) and ``tests/test_figures.py``
   fails on any.
 
@@ -341,6 +343,19 @@ def _hue_kws(df: pd.DataFrame, hue: str | None, hue_order: Sequence[Any] | None 
 
 # --- figure kinds ------------------------------------------------------------------------------
 
+#: a facet grid's panel height as drawn, inches (seaborn's height: the panel with its title
+#: and tick labels), the least at which a row of panels under a figure title and a shared x
+#: label is :data:`MIN_PANEL_PX` high in the HTML book (at 3.0 in it was about 170 px)
+FACET_PANEL_IN = 3.6
+#: facets of one figure at most (one row of two): a grid of more rows, fitted under the PDF's
+#: height cap, shows each panel under :data:`MIN_PANEL_PX` (two rows: about 190 px; three:
+#: about 110 px), so more go to further figures (:func:`facet_figures`)
+FACETS_PER_FIGURE = 2
+#: a bar grid's panel height as drawn, inches: its category labels, set at 30° where they
+#: touch (:func:`_declutter_xticks`), take more of it (at 3.6 in such a row was 180 px)
+BAR_PANEL_IN = 4.0
+
+
 def lines(df: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str,
           col: str | None = None, row: str | None = None,
           bound: Mapping[int, float] | None = None, logx: bool = True, logy: bool = False,
@@ -356,7 +371,7 @@ def lines(df: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str,
     g = sns.relplot(data=df, x=x, y=y, hue=hue, style=style, col=col, row=row, kind="line",
                     col_wrap=wrap, col_order=_order(df, col), row_order=_order(df, row),
                     estimator="median", errorbar=("ci", 95), n_boot=N_BOOT, seed=SEED,
-                    marker="o", height=3.0, aspect=1.3, facet_kws={"sharey": False},
+                    marker="o", height=FACET_PANEL_IN, aspect=1.3, facet_kws={"sharey": False},
                     **_hue_kws(df, hue))
     drawn = 0
     for key, ax in _axes(g):
@@ -382,7 +397,8 @@ def points(df: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str,
     for ratios."""
     df = df.reset_index(drop=True)  # seaborn aligns columns by label: repeated labels fail
     g = sns.relplot(data=df, x=x, y=y, hue=hue, style=style, col=col, kind="scatter",
-                    col_order=_order(df, col), height=3.0, aspect=1.3, s=18, alpha=0.75,
+                    col_order=_order(df, col), height=FACET_PANEL_IN, aspect=1.3, s=18,
+                    alpha=0.75,
                     facet_kws={"sharey": True, "sharex": True}, **_hue_kws(df, hue))
     for _, ax in _axes(g):
         if logx:
@@ -418,7 +434,7 @@ def bars(df: pd.DataFrame, x: str, y: str, hue: str | None, xlabel: str, ylabel:
         hk = {"hue": x, "hue_order": order, "palette": palette(order or []), "legend": False}
     g = sns.catplot(data=df, x=x, y=y, col=col, col_wrap=wrap, kind="bar",
                     col_order=_order(df, col), estimator="median", errorbar=("ci", 95),
-                    n_boot=N_BOOT, seed=SEED, order=order, height=3.0, aspect=1.4,
+                    n_boot=N_BOOT, seed=SEED, order=order, height=BAR_PANEL_IN, aspect=1.4,
                     sharey=False, sharex=False, **({"hue": hue} if hue and hue != x else {}),
                     **hk)
     _finish(g, xlabel, ylabel, title, None, col)
@@ -428,8 +444,12 @@ def bars(df: pd.DataFrame, x: str, y: str, hue: str | None, xlabel: str, ylabel:
             if key is not None and pd.notna(key) and int(key) in bound:
                 ax.axhline(bound[int(key)], color="0.2", linestyle="--", linewidth=1.2)
                 drawn += 1
-    if drawn:
-        g.figure.text(0.5, -0.02, MEMCPY_NOTE, ha="center", fontsize=9)
+    if drawn:  # below the figure's lower edge, so below its shared x label whatever its height
+        from matplotlib.transforms import ScaledTranslation
+
+        g.figure.text(0.5, 0.0, MEMCPY_NOTE, ha="center", va="top", fontsize=9,
+                      transform=g.figure.transFigure
+                      + ScaledTranslation(0, -0.04, g.figure.dpi_scale_trans))
     g.figure.canvas.draw()
     for ax in g.axes.flat:
         _declutter_xticks(ax)
@@ -462,7 +482,7 @@ def estimates(df: pd.DataFrame, x: str, y: str, lo: str, hi: str, hue: str, xlab
     """Precomputed estimates with their CIs (e.g. bootstrap ratios from analysis.statistics.stats) as
     points with error bars, one series per hue."""
     hk = _hue_kws(df, hue)
-    g = sns.FacetGrid(df, col=col, hue=hue, height=3.0, aspect=1.3, sharey=False,
+    g = sns.FacetGrid(df, col=col, hue=hue, height=FACET_PANEL_IN, aspect=1.3, sharey=False,
                       col_order=_order(df, col), **hk)
 
     def draw(data: pd.DataFrame, color: Any = None, label: str | None = None, **_: Any) -> None:
@@ -519,7 +539,7 @@ def _map_legend(fig: Any, baseline: str, fontsize: float) -> None:
                bbox_to_anchor=(0.5, 0.0))
 
 
-#: the least height of a ratio figure's panel as the HTML book shows it, in pixels: the
+#: the least height of a facet grid's panel as the HTML book shows it, in pixels: the
 #: book shows a PNG at its own size (``savefig.dpi`` = 100 px per inch) up to the width of its
 #: content column (:data:`HTML_CONTENT_PX`), so a grid fitted to the PDF's height cap with
 #: many rows of panels showed each about 40 px high
@@ -659,27 +679,51 @@ def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None
                           borderaxespad=0,
                           title=f"{hue}  (dotted: crossover; grey: {fmt_band(threshold)}{note})")
     g._copybench_top_legend = leg
-    g._copybench_min_panel_px = MIN_PANEL_PX
     return _meta(_finish(g, xlabel, ylabel, title, row, col), kind="line", data=df, x="size",
                  y="ratio", hue=hue, col=col, row=row, extra=["lo", "hi", "decision"],
                  source=source)
+
+
+def facet_values(df: pd.DataFrame, col: str) -> list[Any]:
+    """The values of ``col`` in the order the figures give its facets (sizes by size,
+    methods and placements in the book's order)."""
+    return _order(df, col) or []
+
+
+def facet_figures(draw: Any, df: pd.DataFrame, *args: Any, col: str,
+                  title: str | None = None, per_figure: int = FACETS_PER_FIGURE,
+                  source: pd.DataFrame | None = None, **kw: Any) -> list[Any]:
+    """A facet figure (``draw``: :func:`lines`, :func:`bars`, :func:`points`,
+    :func:`estimates`, :func:`ratios`, called with ``df, *args, col=col, **kw``) in parts of
+    at most ``per_figure`` panels (``col`` values, in the figure's order;
+    :data:`FACETS_PER_FIGURE`: one row of two), each part its own image ("title (1 of 3)"):
+    one grid of many panels fitted under the PDF's height cap showed each panel a few tens of
+    pixels high in the HTML book; each of these keeps :data:`MIN_PANEL_PX`. ``source`` (the
+    data the figure claims to show) is cut the same way, so each part is checked against its
+    own facets."""
+    values = facet_values(df, col)
+    parts = [values[i:i + per_figure] for i in range(0, len(values), per_figure)] or [[]]
+    out = []
+    for k, part in enumerate(parts, 1):
+        sub = df[df[col].isin(part)] if part else df
+        src = (source[source[col].isin(part)]
+               if source is not None and part and col in source else source)
+        t = (f"{title} ({k} of {len(parts)})" if title and len(parts) > 1 else title)
+        g = draw(sub, *args, col=col, title=t, source=src, **kw)
+        if len(parts) > 1 and getattr(g, "_copybench", None) is not None:
+            g._copybench["whole"] = df  # the data of every part (data_problems)
+        out.append(g)
+    return out
 
 
 def ratio_figures(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, col: str,
                   title: str | None = None,
                   per_figure: int = RATIO_FACETS_PER_FIGURE, **kw: Any) -> list[sns.FacetGrid]:
     """:func:`ratios` in rows of two panels, at most ``per_figure`` panels (``col`` values)
-    per figure (:data:`RATIO_FACETS_PER_FIGURE`: one row), each figure its own image ("title
-    (1 of 4)"): one grid of many panels fitted under the PDF's height cap showed each panel a
-    few tens of pixels high in the HTML book; each of these keeps :data:`MIN_PANEL_PX`."""
-    values = _order(df, col) or []
-    parts = [values[i:i + per_figure] for i in range(0, len(values), per_figure)] or [[]]
-    out = []
-    for k, part in enumerate(parts, 1):
-        sub = df[df[col].isin(part)] if part else df
-        t = (f"{title} ({k} of {len(parts)})" if title and len(parts) > 1 else title)
-        out.append(ratios(sub, hue, xlabel, ylabel, col=col, col_wrap=2, title=t, **kw))
-    return out
+    per figure (:data:`RATIO_FACETS_PER_FIGURE`: one row), each figure its own image
+    (:func:`facet_figures`)."""
+    return facet_figures(ratios, df, hue, xlabel, ylabel, col=col, title=title,
+                         per_figure=per_figure, col_wrap=2, **kw)
 
 
 def panel_heights_px(fig: Any) -> list[float]:
@@ -697,10 +741,22 @@ def panel_heights_px(fig: Any) -> list[float]:
             for ax in fig.axes if ax.get_visible() and ax.get_subplotspec() is not None]
 
 
-def panel_problems(g: Any) -> list[str]:
-    """A panel shown under its figure's least height (:data:`MIN_PANEL_PX`, declared by the
-    figures that keep it: :func:`ratios`)."""
+def min_panel_px(g: Any) -> float | None:
+    """The least height a figure's panels must keep in the HTML book: :data:`MIN_PANEL_PX`
+    for every facet grid (:func:`lines`, :func:`points`, :func:`bars`, :func:`estimates`,
+    :func:`ratios`: panels that a grid of many facets, fitted under the PDF's height cap,
+    showed a few tens of pixels high), or what a figure declares
+    (``g._copybench_min_panel_px``); None for a bare :class:`Figure` that declares none (a
+    map or a forest sizes its panels by the rows it holds)."""
     least = getattr(g, "_copybench_min_panel_px", None)
+    if least is None and isinstance(g, sns.FacetGrid):
+        return MIN_PANEL_PX
+    return least
+
+
+def panel_problems(g: Any) -> list[str]:
+    """A panel shown under its figure's least height (:func:`min_panel_px`)."""
+    least = min_panel_px(g)
     if least is None:
         return []
     fig = g.figure if hasattr(g, "figure") else g
@@ -1071,7 +1127,13 @@ def data_problems(meta: Mapping[str, Any]) -> list[str]:
             pd.Series({(): d[x].nunique()})
         have = s.groupby(groups, dropna=False)[x].nunique() if groups and \
             all(g in s for g in groups) else None
-        if (series <= 1).all():
+        # one part of a figure split by facet_figures whose facets each have one x-value,
+        # where the whole figure has lines: the figure kind fits the data
+        whole = meta.get("whole")
+        lines_elsewhere = (whole is not None and x in whole and all(g in whole for g in groups)
+                           and (whole.groupby(groups, dropna=False)[x].nunique() > 1).any()
+                           if groups else False)
+        if (series <= 1).all() and not lines_elsewhere:
             probs.append("a line figure whose every series is a single point "
                          f"(x = {', '.join(map(str, sorted(d[x].unique())))})")
         elif have is not None:

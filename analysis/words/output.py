@@ -206,6 +206,63 @@ def table_font(header: list[str], body: list[list[str]]) -> tuple[str, float]:
     return TABLE_FONTS[-1]
 
 
+def _least(header: list[str], body: list[list[str]]) -> list[float]:
+    """Each column's least width in characters: its longest unbreakable piece and slack."""
+    return [max((len(w) for c in [header[i], *(r[i] for r in body)] for w in _words(c)),
+                default=1) + WORD_SLACK for i in range(len(header))]
+
+
+_NUMBER = re.compile(r"[\d.,;:\[\]()%+×−-]+")
+
+
+def fit_words(header: list[str], body: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+    """The table with break opportunities (zero-width spaces) inside the longest words of
+    its widest columns until every column's longest piece fits a line of the smallest table
+    font: a table of many columns squeezed its columns under their longest word, and the
+    PDF printed one column's text over the next ("AMD EPY" under the next column). A number
+    is never broken (a column whose longest piece is one is left as it is); a table that
+    fits is returned unchanged."""
+    line = LINE_CHARS * TABLE_FONTS[-1][1]
+    header, body = list(header), [list(r) for r in body]
+    done: set[int] = set()
+    for _ in range(200):
+        least = _least(header, body)
+        if sum(least) + COLUMN_CHARS * len(header) <= line:
+            break
+        open_ = [i for i in range(len(header)) if i not in done]
+        if not open_:
+            break
+        i = max(open_, key=lambda k: least[k])
+        longest = int(least[i] - WORD_SLACK)
+        target = longest - 1
+        if target < 4:
+            done.add(i)
+            continue
+
+        def cut(c: str) -> str:
+            if len(c.strip()) <= 10:
+                return c
+            out = []
+            for w in c.split(" "):
+                pieces = []
+                for p in w.split(ZWSP):
+                    if len(p) > target and not _NUMBER.fullmatch(p):
+                        n = math.ceil(len(p) / target)
+                        step = math.ceil(len(p) / n)
+                        p = ZWSP.join(p[j:j + step] for j in range(0, len(p), step))
+                    pieces.append(p)
+                out.append(ZWSP.join(pieces))
+            return " ".join(out)
+
+        new_h = header[:i] + [cut(header[i])] + header[i + 1:]
+        new_b = [r[:i] + [cut(r[i])] + r[i + 1:] for r in body]
+        if _least(new_h, new_b)[i] >= least[i]:
+            done.add(i)  # its longest piece is a number or a short cell: not broken
+            continue
+        header, body = new_h, new_b
+    return header, body
+
+
 def column_widths(header: list[str], body: list[list[str]], scale: float = 1.0) -> list[int]:
     """Percent widths: every column at least its longest unbreakable word (a number is
     never cut), the room left shared by how much text each column holds; ``scale``: how
@@ -231,6 +288,7 @@ def list_table(header: list[str], body: list[list[str]]) -> str:
     tokens get break opportunities (:func:`breakable`)."""
     # plain text: an underscore or asterisk is no emphasis (kernel symbols, file names)
     body = [[breakable(re.sub(r"([*_])", r"\\\1", c)) for c in r] for r in body]
+    header, body = fit_words(header, body)  # a table too wide even at the smallest font
     font, scale = table_font(header, body)
     lines = ["```{list-table}", ":header-rows: 1", ":class: longtable",
              f":widths: {' '.join(map(str, column_widths(header, body, scale)))}", ""]

@@ -198,3 +198,12 @@ def test_no_raw_column_name_or_cut_verdict() -> None:
     cut = re.findall(r"\b(?:inconclus(?!ive)|refut(?!ed|ation|es|ing|e\b)|equival(?!en))\w*",
                      flat)
     assert not cut, f"verdicts cut short: {sorted(set(cut))[:10]}"
+
+
+def test_no_cpu_model_name_cut() -> None:
+    """The replication chapter's table of runs (a column per category) was too wide for a
+    page: its CPU column, squeezed under its longest word, printed "AMD EPYC" over the next
+    column ("AMD EPY("). A CPU model name is printed whole."""
+    flat = re.sub(r"\s+", " ", "\n".join(pages()))
+    cut = re.findall(r"\b(?:EPY(?!C)|Xeo(?!n)|Intel\(R(?!\)))\S*", flat)
+    assert not cut, f"CPU model names cut short: {sorted(set(cut))[:10]}"
