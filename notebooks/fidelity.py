@@ -155,7 +155,8 @@ if len(peers):
 # Is copybench `send` at parity with iperf3? The rule was fixed before the run: at each size
 # from {glue:text}`fid_parity_sizes`, on {glue:text}`fid_parity_config`, the ratio copybench
 # `send` / iperf3 is paired by round in the block the two share (geometric mean of the
-# per-round ratios, 95 % t CI, one comparison per size) and read against a parity margin of
+# per-round ratios, {glue:text}`fid_parity_level:s` t CI, one comparison per size) and read
+# against a parity margin of
 # {glue:text}`fid_parity_margin`, the claims' band: "at parity" where the CI lies inside it,
 # "not at parity" where it lies wholly outside, "undecided" where it crosses an edge; over the
 # range, copybench is at parity only where every size is. Each size runs the rounds a CI of
@@ -166,6 +167,8 @@ if len(peers):
 from analysis.claims import baselines as BL
 from analysis.words import phrases as PH
 from decision import parity as PA
+
+glue_text("fid_parity_level", PR.ci_level(PA.CONFIDENCE))
 
 par = BL.parity(run)
 post = " (post hoc)" if RV.post_hoc(RV.PARITY_RULE, run.created_at) else ""
