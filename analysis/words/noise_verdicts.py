@@ -210,7 +210,7 @@ def undecided_text(u: Undecided) -> str:
             why.append(f"{u.short} {_were(u.short)} not given the rounds {'it needs' if u.short == 1 else 'they need'} "
                        "within it")
         if u.reached:
-            why.append(f"{u.reached} got {'them' if u.reached > 1 else 'them'} and stayed open")
+            why.append(f"{u.reached} got them and stayed open")
         parts.append(f"of the {u.topped} topped up, " + " and ".join(why))
     split = (f" ({u.no_direction} with the direction undecided too, {u.size_open} with it "
              "decided and the size open)" if u.size_open else "")

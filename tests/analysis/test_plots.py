@@ -444,19 +444,7 @@ def test_a_ratio_figure_of_seven_panels_reads_at_the_pdfs_size() -> None:
     figure's width, the panels fitted to the page were too short for their ticks and their
     wrapped titles; the legend goes above the panels, off them and off the title."""
     P.setup()
-    rng = np.random.default_rng(5)
-    confs = ["loopback, cross-core, 1 s", "loopback, cross-core, 2 s",
-             "loopback, same-core, 1 s", "udp-forward (UDP), same-core, 1 s",
-             "udp-forward (UDP), same-core, 2 s", "veth, cross-core, 1 s",
-             "veth, same-core, 1 s"]
-    rows = []
-    for c in confs:
-        for m in ("sendmsg", "zerocopy", "uring-zc", "vmsplice"):
-            for s in (64, 1024, 4096, 16384, 65536, 262144):
-                r = float(np.exp(rng.normal(-1 + np.log2(s) / 10, 0.5)))
-                rows.append(dict(configuration=c, method=m, size=s, ratio=r, lo=r * 0.8,
-                                 hi=r * 1.2, decision="greater"))
-    for g in P.ratio_figures(pd.DataFrame(rows), "method", "message size",
+    for g in P.ratio_figures(seven_configurations(), "method", "message size",
                              "ratio to send (log scale)", col="configuration",
                              title="throughput relative to send"):
         assert P.check_figure(P.lay_out(g)) == []
