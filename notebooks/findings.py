@@ -312,7 +312,9 @@ m = run.measured
 t0 = pd.to_datetime(run.trials["started_at"], utc=True, errors="coerce")
 hours = float((t0.max() - t0.min()).total_seconds() / 3600) if t0.notna().any() else 0.0
 post_hoc = RV.post_hoc(RV.BAND_RULE, run.created_at)
-summary = H.abstract_results(AB.readable(curve, RMIN), AB.readable(curve_sm, RMIN),
+# the map's rows a finding may read (the count owner's `read` set)
+summary = H.abstract_results(AB.readable(V.map_data(curve) if len(curve) else curve, RMIN),
+                             AB.readable(curve_sm, RMIN),
                              AB.readable(files, RMIN), verdicts, kind, len(m), hours,
                              F.testbed_text(run.manifest), copied, post_hoc=post_hoc)
 verify = m["verify"] if "verify" in m else pd.Series(dtype=object)

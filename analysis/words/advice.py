@@ -33,6 +33,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
+from analysis.words.counts import read_rows
 from analysis.words.findings import Finding
 from analysis.statistics.fmt import fmt_size
 from analysis.words.headlines import window_flips
@@ -155,7 +156,7 @@ def method_advice(rows: pd.DataFrame, method: str, baseline: str,
     decision and counted in the words."""
     rows = by_direction(rows)
     windows = by_direction(windows) if windows is not None else None
-    note = f" Of its completions, the kernel copied {copied}." if copied else ""
+    note = f" The kernel copied {copied}." if copied else ""
     for brief in range(5):
         text = _advice(rows, method, baseline, windows, brief) + note
         if words(text) <= MAX_WORDS - 1:  # and "(figure)"
@@ -244,9 +245,9 @@ def readable(rows: pd.DataFrame | None, rounds_min: int | None) -> pd.DataFrame 
     """The comparisons a finding may read: those resting on at least ``rounds_min`` rounds
     (``n``; None: every one). A comparison with fewer is shown in the maps and tables, never
     cited."""
-    if rows is None or rounds_min is None or rows.empty or "n" not in rows:
+    if rows is None or rounds_min is None:
         return rows
-    return rows[pd.to_numeric(rows["n"], errors="coerce").fillna(0) >= rounds_min]
+    return read_rows(rows, rounds_min)
 
 
 def front_findings(vs_send: pd.DataFrame, files: pd.DataFrame, methods: Sequence[str],
@@ -267,7 +268,7 @@ def front_findings(vs_send: pd.DataFrame, files: pd.DataFrame, methods: Sequence
         d = vs_send[vs_send["method"] == meth] if len(vs_send) else vs_send
         if d.empty:
             continue
-        share = copied_share((copied or {}).get(meth, {}))
+        share = copied_share((copied or {}).get(meth, {}), " of its completions", ", ")
         out.append(Finding("message", "", method_advice(d, meth, "send", windows, share),
                            figure,
                            bool((d["decision"] != "inconclusive").any())))

@@ -114,6 +114,8 @@ class BookCounts:
     magnitude: dict[str, int] = field(default_factory=dict)  # state -> published-number verdicts
     #: the message comparisons of each method (the abstract names the slower methods' tallies)
     by_method: dict[str, Tally] = field(default_factory=dict)
+    #: the map's rows resting on at least the design's minimum rounds (those the findings read)
+    read: Tally = field(default_factory=Tally)
 
     @property
     def n_verdicts(self) -> int:
@@ -212,7 +214,15 @@ def book_counts(run: A.Run, results: Sequence[ClaimResult],
                       {v: sum(r.verdict == v for r in results) for v in VERDICTS},
                       len({r.claim for r in results}),
                       {v: sum(r.magnitude == v for r in results) for v in MAGNITUDES},
-                      method_tallies(msg))
+                      method_tallies(msg), Tally.of(read_rows(msg, run.rounds_min)))
+
+
+def read_rows(tab: pd.DataFrame, rounds_min: int) -> pd.DataFrame:
+    """The comparisons resting on at least ``rounds_min`` rounds (``n``): those a finding may
+    read (:func:`analysis.words.advice.readable` applies the same test)."""
+    if tab.empty or "n" not in tab:
+        return tab
+    return tab[pd.to_numeric(tab["n"], errors="coerce").fillna(0) >= rounds_min]
 
 
 def method_tallies(tab: pd.DataFrame) -> dict[str, Tally]:

@@ -307,8 +307,11 @@ def abstract_results(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.
                    f"thread{'s' if threads != '1' else ''}), "
                    f"{n.greater} {plural(n.greater, 'is', 'are')} faster, {n.less} slower, "
                    f"{n.equivalent} equivalent within {fmt_band()}"
-                   f"{' (post hoc)' if post_hoc else ''} and "
-                   f"{n.undecided} undecided.")
+                   f"{' (post hoc)' if post_hoc else ''}"
+                   # the directions decided with their size open, so the parts add up
+                   + (f", {n.faster_open + n.slower_open} decided in direction with the size "
+                      f"open" if n.faster_open + n.slower_open else "")
+                   + f" and {n.undecided} undecided.")
         b = best_gain(vs_send)
         if b is not None:
             out.append(f"{gain_rank(b, vs_send, 'send')} `{b['method']}` at "

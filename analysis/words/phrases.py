@@ -105,14 +105,19 @@ def never_beats(methods: Sequence[str], baseline: str) -> str:
     return f"{who} {'never beats' if len(names) == 1 else 'never beat'} `{baseline}`"
 
 
-def copied_share(copied: Mapping[str, tuple[int, int]]) -> str:
+def copied_share(copied: Mapping[str, tuple[int, int]], of: str = "",
+                 joiner: str = " and ") -> str:
     """What share of the zero-copy sends' completions the kernel copied, per transport
     (``copied``: transport -> (completions copied, completions)), transports of one share
     named together: "100 % on loopback and veth and 0 % on udp-forward" ("" when no
-    transport has a completion)."""
+    transport has a completion); ``of`` follows the first share ("100 % of its completions
+    on ..."), ``joiner`` joins the shares."""
     groups: dict[str, list[str]] = {}
     for t, (c, n) in copied.items():
         if n > 0:
             # the percentage never parts from its number at a line's end
             groups.setdefault(fmt_pct(c / n, 0).replace(" ", "\u00a0"), []).append(str(t))
-    return " and ".join(f"{p} on {' and '.join(ts)}" for p, ts in groups.items())
+    said = [f"{p} on {' and '.join(ts)}" for p, ts in groups.items()]
+    if said and of:  # "100 % of its completions on loopback, 0 % on udp-forward"
+        said[0] = said[0].replace(" on ", f"{of} on ", 1)
+    return joiner.join(said)

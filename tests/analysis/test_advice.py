@@ -169,5 +169,6 @@ def test_the_zero_copy_finding_states_the_copied_share() -> None:
                              copied={"zerocopy": {"loopback": (40, 40), "veth": (0, 0),
                                                   "udp-forward": (0, 25)}})
     text = found[0].text
-    assert "Of its completions, the kernel copied 100\u00a0% on loopback and 0\u00a0% on udp-forward" in text, text
+    assert ("The kernel copied 100\u00a0% of its completions on loopback, 0\u00a0% on "
+            "udp-forward") in text, text
     assert V.words(text) <= V.MAX_WORDS - 1, (V.words(text), text)
