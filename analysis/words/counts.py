@@ -112,7 +112,8 @@ class BookCounts:
     verdicts: dict[str, int] = field(default_factory=dict)  # state -> verdicts (direction)
     claims: int = 0  # the claims those verdicts are for
     magnitude: dict[str, int] = field(default_factory=dict)  # state -> published-number verdicts
-    #: the message comparisons of each method (the abstract names the slower methods' tallies)
+    #: the map's rows of each method that a finding may read (the findings appendix's summary
+    #: names the slower methods' tallies)
     by_method: dict[str, Tally] = field(default_factory=dict)
     #: the map's rows resting on at least the design's minimum rounds (those the findings read)
     read: Tally = field(default_factory=Tally)
@@ -214,7 +215,8 @@ def book_counts(run: A.Run, results: Sequence[ClaimResult],
                       {v: sum(r.verdict == v for r in results) for v in VERDICTS},
                       len({r.claim for r in results}),
                       {v: sum(r.magnitude == v for r in results) for v in MAGNITUDES},
-                      method_tallies(msg), Tally.of(read_rows(msg, run.rounds_min)))
+                      method_tallies(read_rows(msg, run.rounds_min)),
+                      Tally.of(read_rows(msg, run.rounds_min)))
 
 
 def read_rows(tab: pd.DataFrame, rounds_min: int) -> pd.DataFrame:
