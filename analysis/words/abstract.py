@@ -29,7 +29,7 @@ import pandas as pd
 
 from analysis.statistics.fmt import fmt_hours, fmt_pct, fmt_size, plural
 from analysis.words.advice import readable as _readable
-from analysis.words.counts import UNTESTED
+from analysis.words.counts import UNTESTED, fallback_rows
 from analysis.words.findings import UNSUPPORTED_KINDS
 from analysis.words.phrases import configuration, copied_share, ratio_ci
 
@@ -39,8 +39,6 @@ MAX_FIRST_NUMBERS = 4
 #: verify_stream: ``(chunks & 15) == 0``); over TCP the sink also checks, in every mode, that
 #: it received as many bytes as were sent (src/sender.c, collect_receiver)
 VERIFY_SAMPLE_EVERY = 16
-#: the methods whose sends complete with a notification saying whether the kernel copied
-COMPLETION_METHODS = ("zerocopy", "uring-zc")
 #: the primitives the study measures, in the reader's names
 PRIMITIVES = ("`send`, `sendmsg`, `MSG_ZEROCOPY`, io_uring zero-copy send, `vmsplice`, "
               "`read`/`write`, `mmap`+`write`, `sendfile`, `splice` and `copy_file_range`")
@@ -146,9 +144,7 @@ def _zerocopy(map_rows: pd.DataFrame, facts: Facts) -> str:
     frac = {t: c[0] / c[1] for t, c in have.items()}
     text = f"Of the zero-copy sends' completions, the kernel copied {copied_share(have)}"
     full = [t for t, x in frac.items() if x >= 1.0]
-    rows = readable(map_rows, facts.rounds_min)
-    rows = rows[rows["method"].isin(COMPLETION_METHODS) & rows["transport"].isin(full)] \
-        if len(rows) else rows
+    rows = fallback_rows(readable(map_rows, facts.rounds_min), full)
     if full and len(rows):
         text += (f"; where it copied all, those methods ran their copying fallback, slower than "
                  f"`send` in {_slower(rows)} of {len(rows)} comparisons")

@@ -117,6 +117,9 @@ class BookCounts:
     by_method: dict[str, Tally] = field(default_factory=dict)
     #: the map's rows resting on at least the design's minimum rounds (those the findings read)
     read: Tally = field(default_factory=Tally)
+    #: of those, the zero-copy methods' rows on the transports where the kernel copied every
+    #: completion (their copying fallback: the abstract counts them)
+    fallback: Tally = field(default_factory=Tally)
 
     @property
     def n_verdicts(self) -> int:
@@ -216,7 +219,32 @@ def book_counts(run: A.Run, results: Sequence[ClaimResult],
                       len({r.claim for r in results}),
                       {v: sum(r.magnitude == v for r in results) for v in MAGNITUDES},
                       method_tallies(read_rows(msg, run.rounds_min)),
-                      Tally.of(read_rows(msg, run.rounds_min)))
+                      Tally.of(read_rows(msg, run.rounds_min)),
+                      Tally.of(fallback_rows(read_rows(msg, run.rounds_min),
+                                             copied_in_full(run))))
+
+
+#: the methods whose sends complete with a notification saying whether the kernel copied
+COMPLETION_METHODS = ("zerocopy", "uring-zc")
+
+
+def copied_in_full(run: A.Run) -> tuple[str, ...]:
+    """The transports on which the kernel copied every completion of the zero-copy methods
+    (``zc_copied`` equal to ``zc_completions``, summed over their trials)."""
+    m = run.measured
+    if "zc_completions" not in m:
+        return ()
+    zc = m[m["method"].isin(COMPLETION_METHODS) & m["zc_completions"].fillna(0).gt(0)]
+    return tuple(str(t) for t, g in zc.groupby("transport")
+                 if g["zc_copied"].sum() >= g["zc_completions"].sum())
+
+
+def fallback_rows(tab: pd.DataFrame, transports: Sequence[str]) -> pd.DataFrame:
+    """The zero-copy methods' comparisons on ``transports`` (where they ran their copying
+    fallback)."""
+    if tab.empty:
+        return tab
+    return tab[tab["method"].isin(COMPLETION_METHODS) & tab["transport"].isin(transports)]
 
 
 def read_rows(tab: pd.DataFrame, rounds_min: int) -> pd.DataFrame:
