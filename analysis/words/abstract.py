@@ -28,8 +28,7 @@ from typing import Mapping
 import pandas as pd
 
 from analysis.statistics.fmt import fmt_hours, fmt_pct, fmt_size, plural
-from analysis.words.advice import readable as _readable
-from analysis.words.counts import UNTESTED, fallback_rows
+from analysis.words.counts import UNTESTED, fallback_rows, read_rows
 from analysis.words.findings import UNSUPPORTED_KINDS
 from analysis.words.phrases import configuration, copied_share, ratio_ci
 
@@ -63,11 +62,9 @@ class Facts:
     copied: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
 
-def readable(rows: pd.DataFrame, rounds_min: int) -> pd.DataFrame:
-    """The comparisons the abstract, the findings and the advice may read: those resting on
-    at least ``rounds_min`` rounds (``n``; :func:`analysis.words.advice.readable`)."""
-    out = _readable(rows, rounds_min)
-    return rows if out is None else out
+#: the comparisons the abstract may read: those resting on at least the design's minimum
+#: rounds (the count owner's test, as the findings apply it)
+readable = read_rows
 
 
 def _faster(rows: pd.DataFrame) -> int:
