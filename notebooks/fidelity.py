@@ -31,6 +31,7 @@ import pandas as pd
 
 from analysis.words import findings as F
 from analysis.loading import peers as PEERS
+from analysis.words import noise_verdicts as NV
 from analysis.words import revisions as RV
 from analysis.loading import run as A
 from analysis.figures import plots as P
@@ -227,7 +228,9 @@ if len(bench):
             fmt_est(S.Estimate(r.baseline_ratio, r.baseline_lo, r.baseline_hi, 0)).replace(
                 ", n=0", "") if r.baseline_ratio == r.baseline_ratio else "—"
             for r in bench.itertuples()],
-        "measured on": bench["day"].map(lambda d: f"{d[:4]}-{d[4:6]}-{d[6:]}")}),
+        "measured on": [f"{d[:4]}-{d[4:6]}-{d[6:]}"
+                        + (f", {NV.machine({'cpu': {'model': m, 'count': n}})}" if m else "")
+                        for d, m, n in zip(bench["day"], bench["cpu_model"], bench["cpu_count"])]}),
         floatfmt="{:.2f}")
     for g in P.facet_figures(P.estimates, bench.assign(ratio=bench["ratio"]), "size",
                              "ratio", "lo", "hi", "placement", "message size",
@@ -241,11 +244,26 @@ if len(bench):
         e = S.Estimate(getattr(r, pre + "ratio"), getattr(r, pre + "lo"), getattr(r, pre + "hi"), 0)
         return fmt_est(e).replace(", n=0", "")
 
+    def _rounds_text(rows: pd.DataFrame) -> str:
+        lo, hi = int(rows["rounds"].min()), int(rows["rounds"].max())
+        return f"{lo} interleaved rounds" if lo == hi else f"{lo}–{hi} interleaved rounds"
+
+    def _when_text(rows: pd.DataFrame) -> str:
+        """Each measuring day with its sizes and machine: the sizes' newest measurements
+        may come from different days and CPU classes, and the ratio differs between them."""
+        parts = []
+        for (day, model, n), g in rows.groupby(["day", "cpu_model", "cpu_count"], sort=True):
+            where = (f"on a {NV.machine({'cpu': {'model': model, 'count': n}})}" if model
+                     else "on a machine the file does not record")
+            parts.append(f"{day[:4]}-{day[4:6]}-{day[6:]} at "
+                         f"{size_span(g['size'].min(), g['size'].max())} {where}")
+        return "; ".join(parts)
+
     old = lc[lc["baseline_ratio"].notna()]
     glue_text("fid_bench", (
         "on loopback, cross-core, at 16 KiB–1 MiB, copybench `send` / iperf3 is "
         + "; ".join(f"{fmt_size(r.size)} {_est(r)}" for r in lc.itertuples())
-        + f" ({int(lc['rounds'].min())} interleaved rounds), and copybench's receiver uses "
+        + f" ({_rounds_text(lc)}; measured {_when_text(lc)}), and copybench's receiver uses "
         f"{lc['receiver_cpu_ratio'].min():.2f}–{lc['receiver_cpu_ratio'].max():.2f}× "
         "iperf3's CPU per GB"
         + (f"; in the same rounds, the receiver as it was when it asked for 256 KiB per "

@@ -46,21 +46,26 @@ def bench_fidelity(paths: Sequence[str | Path]) -> pd.DataFrame:
     ``fidelity-YYYYMMDD-*.json``), one row per configuration measured, the newest
     measurement of each configuration (the later file; on the same day, the one with more
     rounds): copybench ``send`` / iperf3 throughput (geometric mean over interleaved rounds,
-    95 % t CI), the receivers' CPU per GB (copybench's ÷ iperf3's) and, where the file
-    measured an older build beside it, that build's ratio."""
-    cols = ["file", "day", "rounds", "transport", "placement", "size", "ratio", "lo", "hi",
+    95 % t CI), the receivers' CPU per GB (copybench's ÷ iperf3's), the CPU model and count it ran on ("" and 0
+    where the file names none: files written before the bench recorded its machine) and,
+    where the file measured an older build beside it, that build's ratio."""
+    cols = ["file", "day", "cpu_model", "cpu_count", "rounds", "transport", "placement", "size", "ratio", "lo", "hi",
             "receiver_cpu_ratio", "copybench_gbit", "iperf3_gbit", "baseline_ratio",
             "baseline_lo", "baseline_hi", "baseline_receiver_cpu_ratio"]
     rows = []
     for p in map(Path, paths):
         m = re.match(r"fidelity-(\d{8})-", p.name)
-        summary = json.loads(p.read_text()).get("summary") or []
+        doc = json.loads(p.read_text())
+        summary = doc.get("summary") or []
+        cpu = (doc.get("machine") or {}).get("cpu") or {}
         for s in summary:
             cb, base = s.get("copybench/iperf3") or {}, s.get("baseline/iperf3") or {}
             if not cb.get("ratio"):
                 continue
             rows.append({
-                "file": p.name, "day": m.group(1) if m else "", "rounds": cb.get("rounds"),
+                "file": p.name, "day": m.group(1) if m else "",
+                "cpu_model": str(cpu.get("model") or ""), "cpu_count": cpu.get("count") or 0,
+                "rounds": cb.get("rounds"),
                 "transport": s["transport"], "placement": s["placement"],
                 "size": _SIZES.get(str(s["size"]), math.nan),
                 "ratio": cb["ratio"], "lo": cb["ci"][0], "hi": cb["ci"][1],
