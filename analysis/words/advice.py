@@ -149,7 +149,8 @@ def method_advice(rows: pd.DataFrame, method: str, baseline: str,
     the whole sentence would be longer, it is said more briefly, in this order: a list of
     three configurations or more becomes "several configurations" (every one: "everywhere"), the equivalent sizes join the
     undecided ones ("equivalent or undecided elsewhere"), the sizes a decision changes
-    with the window at become "some sizes", the ratio's configuration goes.
+    with the window at become "some sizes", the ratio's configuration goes, the extreme
+    ratio goes (its figure shows it).
     ``windows``: every window's comparison, where a decision that changes with the window is
     looked for. ``copied``: for a zero-copy method, the share of its completions the kernel
     copied per transport (:func:`analysis.words.phrases.copied_share`), said after the
@@ -157,7 +158,7 @@ def method_advice(rows: pd.DataFrame, method: str, baseline: str,
     rows = by_direction(rows)
     windows = by_direction(windows) if windows is not None else None
     note = f" The kernel copied {copied}." if copied else ""
-    for brief in range(5):
+    for brief in range(6):
         text = _advice(rows, method, baseline, windows, brief) + note
         if words(text) <= MAX_WORDS - 1:  # and "(figure)"
             break
@@ -226,7 +227,7 @@ def _advice(rows: pd.DataFrame, method: str, baseline: str, windows: pd.DataFram
            else None)
     best = (f"; {'best' if len(g) else 'down to'} {ratio_ci(ext)} at {fmt_size(ext['size'])}"
             + (f" ({ext['config']})" if r["config"].nunique() > 1 and brief < 4 else "")
-            if ext is not None else "")
+            if ext is not None and brief < 5 else "")
     text = lead + "".join(f"; {t}" for t in tail) + best
     return text[0].upper() + text[1:] + "."
 
