@@ -117,7 +117,6 @@ def copied_share(copied: Mapping[str, tuple[int, int]], of: str = "",
         if n > 0:
             # the percentage never parts from its number at a line's end
             groups.setdefault(fmt_pct(c / n, 0).replace(" ", "\u00a0"), []).append(str(t))
-    said = [f"{p} on {' and '.join(ts)}" for p, ts in groups.items()]
-    if said and of:  # "100 % of its completions on loopback, 0 % on udp-forward"
-        said[0] = said[0].replace(" on ", f"{of} on ", 1)
-    return joiner.join(said)
+    # "100 % of its completions on loopback, 0 % on udp-forward": ``of`` after the first only
+    return joiner.join(f"{p}{of if i == 0 else ''} on {' and '.join(ts)}"
+                       for i, (p, ts) in enumerate(groups.items()))
