@@ -217,6 +217,15 @@ bench = PEERS.bench_fidelity(sorted(glob.glob(PEERS.BENCH_FIDELITY)))
 glue_text("fid_bench_level", PR.ci_level(PEERS.BENCH_CONFIDENCE))
 glue_text("fid_bench_sizes", size_span(bench["size"].min(), bench["size"].max()) if len(bench)
           else "no bench measurement is committed")
+def _day(d: str) -> str:
+    return f"{d[:4]}-{d[4:6]}-{d[6:]}"
+
+
+def _machine(model: str, n: int) -> str:
+    """A bench row's machine in words ("" where its file records none)."""
+    return NV.machine({"cpu": {"model": model, "count": n}}) if model else ""
+
+
 if len(bench):
     show_table(pd.DataFrame({
         "transport": bench["transport"], "placement": bench["placement"],
@@ -228,8 +237,7 @@ if len(bench):
             fmt_est(S.Estimate(r.baseline_ratio, r.baseline_lo, r.baseline_hi, 0)).replace(
                 ", n=0", "") if r.baseline_ratio == r.baseline_ratio else "—"
             for r in bench.itertuples()],
-        "measured on": [f"{d[:4]}-{d[4:6]}-{d[6:]}"
-                        + (f", {NV.machine({'cpu': {'model': m, 'count': n}})}" if m else "")
+        "measured on": [", ".join(filter(None, (_day(d), _machine(m, n))))
                         for d, m, n in zip(bench["day"], bench["cpu_model"], bench["cpu_count"])]}),
         floatfmt="{:.2f}")
     for g in P.facet_figures(P.estimates, bench.assign(ratio=bench["ratio"]), "size",
@@ -253,10 +261,9 @@ if len(bench):
         may come from different days and CPU classes, and the ratio differs between them."""
         parts = []
         for (day, model, n), g in rows.groupby(["day", "cpu_model", "cpu_count"], sort=True):
-            where = (f"on a {NV.machine({'cpu': {'model': model, 'count': n}})}" if model
+            where = (f"on a {_machine(model, n)}" if model
                      else "on a machine the file does not record")
-            parts.append(f"{day[:4]}-{day[4:6]}-{day[6:]} at "
-                         f"{size_span(g['size'].min(), g['size'].max())} {where}")
+            parts.append(f"{_day(day)} at {size_span(g['size'].min(), g['size'].max())} {where}")
         return "; ".join(parts)
 
     old = lc[lc["baseline_ratio"].notna()]

@@ -46,10 +46,11 @@ def bench_fidelity(paths: Sequence[str | Path]) -> pd.DataFrame:
     ``fidelity-YYYYMMDD-*.json``), one row per configuration measured, the newest
     measurement of each configuration (the later file; on the same day, the one with more
     rounds): copybench ``send`` / iperf3 throughput (geometric mean over interleaved rounds,
-    95 % t CI), the receivers' CPU per GB (copybench's ÷ iperf3's), the CPU model and count it ran on ("" and 0
-    where the file names none: files written before the bench recorded its machine) and,
-    where the file measured an older build beside it, that build's ratio."""
-    cols = ["file", "day", "cpu_model", "cpu_count", "rounds", "transport", "placement", "size", "ratio", "lo", "hi",
+    95 % t CI), the receivers' CPU per GB (copybench's ÷ iperf3's), the CPU model and count
+    it ran on ("" and 0 where the file names none: files written before the bench recorded
+    its machine) and, where the file measured an older build beside it, that build's ratio."""
+    cols = ["file", "day", "cpu_model", "cpu_count", "rounds", "transport", "placement",
+            "size", "ratio", "lo", "hi",
             "receiver_cpu_ratio", "copybench_gbit", "iperf3_gbit", "baseline_ratio",
             "baseline_lo", "baseline_hi", "baseline_receiver_cpu_ratio"]
     rows = []

@@ -46,6 +46,19 @@ def test_the_newest_measurement_of_each_configuration_is_kept(tmp_path: Path) ->
     assert vs["size"] == 64 and math.isnan(vs["baseline_ratio"])
 
 
+def test_each_row_carries_the_machine_its_file_names(tmp_path: Path) -> None:
+    """A file written since the bench records its machine gives its CPU; an older file says
+    none (the book then says the machine is not recorded, never guesses one)."""
+    old = _write(tmp_path / "fidelity-20261127-a.json", [_row("veth", "same-core", "64", 0.7, 6)])
+    new = tmp_path / "fidelity-20261128-b.json"
+    new.write_text(json.dumps({"argv": [], "machine": {"cpu": {"model": "Intel(R) Xeon(R)",
+                                                               "count": 2}, "kernel": "6.18"},
+                               "summary": [_row("loopback", "cross-core", "1M", 0.53, 10)]}))
+    b = PEERS.bench_fidelity([old, new]).set_index("transport")
+    assert (b.loc["loopback", "cpu_model"], b.loc["loopback", "cpu_count"]) == ("Intel(R) Xeon(R)", 2)
+    assert (b.loc["veth", "cpu_model"], b.loc["veth", "cpu_count"]) == ("", 0)
+
+
 def test_no_files_give_an_empty_table() -> None:
     assert PEERS.bench_fidelity([]).empty
 
