@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from analysis import claims as C
@@ -20,18 +21,23 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def totals() -> dict[str, tuple[int, int, str]]:
+def tables() -> dict[str, tuple[pd.DataFrame, str]]:
+    """Each committed rerun's compare table against the reference, with its CPU model."""
     ref_dir = committed_reference_run()
     if ref_dir is None:
         pytest.skip("no committed reference run (not a git checkout)")
-    ref = A.load_run(ref_dir)
-    results = C.evaluate(ref)
+    results = C.evaluate(A.load_run(ref_dir))
     out = {}
     for d in RP.reruns(ref_dir):
         run = A.load_run(d)
-        out[d.name] = (*RP.reproduced_of(RP.table(results, C.evaluate(run))),
+        out[d.name] = (RP.table(results, C.evaluate(run)),
                        str(run.manifest.get("cpu", {}).get("model")))
     return out
+
+
+@pytest.fixture(scope="module")
+def totals(tables) -> dict[str, tuple[int, int, str]]:
+    return {name: (*RP.reproduced_of(t), cpu) for name, (t, cpu) in tables.items()}
 
 
 def _listed(items: list[str]) -> str:
@@ -47,6 +53,24 @@ def test_the_readme_states_the_rules_result_on_the_committed_runs(totals) -> Non
     assert same and other, totals
     assert f"the same CPU reproduce {_listed(same)} compared verdicts" in readme, same
     assert f"reproduce {_listed(other)}:" in readme, other
+
+
+def test_the_readme_states_the_criterions_judgement_of_each_same_cpu_rerun(tables) -> None:
+    """The run-level criterion's counts for each rerun on the reference's CPU, oldest first,
+    as the criterion gives them: those that do not reproduce the study (with the reversals
+    the README says each has), then those that do (reversing none)."""
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    ref_cpu = json.loads((committed_reference_run() / "manifest.json").read_text())["cpu"]["model"]
+    said = readme[readme.index("by the criterion"):readme.index("The six made on")]
+    judged = [RP.run_judgement(t) for t, cpu in tables.values() if cpu == ref_cpu]
+    fail = [j for j in judged if not j.reproduced]
+    ok = [j for j in judged if j.reproduced]
+    if fail:
+        assert all(j.reversed == 1 for j in fail), fail
+        assert f"reproducing {_listed([f'{j.same} of {j.decided}' for j in fail])} of the " in said
+    if ok:
+        assert all(j.reversed == 0 for j in ok), ok
+        assert f"reversing none and reproducing {_listed([f'{j.same} of {j.decided}' for j in ok])}" in said
 
 
 def test_the_readme_states_the_claims_runs_size_and_time() -> None:
