@@ -227,7 +227,8 @@ for _t in _thread_tables:
 # verdict, by one rule, which `make compare` applies and which is stated here from the same
 # code: {glue:text}`reproduce_rule:s` The rule on the runs committed beside this one (each
 # against this run): {glue:text}`reproduce_expected:s` The table below gives each run's count
-# in every category. {glue:text}`reproduce_test:s`
+# in every category. {glue:text}`reproduce_test:s` The run-level criterion, with its number
+# and why, is stated in {ref}`artifact-evaluation`.
 
 # %% tags=["remove-input"]
 import json
@@ -248,6 +249,7 @@ for d in RP.reruns(run.path):
     cpu = str(((other.manifest.get("cpu") or {}).get("model")) or "unknown CPU")
     rows.append({"run": other.run_id, "profile": (other.plan or {}).get("profile"),
                  "tests the rule": RP.tests_the_rule(other, run),
+                 "study": RP.run_judgement(t),
                  "CPU": cpu, "total": RP.total(t), **RP.counts(t),
                  "reproduced of compared": "{} of {}".format(*RP.reproduced_of(t)),
                  "not reproduced (claim, placement)": ", ".join(
@@ -284,7 +286,9 @@ glue_text("reproduce_test", (
     "rule's real test): " + "; ".join(
         f"run {r['run']} ({_where(r)}): {r['total']}"
         + (f"; not reproduced: {r['not reproduced (claim, placement)']}"
-           if r[RP.NOT_REPRODUCED] or r[RP.NOT_IN_SIZE] else "") for r in tests) + "."
+           if r[RP.NOT_REPRODUCED] or r[RP.NOT_IN_SIZE] else "")
+        + f"; by the run-level criterion: {r['study'].status}, {r['study'].why}"
+        for r in tests) + "."
     if tests else "No run beside this one was made under the rule in force and judged "
     "against a reference also made under it: the next reviewer's run is its first real "
     "test."))

@@ -119,6 +119,28 @@ def test_glue_pasted_and_no_placeholders() -> None:
         assert "TODO" not in html and "XXX" not in html and "{glue" not in html
 
 
+@built
+def test_a_rerun_that_tests_the_rule_is_judged_by_the_criterion_too() -> None:
+    """A committed rerun made, like the run the book is built from, after the rule's last
+    revision is the rule's real test: the replication chapter gives its verdicts' total and
+    the run-level criterion's judgement of it (study reproduced or not, and why)."""
+    from analysis.comparison import reproduce as RP
+    from analysis.loading.run import instant
+
+    def made(d: Path) -> object:
+        return instant(str(json.loads((d / "plan.json").read_text())["created_at"]))
+
+    run = (ROOT / RUN).resolve()
+    mended = instant(RP.MENDED)
+    tests = [d for d in RP.reruns(run) if made(d) > mended] if made(run) > mended else []
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html_mod.unescape(
+        (HTML / "_generated" / "replication.html").read_text())))
+    for d in tests:
+        assert re.search(rf"run {re.escape(d.name)} \([^)]*\): \d+ claim verdicts compared"
+                         r".{0,600}?by the run-level criterion: study (not )?reproduced, ",
+                         text), d.name
+
+
 #: Markdown a glued text would show as typed ({glue:text} pastes plain text): emphasis, strong,
 #: a code span
 MARKUP = re.compile(r"(?<![\w*])\*[^*\s][^*]{0,80}\*(?![\w*])|\*\*|`[^`]+`")
