@@ -43,14 +43,14 @@ def test_each_other_machine_class_gets_one_run_the_reference_profile_first(two_c
     from types import SimpleNamespace
     chosen = [(cls, d.name) for cls, d in M._chosen(two_cpu)]  # a pilot-claims run: no peer
     # the Intel class's newest run of a claims-testing profile (the pilot-claims profile has
-    # none there): the reference run of 28 November, newer than its claims runs
-    assert chosen == [((2, "Intel(R) Xeon(R) Processor"), "20261128T171229Z-paper-5394"),
+    # none there): the claims run of 28 November, 20:50, newer than the reference run
+    assert chosen == [((2, "Intel(R) Xeon(R) Processor"), "20261128T205025Z-claims"),
                       ((16, "Intel(R) Xeon(R) Processor"), "20261126T035624Z-threads")]
     paper = RAW / "20261126T103800Z-paper-0fec"  # only its manifest and plan are read
     ref = SimpleNamespace(path=str(paper), plan={"profile": "paper"},
                           manifest=json.loads((paper / "manifest.json").read_text()))
     chosen = [(cls, d.name) for cls, d in M._chosen(ref)]
-    # the Intel class's newest paper run
+    # the Intel class's newest paper run, though a claims run of that class is newer
     assert chosen[0] == ((2, "Intel(R) Xeon(R) Processor"), "20261128T171229Z-paper-5394")
     assert all(cls != M.machine_class(ref.manifest) for cls, _ in chosen)
     # the thread-count section's machines are those of more CPUs than the reference's
