@@ -73,6 +73,32 @@ def test_the_readme_states_the_criterions_judgement_of_each_same_cpu_rerun(table
         assert f"reversing none and reproducing {_listed([f'{j.same} of {j.decided}' for j in ok])}" in said
 
 
+#: the categories the README gives for a rerun after "which has", in its order ("none" for 0)
+_HAS = re.compile(r"(\d+|none) in verdict and magnitude, (\d+|none) in verdict only, "
+                  r"(\d+|none)(?: the same verdict)? not reproduced in size, (\d+|none) not "
+                  r"reproduced, (\d+|none) newly decided and (\d+|none) both undecided")
+
+
+def test_the_readme_states_each_reruns_categories_as_the_rule_gives_them(tables) -> None:
+    """A rerun the README details ("the ... run of 28 November, 20:50, which has ...") has
+    the counts the rule gives it, category by category; at least one is detailed."""
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    order = (RP.SAME_AND_MAGNITUDE, RP.SAME_DECIDED, RP.NOT_IN_SIZE, RP.NOT_REPRODUCED,
+             RP.NEWLY_DECIDED, RP.BOTH_UNDECIDED)
+    detailed = 0
+    for name, (t, _) in tables.items():
+        made = A.instant(f"{name[:4]}-{name[4:6]}-{name[6:8]}T{name[9:11]}:{name[11:13]}")
+        said = f"run of {made.day} {made:%B}, {made:%H:%M}, which has "
+        if said not in readme:
+            continue
+        m = _HAS.match(readme, readme.index(said) + len(said))
+        assert m, (name, readme[readme.index(said):][:300])
+        n = RP.counts(t)
+        assert [0 if g == "none" else int(g) for g in m.groups()] == [n[c] for c in order], name
+        detailed += 1
+    assert detailed >= 1
+
+
 def test_the_readme_states_the_claims_runs_size_and_time() -> None:
     runs = sorted((ROOT / "data" / "raw").glob("*-claims"))
     run = runs[-1]

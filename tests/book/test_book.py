@@ -124,15 +124,17 @@ def test_a_rerun_that_tests_the_rule_is_judged_by_the_criterion_too() -> None:
     """A committed rerun made, like the run the book is built from, after the rule's last
     revision is the rule's real test: the replication chapter gives its verdicts' total and
     the run-level criterion's judgement of it (study reproduced or not, and why)."""
-    from analysis.comparison import reproduce as RP
-    from analysis.loading.run import instant
+    import pandas as pd
 
-    def made(d: Path) -> object:
-        return instant(str(json.loads((d / "plan.json").read_text())["created_at"]))
+    from analysis.comparison import reproduce as RP
+    from analysis.loading.run import Run
+
+    def meta(d: Path) -> Run:  # the rule reads when a run was made: its plan and manifest
+        return Run(d, pd.DataFrame(), json.loads((d / "manifest.json").read_text()),
+                   json.loads((d / "plan.json").read_text()), None)
 
     run = (ROOT / RUN).resolve()
-    mended = instant(RP.MENDED)
-    tests = [d for d in RP.reruns(run) if made(d) > mended] if made(run) > mended else []
+    tests = [d for d in RP.reruns(run) if RP.tests_the_rule(meta(d), meta(run))]
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html_mod.unescape(
         (HTML / "_generated" / "replication.html").read_text())))
     for d in tests:
