@@ -1,8 +1,12 @@
 /* `copybench send`'s options, one table row each (optable.h), and the checks across options
  * (see sendopts.h). */
 #include "sendopts.h"
+#include "memroom.h"
 #include "share.h"
 #include "socket.h"
+
+#include <linux/magic.h>
+#include <sys/vfs.h>
 
 #define SEND_AT(field, ctype) OPT_AT(struct send_opts, field, ctype)
 
@@ -205,6 +209,91 @@ static void check_sockbuf(const struct send_opts *o)
 	}
 }
 
+/* What one connection's method allocates when it opens (its `open`), in bytes: a message
+ * method's ring (msg_ring_alloc: `slots` messages of `fields` separately allocated fields,
+ * page-padded for vmsplice, plus one serialisation buffer of the message size), or a file
+ * method's user buffer. The slot counts are the methods' own: send and sendmsg keep one
+ * message; zerocopy (zc_ring_slots) and uring-zc 16 MiB of messages in flight, 8 to 1024;
+ * vmsplice (vms_open) 64 MiB of payload but at most 256 MiB of page-padded fields, 4 to
+ * 65536. splice, splice2 and sendfile move page references through pipes; mmap-write maps the
+ * file's page cache, which the kernel can reclaim. `slots_out` gets the message count (0 for
+ * a file method). */
+static uint64_t method_buffers(const struct method *m, uint64_t size, int fields, uint64_t *slots_out)
+{
+	uint64_t per_slot = 0, slots = 1;
+	bool padded = m == &m_vmsplice;
+
+	*slots_out = 0;
+	if (m->kinds & M_FILE_SOCK)
+		return m == &m_read_write ? RW_BUFFER : 0;
+	for (int k = 0; k < fields; k++) {
+		uint64_t len = size / (uint64_t)fields + ((uint64_t)k < size % (uint64_t)fields);
+		per_slot += padded ? (len + 4095) & ~4095ull : len;
+	}
+	if (m == &m_zerocopy || m == &m_uring_zc) {
+		slots = (16ull << 20) / size;
+		slots = slots < 8 ? 8 : slots > 1024 ? 1024 : slots;
+	} else if (m == &m_vmsplice) {
+		uint64_t cap = (256ull << 20) / (per_slot ? per_slot : 4096);
+		slots = (64ull << 20) / size;
+		slots = slots < cap ? slots : cap;
+		slots = slots < 4 ? 4 : slots > 65536 ? 65536 : slots;
+	}
+	*slots_out = slots;
+	return slots * per_slot + size;
+}
+
+/* Memory kept spare beside the buffers: the rest of the process (threads' stacks, meters,
+ * perf buffers) and, per connection, its socket buffers (net.ipv4.tcp_wmem's default maximum
+ * of 4 MiB, and as much again for the sink's side on this host). */
+#define MEM_SPARE_BASE (128ull << 20)
+#define MEM_SPARE_PER_CONN (8ull << 20)
+
+/* Refuses (exit 2, before anything is allocated) buffers that do not fit in the memory this
+ * process can take (memroom.h): a sender over its cgroup's limit is OOM-killed mid-trial,
+ * with no record and no message. */
+static void check_memory(const struct send_opts *o)
+{
+	const struct method *first = o->m, *second = o->share ? o->share : o->alt;
+	uint64_t slots, slots2 = 0, need, per_conn, spare, file = 0;
+	struct mem_room room;
+	struct statfs fs;
+	char a[32], b[32], c[32], d[32], what[200];
+
+	per_conn = method_buffers(first, o->t.size, o->fields, &slots);
+	if (o->alt) /* each thread opens both methods */
+		per_conn += method_buffers(o->alt, o->t.size, o->fields, &slots2);
+	if (o->mode == MODE_PINGPONG)
+		per_conn += o->t.size + 1; /* the echo buffer */
+	need = per_conn * (uint64_t)o->conns;
+	if (o->share) /* two connections: --method's, and the other method's */
+		need = per_conn + method_buffers(o->share, o->t.size, o->fields, &slots2);
+	/* a generated file on tmpfs or ramfs is memory that cannot be reclaimed (no swap) */
+	if ((first->kinds & M_FILE_SOCK) && !o->file && o->t.dir && statfs(o->t.dir, &fs) == 0 &&
+	    (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC))
+		file = o->t.size;
+	need += file;
+	spare = MEM_SPARE_BASE + MEM_SPARE_PER_CONN * (uint64_t)o->conns;
+	mem_room(&room);
+	if (room.bytes == UINT64_MAX || need + spare <= room.bytes)
+		return;
+	if (slots)
+		snprintf(what, sizeof(what), "%d connection%s x %s: %s keeps %llu message%s of %s plus a flat buffer of that size%s%s",
+			 o->conns, o->conns == 1 ? "" : "s", mem_human(per_conn, a, sizeof(a)), first->name,
+			 (unsigned long long)slots, slots == 1 ? "" : "s", mem_human(o->t.size, b, sizeof(b)),
+			 o->mode == MODE_PINGPONG ? " and an echo buffer" : "",
+			 second ? ", as does the second method" : "");
+	else
+		snprintf(what, sizeof(what), "%d connection%s x %s%s", o->conns, o->conns == 1 ? "" : "s",
+			 mem_human(per_conn, a, sizeof(a)), file ? ", and the generated file on tmpfs in --dir" : "");
+	die_usage("send needs %s of memory for its buffers (%s) but only %s is available (%s%s%s), keeping %s "
+		  "spare for socket buffers and the rest of the process; allowed: a smaller --size or fewer "
+		  "--threads", mem_human(need, b, sizeof(b)), what, mem_human(room.bytes, c, sizeof(c)), room.bound,
+		  room.meminfo != room.bytes && room.meminfo != UINT64_MAX ? "; MemAvailable " : "",
+		  room.meminfo != room.bytes && room.meminfo != UINT64_MAX ? mem_human(room.meminfo, d, sizeof(d)) : "",
+		  mem_human(spare, a, sizeof(a)));
+}
+
 void send_parse(int argc, char **argv, struct send_opts *o)
 {
 	const char *method;
@@ -234,4 +323,5 @@ void send_parse(int argc, char **argv, struct send_opts *o)
 	check_share_time(o);
 	if (o->proto == PROTO_UDP && o->t.size > 65507)
 		die_usage("--size: a UDP datagram holds at most 65507 bytes (got %llu)", (unsigned long long)o->t.size);
+	check_memory(o);
 }

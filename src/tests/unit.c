@@ -4,12 +4,14 @@
 #include "../control.h"
 #include "../counters.h"
 #include "../histo.h"
+#include "../memroom.h"
 #include "../pattern.h"
 #include "../procstat.h"
 #include "../record.h"
 #include "../share.h"
 
 #include <math.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -599,6 +601,89 @@ static void test_share_summary(void)
 	      "no rates when the guards fill a turn: %s", s.why);
 }
 
+/* memroom: the least of MemAvailable and each cgroup's room (limit - usage + file cache), from a
+ * fake /proc and cgroup tree */
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void test_memroom(void)
+{
+	char root[] = "/tmp/copybench-unit-XXXXXX", proc[64], self[80], cg[64], a[80], ab[96], line[512];
+	struct mem_room r;
+
+	if (!mkdtemp(root)) {
+		CHECK(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	snprintf(self, sizeof(self), "%s/self", proc);
+	snprintf(cg, sizeof(cg), "%s/cg", root);
+	snprintf(a, sizeof(a), "%s/a", cg);
+	snprintf(ab, sizeof(ab), "%s/b", a);
+	mkdir(proc, 0700), mkdir(self, 0700), mkdir(cg, 0700), mkdir(a, 0700), mkdir(ab, 0700);
+	put(proc, "meminfo", "MemTotal:       16777216 kB\nMemFree:         1000 kB\nMemAvailable:    8388608 kB\n");
+
+	/* nothing but meminfo */
+	mem_room_at(proc, &r);
+	CHECK(r.bytes == 8ull << 30 && r.meminfo == 8ull << 30, "MemAvailable: %llu", (unsigned long long)r.bytes);
+	CHECK(strstr(r.bound, "MemAvailable"), "bound: %s", r.bound);
+
+	/* v2: /a/b limited to 2 GiB with 1 GiB in use, half of it file cache: 1.5 GiB of room */
+	put(self, "cgroup", "0::/a/b\n");
+	snprintf(line, sizeof(line), "30 20 0:26 / %s rw,nosuid - cgroup2 cgroup2 rw\n", cg);
+	put(self, "mountinfo", line);
+	put(ab, "memory.max", "2147483648\n");
+	put(ab, "memory.current", "1073741824\n");
+	put(ab, "memory.stat", "anon 536870912\nfile 536870912\nactive_file 268435456\ninactive_file 268435456\n");
+	put(a, "memory.max", "max\n");
+	mem_room_at(proc, &r);
+	CHECK(r.bytes == 3ull << 29, "v2 room: %llu", (unsigned long long)r.bytes);
+	CHECK(strstr(r.bound, "cgroup /a/b") && strstr(r.bound, "memory.max 2.0 GiB"), "bound: %s", r.bound);
+
+	/* the cgroup above is tighter: 1 GiB limit, 960 MiB in use, no cache */
+	put(a, "memory.max", "1073741824\n");
+	put(a, "memory.current", "1006632960\n");
+	mem_room_at(proc, &r);
+	CHECK(r.bytes == 64ull << 20, "v2 parent room: %llu", (unsigned long long)r.bytes);
+	CHECK(strstr(r.bound, "cgroup /a:"), "bound: %s", r.bound);
+
+	/* over its limit: no room, never a wrapped-around huge number */
+	put(a, "memory.current", "2147483648\n");
+	mem_room_at(proc, &r);
+	CHECK(r.bytes == 0, "over the limit: %llu", (unsigned long long)r.bytes);
+
+	/* "max" everywhere: MemAvailable bounds */
+	put(a, "memory.max", "max\n");
+	put(ab, "memory.max", "max\n");
+	mem_room_at(proc, &r);
+	CHECK(r.bytes == 8ull << 30, "v2 no limit: %llu", (unsigned long long)r.bytes);
+
+	/* v1: memory among other controllers; "no limit" is a page counter's maximum */
+	put(self, "cgroup", "5:cpu,memory:/a/b\n0::/\n");
+	snprintf(line, sizeof(line), "31 20 0:27 / %s rw - cgroup cgroup rw,cpu,memory\n", cg);
+	put(self, "mountinfo", line);
+	put(ab, "memory.limit_in_bytes", "9223372036854771712\n");
+	put(a, "memory.limit_in_bytes", "1073741824\n");
+	put(a, "memory.usage_in_bytes", "536870912\n");
+	put(a, "memory.stat", "cache 0\ntotal_active_file 134217728\ntotal_inactive_file 134217728\n");
+	mem_room_at(proc, &r);
+	CHECK(r.bytes == 3ull << 28, "v1 room: %llu", (unsigned long long)r.bytes);
+	CHECK(strstr(r.bound, "cgroup /a (v1)"), "bound: %s", r.bound);
+
+	snprintf(line, sizeof(line), "rm -rf '%s'", root);
+	CHECK(system(line) == 0, "cleanup");
+}
+
 int main(void)
 {
 	test_pattern();
@@ -614,6 +699,7 @@ int main(void)
 	test_edges_json();
 	test_share_turns();
 	test_share_summary();
+	test_memroom();
 	printf("unit: %d passed, %d failed\n", checks - failures, failures);
 	return failures ? 1 : 0;
 }
