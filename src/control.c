@@ -61,17 +61,24 @@ int ctl_recv(struct ctl *c, char *line, size_t len, int timeout_ms, struct err *
 			err_set(e, "control: no newline in %zu bytes (not a copybench peer?)", c->have);
 			return -1;
 		}
+		/* past the deadline (timeout_ms 0: at once) one last look reads what has arrived */
 		left = (int64_t)(deadline - now_ns());
-		if (left <= 0 || poll(&pfd, 1, (int)(left / 1000000 + 1)) == 0) {
+		if (poll(&pfd, 1, left > 0 ? (int)(left / 1000000 + 1) : 0) == 0) {
 			err_set(e, "control: no answer within %d ms", timeout_ms);
 			return CTL_TIMEOUT;
 		}
-		n = recv(c->fd, c->buf + c->have, sizeof(c->buf) - c->have, 0);
+		/* never blocks: a wait is poll's (interrupted, it is taken again until the deadline) */
+		n = recv(c->fd, c->buf + c->have, sizeof(c->buf) - c->have, MSG_DONTWAIT);
 		if (n == 0)
 			return 0;
 		if (n < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) {
+				if (left <= 0) {
+					err_set(e, "control: no answer within %d ms", timeout_ms);
+					return CTL_TIMEOUT;
+				}
 				continue;
+			}
 			err_sys(e, "control: recv");
 			return -1;
 		}

@@ -57,7 +57,8 @@ bool token_valid(const char *t);
 void ctl_init(struct ctl *c, int fd);
 int ctl_send(struct ctl *c, struct err *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* 1 = a line in `line` (without newline), 0 = peer closed, -1 = error (e set),
- * CTL_TIMEOUT = nothing within timeout_ms (e set) */
+ * CTL_TIMEOUT = no whole line within timeout_ms (e set; timeout_ms 0: reads only what has
+ * arrived, never waits) */
 #define CTL_TIMEOUT (-2)
 int ctl_recv(struct ctl *c, char *line, size_t len, int timeout_ms, struct err *e);
 

@@ -3,6 +3,12 @@
  * and measuring itself. A client that speaks garbage or vanishes is dropped; the sink keeps
  * serving.
  *
+ * Greetings are read side by side: every accepted control connection that has not yet sent
+ * its whole HELLO line waits in one poll() with its own deadline (struct pending), so an idle,
+ * slow or garbage client never delays another's greeting. A connection whose greeting is
+ * complete becomes a session; one that fails it (garbage, its deadline, a close) is dropped
+ * and is no session: it neither counts for --once nor restarts --idle-timeout.
+ *
  * serve runs one session in phases, each a function: control handshake (the greeting) ->
  * connections -> threads -> window (MEASURE to STOP) -> collect and report (RESULT, RECEIVER,
  * END); a phase that fails aborts the session (session_abort), which unblocks and joins the
@@ -42,6 +48,23 @@
  * iperf3; with 64 KiB calls it reads ~57 KiB per call at 0.21 CPU-s/GB, as iperf3's receiver
  * (0.20-0.21, ~31 KiB per read). 64 KiB is also the largest skb loopback hands over. */
 #define RECV_BUFFER (64u << 10)
+/* Control connections waiting for their greeting at once, at most. One more evicts the one
+ * waiting longest: a sender greets within a round trip of connecting, so only a client still
+ * silent while this many others connected after it loses its place. 64 x 16 KiB of line
+ * buffers (struct ctl) at most. */
+#define PENDING_MAX 64
+/* A greeting's deadline from its connection's accept: the sender's HELLO comes at once */
+#define GREET_MS 5000
+#define GREET_TOKEN_MS 2000
+
+/* An accepted control connection whose greeting has not arrived whole yet. */
+struct pending {
+	int fd;
+	struct ctl *ctl;            /* its line buffer (the session takes it over) */
+	uint64_t deadline_ns;
+	char peer[INET6_ADDRSTRLEN];
+	int port;
+};
 
 struct sink_opts {
 	const char *bind;
@@ -57,6 +80,8 @@ struct sink_opts {
 	int lfd;                    /* the control listener */
 	bool lifeline_gone;         /* stdin closed: the runner (or its ssh) is gone */
 	unsigned long refused, sessions;
+	struct pending pend[PENDING_MAX]; /* in order of arrival */
+	int npend;
 };
 
 struct receiver {
@@ -253,12 +278,35 @@ static bool lifeline_closed(struct sink_opts *o, int timeout_ms)
 	return o->lifeline_gone;
 }
 
-/* Refuse every control connection waiting on the listener while a session runs (only one
- * session at a time; in runner-token mode nobody else gets in line behind it). */
+/* Forget waiting connection i (those after it move up), its fd and line buffer now the
+ * caller's. */
+static void pending_take(struct sink_opts *o, int i)
+{
+	memmove(&o->pend[i], &o->pend[i + 1], (size_t)(o->npend - i - 1) * sizeof(o->pend[0]));
+	o->npend--;
+}
+
+/* Close waiting connection i and forget it. */
+static void pending_remove(struct sink_opts *o, int i)
+{
+	close(o->pend[i].fd);
+	free(o->pend[i].ctl);
+	pending_take(o, i);
+}
+
+/* Refuse every control connection waiting on the listener, or for its greeting, while a
+ * session runs (only one session at a time; in runner-token mode nobody else gets in line
+ * behind it). */
 static void refuse_waiting(struct sink_opts *o)
 {
 	struct pollfd pfd = { .fd = o->lfd, .events = POLLIN };
 
+	while (o->token[0] && o->npend) {
+		struct pending *p = &o->pend[0];
+		refuse(o, -1, p->peer, p->port, "busy: a session of the runner is running");
+		dprintf(p->fd, "ERR refused\n");
+		pending_remove(o, 0);
+	}
 	while (o->token[0] && poll(&pfd, 1, 0) > 0) {
 		char peer[INET6_ADDRSTRLEN];
 		int port, fd = accept4(o->lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -354,16 +402,17 @@ static enum greeting turn_away(struct sink_session *s, const char *refused, cons
 	return GREET_DROPPED;
 }
 
-/* Phase 1, control handshake: the sender's HELLO (with the runner's token in that mode). */
-static enum greeting session_greet(struct sink_session *s)
+/* Phase 1, control handshake: the sender's HELLO (with the runner's token in that mode), as
+ * ctl_recv read it (rc, line; s->e says why when rc is not 1). */
+static enum greeting session_greet(struct sink_session *s, int rc, const char *line)
 {
-	char line[1024], why[160];
-	int rc;
+	char why[160], late[64];
 
-	rc = ctl_recv(s->ctl, line, sizeof(line), s->o->token[0] ? 2000 : 5000, &s->e);
-	if (rc <= 0) /* nothing to answer: it said nothing */
-		return turn_away(s, rc ? "no greeting within 2 s" : "closed before greeting",
-				 rc ? s->e.msg : "closed before greeting", NULL);
+	snprintf(late, sizeof(late), "no greeting within %d s", (s->o->token[0] ? GREET_TOKEN_MS : GREET_MS) / 1000);
+	if (rc == CTL_TIMEOUT || rc == 0) /* nothing to answer: it said nothing */
+		return turn_away(s, rc ? late : "closed before greeting", rc ? late : "closed before greeting", NULL);
+	if (rc < 0) /* no line within the control buffer, or a line too long: nothing to answer */
+		return turn_away(s, "not a copybench greeting", s->e.msg, NULL);
 	if (session_parse(line, &s->ss, why, sizeof(why)))
 		return turn_away(s, "not a copybench greeting with the runner's token", why, why);
 	if (s->o->token[0] && strcmp(s->ss.token, s->o->token)) {
@@ -753,27 +802,31 @@ static void session_free(struct sink_session *s)
 	free(s->wp.end);
 }
 
-/* One control connection: 1 = it was a session (served or aborted), 0 = refused. */
-static int serve(int cfd, struct sink_opts *o)
+/* A control connection whose greeting phase ended (ctl_recv's rc and line, e why when rc is
+ * not 1): turned away, or a session run to its end (served or aborted). Takes over p->ctl;
+ * p->fd stays the caller's to close. GREET_OK: it was a session. */
+static enum greeting serve(struct sink_opts *o, struct pending *p, int rc, const char *line,
+			   const struct err *e)
 {
-	struct sink_session s = { .o = o, .cfd = cfd, .lfd = -1 };
+	struct sink_session s = { .o = o, .cfd = p->fd, .ctl = p->ctl, .lfd = -1, .e = *e, .cport = p->port };
 	enum greeting g = GREET_DROPPED;
 
+	p->ctl = NULL;
 	atomic_init(&s.phase, PHASE_WARMUP);
-	s.ctl = malloc(sizeof(*s.ctl));
 	s.pat = malloc(sizeof(*s.pat));
 	s.itf = malloc(sizeof(*s.itf));
 	window_probe_init(&s.wp);
-	peer_addr(cfd, s.cpeer, sizeof(s.cpeer), &s.cport);
-	if (s.ctl && s.pat) {
-		ctl_init(s.ctl, cfd);
-		g = session_greet(&s);
+	snprintf(s.cpeer, sizeof(s.cpeer), "%s", p->peer);
+	if (s.pat)
+		g = session_greet(&s, rc, line);
+	if (g == GREET_OK) {
+		s.e.msg[0] = 0;
+		refuse_waiting(o); /* runner-token mode: nobody waits behind the runner's session */
+		if (session_connect(&s) || session_start(&s) || session_window(&s) || session_report(&s))
+			session_abort(&s);
 	}
-	if (g == GREET_OK && (session_connect(&s) || session_start(&s) || session_window(&s) ||
-			      session_report(&s)))
-		session_abort(&s);
 	session_free(&s);
-	return g != GREET_REFUSED;
+	return g;
 }
 
 /* --peer: a numeric address, kept in the form peer_addr writes, to compare with it */
@@ -816,6 +869,99 @@ static void sink_parse(int argc, char **argv, struct sink_opts *o)
 		read_token(o);
 }
 
+/* A new control connection joins the waiting ones (--peer refuses a stranger first); with
+ * PENDING_MAX waiting, the one waiting longest is turned away to make room. */
+static void pending_add(struct sink_opts *o, int fd)
+{
+	struct pending *p;
+	char why[96];
+
+	if (o->npend == PENDING_MAX) {
+		p = &o->pend[0];
+		snprintf(why, sizeof(why), "no greeting before %d newer connections", PENDING_MAX);
+		if (o->token[0])
+			refuse(o, -1, p->peer, p->port, why);
+		else
+			fprintf(stderr, "copybench sink: dropped a client: %s\n", why);
+		pending_remove(o, 0);
+	}
+	p = &o->pend[o->npend];
+	*p = (struct pending){ .fd = fd, .ctl = malloc(sizeof(*p->ctl)) };
+	peer_addr(fd, p->peer, sizeof(p->peer), &p->port);
+	if (o->peer && strcmp(p->peer, o->peer_norm)) {
+		free(p->ctl);
+		refuse(o, fd, p->peer, p->port, "unexpected peer address");
+		return;
+	}
+	if (!p->ctl) {
+		fprintf(stderr, "copybench sink: dropped a client: out of memory\n");
+		close(fd);
+		return;
+	}
+	ctl_init(p->ctl, fd);
+	p->deadline_ns = now_ns() + (uint64_t)(o->token[0] ? GREET_TOKEN_MS : GREET_MS) * 1000000ull;
+	o->npend++;
+}
+
+/* Accept what waits on the listener now (at most PENDING_MAX at a time: the loop comes back). */
+static void accept_waiting(struct sink_opts *o)
+{
+	struct pollfd pfd = { .fd = o->lfd, .events = POLLIN };
+
+	for (int k = 0; k < PENDING_MAX && poll(&pfd, 1, 0) > 0; k++) {
+		int fd = accept4(o->lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			return;
+		pending_add(o, fd);
+	}
+}
+
+/* Each waiting connection: what it has sent so far is read (never waited for); a whole line, a
+ * close, garbage or a passed deadline ends its greeting phase (serve: turned away, or a
+ * session). Returns why the sink stops after a session (--once, the lifeline), else NULL. */
+static const char *greet_waiting(struct sink_opts *o, double *idle_since)
+{
+	int i = 0;
+
+	while (i < o->npend && !quit) {
+		struct pending p = o->pend[i];
+		struct err e = { "" };
+		char line[1024];
+		int rc = ctl_recv(p.ctl, line, sizeof(line), 0, &e);
+
+		if (rc == CTL_TIMEOUT && now_ns() < p.deadline_ns) {
+			i++; /* not yet: it keeps its place */
+			continue;
+		}
+		pending_take(o, i); /* before serve, which may change the list (refuse_waiting) */
+		if (serve(o, &p, rc, line, &e) == GREET_OK) {
+			o->sessions++;
+			*idle_since = now_s();
+		}
+		close(p.fd);
+		if (o->lifeline_gone)
+			return "lifeline";
+		if (o->once && o->sessions)
+			return "once";
+	}
+	return NULL;
+}
+
+/* How long the loop may sleep: until the nearest greeting deadline, at most 200 ms. */
+static int wait_ms(const struct sink_opts *o)
+{
+	uint64_t now = now_ns(), left = 200000000ull;
+
+	for (int i = 0; i < o->npend; i++) {
+		uint64_t d = o->pend[i].deadline_ns;
+		if (d <= now)
+			return 0;
+		if (d - now < left)
+			left = d - now;
+	}
+	return (int)((left + 999999) / 1000000);
+}
+
 /* The serving loop: sessions one after another until a signal, --once, --idle-timeout or (in
  * runner-token mode) the lifeline ends it; returns why, for the exit event. */
 static const char *sink_loop(struct sink_opts *o)
@@ -823,35 +969,22 @@ static const char *sink_loop(struct sink_opts *o)
 	double idle_since = now_s();
 
 	while (!quit) {
-		struct pollfd pfd[2] = { { .fd = o->lfd, .events = POLLIN }, { .fd = 0, .events = POLLIN } };
-		char peer[INET6_ADDRSTRLEN];
-		int cfd, port;
+		struct pollfd pfd[2 + PENDING_MAX] = { { .fd = o->lfd, .events = POLLIN },
+						       { .fd = o->token[0] ? 0 : -1, .events = POLLIN } };
+		const char *why;
 
 		if (o->idle_s > 0 && now_s() - idle_since > o->idle_s)
 			return "idle";
-		if (poll(pfd, o->token[0] ? 2 : 1, 200) <= 0)
+		for (int i = 0; i < o->npend; i++)
+			pfd[2 + i] = (struct pollfd){ .fd = o->pend[i].fd, .events = POLLIN };
+		if (poll(pfd, 2 + (nfds_t)o->npend, wait_ms(o)) < 0)
 			continue;
 		if (o->token[0] && pfd[1].revents && lifeline_closed(o, 0))
 			return "lifeline";
-		if (!(pfd[0].revents & POLLIN))
-			continue;
-		cfd = accept4(o->lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (cfd < 0)
-			continue;
-		peer_addr(cfd, peer, sizeof(peer), &port);
-		if (o->peer && strcmp(peer, o->peer_norm)) {
-			refuse(o, cfd, peer, port, "unexpected peer address");
-			continue;
-		}
-		if (serve(cfd, o)) {
-			o->sessions++;
-			idle_since = now_s();
-		}
-		close(cfd);
-		if (o->lifeline_gone)
-			return "lifeline";
-		if (o->once && o->sessions)
-			return "once";
+		why = greet_waiting(o, &idle_since);
+		if (why)
+			return why;
+		accept_waiting(o);
 	}
 	return "signal";
 }
@@ -876,6 +1009,8 @@ int cmd_sink(int argc, char **argv)
 	printf("{\"event\":\"ready\",\"port\":%d}\n", sock_port(o.lfd));
 	fflush(stdout);
 	why_exit = sink_loop(&o);
+	while (o.npend)
+		pending_remove(&o, 0);
 	close(o.lfd);
 	if (o.token[0]) {
 		printf("{\"event\":\"exit\",\"reason\":\"%s\",\"sessions\":%lu,\"refused\":%lu}\n",
