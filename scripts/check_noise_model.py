@@ -18,11 +18,15 @@ from pathlib import Path
 
 import numpy as np
 
+from _runs import fail, load
 from analysis.claims.engine import apply_rule
 from analysis.claims.rules import RULES
-from analysis.loading.run import load_run
+from analysis.loading.run import Run
 from runner.plan import blocks as D
 from runner.plan import noisemodel as N
+
+
+PROG = "check_noise_model"
 
 
 def model(runs: list[Path]) -> D.Noise:
@@ -32,10 +36,9 @@ def model(runs: list[Path]) -> D.Noise:
                    " + ".join(r.name for r in runs))
 
 
-def realized(run_dir: Path) -> list[tuple[str, str, float, int, int, float]]:
+def realized(run: Run) -> list[tuple[str, str, float, int, int, float]]:
     """(kind, placement, window, rounds, family, relative half-width) of each paired claim
     comparison of the run."""
-    run = load_run(run_dir)
     out = []
     for rules in RULES.values():
         for rule in rules:
@@ -56,12 +59,13 @@ def main() -> int:
     p.add_argument("runs", nargs="+", type=Path, metavar="RUN",
                    help="block-design run directories; the first is the pilot")
     a = p.parse_args()
-    for r in a.runs:
-        if not r.is_dir():
-            print(f"check_noise_model: {r}: not a directory", file=sys.stderr)
-            return 2
+    if len(a.runs) < 2:
+        fail(PROG, f"{len(a.runs)} run given; give the pilot and at least one run to check "
+             "against it (each run is checked against the noise model of the others)")
+    # every run read (and refused if damaged or empty) before anything is printed
+    loaded = {r: load(PROG, r) for r in a.runs}
     for target in a.runs[1:]:
-        got = realized(target)
+        got = realized(loaded[target])
         if not got:
             print(f"{target.name}: no paired claim comparison")
             continue

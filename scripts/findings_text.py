@@ -30,10 +30,11 @@ def main(argv: list[str]) -> int:
     if argv[:1] in (["-h"], ["--help"]):
         print(f"{USAGE}\n\n{__doc__.strip()}")
         return 0
-    if len(argv) != 2 or not Path(argv[0]).is_dir():
+    if len(argv) != 2:
         print(USAGE, file=sys.stderr)
         return 2
     sys.path.insert(0, str(ROOT))
+    from _runs import load
     from analysis.words.output import output_dir_problem
 
     # OUTDIR holds only what this script writes: a folder of the user's files (its own
@@ -42,6 +43,10 @@ def main(argv: list[str]) -> int:
     if problem:
         print(f"findings_text: {problem}; nothing written", file=sys.stderr)
         return 2
+    # a missing, damaged or empty run (no trial, or failed trials only: no findings to
+    # write, and an empty folder would diff as if every finding had gone) is one line
+    # before anything is written
+    load("findings_text", Path(argv[0]))
     run_dir, out = str(Path(argv[0]).resolve()), Path(argv[1]).resolve()
     made = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
@@ -63,15 +68,18 @@ def main(argv: list[str]) -> int:
         return 2
     src = src.replace(PARAMETER, f"run_dir = {run_dir!r}")
     from analysis.loading.run import BadRun
+
     try:
         exec(compile(src, "notebooks/findings.py", "exec"), {"__name__": "__main__"})
-    except BadRun as exc:  # a damaged run: one line naming the file (never a traceback)
-        print(f"findings_text: {exc}; nothing written", file=sys.stderr)
-        if made:  # the folder this script made, with whatever it had put in it
+        (out / "glued.txt").write_text("".join(f"{k}: {v}\n" for k, v in sorted(glued.items())))
+        (out / "shown.txt").write_text("\n----\n".join(shown) + "\n")
+    except BaseException as exc:  # no partial folder: the one this script made goes
+        if made:
             shutil.rmtree(out, ignore_errors=True)
-        return 2
-    (out / "glued.txt").write_text("".join(f"{k}: {v}\n" for k, v in sorted(glued.items())))
-    (out / "shown.txt").write_text("\n----\n".join(shown) + "\n")
+        if isinstance(exc, BadRun):  # a damaged run: one line naming the file
+            print(f"findings_text: {exc}; nothing written", file=sys.stderr)
+            return 2
+        raise
     return 0
 
 

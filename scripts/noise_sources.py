@@ -19,8 +19,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from _runs import load
 from analysis.statistics import noise_sources as N
-from analysis.loading import run as A
 
 
 def table(title: str, df, fmt: str = "{:.3f}") -> Table:
@@ -39,15 +39,8 @@ def main() -> int:
     ap.add_argument("--comparisons", action="store_true",
                     help="also print every paired comparison (per block and pair)")
     a = ap.parse_args()
-    if not (a.run / "trials.jsonl").is_file() and not (a.run / "trials.jsonl.gz").is_file():
-        print(f"noise_sources: {a.run} is no run directory (no trials.jsonl or trials.jsonl.gz)",
-              file=sys.stderr)
-        return 2
-    try:
-        m = A.load_run(a.run).measured
-    except A.BadRun as exc:  # a damaged run: one line naming the file (never a traceback)
-        print(f"noise_sources: {exc}", file=sys.stderr)
-        return 2
+    # a missing, damaged or empty run: one line naming it (never a traceback)
+    m = load("noise_sources", a.run).measured
     con = Console(width=140)
     comp = N.components(m)
     if comp.empty:

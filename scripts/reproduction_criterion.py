@@ -23,8 +23,10 @@ the ``claims`` profile, the newest earlier run of the ``paper`` profile whose ma
 the same CPU model and count. Claim verdicts of sealed runs are kept between calls
 (:mod:`analysis.comparison.evalcache`).
 
-Exit codes: 0 table printed; 1 a run cannot be read; 2 bad input (a missing or non-run
-directory, a pair of one run with itself, a share outside 1..100, no pair found).
+Exit codes: 0 table printed; 1 the kept verdicts cannot be read or written; 2 bad input (a
+missing or non-run directory, a run that cannot be read (a damaged record or file) or holds
+no measured trial, a pair of one run with itself, a share outside 1..100, no pair found),
+in one line naming it.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from _runs import load  # noqa: E402
 from analysis.comparison import evalcache as EC  # noqa: E402
 from analysis.comparison import reproduce as RP  # noqa: E402
 from analysis.loading import run as A  # noqa: E402
@@ -46,6 +49,7 @@ from analysis.loading import run as A  # noqa: E402
 #: runs through the analysis, never through the run format's package)
 TRIALS = ("trials.jsonl", "trials.jsonl.gz")
 
+PROG = "reproduction_criterion"
 POST_HOC = "post hoc (basis)"
 TEST = "test"
 
@@ -75,7 +79,7 @@ def find_pairs(raw: Path) -> list[tuple[Path, Path]]:
     runs = []
     for d in sorted(raw.iterdir()):
         if d.is_dir() and is_run(d):
-            r = A.load_run(d)
+            r = load(PROG, d, measured=False)  # a damaged run: one line naming it, exit 2
             if _profile(r) in ("paper", "claims") and r.created_at is not None:
                 runs.append((d, r))
     runs.sort(key=lambda x: x[1].created_at)
@@ -92,7 +96,7 @@ def find_pairs(raw: Path) -> list[tuple[Path, Path]]:
 
 def row(ref_dir: Path, run_dir: Path, min_share: int) -> dict[str, object]:
     """The counts of one pair, the rerun judged against its reference."""
-    ref, run = A.load_run(ref_dir), A.load_run(run_dir)
+    ref, run = load(PROG, ref_dir), load(PROG, run_dir)  # damaged or empty: one line, exit 2
     t = RP.table(EC.evaluate(ref), EC.evaluate(run))
     n = RP.counts(t)
     reproduced, compared = RP.reproduced_of(t)
@@ -162,8 +166,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         rows = [row(ref, run, args.min_share) for ref, run in pairs]
-    except (OSError, ValueError) as exc:
-        print(f"reproduction_criterion: a run cannot be read: {exc}", file=sys.stderr)
+    except OSError as exc:  # the kept verdicts (evalcache): the runs were read
+        print(f"{PROG}: {exc.filename or 'the kept verdicts'}: {exc.strerror or exc}",
+              file=sys.stderr)
         return 1
     t = pd.DataFrame(rows)
     print("The run-level criterion on the pairs (each rerun judged against its own reference "

@@ -37,7 +37,8 @@ import pandas as pd
 from analysis import claims as C
 from analysis.claims.baselines import parity, twin_pairs
 
-from analysis.loading.run import BadRun, Run, load_run
+from _runs import load
+from analysis.loading.run import Run
 from analysis.statistics.fmt import fmt_ratio_ci, fmt_size
 from analysis.words import revisions as RV
 from analysis.words.counts import MSG_FACTORS, Tally, map_comparisons, message_comparisons
@@ -122,14 +123,11 @@ def main(argv: list[str] | None = None) -> int:
               f"{len(a.runs)}", file=sys.stderr)
         return 2
     for d in a.runs:
-        if not (d / "manifest.json").is_file():
+        if d.is_dir() and not (d / "manifest.json").is_file():
             print(f"run_targets: {d}: not a run directory (no manifest.json)", file=sys.stderr)
             return 2
-    try:  # a damaged run: one line naming the file (never a traceback), nothing printed
-        runs = [load_run(d) for d in a.runs]
-    except BadRun as exc:
-        print(f"run_targets: {exc}", file=sys.stderr)
-        return 2
+    # a missing, damaged or empty run: one line naming it (never a traceback), nothing printed
+    runs = [load("run_targets", d) for d in a.runs]
     report(runs[0], None)
     if len(runs) == 2:
         report(runs[1], comparisons(runs[0]))
