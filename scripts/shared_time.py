@@ -26,6 +26,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from _runs import load
 from analysis.loading import criteria as CL
 from analysis.loading import run as A
 from analysis.statistics import adoption as AD
@@ -58,14 +59,7 @@ def main() -> int:
         except AD.CriteriaError as e:
             print(f"shared_time: {e}", file=sys.stderr)
             return 2
-    if not a.run.is_dir():
-        print(f"shared_time: {a.run}: not a run directory", file=sys.stderr)
-        return 2
-    try:
-        run = A.load_run(a.run)
-    except (FileNotFoundError, ValueError) as e:
-        print(f"shared_time: {e}", file=sys.stderr)
-        return 2
+    run = load("shared_time", a.run)  # missing, damaged or empty: one line, exit 2
     table = D.compare(run.measured, run.shared, a.family)
     con = Console(width=160)
     if crit is not None:

@@ -32,9 +32,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from _runs import fail, load
 from analysis.designsim import sharedtime as ST
 from analysis.loading import criteria as CL
-from analysis.loading import run as A
 from analysis.statistics import adoption as AD
 from decision.simulation import noise_sd
 
@@ -47,14 +47,16 @@ PILOT_TODAY, PILOT_SHARED = 0.155, 0.086
 #: the pass probabilities the derivation tries, lowest first
 GRID = (0.80, 0.90, 0.95, 0.97, 0.98, 0.99, 0.995)
 QUICK_RUNS = 400
+PROG = "shared_time_criteria"
 
 
 def plan_json(profile: str) -> dict[str, Any]:
     """``python -m runner plan --profile PROFILE --json``, as the runner prints it."""
     r = subprocess.run([sys.executable, "-m", "runner", "plan", "--profile", profile, "--json"],
                        cwd=ROOT, capture_output=True, text=True, timeout=300)
-    if r.returncode != 0:
-        raise RuntimeError(f"runner plan --profile {profile} failed: {r.stderr.strip()[-500:]}")
+    if r.returncode != 0:  # the runner's own one line (a profile it cannot plan)
+        said = r.stderr.strip().splitlines() or [f"exit {r.returncode}"]
+        fail(PROG, f"runner plan --profile {profile} failed: {said[-1]}")
     plan: dict[str, Any] = json.loads(r.stdout)
     return plan
 
@@ -114,7 +116,7 @@ def main() -> int:
               + "; ".join(problems), file=sys.stderr)
         return 1
     ref = ROOT / "data" / "raw" / crit.derivation.reference_run
-    pool = ST.mechanism_pool(A.load_run(ref).measured, crit)
+    pool = ST.mechanism_pool(load(PROG, ref).measured, crit)
     today = {p: noise_sd("stream", p, 1.0) for p in crit.placements}
     con.print(f"structure: {len(blocks)} blocks of {crit.profile} ({len(crit.comparisons())} "
               f"comparisons, {len(crit.aa())} A/As, {len(crit.connections())} connections), "

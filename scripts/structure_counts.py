@@ -554,9 +554,15 @@ def lines(f: Path) -> int:
     return len(f.read_text().splitlines()) if f.exists() else 0
 
 
+USAGE = "usage: python scripts/structure_counts.py [ROOT]"
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) > 1:
-        print("usage: python scripts/structure_counts.py [ROOT]", file=sys.stderr)
+    if argv[:1] in (["-h"], ["--help"]):
+        print(f"{USAGE}\n\n{__doc__.strip()}")
+        return 0
+    if len(argv) > 1 or argv[:1] and argv[0].startswith("-"):
+        print(f"{USAGE} (ROOT: a copybench checkout; no options but --help)", file=sys.stderr)
         return 2
     root = Path(argv[0] if argv else Path(__file__).resolve().parent.parent).resolve()
     if not (root / "analysis").is_dir():
