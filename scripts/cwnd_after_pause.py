@@ -13,6 +13,10 @@ connection repeats: a 200 ms bulk send (the window grows), wait until nothing is
 (``tcpi_unacked`` and ``SIOCOUTQ`` both 0), pause, send one 64 KiB chunk; ``snd_cwnd`` is
 read before the pause and just after that first send.
 
+The sink and the sender run in process groups of their own; whatever ends the script (an
+error, Ctrl-C, SIGTERM) kills both groups and removes the namespaces before it exits. A
+congestion control the kernel does not offer is refused in one line before anything is set up.
+
     sudo .venv/bin/python scripts/cwnd_after_pause.py [--pauses 0.1,0.3] [--repeats 20]
                                                       [--congestion cubic]
 
@@ -26,6 +30,8 @@ from __future__ import annotations
 import argparse
 import fcntl
 import os
+import select
+import signal
 import socket
 import statistics
 import struct
@@ -37,6 +43,9 @@ import time
 SENDER_ADDR, SINK_ADDR = "198.18.0.1", "198.18.0.2"
 PORT = 5299
 CHUNK = 64 * 1024
+#: how long the sink may take to listen, and to end after its sender closed (seconds)
+SINK_READY_S, SINK_END_S = 10, 5
+AVAILABLE = "/proc/sys/net/ipv4/tcp_available_congestion_control"
 #: struct tcp_info (linux/tcp.h): 8 one-byte fields, then 32-bit fields from offset 8
 TI_RTO, TI_UNACKED, TI_SND_CWND = 8, 24, 80
 
@@ -98,13 +107,58 @@ def role_send(port: int, pauses: list[float], repeats: int, cc: str | None) -> i
     return 0
 
 
+class Failed(Exception):
+    """A step of the set-up or of the measurement that failed: one line."""
+
+
+def congestion_problem(cc: str) -> str | None:
+    """Why a socket here cannot use the congestion control ``cc`` (None: it can); tried on a
+    socket of this namespace, which the two new ones share the kernel's modules with."""
+    with socket.socket() as s:
+        try:
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+        except OSError as exc:
+            try:
+                with open(AVAILABLE, encoding="ascii") as f:
+                    offered = ", ".join(f.read().split())
+            except OSError:
+                offered = "see " + AVAILABLE
+            return f"--congestion {cc}: not available here ({exc.strerror}; available: {offered})"
+    return None
+
+
 def run(args: list[str], check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, capture_output=True, text=True, check=check)
+    r = subprocess.run(args, capture_output=True, text=True, check=False)
+    if check and r.returncode:
+        said = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]
+        raise Failed(f"{' '.join(args)}: {said}")
+    return r
+
+
+def start(args: list[str], **kw: object) -> subprocess.Popen[str]:
+    """A child in a process group of its own (:func:`stop` ends it and all it started)."""
+    return subprocess.Popen(args, start_new_session=True, text=True, **kw)  # type: ignore[call-overload]
+
+
+def stop(proc: subprocess.Popen[str] | None, grace_s: float = 0.0) -> None:
+    """End ``proc``'s process group: at once, or after it had ``grace_s`` to end itself."""
+    if proc is None:
+        return
+    try:
+        proc.wait(timeout=grace_s) if grace_s else None
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
 
 
 def measure(pauses: list[float], repeats: int, idle_restart: int, cc: str | None) -> None:
     tag = f"cbcw{os.getpid()}"
     a, b = f"{tag}a", f"{tag}b"
+    sink = sender = None
     try:
         for ns in (a, b):
             run(["ip", "netns", "add", ns])
@@ -117,19 +171,21 @@ def measure(pauses: list[float], repeats: int, idle_restart: int, cc: str | None
         run(["ip", "netns", "exec", a, "sysctl", "-q", "-w",
              f"net.ipv4.tcp_slow_start_after_idle={idle_restart}"])
         me = os.path.abspath(__file__)
-        sink = subprocess.Popen(["ip", "netns", "exec", b, sys.executable, me, "--role", "sink"],
-                                stdout=subprocess.PIPE, text=True)
+        sink = start(["ip", "netns", "exec", b, sys.executable, me, "--role", "sink"],
+                     stdout=subprocess.PIPE)
         assert sink.stdout is not None
-        sink.stdout.readline()
+        ready, _, _ = select.select([sink.stdout], [], [], SINK_READY_S)
+        if not ready or sink.stdout.readline().strip() != "ready":
+            raise Failed(f"the sink did not start listening within {SINK_READY_S} s")
         print(f"tcp_slow_start_after_idle={idle_restart} (sender's namespace only):", flush=True)
-        r = subprocess.run(["ip", "netns", "exec", a, sys.executable, me, "--role", "send",
-                            "--pauses", ",".join(map(str, pauses)), "--repeats", str(repeats),
-                            *(["--congestion", cc] if cc else [])],
-                           check=False)
-        sink.wait(timeout=30)
-        if r.returncode:
-            raise SystemExit(f"cwnd_after_pause: the sender failed (exit {r.returncode})")
-    finally:
+        sender = start(["ip", "netns", "exec", a, sys.executable, me, "--role", "send",
+                        "--pauses", ",".join(map(str, pauses)), "--repeats", str(repeats),
+                        *(["--congestion", cc] if cc else [])])
+        if sender.wait():
+            raise Failed(f"the sender failed (exit {sender.returncode})")
+    finally:  # nothing outlives the script: both groups killed, then the namespaces go
+        stop(sender)
+        stop(sink, SINK_END_S if sender is not None and sender.returncode == 0 else 0.0)
         for ns in (a, b):
             run(["ip", "netns", "del", ns], check=False)
 
@@ -160,11 +216,24 @@ def main() -> int:
         return role_sink(PORT)
     if a.role == "send":
         return role_send(PORT, pauses, a.repeats, a.congestion)
+    if a.congestion is not None and (why := congestion_problem(a.congestion)):
+        print(f"cwnd_after_pause: {why}", file=sys.stderr)
+        return 2
     if os.geteuid() != 0:
         print("cwnd_after_pause: needs root (network namespaces)", file=sys.stderr)
         return 2
-    for idle_restart in (1, 0):
-        measure(pauses, a.repeats, idle_restart, a.congestion)
+    # SIGTERM ends it as Ctrl-C does: through the clean-up of measure()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        for idle_restart in (1, 0):
+            measure(pauses, a.repeats, idle_restart, a.congestion)
+    except Failed as exc:
+        print(f"cwnd_after_pause: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("cwnd_after_pause: interrupted; the namespaces and their processes are removed",
+              file=sys.stderr)
+        return 130
     return 0
 
 

@@ -3,11 +3,11 @@ write the report (executed notebook, HTML without code, ``cells.csv``, ``claims.
 
     python -m analysis.compare_report RUN REF [--threshold T] [--out DIR] [--unverified]
 
-Exit codes: 0 report written; 1 the notebook failed, or a run cannot be read, is being
-written or does not verify (:mod:`rundir.readiness`; ``--unverified`` reports on such a run
-anyway, saying so); 2 bad input (a missing run directory, a threshold outside (0, 1), an
-``--out`` that holds anything but an earlier report, or lies inside a run:
-:mod:`rundir.outpath`; RUN and REF the same run). The report is
+Exit codes: 0 report written; 1 the notebook failed, or a run is being written or does not
+verify (:mod:`rundir.readiness`; ``--unverified`` reports on such a run anyway, saying so); 2
+bad input, in one line (a missing run directory, a run whose records cannot be read: the
+file and line, a threshold outside (0, 1), an ``--out`` that holds anything but an earlier
+report, or lies inside a run: :mod:`rundir.outpath`; RUN and REF the same run). The report is
 assembled in a temporary directory and moved into place only when complete, so a failure
 leaves no partial report; every report holds the marker file that lets a later report
 replace it. The kernel's connection file lives in that temporary directory, and the kernel
@@ -142,9 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     for label, d in (("RUN", run), ("REF", ref)):
         why = being_written(d)
         problem = None if why else records.first_problem(d)
-        if problem:
+        if problem:  # a damaged record: bad input, named by file and line
             print(f"compare: {problem}; no report written", file=sys.stderr)
-            return 1
+            return 2
         why = why or unverified_reason(d)
         if why and not args.unverified:
             print(f"compare: {label}: {why}; no report written (to compare it anyway: "
