@@ -12,6 +12,7 @@ from pathlib import Path
 from analysis.loading import run as A
 from analysis.statistics.adoption import Criteria, CriteriaError, parse
 from decision.profiles import profile_path
+from rundir import utf8
 
 #: the committed criteria file
 DEFAULT = profile_path("shared-time-criteria")
@@ -20,9 +21,9 @@ DEFAULT = profile_path("shared-time-criteria")
 def read(path: Path = DEFAULT) -> Criteria:
     """The criteria in ``path``; :class:`CriteriaError` (one line) when it cannot be read,
     is not TOML, or is incomplete or inconsistent."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+    try:  # a regular file of a profile's size, never waiting on a FIFO or reading a device
+        text = utf8.read(path, "profile")
+    except (OSError, utf8.NotUtf8) as e:
         raise CriteriaError(f"{path}: cannot read the criteria file "
                             f"({getattr(e, 'strerror', None) or e})") from None
     try:
