@@ -45,6 +45,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	static const char *const alone[] = { "--help", "-h", "--version", "--build-info" };
+	for (size_t i = 0; i < sizeof(alone) / sizeof(alone[0]); i++)
+		if (!strcmp(argv[1], alone[i]) && argc > 2)
+			die_usage("%s takes no arguments (got '%s')", argv[1], argv[2]);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return 0;
