@@ -4,5 +4,8 @@
 #   tar xzf copybench-bundle.tar.gz && copybench-bundle/run-threads OUTDIR
 # ORIGINALS_ARCHIVES=DIR puts the reports' archives in it (their programs then run there).
 .PHONY: bundle
-bundle: setup
-	ORIGINALS_ARCHIVES="$(ORIGINALS_ARCHIVES)" scripts/bundle build/copybench-bundle.tar.gz
+# (ORIGINALS_ARCHIVES reaches scripts/bundle through the environment: mk/runner.mk exports it)
+bundle: ARCHIVES_FOR := bundle
+bundle: ARCHIVES_NEEDED := 1
+bundle: originals-archives setup
+	scripts/bundle build/copybench-bundle.tar.gz

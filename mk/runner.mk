@@ -33,5 +33,21 @@ smoke-run: build
 # with their Makefiles as an unprivileged user (build/originals/, never committed). From
 # GitHub by default; without GitHub: make originals ORIGINALS_ARCHIVES=../shared/seed-repos
 ORIGINALS_ARCHIVES ?=
-originals:
-	$(PY) -m runner originals build $(if $(ORIGINALS_ARCHIVES),--archives $(ORIGINALS_ARCHIVES))
+export ORIGINALS_ARCHIVES
+originals: ARCHIVES_FOR := originals
+originals: originals-archives
+	@arch=(); [ -z "$$ORIGINALS_ARCHIVES" ] || arch=(--archives "$$ORIGINALS_ARCHIVES"); \
+	echo "$(PY) -m runner originals build $${arch[*]}"; $(PY) -m runner originals build "$${arch[@]}"
+
+# ORIGINALS_ARCHIVES (make claims, originals, bundle): checked before anything is built or run,
+# in one line (a missing one was found after the build, by cp or the fetch). ARCHIVES_FOR: the
+# target that takes it; ARCHIVES_NEEDED=1: the directory must hold archives (the bundle copies
+# them all; the fetch says itself which of the pinned ones are missing).
+.PHONY: originals-archives
+originals-archives:
+	@a=$$ORIGINALS_ARCHIVES; [ -n "$$a" ] || exit 0; shopt -s nullglob; \
+	if [ ! -d "$$a" ]; then why="is not a directory"; \
+	elif [ ! -r "$$a" ] || [ ! -x "$$a" ]; then why="cannot be read"; \
+	elif [ -n "$(ARCHIVES_NEEDED)" ] && set -- "$$a"/*.tar.gz && [ $$# = 0 ]; then why="holds no *.tar.gz"; \
+	else exit 0; fi; \
+	echo "make $(or $(ARCHIVES_FOR),$@): ORIGINALS_ARCHIVES=$$a $$why: give a directory of the reports' archives, <owner>+<repo>-<commit>.tar.gz (as ../shared/seed-repos); nothing was built or run" >&2; exit 2
