@@ -165,7 +165,7 @@ static bool cgroup_path(const char *proc, bool v2, char *out, size_t len)
 /* One cgroup directory's room; false when it has no limit (or no memory files). */
 static bool dir_room(const char *dir, bool v2, uint64_t *room, uint64_t *limit, uint64_t *used)
 {
-	char path[PATH_MAX], buf[64];
+	char path[2 * PATH_MAX + 64], buf[64];
 	uint64_t cache;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, v2 ? "memory.max" : "memory.limit_in_bytes");

@@ -19,7 +19,7 @@ static const struct optdef send_optdefs[] = {
 	  .help = "the sink's control port (default 5201)" },
 	{ .name = "protocol", .arg = "P", .kind = OPT_CHOICE, .at = SEND_AT(proto, int),
 	  .choices = proto_names, .help = "tcp | udp (default tcp; udp: message methods but vmsplice)" },
-	/* named --transport until issue 50: in the runner a transport is loopback, veth or
+	/* once named --transport; in the runner a transport is loopback, veth or
 	 * udp-forward; no recorded command line is ever run again, so the old name is refused */
 	OPT_RENAMED_ROW("transport", "protocol"),
 	{ .name = "mode", .arg = "M", .kind = OPT_CHOICE, .at = SEND_AT(mode, int), .choices = mode_names,
@@ -209,35 +209,52 @@ static void check_sockbuf(const struct send_opts *o)
 	}
 }
 
+/* The third (maximum) value of net.ipv4.tcp_wmem or tcp_rmem; 0 when unreadable. */
+static uint64_t tcp_mem_max(const char *path)
+{
+	unsigned long long lo, def, max;
+	FILE *f = fopen(path, "re");
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "%llu %llu %llu", &lo, &def, &max);
+	fclose(f);
+	return n == 3 ? max : 0;
+}
+
 /* What one connection's method allocates when it opens (its `open`), in bytes: a message
  * method's ring (msg_ring_alloc: `slots` messages of `fields` separately allocated fields,
- * page-padded for vmsplice, plus one serialisation buffer of the message size), or a file
- * method's user buffer. The slot counts are the methods' own: send and sendmsg keep one
- * message; zerocopy (zc_ring_slots) and uring-zc 16 MiB of messages in flight, 8 to 1024;
- * vmsplice (vms_open) 64 MiB of payload but at most 256 MiB of page-padded fields, 4 to
- * 65536. splice, splice2 and sendfile move page references through pipes; mmap-write maps the
- * file's page cache, which the kernel can reclaim. `slots_out` gets the message count (0 for
- * a file method). */
-static uint64_t method_buffers(const struct method *m, uint64_t size, int fields, uint64_t *slots_out)
+ * plus one serialisation buffer of the message size), or a file method's user buffer. The
+ * slot counts are the methods' own: send and sendmsg keep one message; zerocopy
+ * (zc_ring_slots) and uring-zc 16 MiB of messages in flight, 8 to 1024. vmsplice sizes its
+ * arena at open by the bytes that can be in flight on the connection (m_vmsplice.c: the send
+ * buffer and the receiver's, at least net.ipv4.tcp_wmem[2] and tcp_rmem[2] or --sockbuf, a
+ * pipe of at most 1 MiB and 1 MiB of overshoot), and its memory is at most twice that plus
+ * two units of whole pages; that bound is taken here (`sockbuf`: --sockbuf or 0). splice,
+ * splice2 and sendfile move page references through pipes; mmap-write maps the file's page
+ * cache, which the kernel can reclaim. `slots_out` gets the message count (0: not a ring). */
+static uint64_t method_buffers(const struct method *m, uint64_t size, int fields, uint64_t sockbuf,
+			       uint64_t *slots_out)
 {
 	uint64_t per_slot = 0, slots = 1;
-	bool padded = m == &m_vmsplice;
 
 	*slots_out = 0;
 	if (m->kinds & M_FILE_SOCK)
 		return m == &m_read_write ? RW_BUFFER : 0;
-	for (int k = 0; k < fields; k++) {
-		uint64_t len = size / (uint64_t)fields + ((uint64_t)k < size % (uint64_t)fields);
-		per_slot += padded ? (len + 4095) & ~4095ull : len;
+	if (m == &m_vmsplice) {
+		uint64_t wmem = tcp_mem_max("/proc/sys/net/ipv4/tcp_wmem"), rmem = tcp_mem_max("/proc/sys/net/ipv4/tcp_rmem");
+		uint64_t in_flight = (sockbuf > wmem ? sockbuf : wmem) + (sockbuf > rmem ? sockbuf : rmem) + (2ull << 20);
+		uint64_t span = size + (uint64_t)fields, unit = span >= (64u << 10) ? span : 8 * span;
+
+		in_flight = in_flight < (1ull << 30) ? in_flight : 1ull << 30; /* its most; beyond it refuses */
+		return 2 * in_flight + 2 * ((unit + 4095) & ~4095ull);
 	}
+	for (int k = 0; k < fields; k++)
+		per_slot += size / (uint64_t)fields + ((uint64_t)k < size % (uint64_t)fields);
 	if (m == &m_zerocopy || m == &m_uring_zc) {
 		slots = (16ull << 20) / size;
 		slots = slots < 8 ? 8 : slots > 1024 ? 1024 : slots;
-	} else if (m == &m_vmsplice) {
-		uint64_t cap = (256ull << 20) / (per_slot ? per_slot : 4096);
-		slots = (64ull << 20) / size;
-		slots = slots < cap ? slots : cap;
-		slots = slots < 4 ? 4 : slots > 65536 ? 65536 : slots;
 	}
 	*slots_out = slots;
 	return slots * per_slot + size;
@@ -260,14 +277,14 @@ static void check_memory(const struct send_opts *o)
 	struct statfs fs;
 	char a[32], b[32], c[32], d[32], what[200];
 
-	per_conn = method_buffers(first, o->t.size, o->fields, &slots);
+	per_conn = method_buffers(first, o->t.size, o->fields, o->sockbuf, &slots);
 	if (o->alt) /* each thread opens both methods */
-		per_conn += method_buffers(o->alt, o->t.size, o->fields, &slots2);
+		per_conn += method_buffers(o->alt, o->t.size, o->fields, o->sockbuf, &slots2);
 	if (o->mode == MODE_PINGPONG)
 		per_conn += o->t.size + 1; /* the echo buffer */
 	need = per_conn * (uint64_t)o->conns;
 	if (o->share) /* two connections: --method's, and the other method's */
-		need = per_conn + method_buffers(o->share, o->t.size, o->fields, &slots2);
+		need = per_conn + method_buffers(o->share, o->t.size, o->fields, o->sockbuf, &slots2);
 	/* a generated file on tmpfs or ramfs is memory that cannot be reclaimed (no swap) */
 	if ((first->kinds & M_FILE_SOCK) && !o->file && o->t.dir && statfs(o->t.dir, &fs) == 0 &&
 	    (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC))
@@ -284,8 +301,9 @@ static void check_memory(const struct send_opts *o)
 			 o->mode == MODE_PINGPONG ? " and an echo buffer" : "",
 			 second ? ", as does the second method" : "");
 	else
-		snprintf(what, sizeof(what), "%d connection%s x %s%s", o->conns, o->conns == 1 ? "" : "s",
-			 mem_human(per_conn, a, sizeof(a)), file ? ", and the generated file on tmpfs in --dir" : "");
+		snprintf(what, sizeof(what), "%d connection%s x %s%s%s", o->conns, o->conns == 1 ? "" : "s",
+			 mem_human(per_conn, a, sizeof(a)), first == &m_vmsplice ? ": vmsplice's ring, at most twice "
+			 "the bytes that can be in flight" : "", file ? ", and the generated file on tmpfs in --dir" : "");
 	die_usage("send needs %s of memory for its buffers (%s) but only %s is available (%s%s%s), keeping %s "
 		  "spare for socket buffers and the rest of the process; allowed: a smaller --size or fewer "
 		  "--threads", mem_human(need, b, sizeof(b)), what, mem_human(room.bytes, c, sizeof(c)), room.bound,
