@@ -13,7 +13,12 @@
 #include "trialopts.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 struct copy_opts {
@@ -60,8 +65,8 @@ static const struct optdef copy_optdefs[] = {
 	{ .name = "src", .arg = "PATH", .kind = OPT_STRING, .at = COPY_AT(src),
 	  .help = "copy this file instead (no verification possible)" },
 	{ .name = "dst", .arg = "PATH", .kind = OPT_STRING, .at = COPY_AT(dst),
-	  .help = "destination, truncated (a regular file that is not the source, or a new path;\n"
-		  "default: a nameless scratch file in --dir)" },
+	  .help = "destination: a new path, created (default: a nameless scratch file in --dir);\n"
+		  "removed again when the trial fails or is stopped by SIGINT/SIGTERM/SIGHUP" },
 	TRIALOPT_DIR(struct copy_opts, "where generated and scratch files go (default /var/tmp)"),
 	TRIALOPT_CACHE(struct copy_opts, "warm | cold: source pages cached or dropped before each pass"),
 	TRIALOPT_CPUS(struct copy_opts, "pin the copying thread (splice2's second thread: next CPU)"),
@@ -217,6 +222,91 @@ static int copy_files(struct copy_run *run)
 	return 0;
 }
 
+/* The file system a file is on, for messages: "tmpfs (device 0:52)". */
+static const char *fs_of(int fd, char *buf, size_t len)
+{
+	static const struct { unsigned long magic; const char *name; } names[] = {
+		{ TMPFS_MAGIC, "tmpfs" }, { EXT4_SUPER_MAGIC, "ext2/3/4" }, { XFS_SUPER_MAGIC, "xfs" },
+		{ BTRFS_SUPER_MAGIC, "btrfs" }, { NFS_SUPER_MAGIC, "nfs" }, { OVERLAYFS_SUPER_MAGIC, "overlayfs" },
+		{ RAMFS_MAGIC, "ramfs" }, { F2FS_SUPER_MAGIC, "f2fs" }, { FUSE_SUPER_MAGIC, "fuse" },
+		{ V9FS_MAGIC, "9p" }, { MSDOS_SUPER_MAGIC, "vfat" }, { 0x2fc12fc1, "zfs" }, { 0xca451a4e, "bcachefs" },
+	};
+	struct statfs fs;
+	struct stat st;
+	char type[32] = "an unknown file system";
+
+	if (fstatfs(fd, &fs) == 0) {
+		snprintf(type, sizeof(type), "file system type 0x%lx", (unsigned long)fs.f_type);
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if ((unsigned long)fs.f_type == names[i].magic)
+				snprintf(type, sizeof(type), "%s", names[i].name);
+	}
+	if (fstat(fd, &st) == 0)
+		snprintf(buf, len, "%s (device %u:%u)", type, major(st.st_dev), minor(st.st_dev));
+	else
+		snprintf(buf, len, "%s", type);
+	return buf;
+}
+
+/* A failed phase's message as the user needs it: what the files show went wrong (the source
+ * changed size; the destination's file system is full; copy_file_range refused two file
+ * systems), which file it concerns and what to do, with the call's own message (the call
+ * and its error) kept inside. `cause`: errno just after the failure (the copying thread's;
+ * splice2's second thread's error leaves it unset, hence the checks on the files themselves). */
+static void explain_failure(struct copy_run *run, int cause)
+{
+	const struct copy_opts *o = &run->o;
+	char said[sizeof(run->e.msg)], src[600], dst[600];
+	struct stat st, dst_st;
+	struct statvfs vfs;
+	uint64_t left = run->src.size, room = UINT64_MAX;
+
+	if (!run->e.msg[0])
+		return;
+	snprintf(said, sizeof(said), "%s", run->e.msg);
+	run->e.msg[0] = '\0';
+	if (o->src)
+		snprintf(src, sizeof(src), "--src '%s'", o->src);
+	else
+		snprintf(src, sizeof(src), "the generated source in --dir '%s'", o->t.dir);
+	if (o->dst)
+		snprintf(dst, sizeof(dst), "--dst '%s'", o->dst);
+	else
+		snprintf(dst, sizeof(dst), "the scratch destination in --dir '%s'", o->t.dir);
+
+	/* what to do comes before the call's own message: a message is cut at its end */
+	if (run->src.fd >= 0 && fstat(run->src.fd, &st) == 0 && (uint64_t)st.st_size != run->src.size) {
+		err_set(&run->e, "%s changed size during the copy (%llu bytes at the start, %llu now): copy a file "
+			"that nothing else writes while copybench runs; %s", src, (unsigned long long)run->src.size,
+			(unsigned long long)st.st_size, said);
+		return;
+	}
+	if (run->dst < 0) {
+		err_set(&run->e, "%s", said);
+		return;
+	}
+	if (cause == EXDEV && o->m == &m_copy_file_range) {
+		char fa[80], fb[80];
+
+		err_set(&run->e, "copy_file_range cannot copy between file systems on this kernel (%s): put --dst on "
+			"the same file system as the source, or use another --method (%s is on %s, %s on %s)",
+			strerror(EXDEV), src, fs_of(run->src.fd, fa, sizeof(fa)), dst, fs_of(run->dst, fb, sizeof(fb)));
+		return;
+	}
+	if (fstat(run->dst, &dst_st) == 0 && (uint64_t)dst_st.st_size < left)
+		left -= (uint64_t)dst_st.st_size; /* the bytes the first pass has still to write */
+	if (fstatvfs(run->dst, &vfs) == 0)
+		room = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (cause == ENOSPC || cause == EDQUOT || room < left) {
+		err_set(&run->e, "%s is on a full file system (%s; %llu bytes free, the copy needs %llu bytes): free space "
+			"there or put %s on a file system with room; %s", dst, strerror(cause == EDQUOT ? EDQUOT : ENOSPC),
+			(unsigned long long)(room == UINT64_MAX ? 0 : room), (unsigned long long)run->src.size,
+			o->dst ? "--dst" : "--dir", said);
+		return;
+	}
+	err_set(&run->e, "%s (copying %s to %s)", said, src, dst);
+}
+
 /* Phase 3, the copying thread: pinned, measured, the method opened, the cache warmed. */
 static int copy_setup(struct copy_run *run)
 {
@@ -260,8 +350,10 @@ static int copy_window(struct copy_run *run)
 			err_sys(&run->e, "lseek destination");
 			return -1;
 		}
-		if (o->m->pass(&run->c, &p))
+		if (o->m->pass(&run->c, &p)) {
+			explain_failure(run, errno);
 			return -1;
+		}
 		if (run->meter.seen != PHASE_STOP)
 			run->meter.messages++; /* whole passes */
 	}
@@ -270,8 +362,14 @@ static int copy_window(struct copy_run *run)
 	/* the window may end mid-pass: one whole pass, outside the window, before checking */
 	if (o->t.verify != VERIFY_OFF) {
 		struct pass whole = { .progress = never_stop, .meter = &run->meter };
-		if (lseek(run->dst, 0, SEEK_SET) < 0 || o->m->pass(&run->c, &whole))
+		if (lseek(run->dst, 0, SEEK_SET) < 0) {
+			err_sys(&run->e, "lseek destination");
 			return -1;
+		}
+		if (o->m->pass(&run->c, &whole)) {
+			explain_failure(run, errno);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -299,6 +397,12 @@ static int copy_report(struct copy_run *run)
 	r->error = run->e.msg[0] ? run->e.msg : NULL;
 	record_print(stdout, r);
 	record_summary(stderr, r);
+	/* a --dst copybench created stays only when the trial succeeded: a failed one (or a missed
+	 * window, to be run again with the same --dst) removes it */
+	if (record_exit_code(r) == 0)
+		dstfile_keep();
+	else if (dstfile_discard())
+		fprintf(stderr, "copybench: removed --dst '%s', which this failed trial had created\n", o->dst);
 	meter_close(&run->meter);
 	if (run->dst >= 0)
 		close(run->dst);
@@ -318,7 +422,11 @@ int cmd_copy(int argc, char **argv)
 	run.pat = malloc(sizeof(*run.pat));
 	run.itf = malloc(sizeof(*run.itf));
 	copy_options(argc, argv, &run);
-	if (!copy_files(&run) && !copy_setup(&run))
-		copy_window(&run);
+	if (!copy_files(&run)) {
+		if (copy_setup(&run))
+			explain_failure(&run, errno);
+		else
+			copy_window(&run);
+	}
 	return copy_report(&run);
 }

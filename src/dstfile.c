@@ -1,8 +1,8 @@
 /* `copy --dst`: open the destination without destroying anything, decide on the open file,
  * create it (see dstfile.h).
  *
- * The old code opened --dst with O_TRUNC: open(2) truncates before returning, so
- * `--src F --dst F` emptied F before anything could compare the two. The order here:
+ * Opening --dst with O_TRUNC would empty it before anything could compare it with the source
+ * (open(2) truncates before returning: `--src F --dst F` would lose F). The order here:
  *   1. stat() the name: refuse what exists and is not a regular file without opening it;
  *   2. open() with O_CREAT but no O_TRUNC, which changes neither the bytes nor the mtime of an
  *      existing file;
@@ -11,16 +11,22 @@
  *      /proc/PID/fd/N, a bind mount: a bind mount shares the superblock, so st_dev is equal);
  *   4. ftruncate(fd, 0): the fd pins the inode checked in 3, so a rename or symlink swap after
  *      step 2 cannot redirect the truncation to another file.
- * Since issue 63 --dst is only ever a new file: a name that exists after the checks of 1 (a
+ * --dst is only ever a new file: a name that exists after the checks of 1 (a
  * file of the user's, a read-only one, a symbolic link, even one that points nowhere) is
  * refused, and the open of 2 is O_CREAT | O_EXCL | O_NOFOLLOW, so a link or file that appears
  * in between is refused too (EEXIST) instead of being written through or truncated: copybench
- * runs as root, and it never replaces what it did not create. */
+ * runs as root, and it never replaces what it did not create.
+ *
+ * What it created it also removes when the trial does not succeed (dstfile_keep was not
+ * called): at exit, and on SIGINT, SIGTERM or SIGHUP, whose handler removes it and dies of the
+ * signal again. Only the name as created is removed, and only while it still names the inode
+ * created there: a file someone else put at the name since is left alone. */
 #include "dstfile.h"
 #include "args.h"
 
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -112,10 +118,117 @@ static void check_identity(const char *arg, const char *path, const struct stat 
 				  stream_names[fd]);
 }
 
+/* The --dst this process created, until the trial keeps it. Read by a signal handler: set
+ * while the signals are blocked, and `made` last. */
+static char made_path[PATH_MAX];
+static dev_t made_dev;
+static ino_t made_ino;
+static volatile sig_atomic_t made;
+static char made_note[PATH_MAX + 96]; /* "; removed the partial --dst '...' it had created\n" */
+
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+/* Removes the created --dst while its name still names it; whether it did. Async-signal-safe
+ * (lstat, unlink). */
+static bool remove_made(void)
+{
+	struct stat st;
+	bool removed = false;
+
+	if (made && lstat(made_path, &st) == 0 && st.st_dev == made_dev && st.st_ino == made_ino)
+		removed = unlink(made_path) == 0;
+	made = 0;
+	return removed;
+}
+
+static void write_str(const char *s)
+{
+	ssize_t rc = write(STDERR_FILENO, s, strlen(s));
+	(void)rc;
+}
+
+/* SIGINT/SIGTERM/SIGHUP while a created --dst awaits the verdict: remove it, say so, and die
+ * of the signal as without the handler (the caller sees the signal, not an exit status). */
+static void on_stop_signal(int sig)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t set;
+
+	if (remove_made()) {
+		write_str(sig == SIGINT ? "copybench: stopped by SIGINT" :
+			  sig == SIGTERM ? "copybench: stopped by SIGTERM" : "copybench: stopped by SIGHUP");
+		write_str(made_note);
+	}
+	sigaction(sig, &dfl, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+}
+
+static void remove_at_exit(void)
+{
+	remove_made();
+}
+
+/* Blocks (or unblocks) the stop signals, so that none comes between the creation and its
+ * record in made_*. */
+static void block_stop_signals(bool block, sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaddset(&set, stop_signals[i]);
+	if (block)
+		sigprocmask(SIG_BLOCK, &set, old);
+	else
+		sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+/* From here on the file at `path`, open at fd, is ours to remove unless the trial keeps it. */
+static void remember_made(const char *arg, const char *path, int fd)
+{
+	static bool installed;
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return; /* the caller's fstat fails the same way and says so */
+	if (!installed) {
+		struct sigaction sa = { .sa_handler = on_stop_signal };
+
+		sigemptyset(&sa.sa_mask);
+		for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
+			struct sigaction old;
+			/* a signal ignored by whoever started copybench (nohup) stays ignored */
+			if (sigaction(stop_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+				sigaction(stop_signals[i], &sa, NULL);
+		}
+		atexit(remove_at_exit);
+		installed = true;
+	}
+	snprintf(made_path, sizeof(made_path), "%s", path);
+	snprintf(made_note, sizeof(made_note), "; removed the partial %s '%s' it had created\n", arg, path);
+	made_dev = st.st_dev;
+	made_ino = st.st_ino;
+	made = 1;
+}
+
+void dstfile_keep(void)
+{
+	made = 0;
+}
+
+bool dstfile_discard(void)
+{
+	return remove_made();
+}
+
 int dstfile_open(const char *arg, const char *path, const struct srcfile *src, const char *src_arg,
 		 struct err *e)
 {
 	struct stat st;
+	sigset_t old;
 	int fd, fl;
 
 	/* 1. Opening a FIFO, device or socket is not harmless (a FIFO's open may wait for a peer,
@@ -145,7 +258,11 @@ int dstfile_open(const char *arg, const char *path, const struct srcfile *src, c
 	/* 2. A new file only (O_EXCL; O_NOFOLLOW: a link put there after the lstat is not
 	 * followed either). O_NONBLOCK and O_NOCTTY: nothing that appears at the name in between
 	 * blocks the open or becomes our controlling terminal. */
+	block_stop_signals(true, &old);
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		remember_made(arg, path, fd);
+	block_stop_signals(false, &old);
 	if (fd < 0) {
 		if (errno == EEXIST || errno == ELOOP || errno == EISDIR) /* appeared after the lstat */
 			die_usage("%s: '%s' appeared while copybench opened it; allowed: a path that "

@@ -12,4 +12,9 @@
  * written then. Returns the fd, or -1 with e set when open/ftruncate fail. */
 int dstfile_open(const char *arg, const char *path, const struct srcfile *src, const char *src_arg,
 		 struct err *e);
+/* The file dstfile_open created is removed at exit, and on SIGINT, SIGTERM or SIGHUP (then
+ * with a line on stderr, and copybench dies of the signal), unless the trial keeps it: */
+void dstfile_keep(void);
+/* Removes it now (a failed trial); whether there was one to remove. */
+bool dstfile_discard(void);
 #endif
