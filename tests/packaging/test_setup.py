@@ -270,3 +270,79 @@ def test_a_checkout_set_up_by_another_user_is_one_line() -> None:
     lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
     assert done.returncode == 1, done.stderr[-2000:]
     assert len(lines) == 1 and "belongs to root, not to nobody" in lines[0], lines[:5]
+
+
+def _interpreter(python: str) -> str:
+    """The interpreter a Python command runs, its links resolved."""
+    return subprocess.run([python, "-c", "import os, sys; print(os.path.realpath(sys.executable))"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def _version(python: str) -> str:
+    return subprocess.run([python, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def _two_pythons() -> tuple[str, str]:
+    """Two interpreters of the lock's Python X.Y: Debian's python3, and the one this test runs
+    under (the checkout's .venv is made from it)."""
+    a = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else _debian_python()
+    b = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+    if _interpreter(a) == _interpreter(b):
+        pytest.skip(f"one Python interpreter here ({_interpreter(a)}): no other to give as PYTHON")
+    if _version(a).rsplit(".", 1)[0] != _version(b).rsplit(".", 1)[0]:
+        pytest.skip(f"{a} is Python {_version(a)}, {b} is {_version(b)}: not one X.Y for one lock")
+    return a, b
+
+
+def _current_venv(repo: Path, python: str, lock_version: str) -> Path:
+    """A .venv made by ``python`` (without pip: nothing is installed into it) that setup takes
+    as current: its stamps match the lock and pyproject.toml, the lock made for lock_version."""
+    lock = repo / "requirements.lock"
+    lock.write_text(re.sub(r"--python-version \d+\.\d+\.\d+", f"--python-version {lock_version}",
+                           lock.read_text(encoding="utf-8"), count=1), encoding="utf-8")
+    venv = repo / ".venv"
+    subprocess.run([python, "-m", "venv", "--without-pip", str(venv)], check=True)
+    for stamp, source in ((".lock-sha256", lock), (".pyproject-sha256", repo / "pyproject.toml")):
+        digest = subprocess.run(["sha256sum", str(source)], capture_output=True, text=True,
+                                check=True).stdout.split()[0]
+        (venv / stamp).write_text(digest + "\n", encoding="utf-8")
+    return venv
+
+
+def test_given_python_other_than_the_venvs_rebuilds_it(tmp_path: Path) -> None:
+    """``PYTHON=`` given while .venv is current was ignored (exit 0, the old interpreter kept):
+    a .venv of another interpreter is rebuilt from the one given (here pip, pointed at no index,
+    then fails as an unreachable index makes it fail; the point is that it ran)."""
+    made_by, given = _two_pythons()
+    lowest = min(_version(made_by), _version(given), key=lambda v: tuple(map(int, v.split("."))))
+    with _tree_ctx() as repo:
+        _current_venv(repo, made_by, lowest)
+        kept = run_setup(repo, PYTHON=made_by, COPYBENCH_SETUP_OPTIONAL="0")
+        done = run_setup(repo, PYTHON=given, COPYBENCH_SETUP_OPTIONAL="0", PIP_NO_INDEX="1",
+                         PIP_FIND_LINKS=str(tmp_path))
+    # the .venv's own interpreter given: nothing to do
+    assert kept.returncode == 0 and "creating .venv" not in kept.stderr, kept.stderr
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert f"setup: creating .venv from requirements.lock (Python {_version(given)}," in done.stderr
+    said = [ln for ln in done.stderr.splitlines() if ln.startswith(f"setup: PYTHON={given} ")]
+    assert len(said) == 1 and _interpreter(made_by) in said[0], done.stderr[-2000:]
+    assert last_line(done).startswith("setup: pip install -r requirements.lock into .venv failed")
+
+
+def test_given_python_the_lock_does_not_fit_keeps_the_venv() -> None:
+    """Another interpreter given that the lock does not fit: one line, exit 2, and the .venv
+    (current, of an interpreter that fits) is left as it was."""
+    a, b = _two_pythons()
+    older, newer = sorted((a, b), key=lambda p: tuple(map(int, _version(p).split("."))))
+    if _version(older) == _version(newer):
+        pytest.skip(f"{older} and {newer} are both Python {_version(older)}")
+    with _tree_ctx() as repo:
+        venv = _current_venv(repo, newer, _version(newer))  # a lock the older one does not fit
+        before = sorted(p.relative_to(venv).as_posix() for p in venv.rglob("*"))
+        done = run_setup(repo, PYTHON=older, COPYBENCH_SETUP_OPTIONAL="0")
+        after = sorted(p.relative_to(venv).as_posix() for p in venv.rglob("*"))
+    assert done.returncode == 2, done.stderr[-2000:]
+    line = last_line(done)
+    assert line.startswith(f"setup: {older} is Python {_version(older)}, but requirements.lock"), line
+    assert before == after
