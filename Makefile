@@ -30,7 +30,7 @@ help:
 # apt packages when root, then the pinned Python environment (.venv); about 0.2 s when
 # both are current. A sub-make of a target that ran it already gets SETUP_DONE=1.
 setup:
-	@[ "$(SETUP_DONE)" = 1 ] || scripts/setup
+	@[ "$(filter 1,$(SETUP_DONE))" = 1 ] || scripts/setup
 
 build:
 	$(MAKE) -C src

@@ -43,7 +43,7 @@ RUN ?= $(REFERENCE_RUN)
 REF ?= $(REFERENCE_RUN)
 
 # A run's path is data, never recipe text: make pastes $(RUN) into a recipe before the shell
-# reads it, so a directory named `z$$(touch x)-paper` would run touch (and a quote in it end
+# reads it, so a directory named `z$(touch x)-paper` would run touch (and a quote in it end
 # the quoting), and make's word functions ($(wildcard), $(abspath)) split a path at its
 # spaces. So recipes read these from their environment ("$$RUN"), paths are worked out by the
 # shell (realpath), and a sub-make is handed one on its command line with each '$' doubled

@@ -40,7 +40,7 @@ originals: originals-archives
 	echo "$(PY) -m runner originals build $${arch[*]}"; $(PY) -m runner originals build "$${arch[@]}"
 
 # ORIGINALS_ARCHIVES (make claims, originals, bundle): checked before anything is built or run,
-# in one line (a missing one was found after the build, by cp or the fetch). ARCHIVES_FOR: the
+# in one line (otherwise a missing one surfaces after the build, as cp's or the fetch's error). ARCHIVES_FOR: the
 # target that takes it; ARCHIVES_NEEDED=1: the directory must hold archives (the bundle copies
 # them all; the fetch says itself which of the pinned ones are missing).
 .PHONY: originals-archives

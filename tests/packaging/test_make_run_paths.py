@@ -39,6 +39,7 @@ HOSTILE = {
     "dollar-paren": "z$(touch${{IFS}}{m})-paper",
     "backticks": "z`touch${{IFS}}{m}`-paper",
     "quote-semicolon": 'z";touch${{IFS}}{m};"-paper',
+    "spaces-semicolon": "z ;touch {m}; -paper",
 }
 
 PROBE_SOURCE = """\
