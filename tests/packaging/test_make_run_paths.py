@@ -129,6 +129,20 @@ def test_make_book_never_runs_the_default_runs_name(tmp_path: Path, kind: str) -
     assert (tree / "book" / "_generated" / ".run").read_text(encoding="utf-8").strip() == str(run)
 
 
+@pytest.mark.parametrize("kind", ["dollar-paren", "spaces-semicolon"])
+def test_book_reference_hands_the_name_to_its_sub_make_whole(tmp_path: Path, kind: str) -> None:
+    """make test-slow's book of the reference run: a sub-make given RUN on its command line
+    (where make expands '$'), the name as it is."""
+    marker = tmp_path / "RAN"
+    got = tmp_path / "run_dir"
+    tree = _tree(tmp_path)
+    run = _committed_run(tree, HOSTILE[kind].format(m=marker))
+    r = _make(tree, "book-reference", PROBE_OUT=str(got))
+    assert not marker.exists(), r.stderr[-2000:]
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert got.read_text(encoding="utf-8") == str(run)
+
+
 def test_make_book_run_path_with_a_space_reaches_the_notebook_whole(tmp_path: Path) -> None:
     got = tmp_path / "run_dir"
     tree = _tree(tmp_path)
