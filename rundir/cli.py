@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rundir import layout, lock, records
+from rundir import layout, lock, records, utf8
 from rundir.complete import incomplete
 from rundir.readiness import being_written, unverified_reason
 from rundir.verify import RunDirUsageError, pack, passed_before, seal, verify
@@ -80,7 +80,7 @@ def _write(command: str, run_dir: str, final: bool, reseal: str | None = None) -
             _refuse_unfinished(Path(run_dir), command)
         if command == "seal":
             target = seal(run_dir, reseal=reseal)
-            count = len(target.read_text(encoding="utf-8").splitlines())
+            count = len(utf8.read_bytes(target, inside=Path(run_dir)).splitlines())
             print(f"sealed {run_dir}: {count} files in {target.name}")
             return 0
         src = Path(run_dir) / layout.TRIALS

@@ -26,8 +26,12 @@ def _recorded(run_dir: Path) -> set[str]:
 
 
 def _last_session(run_dir: Path) -> dict[str, Any] | None:
+    """The last entry of the run's ``sessions.json``; None when there is none, or when it
+    cannot be read as the run's own file (a link, a FIFO, a device, too large, not JSON:
+    what is wrong with it is ``verify``'s and ``seal``'s to say, :func:`rundir.verify.
+    content_problems`). Read bounded and never through a link (:func:`rundir.utf8.read`)."""
     try:
-        sessions = utf8.json_loads((run_dir / layout.SESSIONS).read_text(encoding="utf-8"))
+        sessions = utf8.json_loads(utf8.read(run_dir / layout.SESSIONS, inside=run_dir))
     except (OSError, ValueError):
         return None
     last = sessions[-1] if isinstance(sessions, list) and sessions else None

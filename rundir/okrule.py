@@ -12,11 +12,22 @@ one) fails verification. What the rule asks, by kind of trial:
   ``sent``);
 * a report's own program (``original:S<n>``): bytes counted (> 0) over seconds > 0;
 * a peer tool (iperf3, sockperf): a throughput above 0 or a round-trip time.
+
+Whatever the kind, a throughput an ok record gives (``result.gbit_per_s``) is above 0 and
+at most :data:`MAX_GBIT_PER_S`; a shared-time method's (``per_method[].gbit_per_s``, null
+where the sink had none) is at most that too.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+#: the highest throughput an ok record may give (Gbit/s): 100 Tbit/s, 12.5 TB/s, beyond the
+#: memory bandwidth of any machine this measures on (a DDR5 server socket moves about
+#: 0.5 TB/s, an accelerator's HBM3e 4.8 TB/s), so no copy or transfer through memory reaches
+#: it; a record above it moved no bytes (a copy that only shared extents, a clock that
+#: jumped) or was edited. The committed runs' highest is about 320 Gbit/s.
+MAX_GBIT_PER_S = 100_000.0
 
 
 def _number(x: Any) -> bool:
@@ -63,15 +74,33 @@ def _peer(result: dict[str, Any]) -> str | None:
             "throughput above 0 or a round-trip time)")
 
 
+def _rates(result: dict[str, Any]) -> str | None:
+    """The throughputs an ok record gives are possible: ``gbit_per_s`` above 0 and at most
+    :data:`MAX_GBIT_PER_S`; a shared-time method's at most that (null: not measured)."""
+    rate = result.get("gbit_per_s")
+    if _number(rate) and not 0 < rate <= MAX_GBIT_PER_S:
+        return (f"result.gbit_per_s = {rate!r} (an ok trial moved bytes at a rate above 0 "
+                f"and at most {MAX_GBIT_PER_S:g} Gbit/s, beyond any memory's bandwidth)")
+    share = result.get("share_time")
+    for i, m in enumerate((share.get("per_method") or []) if isinstance(share, dict) else []):
+        v = m.get("gbit_per_s") if isinstance(m, dict) else None
+        if _number(v) and not 0 <= v <= MAX_GBIT_PER_S:
+            return (f"result.share_time.per_method[{i}].gbit_per_s = {v!r} (at least 0 and "
+                    f"at most {MAX_GBIT_PER_S:g} Gbit/s, beyond any memory's bandwidth)")
+    return None
+
+
 def problem(kind: str | None, result: Any) -> str | None:
     """Why a record of this kind with this ``result`` cannot be ``ok``; None when it can."""
     if not isinstance(result, dict):
         return f"result is {type(result).__name__} (an ok trial has a result object)"
     if kind == "copybench":
-        return _copybench(result)
-    if isinstance(kind, str) and kind.startswith("original:"):
-        return _moved(result)
-    return _peer(result)
+        why = _copybench(result)
+    elif isinstance(kind, str) and kind.startswith("original:"):
+        why = _moved(result)
+    else:
+        why = _peer(result)
+    return why or _rates(result)
 
 
 def record_problem(record: dict[str, Any]) -> str | None:

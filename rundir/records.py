@@ -26,6 +26,7 @@ import gzip
 import hashlib
 import json
 import os
+import shutil
 import stat
 from zlib import error as zlib_error
 from dataclasses import dataclass, field
@@ -127,6 +128,14 @@ def open_trials(path: Path) -> IO[bytes]:
     return raw
 
 
+def compress(path: Path, out: IO[bytes]) -> None:
+    """Write the plain records file ``path`` to ``out`` packed: a reproducible gzip stream
+    (no file name, mtime 0, level 9), read as the run's own file (:func:`open_trials`)."""
+    with open_trials(path) as fin, \
+            gzip.GzipFile(filename="", mode="wb", fileobj=out, compresslevel=9, mtime=0) as gz:
+        shutil.copyfileobj(fin, gz, 1 << 20)
+
+
 def content_sha256(path: Path) -> str:
     """The SHA-256 of the records a records file holds (a packed one decompressed): what
     ``seal`` compares a packed file with the sealed ``trials.jsonl`` by."""
@@ -138,26 +147,45 @@ def content_sha256(path: Path) -> str:
 
 
 def repair(path: Path) -> int:
-    """Truncate a torn final line; return the number of bytes removed."""
+    """Truncate a torn final line; return the number of bytes removed. Only the file's tail
+    is read (back to its last newline), never the whole file."""
     if not os.path.lexists(path):
         return 0
     # the run's own file: a link in its place is never followed (it would cut its target)
     fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(fd, "r+b") as f:
+    try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise BadInput(path, "is not a regular file; a run's records are one")
-        data = f.read()
-        if not data or data.endswith(b"\n"):
+        size = os.fstat(fd).st_size
+        if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
             return 0
-        keep = data.rfind(b"\n") + 1
-        f.truncate(keep)
-        f.flush()
-        os.fsync(f.fileno())
-    return len(data) - keep
+        keep, end = 0, size
+        while end > 0:
+            start = max(0, end - (1 << 16))
+            at = os.pread(fd, end - start, start).rfind(b"\n")
+            if at >= 0:
+                keep = start + at + 1
+                break
+            end = start
+        os.ftruncate(fd, keep)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return size - keep
 
 
 #: why the last line of a records file is not a record when it has no newline
 TORN = "torn last line (an interrupted write; resume the run)"
+
+#: the longest line a records file may hold, its newline included (bytes). A record's size
+#: grows with its threads, slices and profile reduction, never with the bytes it moved: the
+#: longest of the committed runs is 19 KiB, so this is over 800 times that, and a reader never
+#: holds more than this of one line (a packed file inflating to gigabytes without a newline
+#: is refused at it, not read into memory).
+MAX_LINE_BYTES = 16 << 20
+#: why a line is not a record when it is longer than :data:`MAX_LINE_BYTES`
+TOO_LONG = (f"a line longer than {MAX_LINE_BYTES} bytes (a record line is at most "
+            f"{MAX_LINE_BYTES} bytes); the file is not read past it")
 
 
 class RecordError(ValueError):
@@ -194,12 +222,18 @@ def _parse(number: int, raw: bytes) -> Line:
 
 def lines(path: Path) -> Iterator[Line]:
     """Every line of a records file, plain or packed, as a record or the reason it is not
-    one; a torn last line comes last, as a problem (:data:`TORN`). A file that cannot be read
-    (or a damaged gzip stream) raises OSError, EOFError or ``zlib.error``."""
+    one; a torn last line comes last, as a problem (:data:`TORN`), and so does a line longer
+    than :data:`MAX_LINE_BYTES` (:data:`TOO_LONG`: nothing after it is read). A file that
+    cannot be read (or a damaged gzip stream) raises OSError, EOFError or ``zlib.error``."""
     with open_trials(path) as fh:
-        for number, raw in enumerate(fh, 1):
+        number = 0
+        while raw := fh.readline(MAX_LINE_BYTES):
+            number += 1
             if not raw.endswith(b"\n"):
-                yield Line(number, None, TORN, torn=True)
+                if len(raw) >= MAX_LINE_BYTES and fh.read(1):  # more of the line follows
+                    yield Line(number, None, TOO_LONG)
+                else:
+                    yield Line(number, None, TORN, torn=True)
                 return
             yield _parse(number, raw[:-1])
 

@@ -34,7 +34,8 @@ def decode(data: bytes) -> str:
 INPUT_CAPS = {"profile": 1 << 20, "inventory": 1 << 20, "file": 64 << 20}
 
 
-def _kind(mode: int) -> str:
+def kind_of(mode: int) -> str:
+    """What a file that is not a regular one is, in words ("a FIFO", "a device")."""
     if stat.S_ISFIFO(mode):
         return "a FIFO"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
@@ -56,7 +57,7 @@ def read_bytes(path: Path, kind: str = "file", inside: Path | None = None) -> by
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise BadInput(path, f"is {_kind(st.st_mode)}; the {kind} must be a regular file")
+            raise BadInput(path, f"is {kind_of(st.st_mode)}; the {kind} must be a regular file")
         if st.st_size > cap:
             raise BadInput(path, f"is {st.st_size} bytes; the {kind} may be at most {cap} bytes")
         chunks, size = [], 0

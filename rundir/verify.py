@@ -14,7 +14,18 @@ with the files named, unless re-sealed deliberately with a reason (recorded in
 * every line of `trials.jsonl` is a JSON object valid under `rundir/schema/trial.schema.json`,
   trial ids are unique, every record's `run_id` is the run's (the manifest's `run_id`,
   else the first record's), and every `ok` record means ok (:mod:`rundir.okrule`, the rule
-  the runner marks a trial ok by: bytes moved, the window met, no verification mismatch).
+  the runner marks a trial ok by: bytes moved, the window met, no verification mismatch, a
+  possible throughput);
+* the run's other JSON files are strict JSON of their kind (:data:`JSON_MEMBERS`: each
+  `perf/<trial>.json`, `sessions.json`, `remote.json`, `reseals.json`).
+
+A run re-sealed deliberately says so in its report's summary (``re-sealed N times``, the
+last time's reason and changes, from `reseals.json`): a seal over changed files is not the
+seal the sweep made.
+
+Every file of the run is read as the run's own (:func:`rundir.utf8.read_bytes`,
+:func:`rundir.records.lines`): never through a symbolic link, never a FIFO or a device, a
+JSON file at most 64 MiB and a record line at most :data:`rundir.records.MAX_LINE_BYTES`.
 
 A reader of the run (``make book``, ``make compare``: :mod:`rundir.gate`) calls
 ``verify(run_dir, cache=True)``: the files are re-hashed every time (a fraction of a second),
@@ -38,7 +49,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import stat
 import zlib
 from dataclasses import dataclass, field
@@ -70,6 +80,9 @@ class Report:
     #: the schema and record checks were not repeated: an earlier check of the same
     #: SHA256SUMS, schemas and code passed (:func:`verify` with ``cache=True``)
     cached: bool = False
+    #: the run's deliberate re-seals (``reseals.json``), oldest first: each ``at``,
+    #: ``reason`` and ``changed``
+    reseals: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -80,7 +93,22 @@ class Report:
         state = "ok" if self.ok else f"FAILED ({n} problem{'' if n == 1 else 's'})"
         records = (f"{self.records_checked} records checked"
                    + (" (an earlier check of the same SHA256SUMS, reused)" if self.cached else ""))
-        return f"verify {self.run_dir}: {state}; {self.files_checked} files hashed, {records}"
+        return (f"verify {self.run_dir}: {state}; {self.files_checked} files hashed, "
+                f"{records}{_resealed_text(self.reseals)}")
+
+
+def _resealed_text(reseals: list[dict[str, Any]]) -> str:
+    """``; re-sealed 2 times (reseals.json; the last at T: 'why', changed: a, b)``, or ""."""
+    if not reseals:
+        return ""
+    last = reseals[-1]
+    changed = last.get("changed")
+    changed = ", ".join(str(c) for c in changed[:5]) + (" ..." if len(changed) > 5 else "") \
+        if isinstance(changed, list) else "not said"
+    n = len(reseals)
+    reason = " ".join(str(last.get("reason")).split())[:200]
+    return (f"; re-sealed {n} time{'' if n == 1 else 's'} ({layout.RESEALS}; the last at "
+            f"{last.get('at')}: {reason!r}, changed: {changed})")
 
 
 def _require_dir(run_dir: Path | str) -> Path:
@@ -128,7 +156,7 @@ def member_problems(run_dir: Path | str) -> list[str]:
     for rel, path, mode in walk(root):
         if rel == layout.LOCK or stat.S_ISDIR(mode) or stat.S_ISREG(mode):
             continue
-        kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+        kind = "a symbolic link" if stat.S_ISLNK(mode) else utf8.kind_of(mode)
         problems.append(f"{rel}: not a regular file ({kind}); a run directory holds only "
                         "regular files")
     if _regular(root / layout.TRIALS) and _regular(root / layout.TRIALS_PACKED):
@@ -342,6 +370,50 @@ def _check_plan(root: Path, report: Report) -> None:
                                            layout.PLAN))
 
 
+#: the run's JSON files besides its manifests and plan (checked under their schemas), each
+#: glob with the JSON type its document is: read as strict JSON by :func:`_check_json_members`
+JSON_MEMBERS: tuple[tuple[str, type], ...] = (
+    (f"{layout.PERF_DIR}/*.json", dict), (layout.SESSIONS, list), (layout.REMOTE, dict),
+    (layout.RESEALS, list))
+
+
+def _json_member(root: Path, path: Path, kind: type, report: Report) -> Any:
+    """One of the run's JSON files, strict JSON of ``kind``; None (its problem reported,
+    named by its path in the run) when it is not."""
+    rel = path.relative_to(root).as_posix()
+    try:
+        doc = utf8.json_loads(utf8.read(path, inside=root))
+    except OSError as exc:  # a link, a FIFO, too large: the member check names it too
+        report.problems.append(f"{rel}: cannot be read ({exc.strerror or exc})")
+        return None
+    except ValueError as exc:  # not UTF-8 (NotUtf8), not strict JSON
+        report.problems.append(f"{rel}: not JSON ({exc})")
+        return None
+    if not isinstance(doc, kind):
+        report.problems.append(f"{rel}: a JSON {type(doc).__name__}, not the JSON "
+                               f"{'object' if kind is dict else 'list'} this file holds")
+        return None
+    return doc
+
+
+def _check_json_members(root: Path, report: Report) -> None:
+    """Every file of :data:`JSON_MEMBERS` that the run has is strict JSON of its kind."""
+    for pattern, kind in JSON_MEMBERS:
+        for path in sorted(p for p in root.glob(pattern) if _regular(p)):
+            _json_member(root, path, kind, report)
+
+
+def _read_reseals(root: Path, report: Report) -> None:
+    """The run's re-seals (``reseals.json``) into the report, for its summary; a file that
+    is not a JSON list of objects is a problem (reported by :func:`_check_json_members`)."""
+    path = root / layout.RESEALS
+    if not _regular(path):
+        return
+    quiet = Report(run_dir=root)
+    done = _json_member(root, path, list, quiet)
+    report.reseals = [r for r in done if isinstance(r, dict)] if done is not None else []
+
+
 def _check_trials(root: Path, run_id: str | None, report: Report) -> None:
     path = records.trials_file(root)
     if path is None:
@@ -411,8 +483,8 @@ def _cached(key: str, report: Report) -> bool:
     where = cache_dir()
     if where is None:
         return False
-    try:
-        entry = json.loads((where / f"{key}.json").read_text(encoding="utf-8"))
+    try:  # a FIFO or link planted in the cache is no entry (bounded, never followed)
+        entry = json.loads(utf8.read_bytes(where / f"{key}.json", inside=where))
         report.records_checked = int(entry["records_checked"])
     except (OSError, ValueError, KeyError, TypeError):
         return False
@@ -469,6 +541,7 @@ def content_problems(run_dir: Path | str) -> list[str]:
     run_id = _check_manifest(root, report)
     _check_plan(root, report)
     _check_trials(root, run_id, report)
+    _check_json_members(root, report)
     return report.problems
 
 
@@ -479,6 +552,7 @@ def verify(run_dir: Path | str, cache: bool = False) -> Report:
     root = _require_dir(run_dir)
     report = Report(run_dir=root)
     sums = _check_hashes(root, report)
+    _read_reseals(root, report)
     key = cache_key(sums) if cache and sums is not None and report.ok else None
     if key is not None and _cached(key, report):
         return report
@@ -486,6 +560,7 @@ def verify(run_dir: Path | str, cache: bool = False) -> Report:
     run_id = _check_manifest(root, report)
     _check_plan(root, report)
     _check_trials(root, run_id, report)
+    _check_json_members(root, report)
     if key is not None and report.ok:
         _remember(key, report)
     return report
@@ -517,9 +592,7 @@ def pack(run_dir: Path | str) -> Path:
                          + (f" (and {len(report.problems) - 1} more)" if len(report.problems) > 1
                             else ""))
     with atomic.replacing(dst) as raw:
-        with src.open("rb") as fin, \
-                gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as gz:
-            shutil.copyfileobj(fin, gz, _CHUNK)
+        records.compress(src, raw)
         raw.flush()
         with gzip.open(raw.name, "rb") as back:  # the temporary file, before it replaces dst
             if _sha256_stream(back) != sha256_file(src, root):
