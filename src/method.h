@@ -45,6 +45,14 @@ struct zc_counts {
 	uint64_t enobufs;      /* ENOBUFS: optmem exhausted, drained and retried */
 };
 
+/* A ring sized by the bytes that can be in flight on its connection (vmsplice). */
+struct ring_bound {
+	uint64_t sndbuf, rcvbuf; /* the send buffer and the receiver's, at most */
+	uint64_t in_flight;      /* the bytes that can be in flight at once, at most */
+	uint64_t ring_bytes;     /* the bytes sent between two writes of one page of the ring */
+	uint64_t memory;         /* the ring's memory */
+};
+
 /* Per-thread state a method works on. */
 struct mctx {
 	int fd;                   /* destination: connected socket, or file for copy */
@@ -54,6 +62,8 @@ struct mctx {
 	const struct pattern *pat;
 	struct zc_counts zc;
 	bool zc_used;
+	struct ring_bound ring;   /* vmsplice's ring (ring_used) */
+	bool ring_used;
 	void *priv;               /* method-private */
 	struct err *err;
 	/* file methods */
@@ -86,6 +96,10 @@ struct method {
 	int (*reap)(struct mctx *c);                     /* read completions queued now, never wait */
 	void (*close)(struct mctx *c);
 };
+
+/* vmsplice's ring memory for messages of `size` bytes in `fields` fields on a connection that
+ * can hold `in_flight` bytes (m_vmsplice.c): at most 2 x in_flight plus two units of pages */
+uint64_t vmsplice_ring_memory(uint64_t size, int fields, uint64_t in_flight);
 
 extern const struct method m_send, m_sendmsg, m_zerocopy, m_uring_zc, m_vmsplice,
 	m_read_write, m_mmap_write, m_sendfile, m_splice, m_splice2, m_copy_file_range;

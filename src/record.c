@@ -333,6 +333,13 @@ static void print_result(struct json *j, const struct record *r)
 	} else {
 		json_null(j, "zerocopy");
 	}
+	if (r->ring_used) { /* vmsplice: its ring against the bytes that can be in flight */
+		json_begin(j, "vmsplice");
+		json_u64(j, "in_flight_bound", r->ring.in_flight);
+		json_u64(j, "ring_bytes", r->ring.ring_bytes);
+		json_u64(j, "ring_memory", r->ring.memory);
+		json_end(j);
+	}
 	if (r->udp) {
 		json_begin(j, "datagrams");
 		json_u64(j, "sent", r->datagrams_sent);
@@ -402,6 +409,9 @@ void record_summary(FILE *f, const struct record *r)
 	if (r->zc_used)
 		fprintf(f, ", zerocopy %llu/%llu completions copied",
 			(unsigned long long)r->zc.copied, (unsigned long long)r->zc.completions);
+	if (r->ring_used)
+		fprintf(f, ", ring of %.1f MiB sent between rewrites for %.1f MiB in flight at most",
+			(double)r->ring.ring_bytes / 1048576, (double)r->ring.in_flight / 1048576);
 	if (r->verify_known)
 		fprintf(f, ", verified %llu bytes", (unsigned long long)r->verify_checked);
 	fputc('\n', f);

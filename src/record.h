@@ -72,6 +72,8 @@ struct record {
 	const char *receiver_unavailable;
 	bool zc_used;
 	struct zc_counts zc;
+	bool ring_used;               /* vmsplice: its rings (largest bound, smallest ring, all memory) */
+	struct ring_bound ring;
 	bool verify_known;
 	uint64_t verify_checked, verify_mismatches;
 	const char *first_mismatch;

@@ -871,6 +871,15 @@ static void collect_threads(struct send_run *run)
 			r->zc.completions += c->zc.completions;
 			r->zc.copied += c->zc.copied;
 			r->zc.enobufs += c->zc.enobufs;
+			if (c->ring_used) {
+				struct ring_bound *b = &r->ring;
+				if (!r->ring_used || c->ring.in_flight > b->in_flight)
+					b->in_flight = c->ring.in_flight;
+				if (!r->ring_used || c->ring.ring_bytes < b->ring_bytes)
+					b->ring_bytes = c->ring.ring_bytes;
+				b->memory += c->ring.memory;
+				r->ring_used = true;
+			}
 		}
 		r->datagrams_sent += s->meter.messages;
 		r->reply_timeouts += s->reply_timeouts;
