@@ -18,6 +18,10 @@ Neither kind of output is ever written inside a run directory (:func:`run_above`
 written by the sweep and the run tools only, and a file added to it fails ``verify``. A
 read-only file is never replaced (:func:`file_problem`).
 
+A command that writes one output file checks it with :func:`output_file_problem` before it
+does any work (the directory too: a missing one is found before the measuring, not after),
+and writes it with :func:`rundir.atomic.write_output`.
+
 ``lstat`` is used throughout: a link is judged as a link, never by what it points to, so
 neither the link nor its target is ever replaced.
 """
@@ -25,6 +29,7 @@ neither the link nor its target is ever replaced.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import stat
 import sys
@@ -125,6 +130,64 @@ def file_problem(path: Path, header: str | None, option: str = "--out",
         return (f"{option} {path}: exists and is not a file this command wrote (it does not "
                 f"begin with {header!r}); choose another path or remove it yourself")
     return None
+
+
+def output_file_problem(path: Path, option: str = "--out", *, header: str | None = None,
+                        own: Callable[[Path], bool] | None = None,
+                        own_text: str = "") -> str | None:
+    """Why a command must not write its output file to ``path`` (None: it may), checked before
+    the command measures or computes anything: the path is not empty; the directory it goes
+    in exists, is a directory and is writable (the temporary file is made there); and
+    :func:`file_problem`: nothing is at ``path``, or a regular, writable file that is the
+    command's own earlier output (its first line begins with ``header``, or ``own`` accepts
+    it, ``own_text`` saying what it looks for), never a link, FIFO, device, directory, a
+    read-only file, or a path inside a run. Write the file afterwards with
+    :func:`rundir.atomic.write_output` (a ``mkstemp`` file beside it, renamed over it)."""
+    if header is None and own is None:
+        raise ValueError("output_file_problem: give header or own")
+    if not str(path).strip():
+        return f"{option}: is empty; give a file's path"
+    path = Path(path)
+    parent = path.parent
+    try:
+        pst = os.stat(parent)
+    except FileNotFoundError:
+        return (f"{option} {path}: its directory {parent} does not exist; make it first "
+                "(nothing is created for the output but the file itself)")
+    except OSError as exc:
+        return f"{option} {path}: its directory {parent} cannot be examined ({exc.strerror or exc})"
+    if not stat.S_ISDIR(pst.st_mode):
+        return f"{option} {path}: {parent} is {_kind(pst.st_mode)}, not a directory"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return (f"{option} {path}: its directory {parent} is not writable (a read-only "
+                "directory or file system); choose another path")
+    return file_problem(path, header, option, own=own, own_text=own_text)
+
+
+def json_with_keys(keys: tuple[str, ...], also: Callable[[dict], bool] | None = None,
+                   limit: int = 64 << 20) -> Callable[[Path], bool]:
+    """An ``own`` test for :func:`file_problem` and :func:`output_file_problem`, for output
+    that is one JSON object with no text header: a regular file of at most ``limit`` bytes
+    (opened without following a link, never waiting on a FIFO) holding a JSON object with
+    every key of ``keys``, which ``also`` (when given) accepts too."""
+    def own(path: Path) -> bool:
+        try:
+            with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+                                   | os.O_CLOEXEC), "rb") as f:
+                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                    return False
+                raw = f.read(limit + 1)
+        except OSError:
+            return False
+        if len(raw) > limit:
+            return False
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            return False
+        return (isinstance(obj, dict) and all(k in obj for k in keys)
+                and (also is None or bool(also(obj))))
+    return own
 
 
 def new_dir_problem(path: Path, option: str, what: str = "the output",
@@ -272,7 +335,12 @@ USAGE = ("usage: python -m rundir.outpath dir PATH NAME | tar PATH NAME TOP\n"
 
 
 def main(argv: list[str]) -> int:
-    """The checks for a shell script's output path: the same rules as the Python commands'."""
+    """The checks for a shell script's output path: the same rules as the Python commands'.
+    The reason for a refusal goes to stdout (the script captures it and says it in its own
+    words); the usage asked for with --help to stdout too, exit 0."""
+    if argv in (["--help"], ["-h"]):
+        print(USAGE)
+        return 0
     if len(argv) in (3, 4) and not argv[1].strip():  # Path("") would be "."
         problem = f"{argv[2]} is empty; give a path"
     elif argv[:1] == ["dir"] and len(argv) == 3:
