@@ -34,8 +34,7 @@
  * 74 MiB at 1 to 8 B.
  * Measured here (kernel 6.18, loopback, a receiver that read for 0.5 s and then stopped): 35.4
  * MiB in flight at 64 KiB messages (4 MiB queued at the sender, 31.5 MiB unread at the
- * receiver), 0.8 MiB at 64 B, where a ring of 8192 messages (512 KiB) was rewritten under
- * bytes not yet delivered. */
+ * receiver), 0.8 MiB at 64 B: more than a ring of 8192 messages holds there (512 KiB). */
 #include "method.h"
 #include "pipe.h"
 

@@ -303,9 +303,9 @@ static void refuse_waiting(struct sink_opts *o)
 
 	while (o->token[0] && o->npend) {
 		struct pending *p = &o->pend[0];
-		refuse(o, -1, p->peer, p->port, "busy: a session of the runner is running");
-		dprintf(p->fd, "ERR refused\n");
-		pending_remove(o, 0);
+		refuse(o, p->fd, p->peer, p->port, "busy: a session of the runner is running"); /* closes it */
+		free(p->ctl);
+		pending_take(o, 0);
 	}
 	while (o->token[0] && poll(&pfd, 1, 0) > 0) {
 		char peer[INET6_ADDRSTRLEN];
@@ -874,8 +874,14 @@ static void sink_parse(int argc, char **argv, struct sink_opts *o)
 static void pending_add(struct sink_opts *o, int fd)
 {
 	struct pending *p;
-	char why[96];
+	char why[96], peer[INET6_ADDRSTRLEN];
+	int port;
 
+	peer_addr(fd, peer, sizeof(peer), &port);
+	if (o->peer && strcmp(peer, o->peer_norm)) {
+		refuse(o, fd, peer, port, "unexpected peer address");
+		return;
+	}
 	if (o->npend == PENDING_MAX) {
 		p = &o->pend[0];
 		snprintf(why, sizeof(why), "no greeting before %d newer connections", PENDING_MAX);
@@ -886,13 +892,8 @@ static void pending_add(struct sink_opts *o, int fd)
 		pending_remove(o, 0);
 	}
 	p = &o->pend[o->npend];
-	*p = (struct pending){ .fd = fd, .ctl = malloc(sizeof(*p->ctl)) };
-	peer_addr(fd, p->peer, sizeof(p->peer), &p->port);
-	if (o->peer && strcmp(p->peer, o->peer_norm)) {
-		free(p->ctl);
-		refuse(o, fd, p->peer, p->port, "unexpected peer address");
-		return;
-	}
+	*p = (struct pending){ .fd = fd, .ctl = malloc(sizeof(*p->ctl)), .port = port };
+	snprintf(p->peer, sizeof(p->peer), "%s", peer);
 	if (!p->ctl) {
 		fprintf(stderr, "copybench sink: dropped a client: out of memory\n");
 		close(fd);

@@ -4,8 +4,9 @@ a count of messages, and the record says both (``result.vmsplice``).
 
 The stress: the sink and the sender on one CPU, the sink at nice 19, so the sender runs ahead
 until the buffers are full and the receiver reads each byte as late as the connection allows.
-A ring of 8192 messages (512 KiB at 64 B) was rewritten under bytes not yet delivered in
-nearly every such trial of half a second. Real processes over loopback.
+At 64 B that is 0.8 MiB here, more than a ring of 8192 messages holds (512 KiB): such a ring
+is rewritten under bytes not yet delivered in nearly every such trial of half a second. Real
+processes over loopback.
 """
 
 from __future__ import annotations
