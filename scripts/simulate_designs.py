@@ -5,7 +5,9 @@ plan on the reference run's machine: its CPU count and PMU, its seed), at one bu
 reference run's real structure (analysis/designsim: its claim blocks, their measured
 seconds per round, each comparison's measured effect and per-round sd, the verdicts the
 analysis's rules build from them), with the reference run's effects and with another run's
-effects on the same structure. Prints the table and writes it as CSV (--out).
+effects on the same structure. Prints the table and writes it as CSV (--out: nothing there, or
+a CSV this script wrote before, in a directory that exists; checked before anything is
+simulated, and written whole or not at all).
 
 The budget is the paper profile's today for the claim blocks: the first looks its plan gives
 them (at the measured seconds per round) plus its top-up budget; every design gets the same.
@@ -18,26 +20,34 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
+from _runs import fail, load
 from analysis.designsim import simulate as sim
 from analysis.designsim import structure as st
-from analysis.loading.run import Run, load_run
+from analysis.loading.run import Run
 from runner.host.capabilities import Capabilities
 from runner.plan import profile as profile_mod
 from runner.plan.rounds import make
+from rundir.atomic import write_output
+from rundir.outpath import output_file_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "data" / "raw" / "20261124T133652Z-paper-e8c3"
 OTHER = ROOT / "data" / "raw" / "20261123T151436Z-paper-f0ed"
 PROFILE = "paper"
+PROG = "simulate_designs"
+#: the first line of the CSV --out writes: a file that begins with it is this script's own
+#: earlier output, which may be replaced
+HEADER = ",".join(f.name for f in fields(sim.Row))
 
 
 def new_plan(run: Run, profile: str = PROFILE) -> dict[str, Any]:
@@ -83,16 +93,23 @@ def main(argv: list[str] | None = None) -> int:
     if a.tails not in ("normal", "t4"):
         print(f"--tails {a.tails!r}: allowed are normal, t4", file=sys.stderr)
         return 2
+    # the output is checked before any work: nothing there, or this script's own CSV (a
+    # user's file, a read-only file, a link, a missing directory: refused, nothing written)
+    problem = None if a.out is None else output_file_problem(a.out, "--out", header=HEADER)
+    if problem:
+        fail(PROG, f"{problem}; nothing written")
+    t0 = time.time()
+    # both runs read (missing, damaged or empty: one line) before anything is simulated
+    ref, other = load(PROG, a.run), load(PROG, a.effects)
     for p in (a.run, a.effects):
         if not (p / "plan.json").is_file():
-            print(f"{p}: not a run directory with a plan.json", file=sys.stderr)
-            return 2
-    t0 = time.time()
-    ref = load_run(a.run)
-    s = st.read(ref)
-    other = load_run(a.effects)
-    eff, missing = st.effects_of(s, other)
-    designs = arms(ref, s)
+            fail(PROG, f"{p}: not a run directory with a plan.json")
+    try:  # a run without the claim blocks' structure (the analysis says what it lacks)
+        s = st.read(ref)
+        eff, missing = st.effects_of(s, other)
+        designs = arms(ref, s)
+    except ValueError as exc:
+        fail(PROG, f"{a.run} (effects {a.effects}): cannot be simulated: {exc}")
     rows: list[sim.Row] = []
     diffs: list[str] = []
     short = ref.run_id.rsplit("-", 1)[-1]
@@ -132,12 +149,15 @@ def main(argv: list[str] | None = None) -> int:
         out.print(line, markup=False, highlight=False)
     out.print(f"{time.time() - t0:.0f} s", markup=False, highlight=False)
     if a.out is not None:
-        a.out.parent.mkdir(parents=True, exist_ok=True)
-        with a.out.open("w", newline="", encoding="utf-8") as f:
-            w = csv.DictWriter(f, fieldnames=list(asdict(rows[0])))
-            w.writeheader()
-            for r in rows:
-                w.writerow(asdict(r))
+        text = io.StringIO(newline="")
+        w = csv.DictWriter(text, fieldnames=HEADER.split(","))
+        w.writeheader()
+        for r in rows:
+            w.writerow(asdict(r))
+        try:  # a temporary file beside --out, renamed over it when complete
+            write_output(a.out, text.getvalue())
+        except OSError as exc:
+            fail(PROG, f"--out {a.out}: {exc.strerror or exc}; nothing written")
     return 0
 
 
