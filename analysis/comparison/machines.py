@@ -17,7 +17,6 @@ that the verdict table shows each class's verdicts side by side.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +29,7 @@ from analysis.claims import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_TESTABLE, REFUT
 from analysis.claims import post_hoc as run_post_hoc, short_reading
 from analysis.claims.applicability import machine_cpus, manifest_cpus
 from analysis.statistics.fmt import fmt_ratio_ci, fmt_size
-from analysis.loading.run import Run, load_run
+from analysis.loading.run import Run, load_run, packed_siblings
 
 #: the verdicts a machine reached for a claim (the others say it could not test it)
 TESTED = (HOLDS, REFUTED, INCONCLUSIVE)
@@ -67,18 +66,14 @@ def _chosen(ref: Run) -> list[tuple[tuple[int, str], Path]]:
     """Each machine class other than the reference's with a run committed beside it (packed:
     ``trials.jsonl.gz``), and that class's run: its newest of the reference's profile, else
     its newest of another profile that tests the claims. Ordered by CPU count, then model.
-    Only manifests and plans are read."""
+    Only manifests and plans are read (:func:`analysis.loading.run.packed_siblings`)."""
     mine = machine_class(ref.manifest)
     own = (ref.plan or {}).get("profile")
     best: dict[tuple[int, str], tuple[tuple[bool, str], Path]] = {}
-    for d in sorted(Path(ref.path).parent.iterdir()):
-        if d.resolve() == Path(ref.path).resolve() or not (d / "trials.jsonl.gz").is_file():
+    for sib in packed_siblings(ref.path):  # a damaged plan or manifest: BadRun, one line
+        if sib.manifest is None or sib.plan is None:
             continue
-        try:
-            cls = machine_class(json.loads((d / "manifest.json").read_text(encoding="utf-8")))
-            profile = json.loads((d / "plan.json").read_text(encoding="utf-8")).get("profile")
-        except (OSError, ValueError, AttributeError):
-            continue
+        d, cls, profile = sib.path, machine_class(sib.manifest), sib.plan.get("profile")
         if cls == mine or profile not in CLAIM_PROFILES:
             continue
         rank = (profile == own, d.name)  # the reference's profile first, then the newest

@@ -45,7 +45,6 @@ declared at :data:`CRITERION_DECLARED`, before any rerun it judges.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,7 +54,7 @@ import pandas as pd
 
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, LARGER, NOT_RUN, NOT_TESTABLE,
                                   REFUTED, UNDETERMINED, ClaimResult)
-from analysis.loading.run import Run, instant
+from analysis.loading.run import Run, instant, packed_siblings
 from decision import rule as R
 
 SAME_AND_MAGNITUDE = "reproduced: same verdict and magnitude"
@@ -453,15 +452,5 @@ __all__ = ["SAME_AND_MAGNITUDE", "SAME_DECIDED", "NOT_IN_SIZE", "NEWLY_DECIDED",
 def reruns(ref_dir: Path) -> list[Path]:
     """The committed runs beside the reference that rerun its claims (packed runs of the
     claims or paper profile), oldest first: the reproduction rule's own check."""
-    out = []
-    for d in sorted(Path(ref_dir).parent.iterdir()):
-        if d.resolve() == Path(ref_dir).resolve() or not (d / "trials.jsonl.gz").is_file():
-            continue
-        plan = d / "plan.json"
-        try:
-            profile = json.loads(plan.read_text(encoding="utf-8")).get("profile")
-        except (OSError, ValueError):
-            continue
-        if profile in ("claims", "paper"):
-            out.append(d)
-    return out
+    return [sib.path for sib in packed_siblings(ref_dir)  # a damaged plan: BadRun, one line
+            if (sib.plan or {}).get("profile") in ("claims", "paper")]

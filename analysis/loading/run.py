@@ -7,6 +7,8 @@ Loading and tidying only: the statistics live in :mod:`analysis.statistics.stats
 from __future__ import annotations
 
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,7 +20,7 @@ import pandas as pd
 
 from analysis.statistics import stats as S
 from analysis.loading.cpuprofiles import CpuProfiles, load_cpu_profiles, read_json
-from rundir import layout, planfile, records, sharetime
+from rundir import layout, planfile, records, sharetime, utf8
 # the methods' words (rundir.vocabulary owns them; the analysis imports them from here)
 from rundir.vocabulary import FILE_METHODS, MESSAGE_METHODS  # noqa: F401
 from decision.quantities import primary
@@ -446,6 +448,54 @@ def load_run(run_dir: str | Path) -> Run:
         notes.append(f"{layout.MANIFEST} missing or empty")
     cpu = _run_json(path, layout.PERF_DIR, lambda: load_cpu_profiles(path, df))
     return Run(path, df, manifest, plan, cpu, notes, sdf)
+
+
+# ---------------------------------------------------------------------------- siblings
+
+def sibling_json(run_dir: Path, name: str) -> Any:
+    """The JSON file ``name`` (``plan.json``, ``manifest.json``) of a run beside the one being
+    read, or None when it has none: read as a run's own file (:func:`rundir.utf8.read`: a
+    regular file at most 64 MiB, never through a link below the run, so a FIFO or a link to
+    /dev/zero is refused before a byte is read; strict JSON). Anything else that is not such
+    a file is a :class:`BadRun` naming it."""
+    p = Path(run_dir) / name
+    if not os.path.lexists(p):
+        return None
+    try:
+        return utf8.json_loads(utf8.read(p, inside=Path(run_dir)))
+    except (OSError, ValueError) as exc:  # a link, a FIFO, a device, too large; not JSON
+        raise BadRun(f"{p}: cannot be read as the {name} of a run beside the one read "
+                     f"({getattr(exc, 'strerror', None) or exc})") from None
+
+
+@dataclass(frozen=True)
+class Sibling:
+    """A committed run beside the one read: its directory, and its ``plan.json`` and
+    ``manifest.json`` (None where it has none, or where either is not a JSON object)."""
+
+    path: Path
+    plan: dict[str, Any] | None
+    manifest: dict[str, Any] | None
+
+
+def packed_siblings(run_dir: str | Path) -> list[Sibling]:
+    """The committed runs beside ``run_dir`` (each directory of its parent, itself excepted,
+    that holds a packed ``trials.jsonl.gz`` as a regular file), in name order, with their plan
+    and manifest (:func:`sibling_json`: a damaged one is a :class:`BadRun`). Only those two
+    files are read: what the replication chapter chooses its other runs by."""
+    ref = Path(run_dir).resolve()
+    out = []
+    for d in sorted(ref.parent.iterdir()):
+        try:
+            packed = stat.S_ISREG(os.lstat(d / layout.TRIALS_PACKED).st_mode)
+        except OSError:  # not a directory, or no packed records
+            continue
+        if not packed or d.resolve() == ref:
+            continue
+        plan, manifest = sibling_json(d, layout.PLAN), sibling_json(d, layout.MANIFEST)
+        out.append(Sibling(d, plan if isinstance(plan, dict) else None,
+                           manifest if isinstance(manifest, dict) else None))
+    return out
 
 
 # ---------------------------------------------------------------------------- manifest

@@ -19,7 +19,6 @@ the code that decides (none re-derived here):
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ import pandas as pd
 
 from analysis.claims import sesoi as CS
 from analysis.comparison.machines import machine_class
+from analysis.loading.run import sibling_json
 from analysis.statistics.fmt import fmt_pct
 from analysis.words.counts import Tally
 from decision import sesoi as DS
@@ -283,9 +283,9 @@ def _cpu(name: str, beside: Path) -> str:
     """A run's machine class in words ("2-CPU AMD EPYC"), from its manifest beside the book's
     run or in the repository's data/raw; "an unrecorded machine" where neither holds it."""
     for d in (beside, Path("data/raw")):
-        f = d / name / "manifest.json"
-        if f.is_file():
-            return machine(json.loads(f.read_text(encoding="utf-8")))
+        manifest = sibling_json(d / name, "manifest.json")  # bounded; damage: BadRun
+        if manifest is not None:
+            return machine(manifest if isinstance(manifest, dict) else None)
     return "an unrecorded machine"
 
 
