@@ -29,7 +29,8 @@ def load(prog: str, run_dir: Path, measured: bool = True) -> Run:
     measured (status ok): a run of no records, or of failed trials only, has nothing to
     report, which is said rather than printed as an empty result."""
     if not Path(run_dir).is_dir():
-        fail(prog, f"{run_dir}: no such run directory (expected data/raw/<run-id>)")
+        fail(prog, f"{run_dir}: not a run directory (no such directory; expected "
+                   "data/raw/<run-id>)")
     try:
         run = load_run(run_dir)
     except BadRun as exc:

@@ -18,7 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from _runs import fail, load
+if str(Path(__file__).resolve().parent) not in sys.path:  # scripts/_runs.py, when imported
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # by path (not run) too
+from _runs import fail, load  # noqa: E402
 from analysis.claims.engine import apply_rule
 from analysis.claims.rules import RULES
 from analysis.loading.run import Run

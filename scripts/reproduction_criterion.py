@@ -40,6 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # scripts/_runs.py, when imported
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # by path (not run) too
 from _runs import load  # noqa: E402
 from analysis.comparison import evalcache as EC  # noqa: E402
 from analysis.comparison import reproduce as RP  # noqa: E402

@@ -18,9 +18,13 @@ For each run (BASE, then NEW) it prints:
   (one comparison read by two claims counted once);
 * the A/A controls (:func:`analysis.claims.baselines.twin_pairs`): ratio [95 % CI], whether
   the CI holds 1, and its decision against the band;
-* copybench ``send`` beside iperf3 at the parity rule's sizes (:mod:`decision.parity`,
-  :func:`analysis.claims.baselines.parity`): ratio [CI], rounds, CI half-width, whether the
-  point estimate is at least 0.95, and the rule's reading.
+* copybench beside iperf3 at the parity rule's sizes (:mod:`decision.parity`,
+  :func:`analysis.claims.baselines.parity`): ``sendmsg`` / iperf3, or ``send`` / iperf3
+  under the earlier declaration where the run holds no ``sendmsg`` beside iperf3 (said on
+  the line): ratio [CI], rounds, CI half-width, whether the point estimate is at least 0.95,
+  and the rule's reading; where it holds both, ``send`` / ``sendmsg`` paired by round and
+  ``send``'s extra sender CPU per GB (:func:`analysis.claims.baselines.memcpy_gap`: its
+  memcpy's cost).
 
 Reads committed or unpacked runs; writes nothing.
 """
@@ -35,9 +39,11 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import claims as C
-from analysis.claims.baselines import parity, twin_pairs
+from analysis.claims.baselines import memcpy_gap, parity, parity_declaration, twin_pairs
 
-from _runs import load
+if str(Path(__file__).resolve().parent) not in sys.path:  # scripts/_runs.py, when imported
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # by path (not run) too
+from _runs import load  # noqa: E402
 from analysis.loading.run import Run
 from analysis.statistics.fmt import fmt_ratio_ci, fmt_size
 from analysis.words import revisions as RV
@@ -98,18 +104,29 @@ def report(run: Run, base: pd.DataFrame | None) -> None:
         print(f"A/A {r['configuration']}: {ci} (95 % CI, {holds}) at {r['rounds']} rounds, "
               f"{r['decision']} (band ±{r['band']:.0%})")
     par = parity(run)
-    post = " (post hoc: the run was made before the rule)" if RV.post_hoc(
-        RV.PARITY_RULE, run.created_at) else ""
+    decl = parity_declaration(run)
+    post = " (post hoc: the run was made before the rule)" if RV.parity_post_hoc(
+        decl, run.created_at) else ""
+    if decl is not PA.IN_FORCE:
+        post = (f" (the earlier declaration, {decl.method} / iperf3: the run holds no "
+                f"{PA.METHOD} beside iperf3)") + post
     if par.empty:
-        print("copybench send / iperf3: not measured at the parity rule's sizes")
+        print(f"copybench {decl.method} / iperf3: not measured at the parity rule's sizes")
     for r in par.to_dict("records"):
         ci = fmt_ratio_ci(r["ratio"], r["lo"], r["hi"], times=False)
-        print(f"copybench send / iperf3 at {fmt_size(r['size'])}: {ci} over {r['rounds']} "
-              f"rounds, CI half-width ±{r['half_width']:.1%}, point estimate "
+        print(f"copybench {r['method']} / iperf3 at {fmt_size(r['size'])}: {ci} over "
+              f"{r['rounds']} rounds, CI half-width ±{r['half_width']:.1%}, point estimate "
               f"{'>=' if r['ratio'] >= NEAR else '<'} {NEAR}, {r['reading']} "
               f"(margin ±{PA.MARGIN:.0%}){post}")
     if len(par):
         print(f"  over the range: {PA.overall(list(par['reading']))}{post}")
+    g, o = PA.GAP_METHOD, PA.METHOD
+    for r in memcpy_gap(run).to_dict("records"):
+        ci = fmt_ratio_ci(r["ratio"], r["lo"], r["hi"], times=False)
+        print(f"copybench {g} / {o} at {fmt_size(r['size'])}: {ci} over {r['rounds']} rounds; "
+              f"{g}'s sender {r['extra_sender_s_per_gb']:+.3f} CPU-s/GB "
+              f"({r[f'{g}_sender_s_per_gb']:.3f} against {r[f'{o}_sender_s_per_gb']:.3f}): "
+              f"the cost of {g}'s memcpy")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,7 +26,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from _runs import load
+if str(Path(__file__).resolve().parent) not in sys.path:  # scripts/_runs.py, when imported
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # by path (not run) too
+from _runs import load  # noqa: E402
 from analysis.loading import criteria as CL
 from analysis.loading import run as A
 from analysis.statistics import adoption as AD

@@ -32,7 +32,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from _runs import fail, load
+if str(Path(__file__).resolve().parent) not in sys.path:  # scripts/_runs.py, when imported
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # by path (not run) too
+from _runs import fail, load  # noqa: E402
 from analysis.designsim import sharedtime as ST
 from analysis.loading import criteria as CL
 from analysis.statistics import adoption as AD
