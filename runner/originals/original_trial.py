@@ -54,6 +54,23 @@ def prepare(ids: list[str], log: Callable[[str], None]) -> dict[str, dict[str, A
     return out
 
 
+def unavailable(ids: list[str]) -> str | None:
+    """Why the pinned sources of ``ids`` cannot be had here (the first that cannot, in one
+    clause), or None once each is fetched and verified (into the cache the sweep's
+    :func:`prepare` then reads): what ``python -m runner originals fetch`` does, the check
+    ``make claims`` makes before its sweep."""
+    try:
+        pins = sources.load()
+        for sid in ids:
+            fetch.fetch(pins[sid])
+    except KeyError as e:
+        return f"{e.args[0]}: not in the pins ({sources.SOURCES_TSV})"
+    except (OriginalsError, OSError) as e:
+        # fetch's own advice on getting them is the caller's to give, once
+        return str(e).split("; without GitHub")[0]
+    return None
+
+
 def _published(sid: str, tree: Path) -> dict[str, Any]:
     """The numbers their committed CSVs hold (read from the verified tree, kept in the
     manifest so the book can set them beside the report's text), or why not."""

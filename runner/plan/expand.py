@@ -46,6 +46,9 @@ class Hosts:
     remote too, their servers there. file->file ``copy`` experiments stay as they are."""
 
     remote: bool = False
+    #: why the reports' own programs are left out of this run ("": they run where the
+    #: profile puts them): their cells are counted as skipped with this reason, never run
+    originals_left_out: str = ""
 
     def transports(self, exp: Experiment) -> tuple[str, ...]:
         if not self.remote or exp.command != "send":
@@ -59,6 +62,15 @@ class Hosts:
                                    for p in exp.placements))
 
     def originals(self, exp: Experiment) -> tuple[str, ...]:
+        """The reports whose programs run beside ``exp``'s cells on these hosts."""
+        return () if self.originals_left_out else self._placed(exp)
+
+    def left_out(self, exp: Experiment) -> tuple[str, ...]:
+        """The reports whose programs would run beside ``exp``'s cells, left out by
+        :attr:`originals_left_out`."""
+        return self._placed(exp) if self.originals_left_out else ()
+
+    def _placed(self, exp: Experiment) -> tuple[str, ...]:
         return () if self.remote and exp.command == "send" else exp.originals
 
     def notes(self, profile: Profile) -> list[str]:
@@ -175,8 +187,7 @@ def _expand_experiment(profile: Profile, exp: Experiment, caps: Capabilities,
                                     if key not in peer_keys:
                                         peer_keys.add(key)
                                         yield from _peer_cells(cell, caps, skipped)
-                                yield from _original_cells(exp, hosts.originals(exp), cell,
-                                                           skipped)
+                                yield from _original_cells(exp, hosts, cell, skipped)
 
 
 def _methods(exp: Experiment) -> list[tuple[str, str]]:
@@ -243,11 +254,17 @@ def _peer_cells(cell: Cell, caps: Capabilities, skipped: Counter[str]) -> Iterab
         yield Cell(**{**base, "kind": "peer:sockperf", "method": "sockperf"})
 
 
-def _original_cells(exp: Experiment, originals: tuple[str, ...], cell: Cell,
+def _original_cells(exp: Experiment, hosts: Hosts, cell: Cell,
                     skipped: Counter[str]) -> Iterable[Cell]:
-    """The reports' own programs beside a copybench cell, in its block (``originals``)."""
+    """The reports' own programs beside a copybench cell, in its block (``originals``);
+    those the run leaves out (:attr:`Hosts.originals_left_out`) counted as skipped."""
     theirs = ORIGINAL_METHOD_OF.get(cell.method)
-    if not originals or theirs is None or cell.mode != "stream":
+    if theirs is None or cell.mode != "stream":
+        return
+    for src in hosts.left_out(exp):
+        _skip(skipped, f"original:{src}: not run ({hosts.originals_left_out})")
+    originals = hosts.originals(exp)
+    if not originals:
         return
     for src in originals:
         why = (f"transport {cell.transport} (their programs run on "

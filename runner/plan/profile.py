@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -213,6 +213,24 @@ class Profile:
     design: Design | None = None
 
 
+#: the one table of the numeric values a profile's ``[profile]`` table and its experiments
+#: share: key -> (lowest, highest) allowed, both included; every check reads it
+RANGES: dict[str, tuple[float, float]] = {
+    "seed": (0, 2**63 - 1),
+    "budget_s": (1, 7 * 86400),
+    "duration_s": (0.05, 3600),
+    "warmup_s": (0, 3600),
+    "timeout_s": (1, 86400),
+    "fields": (1, 1024),
+}
+#: the keys of RANGES that take integers
+_INTEGER_KEYS = {"seed", "fields"}
+#: what leaving an optional key out means (said with its range when a value is refused)
+_LEFT_OUT = {
+    "budget_s": "leave it out for no budget",
+    "timeout_s": "leave it out for the default: 30 s + 2 x window + size at 50 MB/s",
+}
+
 # key -> (type description, validator); validators raise ValueError(message)
 _PROFILE_KEYS = {
     "name", "description", "seed", "duration_s", "warmup_s", "verify", "timeout_s",
@@ -267,6 +285,23 @@ class _Checker:
             raise self.fail(full, f"{v!r} is not {kind} (allowed: {lo} to {hi})")
         if not lo <= v <= hi:
             raise self.fail(full, f"{v!r} out of range (allowed: {lo} to {hi})")
+        return int(v) if integer else float(v)
+
+    def ranged(self, table: dict[str, Any], key: str, where: str, default: Any) -> Any:
+        """A value of :data:`RANGES` (``default`` when the key is absent, None allowed)."""
+        if key not in table:
+            return default
+        lo, hi = RANGES[key]
+        integer = key in _INTEGER_KEYS
+        v = table[key]
+        allowed = f"allowed: {_number_text(lo)} to {_number_text(hi)}" + (
+            f"; {_LEFT_OUT[key]}" if key in _LEFT_OUT else "")
+        ok = isinstance(v, int) if integer else isinstance(v, (int, float))
+        if isinstance(v, bool) or not ok:
+            kind = "an integer" if integer else "a number"
+            raise self.fail(f"{where}.{key}", f"{v!r} is not {kind} ({allowed})")
+        if not lo <= v <= hi:
+            raise self.fail(f"{where}.{key}", f"{v!r} out of range ({allowed})")
         return int(v) if integer else float(v)
 
     def string(self, table: dict[str, Any], key: str, where: str, default: str | None,
@@ -345,6 +380,50 @@ class _Checker:
         if len(set(v)) != len(v):
             raise self.fail(full, "duplicate values")
         return tuple(v)
+
+
+#: what a profile says that is not its design: where it was read from, its words, its
+#: description (two profiles that differ only there plan the same run)
+_NOT_DESIGN = ("path", "text", "description")
+#: the Profile's own fields under the TOML table that sets them
+_TABLE_OF = {"name": "profile", "seed": "profile", "budget_s": "profile"}
+
+
+def first_difference(run: Profile, given: Profile) -> tuple[str, Any, Any] | None:
+    """The first place where ``given`` would plan another run than ``run``, as (key path,
+    run's value, given value), or None when both expand to the same design: every value
+    after includes, defaults and the ``[profile]`` table's values handed to each
+    experiment (``experiment[<name>].duration_s``); the experiments by name, in order."""
+    return _difference("", _design_of(run), _design_of(given))
+
+
+def _design_of(p: Profile) -> dict[str, Any]:
+    d = {f"{_TABLE_OF[k]}.{k}" if k in _TABLE_OF else k: v
+         for k, v in asdict(p).items() if k not in _NOT_DESIGN and k != "experiments"}
+    d["experiment"] = tuple(e.name for e in p.experiments)
+    d.update({f"experiment[{e.name}]": asdict(e) for e in p.experiments})
+    return d
+
+
+def _difference(path: str, a: Any, b: Any) -> tuple[str, Any, Any] | None:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in [*a, *(k for k in b if k not in a)]:
+            got = _difference(f"{path}.{k}" if path else k, a.get(k), b.get(k))
+            if got is not None:
+                return got
+        return None
+    return None if a == b else (path, a, b)
+
+
+def file_dirs(p: Profile) -> list[tuple[str, str]]:
+    """(key, directory) of every experiment whose trials make files (``copy``, or a file
+    method of ``send``) in a ``dir`` the profile names: where copybench creates them."""
+    return [(f"experiment[{e.name}].dir", e.dir) for e in p.experiments
+            if e.dir and (e.command == "copy" or any(m in FILE_SEND_METHODS for m in e.methods))]
+
+
+def _number_text(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
 def resolve(name_or_path: str) -> Path:
@@ -466,14 +545,14 @@ def parse(text: str, path: str) -> Profile:
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
         raise c.fail("profile.name", f"{name!r} (allowed: letters, digits, '_', '.', '-')")
     description = c.string(prof, "description", "profile", "")
-    seed = c.number(prof, "seed", "profile", 1, 0, 2**63 - 1, integer=True)
-    budget = c.number(prof, "budget_s", "profile", 0, 0, 7 * 86400)
+    seed = c.ranged(prof, "seed", "profile", 1)
+    budget = c.ranged(prof, "budget_s", "profile", None)
     defaults = {
-        "duration_s": c.number(prof, "duration_s", "profile", 2.0, 0.05, 3600),
-        "warmup_s": c.number(prof, "warmup_s", "profile", 0.5, 0, 3600),
-        "timeout_s": c.number(prof, "timeout_s", "profile", 0, 0, 86400) or None,
+        "duration_s": c.ranged(prof, "duration_s", "profile", 2.0),
+        "warmup_s": c.ranged(prof, "warmup_s", "profile", 0.5),
+        "timeout_s": c.ranged(prof, "timeout_s", "profile", None),
         "verify": c.string(prof, "verify", "profile", "sample", VERIFY),
-        "fields": c.number(prof, "fields", "profile", 8, 1, 1024, integer=True),
+        "fields": c.ranged(prof, "fields", "profile", 8),
         "dir": c.string(prof, "dir", "profile", None),
     }
     reps = _repetitions(c, doc)
@@ -491,7 +570,7 @@ def parse(text: str, path: str) -> Profile:
             raise c.fail(f"experiment[{e.name}].comparisons", "needs [design] sequential (the "
                          "top-up reads the comparisons; without it the design is fixed)")
     return Profile(path=path, name=name, description=description, seed=seed,
-                   budget_s=budget or None, repetitions=reps, topology=topo,
+                   budget_s=budget, repetitions=reps, topology=topo,
                    experiments=tuple(exps), text=text, design=design)
 
 
@@ -647,12 +726,11 @@ def _experiment(c: _Checker, e: dict[str, Any], where: str,
         caches=c.choices(e, "caches", where, CACHES, ("warm",)),
         peers=c.boolean(e, "peers", where, False),
         perf=c.boolean(e, "perf", where, False),
-        duration_s=c.number(e, "duration_s", where, defaults["duration_s"], 0.05, 3600),
-        warmup_s=c.number(e, "warmup_s", where, defaults["warmup_s"], 0, 3600),
-        timeout_s=c.number(e, "timeout_s", where, defaults["timeout_s"] or 0, 0, 86400)
-        or None,
+        duration_s=c.ranged(e, "duration_s", where, defaults["duration_s"]),
+        warmup_s=c.ranged(e, "warmup_s", where, defaults["warmup_s"]),
+        timeout_s=c.ranged(e, "timeout_s", where, defaults["timeout_s"]),
         verify=c.string(e, "verify", where, defaults["verify"], VERIFY),
-        fields=c.number(e, "fields", where, defaults["fields"], 1, 1024, integer=True),
+        fields=c.ranged(e, "fields", where, defaults["fields"]),
         dir=c.string(e, "dir", where, defaults["dir"]),
         purpose=c.string(e, "purpose", where, "descriptive", PURPOSES),
         claims=_claims(c, e, where),

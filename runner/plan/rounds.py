@@ -26,7 +26,7 @@ from decision.quantities import cell_kind
 from rundir import sharetime
 from runner.plan import blocks as D
 from runner.plan import topup
-from runner.host.errors import UsageError
+from runner.host.errors import ProfileError, UsageError
 from runner.plan.estimate import trial_seconds
 from runner.plan.expand import ONE_HOST, ROOT_REASON, Hosts, expand
 from runner.host.capabilities import Capabilities
@@ -132,12 +132,22 @@ def profile_file(profile: Profile, name: str | None) -> Path | None:
 REHEARSAL_SHARE = 0.1
 
 
+#: how a noise model of this machine is made (both commands of ``python -m runner``)
+NOISE_HOW = ("python -m runner notebook --profile pilot, then python -m runner noise RUN "
+             "--out FILE")
+
+
 def _load_noise(profile: Profile, notes: list[str]) -> tuple[Path | None, D.Noise]:
-    """The profile's noise model (its file, or none: every block then assumes the fallback)."""
+    """The profile's noise model: its file, or none when it names none (every block then
+    assumes the fallback sd). One it names that is not there is refused: the rounds of
+    every block would silently come from the fallback instead of this machine's noise."""
     path = noise_path(profile)
     if profile.design is not None and profile.design.noise and path is None:
-        notes.append(f"noise model {profile.design.noise!r} not found: every block assumes sd "
-                     f"{D.FALLBACK_SD} (run python -m runner pilot to measure this machine)")
+        where = " or ".join(sorted({str(Path(profile.path).parent), str(PROFILE_DIR)}))
+        raise ProfileError(profile.path, "design.noise", f"{profile.design.noise!r}: no such "
+                           f"file (looked in {where}); measure this machine's noise: "
+                           f"{NOISE_HOW}; or leave design.noise out to plan every block at "
+                           f"the fallback sd {D.FALLBACK_SD}")
     return path, (D.Noise.load(path) if path else D.Noise([], "none"))
 
 

@@ -1,15 +1,18 @@
 """``python -m runner {sweep,plan,env,originals}``.
 
-Exit codes: 0 ok (a completed sweep, even with failed trials, which are recorded); 1 a
-runtime failure of the runner; 2 bad usage (one line naming the file/key/argument and what
-is allowed; nothing else printed, nothing created); 130/143 interrupted by SIGINT/SIGTERM
-(the run directory can be resumed with ``--resume``).
+Exit codes: 0 ok (a completed sweep, even with trials that failed on their own, which are
+recorded); 1 a runtime failure of the runner; 2 bad usage (one line naming the
+file/key/argument and what is allowed; nothing else printed, nothing created); 3 a completed
+sweep some of whose trials failed for a cause outside the method they measure (a full disk,
+copybench's --dir gone, a topology or the reports' programs not set up: named once);
+130/143 interrupted by SIGINT/SIGTERM (the run directory can be resumed with ``--resume``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from rich.console import Console
@@ -32,7 +35,9 @@ from runner.host.capabilities import Capabilities
 from runner.host.manifest import collect
 from runner.plan.cells import Plan
 from runner.originals.commands import main as originals_main
+from runner.originals.fetch import ARCHIVES_ENV
 from runner.plan.rounds import make
+from runner.sweep.loop import Interrupted
 from runner.sweep.progress import fmt_duration, summary_table
 
 
@@ -101,6 +106,27 @@ def _run_options(p: argparse.ArgumentParser, names: str) -> None:
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run in --run-dir (default: the latest run)")
     _seed_options(p)
+    g = p.add_argument_group("the reports' own programs (a profile's originals)")
+    g.add_argument("--archives", type=Path, metavar="DIR",
+                   help="their pinned archives (<owner>+<repo>-<commit>.tar.gz, as "
+                   f"../shared/seed-repos) instead of GitHub (make: ORIGINALS_ARCHIVES=DIR; "
+                   f"default: ${ARCHIVES_ENV}); checked before anything runs")
+    g.add_argument("--without-originals", action="store_true",
+                   help="go on where their sources cannot be had: their cells are not run "
+                   "(the plan counts them as skipped, with the reason)")
+
+
+def _use_archives(args: argparse.Namespace) -> None:
+    """``--archives DIR``: where the fetch of their sources (and the notebook's kernel,
+    which inherits it) looks, through ``$COPYBENCH_ORIGINALS_ARCHIVES``."""
+    d = getattr(args, "archives", None)
+    if d is None:
+        return
+    if not d.is_dir():
+        raise UsageError(f"--archives {d}: not a directory (allowed: a directory of the "
+                         "reports' archives, <owner>+<repo>-<commit>.tar.gz, as "
+                         "../shared/seed-repos)")
+    os.environ[ARCHIVES_ENV] = str(d.resolve())
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -195,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # before or after the sweep's own handling (e.g. connecting)
         print("runner: interrupted (SIGINT)", file=sys.stderr)
         return 130
+    except Interrupted as e:  # a SIGTERM/SIGHUP that came as the sweep ended its loop
+        print(f"runner: interrupted ({e})", file=sys.stderr)
+        return 128 + e.signum
 
 
 def _caps() -> Capabilities:
@@ -390,9 +419,10 @@ def cmd_env(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    _use_archives(args)
     o = session.open_run(args.profile, args.run_dir, args.seed, args.resume,
                          progress=not args.no_progress, remote=remote_spec(args),
-                         rehearsal=args.rehearsal)
+                         rehearsal=args.rehearsal, without_originals=args.without_originals)
     print(f"runner: {o.headline()}", file=sys.stderr, flush=True)
     res = session.run(o)
     if res.complete:
@@ -411,6 +441,8 @@ def _print_end(res: session.Result) -> None:
           file=sys.stderr)
     if not out.complete:
         print(f"runner: resume with: {res.resume_command()}", file=sys.stderr)
+    elif res.outside_text():
+        print(f"runner: {res.outside_text()}", file=sys.stderr)
 
 
 def cmd_noise(args: argparse.Namespace) -> int:
@@ -439,5 +471,7 @@ def cmd_notebook(args: argparse.Namespace) -> int:
     # them (a sweep, a plan or a second machine's bundle run without), and importing them
     # costs every other command about 0.4 s at start
     from runner.sweep import notebook
+    _use_archives(args)
     return notebook.execute(args.profile, args.run_dir, args.seed, args.resume, args.rehearsal,
-                            remote=remote_spec(args))
+                            remote=remote_spec(args),
+                            without_originals=args.without_originals)

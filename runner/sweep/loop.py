@@ -47,7 +47,12 @@ from runner.trial.trialrecord import Context
 from runner.sweep.trials import run_trial
 
 
-class Interrupted(Exception):
+class Interrupted(BaseException):
+    """SIGTERM or SIGHUP during the sweep, raised by its handler wherever the main thread is.
+    A BaseException, as KeyboardInterrupt is: the trial code's ``except Exception`` (a
+    profile's reduction keeps its trial whatever fails in it) must never take the sweep's
+    interruption for a failure of its own and let the sweep run on."""
+
     def __init__(self, signum: int) -> None:
         self.signum = signum
         super().__init__(signal.Signals(signum).name)
@@ -187,6 +192,7 @@ class Sweep:
                 raise
             failure = RunDirError(e, self.run_dir, len(self.done))
         finally:
+            _ignore_signals()  # from here on a signal must not cut the clean-up short
             writer.close()
             self.reporter.close()
             self._clean_up(old)
@@ -268,8 +274,7 @@ class Sweep:
 
     def _clean_up(self, old: dict[Any, Any]) -> None:
         """Remove what the sweep made; a second signal must not cut this short."""
-        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(s, signal.SIG_IGN)
+        _ignore_signals()
         try:
             self.teardown()
             netns.unclaim(self.janitor)
@@ -279,3 +284,8 @@ class Sweep:
             signal.signal(signal.SIGINT, signal.default_int_handler)
             for s, h in old.items():
                 signal.signal(s, h)
+
+
+def _ignore_signals() -> None:
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_IGN)

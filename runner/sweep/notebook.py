@@ -40,6 +40,7 @@ from traitlets.config import Config
 from rundir import atomic, layout
 from rundir.lock import RunLock
 from rundir.verify import seal
+from runner.plan import profile as profile_mod
 from runner.sweep import runlock, runstate, session
 from runner.host.binary import repo_root
 from runner.host.errors import RunnerError, UsageError
@@ -74,20 +75,30 @@ def _exit_code(nb_path: Path) -> int | None:
 
 
 def execute(profile: str | None, run_dir: Path | None, seed: int | None,
-            resume: bool, rehearsal: bool = False, remote: RemoteSpec | None = None) -> int:
-    """``remote``: the other host (two hosts), handed to the notebook as JSON."""
+            resume: bool, rehearsal: bool = False, remote: RemoteSpec | None = None,
+            without_originals: bool = False) -> int:
+    """``remote``: the other host (two hosts), handed to the notebook as JSON;
+    ``without_originals``: a new run leaves the reports' programs out (the kernel is told
+    through ``$COPYBENCH_WITHOUT_ORIGINALS``)."""
     target = session.resolve_run_dir(profile, run_dir, resume).resolve()
     if resume and not (target / layout.PLAN).is_file():  # before a lock creates anything
         raise UsageError(f"--resume: {target} has no {layout.PLAN} (not a run directory)")
+    if not resume:  # what the sweep would refuse is refused before a kernel starts
+        assert profile is not None  # resolve_run_dir refused a new run without one
+        session.check_new(profile_mod.load(profile),
+                          session.hosts_for(remote is not None, without_originals))
     lock = runlock.take(target, "python -m runner notebook")
     if resume:  # a run the sweep would refuse is refused before a kernel starts
         try:
-            runstate.reopen(target, profile)
+            prof, plan, _ = runstate.reopen(target, profile)
+            session.check_resume(target, prof, plan, without_originals)
         except BaseException:
             lock.release()
             raise
     janitor = Janitor()
     assert janitor.tmp is not None
+    told = {session.WITHOUT_ORIGINALS_ENV: "1"} if without_originals else {}
+    os.environ.update(told)
     try:
         return _execute(target, lock, janitor.tmp, {
             "profile": profile or "", "run_dir": str(target),
@@ -95,6 +106,8 @@ def execute(profile: str | None, run_dir: Path | None, seed: int | None,
             "resume": resume, "rehearsal": rehearsal,
             "remote": json.dumps(spec_to_json(remote)) if remote else ""})
     finally:
+        for k in told:
+            os.environ.pop(k, None)
         janitor.close()
         lock.release()
 
@@ -167,7 +180,7 @@ def _execute(target: Path, lock: RunLock, tmp: Path, parameters: dict[str, objec
         for signum, handler in old.items():
             signal.signal(signum, handler)
     _keep(partial, target, refused=code == 2)
-    if code == 0:
+    if code in (0, session.EXIT_OUTSIDE):  # complete (the notebook says what failed and why)
         seal(target)  # again: the sweep sealed before its notebook was complete
     elif code in (130, 143) or (code == 1 and (target / layout.PLAN).is_file()):
         print(f"runner: resume with: python -m runner notebook --resume --run-dir {target}",

@@ -157,7 +157,22 @@ def _profile_copy(run_dir: Path, plan: Plan, profile_arg: str | None) -> Profile
         if given.name != prof.name:
             raise UsageError(f"--profile {profile_arg}: the run in {run_dir} was made with "
                              f"profile {prof.name!r}")
+        diff = profile_mod.first_difference(prof, given)
+        if diff is not None:
+            key, theirs, ours = diff
+            raise UsageError(f"--profile {profile_arg}: not the design the run in {run_dir} "
+                             f"was planned with: {key} is {_shown(theirs)} in the run, "
+                             f"{_shown(ours)} in the profile given (a run holds one design: "
+                             "resume without --profile, the run keeps its own copy, or start "
+                             "a new run); nothing was run or written")
     return prof
+
+
+def _shown(value: Any) -> str:
+    """A profile's value as its TOML says it (None: the key left out)."""
+    if value is None:
+        return "not set"
+    return json.dumps(list(value) if isinstance(value, tuple) else value, default=str)
 
 
 def _profile_unchanged(copy: Path, doc: dict[str, Any]) -> None:

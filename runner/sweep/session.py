@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections import Counter
 from dataclasses import dataclass
@@ -32,10 +33,11 @@ from runner.sweep import loop as sw
 from runner.host.binary import binary_problem, find_binary
 from runner.host.errors import RunnerError, UsageError
 from runner.plan.estimate import TimeEstimate, estimate
-from runner.plan.expand import ONE_HOST, TWO_HOSTS
+from runner.plan.expand import Hosts
 from runner.host.inventory import RemoteSpec
 from runner.plan.cells import Plan
-from runner.originals.original_trial import prepare as prepare_originals
+from runner.originals.fetch import ARCHIVES_ENV
+from runner.originals.original_trial import prepare as prepare_originals, unavailable
 from runner.plan.profile import Profile
 from runner.sweep.progress import fmt_duration
 from runner.host.remotehost import RemoteHost
@@ -44,6 +46,108 @@ from runner.sweep.runlock import take
 
 def _log(line: str) -> None:
     print(f"runner: {line}", file=sys.stderr, flush=True)
+
+
+#: ``--without-originals`` handed to the sweep notebook's kernel by its driver (a
+#: notebook's parameters are the notebook's): "1" when set
+WITHOUT_ORIGINALS_ENV = "COPYBENCH_WITHOUT_ORIGINALS"
+#: the reason a run that leaves the reports' programs out gives for each of their cells
+LEFT_OUT = "--without-originals: the sweep was told to go on without the reports' programs"
+#: a complete run some of whose trials failed for a cause outside the method they measure
+#: (:func:`outside_cause`): every planned trial is recorded, and the cause is named once
+EXIT_OUTSIDE = 3
+
+
+def hosts_for(remote: bool, without_originals: bool) -> Hosts:
+    """Where the plan's cells run (one host or two), and whether the reports' own programs
+    are left out of it."""
+    return Hosts(remote=remote, originals_left_out=LEFT_OUT if without_originals else "")
+
+
+def _without(flag: bool | None) -> bool:
+    return os.environ.get(WITHOUT_ORIGINALS_ENV) == "1" if flag is None else flag
+
+
+def _dirs_ready(prof: Profile) -> None:
+    """Every directory a file trial of the profile makes its files in is there and
+    writable, before anything runs (each file trial would fail otherwise)."""
+    for key, d in profile_mod.file_dirs(prof):
+        p = Path(d)
+        why = ("no such directory" if not p.exists() else "not a directory" if not p.is_dir()
+               else "not writable by this user" if not os.access(p, os.W_OK | os.X_OK)
+               else None)
+        if why:
+            raise UsageError(f"profile {prof.path}: {key}: {d!r}: {why} (allowed: an existing "
+                             "directory this user can write, where copybench makes the "
+                             "trials' files); nothing was run")
+
+
+def _originals_ready(ids: list[str], planned_in: Path | None = None) -> None:
+    """The pinned sources of the reports' programs ``ids`` can be had (fetched and checked
+    now, as ``make claims`` checks before its sweep), else one line saying how to give them.
+    ``planned_in``: a run being resumed, whose plan holds their trials."""
+    if not ids:
+        return
+    why = unavailable(ids)
+    if why is None:
+        return
+    where = os.environ.get(ARCHIVES_ENV)
+    raise UsageError(
+        f"the reports' own programs ({', '.join(ids)}) cannot be had ({why}): give their "
+        f"archives with --archives DIR (make: ORIGINALS_ARCHIVES=DIR; a directory of "
+        f"<owner>+<repo>-<commit>.tar.gz, as ../shared/seed-repos"
+        + (f"; ${ARCHIVES_ENV} is {where}" if where else "")
+        + "), or run where github.com can be reached"
+        + (f", the run in {planned_in} planned their trials" if planned_in else
+           ", or go on without them: --without-originals (their cells not run)")
+        + "; nothing was run")
+
+
+def check_new(prof: Profile, hosts: Hosts) -> None:
+    """What a new run of ``prof`` on ``hosts`` needs here before anything is created (the
+    notebook's driver asks before its kernel starts, the sweep before its run directory)."""
+    _dirs_ready(prof)
+    _originals_ready(sorted({s for e in prof.experiments for s in hosts.originals(e)}))
+
+
+def check_resume(run_dir: Path, prof: Profile, plan: Plan,
+                 without_originals: bool | None = None) -> None:
+    """What resuming the run in ``run_dir`` needs here before anything runs."""
+    _dirs_ready(prof)
+    ids = runfiles.original_sources(plan)
+    if ids and _without(without_originals):
+        raise UsageError(f"--without-originals: the run in {run_dir} planned the trials of "
+                         f"the reports' programs ({', '.join(ids)}); a resume runs its plan "
+                         "(give their archives with --archives DIR), or start a new run "
+                         "without them; nothing was run")
+    _originals_ready(ids, run_dir)
+
+
+#: what a failed trial's error says when the trial failed for its surroundings rather than
+#: for the method it measures: the file system, copybench's --dir, a topology, their code
+_DISK_ERRORS = ("No space left on device", "Disk quota exceeded", "Read-only file system")
+_DIR_ERROR = re.compile(r"--dir: [^\n]*")
+_ORIGINALS_SETUP = re.compile(r"^S\d+'s programs: (?:fetch or build failed|build failed|"
+                              r"not prepared)[^\n]*")
+
+
+def outside_cause(rec: dict[str, Any]) -> str | None:
+    """The cause outside the method a trial that did not end ``ok`` failed for, in words
+    that are the same for every trial it stopped, or None (the method's own failure: a
+    verification mismatch, a timeout, a missed window...)."""
+    if rec.get("status") == "ok":
+        return None
+    err = str(rec.get("error") or "")
+    first = err.splitlines()[0] if err else ""
+    if first.startswith("topology "):
+        return first
+    m = _DIR_ERROR.search(err) or _ORIGINALS_SETUP.search(err)
+    if m:
+        return m.group(0) if m.re is _ORIGINALS_SETUP else f"copybench {m.group(0)}"
+    for text in _DISK_ERRORS:
+        if text in err:
+            return f"the file system: {text}"
+    return None
 
 
 @dataclass
@@ -113,9 +217,26 @@ class Result:
     def resume_command(self) -> str:
         return f"python -m runner sweep --resume --run-dir {self.run_dir}"
 
+    def outside_causes(self) -> list[tuple[str, int]]:
+        """Each cause outside the method that trials failed for (:func:`outside_cause`),
+        with how many, most first."""
+        return Counter(c for c in map(outside_cause, self.records)
+                       if c is not None).most_common()
+
+    def outside_text(self) -> str | None:
+        """The causes outside the method, said once, or None."""
+        causes = self.outside_causes()
+        if not causes:
+            return None
+        n = sum(k for _, k in causes)
+        return (f"{n} trial{'s' if n != 1 else ''} failed for a cause outside the method "
+                "they measure: " + "; ".join(f"{c} ({k} trial{'s' if k != 1 else ''})"
+                                             for c, k in causes)
+                + " (their records are not measurements: fix it and make a new run)")
+
     def exit_code(self) -> int:
         if self.complete:
-            return 0
+            return EXIT_OUTSIDE if self.outside_causes() else 0
         return 143 if self.outcome.interrupted == "SIGTERM" else 130
 
 
@@ -151,17 +272,19 @@ def resolve_run_dir(profile: str | None, run_dir: Path | None, resume: bool) -> 
 
 def open_run(profile: str | None, run_dir: Path | None = None, seed: int | None = None,
              resume: bool = False, progress: bool = True, remote: RemoteSpec | None = None,
-             rehearsal: bool = False) -> OpenRun:
+             rehearsal: bool = False, without_originals: bool | None = None) -> OpenRun:
     """Plan a new run (writing plan.json, the profile copy) or reopen an interrupted one.
 
     ``remote``: run the socket experiments over the ``remote`` transport (the plan says what
-    that changes); the host is connected to and checked before anything is created."""
+    that changes); the host is connected to and checked before anything is created.
+    ``without_originals``: leave the reports' own programs out of a new run (their cells
+    counted as skipped, with the reason); None: as ``$COPYBENCH_WITHOUT_ORIGINALS`` says."""
     if resume:
         prof, plan, run_dir, run_id, binary, rem, lock = _reopen(profile, run_dir, seed,
-                                                                 remote)
+                                                                 remote, without_originals)
     else:
-        prof, plan, run_dir, run_id, binary, rem, lock = _create(profile, run_dir, seed,
-                                                                 remote, rehearsal)
+        prof, plan, run_dir, run_id, binary, rem, lock = _create(
+            profile, run_dir, seed, remote, rehearsal, _without(without_originals))
     try:
         return _ready(prof, plan, run_dir, run_id, binary, rem, lock, resume, progress)
     except BaseException:
@@ -194,7 +317,7 @@ def _ready(prof: Profile, plan: Plan, run_dir: Path, run_id: str, binary: Path,
 
 
 def _reopen(profile: str | None, run_dir: Path | None, seed: int | None,
-            remote: RemoteSpec | None
+            remote: RemoteSpec | None, without_originals: bool | None = None
             ) -> tuple[Profile, Plan, Path, str, Path, RemoteHost | None, RunLock]:
     """An interrupted run, locked and checked: its plan and profile, and its remote host
     connected again."""
@@ -208,6 +331,7 @@ def _reopen(profile: str | None, run_dir: Path | None, seed: int | None,
             raise UsageError(f"--seed {seed}: the run in {run_dir} was planned with "
                              f"seed {plan.seed}")
         binary = _binary()
+        check_resume(run_dir, prof, plan, without_originals)
         rem = None
         if any(c.transport == "remote" for c in plan.cells.values()):
             spec = remote or inventory.saved_spec(run_dir)
@@ -232,7 +356,7 @@ def _reclaim() -> None:
 
 
 def _create(profile: str | None, run_dir: Path | None, seed: int | None,
-            remote: RemoteSpec | None, rehearsal: bool
+            remote: RemoteSpec | None, rehearsal: bool, without_originals: bool = False
             ) -> tuple[Profile, Plan, Path, str, Path, RemoteHost | None, RunLock]:
     """A new run: the profile checked, the remote host (if any) connected and checked, then
     the run directory with its plan."""
@@ -244,11 +368,13 @@ def _create(profile: str | None, run_dir: Path | None, seed: int | None,
         raise UsageError(problem)
     prof = profile_mod.load(profile)  # a bad profile is rejected before anything runs
     binary = _binary()
+    hosts = hosts_for(remote is not None, without_originals)
+    check_new(prof, hosts)
     # connected and checked before anything is created, so a failed check is one line
     rem = RemoteHost(remote, binary).open() if remote is not None else None
     try:
         run_dir, run_id, plan, lock = runfiles.prepare_new(
-            prof, run_dir, seed, binary, rehearsal, TWO_HOSTS if rem else ONE_HOST)
+            prof, run_dir, seed, binary, rehearsal, hosts)
     except OSError as e:
         if rem is not None:
             rem.close()

@@ -189,7 +189,11 @@ class Copybench:
         record, parse_problem = self.parse(pr.stdout)
         config = {**intended_config(cell, seed)}
         if record:
-            config.update(record.get("config") or {})
+            theirs = record.get("config") or {}
+            # a trial that failed before copybench set its configuration up reports it
+            # unset (a copy's size 0 after a full disk): the plan's values stand there
+            config.update(theirs if record.get("status") == "ok" else
+                          {k: v for k, v in theirs.items() if k not in config})
         config.update({k: v for k, v in rconf.items() if k != "cache" or v is not None})
         if config.get("cache") is None:
             config["cache"] = cell.cache

@@ -66,12 +66,14 @@ placements = ["cross-core"]
 """
 
 
-def _profile(tmp_path: Path, budget: float = 0, cross: float = 0.03, same: float = 0.10,
-             strict: bool = False, exps: str = EXPS) -> prof_mod.Profile:
+def _profile(tmp_path: Path, budget: float | None = None, cross: float = 0.03,
+             same: float = 0.10, strict: bool = False, exps: str = EXPS) -> prof_mod.Profile:
+    """``budget``: the profile's budget_s (None: none)."""
     (tmp_path / "noise.toml").write_text(NOISE.format(cross=cross, same=same))
     design = {"rounds_min": 3, "rounds_max": 40, "target": 0.05, "noise": "noise.toml",
               **({"strict": True} if strict else {})}
-    p = write_sweep_profile(tmp_path, "t", seed=11, duration_s=1, warmup_s=0.1, budget_s=budget,
+    p = write_sweep_profile(tmp_path, "t", seed=11, duration_s=1, warmup_s=0.1,
+                            **({} if budget is None else {"budget_s": budget}),
                             repetitions=None, design=design,
                             experiments=tomllib.loads(exps)["experiment"])
     return prof_mod.load(str(p))

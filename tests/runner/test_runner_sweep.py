@@ -339,15 +339,6 @@ transports = ["loopback"]
 placements = ["cross-core"]
 
 [[experiment]]
-name = "bad-dir"
-command = "send"
-methods = ["sendfile"]
-sizes = ["1M"]
-transports = ["loopback"]
-placements = ["cross-core"]
-dir = "/nonexistent/copybench-test-dir"
-
-[[experiment]]
 name = "too-slow"
 command = "send"
 methods = ["send"]
@@ -361,6 +352,9 @@ timeout_s = 1.5
 
 def test_failing_trials_recorded_and_sweep_goes_on(runner_copybench: Path,
                                                    tmp_path: Path) -> None:
+    """A trial that fails on its own (its timeout) is recorded and the sweep goes on; the
+    complete run exits 0 (a failure outside the method exits 3: test_sweep_exit.py; a
+    profile dir that is not there is refused first: test_one_design.py)."""
     prof = _profile(tmp_path, FAIL_BODY, reps="min = 2\nmax = 2")
     run_dir = tmp_path / "run"
     tag = uuid.uuid4().hex
@@ -368,15 +362,11 @@ def test_failing_trials_recorded_and_sweep_goes_on(runner_copybench: Path,
                    RUNNER_TEST_TAG=tag)
     assert r.returncode == 0, r.stderr[-2000:]
     recs = _expect_complete(run_dir)
-    assert len(recs) == 6
+    assert len(recs) == 4
     by = {}
     for rec in recs:
         by.setdefault(rec["config"]["experiment"], []).append(rec)
     assert all(x["status"] == "ok" and x["error"] is None for x in by["good"])
-    for x in by["bad-dir"]:
-        assert x["status"] == "failed"
-        assert "/nonexistent/copybench-test-dir" in x["error"]
-        assert "stderr" in x["error"]
     for x in by["too-slow"]:
         assert x["status"] == "timeout"
         assert "timed out" in x["error"]
