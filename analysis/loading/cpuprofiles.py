@@ -9,6 +9,7 @@ the CPU breakdown) says so."""
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,8 +24,9 @@ from rundir.perf import CATEGORIES, SAMPLE_HZ, WINDOW_S, group_of, read_sides
 def read_json(p: Path, inside: Path | None = None) -> Any:
     """A run's JSON file, or None when it has none: strict JSON (:func:`rundir.utf8.json_loads`:
     no NaN, no key twice), never read through a link below ``inside`` (the run), at most
-    64 MiB. Damage raises ``ValueError``/``OSError`` naming the file."""
-    if not p.is_file():
+    64 MiB, a regular file (a FIFO or a device in its place is refused, not taken for none).
+    Damage raises ``ValueError``/``OSError`` naming the file."""
+    if not os.path.lexists(p):
         return None
     return utf8.json_loads(utf8.read(p, inside=inside) or "null")
 

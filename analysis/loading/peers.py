@@ -6,7 +6,6 @@ size range, :func:`bench_fidelity`)."""
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Sequence
 import pandas as pd
 
 from analysis.loading.run import Run
+from rundir import utf8
 
 
 def iperf3_cpu(run: Run) -> pd.DataFrame:
@@ -56,7 +56,14 @@ def bench_fidelity(paths: Sequence[str | Path]) -> pd.DataFrame:
     rows = []
     for p in map(Path, paths):
         m = re.match(r"fidelity-(\d{8})-", p.name)
-        doc = json.loads(p.read_text())
+        try:  # read as any input file is (rundir.utf8.read: a regular file, bounded)
+            doc = utf8.json_loads(utf8.read(p))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{p}: cannot be read as a bench/fidelity result "
+                             f"({getattr(exc, 'strerror', None) or exc})") from None
+        if not isinstance(doc, dict):
+            raise ValueError(f"{p}: a JSON {type(doc).__name__}, not a bench/fidelity "
+                             "result (an object)")
         summary = doc.get("summary") or []
         cpu = (doc.get("machine") or {}).get("cpu") or {}
         for s in summary:

@@ -9,6 +9,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from analysis.loading.run import BadRun
+from rundir import utf8
+
 #: the notes file, beside the committed runs
 NOTES = Path(__file__).resolve().parents[2] / "data" / "raw" / "run-notes.toml"
 
@@ -31,11 +34,16 @@ class Overlap:
 
 def overlap(run: str, path: Path = NOTES) -> Overlap | None:
     """The overlap noted for the run named ``run`` (its directory's name), or None (no note,
-    or no notes file)."""
+    or no notes file). A notes file that cannot be read as one (a FIFO or a device, too
+    large, not UTF-8 or TOML: read as any input file is, :func:`rundir.utf8.read`) is a
+    :class:`BadRun` naming it."""
     try:
-        notes = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError:
+        notes = utf8.toml_loads(utf8.read(path, kind="profile"))
+    except FileNotFoundError:
         return None
+    except (OSError, ValueError, tomllib.TOMLDecodeError) as exc:
+        raise BadRun(f"{path}: cannot be read as the runs' notes "
+                     f"({getattr(exc, 'strerror', None) or exc})") from None
     n = notes.get(run) or {}
     if "overlap_rounds" not in n:
         return None
