@@ -1,9 +1,9 @@
 """copybench beside iperf3: the parity margin and its rule, declared before the run that reads
-them (:data:`DECLARED`; the book's table of the rules' revisions lists it).
+them (:data:`DECLARATIONS`; the book's table of the rules' revisions lists each).
 
 The reading, per size of the stream cells that run beside iperf3 (loopback, cross-core,
 :data:`SIZES`; the reference profile's ``stream-peers`` experiment, each size a block of its
-own): the throughput ratio copybench ``send`` / iperf3, paired by round in its block (the
+own): the throughput ratio copybench :data:`METHOD` / iperf3, paired by round in its block (the
 geometric mean of the per-round ratios, t CI at :data:`CONFIDENCE`, one comparison per size:
 :data:`FAMILY`), read against [1 - :data:`MARGIN`, 1 + :data:`MARGIN`]:
 
@@ -14,9 +14,18 @@ geometric mean of the per-round ratios, t CI at :data:`CONFIDENCE`, one comparis
 copybench is at parity over the range only where every size reads ``at parity`` (an
 intersection-union test: each size at its own level, no correction for the sizes).
 
+The peer's method: iperf3 writes one buffer it never fills again, so each of its writes is the
+kernel's copy alone; so is copybench ``sendmsg``'s (its iovecs point at the message's fields).
+copybench ``send`` copies the fields into one buffer first (two copies by definition), so
+``send`` / iperf3 measures the harness and that memcpy together. The blocks hold ``send``
+beside ``sendmsg``: ``send`` / ``sendmsg`` paired by round (:data:`GAP_METHOD` over
+:data:`METHOD`) is the cost of that memcpy. A run whose blocks hold no ``sendmsg`` beside
+iperf3 is read under the declaration it was made under (:data:`EARLIER`: ``send`` / iperf3)
+and says so (:func:`declaration`).
+
 Derivation of the margin: the claims' band of "no difference" (:data:`decision.band.SESOI`,
 the smallest effect of interest, derived from the measured noise and the design's last look)
-as it stood at :data:`DECLARED`. A harness that differed from an established tool by more than
+as it stood at the first declaration. A harness that differed from an established tool by more than
 the smallest effect the study reads as a difference between two methods could not be said
 to measure what that tool measures at the precision the claims are read at; a narrower margin
 is out of reach of the planned rounds (below). It is a constant of its own, not the band by
@@ -36,14 +45,37 @@ Only the standard library (the profile loader and the runner import decision/).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Iterable
 
 from decision.schedule import CONFIDENCE  # noqa: F401  (the one level)
 
-#: when the margin and rule were declared (UTC), before any run that reads them
-DECLARED = "2026-11-28T14:28Z"
+
+@dataclass(frozen=True)
+class Declaration:
+    """One declaration of the rule: when (UTC) and which copybench method it reads against
+    iperf3 (the margin, sizes, rounds and configuration are the same in each)."""
+
+    declared: str
+    method: str
+
+
+#: copybench send / iperf3: a run whose stream-peers blocks hold no sendmsg is read under it
+EARLIER = Declaration("2026-11-28T14:28Z", "send")
+#: copybench sendmsg / iperf3, the declaration in force: both sides' writes are the kernel's
+#: copy alone
+IN_FORCE = Declaration("2026-11-29T13:04Z", "sendmsg")
+#: every declaration, oldest first
+DECLARATIONS = (EARLIER, IN_FORCE)
+#: when the rule in force was declared (UTC), before any run that reads it
+DECLARED = IN_FORCE.declared
+#: the copybench method the rule in force reads against iperf3
+METHOD = IN_FORCE.method
+#: the method whose gap to :data:`METHOD`, paired by round, is its own memcpy's cost
+GAP_METHOD = "send"
 #: the parity margin: copybench / iperf3 within [1 - MARGIN, 1 + MARGIN] reads "at parity"
-#: (the claims' band at DECLARED)
+#: (the claims' band at the first declaration)
 MARGIN = 0.12
 #: the CI half-width (relative) the profile plans each size to (its experiment's target)
 PLANNED_HALF_WIDTH = 0.10
@@ -53,6 +85,17 @@ FAMILY = 1
 SIZES = (16 << 10, 64 << 10, 256 << 10, 1 << 20)
 #: the configuration of the cells
 TRANSPORT, PLACEMENT = "loopback", "cross-core"
+
+
+def declaration(methods: Iterable[str]) -> Declaration:
+    """The declaration a run is read under, from the copybench methods it measured beside
+    iperf3 at the rule's sizes: the one in force where :data:`METHOD` is among them, else
+    :data:`EARLIER` where its method is; the one in force where neither is (nothing to read)."""
+    have = set(methods)
+    if METHOD in have or EARLIER.method not in have:
+        return IN_FORCE
+    return EARLIER
+
 
 AT_PARITY, NOT_AT_PARITY, UNDECIDED = "at parity", "not at parity", "undecided"
 READINGS = (AT_PARITY, NOT_AT_PARITY, UNDECIDED)

@@ -123,10 +123,10 @@ def report(run: Run, base: pd.DataFrame | None) -> None:
     g, o = PA.GAP_METHOD, PA.METHOD
     for r in memcpy_gap(run).to_dict("records"):
         ci = fmt_ratio_ci(r["ratio"], r["lo"], r["hi"], times=False)
-        print(f"copybench {g} / {o} at {fmt_size(r['size'])}: {ci} over {r['rounds']} rounds; "
-              f"{g}'s sender {r['extra_sender_s_per_gb']:+.3f} CPU-s/GB "
-              f"({r[f'{g}_sender_s_per_gb']:.3f} against {r[f'{o}_sender_s_per_gb']:.3f}): "
-              f"the cost of {g}'s memcpy")
+        print(f"copybench {g} / {o} at {fmt_size(r['size'])} ({g}'s memcpy of the fields into "
+              f"one buffer against {o}'s iovecs): {ci} over {r['rounds']} rounds; {g}'s sender "
+              f"{r['extra_sender_s_per_gb']:+.3f} CPU-s/GB ({r[f'{g}_sender_s_per_gb']:.3f} "
+              f"against {r[f'{o}_sender_s_per_gb']:.3f})")
 
 
 def main(argv: list[str] | None = None) -> int:

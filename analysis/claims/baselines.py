@@ -28,7 +28,8 @@ from decision import interval as I
 from decision import parity as PA
 from decision import sesoi
 from decision.band import CONFIDENCE
-from analysis.claims.base import compare_pair, crossover_of, paired_values, stream_cells
+from analysis.claims.base import (compare_pair, crossover_of, paired_rounds, paired_values,
+                                  stream_cells)
 from analysis.statistics.fmt import fmt_ratio_ci
 from analysis.loading.run import FILE_METHODS, MESSAGE_METHODS, Run, select, values
 
@@ -232,28 +233,87 @@ def _twin_row(run: Run, block: str, meth: str, t1: pd.DataFrame, t0: pd.DataFram
                                      times=False)}
 
 
-def parity(run: Run) -> pd.DataFrame:
-    """copybench ``send`` against iperf3 at the sizes of the parity rule
-    (:mod:`decision.parity`): per size, the ratio copybench / iperf3 paired by round in the
-    block the two share (geometric mean, t CI at the rule's level), its rounds, the per-round
-    sd of the log ratio and the rule's reading. Sizes without both cells in one block are
-    left out (a run without them gives no rows)."""
+def _peer_cells(m: pd.DataFrame, size: int) -> tuple[dict[str, Any], pd.DataFrame]:
+    """The parity rule's configuration at ``size`` and the rows of the blocks that hold
+    iperf3 there (copybench cells of the same configuration in other blocks are no part of
+    the reading)."""
+    f = {"transport": PA.TRANSPORT, "placement": PA.PLACEMENT, "size": size, "threads": 1,
+         "mode": "stream"}
+    blocks = select(m, **f, kind="peer:iperf3")["block"].dropna().unique()
+    return f, m[m["block"].isin(blocks)] if "block" in m else m.iloc[0:0]
 
-    cols = ["size", "rounds", "ratio", "lo", "hi", "n", "half_width", "sd_log", "reading"]
+
+def parity_declaration(run: Run) -> PA.Declaration:
+    """The parity declaration ``run`` is read under (:func:`decision.parity.declaration`):
+    from the copybench methods measured beside iperf3, paired by round, at the rule's sizes."""
+    m = run.measured
+    have: set[str] = set()
+    if not m.empty and "kind" in m and (m["kind"] == "peer:iperf3").any():
+        for size in PA.SIZES:
+            f, d = _peer_cells(m, size)
+            for meth in (PA.METHOD, PA.EARLIER.method):
+                a, _ = paired_values(d, {**f, "kind": "copybench", "method": meth},
+                                     {**f, "kind": "peer:iperf3"}, "gbit_per_s")
+                if len(a) >= 2:
+                    have.add(meth)
+    return PA.declaration(have)
+
+
+def parity(run: Run) -> pd.DataFrame:
+    """copybench against iperf3 at the sizes of the parity rule (:mod:`decision.parity`), the
+    method of the declaration the run is read under (:func:`parity_declaration`: ``sendmsg``
+    where the blocks hold it, else ``send``, column ``method``): per size, the ratio
+    copybench / iperf3 paired by round in the block the two share (geometric mean, t CI at
+    the rule's level), its rounds, the per-round sd of the log ratio and the rule's reading.
+    Sizes without both cells in one block are left out (a run without them gives no rows)."""
+
+    cols = ["size", "method", "rounds", "ratio", "lo", "hi", "n", "half_width", "sd_log",
+            "reading"]
     m = run.measured
     if m.empty or "kind" not in m or not (m["kind"] == "peer:iperf3").any():
         return pd.DataFrame(columns=cols)
+    method = parity_declaration(run).method
     rows = []
     for size in PA.SIZES:
-        f = {"transport": PA.TRANSPORT, "placement": PA.PLACEMENT, "size": size,
-             "threads": 1, "mode": "stream"}
-        a, b = paired_values(m, {**f, "kind": "copybench", "method": "send"},
+        f, d = _peer_cells(m, size)
+        a, b = paired_values(d, {**f, "kind": "copybench", "method": method},
                              {**f, "kind": "peer:iperf3"}, "gbit_per_s")
         if len(a) < 2:
             continue
         t = S.paired_ratio(a, b, family=PA.FAMILY, alpha=round(1 - PA.CONFIDENCE, 12))
         e = t.ratio
+        rows.append({"size": size, "method": method, "rounds": len(a), "ratio": e.value,
+                     "lo": e.lo, "hi": e.hi, "n": e.n, "half_width": (e.hi / e.lo) ** 0.5 - 1,
+                     "sd_log": t.sd_log, "reading": PA.reading(e.lo, e.hi)})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def memcpy_gap(run: Run) -> pd.DataFrame:
+    """The cost of ``send``'s memcpy of the fields into one buffer, where the blocks beside
+    iperf3 hold both ``send`` and ``sendmsg`` (:data:`decision.parity.GAP_METHOD` and
+    :data:`~decision.parity.METHOD`): per size of the parity rule, ``send`` / ``sendmsg``
+    throughput paired by round in that block (geometric mean, t CI at the rule's level), and
+    each method's sender CPU-seconds per GB (medians over the block's rounds) with ``send``'s
+    extra (the median of the per-round differences). No rows where the run lacks either."""
+    g, o = PA.GAP_METHOD, PA.METHOD
+    cols = ["size", "rounds", "ratio", "lo", "hi", f"{g}_sender_s_per_gb",
+            f"{o}_sender_s_per_gb", "extra_sender_s_per_gb"]
+    m = run.measured
+    if m.empty or "kind" not in m or not (m["kind"] == "peer:iperf3").any():
+        return pd.DataFrame(columns=cols)
+    rows = []
+    for size in PA.SIZES:
+        f, d = _peer_cells(m, size)
+        a_, b_ = {**f, "kind": "copybench", "method": g}, {**f, "kind": "copybench", "method": o}
+        a, b = paired_values(d, a_, b_, "gbit_per_s")
+        if len(a) < 2:
+            continue
+        e = S.paired_ratio(a, b, family=1, alpha=round(1 - PA.CONFIDENCE, 12)).ratio
+        cpu = paired_rounds(d, a_, b_, "sender_cpu_s_per_gb") \
+            if "sender_cpu_s_per_gb" in d else pd.DataFrame({"a": [], "b": []})
         rows.append({"size": size, "rounds": len(a), "ratio": e.value, "lo": e.lo, "hi": e.hi,
-                     "n": e.n, "half_width": (e.hi / e.lo) ** 0.5 - 1, "sd_log": t.sd_log,
-                     "reading": PA.reading(e.lo, e.hi)})
+                     f"{g}_sender_s_per_gb": float(cpu["a"].median()) if len(cpu) else math.nan,
+                     f"{o}_sender_s_per_gb": float(cpu["b"].median()) if len(cpu) else math.nan,
+                     "extra_sender_s_per_gb": float((cpu["a"] - cpu["b"]).median())
+                     if len(cpu) else math.nan})
     return pd.DataFrame(rows, columns=cols)

@@ -1,7 +1,8 @@
 """scripts/run_targets.py on the reference run ebfc: the decision map's rows and their
 decided directions, the inconclusive verdicts against their own rule's edges, the A/A at
-95 %, and copybench send / iperf3 per size of the parity rule (post hoc: the run was made
-before it); and its refusals."""
+95 %, and copybench sendmsg / iperf3 per size of the parity rule (its peers' blocks held
+sendmsg at 16-256 KiB: read under the declaration in force, post hoc) with send / sendmsg
+beside it; and its refusals."""
 
 from __future__ import annotations
 
@@ -39,13 +40,17 @@ def test_counts_on_the_reference_run() -> None:
     inc = [ln for ln in out.splitlines() if ln.strip().startswith("inconclusive:")]
     assert inc and all("its rule's edge" in ln for ln in inc)
     par = PEERS.parity(run)
-    assert len(par) == 4
+    # sendmsg stood beside iperf3 at 16, 64 and 256 KiB (send alone at 1 MiB)
+    assert list(par["size"]) == [16384, 65536, 262144] and set(par["method"]) == {"sendmsg"}
     for p in par.to_dict("records"):
         line = next(ln for ln in out.splitlines()
-                    if ln.startswith("copybench send / iperf3 at ") and f"over {p['rounds']} "
+                    if ln.startswith("copybench sendmsg / iperf3 at ") and f"over {p['rounds']} "
                     in ln and f"±{p['half_width']:.1%}" in ln)
         assert ("point estimate >= 0.95" in line) == (p["ratio"] >= 0.95)
-        assert "post hoc" in line
+        assert "post hoc" in line and "earlier declaration" not in line
+    gap = [ln for ln in out.splitlines() if ln.startswith("copybench send / sendmsg at ")]
+    assert len(gap) == len(PEERS.memcpy_gap(run)) == 3
+    assert all("send's memcpy" in ln and "CPU-s/GB" in ln for ln in gap)
     assert "median per-round sd of the log ratio" in out
 
 

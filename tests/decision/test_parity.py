@@ -1,6 +1,8 @@
-"""The parity rule of copybench send against iperf3 (decision/parity.py), on constructed CIs,
-and its declaration: a margin of its own, equal to the band it was derived from, planned
-rounds narrower than it, and a row in the table of the rules' revisions."""
+"""The parity rule of copybench against iperf3 (decision/parity.py), on constructed CIs, and
+its declarations: sendmsg / iperf3 in force (both writes the kernel's copy alone), send /
+iperf3 for a run that holds no sendmsg beside iperf3; a margin of its own, equal to the band it
+was derived from, planned rounds narrower than it, and a row per declaration in the table of
+the rules' revisions."""
 
 from __future__ import annotations
 
@@ -53,9 +55,28 @@ def test_chance_to_read_parity() -> None:
     assert math.isnan(PA.chance(1.0, 0.2, 1))
 
 
-def test_the_declaration_is_a_row_of_the_revisions_table() -> None:
+def test_the_rule_in_force_reads_sendmsg_and_a_run_without_it_the_earlier_send() -> None:
+    assert (PA.METHOD, PA.GAP_METHOD) == ("sendmsg", "send")
+    assert PA.declaration(["sendmsg", "send", "iperf3"]) is PA.IN_FORCE
+    assert PA.declaration({"sendmsg"}) is PA.IN_FORCE
+    # a run whose stream-peers hold send only (the reference run 5394): the earlier one
+    assert PA.declaration({"send"}) is PA.EARLIER and PA.EARLIER.method == "send"
+    # nothing beside iperf3: the statement in force (there is nothing to read)
+    assert PA.declaration([]) is PA.IN_FORCE
+    assert instant(PA.EARLIER.declared) < instant(PA.IN_FORCE.declared)
+    assert PA.DECLARATIONS == (PA.EARLIER, PA.IN_FORCE) and PA.DECLARED == PA.IN_FORCE.declared
+
+
+def test_each_declaration_is_a_row_of_the_revisions_table() -> None:
     rows = [(r, w) for r, w, _ in RV.versions() if r == RV.PARITY_RULE]
-    assert rows == [(RV.PARITY_RULE, instant(PA.DECLARED))]
-    # the reference run of 2026-11-27 was made before it: its parity readings are post hoc
-    assert RV.post_hoc(RV.PARITY_RULE, instant("2026-11-27T12:14Z"))
-    assert not RV.post_hoc(RV.PARITY_RULE, instant("2026-11-29T00:00Z"))
+    assert rows == [(RV.PARITY_RULE, instant(d.declared)) for d in PA.DECLARATIONS]
+    what = [w for r, _, w in RV.versions() if r == RV.PARITY_RULE][-1]
+    assert "sendmsg" in what and "20261128T171229Z-paper-5394" in what
+    assert "next reference run" in what
+    # a run is post hoc only against the declaration it is read under
+    ebfc, r5394 = instant("2026-11-27T12:14Z"), instant("2026-11-28T17:12Z")
+    assert RV.parity_post_hoc(PA.EARLIER, ebfc)
+    assert not RV.parity_post_hoc(PA.EARLIER, r5394)
+    assert RV.parity_post_hoc(PA.IN_FORCE, r5394)
+    assert not RV.parity_post_hoc(PA.IN_FORCE, instant("2026-12-01T00:00Z"))
+    assert not RV.parity_post_hoc(PA.IN_FORCE, None)

@@ -1,6 +1,7 @@
-"""The reference profile plans copybench send beside iperf3 at 16 KiB-1 MiB to the CI the
-parity rule needs (decision/parity.py): each size's block runs the rounds a ±10 % CI needs at
-the noise model's sd, the budget never cuts them, and the whole plan stays within its budget."""
+"""The reference profile plans copybench sendmsg (the rule's method) and send (its gap to
+sendmsg: send's memcpy) beside iperf3 at 16 KiB-1 MiB to the CI the parity rule needs
+(decision/parity.py): each size's block runs the rounds a ±10 % CI needs at the noise model's
+sd, the budget never cuts them, and the whole plan stays within its budget."""
 
 from __future__ import annotations
 
@@ -29,7 +30,10 @@ def _peer_blocks(plan) -> dict[int, dict]:
 def test_paper_gives_the_parity_sizes_the_rounds_of_their_target() -> None:
     prof = prof_mod.load("paper")
     peers = next(e for e in prof.experiments if e.peers and e.modes == ("stream",))
+    assert peers.name == "stream-peers"
     assert peers.target == PA.PLANNED_HALF_WIDTH < PA.MARGIN
+    # the rule's method first, send beside it (its gap to sendmsg is its memcpy)
+    assert tuple(peers.methods) == (PA.METHOD, PA.GAP_METHOD)
     plan = plan_mod.make(prof, CAPS)
     blocks = _peer_blocks(plan)
     assert sorted(blocks) == sorted(PA.SIZES)
@@ -40,8 +44,10 @@ def test_paper_gives_the_parity_sizes_the_rounds_of_their_target() -> None:
         assert b["rounds"] >= need == b["hold"], (size, b["rounds"], need)
         assert D.half_width(b["sd"], b["rounds"], des.confidence, PA.FAMILY) \
             <= PA.PLANNED_HALF_WIDTH
-        # a block of copybench send and iperf3 alone: the question's methods do not ride along
-        assert {plan.cells[c].method for c in b["cells"]} == {"send", "iperf3"}
+        # a block of copybench sendmsg, send and iperf3 alone: the question's methods do not
+        # ride along
+        assert {plan.cells[c].method for c in b["cells"]} == {PA.METHOD, PA.GAP_METHOD,
+                                                              "iperf3"}
     # the whole run, top-up included, within the profile's budget (90 min)
     est = estimate_mod.estimate(plan)
     assert est.seconds_max <= prof.budget_s <= 90 * 60
