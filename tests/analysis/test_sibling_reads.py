@@ -1,6 +1,6 @@
 """The replication chapter reads the runs beside the book's run (the machine classes'
 columns, the reruns of the claims, the noise study's machine): only their ``plan.json`` and
-``manifest.json``, each as a run's own file. A FIFO there blocked ``make book`` for ever and
+``manifest.json`` (and the claims run's ``sessions.json``), each as a run's own file. A FIFO there blocked ``make book`` for ever and
 a link to /dev/zero was followed out of the run until memory ran out; now each ends in one
 :class:`analysis.loading.run.BadRun` line naming the file.
 
@@ -37,6 +37,9 @@ READERS = {
               "print([d.name for d in RP.reruns(ref)])",
     "noise study": "from analysis.words import noise_verdicts as NV; "
                    "print(NV._cpu(sibling.name, ref.parent))",
+    # the claims run's time (notebooks/replication.py): its sessions' wall time
+    "claims run's sessions": "from analysis.loading.run import sibling_json; "
+                             "print(sibling.name, len(sibling_json(sibling, 'sessions.json')))",
 }
 
 
@@ -83,7 +86,7 @@ def test_the_readers_see_the_sibling(raw: Path) -> None:
 @pytest.mark.parametrize("planted", ["fifo", "link to /dev/zero"])
 @pytest.mark.parametrize("reader,member", [
     ("machines", "plan.json"), ("machines", "manifest.json"), ("reruns", "plan.json"),
-    ("noise study", "manifest.json")])
+    ("noise study", "manifest.json"), ("claims run's sessions", "sessions.json")])
 def test_a_sibling_member_is_read_bounded_never_through_a_link(
         raw: Path, tmp_path: Path, reader: str, member: str, planted: str) -> None:
     sibling = raw / CLAIMS.name
