@@ -73,3 +73,102 @@ def test_the_committed_measurements_read() -> None:
     lc = b[(b["transport"] == "loopback") & (b["placement"] == "cross-core")]
     assert {16384, 65536, 262144, 1 << 20} <= set(lc["size"])
     assert ((b["lo"] <= b["ratio"]) & (b["ratio"] <= b["hi"])).all()
+
+
+# --- bench/fidelity itself: its --methods, and the summary it writes -----------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+FIDELITY = ROOT / "bench" / "fidelity"
+
+
+def _fidelity_module():
+    import importlib.machinery
+    import importlib.util
+    import sys
+    loader = importlib.machinery.SourceFileLoader("bench_fidelity", str(FIDELITY))
+    spec = importlib.util.spec_from_loader("bench_fidelity", loader)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["bench_fidelity"] = mod  # its dataclasses look their module up
+    loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("given,names", [
+    ("bogus", ["--methods", "bogus", "sendmsg", "send"]),
+    ("sendmsg,copy_file_range", ["--methods", "copy_file_range", "allowed"]),
+    (",", ["--methods", "none given"]),
+])
+def test_a_bad_method_is_one_line_and_exit_2(given: str, names: list[str]) -> None:
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, str(FIDELITY), "--methods", given], capture_output=True,
+                       text=True, cwd=ROOT, timeout=60)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.returncode == 2 and len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    assert all(n in lines[0] for n in names), lines[0]
+    assert not r.stdout.strip()
+
+
+def test_methods_default_to_sendmsg_and_send() -> None:
+    fid = _fidelity_module()
+    assert fid.DEFAULT_METHODS == ("sendmsg", "send")
+    assert fid.GOAL_METHOD == "sendmsg"
+
+
+def test_the_summary_reads_each_method_against_iperf3_and_sends_gap_to_sendmsg() -> None:
+    """Each copybench method paired with the round's one iperf3; send / sendmsg paired by
+    round, with send's extra sender CPU per GB (its memcpy); the goal read on sendmsg."""
+    fid = _fidelity_module()
+    rows = []
+    for rnd, load in enumerate((1.0, 0.9, 1.1, 1.05)):
+        ip3 = 40.0 * load
+        rows += [fid.Measure(rnd, "1M", "loopback", "cross-core", "iperf3", ip3, 0.145, 0.10,
+                             None, None),
+                 fid.Measure(rnd, "1M", "loopback", "cross-core", "sendmsg", ip3 * 1.0,
+                             0.15, 0.10, 60000.0, "sendmsg"),
+                 fid.Measure(rnd, "1M", "loopback", "cross-core", "send", ip3 * 0.54,
+                             0.27, 0.11, 60000.0, "send")]
+    tools = ["sendmsg", "send", "iperf3"]
+    (row,) = fid.summarise(rows, tools)
+    assert row["sendmsg/iperf3"]["ratio"] == pytest.approx(1.0)
+    assert row["send/iperf3"]["ratio"] == pytest.approx(0.54)
+    assert row["sendmsg/iperf3"]["rounds"] == 4
+    gap = row["send/sendmsg"]
+    assert gap["ratio"] == pytest.approx(0.54) and gap["rounds"] == 4
+    assert gap["extra_sender_s_per_gb"] == pytest.approx(0.12)
+    assert gap["extra_receiver_s_per_gb"] == pytest.approx(0.01)
+    assert fid.goal_met(row, "sendmsg") is True
+    assert fid.goal_met(row, "send") is None  # the goal is not read on send
+    # the goal asks for the receiver's CPU per GB too: 1.1x iperf3's misses it
+    hungry = {**row, "sendmsg/iperf3": {**row["sendmsg/iperf3"], "receiver_cpu_ratio": 1.1}}
+    assert fid.goal_met(hungry, "sendmsg") is False
+
+
+def test_a_file_with_methods_gives_a_row_per_method_and_sends_gap(tmp_path: Path) -> None:
+    """Since the bench measures each method beside iperf3, a file's summary holds
+    ``<method>/iperf3`` for each and ``send/sendmsg``; files before it (``copybench``) measured
+    send alone."""
+    s = {"transport": "loopback", "placement": "cross-core", "size": "1M",
+         "iperf3": {"gbit_per_s": 50.0}, "sendmsg": {"gbit_per_s": 50.0, "sender_s_per_gb": 0.15},
+         "send": {"gbit_per_s": 27.0, "sender_s_per_gb": 0.27},
+         "sendmsg/iperf3": {"ratio": 1.0, "ci": [0.97, 1.03], "rounds": 10,
+                            "receiver_cpu_ratio": 1.0},
+         "send/iperf3": {"ratio": 0.54, "ci": [0.52, 0.56], "rounds": 10,
+                         "receiver_cpu_ratio": 1.1},
+         "send/sendmsg": {"ratio": 0.54, "ci": [0.53, 0.55], "rounds": 10,
+                          "extra_sender_s_per_gb": 0.12}}
+    new = tmp_path / "fidelity-20261201-loopback-cross-core.json"
+    new.write_text(json.dumps({"argv": [], "methods": ["sendmsg", "send"],
+                               "machine": {"cpu": {"model": "Intel(R) Xeon(R)", "count": 2}},
+                               "summary": [s]}))
+    old = _write(tmp_path / "fidelity-20261127-loopback-cross-core.json",
+                 [_row("loopback", "cross-core", "1M", 1.00, 20)])
+    b = PEERS.bench_fidelity([old, new]).set_index("method")
+    assert sorted(b.index) == ["send", "sendmsg"]
+    assert b.loc["sendmsg", "ratio"] == pytest.approx(1.0) and b.loc["sendmsg", "file"] == new.name
+    assert b.loc["send", "ratio"] == pytest.approx(0.54)  # the newer file's send replaces 1.00
+    assert b.loc["send", "gap_ratio"] == pytest.approx(0.54)
+    assert b.loc["send", "gap_extra_sender_s_per_gb"] == pytest.approx(0.12)
+    assert math.isnan(b.loc["sendmsg", "gap_ratio"])
+    # an old file's row is send's
+    assert set(PEERS.bench_fidelity([old])["method"]) == {"send"}
