@@ -218,3 +218,16 @@ def test_check_reads_its_cache_bounded(run: Path, tmp_path: Path, planted: str) 
                        capture_output=True, text=True, timeout=60, cwd=str(ROOT),
                        preexec_fn=_limit_memory)
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr[-3000:]
+
+
+@pytest.mark.parametrize("data,kept", [
+    (b"", b""), (b"a\n", b"a\n"), (b"a\nbc", b"a\n"), (b"abc", b""),
+    (b"a\n" + b"x" * 200_000, b"a\n"), (b"y" * 70_000 + b"\n" + b"x" * 70_000, b"y" * 70_000 + b"\n")])
+def test_repair_cuts_a_torn_line_reading_only_the_tail(tmp_path: Path, data: bytes,
+                                                        kept: bytes) -> None:
+    """repair (a resume's first step) cuts a torn last line; it reads back from the end to
+    the last newline, not the whole file into memory."""
+    path = tmp_path / "trials.jsonl"
+    path.write_bytes(data)
+    assert records.repair(path) == len(data) - len(kept)
+    assert path.read_bytes() == kept
