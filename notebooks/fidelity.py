@@ -153,16 +153,19 @@ if len(peers):
 # %% [markdown]
 # ## Parity with iperf3
 #
-# Is copybench `send` at parity with iperf3? The rule was fixed before the run: at each size
-# from {glue:text}`fid_parity_sizes`, on {glue:text}`fid_parity_config`, the ratio copybench
-# `send` / iperf3 is paired by round in the block the two share (geometric mean of the
-# per-round ratios, {glue:text}`fid_parity_level:s` t CI, one comparison per size) and read
-# against a parity margin of
+# Is copybench at parity with iperf3? iperf3 writes one buffer it never fills again, so each
+# of its writes is the kernel's copy alone, as copybench `sendmsg`'s is (its iovecs point at
+# the message's fields); copybench `send` copies the fields into one buffer first, a copy
+# iperf3 does not make. The rule was fixed before the run: at each size from
+# {glue:text}`fid_parity_sizes`, on {glue:text}`fid_parity_config`, the ratio
+# {glue:text}`fid_parity_read` is paired by round in the block the two share (geometric mean
+# of the per-round ratios, {glue:text}`fid_parity_level:s` t CI, one comparison per size) and
+# read against a parity margin of
 # {glue:text}`fid_parity_margin`, the claims' band: "at parity" where the CI lies inside it,
 # "not at parity" where it lies wholly outside, "undecided" where it crosses an edge; over the
 # range, copybench is at parity only where every size is. Each size runs the rounds a CI of
 # {glue:text}`fid_parity_planned` needs at the noise model's sd, so that parity can be read.
-# Here: {glue:text}`fid_parity`.
+# Here: {glue:text}`fid_parity`. {glue:text}`fid_parity_gap`
 
 # %% tags=["remove-input"]
 from analysis.claims import baselines as BL
@@ -172,18 +175,28 @@ from decision import parity as PA
 glue_text("fid_parity_level", PR.ci_level(PA.CONFIDENCE))
 
 par = BL.parity(run)
-post = " (post hoc)" if RV.post_hoc(RV.PARITY_RULE, run.created_at) else ""
+decl = BL.parity_declaration(run)
+meth = decl.method
+post = " (post hoc)" if RV.parity_post_hoc(decl, run.created_at) else ""
+earlier = decl is not PA.IN_FORCE
 glue_text("fid_parity_sizes", f"{fmt_size(PA.SIZES[0])} to {fmt_size(PA.SIZES[-1])}")
 glue_text("fid_parity_config", f"{PA.TRANSPORT}, {PA.PLACEMENT}")
 glue_text("fid_parity_margin", f"±{fmt_pct(PA.MARGIN, 0)}{post}")
 glue_text("fid_parity_planned", f"±{fmt_pct(PA.PLANNED_HALF_WIDTH, 0)}")
+glue_text("fid_parity_read", (
+    f"copybench `{PA.METHOD}` / iperf3" if not earlier else
+    f"copybench `{meth}` / iperf3: this run holds `{meth}` beside iperf3 and no "
+    f"`{PA.METHOD}`, so it is read under the earlier declaration of the rule, which reads "
+    f"`{meth}` (the rule in force reads `{PA.METHOD}`), and its ratio includes `{meth}`'s own "
+    "copy of the fields"))
+what = f"copybench `{meth}` / iperf3" + (" (the earlier declaration)" if earlier else "")
 if len(par):
     show_table(pd.DataFrame({
         "size": par["size"].map(fmt_size), "rounds": par["rounds"],
-        "copybench send / iperf3 [95 % CI]": [PH.ratio_ci(r) for r in par.to_dict("records")],
+        f"copybench {meth} / iperf3 [95 % CI]": [PH.ratio_ci(r) for r in par.to_dict("records")],
         "CI half-width": par["half_width"].map(lambda x: f"±{fmt_pct(x, 1)}"),
         "reading": par["reading"] + post}))
-    glue_text("fid_parity", "; ".join(
+    glue_text("fid_parity", f"{what}: " + "; ".join(
         f"at {fmt_size(r['size'])} {PH.ratio_ci(r)} over {r['rounds']} rounds, "
         f"{r['reading']}" for r in par.to_dict("records"))
         + f"; over the range: {PA.overall(list(par['reading']))}"
@@ -191,23 +204,53 @@ if len(par):
            f" (only {len(par)} of its {len(PA.SIZES)} sizes were measured beside iperf3)")
         + post)
 else:
-    note("This run has no copybench `send` cells beside iperf3 at the parity rule's sizes.")
-    glue_text("fid_parity", "not measured (this run has no copybench `send` cells beside "
-              "iperf3 at these sizes)")
+    note(f"This run has no copybench `{PA.METHOD}` or `{PA.EARLIER.method}` cells beside "
+         "iperf3 at the parity rule's sizes.")
+    glue_text("fid_parity", f"not measured (this run has no copybench `{PA.METHOD}` or "
+              f"`{PA.EARLIER.method}` cells beside iperf3 at these sizes)")
+
+# what send's copy of the fields into one buffer costs: send / sendmsg in the same rounds of
+# the same blocks, and each one's sender CPU per GB
+gap = BL.memcpy_gap(run)
+g_, o_ = PA.GAP_METHOD, PA.METHOD
+if len(gap):
+    show_table(pd.DataFrame({
+        "size": gap["size"].map(fmt_size), "rounds": gap["rounds"],
+        f"{g_} / {o_} [95 % CI]": [PH.ratio_ci(r) for r in gap.to_dict("records")],
+        f"{g_} sender CPU-s/GB": gap[f"{g_}_sender_s_per_gb"],
+        f"{o_} sender CPU-s/GB": gap[f"{o_}_sender_s_per_gb"],
+        f"{g_}'s extra (median per round)": gap["extra_sender_s_per_gb"]}), floatfmt="{:.3f}")
+    glue_text("fid_parity_gap", (
+        f"`{g_}`'s gap, in the same rounds: `{g_}` / `{o_}` (the only difference between the "
+        f"two is `{g_}`'s copy of the fields into one buffer against `{o_}`'s iovecs) is "
+        + "; ".join(f"{PH.ratio_ci(r)} at {fmt_size(r['size'])}, its sender "
+                    f"{r['extra_sender_s_per_gb']:+.3f} CPU-s/GB against `{o_}`'s "
+                    f"{r[f'{o_}_sender_s_per_gb']:.3f}" for r in gap.to_dict("records"))
+        + "."))
+elif earlier and len(par):
+    glue_text("fid_parity_gap", (
+        f"This run holds `{g_}` only beside iperf3: how much of its gap is `{g_}`'s own copy "
+        f"of the fields cannot be told apart here (the bench below measures `{o_}` and "
+        f"`{g_}` in the same rounds where it has)."))
+else:
+    glue_text("fid_parity_gap", "")
 
 # %% [markdown]
 # ## Across the whole size range
 #
 # A run measures iperf3 beside copybench at the sizes its profile lists. A separate bench
 # measures the harness alone against iperf3 over the whole range
-# ({glue:text}`fid_bench_sizes:s`), on loopback and veth, both placements, one connection: copybench `send` with the claims' own arguments (eight
-# fields, sampled verification, autotuned socket buffers) and `iperf3 -l SIZE`, back to back
-# in every round under the same pinning, rounds interleaved. Each row is the geometric mean
-# over rounds of the ratio copybench / iperf3 with its {glue:text}`fid_bench_level:s` t interval (rounds are the
-# pairing unit), and copybench's receiver CPU per GB over iperf3's; where the bench also
-# measured the receiver as it was before it asked for less per receive call, that column
-# (headed by its earlier receive size) is beside it. Each configuration shows its newest measurement; the files are committed under
-# `bench/results/`.
+# ({glue:text}`fid_bench_sizes:s`), on loopback and veth, both placements, one connection:
+# copybench with the claims' own arguments (eight fields, sampled verification, autotuned
+# socket buffers), `sendmsg` and `send` (files written before the bench measured both hold
+# `send` alone), and `iperf3 -l SIZE`, back to back in every round under the same pinning,
+# rounds interleaved, each method paired with the round's iperf3. Each row is the geometric
+# mean over rounds of the ratio method / iperf3 with its {glue:text}`fid_bench_level:s` t
+# interval (rounds are the pairing unit), and copybench's receiver CPU per GB over iperf3's;
+# where the bench also measured the receiver as it was before it asked for less per receive
+# call, that column (headed by its earlier receive size) is beside it. Each configuration and
+# method shows its newest measurement, with the day and machine it was measured on; the files
+# are committed under `bench/results/`.
 
 # %% tags=["remove-input"]
 import glob
@@ -226,31 +269,32 @@ def _machine(model: str, n: int) -> str:
     return NV.machine({"cpu": {"model": model, "count": n}}) if model else ""
 
 
+def _est(r: Any, pre: str = "") -> str:
+    e = S.Estimate(getattr(r, pre + "ratio"), getattr(r, pre + "lo"), getattr(r, pre + "hi"), 0)
+    return fmt_est(e).replace(", n=0", "")
+
+
 if len(bench):
     show_table(pd.DataFrame({
         "transport": bench["transport"], "placement": bench["placement"],
-        "size": bench["size"].map(fmt_size), "rounds": bench["rounds"],
-        "copybench / iperf3": [fmt_est(S.Estimate(r.ratio, r.lo, r.hi, 0)).replace(", n=0", "")
-                               for r in bench.itertuples()],
+        "size": bench["size"].map(fmt_size), "copybench method": bench["method"],
+        "rounds": bench["rounds"],
+        "method / iperf3": [_est(r) for r in bench.itertuples()],
         "receiver CPU/GB ÷ iperf3's": bench["receiver_cpu_ratio"],
         "256 KiB receive calls / iperf3": [
-            fmt_est(S.Estimate(r.baseline_ratio, r.baseline_lo, r.baseline_hi, 0)).replace(
-                ", n=0", "") if r.baseline_ratio == r.baseline_ratio else "—"
+            _est(r, "baseline_") if r.baseline_ratio == r.baseline_ratio else "—"
             for r in bench.itertuples()],
         "measured on": [", ".join(filter(None, (_day(d), _machine(m, n))))
                         for d, m, n in zip(bench["day"], bench["cpu_model"], bench["cpu_count"])]}),
         floatfmt="{:.2f}")
-    for g in P.facet_figures(P.estimates, bench.assign(ratio=bench["ratio"]), "size",
-                             "ratio", "lo", "hi", "placement", "message size",
-                             "copybench send / iperf3", col="transport", logy=True, ref=1.0,
-                             title="copybench's receiver against iperf3's, over the size "
-                             "range"):
+    for g in P.facet_figures(P.estimates, bench.assign(
+            series=bench["method"] + ", " + bench["placement"]), "size",
+                             "ratio", "lo", "hi", "series", "message size",
+                             "copybench / iperf3", col="transport", logy=True, ref=1.0,
+                             title="copybench against iperf3, over the size range"):
         P.show(g)
     lc = bench[(bench["transport"] == "loopback") & (bench["placement"] == "cross-core")
                & (bench["size"] >= 16384)]
-    def _est(r: Any, pre: str = "") -> str:
-        e = S.Estimate(getattr(r, pre + "ratio"), getattr(r, pre + "lo"), getattr(r, pre + "hi"), 0)
-        return fmt_est(e).replace(", n=0", "")
 
     def _rounds_text(rows: pd.DataFrame) -> str:
         lo, hi = int(rows["rounds"].min()), int(rows["rounds"].max())
@@ -266,19 +310,37 @@ if len(bench):
             parts.append(f"{_day(day)} at {size_span(g['size'].min(), g['size'].max())} {where}")
         return "; ".join(parts)
 
-    old = lc[lc["baseline_ratio"].notna()]
+    def _method_text(meth: str) -> str:
+        rows = lc[lc["method"] == meth]
+        if rows.empty:
+            return ""
+        old = rows[rows["baseline_ratio"].notna()]
+        return (f"copybench `{meth}` / iperf3 is "
+                + "; ".join(f"{fmt_size(r.size)} {_est(r)}" for r in rows.itertuples())
+                + f" ({_rounds_text(rows)}; measured {_when_text(rows)}), its receiver at "
+                f"{rows['receiver_cpu_ratio'].min():.2f}–{rows['receiver_cpu_ratio'].max():.2f}× "
+                "iperf3's CPU per GB"
+                + (f"; in the same rounds, the receiver as it was when it asked for 256 KiB per "
+                   f"receive call reached {old['baseline_ratio'].min():.2f}–"
+                   f"{old['baseline_ratio'].max():.2f}× iperf3 at "
+                   f"{old['baseline_receiver_cpu_ratio'].min():.2f}–"
+                   f"{old['baseline_receiver_cpu_ratio'].max():.2f}× its CPU per GB"
+                   if len(old) else ""))
+
+    gap_rows = lc[(lc["method"] == PA.GAP_METHOD) & lc["gap_ratio"].notna()]
+    texts = [t for t in (_method_text(PA.METHOD), _method_text(PA.GAP_METHOD)) if t]
     glue_text("fid_bench", (
-        "on loopback, cross-core, at 16 KiB–1 MiB, copybench `send` / iperf3 is "
-        + "; ".join(f"{fmt_size(r.size)} {_est(r)}" for r in lc.itertuples())
-        + f" ({_rounds_text(lc)}; measured {_when_text(lc)}), and copybench's receiver uses "
-        f"{lc['receiver_cpu_ratio'].min():.2f}–{lc['receiver_cpu_ratio'].max():.2f}× "
-        "iperf3's CPU per GB"
-        + (f"; in the same rounds, the receiver as it was when it asked for 256 KiB per "
-           f"receive call reached {old['baseline_ratio'].min():.2f}–"
-           f"{old['baseline_ratio'].max():.2f}× iperf3 at "
-           f"{old['baseline_receiver_cpu_ratio'].min():.2f}–"
-           f"{old['baseline_receiver_cpu_ratio'].max():.2f}× its CPU per GB" if len(old) else ""))
-        if len(lc) else "not measured on loopback cross-core")
+        "on loopback, cross-core, at 16 KiB–1 MiB, " + "; and ".join(texts)
+        + ("" if (lc["method"] == PA.METHOD).any() else
+           f"; no `{PA.METHOD}` measurement of the bench is committed, so `{PA.GAP_METHOD}`'s "
+           "ratio there includes its own copy of the fields, which iperf3 does not make")
+        + ("" if gap_rows.empty else
+           f"; `{PA.GAP_METHOD}` / `{PA.METHOD}` in the same rounds (the cost of "
+           f"`{PA.GAP_METHOD}`'s copy of the fields into one buffer) is "
+           + "; ".join(f"{fmt_size(r.size)} {_est(r, 'gap_')}, its sender "
+                       f"{r.gap_extra_sender_s_per_gb:+.3f} CPU-s/GB"
+                       for r in gap_rows.itertuples())))
+        if texts else "not measured on loopback cross-core")
 else:
     note("No harness-fidelity bench measurement is committed (bench/results/fidelity-*.json).")
     glue_text("fid_bench", "not measured (no bench measurement committed)")
