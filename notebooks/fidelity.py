@@ -185,10 +185,9 @@ glue_text("fid_parity_margin", f"±{fmt_pct(PA.MARGIN, 0)}{post}")
 glue_text("fid_parity_planned", f"±{fmt_pct(PA.PLANNED_HALF_WIDTH, 0)}")
 glue_text("fid_parity_read", (
     f"copybench `{PA.METHOD}` / iperf3" if not earlier else
-    f"copybench `{meth}` / iperf3: this run holds `{meth}` beside iperf3 and no "
-    f"`{PA.METHOD}`, so it is read under the earlier declaration of the rule, which reads "
-    f"`{meth}` (the rule in force reads `{PA.METHOD}`), and its ratio includes `{meth}`'s own "
-    "copy of the fields"))
+    f"copybench `{meth}` / iperf3 (the rule's earlier declaration, under which this run is "
+    f"read: it holds `{meth}` beside iperf3 and no `{PA.METHOD}`; the rule in force reads "
+    f"`{PA.METHOD}`)"))
 what = f"copybench `{meth}` / iperf3" + (" (the earlier declaration)" if earlier else "")
 if len(par):
     show_table(pd.DataFrame({
