@@ -17,7 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Sequence
 
-from rundir import layout
+from rundir import layout, utf8
 from runner.host.proc import ask
 from runner import __version__
 from runner.host.cpuprofile import available as perf_available
@@ -295,8 +295,8 @@ def plan_sizes(run_dir: Path) -> list[int]:
     """The distinct message and file sizes of a run's plan (``plan.json`` cells): the
     working-set sizes its memcpy bounds are measured at; none when there is no plan."""
     try:
-        plan = json.loads((Path(run_dir) / layout.PLAN).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+        plan = utf8.json_loads(utf8.read(Path(run_dir) / layout.PLAN, inside=Path(run_dir)))
+    except (OSError, ValueError, utf8.BadInput):
         return []
     cells = plan.get("cells") or {}
     cells = cells.values() if isinstance(cells, dict) else cells

@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from rundir import atomic, layout, lock, outpath, records
+from rundir import atomic, layout, lock, outpath, records, utf8
 from rundir.lock import RunLock
 from runner.host import manifest as manifest_mod
 from runner.host.binary import binary_methods, repo_root
@@ -159,7 +159,8 @@ def write_manifest(run_dir: Path, run_id: str, binary: Path, resumed: int,
 
 def record_session(run_dir: Path, entry: dict[str, Any]) -> int:
     path = run_dir / layout.SESSIONS
-    sessions = json.loads(path.read_text()) if path.exists() else []
+    # read as the run's own regular file, bounded (a FIFO or a link here is refused, not read)
+    sessions = utf8.json_loads(utf8.read(path, inside=run_dir)) if os.path.lexists(path) else []
     sessions.append(entry)
     _write_json(path, sessions)
     return len(sessions)
@@ -181,7 +182,7 @@ def _planned_profile(run_dir: Path) -> str | None:
     """The profile a run's plan.json names (None when it cannot be read: --resume of that
     run says what is wrong with it)."""
     try:
-        doc = json.loads((run_dir / layout.PLAN).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        doc = utf8.json_loads(utf8.read(run_dir / layout.PLAN, inside=run_dir))
+    except (OSError, ValueError, utf8.BadInput):
         return None
     return doc.get("profile") if isinstance(doc, dict) else None

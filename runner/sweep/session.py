@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from rundir import layout, records
+from rundir import layout, records, utf8
 from rundir.lock import RunLock
 from rundir.verify import write_seal as seal_run  # the writer re-seals its own changes
 from runner.host import inventory, netns
@@ -451,4 +451,5 @@ def _run(o: OpenRun, seal: bool) -> Result:
 
 def _sessions(run_dir: Path) -> int:
     p = run_dir / layout.SESSIONS
-    return len(json.loads(p.read_text())) if p.exists() else 0
+    # the run's own regular file, bounded (never a FIFO or a link out of the run)
+    return len(utf8.json_loads(utf8.read(p, inside=run_dir))) if os.path.lexists(p) else 0
