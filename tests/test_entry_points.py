@@ -186,12 +186,22 @@ def _defines_main(path: Path) -> bool:
     return has_main and runs
 
 
+def _files(*folders: str) -> list[str]:
+    """The files of ``folders`` as a clone has them (git's list; a file left beside them,
+    such as an editor's backup, is no entry point), or as they are outside a checkout."""
+    r = subprocess.run(["git", "ls-files", "--", *folders], cwd=ROOT, capture_output=True,
+                       text=True, check=False)
+    if r.returncode == 0 and r.stdout.strip():
+        return r.stdout.split()
+    return [p.relative_to(ROOT).as_posix() for d in folders for p in (ROOT / d).iterdir()
+            if p.is_file()]
+
+
 def discovered() -> set[str]:
     """Every entry point in the checkout: the keys :data:`TOOLS` and :data:`EXCLUDED` use
     (a script whose name starts with ``_`` is the scripts' helper module, not a command)."""
-    found = {f"scripts/{p.name}" for p in (ROOT / "scripts").iterdir()
-             if p.is_file() and not p.name.startswith("_")}
-    found |= {f"bench/{p.name}" for p in (ROOT / "bench").iterdir() if p.is_file()}
+    found = {f for f in _files("scripts", "bench")
+             if f.count("/") == 1 and not Path(f).name.startswith("_")}
     found.add("notebooks/finalize.py")
     for pkg in PACKAGES:
         for p in sorted((ROOT / pkg).rglob("*.py")):
@@ -366,6 +376,13 @@ def _namespaces() -> set[str]:
     return {ln.split()[0] for ln in r.stdout.splitlines() if ln.strip()}
 
 
+def _sinks() -> set[str]:
+    """The processes of cwnd_after_pause's roles (sink and sender) now running."""
+    r = subprocess.run(["pgrep", "-f", "cwnd_after_pause.py --role"], capture_output=True,
+                       text=True, check=False)
+    return set(r.stdout.split())
+
+
 @pytest.mark.root
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
 def test_cwnd_after_pause_leaves_nothing_when_stopped(sig: str, tmp_path: Path) -> None:
@@ -376,7 +393,7 @@ def test_cwnd_after_pause_leaves_nothing_when_stopped(sig: str, tmp_path: Path) 
 
     if shutil.which("ip") is None:
         pytest.skip("iproute2's ip is not installed (apt-get install iproute2)")
-    before = _namespaces()
+    before, running = _namespaces(), _sinks()
     p = subprocess.Popen([*TOOLS["scripts/cwnd_after_pause.py"].argv, "--pauses", "0.1",
                           "--repeats", "1000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, cwd=str(tmp_path))
@@ -396,6 +413,5 @@ def test_cwnd_after_pause_leaves_nothing_when_stopped(sig: str, tmp_path: Path) 
             p.wait()
     assert p.returncode == {"SIGINT": 130, "SIGTERM": 143}[sig], p.returncode
     assert not made & _namespaces(), "namespaces left"
-    left = subprocess.run(["pgrep", "-f", f"cwnd_after_pause.py --role"], capture_output=True,
-                          text=True, check=False).stdout.split()
+    left = _sinks() - running
     assert not left, f"processes left: {left}"
