@@ -1,5 +1,5 @@
-"""``python -m rundir --help`` is help: the commands explained, exit 0 (#51, defect 16; it
-printed one usage line and exited 2)."""
+"""``python -m rundir --help`` is help: the commands explained, exit 0 (not one usage line
+and exit 2)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""``seal`` and ``pack`` name a damaged run as damaged (issue 63, defect 12): a record with
-NaN made seal say "not finished: 24 of 25 planned trials recorded; resume it", and a resume
-would have refused the same line. A torn last line is what an interrupted write leaves: that
+"""``seal`` and ``pack`` name a damaged run as damaged: a record with NaN
+is damage, not "not finished: 24 of 25 planned trials recorded; resume it" (a resume would
+refuse the same line). A torn last line is what an interrupted write leaves: that
 run is unfinished, and is still said so."""
 
 from __future__ import annotations

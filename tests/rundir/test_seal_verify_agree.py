@@ -1,4 +1,4 @@
-"""``seal`` and ``verify`` agree on what a valid run is (#51, defect 5): one reader
+"""``seal`` and ``verify`` agree on what a valid run is: one reader
 (:func:`rundir.verify.content_problems`) decides, and both call it. A run seal refuses is one
 verify fails (here sealed with the sweep's own unchecked ``write_seal`` to show it), and a run
 seal signs verifies right after. Strict JSON throughout: NaN, a number read as infinity and a

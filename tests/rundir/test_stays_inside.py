@@ -1,4 +1,4 @@
-"""Every reader and writer of a run directory stays inside it (issue 63, defects 2, 5, 9, 10):
+"""Every reader and writer of a run directory stays inside it:
 
 * a symbolic link planted at ``<run>/.lock`` (by whoever may write the run directory) is never
   written through by a writer running as root (``rundir seal``, ``runner sweep --resume``):
@@ -49,7 +49,7 @@ def run(runner_small_run: Path, tmp_path: Path) -> Path:
 @pytest.mark.parametrize("command", ["seal", "resume"])
 def test_a_planted_lock_is_never_written_through(run: Path, tmp_path: Path, planted: str,
                                                  command: str) -> None:
-    """#63 defect 2: root's seal wrote its holder line into the target of a link at .lock."""
+    """Root's seal never writes its holder line into the target of a link at .lock."""
     (run / "SHA256SUMS").unlink()
     victim = tmp_path / "victim"
     victim.write_text("the user's file\n")
@@ -113,7 +113,7 @@ def _links_out(run: Path, tmp_path: Path) -> tuple[Path, Path]:
 @pytest.mark.parametrize("command", ["verify", "check", "seal", "pack"])
 def test_no_reader_follows_a_link_out_of_the_run(run: Path, tmp_path: Path,
                                                  command: str) -> None:
-    """#63 defect 9: verify opened /etc/shadow through profiles/smoke.toml -> /etc/shadow.
+    """verify never opens /etc/shadow through profiles/smoke.toml -> /etc/shadow.
     The kernel says whether the file behind the link was opened (inotify); the FIFO in the
     linked directory would block a command that entered it until its timeout."""
     secret, _ = _links_out(run, tmp_path)
@@ -141,8 +141,8 @@ def test_resume_reads_no_file_through_a_link(run: Path, tmp_path: Path) -> None:
 
 
 def test_resume_refuses_both_records_files(run: Path) -> None:
-    """#63 defect 5: with trials.jsonl and trials.jsonl.gz a resume sealed the run and verify
-    then failed it."""
+    """With trials.jsonl and trials.jsonl.gz a resume refuses the run (sealed, verify would
+    then fail it)."""
     (run / "SHA256SUMS").unlink()
     (run / "trials.jsonl.gz").write_bytes(gzip.compress((run / "trials.jsonl").read_bytes()))
     before = tree_digest(run)
@@ -193,8 +193,8 @@ def deep_run(run: Path) -> Iterator[Path]:
 
 @pytest.mark.parametrize("command", ["verify", "check", "seal", "pack", "resume"])
 def test_a_deep_tree_in_a_run_is_no_traceback(deep_run: Path, command: str) -> None:
-    """#63 defect 10: 1500 nested directories in a run gave RecursionError in verify, seal,
-    check, pack and a resume. An empty directory is no file of the run: each command does
+    """1500 nested directories in a run give no RecursionError in verify, seal,
+    check, pack or a resume. An empty directory is no file of the run: each command does
     what it does on the run without it."""
     run = deep_run
     args = (["-m", "rundir", command, str(run)] if command != "resume" else

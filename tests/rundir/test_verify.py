@@ -202,7 +202,7 @@ def test_plan_outside_its_schema_fails_even_when_resealed(tmp_path: Path) -> Non
     doc["surprise"] = 1
     del doc["rounds"]
     (run / "plan.json").write_text(json.dumps(doc), encoding="utf-8")
-    with pytest.raises(v.RunDirUsageError):  # seal refuses what verify fails (#51)
+    with pytest.raises(v.RunDirUsageError):  # seal refuses what verify fails
         v.seal(run)
     v.write_seal(run)  # the sweep's own seal, unchecked: what verify then finds
     problems = v.verify(run).problems
@@ -231,7 +231,7 @@ def test_invalid_record_fails_even_when_resealed(tmp_path: Path) -> None:
     bad = copybench_record(0)
     bad["result"]["sender"]["counters"]["cycles"] = None  # null without a reason
     run = make_run(tmp_path, [bad, copybench_record(1)])
-    with pytest.raises(v.RunDirUsageError):  # seal refuses what verify fails (#51)
+    with pytest.raises(v.RunDirUsageError):  # seal refuses what verify fails
         v.seal(run)
     v.write_seal(run)  # the sweep's own seal, unchecked: what verify then finds
     problems = v.verify(run).problems
@@ -243,7 +243,7 @@ def test_duplicate_trial_id_and_foreign_run_id_fail(tmp_path: Path) -> None:
     other = copybench_record(1)
     other["run_id"] = "another-run"
     run = make_run(tmp_path, [copybench_record(0), copybench_record(0), other])
-    with pytest.raises(v.RunDirUsageError):  # seal refuses what verify fails (#51)
+    with pytest.raises(v.RunDirUsageError):  # seal refuses what verify fails
         v.seal(run)
     v.write_seal(run)  # the sweep's own seal, unchecked: what verify then finds
     problems = v.verify(run).problems
@@ -255,7 +255,7 @@ def test_truncated_last_record_fails(tmp_path: Path) -> None:
     run = make_run(tmp_path)
     path = run / "trials.jsonl"
     path.write_bytes(path.read_bytes()[:-40])
-    with pytest.raises(v.RunDirUsageError):  # seal refuses what verify fails (#51)
+    with pytest.raises(v.RunDirUsageError):  # seal refuses what verify fails
         v.seal(run)
     v.write_seal(run)  # the sweep's own seal, unchecked: what verify then finds
     problems = v.verify(run).problems
@@ -266,7 +266,7 @@ def test_a_line_that_is_not_json_fails(tmp_path: Path) -> None:
     run = make_run(tmp_path)
     path = run / "trials.jsonl"
     path.write_bytes(path.read_bytes() + b"{not json\n")
-    with pytest.raises(v.RunDirUsageError):  # seal refuses what verify fails (#51)
+    with pytest.raises(v.RunDirUsageError):  # seal refuses what verify fails
         v.seal(run)
     v.write_seal(run)  # the sweep's own seal, unchecked: what verify then finds
     problems = v.verify(run).problems
@@ -448,7 +448,7 @@ def test_manifest_schema_is_loose_but_typed() -> None:
 def test_resume_manifests_are_checked_too(tmp_path: Path) -> None:
     run = make_run(tmp_path)
     (run / "manifest.resume-1.json").write_text('{"schema_version": 1}', encoding="utf-8")
-    with pytest.raises(v.RunDirUsageError):  # seal refuses what verify fails (#51)
+    with pytest.raises(v.RunDirUsageError):  # seal refuses what verify fails
         v.seal(run)
     v.write_seal(run)  # the sweep's own seal, unchecked: what verify then finds
     problems = v.verify(run).problems
@@ -469,7 +469,7 @@ def test_smoke_run_if_present() -> None:
 
 
 def test_manifest_memcpy_offsets_are_checked_and_older_runs_still_fit() -> None:
-    """copybench memcpy states where its buffers sat (issue 39): the schema checks the
+    """copybench memcpy states where its buffers sat: the schema checks the
     offsets where present, and manifests written before them (a bare number, one 64 MiB
     measurement, at_sizes without offsets) still validate."""
     check = v.validator_for(v.load_schema(v.MANIFEST_SCHEMA))
