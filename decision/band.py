@@ -21,8 +21,9 @@ from __future__ import annotations
 from decision.schedule import ALPHA, CONFIDENCE  # noqa: F401  (the one error rate)
 
 #: the smallest effect of interest of a direction: a ratio within 1 +- SESOI is no difference
-#: here (derived in analysis.claims.sesoi: 0.07 until 2026-11-27, derived then for the fixed
-#: design's 30-round t quantile; 0.12 for the looks' last quantile at 80 % power)
+#: here (derived in analysis.claims.sesoi for the looks' last quantile at 80 % power; its
+#: earlier value and when it changed are rows of the rules' revisions table,
+#: analysis.claims.rules.REVISIONS, printed by analysis.words.revisions)
 SESOI = 0.12
 #: the decimals profiles and plans write an edge to
 DECIMALS = 6

@@ -12,7 +12,8 @@ sequential top-up (runner.plan.topup) stops it at that family, every reader read
 comparison is never stopped at one family and read at another, and it has one CI wherever
 it is printed. Each reader's error stays within its alpha (Bonferroni: a comparison read at
 alpha/m' with m' >= m counts at most alpha/m in a family of m). Plans made before this rule
-(2026-11-27) stopped a comparison at the largest family of the claims that read it and the
+(its date: a row of analysis.claims.rules.REVISIONS, the rules' revisions table) stopped a
+comparison at the largest family of the claims that read it and the
 analysis read each claim at its own; a test over the plans reports which did.
 
 Two families are counted from the run instead of fixed: C14's is the number of file sizes
@@ -211,7 +212,8 @@ def plan_violations(plan: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def own_readings(plan: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The rule before :func:`one_family` (until 2026-11-27): each reader of a comparison a
+    """The rule before :func:`one_family` (the rules' revisions table,
+    analysis.claims.rules.REVISIONS, dates the change): each reader of a comparison a
     plan.json stops read it at its own family. Every (comparison, reader) whose own family
     differs from the one the plan stopped the comparison at."""
     return [{"block": bid, "comparison": c["name"], "stopped at": stop, "reader": who,

@@ -133,8 +133,8 @@ class SequentialDesign:
 
     A block's first look is after ``first_look`` rounds (None: after its planned rounds n0
     from the noise model), then every ``look_every`` rounds up to N = ``rounds_max`` (or,
-    with ``max_factor``, N = min(max_factor n0, rounds_max)). The defaults are the ones the
-    design of issue 37: a first look of 10 rounds (at 6, a t CI on 5 df at a Bonferroni-Pocock
+    with ``max_factor``, N = min(max_factor n0, rounds_max)). The defaults are the study's
+    design: a first look of 10 rounds (at 6, a t CI on 5 df at a Bonferroni-Pocock
     level is about 3x wider than the fixed design's, and most blocks never got past it), then
     looks at 20 and 30 (N = 30), Pocock-type spending at n/N."""
 

@@ -93,8 +93,8 @@ MINIMUM_EFFECT_TEXT = (
     "(faster, slower), by more than the band where it lies beyond an edge, equivalent "
     "where it lies inside [{lo:g}, {hi:g}], its size open otherwise")
 
-#: why every outcome is read from the two-sided 1 - alpha/m interval (issue 37 asked for
-#: one-sided bounds at alpha/m and a TOST, or this statement)
+#: why every outcome is read from the two-sided 1 - alpha/m interval (in place of
+#: one-sided bounds at alpha/m and a TOST)
 ONE_SIDED_TEXT = (
     "Each outcome is one-sided: a CI above (or below) a boundary is a one-sided decision, "
     "and 'equivalent' or '~R' (inside a band) is the two one-sided tests (TOST) of the "

@@ -1,5 +1,5 @@
 """analysis.claims.why: the rules that say why the published number, the authors' program
-here and copybench here differ (#18)."""
+here and copybench here differ."""
 
 from __future__ import annotations
 

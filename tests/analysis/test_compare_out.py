@@ -122,7 +122,7 @@ def test_a_report_under_a_long_path(runner_small_run: Path, tmp_path: Path,
 
 def test_a_report_dir_holding_a_run_is_never_emptied(runner_small_run: Path, tmp_path: Path,
                                                      compare: Callable[..., _Result]) -> None:
-    """#51 defect 1: a report directory with a run copied into it (the RUN being compared,
+    """A report directory with a run copied into it (the RUN being compared,
     here) and a file of the user's is refused in one line, exit 2, everything kept; the
     report's own marker lists what it wrote, so only that may be replaced."""
     from rundir.outpath import report_dir_problem
@@ -158,7 +158,7 @@ def test_an_edited_report_file_is_not_replaced(tmp_path: Path,
 @pytest.mark.parametrize("where", ["ref", "run"])
 def test_out_inside_a_run_is_refused(where: str, tmp_path: Path,
                                      compare: Callable[..., _Result]) -> None:
-    """#51 defect 4: a report inside a run (even the reference) would make it fail verify."""
+    """A report inside a run (even the reference) would make it fail verify."""
     run, ref = _fake_run(tmp_path / "run"), _fake_run(tmp_path / "ref")
     target = {"ref": ref, "run": run}[where]
     before = tree_digest(target)
@@ -171,7 +171,7 @@ def test_out_inside_a_run_is_refused(where: str, tmp_path: Path,
 
 def test_run_and_ref_the_same_is_refused(tmp_path: Path,
                                          compare: Callable[..., _Result]) -> None:
-    """#51 defect 15: ``make compare RUN=X REF=X`` says so, exit 2, writes nothing."""
+    """``make compare RUN=X REF=X`` says so, exit 2, writes nothing."""
     run = _fake_run(tmp_path / "run")
     out = tmp_path / "out"
     r = compare(str(run), str(tmp_path / "." / "run"), "--out", str(out), "--unverified")
@@ -180,7 +180,7 @@ def test_run_and_ref_the_same_is_refused(tmp_path: Path,
 
 
 def test_empty_out_is_refused(tmp_path: Path, compare: Callable[..., _Result]) -> None:
-    """#51 defect 16: ``--out ""`` is no silent default path."""
+    """``--out ""`` is no silent default path."""
     run, ref = _fake_run(tmp_path / "run"), _fake_run(tmp_path / "ref")
     r = compare(str(run), str(ref), "--out", "", "--unverified")
     assert r.returncode == 2 and "--out is empty" in r.stderr, r.stderr[-2000:]
@@ -188,7 +188,7 @@ def test_empty_out_is_refused(tmp_path: Path, compare: Callable[..., _Result]) -
 
 def test_a_dead_compares_temporary_directory_is_removed(tmp_path: Path,
                                                         compare: Callable[..., _Result]) -> None:
-    """#51 defect 11: a compare killed with its watchdog leaves ``.<name>.<pid>.<rand>/``
+    """A compare killed with its watchdog leaves ``.<name>.<pid>.<rand>/``
     with the kernel's key in ``.kernel.json``; the next compare there removes it once that
     process is dead, and leaves a live one's and anything else alone."""
     import subprocess
@@ -229,8 +229,8 @@ def test_a_report_of_the_old_marker_is_replaced_only_when_it_holds_its_own_files
 def test_a_run_and_its_own_copy_is_refused(runner_small_run: Path, tmp_path: Path,
                                            compare: Callable[..., _Result],
                                            packed: bool) -> None:
-    """#63 defect 14: ``compare S Sc`` (Sc a copy of S, or S packed) wrote a report comparing
-    the run with itself without a word. The same plan.json is the same run: exit 2, one line,
+    """``compare S Sc`` (Sc a copy of S, or S packed) writes no report comparing the run with
+    itself without a word. The same plan.json is the same run: exit 2, one line,
     no report."""
     from rundir.verify import pack
     run = copy_run(runner_small_run, tmp_path / "run")

@@ -1,5 +1,5 @@
 """The paired crossover's CI covers the true crossover at the rounds a claim block gets
-(issue 37: the percentile bootstrap of as few as 6 rounds per size covered it in 85-91 % of
+(the percentile bootstrap of as few as 6 rounds per size covers it in only 85-91 % of
 simulated runs for a nominal 95 %). Simulated on C3's sizes with a true crossing at 32 KiB,
 the per-round sd of this VM's stream blocks (0.15) and log-ratio slopes from shallow to
 steep."""
@@ -32,7 +32,7 @@ def coverage(n: int, slope: float, sd: float = 0.15, reps: int = 300, seed: int 
 
 
 def test_six_rounds_per_size_cover_the_crossover() -> None:
-    # the percentile bootstrap of the rounds: 0.87 here (issue 37)
+    # the percentile bootstrap of the rounds: 0.87 here
     assert coverage(6, 0.3, reps=300) >= 0.93
 
 

@@ -1,7 +1,7 @@
 """The scripts that read a run (``scripts/noise_sources.py``, ``scripts/run_targets.py``,
 ``scripts/findings_text.py``) name a damaged run's file and what is wrong with it in one line,
-exit 2 (issue 63, defect 11: a key given twice or a cut record gave a traceback; a key given
-twice in the manifest was read silently). They load runs through
+exit 2 (a key given twice or a cut record is no traceback; a key given twice in the
+manifest is not read silently). They load runs through
 :func:`analysis.loading.run.load_run`, whose one error for a damaged run is ``BadRun``.
 Subprocesses, on copies of the session's small run."""
 

@@ -1,6 +1,6 @@
 """One table of decision families (decision.claimtable, read through decision.families)
-that the analysis's rules and the runner's top-up both read (issue 37: the runner stopped
-C5's comparisons at family 4 while the analysis read them at 2)."""
+that the analysis's rules and the runner's top-up both read (so the runner never stops
+C5's comparisons at family 4 while the analysis reads them at 2)."""
 
 from __future__ import annotations
 

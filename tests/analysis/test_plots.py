@@ -118,7 +118,7 @@ def test_one_colour_per_method() -> None:
 
 
 def test_memcpy_dst_offsets_read_new_and_old_manifests() -> None:
-    """The offset copybench memcpy states (issue 39) is read from the headline and from each
+    """The offset copybench memcpy states is read from the headline and from each
     size; a manifest from before it states none, and a bare number is no error."""
     new = {"memcpy": {"memcpy_gbit_per_s": 40.0, "size": 1 << 26, "dst_offset_mod_4096": 0,
                       "at_sizes": [{"memcpy_gbit_per_s": 300.0, "size": 65536,

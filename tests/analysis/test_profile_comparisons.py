@@ -131,7 +131,7 @@ def test_a_stray_boundary_is_caught(tmp_path: Path) -> None:
         f"C6-threads: 8t/4t declares {lo:.6g}", f"C6-threads: 8t/4t declares {hi:.6g}"]
 
 
-# ------------------------------------------------- the reports' own programs (issue 37)
+# ------------------------------------------------------------ the reports' own programs
 
 def their_problems(p: Profile) -> tuple[list[str], int]:
     """What the experiments that run the reports' own programs lack against the rules their

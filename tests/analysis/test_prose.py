@@ -96,7 +96,7 @@ def test_design_of_follows_the_plan() -> None:
 
 
 def test_the_method_states_why_one_sided_decisions_read_the_two_sided_interval() -> None:
-    """Issue 37: one-sided decisions and equivalence read from the two-sided 1 - alpha/m
+    """One-sided decisions and equivalence read from the two-sided 1 - alpha/m
     CI err at alpha/(2m); the chapter says so and why the reading is kept. The number it
     states is checked: with the true ratio on the boundary 1.03, the paired CI of a family of
     4 lies wholly above it in about 0.05/8 of simulated comparisons."""

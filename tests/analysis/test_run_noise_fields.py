@@ -1,4 +1,4 @@
-"""The tidy trial rows carry the noise study's record fields (issue 47): each side's slice
+"""The tidy trial rows carry the noise study's record fields: each side's slice
 throughput CV, socket buffers at the window's edges (summed over threads), retransmissions
 in the window, the congestion window at its end, threads that changed CPU, and the
 NET_RX/NET_TX softirqs over the window; None, never 0, for records without them (made before

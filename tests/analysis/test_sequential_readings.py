@@ -1,5 +1,5 @@
-"""Readings of a run with the sequential top-up that must respect its design (issue 37, the
-statistical defects): P1 reads each ordering at its stopping look, and a comparison whose
+"""Readings of a run with the sequential top-up that must respect its design:
+P1 reads each ordering at its stopping look, and a comparison whose
 pairs span blocks is never read silently with a fixed-sample CI over rounds the top-up
 granted on the strength of the data."""
 
@@ -98,7 +98,7 @@ def test_a_fixed_design_run_reads_every_round(tmp_path: Path) -> None:
     assert t.n == 18 and t.note == "" and t.look == 0
 
 
-# --- every inconclusive verdict states its distance (issue 37, item 4) -------------------
+# --- every inconclusive verdict states its distance ------------------------------------
 
 def _c13_run(tmp_path: Path, center: float, sd: float, n: int = 12) -> A.Run:
     rng = np.random.default_rng(4)

@@ -4,7 +4,7 @@ synthetic data with a planted truth, under a noise model like this machine's:
 * each round has a common-mode load factor that multiplies both methods measured in it
   (host load drifting in waves, sd 10-25 % on the log scale, plus a slow trend), and
 * each trial has independent noise with a per-trial CV drawn per simulated run from 3-15 %
-  (the issue-14 probes measured 3.5-20 %).
+  (probes of this machine's noise measured 3.5-20 %).
 
 Over 200 simulated runs, each run using the rounds that the sample-size plan of
 runner/plan/blocks.py gives for its noise (target half-width 5 %, the claims' target):

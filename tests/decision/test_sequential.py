@@ -310,7 +310,7 @@ def test_design_refuses_bad_settings(kwargs: dict, msg: str) -> None:
         sq.SequentialDesign(**kwargs)
 
 
-# ------------------------------------------------- the verdict order (issue 37, item 2)
+# ------------------------------------------------- --------------------- the verdict order
 
 def test_the_predicted_chance_at_the_next_look_matches_a_simulation() -> None:
     """p_decided_at: today's estimate taken as the truth, the chance that the next look's
