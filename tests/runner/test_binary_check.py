@@ -75,8 +75,8 @@ def test_a_program_that_hangs_leaves_nothing_running(tmp_path: Path,
 def test_runner_env_with_a_hanging_program_is_refused_and_leaves_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    """#51 defect 8: ``runner env`` with a hanging COPYBENCH_BIN ran it without the check
-    (93 s, exit 0) and left its children running; it is refused as sweep, plan and notebook
+    """``runner env`` checks a hanging COPYBENCH_BIN (never runs it unchecked for 93 s, exit 0,
+    its children left running): it is refused as sweep, plan and notebook
     refuse it: exit 2, one line, the program's whole group ended."""
     from runner.sweep import cli
     monkeypatch.setattr(B, "CHECK_TIMEOUT_S", 1.0, raising=False)

@@ -1,5 +1,5 @@
 """The runner's copybench command lines use only options `copybench COMMAND --help` lists,
-and name the protocol with `--protocol` (issue 50: `--transport` is the runner's word for
+and name the protocol with `--protocol` (`--transport` is the runner's word for
 loopback, veth, udp-forward, and copybench refuses it as an option)."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A sweep killed together with its reaper (SIGKILL to both) leaves its network namespaces;
 the next sweep, of any run, new or resumed, removes every namespace whose sweep (the pid in
-its name) is dead and says so, and leaves a live sweep's alone (#51, defect 10: only a
-``--resume`` of the same run used to). The state such a kill leaves is made here with real namespaces named for a real,
+its name) is dead and says so, and leaves a live sweep's alone (not only a
+``--resume`` of the same run). The state such a kill leaves is made here with real namespaces named for a real,
 dead process: the sweep's note of its run (``/run/copybench-netns/<pid>/run``) and its namespaces
 ``cb<pid>-<n>a|b``."""
 

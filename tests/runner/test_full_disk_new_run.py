@@ -1,6 +1,6 @@
 """A disk that fills while a new run is created (its profile copy or plan.json cannot be
-written: ENOSPC) leaves nothing: not ``run/profiles/``, after which a new sweep said "not
-empty, use --resume" and ``--resume`` said "no plan.json" (#51, defect 9). A real full file
+written: ENOSPC) leaves nothing: not ``run/profiles/``, after which a new sweep would say "not
+empty, use --resume" and ``--resume`` "no plan.json". A real full file
 system: a tmpfs of one page, mounted here (root)."""
 
 from __future__ import annotations
@@ -83,10 +83,10 @@ def small_disk(runner_root: None, tmp_path: Path) -> Iterator[Path]:
 def test_a_profiled_trial_on_a_full_disk_stops_the_sweep_and_resumes(
         small_disk: Path, tmp_path: Path, runner_copybench: Path) -> None:
     """The profiled trial's perf.data fills the disk: the sweep stops, saying ENOSPC (perf
-    record -q says nothing; it used to read "sender printed no JSON record" or "sender killed
-    by signal 15"), and records no result for it; with room again, a resume runs it (#63
-    defect 12: it was recorded failed with "free space ... and resume it", and a resume, which
-    runs only what is not recorded, left it failed)."""
+    record -q says nothing; not "sender printed no JSON record" or "sender killed by signal
+    15"), and records no result for it; with room again, a resume runs it (recorded failed
+    with "free space ... and resume it", it would stay failed: a resume runs only what is not
+    recorded)."""
     from runner.host import cpuprofile
     ok, why = cpuprofile.available()
     if not ok:
@@ -131,9 +131,9 @@ def filled_disk(runner_root: None, tmp_path: Path) -> Iterator[Path]:
 
 def test_a_notebook_on_a_full_disk_says_the_disk_is_full(filled_disk: Path, tmp_path: Path,
                                                          runner_copybench: Path) -> None:
-    """#63 defect 12: the driver's lock file got no holder line (no room), and the sweep in
-    the notebook's kernel, the borrower of that lock, was refused as if "being written by
-    another process"; the full disk went unsaid."""
+    """With no room for the holder line of the driver's lock file, the sweep in the notebook's
+    kernel, the borrower of that lock, is not refused as if "being written by another
+    process": the full disk is said."""
     profile = write_sweep_profile(tmp_path, "nb", seed=3, duration_s=0.1,
                                   repetitions={"min": 1, "max": 1})
     run_dir = filled_disk / "run"

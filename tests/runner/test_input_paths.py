@@ -1,5 +1,5 @@
 """Every path a command reads goes through one helper (:func:`rundir.utf8.read_bytes`): a
-regular file within its kind's size cap, else one line, exit 2 (#51, defect 6). A FIFO would
+regular file within its kind's size cap, else one line, exit 2. A FIFO would
 block the reader forever and /dev/zero never ends; both are refused before a byte is read."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The memcpy bound is a bound on this machine (issue 39, item 5): at every working-set size
+"""The memcpy bound is a bound on this machine: at every working-set size
 the runner measures it at (runner/manifest.py: each size of a committed profile from
 MEMCPY_MIN_SIZE up, and the 64 MiB headline), ``copybench memcpy`` reads above the fastest of
 copybench's own single-thread copying methods at that size, both measured live here; and its

@@ -94,7 +94,7 @@ def _planning_copy(tmp_path: Path) -> tuple[Path, bytes]:
 
 def test_planning_never_writes_no_comparisons_over_a_file(
         tmp_path: Path, runner: Callable[..., tuple[int, str]]) -> None:
-    """#51 defect 2: a run with none of the profile's cells (the pilot's, for the claims
+    """A run with none of the profile's cells (the pilot's, for the claims
     profile) gives no comparison: refused, exit 2, the planning file kept as it was."""
     out, before = _planning_copy(tmp_path)
     code, err = runner("planning", str(PILOT), "--profile", "claims", "--out", str(out))
@@ -119,7 +119,7 @@ def _synthetic(tmp_path: Path, plan: str | None) -> Path:
                          ids=["no-plan", "malformed", "deep-list", "deep-object"])
 def test_planning_on_a_run_without_a_readable_plan(
         plan: str | None, tmp_path: Path, runner: Callable[..., tuple[int, str]]) -> None:
-    """#51 defects 2 and 7: no plan.json, or one that is not JSON or nests too deeply: one
+    """No plan.json, or one that is not JSON or nests too deeply: one
     line, exit 2, no traceback, the planning file kept."""
     run = _synthetic(tmp_path, plan)
     out, before = _planning_copy(tmp_path)
@@ -131,7 +131,7 @@ def test_planning_on_a_run_without_a_readable_plan(
 
 def test_noise_out_inside_a_run_is_refused(
         tmp_path: Path, runner: Callable[..., tuple[int, str]]) -> None:
-    """#51 defect 4: a file written into a run makes it fail verify: refused."""
+    """A file written into a run makes it fail verify: refused."""
     import shutil
     run = tmp_path / "pilot"
     shutil.copytree(PILOT, run)
@@ -144,7 +144,7 @@ def test_noise_out_inside_a_run_is_refused(
 @pytest.mark.parametrize("command", ["noise", "planning"])
 def test_a_read_only_earlier_output_is_never_replaced(
         command: str, tmp_path: Path, runner: Callable[..., tuple[int, str]]) -> None:
-    """#51 defect 12: a read-only file is the user's word that it stays: refused, kept, and
+    """A read-only file is the user's word that it stays: refused, kept, and
     its mode too."""
     if command == "noise":
         out = tmp_path / "noise.toml"
@@ -182,9 +182,9 @@ def _damaged_plans() -> dict[str, Callable[[dict], object]]:
 @pytest.mark.parametrize("damage", ["empty-object", "keys-cut", "string-values", "2-GiB"])
 def test_planning_refuses_a_damaged_plan(
         damage: str, tmp_path: Path, runner: Callable[..., tuple[int, str]]) -> None:
-    """#63 defect 6: ``{}`` as plan.json was read as a plan that declared nothing (exit 0, a
-    ratio moved from 1.027 to 1.039: the run's steal rule was lost); keys cut or strings in
-    place of objects gave a traceback; a 2 GB one was read into 4.3 GB of memory. Each is one
+    """``{}`` as plan.json is no plan that declares nothing (read so, a ratio moves from 1.027
+    to 1.039: the run's steal rule is lost); keys cut or strings in place of objects are no
+    traceback; a 2 GB one is not read into memory. Each is one
     line naming plan.json, exit 2, the planning file kept."""
     import json
     import shutil

@@ -2,7 +2,7 @@
 namespace, reached over a veth pair (tests/remote_host.py): the runner runs in a second
 namespace, the "remote" has its own copybench path and working directory, and its own key.
 
-What must hold (issue 16): a smoke sweep over ``remote`` has every trial ok and verified and
+What must hold: a smoke sweep over ``remote`` has every trial ok and verified and
 the manifest holds both hosts; killing the runner mid-trial leaves no process on the remote
 (checked over the same ssh); an unreachable host, a refused key, a missing or different remote
 copybench each give one line; a sink killed on the remote gives a failed trial and the sweep

@@ -1,5 +1,5 @@
 """Nothing is lost or corrupted when a run directory cannot be written, and every such
-failure is one line (issue 12): a sweep that fills its file system, a run directory removed
+failure is one line: a sweep that fills its file system, a run directory removed
 while the sweep runs, `make pack` and `make book` on a full file system, and corrupt records
 read by `make book`, `make compare` and `make verify`. Full file systems are real tmpfs
 mounts (root); the rest needs no privilege."""

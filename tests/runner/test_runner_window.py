@@ -1,4 +1,4 @@
-"""Issue 14, item 2: interference is recorded per trial, and a trial whose measured window is
+"""Interference is recorded per trial, and a trial whose measured window is
 not the asked one is failed (copybench exit 3), retried at once by the runner under the same
 trial id, and carries the earlier attempts in ``retries``; a wrong result is never retried."""
 

@@ -1,6 +1,6 @@
 """``--seed`` is a profile's seed, 0 to 2**63-1, for ``sweep``, ``plan`` and ``notebook``
-alike (#51, defect 14): ``notebook --seed -1`` used to take the profile's seed where ``sweep``
-and ``plan`` planned with -1, a plan its schema refuses."""
+alike: ``--seed -1`` is refused by each (``notebook`` does not take the profile's seed in
+its place, nor ``sweep`` and ``plan`` plan with -1, a plan its schema refuses)."""
 
 from __future__ import annotations
 

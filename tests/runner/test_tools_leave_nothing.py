@@ -1,7 +1,7 @@
 """Every tool a command asks a question (``perf``, ``iperf3``, ``sockperf``: their versions,
 ``perf stat``, ``perf record``) runs in a process group of its own that is gone when the
-answer came or the time ran out (issue 63, defect 7): a fake ``perf`` that runs ``sleep 999
-&`` left orphans behind ``runner env``, and one that hung made it end in a traceback.
+answer came or the time ran out: a fake ``perf`` that runs ``sleep 999 &`` leaves
+no orphans behind ``runner env``, and one that hangs ends it in no traceback.
 
 Fake tools first on PATH, real commands; what is left is found by the environment tag every
 process of the command inherits (conftest.runner_tagged_pids)."""

@@ -197,7 +197,7 @@ def _names(plan: Plan) -> dict[str, list[str]]:
 
 
 def test_a_claim_this_machine_cannot_test_is_known_at_plan_time(tmp_path: Path) -> None:
-    """Issue 37: on 2 CPUs C11's thread counts (a CPU per thread and side: 8 same-core, 16
+    """On 2 CPUs C11's thread counts (a CPU per thread and side: 8 same-core, 16
     cross-core) are not testable; the plan says so and never tops their comparisons up (the
     reference run spent 44.7 % of its top-up on them), while C8's comparison in the same
     blocks keeps its top-up."""
@@ -301,7 +301,7 @@ def test_the_top_up_grants_looks_by_the_chance_to_decide_a_verdict_within_the_bu
 
 
 def test_a_verdict_out_of_reach_gets_no_look(tmp_path: Path) -> None:
-    """Issue 37: a comparison with less than a 10 % chance to be decided by its maximum is
+    """A comparison with less than a 10 % chance to be decided by its maximum is
     dropped, and with it the verdict it serves: C4 cross-core agrees at 16K (1.5) and needs
     its 64K comparison, which sits on no side of C4's edge 1 + t by its maximum (1.0 +- 0.3
     per round): it can neither agree nor contradict, so the verdict gets no look."""
@@ -487,7 +487,7 @@ def _plan_doc(plan: Plan) -> dict[str, Any]:
 @pytest.mark.parametrize("name", ["claims", "paper"])
 def test_the_reports_programs_take_part_in_the_sequential_design(name: str,
                                                                  tmp_path: Path) -> None:
-    """Issue 37: the reports' own programs are topped up like copybench's blocks. Their
+    """The reports' own programs are topped up like copybench's blocks. Their
     comparisons (declared in copybench's method names by the experiments that run them) are
     read on their cells, each claim's verdict on their program a verdict of its own; a cell
     a comparison reads runs every round of its block (the first look of 10 and each top-up
