@@ -116,7 +116,7 @@ for side in ("sender", "receiver"):
         assert all(x is None for x in c.values()) and s["syscalls"] is None, (side, c)
         assert "--counters rusage" in s["counters_unavailable"]["task_clock_ns"], s["counters_unavailable"]
         assert s["utime_s"] + s["stime_s"] > 0, (side, "rusage")
-# the noise study's fields (issue 47): slices of the window, each thread's CPU and socket at
+# the noise study's fields: slices of the window, each thread's CPU and socket at
 # the window's edges, softirqs over it; numbers that add up, or null with the reason
 cfg = r["config"]
 for side in ("sender", "receiver"):
@@ -299,7 +299,7 @@ for m in send sendmsg zerocopy uring-zc; do
 	check_record "$tmp/r.json" "udp --no-sink $m" "res['receiver'] is None and res['verify'] is None and res['datagrams']['sent'] > 0"
 done
 
-# --- the measured window and the interference over it (issue 14) ----------------------------
+# --- the measured window and the interference over it ----------------------------------------
 # A window that cannot be met: one 256 MiB send takes far longer than the 10 ms asked, so the
 # measured window is empty (0 bytes) or a whole send long: failed, "window missed", exit 3.
 "$BIN" send --method send --host 127.0.0.1 --port "$PORT" --size 256M --verify off --duration 0.01 --warmup 0.05 \
@@ -341,7 +341,7 @@ kill "$HOG"
 wait "$HOG" 2>/dev/null
 check_record "$tmp/r.json" "CPU hog on the measured CPU" \
 	"(lambda c: c['busy_frac'] > 0.5 and c['busy_frac'] + c['steal_frac'] >= 0.9 and c['idle_s'] <= 0.1 * c['cpu_s'])([c for c in res['interference']['cpus'] if c['cpu'] == $hogcpu][0])"
-# --- the noise study's fields (issue 47): a 1 s TCP stream sliced into ten 100 ms slices ----
+# --- the noise study's fields: a 1 s TCP stream sliced into ten 100 ms slices -------------
 trial send --method send --host 127.0.0.1 --port "$PORT" --size 16K --cpus 0 --duration 1 --warmup 0.2
 check_record "$tmp/r.json" "slices, sockets, CPUs and softirqs of a 1 s stream" \
 	"all(res[s]['slice_s'] == 0.1 and len(res[s]['slices_bytes']) == 10 and min(res[s]['slices_bytes']) > 0 and res[s]['cpu_start'] == [c] and res[s]['tcp_info_start'][0]['snd_cwnd'] > 0 for s, c in (('sender', 0), ('receiver', 1))) and res['receiver']['softirqs']['cpus'][0]['cpu'] == 1"
@@ -400,7 +400,7 @@ else
 fi
 expect_exit "copy with a socket method" 2 "--method" -- "$BIN" copy --method sendmsg
 
-# copy never writes, truncates or unlinks its source, however --dst names it (issue 12): usage
+# copy never writes, truncates or unlinks its source, however --dst names it: usage
 # error, one line, bytes and mtime unchanged. /proc/self/fd/3 is copybench's own fd of --src.
 head -c 100001 /dev/urandom >"$tmp/own.bin" && touch -d @1000000000 "$tmp/own.bin"
 ln "$tmp/own.bin" "$tmp/own-hard" && ln -s "$tmp/own.bin" "$tmp/own-sym" && ln -s own-sym "$tmp/own-sym2"

@@ -1,5 +1,5 @@
-"""copybench never destroys its own source (issue 12) nor anything else of the user's (issue
-63): `copy --dst` naming the source in any way, or naming anything that exists (a file, a
+"""copybench never destroys its own source nor anything else of the user's: `copy
+--dst` naming the source in any way, or naming anything that exists (a file, a
 read-only one, a symbolic link, something that is not a regular file), is a usage error (exit
 2, one stderr line naming the paths) and leaves it as it was: bytes, size, mtime and ctime.
 
@@ -289,8 +289,8 @@ def _victim(tmp_path: Path, kind: str) -> tuple[Path, Callable[[], None]]:
 @pytest.mark.parametrize("kind", ["file", "read-only", "symlink", "dangling"])
 def test_destination_that_exists_is_refused_and_left_as_it_was(copybench: Path, tmp_path: Path,
                                                                kind: str) -> None:
-    """#63 defect 3: --dst LINK truncated the link's target (copybench runs as root: a
-    read-only file too). --dst is only ever a new file: what is there is refused, untouched."""
+    """--dst LINK never truncates the link's target (copybench runs as root: nor a
+    read-only file). --dst is only ever a new file: what is there is refused, untouched."""
     dst, unchanged = _victim(tmp_path, kind)
     r = run(copybench, "copy", "--method", "read-write", "--size", "1M", "--dst", str(dst),
             "--dir", str(tmp_path), *QUICK)

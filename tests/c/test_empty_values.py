@@ -1,5 +1,5 @@
 """An empty ``--host``, ``--dir`` or ``--dst`` (``--host ''``) names nothing: a usage error,
-exit 2, one line naming the option, no record (#51, defect 13; it was a failed trial's record
+exit 2, one line naming the option, no record (not a failed trial's record
 and exit 1). Runs the real binary: src/build/copybench, or $COPYBENCH_BIN."""
 
 from __future__ import annotations

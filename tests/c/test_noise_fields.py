@@ -1,5 +1,5 @@
-"""The record carries what the noise study needs to explain trial-to-trial spread (issue 47,
-item 1): per side, the bytes moved in each tenth of the window (``slices_bytes``, ``slice_s``,
+"""The record carries what the noise study needs to explain trial-to-trial spread:
+per side, the bytes moved in each tenth of the window (``slices_bytes``, ``slice_s``,
 ``slices_s``); each thread's CPU and its data socket's buffers and TCP state at the window's
 two edges (``cpu_*``, ``sndbuf_*``, ``rcvbuf_*``, ``tcp_info_*``); and the NET_RX/NET_TX
 softirqs over the window (``softirqs``). A field that cannot be had is null with the reason,

@@ -1,5 +1,5 @@
-"""`copybench send --protocol tcp|udp` names the protocol; it was `--transport` until issue 50,
-when "transport" already meant loopback, veth, udp-forward or remote everywhere else. No
+"""`copybench send --protocol tcp|udp` names the protocol, not `--transport`:
+"transport" means loopback, veth, udp-forward or remote everywhere else. No
 recorded command line is ever run again (a resumed or retried trial builds its argv anew), so
 the old name is not kept as an alias: any form of it is a usage error (exit 2), one stderr line
 that names `--protocol`, nothing on stdout, before anything is sent.

@@ -65,9 +65,9 @@ def _smallest_send_buffer() -> int:
                                                            "least+1"])
 def test_a_size_the_kernel_does_not_keep_is_refused_in_one_line(copybench: Path, port: int,  # noqa: F811
                                                                below: int | None) -> None:
-    """#63: from 4096 to 4607 bytes the kernel raises a send buffer to its smallest
+    """From 4096 to 4607 bytes the kernel raises a send buffer to its smallest
     (SOCK_MIN_SNDBUF, 4608 on x86-64), and an odd size comes back one less: every trial with
-    one failed after its set-up. Refused before anything starts, saying what this kernel
+    one would fail after its set-up. Refused before anything starts, saying what this kernel
     keeps."""
     value = "4096" if below is None else str(_smallest_send_buffer() - below)
     r = subprocess.run([str(copybench), "send", "--method", "send", "--host", "127.0.0.1",
