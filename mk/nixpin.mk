@@ -1,5 +1,5 @@
-# The Nix path's two known differences from the tested pip/apt path, checked without Nix
-# (issue 17): the book built with the Python package versions nixpkgs (nixos-25.11) gives,
+# The Nix path's two known differences from the tested pip/apt path, checked without Nix:
+# the book built with the Python package versions nixpkgs (nixos-25.11) gives,
 # and the C program built with the hardening flags nixpkgs' compiler wrapper adds.
 #
 #   make test-nix-book     .venv-nixpkgs from nix/requirements-nixpkgs*.txt (versions and

@@ -8,7 +8,7 @@ Prints, for the checkout at ROOT (default: this one):
 * band declarations: module-level names holding a band (``*SESOI*``, ``*THRESHOLD*``) in the
   packages, boundary numbers (0.93, 1.07, 0.934579, 1.075269) typed in the packages' code, and
   the profile lines that hold one;
-* CI-vs-band readers: the functions the issue names that read a CI against a band, where they
+* CI-vs-band readers: the functions :data:`READERS` names that read a CI against a band, where they
   are still defined;
 * ``ALPHA`` / ``CONFIDENCE`` definitions and the 0.95 literals in the packages' code;
 * analysis modules that write the book's sentences (string constants of six or more words);
@@ -33,8 +33,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-#: the packages, old names included (the decision's package was ``blockstats`` until
-#: 2026-11-28), so that two commits compare
+#: the packages, old names included (the decision's package is ``blockstats`` in older
+#: commits), so that two commits compare
 ALL_PACKAGES = ("runner", "rundir", "decision", "blockstats", "analysis")
 PACKAGES = ALL_PACKAGES
 BAND_NAME = re.compile(r"SESOI|THRESHOLD")
@@ -578,7 +578,7 @@ def main(argv: list[str]) -> int:
           f"{kinds['profile']}); aliases of a declared band: {kinds['name alias']}")
     print("\n".join(bands))
     rd = readers(root)
-    print(f"CI-vs-band readers (of the five issue 50 names): {len(rd)}")
+    print(f"CI-vs-band readers (of the five READERS): {len(rd)}")
     print("\n".join(rd))
     defs, lits = alpha_confidence(root)
     n_alias = sum(d.endswith("(alias)") for d in defs)

@@ -1,5 +1,5 @@
 """``make fresh-root`` (scripts/fresh-root) checks every FRESH_ROOT_* value before it builds
-anything, and removes only what it made (issue 63, defects 1 and 16).
+anything, and removes only what it made.
 
 The root itself is never built here (it takes about an hour): a stand-in ``mmdebstrap`` first
 on PATH records its call and fails as the real one fails, so the script's own checks and its
@@ -50,8 +50,8 @@ def _fresh_root(tmp_path: Path, **env: str) -> tuple[subprocess.CompletedProcess
 ])
 def test_a_bad_value_is_one_line_before_anything_is_built(tmp_path: Path, name: str,
                                                           value: str, words: str) -> None:
-    """#63 defect 16: FRESH_ROOT_LIMIT_S=abc and the others were not checked before the root
-    was built (an hour later the limit read as 0)."""
+    """FRESH_ROOT_LIMIT_S=abc and the others are checked before the root is built (not an
+    hour later, where the limit would read as 0)."""
     r, calls = _fresh_root(tmp_path, **{name: value})
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert r.returncode == 2, r.stderr
@@ -60,8 +60,8 @@ def test_a_bad_value_is_one_line_before_anything_is_built(tmp_path: Path, name: 
 
 
 def test_a_directory_that_is_not_empty_is_refused_and_kept(tmp_path: Path) -> None:
-    """#63 defect 1: ``FRESH_ROOT_DIR=/tmp/m`` holding a file: mmdebstrap refused it and the
-    clean-up removed /tmp/m with the user's file."""
+    """``FRESH_ROOT_DIR=/tmp/m`` holding a file is refused, and no clean-up removes /tmp/m
+    with the user's file."""
     mine = tmp_path / "m"
     mine.mkdir()
     (mine / "f").write_text("x\n")

@@ -1,5 +1,5 @@
 """``make book RUN=`` (RUN given, empty) says RUN is empty, exit 2, not "no committed
-reference run" when there is one (#51, defect 16)."""
+reference run" when there is one."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``make claims`` without the reports' archives and without GitHub stops at once, in one line
-that says how to provide them (issue 63, defect 8): it started the 55-minute sweep and
-recorded every trial of theirs as failed (17 of the first 52).
+that says how to provide them, instead of starting the 55-minute sweep and recording
+every trial of theirs as failed.
 
 No network is made by pointing HTTPS at a closed local port (urllib honours https_proxy);
 the fetch cache is an empty directory of the test's, and the run directory it would make is

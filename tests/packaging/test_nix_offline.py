@@ -1,4 +1,4 @@
-"""The Nix path, checked as far as this network allows (issue 17).
+"""The Nix path, checked as far as this network allows.
 
 The real nixpkgs cannot be fetched here, so the flake is run by the installed `nix` against
 the stub nixpkgs of tests/test_packaging.py (exactly the attributes nix/attributes.txt lists),

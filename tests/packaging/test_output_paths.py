@@ -1,4 +1,4 @@
-"""Every output path of every command, over everything of the user's (issue 63): nothing of the
+"""Every output path of every command, over everything of the user's: nothing of the
 user's is ever removed, replaced, written through or added to.
 
 The whole class: each command that writes where it is told (``runner sweep|notebook
@@ -132,7 +132,7 @@ def test_nothing_of_the_users_changes(command: str, kind: str, runner_small_run:
 
 
 def test_plan_dump_help_is_help(tmp_path: Path) -> None:
-    """#63 defect 15: ``scripts/plan_dump.py --help`` made a directory ``./--help/``."""
+    """``scripts/plan_dump.py --help`` is help: it makes no directory ``./--help/``."""
     r = subprocess.run([PY, str(ROOT / "scripts" / "plan_dump.py"), "--help"],
                        capture_output=True, text=True, timeout=120, cwd=str(tmp_path),
                        env=runner_env(), check=False)

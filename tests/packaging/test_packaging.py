@@ -142,7 +142,7 @@ def test_lock_matches_design_entry() -> None:
     lock = json.loads(LOCK.read_text(encoding="utf-8"))
     assert lock["version"] == 7
     root = lock["nodes"][lock["root"]]
-    # nixpkgs, and the replicated reports' programs as non-flake inputs (#18)
+    # nixpkgs, and the replicated reports' programs as non-flake inputs
     assert root["inputs"] == {"nixpkgs": "nixpkgs", **{k: k for k in ORIGINALS}}
     node = lock["nodes"]["nixpkgs"]
     assert node["locked"] == PIN
@@ -507,7 +507,7 @@ def test_citation_cff_fields() -> None:
     for key in ("title", "authors", "version", "date-released", "license",
                 "preferred-citation", "message"):
         assert cff.get(key), key
-    # no placeholder address: a field not known yet is left out (issue 15)
+    # no placeholder address: a field not known yet is left out
     text = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
     assert "example.org" not in text and "example.com" not in text
     for url in re.findall(r"https?://\S+", text):

@@ -1,4 +1,4 @@
-"""scripts/setup never fails silently (issue 45): each failure a fresh machine can meet (a
+"""scripts/setup never fails silently: each failure a fresh machine can meet (a
 package missing without root, dpkg, apt, pip, a Python the lock does not fit) ends with one
 line ``setup: <what failed>: <what to do>`` and a non-zero exit.
 
@@ -214,8 +214,8 @@ esac
 
 
 def test_ctrl_c_is_said_as_what_it_is(tmp_path: Path) -> None:
-    """#63 defect 12: Ctrl-C while pip installed said "pip install ... failed (exit 1): ...
-    check the network". A terminal's Ctrl-C goes to the whole process group: so here."""
+    """Ctrl-C while pip installs is said as an interrupt, not as "pip install ... failed (exit
+    1): ... check the network". A terminal's Ctrl-C goes to the whole process group: so here."""
     import signal
     import time
     lock_version = re.search(r"--python-version (\d+\.\d+\.\d+)",
@@ -251,8 +251,8 @@ def test_ctrl_c_is_said_as_what_it_is(tmp_path: Path) -> None:
 
 
 def test_a_checkout_set_up_by_another_user_is_one_line() -> None:
-    """#63 defect 15: ``runuser -u nobody -- scripts/setup`` in a checkout root had set up
-    printed one error per file of the root-owned .venv (31,755 lines) and not why."""
+    """``runuser -u nobody -- scripts/setup`` in a checkout root has set up says why in one
+    line, not one error per file of the root-owned .venv (31,755 lines)."""
     if os.geteuid() != 0:
         pytest.skip("needs root: the checkout is root's, setup runs as nobody")
     with _tree_ctx() as repo:
