@@ -238,10 +238,52 @@ def lines(path: Path) -> Iterator[Line]:
             yield _parse(number, raw[:-1])
 
 
-def read(path: Path) -> Iterator[dict[str, Any]]:
+#: the keys a reader that computes from records places each by (which trial, which cell,
+#: which round, how it went), with their JSON types: a record without one cannot be counted
+PLACING_KEYS: dict[str, type] = {"trial_id": str, "cell": str, "repetition": int,
+                                 "status": str}
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def fields_problem(record: dict[str, Any]) -> str | None:
+    """Why a record cannot be computed from, or None: a placing key (:data:`PLACING_KEYS`)
+    missing or of another type, a ``config`` or ``result`` that is not an object, or a
+    throughput (``result.gbit_per_s``) that is not a number. A schema-free check, fast
+    enough for every line of every run an analysis reads (the full check is :func:`check`)."""
+    for key, kind in PLACING_KEYS.items():
+        if key not in record:
+            return (f"no {key!r} (a record names its "
+                    f"{', '.join(PLACING_KEYS)})")
+        value = record[key]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            return f"{key} = {_short(value)}, not a JSON {_JSON_TYPE[kind]}"
+    for key in ("config", "result"):
+        if record.get(key) is not None and not isinstance(record[key], dict):
+            return f"{key} = {_short(record[key])}, not an object (or null)"
+    rate = (record.get("result") or {}).get("gbit_per_s")
+    if rate is not None and not _number(rate):
+        return (f"result.gbit_per_s = {_short(rate)}, not a number (Gbit/s, or null where "
+                "nothing was measured)")
+    return None
+
+
+_JSON_TYPE = {str: "string", int: "integer"}
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def read(path: Path, *, fields: bool = False) -> Iterator[dict[str, Any]]:
     """Every record of a records file, plain or packed, in order; a torn last line is
     skipped, a missing file has none, and any other line that is not a record raises
-    :class:`RecordError` naming the file and line."""
+    :class:`RecordError` naming the file and line. With ``fields`` (a reader that computes
+    from the records: the analysis's loader, the noise model), a record that cannot be
+    computed from (:func:`fields_problem`) raises it too."""
     if not path.exists():
         return
     for line in lines(path):
@@ -249,6 +291,8 @@ def read(path: Path) -> Iterator[dict[str, Any]]:
             return
         if line.record is None:
             raise RecordError(f"{path}:{line.number}: {line.problem}")
+        if fields and (why := fields_problem(line.record)) is not None:
+            raise RecordError(f"{path}:{line.number}: a record that cannot be read: {why}")
         yield line.record
 
 

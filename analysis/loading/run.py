@@ -392,16 +392,17 @@ def instant(stamp: str) -> datetime:
 class BadRun(ValueError):
     """A run directory whose files cannot be read as a run's: one line, ``<file>[:<line>]:
     <what is wrong>`` (a record that is not JSON, a key given twice, a cut line, a link in
-    place of a file, a record whose fields are not a record's). A command that loads a run
-    prints it and exits 2; a notebook raises it (``make book`` names it)."""
+    place of a file, a record whose fields are not a record's, no records file). A command
+    that loads a run prints it and exits 2; a notebook raises it (``make book`` names it)."""
 
 
 def _tidy_rows(trials_file: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The run's records as rows (today's trials, and a shared-time record's two methods:
-    :func:`shared_rows`), a damaged record a :class:`BadRun` naming its line."""
+    :func:`shared_rows`), a damaged record (not JSON, or one the analysis cannot compute
+    from: :func:`rundir.records.fields_problem`) a :class:`BadRun` naming its line."""
     rows, shared = [], []
     try:
-        for n, r in enumerate(records.read(trials_file), 1):
+        for n, r in enumerate(records.read(trials_file, fields=True), 1):
             try:
                 rows.append(tidy_record(r))
                 shared += shared_rows(r)
@@ -429,8 +430,8 @@ def load_run(run_dir: str | Path) -> Run:
     path = Path(run_dir).expanduser().resolve()
     trials_file = records.trials_file(path)
     if trials_file is None:
-        raise FileNotFoundError(f"{path}: no {layout.TRIALS} (or packed "
-                                f"{layout.TRIALS_PACKED}) in this run directory")
+        raise BadRun(f"no {layout.TRIALS} or {layout.TRIALS_PACKED} in {path} "
+                     "(a run directory holds its trial records)")
     rows, shared = _tidy_rows(trials_file)
     df = pd.DataFrame(rows)
     if df.empty:

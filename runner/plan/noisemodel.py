@@ -209,11 +209,14 @@ def from_run(run_dir: Path) -> list[Row]:
 
 def from_runs(run_dirs: list[Path]) -> list[Row]:
     """The noise model pooled over several runs (each block of each run is one sample of
-    its kind of cell: the pooled sd weighs them by their degrees of freedom)."""
+    its kind of cell: the pooled sd weighs them by their degrees of freedom). Records are
+    read as the analysis reads them (:func:`rundir.records.read` with ``fields``): a line
+    that is not a record, or a record without its cell or with a throughput that is not a
+    number, raises :class:`rundir.records.RecordError` naming the file and line."""
     def recs() -> Iterable[dict[str, Any]]:
         for d in run_dirs:
             path = records.trials_file(d)
             if path is None:
-                raise FileNotFoundError(2, "no trials.jsonl or trials.jsonl.gz", str(d))
-            yield from records.read(path)
+                raise records.RecordError(f"no trials.jsonl or trials.jsonl.gz in {d}")
+            yield from records.read(path, fields=True)
     return rows(recs())

@@ -211,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as e:
         print(f"runner: {e}", file=sys.stderr)
         return 2
+    except records.RecordError as e:  # a run's records that cannot be read: file:line: why
+        print(f"runner: {args.cmd}: {e}", file=sys.stderr)
+        return 2
     except RunnerError as e:
         print(f"runner: {e}", file=sys.stderr)
         return 1
@@ -390,10 +393,7 @@ def cmd_planning(args: argparse.Namespace) -> int:
     if not (plan.design or {}).get("sequential"):
         raise UsageError(f"planning: profile {prof.name} has no [design] sequential (nothing "
                          "to plan for)")
-    try:
-        rows = topup.effects_from_run(plan, args.run_dir)
-    except records.RecordError as exc:
-        raise UsageError(f"planning: {exc}") from None
+    rows = topup.effects_from_run(plan, args.run_dir)
     text = topup.effects_toml(rows, args.run_dir, prof.name)
     _says_less("planning", args.out, text, "effect",
                f"comparisons of profile {prof.name} measured in {args.run_dir}")
