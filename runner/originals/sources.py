@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from rundir import utf8
 from runner.originals import OriginalsUsageError
 
 SOURCES_TSV = Path(__file__).resolve().parent / "sources.tsv"
@@ -55,11 +56,13 @@ class Source:
 
 
 def load(path: Path = SOURCES_TSV) -> dict[str, Source]:
-    """Read a pin table (columns ``id repository commit tree [seed]``), checking each row."""
+    """Read a pin table (columns ``id repository commit tree [seed]``), checking each row.
+    The table is read as every input file is (:func:`rundir.utf8.read`: a regular UTF-8 file
+    within the cap, so a FIFO or a device such as /dev/zero is refused before a byte is read)."""
     try:
-        text = path.read_text()
-    except OSError as e:
-        raise OriginalsUsageError(f"pins {path}: {e.strerror or e}") from None
+        text = utf8.read(path)
+    except (OSError, utf8.NotUtf8) as e:
+        raise OriginalsUsageError(f"pins {path}: {getattr(e, 'strerror', None) or e}") from None
     rows = list(csv.DictReader(text.splitlines(), delimiter="\t"))
     out: dict[str, Source] = {}
     for n, row in enumerate(rows, start=2):
