@@ -85,10 +85,11 @@ $(BOOK_GEN)/.run-files: _book-force | $(BOOK_GEN)/.run
 
 # The cause of a notebook's failure in its log: after papermill's PapermillExecutionError, the
 # notebook's own exception as the cell raised it (`Name: message`, e.g. the loader's
-# `BadRun: <file>:<line>: ...`); otherwise the last error line (finalize.py, mv).
+# `BadRun: <file>:<line>: ...`); otherwise the last error line (finalize.py's `finalize: ...`
+# refusal, an exception's `Name: message`, mv's).
 BOOK_WHY := /^papermill\.exceptions\.PapermillExecutionError:/ { cell = 1; why = $$0; next } \
   cell && /^[A-Za-z_][A-Za-z0-9_.]*: / { why = $$0; next } \
-  !cell && /^([A-Za-z_][A-Za-z0-9_.]*(Error|Exception)|OSError|mv:)[: ]/ { why = $$0 } \
+  !cell && /^([A-Za-z_][A-Za-z0-9_.]*(Error|Exception)|OSError|mv:|finalize:)[: ]/ { why = $$0 } \
   END { print why }
 
 # papermill writes to a temporary file first: a failed notebook leaves no up-to-date target.
