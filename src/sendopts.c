@@ -230,8 +230,8 @@ static uint64_t tcp_mem_max(const char *path)
  * (zc_ring_slots) and uring-zc 16 MiB of messages in flight, 8 to 1024. vmsplice sizes its
  * arena at open by the bytes that can be in flight on the connection (m_vmsplice.c: the send
  * buffer and the receiver's, at least net.ipv4.tcp_wmem[2] and tcp_rmem[2] or --sockbuf, a
- * pipe of at most 1 MiB and 1 MiB of overshoot), and its memory is at most twice that plus
- * two units of whole pages; that bound is taken here (`sockbuf`: --sockbuf or 0). splice,
+ * pipe of at most 1 MiB and 1 MiB of overshoot); its ring's memory for that many bytes is
+ * vmsplice_ring_memory's, the arena it maps (`sockbuf`: --sockbuf or 0). splice,
  * splice2 and sendfile move page references through pipes; mmap-write maps the file's page
  * cache, which the kernel can reclaim. `slots_out` gets the message count (0: not a ring). */
 static uint64_t method_buffers(const struct method *m, uint64_t size, int fields, uint64_t sockbuf,
@@ -245,10 +245,9 @@ static uint64_t method_buffers(const struct method *m, uint64_t size, int fields
 	if (m == &m_vmsplice) {
 		uint64_t wmem = tcp_mem_max("/proc/sys/net/ipv4/tcp_wmem"), rmem = tcp_mem_max("/proc/sys/net/ipv4/tcp_rmem");
 		uint64_t in_flight = (sockbuf > wmem ? sockbuf : wmem) + (sockbuf > rmem ? sockbuf : rmem) + (2ull << 20);
-		uint64_t span = size + (uint64_t)fields, unit = span >= (64u << 10) ? span : 8 * span;
 
 		in_flight = in_flight < (1ull << 30) ? in_flight : 1ull << 30; /* its most; beyond it refuses */
-		return 2 * in_flight + 2 * ((unit + 4095) & ~4095ull);
+		return vmsplice_ring_memory(size, fields, in_flight);
 	}
 	for (int k = 0; k < fields; k++)
 		per_slot += size / (uint64_t)fields + ((uint64_t)k < size % (uint64_t)fields);
