@@ -3,8 +3,13 @@
 holds the statistics both sides compute.
 
 * The sweep (``runner``) never imports the analysis, the analysis never imports the sweep,
-  and the run-directory format (``rundir``) imports neither; ``rundir`` is imported only by
-  the two sides (and tests); ``decision`` imports no package of this project.
+  and the run-directory format (``rundir``) imports neither; a run's format (``rundir``'s
+  records, plan, layout, verify, ...) is imported only by the two sides (and tests), every
+  other reader of a run going through one of them; ``decision`` imports no package of this
+  project. What any command may import from ``rundir`` is its file rules
+  (:data:`FILE_RULES`: where an output may be written and how, how an input file is read), the
+  one owner every command's output and input go through (scripts, ``bench/*``, the book's
+  build step ``notebooks/finalize.py``).
 * A notebook belongs to one side: the sweep notebook drives ``runner``; the analysis
   notebooks use ``analysis``; none uses both.
 * Every ``notebooks/*.ipynb`` is what jupytext makes of its percent-format ``.py`` source.
@@ -36,6 +41,31 @@ FORBIDDEN = {"runner": {"analysis"}, "analysis": {"runner"}, "rundir": {"runner"
              "decision": {"runner", "rundir", "analysis"}}
 
 
+#: the modules of ``rundir`` that are file rules, not the run's format: any command may
+#: import them (an output checked and written by :mod:`rundir.outpath` and
+#: :mod:`rundir.atomic`; an input file read bounded and regular by :mod:`rundir.utf8` and
+#: :mod:`rundir.inside`)
+FILE_RULES = {"rundir.outpath", "rundir.atomic", "rundir.utf8", "rundir.inside"}
+
+
+def rundir_modules(source: str) -> set[str]:
+    """The modules of ``rundir`` that ``source`` imports (``rundir`` itself when it imports the
+    package as a whole): ``from rundir import utf8`` and ``from rundir.utf8 import read`` both
+    import ``rundir.utf8``."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(".".join(a.name.split(".")[:2]) for a in node.names
+                         if a.name.split(".")[0] == "rundir")
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                and node.module.split(".")[0] == "rundir":
+            if node.module == "rundir":
+                found.update(f"rundir.{a.name}" for a in node.names)
+            else:
+                found.add(".".join(node.module.split(".")[:2]))
+    return found
+
+
 def imported_packages(source: str) -> set[str]:
     """Top-level names of every import in ``source`` (module level or inside functions)."""
     found: set[str] = set()
@@ -64,8 +94,9 @@ def violations(root: Path) -> list[str]:
         if rel.parts[0] in ("runner", "analysis", "rundir", "tests", "build", ".venv") \
                 or rel.parts[0].startswith("."):
             continue
-        if "rundir" in imported_packages(f.read_text()):
-            bad.append(f"{rel} imports rundir (only runner and analysis may)")
+        fmt = sorted(rundir_modules(f.read_text()) - FILE_RULES)
+        if fmt:
+            bad.append(f"{rel} imports {', '.join(fmt)} (only runner and analysis may)")
     return bad
 
 
@@ -81,12 +112,18 @@ def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
     (tmp_path / "runner" / "sweep.py").write_text("import analysis.stats as S\n")
     (tmp_path / "rundir" / "records.py").write_text("from runner.plan import Cell\n")
     (tmp_path / "notebooks" / "mixed.py").write_text("import runner\nfrom analysis import run\n")
-    (tmp_path / "notebooks" / "reader.py").write_text("from rundir import records\n")
+    (tmp_path / "notebooks" / "reader.py").write_text("from rundir import records, utf8\n")
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "tool.py").write_text(
+        "import rundir.inside\nfrom rundir import utf8\nfrom rundir.atomic import write_output\n"
+        "from rundir.outpath import output_file_problem\n")
+    (tmp_path / "scripts" / "plan.py").write_text("def f():\n    import rundir.planfile.x\n")
     found = violations(tmp_path)
     assert found == ["runner/sweep.py imports analysis", "analysis/load.py imports runner",
                      "rundir/records.py imports runner", "notebooks/mixed.py imports both "
-                     "runner and analysis", "notebooks/reader.py imports rundir (only runner "
-                     "and analysis may)"], found
+                     "runner and analysis", "notebooks/reader.py imports rundir.records (only "
+                     "runner and analysis may)", "scripts/plan.py imports rundir.planfile (only "
+                     "runner and analysis may)"], found
 
 
 # --- inside runner/: no import cycle, and the layers hold --------------------------------
