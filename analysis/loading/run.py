@@ -92,8 +92,8 @@ def _sum_or_none(values: Any) -> int | None:
 
 
 def _noise(prefix: str, side: dict[str, Any]) -> dict[str, Any]:
-    """The noise study's fields of one side (copybench records since issue 47; None in
-    older ones): the window's steadiness over its ten slices, the socket buffers at its edges
+    """The noise study's fields of one side (None in records of earlier versions of the
+    format, which lack them): the window's steadiness over its ten slices, the socket buffers at its edges
     (summed over the threads: the side's total buffering), the TCP retransmissions in it,
     the congestion window at its end (``tcpi_snd_cwnd``, segments, summed over the threads),
     and how many threads ended on another CPU than they started on."""

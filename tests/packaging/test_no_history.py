@@ -22,11 +22,6 @@ HISTORY = re.compile(r"\bissues?[ -]#?\d+|\b(?:until|since) 20\d\d-\d\d-\d\d|\(#
                      r"|\bdefects? \d+\b", re.IGNORECASE)
 #: tracked paths that are measurements, not the product
 NOT_SCANNED = (":!data/raw", ":!bench/results")
-#: files being edited elsewhere right now that still hold such references; each is skipped
-#: until its edit lands (then its entry goes, and this list ends empty)
-PENDING: frozenset[str] = frozenset({
-    "analysis/loading/run.py",
-})
 
 
 def history_hits(text: str) -> list[tuple[int, str]]:
@@ -63,8 +58,6 @@ def test_no_tracked_file_names_development_history() -> None:
     an issue's defect, or a dated change of the code (file:line of each hit)."""
     hits = []
     for rel in _tracked():
-        if rel in PENDING:
-            continue
         path = ROOT / rel
         if not path.is_file() or path.is_symlink():
             continue  # deleted in the work tree, or a link to what is scanned anyway
