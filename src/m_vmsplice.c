@@ -47,7 +47,7 @@
 /* an skb over each side's limit: 64 KiB GSO, 512 KiB with BIG TCP */
 #define VMS_SKB_OVERSHOOT (512u << 10)
 /* the most bytes in flight a ring is sized for (its memory: up to twice that) */
-#define VMS_INFLIGHT_MAX (1ull << 30)
+#define VMS_INFLIGHT_MAX VMSPLICE_INFLIGHT_MAX
 /* a unit spans at least 8 messages' worth of pages below this span (padding < 1/8) */
 #define VMS_UNIT_SPAN (64u << 10)
 
@@ -78,25 +78,44 @@ static uint64_t sysctl_max(const char *path)
 	return n == 3 ? max : 0;
 }
 
+uint64_t vmsplice_in_flight(uint64_t sndbuf, uint64_t pipe_cap, uint64_t *snd, uint64_t *rcv)
+{
+	uint64_t wmem = sysctl_max("/proc/sys/net/ipv4/tcp_wmem"), rmem = sysctl_max("/proc/sys/net/ipv4/tcp_rmem");
+	uint64_t s, r, in_flight;
+
+	if (!wmem || !rmem)
+		return 0;
+	/* the send buffer autotunes up to tcp_wmem[2] and the receiver's up to tcp_rmem[2];
+	 * a set SO_SNDBUF above them (--sockbuf) is the bound on both sides instead */
+	s = sndbuf > wmem ? sndbuf : wmem;
+	r = sndbuf > rmem ? sndbuf : rmem;
+	in_flight = s + r + pipe_cap + 2ull * VMS_SKB_OVERSHOOT;
+	if (snd)
+		*snd = s;
+	if (rcv)
+		*rcv = r;
+	return in_flight;
+}
+
 /* The bytes that can be in flight on the connection (see the top), into c->ring. */
 static int vms_bound(struct mctx *c, size_t pipe_cap)
 {
-	uint64_t wmem = sysctl_max("/proc/sys/net/ipv4/tcp_wmem"), rmem = sysctl_max("/proc/sys/net/ipv4/tcp_rmem");
 	int sndbuf = 0;
 	socklen_t len = sizeof(sndbuf);
+	uint64_t s = 0, r = 0;
 
-	if (!wmem || !rmem) {
-		err_set(c->err, "vmsplice: cannot read net.ipv4.tcp_wmem/tcp_rmem in /proc/sys: the bytes "
-				"that can be in flight, which size its ring, are unknown");
-		return -1;
-	}
 	if (getsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len)) {
 		err_sys(c->err, "vmsplice: getsockopt(SO_SNDBUF)");
 		return -1;
 	}
-	c->ring.sndbuf = (uint64_t)sndbuf > wmem ? (uint64_t)sndbuf : wmem;
-	c->ring.rcvbuf = (uint64_t)sndbuf > rmem ? (uint64_t)sndbuf : rmem;
-	c->ring.in_flight = c->ring.sndbuf + c->ring.rcvbuf + pipe_cap + 2ull * VMS_SKB_OVERSHOOT;
+	c->ring.in_flight = vmsplice_in_flight((uint64_t)sndbuf, pipe_cap, &s, &r);
+	if (!c->ring.in_flight) {
+		err_set(c->err, "vmsplice: cannot read net.ipv4.tcp_wmem/tcp_rmem in /proc/sys: the bytes "
+				"that can be in flight, which size its ring, are unknown");
+		return -1;
+	}
+	c->ring.sndbuf = s;
+	c->ring.rcvbuf = r;
 	if (c->ring.in_flight > VMS_INFLIGHT_MAX) {
 		err_set(c->err, "vmsplice: up to %llu MiB can be in flight on this connection (send buffer "
 				"%llu MiB, the receiver's up to %llu MiB): more than the %llu MiB its ring is "

@@ -100,6 +100,12 @@ struct method {
 /* vmsplice's ring memory for messages of `size` bytes in `fields` fields on a connection that
  * can hold `in_flight` bytes (m_vmsplice.c): at most 2 x in_flight plus two units of pages */
 uint64_t vmsplice_ring_memory(uint64_t size, int fields, uint64_t in_flight);
+/* The most bytes vmsplice's ring is sized for; a connection that can hold more is refused. */
+#define VMSPLICE_INFLIGHT_MAX (1ull << 30)
+/* The bytes that can be in flight on a connection whose send buffer is `sndbuf` (0: autotuned)
+ * through a pipe of `pipe_cap` bytes (m_vmsplice.c, its top); 0 when net.ipv4.tcp_wmem/tcp_rmem
+ * cannot be read. `snd` and `rcv` (may be NULL) get the send and receive buffers' bounds. */
+uint64_t vmsplice_in_flight(uint64_t sndbuf, uint64_t pipe_cap, uint64_t *snd, uint64_t *rcv);
 
 extern const struct method m_send, m_sendmsg, m_zerocopy, m_uring_zc, m_vmsplice,
 	m_read_write, m_mmap_write, m_sendfile, m_splice, m_splice2, m_copy_file_range;

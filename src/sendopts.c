@@ -209,20 +209,6 @@ static void check_sockbuf(const struct send_opts *o)
 	}
 }
 
-/* The third (maximum) value of net.ipv4.tcp_wmem or tcp_rmem; 0 when unreadable. */
-static uint64_t tcp_mem_max(const char *path)
-{
-	unsigned long long lo, def, max;
-	FILE *f = fopen(path, "re");
-	int n;
-
-	if (!f)
-		return 0;
-	n = fscanf(f, "%llu %llu %llu", &lo, &def, &max);
-	fclose(f);
-	return n == 3 ? max : 0;
-}
-
 /* What one connection's method allocates when it opens (its `open`), in bytes: a message
  * method's ring (msg_ring_alloc: `slots` messages of `fields` separately allocated fields,
  * plus one serialisation buffer of the message size), or a file method's user buffer. The
@@ -243,10 +229,12 @@ static uint64_t method_buffers(const struct method *m, uint64_t size, int fields
 	if (m->kinds & M_FILE_SOCK)
 		return m == &m_read_write ? RW_BUFFER : 0;
 	if (m == &m_vmsplice) {
-		uint64_t wmem = tcp_mem_max("/proc/sys/net/ipv4/tcp_wmem"), rmem = tcp_mem_max("/proc/sys/net/ipv4/tcp_rmem");
-		uint64_t in_flight = (sockbuf > wmem ? sockbuf : wmem) + (sockbuf > rmem ? sockbuf : rmem) + (2ull << 20);
+		/* its pipe holds at most 1 MiB (cpipe_open); past its ring's most the method
+		 * refuses at open, so the ring is never larger than at that most */
+		uint64_t in_flight = vmsplice_in_flight(sockbuf, 1ull << 20, NULL, NULL);
 
-		in_flight = in_flight < (1ull << 30) ? in_flight : 1ull << 30; /* its most; beyond it refuses */
+		if (in_flight > VMSPLICE_INFLIGHT_MAX)
+			in_flight = VMSPLICE_INFLIGHT_MAX;
 		return vmsplice_ring_memory(size, fields, in_flight);
 	}
 	for (int k = 0; k < fields; k++)
