@@ -48,6 +48,23 @@ def _fsync_dir(directory: Path) -> None:
 
 
 @contextmanager
+def _discarded_on_error(tmp: Path, path: Path) -> Iterator[None]:
+    """The block writes ``tmp`` and renames it over ``path``: when it fails (an interruption
+    too), ``tmp`` is removed, and an OSError about ``tmp`` (or about no file) names ``path``,
+    the file the user asked for."""
+    try:
+        yield
+    except OSError as exc:
+        _discard(tmp)
+        if exc.filename is None or Path(str(exc.filename)) == tmp:
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
+    except BaseException:
+        _discard(tmp)
+        raise
+
+
+@contextmanager
 def replacing(path: Path) -> Iterator[BinaryIO]:
     """A binary file to write ``path``'s new content into; it replaces ``path`` only when
     the block ends without an error."""
@@ -60,7 +77,7 @@ def replacing(path: Path) -> Iterator[BinaryIO]:
         raise OSError(errno.EEXIST, "exists and is not a regular file (a link, FIFO, device "
                       "or directory is never replaced)", str(path))
     tmp = _tmp_name(path)
-    try:
+    with _discarded_on_error(tmp, path):
         with open(tmp, "xb") as f:
             if mode is not None:  # the file replaced keeps its permissions
                 os.fchmod(f.fileno(), stat.S_IMODE(mode))
@@ -69,14 +86,6 @@ def replacing(path: Path) -> Iterator[BinaryIO]:
             os.fsync(f.fileno())
         os.replace(tmp, path)
         _fsync_dir(path.parent)
-    except OSError as exc:
-        _discard(tmp)
-        if exc.filename is None or Path(str(exc.filename)) == tmp:
-            raise OSError(exc.errno, exc.strerror, str(path)) from exc
-        raise
-    except BaseException:
-        _discard(tmp)
-        raise
 
 
 def write_bytes(path: Path, data: bytes) -> None:
@@ -139,7 +148,7 @@ def output(path: Path) -> Iterator[BinaryIO]:
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror, str(path)) from exc
     tmp = Path(name)
-    try:
+    with _discarded_on_error(tmp, path):
         with os.fdopen(fd, "wb") as f:
             os.fchmod(f.fileno(), mode if mode is not None else 0o666 & ~_umask())
             yield f
@@ -150,14 +159,6 @@ def output(path: Path) -> Iterator[BinaryIO]:
             raise problem
         os.replace(tmp, path)
         _fsync_dir(path.parent)
-    except OSError as exc:
-        _discard(tmp)
-        if exc.filename is None or Path(str(exc.filename)) == tmp:
-            raise OSError(exc.errno, exc.strerror, str(path)) from exc
-        raise
-    except BaseException:
-        _discard(tmp)
-        raise
 
 
 def write_output(path: Path, data: bytes | str) -> None:
