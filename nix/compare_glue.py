@@ -5,15 +5,29 @@ the one built with nixpkgs' versions (make compare-nix-book).
 
     python nix/compare_glue.py DIR_A DIR_B     (each a book/_generated/ directory)
 
+Each notebook is read as a bounded regular file (a link, FIFO or device is refused, never
+read); a directory that is missing, or a notebook that is not JSON, is one line, exit 2.
+
 Text values (text/plain, text/markdown, text/html) are compared exactly; images only by
 presence, since a different matplotlib renders different bytes. Prints each difference and
 exits 1 if any text value or glue name differs, 0 if all are the same.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from rundir import utf8  # noqa: E402  (the bounded regular-file reader)
+
+
+class BadNotebook(ValueError):
+    """A notebook that cannot be read: the message names it and why."""
+
 
 PREFIX = "application/papermill.record/"
 TEXT = ("text/plain", "text/markdown", "text/html")
@@ -22,9 +36,19 @@ TEXT = ("text/plain", "text/markdown", "text/html")
 def glue(directory: Path) -> dict[str, dict[str, str]]:
     """'notebook:name' -> {mime: value} for every glued output."""
     out: dict[str, dict[str, str]] = {}
+    if not directory.is_dir():
+        raise BadNotebook(f"{directory}: not a directory (give a book/_generated/ directory)")
     for path in sorted(directory.glob("*.ipynb")):
-        nb = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            nb = json.loads(utf8.read(path, inside=directory))
+        except (OSError, ValueError) as exc:
+            why = getattr(exc, "strerror", None) or exc
+            raise BadNotebook(f"{path}: cannot be read as a notebook ({why})") from None
+        if not isinstance(nb, dict) or not isinstance(nb.get("cells", []), list):
+            raise BadNotebook(f"{path}: not a notebook (a JSON object with a list of cells)")
         for cell in nb.get("cells", []):
+            if not isinstance(cell, dict):
+                raise BadNotebook(f"{path}: not a notebook (a cell that is not an object)")
             for output in cell.get("outputs", []):
                 name = output.get("metadata", {}).get("scrapbook", {}).get("name")
                 if name is None:
@@ -38,13 +62,25 @@ def glue(directory: Path) -> dict[str, dict[str, str]]:
     return out
 
 
-def main() -> int:
-    if len(sys.argv) != 3:
-        print(__doc__, file=sys.stderr)
+class _OneLine(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2 (not usage + error)
+        self.exit(2, f"compare_glue: {message} (usage: compare_glue.py DIR_A DIR_B)\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = _OneLine(prog="compare_glue.py", description=__doc__,
+                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dir_a", type=Path, help="a book/_generated/ directory")
+    ap.add_argument("dir_b", type=Path, help="another book/_generated/ directory")
+    args = ap.parse_args(argv)
+    try:
+        a, b = glue(args.dir_a), glue(args.dir_b)
+    except BadNotebook as exc:
+        print(f"compare_glue: {exc}", file=sys.stderr)
         return 2
-    a, b = (glue(Path(d)) for d in sys.argv[1:])
     if not a or not b:
-        print(f"compare_glue: no glued outputs in {sys.argv[1] if not a else sys.argv[2]}", file=sys.stderr)
+        print(f"compare_glue: no glued outputs in {args.dir_a if not a else args.dir_b}",
+              file=sys.stderr)
         return 2
     differ = 0
     for key in sorted(a.keys() | b.keys()):
