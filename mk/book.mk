@@ -48,28 +48,35 @@ REF ?= $(REFERENCE_RUN)
 # spaces. So recipes read these from their environment ("$$RUN"), paths are worked out by the
 # shell (realpath), and a sub-make is handed one on its command line with each '$' doubled
 # ($(call submake-arg,VAR)), since make expands '$' there.
-export RUN REF REFERENCE_RUN THRESHOLD CLAIMS_RUN
+# They go out under names of their own (RUN_PATH, ...), made here from RUN and the rest, so
+# a make started by a recipe's process (a test calling `make seal`) never takes an inherited
+# value for a RUN given by its user: its RUN is its own command line's or the default.
+RUN_PATH := $(RUN)
+REF_PATH := $(REF)
+REFERENCE_RUN_PATH := $(REFERENCE_RUN)
+THRESHOLD_ARG := $(THRESHOLD)
+export RUN_PATH REF_PATH REFERENCE_RUN_PATH THRESHOLD_ARG
 submake-arg = $${$(1)//\$$/\$$\$$}
 # the run's absolute path, as make's $(abspath) gives it (no link resolved)
-RUN_ABS_SH := realpath -ms -- "$$RUN"
+RUN_ABS_SH := realpath -ms -- "$$RUN_PATH"
 
 # RUN_CHECKED (environment): the run a parent make (book, pdf) checked already; its sub-make
 # skips the check
 book-check-run:
-	@if [ -n "$$RUN" ] && [ "$${RUN_CHECKED-}" = "$$RUN" ]; then exit 0; fi; \
-	if [ -z "$$RUN" ] && [ "$(origin RUN)" != file ]; then \
-	  echo "make book: RUN is empty; give a run directory (RUN=data/raw/<run-id>), or leave RUN out for the committed reference run ($${REFERENCE_RUN:-none})" >&2; exit 2; fi; \
-	if [ -z "$$RUN" ]; then \
+	@if [ -n "$$RUN_PATH" ] && [ "$${RUN_CHECKED-}" = "$$RUN_PATH" ]; then exit 0; fi; \
+	if [ -z "$$RUN_PATH" ] && [ "$(origin RUN)" != file ]; then \
+	  echo "make book: RUN is empty; give a run directory (RUN=data/raw/<run-id>), or leave RUN out for the committed reference run ($${REFERENCE_RUN_PATH:-none})" >&2; exit 2; fi; \
+	if [ -z "$$RUN_PATH" ]; then \
 	  echo "make book: no committed reference run under data/raw/; pass one: make book RUN=data/raw/<run-id> (or RUN=build/smoke-run after make smoke-run)" >&2; exit 2; fi; \
-	if [ ! -f "$$RUN/trials.jsonl" ] && [ ! -f "$$RUN/trials.jsonl.gz" ]; then \
-	  echo "make book: RUN=$$RUN has no trials.jsonl or trials.jsonl.gz (expected a run directory data/raw/<run-id>/)" >&2; exit 2; fi; \
-	$(PY) -m rundir check "$$RUN" $(if $(UNVERIFIED),--unverified) 2>&1 | sed 's/^rundir: /make book: /' >&2; exit $${PIPESTATUS[0]}
+	if [ ! -f "$$RUN_PATH/trials.jsonl" ] && [ ! -f "$$RUN_PATH/trials.jsonl.gz" ]; then \
+	  echo "make book: RUN=$$RUN_PATH has no trials.jsonl or trials.jsonl.gz (expected a run directory data/raw/<run-id>/)" >&2; exit 2; fi; \
+	$(PY) -m rundir check "$$RUN_PATH" $(if $(UNVERIFIED),--unverified) 2>&1 | sed 's/^rundir: /make book: /' >&2; exit $${PIPESTATUS[0]}
 
 BOOK_GEN_UNWRITABLE = { echo "make book: cannot write $(BOOK_GEN)/ (full, read-only or missing file system?); the run is untouched" >&2; rm -f $@; exit 1; }
 
 # Which run the generated notebooks came from: rewritten only when RUN changes.
 $(BOOK_GEN)/.run: _book-force
-	@run_abs=$$($(RUN_ABS_SH) 2>/dev/null) || run_abs=$$RUN; \
+	@run_abs=$$($(RUN_ABS_SH) 2>/dev/null) || run_abs=$$RUN_PATH; \
 	mkdir -p $(BOOK_GEN) 2>/dev/null && { printf '%s\n' "$$run_abs" | cmp -s - $@ || printf '%s\n' "$$run_abs" 2>/dev/null > $@; } \
 	  || $(BOOK_GEN_UNWRITABLE)
 
@@ -78,8 +85,8 @@ $(BOOK_GEN)/.run: _book-force
 # the files themselves as prerequisites: make's file lists split a path at its spaces.) After
 # .run, so that a file system that cannot take them says so once.
 $(BOOK_GEN)/.run-files: _book-force | $(BOOK_GEN)/.run
-	@shopt -s nullglob; list=$$(for f in "$$RUN"/trials.jsonl "$$RUN"/trials.jsonl.gz "$$RUN"/manifest.json \
-	    "$$RUN"/plan.json "$$RUN"/perf/*.json; do [ ! -e "$$f" ] || stat -L -c '%s %.9Y %n' -- "$$f"; done); \
+	@shopt -s nullglob; list=$$(for f in "$$RUN_PATH"/trials.jsonl "$$RUN_PATH"/trials.jsonl.gz "$$RUN_PATH"/manifest.json \
+	    "$$RUN_PATH"/plan.json "$$RUN_PATH"/perf/*.json; do [ ! -e "$$f" ] || stat -L -c '%s %.9Y %n' -- "$$f"; done); \
 	mkdir -p $(BOOK_GEN) 2>/dev/null && { printf '%s\n' "$$list" | cmp -s - $@ || printf '%s\n' "$$list" 2>/dev/null > $@; } \
 	  || $(BOOK_GEN_UNWRITABLE)
 
@@ -98,7 +105,7 @@ BOOK_WHY := /^papermill\.exceptions\.PapermillExecutionError:/ { cell = 1; why =
 # Its log goes to a temporary file; a failure is one line (the notebook, the run, the error
 # the notebook raised, e.g. a corrupt record's file and line) and the log is kept in build/.
 $(BOOK_GEN)/%.ipynb: notebooks/%.ipynb notebooks/finalize.py $(BOOK_GEN)/.run $(BOOK_GEN)/.run-files $(ANALYSIS_PY) | setup book-check-run
-	@echo "papermill $< (run_dir=$$RUN)"
+	@echo "papermill $< (run_dir=$$RUN_PATH)"
 	@log=$$(mktemp); run_abs=$$($(RUN_ABS_SH)); \
 	COPYBENCH_NOTEBOOK=$* COPYBENCH_FIGDATA="$(CURDIR)/$(BOOK_GEN)/figdata" \
 	$(PY) -m papermill "$<" "$(BOOK_GEN)/$*.tmp.ipynb" -p run_dir "$$run_abs" \
@@ -109,7 +116,7 @@ $(BOOK_GEN)/%.ipynb: notebooks/%.ipynb notebooks/finalize.py $(BOOK_GEN)/.run $(
 	  || { rm -f "$(BOOK_GEN)/$*.tmp.ipynb"; \
 	       why=$$(sed 's/\x1b\[[0-9;]*m//g' "$$log" | LC_ALL=C awk '$(BOOK_WHY)'); \
 	       keep=build/book-logs/$*.log; mkdir -p build/book-logs 2>/dev/null && cp "$$log" "$$keep" 2>/dev/null || keep="$$log"; \
-	       echo "make book: notebook $* failed on $$RUN: $${why:-see the log} (log: $$keep)" >&2; exit 1; }
+	       echo "make book: notebook $* failed on $$RUN_PATH: $${why:-see the log} (log: $$keep)" >&2; exit 1; }
 
 # the fidelity chapter reads the harness-fidelity bench's committed measurements
 $(BOOK_GEN)/fidelity.ipynb: $(wildcard bench/results/fidelity-*.json)
@@ -134,9 +141,9 @@ $(BOOK_STAMP): $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb) $(BOOK_SOURCES)
 # notebooks run two at a time (they are independent; the machine has 2 CPUs)
 # the sub-make's own "*** Error" lines are dropped: each failure has said what failed
 book: setup book-check-run
-	@set -o pipefail; { RUN_CHECKED=$$RUN $(MAKE) -j2 --no-print-directory $(BOOK_STAMP) SETUP_DONE=1 2>&1 1>&3 3>&- \
+	@set -o pipefail; { RUN_CHECKED=$$RUN_PATH $(MAKE) -j2 --no-print-directory $(BOOK_STAMP) SETUP_DONE=1 2>&1 1>&3 3>&- \
 	  | { grep -v '^make.*\*\*\*' || true; } >&2; } 3>&1
-	@echo "book (run $$RUN): $(CURDIR)/$(BOOK_HTML)/index.html"
+	@echo "book (run $$RUN_PATH): $(CURDIR)/$(BOOK_HTML)/index.html"
 
 $(BOOK_PDF): $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb) $(BOOK_SOURCES)
 	@command -v pdflatex >/dev/null && command -v latexmk >/dev/null || { \
@@ -149,14 +156,14 @@ $(BOOK_PDF): $(BOOK_NOTEBOOKS:%=$(BOOK_GEN)/%.ipynb) $(BOOK_SOURCES)
 	  echo "make pdf: warning: undefined references in the final LaTeX pass: $$(grep -c 'undefined on input' $$log) (see $$log)" >&2; fi
 
 pdf: setup book-check-run
-	@RUN_CHECKED=$$RUN $(MAKE) -j2 --no-print-directory $(BOOK_PDF) SETUP_DONE=1
-	@echo "pdf (run $$RUN): $(CURDIR)/$(BOOK_PDF)"
+	@RUN_CHECKED=$$RUN_PATH $(MAKE) -j2 --no-print-directory $(BOOK_PDF) SETUP_DONE=1
+	@echo "pdf (run $$RUN_PATH): $(CURDIR)/$(BOOK_PDF)"
 
 # setup, build, a quick sweep into a new run directory (executed as the sweep notebook, kept
 # in the run as sweep.ipynb), then notebooks and book. RUN=DIR (on the command line or in the
 # environment, as `nix run .#reproduce -- RUN=DIR` passes it) names the new run's directory.
 reproduce: setup build
-	@if [ -n "$(filter command line environment,$(origin RUN))" ]; then run=$$RUN; \
+	@if [ -n "$(filter command line environment,$(origin RUN))" ]; then run=$$RUN_PATH; \
 	else run=data/raw/$$(date -u +%Y%m%dT%H%M%SZ)-quick; fi; \
 	$(PY) -m runner notebook --profile quick --run-dir "$$run" && \
 	$(MAKE) --no-print-directory book RUN="$(call submake-arg,run)" && \
@@ -171,26 +178,28 @@ reproduce: setup build
 # failed; it stops at once instead, in one line that says how to provide them.
 # CLAIMS_RUN=DIR: the new run's directory (default data/raw/<time>-claims)
 CLAIMS_RUN ?=
+CLAIMS_RUN_PATH := $(CLAIMS_RUN)
+export CLAIMS_RUN_PATH
 .PHONY: claims
 claims: ARCHIVES_FOR := claims
 claims: originals-archives setup build
 	@arch=(); [ -z "$$ORIGINALS_ARCHIVES" ] || arch=(--archives "$$(realpath -ms -- "$$ORIGINALS_ARCHIVES")"); \
 	err=$$($(PY) -m runner originals fetch "$${arch[@]}" 2>&1 >/dev/null) \
 	  || { echo "make claims: the reports' own programs cannot be had ($$(printf '%s\n' "$$err" | tail -n 1 | sed -e 's/^python -m runner originals: //' -e 's/; without GitHub.*//')); give their archives: make claims ORIGINALS_ARCHIVES=DIR (a directory of <owner>+<repo>-<commit>.tar.gz, as ../shared/seed-repos), or run it where github.com can be reached; nothing was run" >&2; exit 2; }
-	@run=$${CLAIMS_RUN:-data/raw/$$(date -u +%Y%m%dT%H%M%SZ)-claims}; \
+	@run=$${CLAIMS_RUN_PATH:-data/raw/$$(date -u +%Y%m%dT%H%M%SZ)-claims}; \
 	[ -z "$$ORIGINALS_ARCHIVES" ] || export COPYBENCH_ORIGINALS_ARCHIVES=$$(realpath -ms -- "$$ORIGINALS_ARCHIVES"); \
 	$(PY) -m runner notebook --profile claims --run-dir "$$run" && \
 	$(MAKE) --no-print-directory book RUN="$(call submake-arg,run)" && \
 	$(MAKE) --no-print-directory compare RUN="$(call submake-arg,run)" && \
-	echo "claims: run $$run; book at $(CURDIR)/$(BOOK_HTML)/index.html; compare at $(CURDIR)/build/compare/$$(basename -- "$$run")-vs-$$(basename -- "$$REF")/compare.html"
+	echo "claims: run $$run; book at $(CURDIR)/$(BOOK_HTML)/index.html; compare at $(CURDIR)/build/compare/$$(basename -- "$$run")-vs-$$(basename -- "$$REF_PATH")/compare.html"
 
 THRESHOLD ?=
 compare: setup
 	@if [ "$(origin RUN)" = "file" ]; then \
 	  echo "make compare: RUN is required: make compare RUN=data/raw/<run-id> [REF=data/raw/<reference-id>] [THRESHOLD=<t>]" >&2; exit 2; fi
-	@if [ -z "$$REF" ]; then \
+	@if [ -z "$$REF_PATH" ]; then \
 	  echo "make compare: no committed reference run under data/raw/; pass REF=data/raw/<run-id>" >&2; exit 2; fi
-	@$(PY) -m analysis.compare_report "$$RUN" "$$REF" $${THRESHOLD:+--threshold "$$THRESHOLD"} $(if $(UNVERIFIED),--unverified)
+	@$(PY) -m analysis.compare_report "$$RUN_PATH" "$$REF_PATH" $${THRESHOLD_ARG:+--threshold "$$THRESHOLD_ARG"} $(if $(UNVERIFIED),--unverified)
 
 # The notebooks' sources are notebooks/*.py (percent format); the .ipynb beside each is
 # generated by jupytext and stored without outputs (test-layout checks they match).
@@ -223,7 +232,7 @@ test-book: setup smoke-run
 	$(MAKE) --no-print-directory book RUN=build/smoke-run
 	COPYBENCH_BOOK_RUN=build/smoke-run $(PYTEST) -m "book and not (reference or browser or pdf)" tests
 	$(MAKE) --no-print-directory compare RUN=build/smoke-run
-	COPYBENCH_COMPARE_REPORT="build/compare/smoke-run-vs-$$(basename -- "$$REF")" \
+	COPYBENCH_COMPARE_REPORT="build/compare/smoke-run-vs-$$(basename -- "$$REF_PATH")" \
 	  $(PYTEST) -m compare_report tests
 
 test: test-py test-book
@@ -231,25 +240,25 @@ test: test-py test-book
 # --- the book from the committed reference run (make test-slow; .ci/run runs it after make test)
 .PHONY: book-reference test-figures test-browser test-pdf test-slow
 book-reference: setup
-	@if [ -z "$$REFERENCE_RUN" ]; then echo "no committed reference run under data/raw/" >&2; exit 2; fi
-	$(MAKE) --no-print-directory book RUN="$(call submake-arg,REFERENCE_RUN)"
+	@if [ -z "$$REFERENCE_RUN_PATH" ]; then echo "no committed reference run under data/raw/" >&2; exit 2; fi
+	$(MAKE) --no-print-directory book RUN="$(call submake-arg,REFERENCE_RUN_PATH)"
 
 # every figure against the data it claims to show (book/_generated/figdata/*.check.json),
 # every figure's data CSV beside it, and the HTML checks of test-book, on the reference run
 test-figures: book-reference
-	COPYBENCH_BOOK_RUN="$$REFERENCE_RUN" $(PYTEST) -m "book and not (browser or pdf)" tests
+	COPYBENCH_BOOK_RUN="$$REFERENCE_RUN_PATH" $(PYTEST) -m "book and not (browser or pdf)" tests
 
 # headless Chromium (Debian's chromium + chromium-driver, via selenium) opens every page:
 # images load, internal links resolve, no glue key, Python error or raw LaTeX shows;
 # screenshots in book/_build/screenshots/
 test-browser: book-reference
-	COPYBENCH_BOOK_RUN="$$REFERENCE_RUN" $(PYTEST) -m "book and browser" tests
+	COPYBENCH_BOOK_RUN="$$REFERENCE_RUN_PATH" $(PYTEST) -m "book and browser" tests
 
 # the PDF of the reference run's book: title page and abstract before the contents, the
 # verdict table whole (tests/book/test_pdf.py, with pdftotext)
 test-pdf: book-reference
-	$(MAKE) --no-print-directory pdf RUN="$(call submake-arg,REFERENCE_RUN)"
-	COPYBENCH_BOOK_RUN="$$REFERENCE_RUN" $(PYTEST) -m "book and pdf" tests
+	$(MAKE) --no-print-directory pdf RUN="$(call submake-arg,REFERENCE_RUN_PATH)"
+	COPYBENCH_BOOK_RUN="$$REFERENCE_RUN_PATH" $(PYTEST) -m "book and pdf" tests
 
 test-slow: test-figures test-browser test-pdf test-reference
 	@echo "make test-slow: the reference run's book passed the figure, browser and PDF checks"

@@ -20,22 +20,23 @@ endif
 # make verify [RUN=data/raw/<run-id>]: hashes (SHA256SUMS) + schema of every record;
 # default: the committed reference run.
 verify: setup
-	@$(PY) -m rundir verify "$$RUN"
+	@$(PY) -m rundir verify "$$RUN_PATH"
 
 # make seal RUN=data/raw/<run-id>: write RUN/SHA256SUMS over every file of the run. A run
 # that is not finished (trials of its plan missing, its last session interrupted) is refused
 # unless FINAL=1; a run another process is writing is refused. A sealed run that changed
 # since is refused, naming the files, unless RESEAL='<reason>' (recorded in reseals.json).
 # RESEAL, like RUN, reaches the recipe through its environment (a reason is text, not code)
-export RESEAL
+RESEAL_REASON := $(RESEAL)
+export RESEAL_REASON
 seal: setup
-	@$(PY) -m rundir seal "$$RUN" $(if $(FINAL),--final) $${RESEAL:+--reseal "$$RESEAL"}
+	@$(PY) -m rundir seal "$$RUN_PATH" $(if $(FINAL),--final) $${RESEAL_REASON:+--reseal "$$RESEAL_REASON"}
 
 # make pack RUN=data/raw/<run-id>: before committing a finished run: verify it, gzip its
 # trials.jsonl to trials.jsonl.gz (reproducibly), re-seal. Packed runs verify and analyse
 # the same way; they cannot be resumed, so an unfinished run is refused unless FINAL=1.
 pack: setup
-	@$(PY) -m rundir pack "$$RUN" $(if $(FINAL),--final)
+	@$(PY) -m rundir pack "$$RUN_PATH" $(if $(FINAL),--final)
 
 # Flake parse/lock/attribute checks (skipped with a printed reason where Nix is missing),
 # CITATION.cff validation, and rundir (seal/verify/pack) on generated runs.

@@ -50,15 +50,15 @@ define copy-tree
 	  | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C $(1); fi
 endef
 test-nix-book: $(NIXPKGS_VENV)/.stamp
-	@if [ -z "$$REFERENCE_RUN" ]; then echo "test-nix-book: no committed reference run" >&2; exit 2; fi
+	@if [ -z "$$REFERENCE_RUN_PATH" ]; then echo "test-nix-book: no committed reference run" >&2; exit 2; fi
 	$(call copy-tree,$(NIX_BOOK_TREE))
 	cd $(NIX_BOOK_TREE) && PYTHONPATH=$(CURDIR)/$(NIX_BOOK_TREE) $(MAKE) --no-print-directory book \
-	  COPYBENCH_NIX=1 RUN="$(call submake-arg,REFERENCE_RUN)" \
+	  COPYBENCH_NIX=1 RUN="$(call submake-arg,REFERENCE_RUN_PATH)" \
 	  PY=$(CURDIR)/$(NIXPKGS_VENV)/bin/python JB=$(CURDIR)/$(NIXPKGS_VENV)/bin/jupyter-book
 	test -s $(NIX_BOOK_TREE)/book/_build/html/index.html
 	@# every chapter, figure and claim verdict, as test-book checks the pip path's book (the
 	@# notebook-source check is test-layout's business and needs no second toolchain)
-	cd $(NIX_BOOK_TREE) && COPYBENCH_BOOK_RUN="$$REFERENCE_RUN" PYTHONPATH=$(CURDIR)/$(NIX_BOOK_TREE) \
+	cd $(NIX_BOOK_TREE) && COPYBENCH_BOOK_RUN="$$REFERENCE_RUN_PATH" PYTHONPATH=$(CURDIR)/$(NIX_BOOK_TREE) \
 	  $(CURDIR)/$(NIXPKGS_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/book/test_book.py \
 	  --deselect tests/book/test_book.py::test_notebook_sources_in_sync_and_without_outputs
 	@$(NIXPKGS_VENV)/bin/python -c 'import sys, sphinx, myst_nb, myst_parser, jupyter_book, pandas, numpy, matplotlib; print(f"test-nix-book: ok: book built with python {sys.version.split()[0]}, sphinx {sphinx.__version__}, jupyter-book {jupyter_book.__version__}, myst-nb {myst_nb.__version__}, myst-parser {myst_parser.__version__}, pandas {pandas.__version__}, numpy {numpy.__version__}, matplotlib {matplotlib.__version__}: $(NIX_BOOK_TREE)/book/_build/html/index.html")'
@@ -73,7 +73,7 @@ compare-nix-book: test-nix-book setup
 	tar -C $(NIX_BOOK_TREE) --exclude=./book/_build --exclude=./book/_generated --exclude=./build \
 	  -cf - . | tar -xf - -C $(PIP_BOOK_TREE)
 	cd $(PIP_BOOK_TREE) && PYTHONPATH=$(CURDIR)/$(PIP_BOOK_TREE) $(MAKE) --no-print-directory book \
-	  COPYBENCH_NIX=1 RUN="$(call submake-arg,REFERENCE_RUN)" PY=$(CURDIR)/.venv/bin/python JB=$(CURDIR)/.venv/bin/jupyter-book
+	  COPYBENCH_NIX=1 RUN="$(call submake-arg,REFERENCE_RUN_PATH)" PY=$(CURDIR)/.venv/bin/python JB=$(CURDIR)/.venv/bin/jupyter-book
 	$(PY) nix/compare_glue.py $(PIP_BOOK_TREE)/book/_generated $(NIX_BOOK_TREE)/book/_generated
 
 test-c-hardened:

@@ -299,10 +299,10 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, cli: Callable[..., Ran
         if '"share_time"' not in line))
     torn = tmp_path / "torn"
     torn.mkdir()
-    (torn / "trials.jsonl").write_text("{}\nnot json\n")
+    (torn / "trials.jsonl").write_text("not json\n")
     cases = {(tmp_path / "absent", "--criteria"): "not a run directory",
              (tmp_path, "--criteria"): "no trials.jsonl",
-             (torn, "--criteria"): "trials.jsonl:2: not a JSON record",
+             (torn, "--criteria"): "trials.jsonl:1: not a JSON record",
              (today_only, "--criteria"): "no comparison measured under both designs",
              (good, "--criteria", broken): "[equivalence] has unknown key(s) margins",
              (good, "--criteria", tmp_path / "none.toml"): "cannot read the criteria file"}
