@@ -22,6 +22,10 @@ import pytest
 
 from conftest import ROOT
 
+#: too slow for make test (every run-reading command on every damaged run: about 40 processes
+#: that load the analysis stack): make test-slow runs it
+pytestmark = pytest.mark.slow
+
 PY = sys.executable
 
 

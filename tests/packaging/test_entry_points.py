@@ -39,6 +39,10 @@ import pytest
 
 from conftest import ROOT
 
+#: too slow for make test (every entry point started as a process, about 120 of them):
+#: make test-slow runs it
+pytestmark = pytest.mark.slow
+
 PY = sys.executable
 #: a case that hangs (a FIFO read, a measurement begun) fails instead of stalling the suite
 TIMEOUT_S = 90

@@ -29,6 +29,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
+#: too slow for make test (real make, rundir and papermill in a scratch repository per case):
+#: make test-slow runs it
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 PILOT = ROOT / "data" / "raw" / "20261123T060913Z-pilot"
 #: make's own closing line of a failed target: not one of ours
@@ -45,6 +49,7 @@ HOSTILE = {
 PROBE_SOURCE = """\
 import os
 from pathlib import Path
+
 Path(os.environ["PROBE_OUT"]).write_text(run_dir, encoding="utf-8")
 if os.environ.get("PROBE_LOAD"):
     from analysis.loading.run import load_run
