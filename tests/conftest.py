@@ -28,10 +28,12 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
 import pytest
 
@@ -297,3 +299,26 @@ def tree_digest(d: Path) -> dict[str, str]:
     has the same digest."""
     return {p.relative_to(d).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+@contextmanager
+def running_sink(copybench: Path, cpu: int | None = None,
+                 nice: int = 0) -> Iterator[tuple["subprocess.Popen[str]", int]]:
+    """A copybench sink on 127.0.0.1 (a free port; pinned to ``cpu`` when given; at ``nice``): its process
+    and the port it listens on (its first stdout line); stopped with SIGTERM (then SIGKILL
+    after 10 s) when the block ends."""
+    pin = [] if cpu is None else ["--cpus", str(cpu)]
+    p = subprocess.Popen([str(copybench), "sink", "--bind", "127.0.0.1", "--port", "0", *pin],
+                         stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True,
+                         preexec_fn=(lambda: os.nice(nice)) if nice else None)
+    try:
+        assert p.stdout is not None
+        yield p, json.loads(p.stdout.readline())["port"]
+    finally:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXIT_WINDOW_MISSED, until_window_met
+from conftest import EXIT_WINDOW_MISSED, running_sink, until_window_met
 
 QUICK = ["--duration", "0.05", "--warmup", "0.02"]
 FILE_METHODS = ["read-write", "sendfile", "splice", "splice2", "copy_file_range"]
@@ -174,19 +174,8 @@ def test_failed_trial_keeps_a_file_it_did_not_create(copybench: Path, tmp_path: 
 
 @pytest.fixture
 def sink(copybench: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
-    p = subprocess.Popen([str(copybench), "sink", "--bind", "127.0.0.1", "--port", "0"],
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                         stdin=subprocess.DEVNULL, text=True)
-    try:
-        assert p.stdout is not None
-        yield p, json.loads(p.stdout.readline())["port"]
-    finally:
-        p.send_signal(signal.SIGTERM)
-        try:
-            p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+    with running_sink(copybench) as got:
+        yield got
 
 
 def test_file_that_shrinks_under_mmap_write(copybench: Path, tmp_path: Path,

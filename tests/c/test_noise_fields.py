@@ -14,7 +14,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from conftest import EXIT_WINDOW_MISSED, until_window_met
+from conftest import EXIT_WINDOW_MISSED, running_sink, until_window_met
 from rundir import verify as v
 
 SINK_CPU = 1 if (os.cpu_count() or 1) > 1 else 0
@@ -34,20 +33,8 @@ EDGES = ("cpu_start", "cpu_end", "sndbuf_start", "sndbuf_end", "rcvbuf_start", "
 
 @pytest.fixture(scope="module")
 def port(copybench: Path) -> Iterator[int]:
-    p = subprocess.Popen([str(copybench), "sink", "--bind", "127.0.0.1", "--port", "0",
-                          "--cpus", str(SINK_CPU)],
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                         stdin=subprocess.DEVNULL, text=True)
-    try:
-        assert p.stdout is not None
-        yield json.loads(p.stdout.readline())["port"]
-    finally:
-        p.send_signal(signal.SIGTERM)
-        try:
-            p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+    with running_sink(copybench, SINK_CPU) as (_, sink_port):
+        yield sink_port
 
 
 def trial(copybench: Path, *args: str) -> dict[str, Any]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from conftest import EXIT_WINDOW_MISSED, until_window_met
+from conftest import EXIT_WINDOW_MISSED, running_sink, until_window_met
 from test_noise_fields import schema_problems, wrapped
 
 TRIALS = 12
@@ -35,19 +34,8 @@ def sysctl_max(name: str) -> int:
 @pytest.fixture(scope="module")
 def niced_sink(copybench: Path) -> Iterator[int]:
     """A sink on CPU 0 at nice 19 (the sender shares CPU 0 and comes first)."""
-    p = subprocess.Popen([str(copybench), "sink", "--bind", "127.0.0.1", "--port", "0",
-                          "--cpus", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                         stdin=subprocess.DEVNULL, text=True, preexec_fn=lambda: os.nice(19))
-    try:
-        assert p.stdout is not None
-        yield json.loads(p.stdout.readline())["port"]
-    finally:
-        p.send_signal(signal.SIGTERM)
-        try:
-            p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+    with running_sink(copybench, 0, nice=19) as (_, port):
+        yield port
 
 
 def vmsplice_trial(copybench: Path, port: int, size: int, duration: str) -> dict[str, Any]:
