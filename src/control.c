@@ -95,6 +95,8 @@ int session_format(const struct session *s, char *buf, size_t len)
 	/* optional, so a sink older than it still understands every other greeting */
 	if (s->sockbuf && n >= 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " sockbuf=%llu", (unsigned long long)s->sockbuf);
+	if (s->recv_size && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " recv=%llu", (unsigned long long)s->recv_size);
 	return n;
 }
 
@@ -175,6 +177,8 @@ int session_parse(const char *line, struct session *s, char *why, size_t len)
 			s->counters = v, seen |= 256;
 		else if (!strcmp(tok, "sockbuf") && num(eq, 4096, 1 << 30, &n))
 			s->sockbuf = n; /* optional: --sockbuf */
+		else if (!strcmp(tok, "recv") && num(eq, RECV_SIZE_MIN, RECV_SIZE_MAX, &n))
+			s->recv_size = n; /* optional: --recv-size */
 		else if (!strcmp(tok, "token") && token_valid(eq))
 			strcpy(s->token, eq); /* optional: only in runner-token mode */
 		else

@@ -25,6 +25,11 @@
 #define TOKEN_MAX 128
 #define CTL_HEARTBEAT_MS 2000
 #define CTL_HEARTBEAT_LIMIT_MS 8000
+/* A TCP stream receiver's bytes per recv(): the default, and the range of --recv-size (send
+ * and sink) and of the greeting's recv=N */
+#define RECV_SIZE_DEFAULT (64u << 10)
+#define RECV_SIZE_MIN 4096
+#define RECV_SIZE_MAX (64u << 20)
 
 struct ctl {
 	int fd;
@@ -48,6 +53,8 @@ struct session {
 	uint64_t seed;
 	int counters;     /* enum counter_set */
 	uint64_t sockbuf; /* the sink's fixed SO_RCVBUF (greeting's optional sockbuf=N); 0: autotuned */
+	uint64_t recv_size; /* a TCP stream receiver's bytes per recv() (greeting's optional
+			     * recv=N, send --recv-size); 0: the sink's --recv-size */
 	char token[TOKEN_MAX + 1]; /* "" unless the greeting carried token= (runner-token mode) */
 };
 

@@ -558,7 +558,8 @@ static int send_handshake(struct send_run *run)
 	const struct send_opts *o = &run->o;
 	struct session ss = { .proto = o->proto, .mode = o->mode, .threads = o->conns, .size = o->t.size,
 			      .record = run->pat->record, .stamped = run->pat->stamped, .verify = o->t.verify,
-			      .seed = o->t.seed, .counters = o->t.counters, .sockbuf = o->sockbuf };
+			      .seed = o->t.seed, .counters = o->t.counters, .sockbuf = o->sockbuf,
+			      .recv_size = o->recv_size };
 	char hello[512], line[256];
 	size_t hl;
 	int rc;

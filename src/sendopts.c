@@ -31,6 +31,10 @@ static const struct optdef send_optdefs[] = {
 	  .min = 4096, .max = 1 << 30,
 	  .help = "fix both ends' socket buffers (sender SO_SNDBUF, sink SO_RCVBUF) at\n"
 		  "BYTES, which turns TCP's buffer autotuning off (default: autotuned)" },
+	{ .name = "recv-size", .arg = "BYTES", .kind = OPT_SIZE, .at = SEND_AT(recv_size, uint64_t),
+	  .min = RECV_SIZE_MIN, .max = RECV_SIZE_MAX,
+	  .help = "the sink's bytes per recv() on each TCP stream connection (4K to 64M;\n"
+		  "default: the sink's --recv-size, 64K); the record's receiver.recv_size" },
 	{ .name = "alternate", .arg = "M", .kind = OPT_STRING, .at = SEND_AT(alternate, const char *),
 	  .help = "switch to method M in the odd slices of the window and back in the\n"
 		  "even ones (the same connection and threads): send, sendmsg or\n"
@@ -322,6 +326,9 @@ void send_parse(int argc, char **argv, struct send_opts *o)
 	if (o->sockbuf && o->proto != PROTO_TCP)
 		die_usage("--sockbuf: only with --protocol tcp (a UDP socket's buffer is not autotuned)");
 	check_sockbuf(o);
+	if (o->recv_size && (o->proto != PROTO_TCP || o->mode != MODE_STREAM))
+		die_usage("--recv-size: only with --protocol tcp --mode stream (a datagram or an echo is "
+			  "received whole)");
 	check_no_sink(o);
 	check_file(o);
 	check_alternate(o);

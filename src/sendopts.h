@@ -17,6 +17,7 @@ struct send_opts {
 	bool no_sink;
 	double grace;              /* --grace: how long after the window the sender waits (s) */
 	uint64_t sockbuf;          /* --sockbuf: fixed SO_SNDBUF/SO_RCVBUF (bytes); 0: the kernel autotunes */
+	uint64_t recv_size;        /* --recv-size: the sink's bytes per recv() (greeting recv=N); 0: the sink's own */
 	const char *alternate;     /* --alternate: the second method, sent in the odd slices; NULL: none */
 	const struct method *alt;  /* its method (send_parse) */
 	const char *share_time;    /* --share-time: the second connection's method; NULL: none */

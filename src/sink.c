@@ -38,16 +38,19 @@
 #define SINK_INTERFERENCE_CPUS 16
 /* ... and its threads' CPUs and sockets at the window's edges for at most this many threads */
 #define SINK_LIST_THREADS 16
-/* A TCP stream receiver asks for at most this much per recv(). tcp_recvmsg() keeps copying
- * while segments are queued (and while the backlog that arrived during its copy is processed),
- * so a larger buffer is filled in one call when the receiver is behind; the kernel's copy
- * into a destination that size no longer stays in this core's L2 (512 KiB here, with the
- * skb data read beside it) and costs more per byte, so the receiver falls further behind.
- * Measured (loopback cross-core, 256 KiB messages, AMD EPYC VM): with 256 KiB calls the
+/* A TCP stream receiver asks for at most --recv-size bytes per recv() (the session's: send
+ * --recv-size in the greeting, else the sink's; RECV_SIZE_DEFAULT, 64 KiB). tcp_recvmsg()
+ * keeps copying while segments are queued (and while the backlog that arrived during its copy
+ * is processed), so a larger buffer is filled in one call when the receiver is behind; the
+ * kernel's copy into a destination that size no longer stays in this core's L2 (512 KiB here,
+ * with the skb data read beside it) and costs more per byte, so the receiver falls further
+ * behind. Measured (loopback cross-core, 256 KiB messages, AMD EPYC VM): with 256 KiB calls the
  * receiver read ~220 KiB per call at 0.49-0.58 CPU-s/GB and capped the stream at 0.57-0.75x
  * iperf3; with 64 KiB calls it reads ~57 KiB per call at 0.21 CPU-s/GB, as iperf3's receiver
- * (0.20-0.21, ~31 KiB per read). 64 KiB is also the largest skb loopback hands over. */
-#define RECV_BUFFER (64u << 10)
+ * (0.20-0.21, ~31 KiB per read). 64 KiB is also the largest skb loopback hands over. Since the
+ * receiver's cost per byte depends on it, a comparison whose sender is not the bottleneck
+ * measures the receiver: the runner can measure a claim under several sizes (the record's
+ * receiver.recv_size says which). */
 /* Control connections waiting for their greeting at once, at most. One more evicts the one
  * waiting longest: a sender greets within a round trip of connecting, so only a client still
  * silent while this many others connected after it loses its place. 64 x 16 KiB of line
@@ -77,6 +80,8 @@ struct sink_opts {
 	const char *peer;           /* --peer: the only address served (numeric, normalized) */
 	char peer_norm[INET6_ADDRSTRLEN];
 	double idle_s;              /* --idle-timeout: exit when no session began for this long */
+	uint64_t recv_size;         /* --recv-size: a TCP stream receiver's bytes per recv() when
+				     * the sender's greeting does not say (recv=N) */
 	int lfd;                    /* the control listener */
 	bool lifeline_gone;         /* stdin closed: the runner (or its ssh) is gone */
 	unsigned long refused, sessions;
@@ -125,23 +130,36 @@ static const struct optdef sink_optdefs[] = {
 	  .help = "serve only connections from ADDR (refuse and count the others)" },
 	{ .name = "idle-timeout", .arg = "S", .kind = OPT_SECONDS, .at = SINK_AT(idle_s, double),
 	  .min = 0.1, .max = 86400, .help = "exit when no session began within S seconds" },
+	{ .name = "recv-size", .arg = "BYTES", .kind = OPT_SIZE, .at = SINK_AT(recv_size, uint64_t),
+	  .min = RECV_SIZE_MIN, .max = RECV_SIZE_MAX,
+	  .help = "bytes a TCP stream receiver asks for per recv() (default 64K; 4K to\n"
+		  "64M) when the sender does not say (send --recv-size)" },
 	OPT_HELP_ROW,
 	{ 0 },
 };
 
 static const struct optcmd sink_cmd = {
 	.name = "sink",
-	.synopsis = "usage: copybench sink [--port 5201] [--bind ADDR] [--cpus LIST] [--once]\n"
+	.synopsis = "usage: copybench sink [--port 5201] [--bind ADDR] [--cpus LIST] [--once] [--recv-size 64K]\n"
 		    "  Receives for `copybench send`. Prints {\"event\":\"ready\",\"port\":P} on stdout when\n"
 		    "  listening, then serves sessions until SIGINT/SIGTERM.\n",
 	.opts = sink_optdefs,
 };
 
+/* The most bytes one recv() of the session's receivers asks for: a TCP stream's --recv-size;
+ * a datagram's size and one more (a longer one shows as too long); a TCP echo's message. */
+static size_t recv_cap(const struct session *ss)
+{
+	if (ss->proto == PROTO_UDP)
+		return (size_t)ss->size + 1;
+	return ss->mode == MODE_PINGPONG ? (size_t)ss->size : (size_t)ss->recv_size;
+}
+
 static void *receiver_main(void *arg)
 {
 	struct receiver *r = arg;
 	const struct session *ss = r->ss;
-	size_t cap = ss->mode == MODE_PINGPONG || ss->proto == PROTO_UDP ? (size_t)ss->size + 1 : RECV_BUFFER;
+	size_t cap = ss->mode == MODE_PINGPONG || ss->proto == PROTO_UDP ? (size_t)ss->size + 1 : recv_cap(ss);
 	uint8_t *buf = malloc(cap);
 
 	if (!buf) {
@@ -421,6 +439,8 @@ static enum greeting session_greet(struct sink_session *s, int rc, const char *l
 		ctl_send(s->ctl, &s->e, "ERR refused");
 		return GREET_REFUSED;
 	}
+	if (!s->ss.recv_size)
+		s->ss.recv_size = s->o->recv_size;
 	pattern_init(s->pat, s->ss.seed, s->ss.record, s->ss.stamped);
 	s->rcv = calloc((size_t)s->ss.threads, sizeof(*s->rcv));
 	if (!s->rcv)
@@ -760,8 +780,8 @@ static int session_report(struct sink_session *s)
 		ctl_send(s->ctl, &s->e, "RESULT checked=%llu mismatches=%llu bytes=%llu datagrams=%llu first=%s",
 			 (unsigned long long)rx.checked, (unsigned long long)rx.mism, (unsigned long long)rx.bytes,
 			 (unsigned long long)rx.dgrams, rx.first);
-		ctl_send(s->ctl, &s->e, "RECEIVER %s,\"cpus\":[%s]%s%s", json, cpus_json(&s->o->cpus, cpus, sizeof(cpus)),
-			 ijson && ilen > 2 ? "," : "}", ijson && ilen > 2 ? ijson + 1 : "");
+		ctl_send(s->ctl, &s->e, "RECEIVER %s,\"recv_size\":%zu,\"cpus\":[%s]%s%s", json, recv_cap(&s->ss),
+			 cpus_json(&s->o->cpus, cpus, sizeof(cpus)), ijson && ilen > 2 ? "," : "}", ijson && ilen > 2 ? ijson + 1 : "");
 		if (s->sx && s->ss.threads == SHARE_CONNS)
 			share_report(s, ms, sl);
 		ctl_send(s->ctl, &s->e, "END");
@@ -861,7 +881,7 @@ static void read_token(struct sink_opts *o)
 /* Phase 0, options of `copybench sink`; the runner's token is read from stdin. */
 static void sink_parse(int argc, char **argv, struct sink_opts *o)
 {
-	*o = (struct sink_opts){ .bind = "::", .port = 5201 };
+	*o = (struct sink_opts){ .bind = "::", .port = 5201, .recv_size = RECV_SIZE_DEFAULT };
 	optable_parse(argc, argv, &sink_cmd, o);
 	if (o->peer)
 		normalize_peer(o);

@@ -233,6 +233,32 @@ for m in send sendmsg zerocopy uring-zc vmsplice; do
 	done
 done
 
+# --- the sink's bytes per recv(): the session's (send --recv-size), else the sink's own -------
+trial send --method send --host 127.0.0.1 --port "$PORT" --size 1M --cpus 0 $T
+check_record "$tmp/r.json" "recv size: the sink's default" "res['receiver']['recv_size'] == 65536"
+trial send --method sendfile --host 127.0.0.1 --port "$PORT" --size 1M --cpus 0 --dir "$tmp" --recv-size 256K $T
+check_record "$tmp/r.json" "recv size: send --recv-size 256K" "res['receiver']['recv_size'] == 262144"
+trial send --method send --host 127.0.0.1 --port "$PORT" --size 4096 --mode pingpong --cpus 0 $T
+check_record "$tmp/r.json" "recv size: an echo reads the message" "res['receiver']['recv_size'] == 4096"
+"$BIN" sink --port 0 --once --recv-size 128K >"$tmp/sink2.out" 2>"$tmp/sink2.err" &
+sink2=$!
+for _ in $(seq 100); do
+	port2=$(sed -n 's/.*"port":\([0-9]*\).*/\1/p' "$tmp/sink2.out")
+	[ -n "$port2" ] && break
+	sleep 0.05
+done
+trial send --method send --host 127.0.0.1 --port "${port2:-0}" --size 1M --cpus 0 $T
+check_record "$tmp/r.json" "recv size: sink --recv-size 128K" "res['receiver']['recv_size'] == 131072"
+wait "$sink2" 2>/dev/null
+for v in 1K 4095 65M 0 abc; do
+	expect_exit "sink --recv-size $v" 2 "--recv-size" -- "$BIN" sink --port 0 --recv-size "$v"
+	expect_exit "send --recv-size $v" 2 "--recv-size" -- "$BIN" send --method send --host 127.0.0.1 --recv-size "$v"
+done
+expect_exit "send --recv-size with pingpong" 2 "only with --protocol tcp --mode stream" -- \
+	"$BIN" send --method send --host 127.0.0.1 --mode pingpong --recv-size 64K
+expect_exit "send --recv-size with udp" 2 "only with --protocol tcp --mode stream" -- \
+	"$BIN" send --method send --host 127.0.0.1 --protocol udp --recv-size 64K
+
 # --- every file method to a socket; sizes that are not page multiples; cold cache once ------
 # (3000001 B spans several 1 MiB chunks, so splice2's second thread moves data too)
 for m in read-write mmap-write sendfile splice splice2; do

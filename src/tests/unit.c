@@ -166,6 +166,17 @@ static void test_greeting(void)
 			    &t, why, sizeof(why)) == -1, "threads=0 rejected");
 	CHECK(session_parse(CTL_MAGIC " proto=tcp mode=stream threads=1 size=99999999999 record=1 stamped=1 verify=full seed=1 counters=full",
 			    &t, why, sizeof(why)) == -1, "size above 1 GiB rejected");
+	/* the receive size per recv(): optional, carried when set, refused outside its range */
+	CHECK(session_parse(line, &t, why, sizeof(why)) == 0 && t.recv_size == 0 && !strstr(line, "recv="),
+	      "a greeting without recv= leaves the sink's own size: %s", line);
+	s.proto = PROTO_TCP, s.mode = MODE_STREAM, s.recv_size = 256 << 10;
+	session_format(&s, line, sizeof(line));
+	CHECK(session_parse(line, &t, why, sizeof(why)) == 0 && t.recv_size == 256u << 10,
+	      "recv= round-trips: %s", line);
+	CHECK(session_parse(CTL_MAGIC " proto=tcp mode=stream threads=1 size=1 record=1 stamped=1 verify=full seed=1 counters=full recv=4095",
+			    &t, why, sizeof(why)) == -1, "recv below 4096 rejected");
+	CHECK(session_parse(CTL_MAGIC " proto=tcp mode=stream threads=1 size=1 record=1 stamped=1 verify=full seed=1 counters=full recv=67108865",
+			    &t, why, sizeof(why)) == -1, "recv above 64 MiB rejected");
 }
 
 /* /proc/stat: parsing, differencing, and the reasons instead of fake zeros */
