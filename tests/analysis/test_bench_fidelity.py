@@ -194,23 +194,23 @@ def test_a_file_with_methods_gives_a_row_per_method_and_sends_gap(tmp_path: Path
 
 
 def test_the_readmes_table_is_the_committed_measurements() -> None:
-    """Each row of the README's current-measurement table that names a committed bench file
+    """Each row of bench/README.md's current-measurement table that names a committed bench file
     gives that file's ratios and CIs (two decimals) for its method at each size, and its
     senders' CPU per GB at 1 MiB; every row is a committed measurement (none held for one to
     come)."""
     import re
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "bench" / "README.md").read_text(encoding="utf-8")
     head = "| CPU class | measured | method | 16 KiB | 64 KiB | 256 KiB | 1 MiB |"
     assert head in text
     lines = text[text.index(head):].splitlines()[2:]
     rows = [ln for ln in lines[:next(i for i, ln in enumerate(lines) if not ln.startswith("|"))]]
-    measured = [r for r in rows if "bench/results/fidelity-" in r]
+    measured = [r for r in rows if "](results/fidelity-" in r]
     assert measured == rows and any("`sendmsg`" in r for r in rows)
     sizes = ("16K", "64K", "256K", "1M")
     for r in measured:
         cells = [c.strip() for c in r.strip("|").split("|")]
-        name = re.search(r"\((bench/results/fidelity-[^)]+\.json)\)", r).group(1)
-        doc = json.loads((ROOT / name).read_text())
+        name = re.search(r"\]\((results/fidelity-[^)]+\.json)\)", r).group(1)
+        doc = json.loads((ROOT / "bench" / name).read_text())
         by = {s["size"]: s for s in doc["summary"]}
         method = cells[2].strip("`")
         key = "copybench" if "copybench/iperf3" in next(iter(by.values())) else method
