@@ -31,6 +31,7 @@ from fractions import Fraction
 
 import pandas as pd
 
+from analysis.comparison import machines as MA
 from analysis.statistics import noise_sources as N
 from analysis.figures import plots as P
 from analysis.loading import run as A
@@ -48,7 +49,7 @@ glue_text("noise_slow", f"{N.SLOW:g}×")
 glue_text("noise_small", fmt_size(N.SMALL))
 glue_text("bimodal_bc", str(Fraction(N.BIMODAL_BC).limit_denominator(100)))
 glue_text("noise_decide_level", PR.ci_level(N.DECIDE_LEVEL))
-where = N.study_run(run_dir)
+where = MA.newest_of("noise-study", run_dir)
 study = A.load_run(where) if where is not None else None
 m = study.measured if study is not None else pd.DataFrame()
 comp = N.components(m) if study is not None else pd.DataFrame()
@@ -387,7 +388,7 @@ from analysis.statistics.fmt import fmt_pct
 from analysis.words.phrases import ratio_ci
 from IPython.display import Markdown, display
 
-vwhere = N.study_run(run_dir, profile="shared-time")
+vwhere = MA.newest_of("shared-time", run_dir)
 vrun = A.load_run(vwhere) if vwhere is not None else None
 crit = CL.read() if vrun is not None else None
 # the comparisons' CIs at the level of their family (criterion a), the A/A's at its own (c)

@@ -33,6 +33,8 @@ from typing import Any, Iterable
 from decision import parity  # the standard library only
 from rundir import layout, utf8
 
+#: the repository's committed runs (a book built from a run elsewhere reads them too)
+REPOSITORY_RAW = Path(__file__).resolve().parents[1] / "data" / "raw"
 #: the profiles whose runs test the claims (a noise study, a pilot or a validation run does not)
 CLAIM_PROFILES = ("paper", "claims", "threads")
 #: what a run without a CPU model in its manifest is called

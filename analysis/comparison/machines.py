@@ -9,7 +9,8 @@ such machine, with each of its verdicts, CIs and the rule they were read by; a c
 not testable on the reference machine but decided on another says where it was decided.
 
 A run counts as another machine's when it is committed (packed: ``trials.jsonl.gz``) in the
-same directory as the reference. :func:`beside` gives those whose machine offers more CPUs
+same directory as the reference; the runs and their machine classes come from the one catalog
+(:mod:`rundir.catalog`), its damage a :class:`BadRun` line. :func:`beside` gives those whose machine offers more CPUs
 than the reference's (the condition that makes claims testable there that are not testable
 here); :func:`classes` gives one run of every other machine class (CPU count and model), so
 that the verdict table shows each class's verdicts side by side.
@@ -29,7 +30,8 @@ from analysis.claims import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_TESTABLE, REFUT
 from analysis.claims import post_hoc as run_post_hoc, short_reading
 from analysis.claims.applicability import machine_cpus, manifest_cpus
 from analysis.statistics.fmt import fmt_ratio_ci, fmt_size
-from analysis.loading.run import Run, load_run, packed_siblings
+from analysis.loading.run import BadRun, Run, load_run
+from rundir import catalog as CA
 
 #: the verdicts a machine reached for a claim (the others say it could not test it)
 TESTED = (HOLDS, REFUTED, INCONCLUSIVE)
@@ -43,42 +45,74 @@ class Machine:
     label: str  # "16-CPU Intel(R) Xeon(R) Processor"
 
 
-def cpu_model(run: Run) -> str:
-    return str((run.manifest.get("cpu") or {}).get("model") or "unknown CPU")
-
-
 def label(run: Run) -> str:
-    n = machine_cpus(run)
-    return f"{n}-CPU {cpu_model(run)}" if n else cpu_model(run)
+    """The run's machine in the catalog's one wording: "16-CPU Intel Xeon"."""
+    n, cls = machine_class(run.manifest)
+    return f"{n}-CPU {cls}" if n else cls
 
 
 #: the profiles whose runs test the claims (a noise study, a pilot or a smoke run does not)
-CLAIM_PROFILES = ("paper", "claims", "threads")
+CLAIM_PROFILES = CA.CLAIM_PROFILES
 
 
 def machine_class(manifest: dict) -> tuple[int, str]:
-    """A machine class: the CPUs a run could use and their model, from its manifest."""
+    """A machine class: the CPUs a run could use and their class in the catalog's one
+    wording (:func:`rundir.catalog.cpu_class`), from its manifest."""
     return (manifest_cpus(manifest) or 0,
-            str((manifest.get("cpu") or {}).get("model") or "unknown CPU"))
+            CA.cpu_class((manifest.get("cpu") or {}).get("model")))
+
+
+def siblings(run_dir: str | Path) -> list[CA.Entry]:
+    """The catalog's committed runs beside ``run_dir`` (packed), name order; a damaged plan
+    or manifest is one :class:`BadRun` line naming it."""
+    try:
+        return [e for e in CA.beside(run_dir) if e.packed]
+    except CA.BadCatalog as exc:
+        raise BadRun(str(exc)) from None
+
+
+def entry_of(name: str, beside: str | Path) -> CA.Entry | None:
+    """The catalog entry of the run ``name`` in the directory ``beside`` (the book's run's),
+    else in the repository's data/raw; None where neither holds it."""
+    try:
+        for raw in (Path(beside), CA.REPOSITORY_RAW):
+            e = CA.find(raw, name)
+            if e is not None:
+                return e
+    except CA.BadCatalog as exc:
+        raise BadRun(str(exc)) from None
+    return None
+
+
+def newest_of(profile: str, beside: str | Path) -> Path | None:
+    """The newest committed (packed) run of ``profile`` (the noise study, the shared-time
+    validation) beside the run ``beside`` (the book's run), else in the repository's
+    data/raw; None when neither holds one."""
+    try:
+        for raw in (Path(beside).resolve().parent, CA.REPOSITORY_RAW):
+            if raw.is_dir():
+                e = CA.newest((e for e in CA.catalog(raw) if e.packed), profile)
+                if e is not None:
+                    return e.path
+    except CA.BadCatalog as exc:
+        raise BadRun(str(exc)) from None
+    return None
 
 
 def _chosen(ref: Run) -> list[tuple[tuple[int, str], Path]]:
     """Each machine class other than the reference's with a run committed beside it (packed:
     ``trials.jsonl.gz``), and that class's run: its newest of the reference's profile, else
-    its newest of another profile that tests the claims. Ordered by CPU count, then model.
-    Only manifests and plans are read (:func:`analysis.loading.run.packed_siblings`)."""
+    its newest of another profile that tests the claims. Ordered by CPU count, then class.
+    Only manifests and plans are read (:func:`siblings`)."""
     mine = machine_class(ref.manifest)
     own = (ref.plan or {}).get("profile")
     best: dict[tuple[int, str], tuple[tuple[bool, str], Path]] = {}
-    for sib in packed_siblings(ref.path):  # a damaged plan or manifest: BadRun, one line
-        if sib.manifest is None or sib.plan is None:
+    for e in siblings(ref.path):  # a damaged plan or manifest: BadRun, one line
+        if e.cpu_class == CA.UNKNOWN_CPU or e.machine_key == mine or not e.tests_claims:
             continue
-        d, cls, profile = sib.path, machine_class(sib.manifest), sib.plan.get("profile")
-        if cls == mine or profile not in CLAIM_PROFILES:
-            continue
-        rank = (profile == own, d.name)  # the reference's profile first, then the newest
-        if cls not in best or rank > best[cls][0]:
-            best[cls] = (rank, d)
+        rank = (e.profile == own, e.run_id)  # the reference's profile first, then the newest
+        if e.machine_key not in best or rank > best[e.machine_key][0]:
+            best[e.machine_key] = (rank, e.path)
     return [(cls, best[cls][1]) for cls in sorted(best)]
 
 

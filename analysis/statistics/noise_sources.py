@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -409,22 +408,6 @@ def _disjoint(m: pd.DataFrame) -> dict[str, object]:
                         f"[{lo:.3f}, {hi:.3f}] against {r.ratio_today:.3f} "
                         f"[{lo_t:.3f}, {hi_t:.3f}]")
     return {"disjoint": len(hits), "disjoint_text": "; ".join(hits)}
-
-
-def study_run(beside: str | Path, repository: str | Path = "data/raw",
-              profile: str = "noise-study") -> Path | None:
-    """The run of ``profile`` the book reads (the noise study by default, or the
-    ``shared-time`` validation): the newest committed (packed: ``trials.jsonl.gz``) run whose
-    name holds ``-<profile>``, in the directory of ``beside`` (the run the book is built
-    from), else in the repository's ``data/raw``; None when neither holds one."""
-    for d in (Path(beside).parent, Path(repository)):
-        if not d.is_dir():
-            continue
-        runs = sorted(p for p in d.iterdir()
-                      if f"-{profile}" in p.name and (p / "trials.jsonl.gz").is_file())
-        if runs:
-            return runs[-1]
-    return None
 
 
 def mechanism_points(measured: pd.DataFrame, today: str | None = None) -> pd.DataFrame:

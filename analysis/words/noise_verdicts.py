@@ -27,8 +27,8 @@ from typing import Any, Mapping
 import pandas as pd
 
 from analysis.claims import sesoi as CS
-from analysis.comparison.machines import machine_class
-from analysis.loading.run import sibling_json
+from analysis.comparison.machines import entry_of, machine_class
+from rundir.catalog import UNKNOWN_CPU
 from analysis.statistics.fmt import fmt_pct
 from analysis.words.counts import Tally
 from decision import sesoi as DS
@@ -280,13 +280,12 @@ def machine(manifest: Mapping[str, Any] | None) -> str:
 
 
 def _cpu(name: str, beside: Path) -> str:
-    """A run's machine class in words ("2-CPU AMD EPYC"), from its manifest beside the book's
-    run or in the repository's data/raw; "an unrecorded machine" where neither holds it."""
-    for d in (beside, Path("data/raw")):
-        manifest = sibling_json(d / name, "manifest.json")  # bounded; damage: BadRun
-        if manifest is not None:
-            return machine(manifest if isinstance(manifest, dict) else None)
-    return "an unrecorded machine"
+    """A run's machine class in words ("2-CPU AMD EPYC"), from the catalog's entry of it
+    beside the book's run or in the repository's data/raw
+    (:func:`analysis.comparison.machines.entry_of`); "an unrecorded machine" where neither
+    holds it."""
+    e = entry_of(name, beside)  # bounded; damage: BadRun
+    return e.machine if e is not None and e.cpu_class != UNKNOWN_CPU else "an unrecorded machine"
 
 
 def band_sigma(run_dir: str | Path) -> BandSigma:

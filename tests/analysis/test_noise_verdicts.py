@@ -130,3 +130,13 @@ def test_the_overlap_note_says_what_the_raw_readme_says() -> None:
     assert (o.first, o.last, o.minutes) == (1, int(m[1]), float(m[2]))
     assert o.what == m[3]
     assert RN.overlap("no-such-run") is None
+
+
+def test_the_band_runs_machines_come_from_the_catalog_wherever_the_book_is_built(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A book built from a run outside the repository, from another working directory, still
+    names the noise study's machine (the repository's data/raw, not the working directory's)."""
+    monkeypatch.chdir(tmp_path)
+    b = NV.band_sigma(tmp_path / "elsewhere" / "run")
+    assert b.study_cpu == "2-CPU AMD EPYC"  # the noise study ran on an AMD EPYC
+    assert b.aa_cpu in ("2-CPU AMD EPYC", "2-CPU Intel Xeon")
