@@ -216,7 +216,10 @@ def _crossover(run: Run, rule: "Rule", r: ClaimResult, d: pd.DataFrame,
         r.boundary = "; ".join(why)
     per = "; ".join(f"{fmt_size(s)}: {_outcome(x)} ({x.why})"
                     for s, x in comps.items() if x is not None)
-    r.reason = (f"crossover {fmt_num(c.size)} B, P(no crossover) {c.p_none:.2f}, band "
+    # a mean ratio that does not cross 1 in the measured range has no crossover size
+    at = (f"crossover {fmt_num(c.size)} B" if math.isfinite(c.size) else
+          "no crossover of the mean ratio in the measured range")
+    r.reason = (f"{at}, P(no crossover) {c.p_none:.2f}, band "
                 f"{fmt_size(band_lo)}–{fmt_size(band_hi)}; per size: {per}")
     copied = select(run.measured, method=a, transport=rule.transport)["zc_copied_fraction"]
     if a == "zerocopy" and copied.notna().any():
