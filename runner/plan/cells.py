@@ -47,6 +47,9 @@ class Cell:
     # the cell's method is measured in the same trial (part of the identity when set; "":
     # today's procedure, one method per trial)
     share_time: str = ""
+    # copybench send --recv-size: the sink's bytes per recv() on a TCP stream (part of the
+    # identity when > 0; 0: the sink's default, 64 KiB)
+    recv_size: int = 0
     # not part of the identity:
     experiment: str = field(default="", compare=False)
     timeout_s: float | None = field(default=None, compare=False)
@@ -71,8 +74,8 @@ class Cell:
             d.pop("twin")
         if not d["sockbuf"]:  # autotuned buffers: the ids they had before fixed ones existed
             d.pop("sockbuf")
-        for k in ("sink", "alternate", "group", "share_time"):  # the ids they had before
-            if not d[k]:                                        # these options
+        for k in ("sink", "alternate", "group", "share_time", "recv_size"):  # the ids they
+            if not d[k]:                                       # had before these options
                 d.pop(k)
         return d
 
@@ -122,6 +125,8 @@ class Cell:
             parts.append(f"sharing time with {self.share_time}")
         if self.sink:
             parts.append(f"sink {self.sink}")
+        if self.recv_size:
+            parts.append(f"recv {format_size(self.recv_size)}")
         return " ".join(parts)
 
     def timeout(self) -> float:
@@ -131,10 +136,17 @@ class Cell:
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
-        for k in ("sockbuf", "sink", "alternate", "group", "share_time"):  # plans without
+        for k in ("sockbuf", "sink", "alternate", "group", "share_time", "recv_size"):  # plans without
             if not d[k]:                                  # these controls read as before them
                 d.pop(k)
         return d
+
+    @property
+    def takes_recv_size(self) -> bool:
+        """A copybench TCP stream trial with a sink: its receiver's bytes per recv() are a
+        setting (copybench send --recv-size)."""
+        return (self.kind == "copybench" and self.has_sink and self.protocol == "tcp"
+                and self.mode == "stream" and not self.shares_time)
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "Cell":

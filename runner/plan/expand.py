@@ -180,6 +180,7 @@ def _expand_experiment(profile: Profile, exp: Experiment, caps: Capabilities,
                                                           "group": exp.name, "perf": False})
                                     continue
                                 yield cell
+                                yield from _receiver_cells(profile, exp, cell)
                                 if exp.twin and method == exp.methods[0] and not shared:
                                     yield Cell(**{**asdict(cell), "twin": 1, "perf": False})
                                 if exp.peers and exp.command == "send" and not is_file:
@@ -188,6 +189,16 @@ def _expand_experiment(profile: Profile, exp: Experiment, caps: Capabilities,
                                         peer_keys.add(key)
                                         yield from _peer_cells(cell, caps, skipped)
                                 yield from _original_cells(exp, hosts, cell, skipped)
+
+
+def _receiver_cells(profile: Profile, exp: Experiment, cell: Cell) -> Iterable[Cell]:
+    """The profile's other receive sizes (``[receiver]``) of a copybench TCP stream cell: a
+    cell each, its own block (recv_size is a factor of the block key), the same rounds."""
+    rx = profile.receiver
+    if rx is None or not rx.applies(exp) or not cell.takes_recv_size:
+        return
+    for n in rx.others:
+        yield Cell(**{**asdict(cell), "recv_size": n, "perf": False})
 
 
 def _methods(exp: Experiment) -> list[tuple[str, str]]:

@@ -199,6 +199,34 @@ class Experiment:
     target: float | None = None
 
 
+#: copybench's sink's bytes per recv() on a TCP stream when nothing says otherwise
+#: (src/control.h RECV_SIZE_DEFAULT); a cell at this receive size keeps recv_size 0
+RECV_SIZE_DEFAULT = 64 << 10
+#: the range copybench send --recv-size takes (src/control.h RECV_SIZE_MIN, RECV_SIZE_MAX)
+RECV_SIZE_RANGE = (4096, 64 << 20)
+
+
+@dataclass(frozen=True)
+class Receiver:
+    """The profile's ``[receiver]`` table: the receiver's bytes per recv() as a robustness
+    factor. Every copybench TCP stream cell of ``experiments`` (every experiment when empty)
+    is measured at each of ``recv_sizes`` (copybench send --recv-size): the sink's default
+    size is the cell as it is, each other size a cell of its own, in a block of its own that
+    runs in the same rounds, so a claim is read under each receive size on the same host
+    load."""
+
+    recv_sizes: tuple[int, ...]
+    experiments: tuple[str, ...] = ()
+
+    @property
+    def others(self) -> tuple[int, ...]:
+        """The sizes other than the sink's default: the cells they add."""
+        return tuple(n for n in self.recv_sizes if n != RECV_SIZE_DEFAULT)
+
+    def applies(self, exp: "Experiment") -> bool:
+        return exp.command == "send" and (not self.experiments or exp.name in self.experiments)
+
+
 @dataclass(frozen=True)
 class Profile:
     path: str
@@ -211,6 +239,7 @@ class Profile:
     experiments: tuple[Experiment, ...]
     text: str
     design: Design | None = None
+    receiver: Receiver | None = None  # [receiver]: the receive size as a factor (None: the sink's)
 
 
 #: the one table of the numeric values a profile's ``[profile]`` table and its experiments
@@ -252,7 +281,8 @@ _DESIGN_KEYS = {"rounds_min", "rounds_max", "target", "descriptive_target", "con
 _SEQ_KEYS = {"spending", "first_look", "look_every", "rounds_max", "budget_s", "planning",
              "drop_below"}
 _COMPARISON_RE = re.compile(r"^(?:([0-9]+)t/([0-9]+)t|([a-z_0-9-]+)/([a-z_0-9-]+))$")
-_TOP_KEYS = {"profile", "repetitions", "design", "topology", "experiment"}
+_TOP_KEYS = {"profile", "repetitions", "design", "topology", "experiment", "receiver"}
+_RECEIVER_KEYS = {"recv_sizes", "experiments"}
 _CLAIM_RE = re.compile(r"^(C([1-9]|1[0-5])|P1|Q[0-9]+|AA)$")
 
 
@@ -571,7 +601,46 @@ def parse(text: str, path: str) -> Profile:
                          "top-up reads the comparisons; without it the design is fixed)")
     return Profile(path=path, name=name, description=description, seed=seed,
                    budget_s=budget, repetitions=reps, topology=topo,
-                   experiments=tuple(exps), text=text, design=design)
+                   experiments=tuple(exps), text=text, design=design,
+                   receiver=_receiver(c, doc, exps))
+
+
+def _receiver(c: _Checker, doc: dict[str, Any], exps: list[Experiment]) -> Receiver | None:
+    """``[receiver]``: ``recv_sizes`` (two or more sizes, the sink's default 64K among them,
+    each 4K to 64M) and optionally ``experiments`` (names of ``send`` experiments; all when
+    left out)."""
+    if "receiver" not in doc:
+        return None
+    t = doc["receiver"]
+    if not isinstance(t, dict):
+        raise c.fail("receiver", "must be a table (recv_sizes = [65536, 262144])")
+    c.unknown(t, _RECEIVER_KEYS, "receiver")
+    sizes = c.sizes(t, "recv_sizes", "receiver")
+    lo, hi = RECV_SIZE_RANGE
+    for n in sizes:
+        if not lo <= n <= hi:
+            raise c.fail("receiver.recv_sizes", f"{n} is out of range (allowed: 4K to 64M, "
+                         "what copybench send --recv-size takes)")
+    if RECV_SIZE_DEFAULT not in sizes or len(sizes) < 2:
+        raise c.fail("receiver.recv_sizes", f"{list(sizes)} (allowed: two sizes or more, the "
+                     f"sink's default {RECV_SIZE_DEFAULT} among them: the claims are read at it)")
+    names = {e.name: e for e in exps}
+    chosen: tuple[str, ...] = ()
+    if "experiments" in t:
+        v = t["experiments"]
+        if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
+            raise c.fail("receiver.experiments", "must be a non-empty list of experiment names")
+        for x in v:
+            if x not in names:
+                raise c.fail("receiver.experiments", f"unknown experiment {x!r} (allowed: "
+                             f"{', '.join(n for n, e in names.items() if e.command == 'send')})")
+            if names[x].command != "send":
+                raise c.fail("receiver.experiments", f"{x!r} is a {names[x].command!r} "
+                             "experiment: only 'send' has a receiver")
+        if len(set(v)) != len(v):
+            raise c.fail("receiver.experiments", "duplicate values")
+        chosen = tuple(v)
+    return Receiver(recv_sizes=sizes, experiments=chosen)
 
 
 def _repetitions(c: _Checker, doc: dict[str, Any]) -> Repetitions:

@@ -185,6 +185,8 @@ def _group_blocks(profile: Profile, cells: dict[str, Cell],
                                      first.mode or "copy", format_size(first.size),
                                      "/".join(map(str, threads)) + "t" if threads != [1] else "",
                                      first.cache or "",
+                                     f"recv {format_size(first.recv_size)}"
+                                     if first.recv_size else "",
                                      "(its own block)" if first.group else "") if x)
         blocks.append(D.Block(
             id=key, label=label, cells=sorted(ids), purpose=purpose,

@@ -58,6 +58,8 @@ def sender_argv(binary: Path, cell: Cell, host: str, port: int, cpus: Cpus,
         argv.append("--no-sink")
     if cell.sockbuf:
         argv += ["--sockbuf", str(cell.sockbuf)]
+    if cell.recv_size:
+        argv += ["--recv-size", str(cell.recv_size)]
     if cell.alternate:
         argv += ["--alternate", cell.alternate]
     if cell.share_time:

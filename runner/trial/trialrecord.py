@@ -103,6 +103,8 @@ def trial_config(cell: Cell, cpus: Cpus, profiled: bool) -> dict[str, Any]:
         # copybench's sink: started for this trial, or one kept across trials (Cell.sink)
         **({"sink": cell.sink or "fresh"} if cell.kind == "copybench" and cell.has_sink
            else {}),
+        # copybench send --recv-size: the sink's bytes per recv() (absent: the sink's default)
+        **({"recv_size": cell.recv_size} if cell.recv_size else {}),
     }
 
 
@@ -119,6 +121,7 @@ def intended_config(cell: Cell, seed: int | None = None) -> dict[str, Any]:
         "warmup_s": cell.warmup_s, "verify": cell.verify, "cache": cell.cache,
         "no_sink": cell.transport == "udp-forward", "seed": seed,
         **({"sockbuf": cell.sockbuf} if cell.sockbuf else {}),
+        **({"recv_size": cell.recv_size} if cell.recv_size else {}),
         **({"alternate": cell.alternate} if cell.alternate else {}),
         **({"share_time": cell.share_time} if cell.share_time else {}),
     }
