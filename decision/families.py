@@ -5,16 +5,13 @@ A verdict's family is the set of comparisons it combines (C4's four sizes, C5's 
 a finding's is the sizes of one pair of methods in one configuration
 (:func:`findings_family`). One comparison (two cells: a/b) can be read by several of them:
 C4 (4 sizes) and the placement question P1 (2 x its cells) read the same sendmsg/send
-cells, the file findings (5 sizes) and C13 (1) the same sendfile/read-write cells. Such a
-comparison has one family, the largest of its readers' (:func:`one_family`): the runner's
-sequential top-up (runner.plan.topup) stops it at that family, every reader reads it there
-(analysis.claims.base.one_family, at the stopping look the runner's boundaries give), so a
-comparison is never stopped at one family and read at another, and it has one CI wherever
-it is printed. Each reader's error stays within its alpha (Bonferroni: a comparison read at
-alpha/m' with m' >= m counts at most alpha/m in a family of m). Plans made before this rule
-(its date: a row of analysis.claims.rules.REVISIONS, the rules' revisions table) stopped a
-comparison at the largest family of the claims that read it and the
-analysis read each claim at its own; a test over the plans reports which did.
+cells, the file findings (5 sizes) and C13 (1) the same sendfile/read-write cells. Each
+reader reads it at its own family (:func:`plan_family`): a claim's level is the one its
+claim declares, not one counted from what else the profile holds, so a verdict is read at
+the same level in every profile that runs it. The runner's sequential top-up
+(runner.plan.topup) stops a comparison at :func:`one_family`, the largest of its readers';
+each reader reads its repeated CI at its own level at that stopping look, which covers at
+its level whatever rule chose the look.
 
 Two families are counted from the run instead of fixed: C14's is the number of file sizes
 its plan declares (:data:`SIZES`), P1's twice the (pair, threads, size) cells measured under
@@ -167,33 +164,29 @@ def one_family(*readers: int | None) -> int:
 
 def plan_family(plan: Mapping[str, Any], xa: list[str], xb: list[str], own: int,
                 inverse: bool = False) -> tuple[int, tuple[float, ...] | None]:
-    """The one family a plan.json gives the comparison of the cells ``xa``/``xb`` (each reader
-    of it reads it there), and the edges its top-up stopped it against (on the reader's
-    ratio: inverted where the reader's ratio is the inverse of the cells' primary one, or the
-    pair is the other way round; None where the plan does not stop it): :func:`one_family`
-    of the reader's own family ``own``, the family the plan wrote into its sequential
-    comparisons, P1's where it is one of P1's orderings and the findings' family of the pair
-    among the plan's cells. The planner writes the same family for every comparison it stops
-    (runner.plan.topup.resolve); the analysis reads it back here. A plan without cells keeps
-    ``own``."""
-    cells = plan.get("cells") or {}
-    if not cells or not xa or not xb:
-        return max(1, int(own)), None
-    ca, cb = cells.get(xa[0], {}), cells.get(xb[0], {})
-    found = one_family(findings_family(findings_index(cells.values()), ca, cb),
-                       p1_reads(plan_p1_search(plan), ca, cb))
-    stopped, stop = 0, None
-    if len(xa) == 1 and len(xb) == 1:
+    """The family a reader reads the comparison of the cells ``xa``/``xb`` at, and the edges
+    the plan's top-up stopped it against (on the reader's ratio: inverted where the reader's
+    ratio is the inverse of the cells' primary one, or the pair is the other way round; None
+    where the plan does not stop it).
+
+    The family is the reader's own, ``own``: a claim's is declared per claim
+    (:data:`decision.claimtable.FAMILY`), so its level is fixed by the claim and not by what
+    else the profile measures (the findings' five file sizes, P1's cells, the family the
+    planner wrote into its sequential comparisons). Reading at the stopping look the plan's
+    boundaries give keeps that level whatever family the runner stopped at: a repeated CI
+    covers at its level at every look at once (:mod:`decision.sequential`), so at any
+    stopping look, however it was chosen."""
+    stop = None
+    if xa and xb and len(xa) == 1 and len(xb) == 1:
         for blk in (plan.get("blocks") or {}).values():
             for c in (blk.get("sequential") or {}).get("comparisons") or []:
                 ends = (str(c["a"]), str(c["b"]))
                 if ends not in ((xa[0], xb[0]), (xb[0], xa[0])):
                     continue
-                stopped = int(c["family"])
                 stop = tuple(float(x) for x in c["boundaries"])
                 if (ends == (xb[0], xa[0])) != inverse:
                     stop = tuple(sorted(1.0 / x for x in stop))
-    return one_family(own, found, stopped), stop
+    return max(1, int(own)), stop
 
 
 def plan_violations(plan: Mapping[str, Any]) -> list[dict[str, Any]]:
