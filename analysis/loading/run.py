@@ -136,6 +136,9 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
     row["twin"] = int(row["twin"] or 0)
     # fixed socket buffers (send --sockbuf; 0: autotuned, as every run before the option)
     row["sockbuf"] = int(cfg.get("sockbuf") or 0)
+    # a TCP stream receiver's bytes per recv() (send --recv-size, the profile's [receiver]
+    # factor): the cell's, else what the sink reported; None where the record does not say
+    row["recv_size"] = recv_size(rec)
     # the noise study's two other controls: copybench's sink kept across trials ("kept"; None
     # in records before the option: a fresh one per trial), and a second method alternating
     # with the first inside the trial (send --alternate: its name, and each method's Gbit/s
@@ -210,6 +213,22 @@ def tidy_record(rec: dict[str, Any]) -> dict[str, Any]:
     row["n_cpus_sender"] = _n_cpus(cfg.get("cpus_sender_list"), cfg.get("cpus_sender"))
     row["n_cpus_sink"] = _n_cpus(cfg.get("cpus_sink_list"), cfg.get("cpus_receiver"))
     return row
+
+
+#: copybench's sink's bytes per recv() on a TCP stream unless the trial asked for others
+#: (src/control.h RECV_SIZE_DEFAULT): the size a run's readers read (Run.recv_size None)
+RECV_SIZE_DEFAULT = 64 << 10
+
+
+def recv_size(rec: dict[str, Any]) -> int | None:
+    """A copybench TCP stream trial's receive size per recv(): ``config.recv_size`` (the
+    runner's cell asked for it), else ``result.receiver.recv_size`` (what the sink used); None
+    for every other trial and for records that say neither."""
+    cfg = rec.get("config") or {}
+    if cfg.get("mode") != "stream" or cfg.get("protocol", "tcp") != "tcp":
+        return None
+    n = cfg.get("recv_size") or ((rec.get("result") or {}).get("receiver") or {}).get("recv_size")
+    return int(n) if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
 
 
 def shared_rows(rec: dict[str, Any]) -> list[dict[str, Any]]:
@@ -294,6 +313,10 @@ class Run:
     notes: list[str] = field(default_factory=list)
     # each shared-time trial's two methods, a row each (shared_rows); empty without any
     shared_trials: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # the receive size :attr:`measured` reads (a profile's [receiver] factor measures a
+    # run's TCP stream cells at several): None, the sink's default and every trial that has
+    # no receive size or does not say; a size, only the trials measured at it
+    recv_size: int | None = None
 
     def raw_records(self) -> Iterator[dict[str, Any]]:
         """The run's records as written (through :func:`rundir.records.read`, the one reader
@@ -308,12 +331,18 @@ class Run:
         procedure, each method in a trial of its own. Shared-time trials are read apart
         (:attr:`shared`): where a block holds both designs, every reader of ``measured`` (the
         claims, the decision map, the noise chapter) reads today's ``send`` and today's
-        ratios, until a validation run adopts the shared-time design."""
+        ratios, until a validation run adopts the shared-time design. A TCP stream trial at
+        a receive size other than :attr:`recv_size`'s is read apart too
+        (:mod:`analysis.claims.robustness` reads each size)."""
         t = self.trials
         ok = t[(t["status"] == "ok") & (t["repetition"].fillna(1) >= 1)]
         ok = ok.drop(index=self.excluded.index)
         if "procedure" in ok:
             ok = ok[ok["procedure"].fillna(sharetime.SEPARATE) == sharetime.SEPARATE]
+        if "recv_size" in ok:  # the [receiver] factor's other sizes are read apart
+            rs = ok["recv_size"]
+            ok = (ok[rs.isna() | (rs == RECV_SIZE_DEFAULT)] if self.recv_size is None
+                  else ok[rs == self.recv_size])
         return ok
 
     @property
