@@ -14,6 +14,10 @@ checks name it, and ``repair`` cuts the file back to its last complete line, so 
 sweep re-runs that trial, exactly once. Any other line that is not a JSON object (an empty
 line, bytes that are not UTF-8, text that is not JSON) is an error for every reader.
 
+Every reader sees the current record format (:data:`SCHEMA_VERSION`): :func:`lines`
+passes each record through :func:`upgrade`, which fills what an older version lacks and
+refuses a version this reader does not know (a newer one) as the line's problem.
+
 A finished run committed to the repository may be *packed* (``python -m rundir pack``):
 its ``trials.jsonl`` is then stored gzip-compressed as ``trials.jsonl.gz``. Readers find either
 with :func:`trials_file`; :func:`lines` opens either (:func:`open_trials`).
@@ -39,7 +43,15 @@ from rundir.inside import BadInput, open_inside
 from rundir.layout import TRIALS, TRIALS_PACKED
 from rundir.schemas import TRIAL_SCHEMA, load_schema, schema_problems, validator_for
 
-SCHEMA_VERSION = 1
+#: the record format written now (``schema_version`` of every record)
+SCHEMA_VERSION = 2
+#: the formats a reader takes, each upgraded to :data:`SCHEMA_VERSION` by :func:`upgrade`:
+#:
+#: * 1: the records of the committed runs in ``data/raw``. Fields were added under this one
+#:   number, so a version-1 record may lack any of :data:`V1_MAY_LACK`;
+#: * 2: every field in every record that can have it (null where it was not measured, its
+#:   ``*_unavailable`` sibling saying why), and ``result.vmsplice`` on every vmsplice trial.
+KNOWN_VERSIONS = (1, 2)
 
 #: the optional sections of a record, in the order a record lists them
 SECTIONS = ("invocation", "remote", "identity", "output", "copybench_extra", "perf_profile",
@@ -91,6 +103,110 @@ class TrialRecord:
                "result": self.result}
         out.update((k, self.sections[k]) for k in SECTIONS if k in self.sections)
         return out
+
+
+#: why a field of a version-1 record is null after :func:`upgrade`: the record lacks it
+V1_NOT_RECORDED = "not recorded (a schema_version 1 record without this field)"
+
+#: what a version-1 record may lack, where, and what :func:`upgrade` puts in its place:
+#: the value its absence meant (``config.twin`` 0: not an A/A twin; ``config.sink``
+#: "fresh": a sink per trial), else null; a ``*_unavailable`` sibling gets
+#: :data:`V1_NOT_RECORDED`. Config fields of every kind of trial; the rest of copybench's.
+V1_MAY_LACK: dict[str, tuple[str, ...]] = {
+    "config": ("block", "twin"),
+    "config of copybench": ("sockbuf", "alternate", "share_time", "share_order", "sink"),
+    "result": ("window", "alternate", "share_time", "interference", "softirqs", "vmsplice"),
+    "result.sender, result.receiver": (
+        "slice_s", "slices_bytes", "slices_s", "cpu_start", "cpu_end", "sndbuf_start",
+        "sndbuf_end", "rcvbuf_start", "rcvbuf_end", "tcp_info_start", "tcp_info_end"),
+    "result.receiver": ("interference", "softirqs"),
+}
+
+#: a side's fields a version-1 record may lack, each with the sibling that says why it is null
+_V1_SIDE = {"slice_s": "slices_unavailable", "slices_bytes": "slices_unavailable",
+            "slices_s": "slices_unavailable", "cpu_start": None, "cpu_end": None,
+            "sndbuf_start": "sockets_unavailable", "sndbuf_end": "sockets_unavailable",
+            "rcvbuf_start": "sockets_unavailable", "rcvbuf_end": "sockets_unavailable",
+            "tcp_info_start": "sockets_unavailable", "tcp_info_end": "sockets_unavailable"}
+
+
+class UnknownVersion(ValueError):
+    """A record whose ``schema_version`` this reader does not know (one a newer copybench
+    wrote, or no version at all of the format)."""
+
+
+def _fill(obj: dict[str, Any], key: str, why_key: str | None) -> None:
+    """``obj[key]`` null when absent, its sibling ``why_key`` (if any) saying why."""
+    if key not in obj:
+        obj[key] = None
+        if why_key is not None and obj.get(why_key) is None:
+            obj[why_key] = V1_NOT_RECORDED
+
+
+def _side_from_1(side: Any, receiver: bool) -> Any:
+    if not isinstance(side, dict):
+        return side
+    side = dict(side)
+    for key, why in _V1_SIDE.items():
+        _fill(side, key, why)
+    if receiver:
+        _fill(side, "interference", "interference_unavailable")
+        _fill(side, "softirqs", "softirqs_unavailable")
+    return side
+
+
+def _from_1(record: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 record in the version-2 shape (:data:`V1_MAY_LACK`); the record given is
+    not changed."""
+    out = dict(record)
+    config = record.get("config")
+    copybench = isinstance(config, dict) and config.get("kind") == "copybench"
+    if isinstance(config, dict):
+        config = out["config"] = dict(config)
+        config.setdefault("block", None)
+        config.setdefault("twin", 0)
+        if copybench:
+            for key in ("sockbuf", "alternate", "share_time", "share_order"):
+                config.setdefault(key, None)
+            # the runner names the sink of every copybench trial that has one: send to a sink
+            if config.get("command") == "send" and config.get("no_sink") is False:
+                config.setdefault("sink", "fresh")
+    result = record.get("result")
+    if copybench and isinstance(result, dict) and isinstance(result.get("sender"), dict):
+        result = out["result"] = dict(result)
+        for key in ("window", "alternate", "share_time"):
+            _fill(result, key, None)
+        _fill(result, "interference", "interference_unavailable")
+        _fill(result, "softirqs", "softirqs_unavailable")
+        if config.get("method") == "vmsplice":
+            _fill(result, "vmsplice", None)
+        result["sender"] = _side_from_1(result["sender"], receiver=False)
+        result["receiver"] = _side_from_1(result.get("receiver"), receiver=True)
+    out["schema_version"] = 2
+    return out
+
+
+def upgrade(record: dict[str, Any]) -> dict[str, Any]:
+    """The record in the current format (:data:`SCHEMA_VERSION`), from any of
+    :data:`KNOWN_VERSIONS`: what an older version lacks is there, null (or the value its
+    absence meant) with the reason where the record has a slot for one. A record already
+    current is returned as it is; an older one is copied, never changed in place. A record
+    without a ``schema_version`` is returned as it is (the schema check names it); one of
+    another version raises :class:`UnknownVersion`."""
+    if "schema_version" not in record:
+        return record
+    version = record["schema_version"]
+    if version == SCHEMA_VERSION and type(version) is int:
+        return record
+    if version == 1 and type(version) is int:
+        return _from_1(record)
+    known = ", ".join(map(str, KNOWN_VERSIONS))
+    if type(version) is int and version > SCHEMA_VERSION:
+        raise UnknownVersion(
+            f"schema_version {version} is newer than this reader (it reads versions {known}); "
+            f"read the run with the copybench that wrote it")
+    raise UnknownVersion(f"schema_version {_short(version)} is not a version of the record "
+                         f"format (versions: {known})")
 
 
 def trials_file(run_dir: Path) -> Path | None:
@@ -217,7 +333,10 @@ def _parse(number: int, raw: bytes) -> Line:
         return Line(number, None, f"not a JSON record ({where}{getattr(exc, 'msg', exc)})")
     if not isinstance(obj, dict):
         return Line(number, None, f"a JSON {type(obj).__name__}, not a record")
-    return Line(number, obj)
+    try:
+        return Line(number, upgrade(obj))
+    except UnknownVersion as exc:
+        return Line(number, None, str(exc))
 
 
 def lines(path: Path) -> Iterator[Line]:
@@ -319,8 +438,15 @@ def _trial_validator() -> Any:
 
 
 def check(record: Any, label: str) -> list[str]:
-    """The record's violations of the trial schema (``rundir/schema/trial.schema.json``),
-    each ``label: where: what``, deepest first, at most a few; empty when it is valid."""
+    """The record's violations of the trial schema (``rundir/schema/trial.schema.json``, the
+    current format), each ``label: where: what``, deepest first, at most a few; empty when
+    it is valid. An older record is checked as :func:`upgrade` gives it; one of a version
+    this reader does not know is that one problem."""
+    if isinstance(record, dict):
+        try:
+            record = upgrade(record)
+        except UnknownVersion as exc:
+            return [f"{label}: {exc}"]
     return schema_problems(_trial_validator(), record, label)
 
 

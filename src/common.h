@@ -14,7 +14,7 @@
 #include <sys/types.h>
 
 #define COPYBENCH_VERSION "0.1.0"
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION 2 /* rundir/records.py SCHEMA_VERSION: the record format this program prints */
 #define MAX_SIZE (1ULL << 30)     /* 1 GiB: largest message or file */
 #define MAX_THREADS 64
 #define MAX_FIELDS 64

@@ -40,7 +40,7 @@ def side(pmu: bool = True) -> dict[str, Any]:
 
 def copybench_record(index: int, method: str = "zerocopy", pmu: bool = True) -> dict[str, Any]:
     return {
-        "schema_version": 1, "tool": "copybench", "tool_version": "0.1.0",
+        "schema_version": 2, "tool": "copybench", "tool_version": "0.1.0",
         "run_id": RUN_ID, "trial_id": f"t{index:05d}", "cell": "3f2a9c01",
         "order_index": index, "repetition": index // 2,
         "started_at": "2026-01-01T00:00:0%dZ" % (index % 10),
@@ -379,7 +379,7 @@ def _mutate(record: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("path,value", [
     ("status", "crashed"),
-    ("schema_version", 2),
+    ("schema_version", 3),
     ("started_at", "yesterday"),
     ("loadavg", [0.1, 0.2]),
     ("order_index", -1),
