@@ -134,3 +134,68 @@ if len(fm):
     tab["size"] = tab["size"].map(fmt_size)
     show_table(tab.rename(columns={"median": "sender CPU-s/GB (median)", "lo": "CI low",
                                    "hi": "CI high"}).drop(columns=["shapiro_p"]))
+
+# %% [markdown]
+# ## C13: what sendfile's sender spends its CPU on
+#
+# C13 compares sendfile with read + send for a 100 MB file over loopback TCP. sendfile never
+# copies the file's bytes on the sender (the pages go to the socket by reference), so its
+# sender should need less CPU per GB than read + send's, which copies every byte twice. The
+# table gives each method's median CPU-seconds per GB on each side, each side's median busy
+# fraction (CPU time over the window, per CPU it had), the receiver's bytes per receive call,
+# and the side that set the rate, for {glue:text}`c13_runs` (the CPU class of each from its
+# manifest). {glue:text}`c13_reading`
+#
+# The sender profile ({glue:text}`c13_profile_file`, `bench/sender-profile`: `perf record -e
+# cpu-clock -g` of copybench's sending thread, sender on CPU 0, sink on CPU 1, 100 MB file,
+# warm cache) says where that CPU goes. {glue:text}`c13_profile` Same-core, for contrast:
+# {glue:text}`c13_profile_same`. {glue:text}`c13_profile_note`
+
+# %% tags=["remove-input"]
+from analysis.loading.run import load_run, packed_siblings
+from analysis.statistics import senders as SN
+
+sibs = [(s.path, s.plan) for s in packed_siblings(run.path)]
+c13_runs = [run if p == run.path else load_run(p)
+            for p in SN.chosen(run.path, run.plan, sibs)]
+c13 = SN.table(c13_runs)
+if len(c13):
+    named = sorted(set(c13["run"]), key=list(c13["run"]).index)
+    glue_text("c13_runs", "the runs " + ", ".join(f"{r} ({c13.loc[c13['run'] == r, 'cpu class'].iloc[0]})"
+                                                  for r in named))
+    cross = c13[c13["placement"] == "cross-core"]
+    by_run = []
+    for r, g in cross.groupby("run", sort=False):
+        s = g.set_index("method")
+        if set(SN.METHODS) <= set(s.index):
+            a, b = s.loc[SN.METHODS[0]], s.loc[SN.METHODS[1]]
+            by_run.append(f"{r}: {SN.METHODS[0]}'s sender {a['sender_cpu_s_per_gb']:.2f} "
+                          f"CPU-s/GB against {b['sender_cpu_s_per_gb']:.2f}, the rate set by "
+                          f"the {a['limit']} (against the {b['limit']})")
+    glue_text("c13_reading", "Cross-core: " + "; ".join(by_run) + "." if by_run else "")
+    show_table(c13.rename(columns={"gbit_per_s": "Gbit/s (median)",
+                                "sender_cpu_s_per_gb": "sender CPU-s/GB",
+                                "receiver_cpu_s_per_gb": "receiver CPU-s/GB",
+                                "receiver_bytes_per_call": "receiver bytes per call",
+                                "limit": "rate set by", "n": "trials"}))
+else:
+    note("This run and the runs beside it hold no C13 cells.")
+    glue_text("c13_runs", "no run (none holds C13's cells)")
+    glue_text("c13_reading", "")
+
+prof_path = SN.newest_profile()
+if prof_path is not None:
+    prof = SN.read_profile(prof_path)  # a mangled profile is one line, BadProfile
+    glue_text("c13_profile_file", str(prof_path))
+    glue_text("c13_profile", SN.profile_text(prof, "cross-core"))
+    glue_text("c13_profile_same", SN.profile_text(prof, "same-core"))
+    glue_text("c13_profile_note", prof.note and f"({prof.note}.)")
+    rows = [{"placement": m.placement, "method": m.method, "stage": s.stage,
+             "share of samples": s.share, "CPU-s/GB (profiled)": s.cpu_s_per_gb}
+            for m in prof.methods for s in m.stages if s.share > 0]
+    show_table(pd.DataFrame(rows))
+else:
+    note(f"No sender profile is committed ({SN.PROFILES}).")
+    for k in ("c13_profile_file", "c13_profile", "c13_profile_same"):
+        glue_text(k, "not measured")
+    glue_text("c13_profile_note", "")

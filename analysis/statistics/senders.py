@@ -216,7 +216,7 @@ def newest_profile(root: str | Path = ".") -> Path | None:
 
 def _stages_text(m: MethodProfile, top: int) -> str:
     ranked = sorted((s for s in m.stages if s.share > 0), key=lambda s: -s.share)[:top]
-    return ", ".join(f"{s.stage} {s.share:.0%}" for s in ranked)
+    return "; ".join(f"{s.stage}: {s.share:.0%}" for s in ranked)
 
 
 def profile_text(p: SenderProfile, placement: str = "cross-core", top: int = 5) -> str:
