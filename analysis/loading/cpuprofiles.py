@@ -2,7 +2,7 @@
 :mod:`rundir.perf`) as tables: one row per profiled trial, one per (trial, symbol), and for
 format-2 files one per (trial, side) and one per (trial, window, side).
 
-Format-1 files (the reference run of 2026-11-22) have no sides and no windows: their
+Format-1 files (the run data/raw/20261122T052509Z-paper-0690) have no sides and no windows: their
 ``sides`` and ``windows`` rows are simply absent, and what needs them (the copy count,
 the CPU breakdown) says so."""
 

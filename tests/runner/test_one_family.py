@@ -58,7 +58,7 @@ def test_the_paper_plan_has_comparisons_read_by_several_families() -> None:
 
 
 def test_the_reference_run_0fec_stopped_comparisons_at_other_families_than_it_read() -> None:
-    """0fec's plan (made 2026-11-26, before the rule) is re-read post hoc: under the rule
+    """0fec's plan (made before the rule) is re-read post hoc: under the rule
     before it each claim read its comparisons at its own family, so C4's, C9's (and C1's,
     C3's, C5's, C10's) comparisons stopped at P1's family of 44 were read at 1, 2 or 4; under
     one family they are read at 44 (where they were stopped). Two violations are left (a
