@@ -202,13 +202,3 @@ def test_a_criteria_file_is_read_only_as_a_file(script: str, criteria: str, run:
     line = _refused(_start([PY, f"scripts/{script}.py", *argv, "--criteria", str(path)],
                            timeout=30))
     assert line.startswith(f"{script}: {path}"), line
-
-
-# ---------------------------------------------------------------- help and arguments
-
-def test_structure_counts_help_is_its_usage() -> None:
-    r = _start([PY, "scripts/structure_counts.py", "--help"])
-    assert r.returncode == 0 and r.stdout.startswith("usage:"), (r.stdout[:300], r.stderr)
-    line = _refused(_start([PY, "scripts/structure_counts.py", "--bogus"]))
-    assert line.startswith("usage:"), line
-

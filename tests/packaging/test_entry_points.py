@@ -128,8 +128,6 @@ TOOLS: dict[str, Tool] = {
         out=lambda p, x: ["--run", str(p.run), "--effects", str(p.other), "--runs", "2",
                           "--out", str(x)]),
     "scripts/simulate_topup.py": Tool(script("simulate_topup.py")),
-    "scripts/structure_counts.py": Tool(script("structure_counts.py"),
-                                        run=lambda p, x: [str(x)]),
     # bench/: they measure, so only refusals before measuring
     "bench/fidelity": Tool(bench("fidelity"), run=lambda p, x: ["--bin", str(x)],
                            out=lambda p, x: [*FIDELITY_SMALL, "--json", str(x)]),
