@@ -214,13 +214,13 @@ if len(curve):
         P.show(g)
     xs = xo[xo["crossover"].notna()] if len(xo) else xo
     if len(xs):
-        t = xs.assign(crossover=xs["crossover"].map(fmt_size), lo=xs["lo"].map(fmt_size),
-                      hi=xs["hi"].map(fmt_size),
+        # a CI is printed only where a measured size lies within it: otherwise the
+        # crossover lies between the measured sizes around it, and a narrower CI is the
+        # interpolation's, not the data's
+        t = xs.assign(crossover=F.crossover_words(xs, msg, MSG_FACTORS),
                       drawn=xs["agrees"].map({True: "yes", False: "no"}))
-        show_table(t[["configuration", "method", "crossover", "lo", "hi", "p_none", "drawn",
-                      "why"]]
-                   .rename(columns={"lo": "CI low", "hi": "CI high",
-                                    "p_none": "P(no crossover)",
+        show_table(t[["configuration", "method", "crossover", "p_none", "drawn", "why"]]
+                   .rename(columns={"p_none": "P(no crossover)",
                                     "why": "against the decided comparisons"}))
     else:
         note("No method crosses `send` within the measured sizes in this run.")
@@ -283,8 +283,6 @@ else:
 results = C.evaluate(run)
 verdicts = C.verdict_table(results)
 book_counts = CN.book_counts(run, results, msg)
-# the abstract counts the decision map's rows: the owner's set
-assert book_counts.message.n == len(V.map_data(curve) if len(curve) else curve)
 for name, text in book_counts.glue().items():
     glue_text(name, text)
 aa = C.twin_pairs(run)

@@ -1,11 +1,15 @@
 """The abstract: at most :data:`MAX_WORDS` words, whose first sentence answers the paper's
-question ("when does avoiding a copy pay?") for the testbed with at most
-:data:`MAX_FIRST_NUMBERS` numbers, then what was measured and how the data were checked,
+question ("when does avoiding a copy pay?") for the testbed: the methods, sizes, transports
+and placements where a copy-avoiding method was decided faster by more than the band, with
+how many comparisons of how many that is, then what was measured and how the data were checked,
 what the kernel copied anyway, `sendmsg`, the file methods and the published claims (pure
 functions of the tables the findings notebook computes; no I/O).
 
 What the abstract may cite:
 
+* "paid" is a comparison decided faster by more than the band (``greater``, what the decision
+  map draws as decided faster); one equivalent, or faster with its size open, is not;
+* every count says what it counts (comparisons, measured trials);
 * the message comparisons are the decision map's rows (:func:`analysis.words.advice.map_data`:
   one per method, size, transport and placement), counted once, with their unit;
 * a comparison with fewer rounds than the run's declared ``rounds_min`` is counted in the
@@ -23,17 +27,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import pandas as pd
 
 from analysis.statistics.fmt import fmt_hours, fmt_pct, fmt_size, plural
 from analysis.words.counts import UNTESTED, fallback_rows, read_rows
 from analysis.words.findings import UNSUPPORTED_KINDS
-from analysis.words.phrases import configuration, copied_share, ratio_ci
+from analysis.words.phrases import configuration, copied_share, ratio_ci, size_runs
+from decision.band import SESOI
 
 MAX_WORDS = 200
-MAX_FIRST_NUMBERS = 4
 #: `--verify sample` checks the content of one received chunk in this many (src/pattern.c,
 #: verify_stream: ``(chunks & 15) == 0``); over TCP the sink also checks, in every mode, that
 #: it received as many bytes as were sent (src/sender.c, collect_receiver)
@@ -52,9 +56,9 @@ class Facts:
     """What the abstract says of the run besides its comparisons."""
 
     testbed: str  # "one 2-CPU virtual machine" (analysis.words.findings.testbed_text)
-    trials: int  # measured trials
+    trials: int  # measured trials (run.measured: profiled, failed and excluded ones aside)
     hours: float
-    verified: int  # trials whose receiver checked content (verify sample or full)
+    verified: int  # measured trials whose receiver checked content (verify sample or full)
     rounds_min: int  # the design's minimum rounds (the run's plan)
     post_hoc: bool = False  # read under a rule made after the run
     transports: tuple[str, ...] = ()
@@ -94,27 +98,78 @@ def words(text: str) -> int:
     return len(text.replace("`", "").split())
 
 
-def answer(map_rows: pd.DataFrame, files: pd.DataFrame, facts: Facts) -> str:
-    """The first sentence: whether avoiding a copy paid, for messages (the map's rows against
-    two-copy `send`) and for files (against `read-write`), as counts of comparisons decided
-    faster (on at least ``rounds_min`` rounds, which the next sentence says): at most four
-    numbers; "read post hoc" where the rule is newer than the run."""
+#: how many places (methods, sizes and configuration) the first sentence names for each of
+#: messages and files; the rest are counted, and the findings name them
+MAX_PLACES = 4
+#: the factors that name where a comparison was measured: a message comparison's transport
+#: and placement, a file comparison's path, transport, placement and cache
+MESSAGE_WHERE = ("transport", "protocol", "placement")
+FILE_WHERE = ("scenario", "transport", "placement", "cache")
+
+
+def beyond_band(rows: pd.DataFrame) -> pd.DataFrame:
+    """The comparisons decided faster by more than the band (``greater``): the only ones the
+    abstract counts as paying; a direction decided with its size open, or equivalent, is no
+    difference by the rule, and the decision map draws only these as decided faster."""
+    return rows[rows["decision"] == "greater"] if len(rows) else rows
+
+
+def paid_places(rows: pd.DataFrame, where: Sequence[str]) -> list[str]:
+    """Where avoiding a copy paid, from the comparisons ``rows`` (all of one baseline): per
+    configuration (``where``), the methods decided faster beyond the band and their sizes,
+    each a run of consecutive sizes measured for that method there (:func:`size_runs`), so
+    no unmeasured size is named; methods with the same sizes in one configuration are named
+    together: "`splice` and `sendfile` at 64 KiB–1 MiB (file → file, same-core)"."""
+    paid = beyond_band(rows)
+    if paid.empty:
+        return []
+    conf = rows.apply(lambda r: configuration(r.to_dict(), where), axis=1)
+    groups: dict[tuple[str, str], list[str]] = {}
+    for (cfg, meth), g in paid.groupby([conf[paid.index], paid["method"]], sort=False):
+        measured = rows.loc[(conf == cfg) & (rows["method"] == meth), "size"]
+        groups.setdefault((str(cfg), size_runs(list(g["size"]), list(measured))),
+                          []).append(f"`{meth}`")
+    return [f"{' and '.join(ms) if len(ms) < 3 else ', '.join(ms[:-1]) + ' and ' + ms[-1]} "
+            f"at {sizes}" + (f" ({cfg})" if cfg else "")
+            for (cfg, sizes), ms in groups.items()]
+
+
+def _places(places: list[str], most: int) -> str:
+    """The first ``most`` places, and how many more the findings name."""
+    shown = places[:most]
+    more = len(places) - len(shown)
+    if not shown:
+        return f"at {more} place{'s' if more != 1 else ''} the findings name"
+    text = ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else shown[0]
+    return text + (f" (and {more} more place{'s' if more != 1 else ''} the findings name)"
+                   if more else "")
+
+
+def answer(map_rows: pd.DataFrame, files: pd.DataFrame, facts: Facts,
+           most: int = MAX_PLACES) -> str:
+    """The first sentence: when avoiding a copy paid, for messages (the map's rows against
+    two-copy `send`) and for files (against `read-write`): the methods, sizes, transports and
+    placements decided faster by more than the band (on at least ``rounds_min`` rounds, which
+    the next sentence says), with how many comparisons of how many that is; "read post hoc"
+    where the rule is newer than the run. ``most``: the places named of each (the rest are
+    counted)."""
     lead = "Read post hoc, on this testbed" if facts.post_hoc else "On this testbed"
+    band = f"by more than {fmt_pct(SESOI, 0)}"
     parts = []
-    if len(map_rows):
-        f = _faster(readable(map_rows, facts.rounds_min))
-        n = len(map_rows)
-        parts.append(
-            f"avoiding a copy did not pay for messages: none of the {n} comparisons of a "
-            f"copy-avoiding method with two-copy `send` is decided faster" if not f else
-            f"avoiding a copy paid for messages in {f} of the {n} comparisons of a "
-            f"copy-avoiding method with two-copy `send`")
-    if len(files):
-        g = _faster(readable(files, facts.rounds_min))
-        parts.append(
-            (f"it paid for files in {g} of the {len(files)} comparisons with `read-write`"
-             if g else f"it did not pay for files: none of the {len(files)} comparisons with "
-             f"`read-write` is decided faster"))
+    for what, rows, where, unit in (
+            ("messages", map_rows, MESSAGE_WHERE,
+             "comparisons of a copy-avoiding method with two-copy `send`"),
+            ("files", files, FILE_WHERE, "file comparisons with `read-write`")):
+        if not len(rows):
+            continue
+        read = readable(rows, facts.rounds_min)
+        places = paid_places(read, where)
+        k = len(beyond_band(read))
+        who = "avoiding a copy" if not parts else "it"
+        parts.append(f"{who} paid for {what} in {k} of the {len(rows)} {unit}, decided faster "
+                     f"{band}: {_places(places, most)}" if places else
+                     f"{who} did not pay for {what}: none of the {len(rows)} {unit} is "
+                     f"decided faster {band}")
     if not parts:
         return f"{lead}, no comparison of a copy-avoiding method was measured."
     return f"{lead}, " + "; ".join(parts) + "."
@@ -124,12 +179,13 @@ def _measured(facts: Facts) -> str:
     ts = [TRANSPORT_WORDS.get(t, t) for t in facts.transports]
     over = (f" over {', '.join(ts[:-1])} and {ts[-1]}" if len(ts) > 1 else
             f" over {ts[0]}" if ts else "")
-    check = (f"; the receiver counted every byte over TCP and, in {facts.verified:,} trials, "
-             f"checked the content of one chunk in {VERIFY_SAMPLE_EVERY}"
+    check = (f"; the receiver counted every byte over TCP and, in {facts.verified:,} of the "
+             f"measured trials, checked the content of one chunk in {VERIFY_SAMPLE_EVERY}"
              if facts.verified else "")
-    return (f"We measured {PRIMITIVES}{over} on {facts.testbed} ({facts.trials:,} trials in "
-            f"randomized blocks, {fmt_hours(facts.hours)}; a decision rests on at least "
-            f"{facts.rounds_min} rounds){check}.")
+    return (f"We measured {PRIMITIVES}{over} on {facts.testbed} ({facts.trials:,} measured "
+            f"trials in randomized blocks, "
+            f"{fmt_hours(facts.hours)}; a decision rests on at least {facts.rounds_min} "
+            f"rounds){check}.")
 
 
 def _zerocopy(map_rows: pd.DataFrame, facts: Facts) -> str:
@@ -211,11 +267,14 @@ def abstract(map_rows: pd.DataFrame, files: pd.DataFrame, verdicts: pd.DataFrame
              _sendmsg(map_rows, facts), _files(files, facts), _claims(verdicts)]
     text = " ".join(p for p in parts if p)
     # said more briefly where it would be too long: `sendmsg` (the findings say it), then
-    # the largest file gain go
-    for drop in (3, 4):
+    # the largest file gain go, then the answer names fewer places
+    for drop in (3, 4, 2, 1, 0):
         if words(text) <= MAX_WORDS:
             break
-        parts[drop] = ""
+        if drop < 3:  # then fewer places in the answer: the findings name every one
+            parts[0] = answer(map_rows, files, facts, drop)
+        else:
+            parts[drop] = ""
         text = " ".join(p for p in parts if p)
     # a percentage never parts from its number at a line's end ("100" | "% on loopback")
     return text.replace(" %", "\u00a0%")

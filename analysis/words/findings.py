@@ -22,8 +22,8 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from analysis.statistics.fmt import fmt_band, fmt_pct, fmt_size
-from analysis.words.phrases import (configuration, never_beats, never_faster, ratio_ci,
-                                    size_runs, size_span)
+from analysis.words.phrases import (configuration, crossover_phrase, never_beats,
+                                    never_faster, ratio_ci, size_runs, size_span)
 
 #: what a run must be for its comparisons to be findings (else: why not)
 UNSUPPORTED_KINDS = {
@@ -92,10 +92,9 @@ def method_clause(rows: pd.DataFrame, baseline: str,
                f" (up to {ratio_ci(best)} at {fmt_size(best['size'])}")
         if crossover is not None and math.isfinite(crossover.get("crossover", math.nan)) \
                 and crossover.get("agrees", True):
-            lo, hi = crossover.get("lo", math.nan), crossover.get("hi", math.nan)
-            ci = (f", CI {size_span(lo, hi)}" if math.isfinite(lo) and math.isfinite(hi)
-                  else "")
-            txt += f"; crossover at about {fmt_size(crossover['crossover'])}{ci}"
+            txt += "; crossover " + crossover_phrase(
+                crossover["crossover"], crossover.get("lo", math.nan),
+                crossover.get("hi", math.nan), all_sizes)
         parts.append(txt + ")")
     elif never_faster(rows["decision"]):
         # "never" only where every size of this configuration is decided, none faster
@@ -179,6 +178,21 @@ def crossover_agreement(xo: pd.DataFrame, cmp: pd.DataFrame, factors: Sequence[s
         agrees.append(not bad)
         why.append("; ".join(bad) if bad else "agrees with the decided comparisons")
     return xo.assign(agrees=agrees, why=why)
+
+
+def crossover_words(xo: pd.DataFrame, cmp: pd.DataFrame, factors: Sequence[str]) -> pd.Series:
+    """Each crossover of ``xo`` as the book reports it (:func:`crossover_phrase`), against the
+    sizes measured for the same method and configuration in ``cmp``: its CI only where a
+    measured size lies within it, else the measured sizes around it."""
+    keys = [f for f in factors if f in xo and f in cmp]
+    out = []
+    for _, x in xo.iterrows():
+        sel = cmp[cmp["method"] == x["method"]]
+        for k in keys:
+            sel = sel[(sel[k] == x[k]) | (sel[k].isna() & pd.isna(x[k]))]
+        out.append(crossover_phrase(float(x["crossover"]), float(x["lo"]), float(x["hi"]),
+                                    sel["size"]) or "none in the measured range")
+    return pd.Series(out, index=xo.index, dtype=object)
 
 
 #: the states of a verdict, in the words of a sentence

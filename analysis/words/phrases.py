@@ -120,3 +120,24 @@ def copied_share(copied: Mapping[str, tuple[int, int]], of: str = "",
     # "100 % of its completions on loopback, 0 % on udp-forward": ``of`` after the first only
     return joiner.join(f"{p}{of if i == 0 else ''} on {' and '.join(ts)}"
                        for i, (p, ts) in enumerate(groups.items()))
+
+
+def crossover_phrase(at: float, lo: float, hi: float, measured: Iterable[float]) -> str:
+    """A crossover size as the data support it: "at about 64 KiB, CI 48 KiB–96 KiB" only where a
+    measured size lies within the CI; otherwise "between the measured sizes 4 KiB and 64 KiB"
+    (the measured sizes around it), since a CI narrower than the gap between the measured
+    sizes around a crossover is the interpolation's, not the data's. "" when ``at`` is not a
+    size (no crossover)."""
+    import math
+
+    if not (isinstance(at, (int, float)) and math.isfinite(at)):
+        return ""
+    sizes = sorted({float(s) for s in measured})
+    below = [s for s in sizes if s <= at]
+    above = [s for s in sizes if s >= at]
+    bounded = all(isinstance(x, (int, float)) and math.isfinite(x) for x in (lo, hi))
+    if bounded and any(lo <= s <= hi for s in sizes):
+        return f"at about {fmt_size(at)}, CI {size_span(lo, hi)}"
+    if below and above:
+        return f"between the measured sizes {fmt_size(below[-1])} and {fmt_size(above[0])}"
+    return f"at about {fmt_size(at)}, outside the measured sizes"

@@ -1,6 +1,6 @@
 """The abstract (analysis/words/abstract.py): at most 200 words, a first sentence that answers
-the paper's question with at most four numbers, and nothing read from a comparison resting on
-fewer rounds than the design's minimum."""
+the paper's question (where avoiding a copy was decided faster by more than the band), and
+nothing read from a comparison resting on fewer rounds than the design's minimum."""
 
 from __future__ import annotations
 
@@ -85,12 +85,11 @@ def test_the_abstract_is_at_most_200_words_even_for_the_busiest_run() -> None:
 
 
 @pytest.mark.parametrize("post_hoc", [True, False])
-def test_the_first_sentence_answers_the_question_with_at_most_four_numbers(post_hoc) -> None:  # noqa: ANN001
+def test_the_first_sentence_answers_the_question(post_hoc) -> None:  # noqa: ANN001
     rows, files = busy()
     text = AB.abstract(rows, files, verdicts(), facts(post_hoc=post_hoc))
     first = first_sentence(text)
     assert "avoiding a copy" in first and ("pay" in first or "paid" in first), first
-    assert AB.numbers(first) <= AB.MAX_FIRST_NUMBERS == 4, first
     # a reading under a rule made after the run says so in the answer itself
     assert ("post hoc" in first) == post_hoc, first
     # the count is the map's rows, with its unit
@@ -100,7 +99,7 @@ def test_the_first_sentence_answers_the_question_with_at_most_four_numbers(post_
 def test_no_message_method_decided_faster_reads_did_not_pay() -> None:
     rows = V.map_data(pd.DataFrame([msg("zerocopy", s, "less", 0.5) for s in SIZES]))
     first = first_sentence(AB.abstract(rows, pd.DataFrame(), pd.DataFrame(), facts()))
-    assert "did not pay for messages" in first and "none of the 8 comparisons" in first, first
+    assert "did not pay for messages: none of the 8 comparisons" in first, first
 
 
 def test_a_comparison_under_the_design_minimum_is_never_read() -> None:
@@ -114,7 +113,7 @@ def test_a_comparison_under_the_design_minimum_is_never_read() -> None:
     text = AB.abstract(V.map_data(pd.DataFrame(rows)), files, pd.DataFrame(), facts())
     first = first_sentence(text)
     assert "did not pay for messages: none of the 9 comparisons" in first, first
-    assert "in 1 of the 2 comparisons with `read-write`" in first, first
+    assert "in 1 of the 2 file comparisons with `read-write`" in first, first
     assert "2.06" not in text and "mmap-write" not in text, text
     assert "1.73×" in text, text
 
@@ -130,7 +129,8 @@ def test_the_copied_fraction_is_stated_per_transport() -> None:
 def test_the_verification_says_what_sample_checks() -> None:
     text = AB.abstract(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), facts())
     assert "verifies every byte" not in text and "counted every byte over TCP" in text, text
-    assert f"one chunk in {AB.VERIFY_SAMPLE_EVERY}" in text and "1,994 trials" in text, text
+    assert f"one chunk in {AB.VERIFY_SAMPLE_EVERY}" in text and "1,994 of the measured trials" in text, text
+    assert "2,839 measured trials" in text, text
 
 
 def test_the_sample_stride_is_the_c_programs() -> None:
@@ -145,3 +145,25 @@ def test_claim_counts_say_of_how_many_testable_here() -> None:
     text = AB.abstract(pd.DataFrame(), pd.DataFrame(), verdicts(), facts())
     assert "Of the 36 verdicts on published claims testable here, 18 hold" in text, text
     assert "11 more are not testable here" in text, text
+
+
+def test_only_a_comparison_beyond_the_band_paid_and_the_answer_says_where() -> None:
+    """Equivalent, or faster with its size open, is no difference by the rule: not counted as
+    paying; the answer names each method, its measured sizes and the configuration."""
+    files = pd.DataFrame([fil("splice", 64 * KiB, "greater", 1.18), fil("splice", MiB, "greater", 1.38),
+                          fil("splice", 16 * MiB, "inconclusive", 1.05) | dict(
+                              decision="equivalent", lo=1.02, hi=1.08, direction="faster"),
+                          fil("sendfile", 64 * KiB, "inconclusive", 1.24) | dict(
+                              lo=1.12, hi=1.38, direction="faster", scenario="file→socket",
+                              transport="loopback")])
+    rows = V.map_data(pd.DataFrame([msg("vmsplice", 64 * KiB, "greater", 1.66, "veth", "cross-core"),
+                                    msg("vmsplice", 256 * KiB, "greater", 1.70, "veth", "cross-core"),
+                                    msg("vmsplice", MiB, "inconclusive", 1.1, "veth", "cross-core",
+                                        direction="faster"),
+                                    msg("vmsplice", 4 * KiB, "less", 0.5, "veth", "cross-core")]))
+    first = first_sentence(AB.abstract(rows, files, pd.DataFrame(), facts(post_hoc=False)))
+    assert "paid for messages in 2 of the 4 comparisons" in first, first
+    assert "`vmsplice` at 64 KiB–256 KiB (veth, cross-core)" in first, first
+    assert "paid for files in 2 of the 4 file comparisons" in first, first
+    assert "`splice` at 64 KiB–1 MiB (file → file, same-core)" in first, first
+    assert "16 MiB" not in first and "sendfile" not in first, first

@@ -74,13 +74,19 @@ def test_a_crossover_must_agree_with_the_decided_comparisons() -> None:
     assert "crossover" not in t
 
 
-def test_crossover_is_quoted_with_its_ci() -> None:
-    xo = pd.DataFrame([dict(transport="loopback", protocol="tcp", placement="cross-core",
-                            threads=1, method="sendmsg", crossover=20000.5, lo=8192.0,
-                            hi=32768.0)])
-    t = F.comparison_findings(PLANT, "send", ("transport", "protocol", "placement", "threads"),
-                              "message", "fig", xo, ["sendmsg"])[0].text
-    assert "crossover at about 19.5 KiB, CI 8 KiB–32 KiB" in t
+def test_crossover_is_quoted_with_its_ci_only_where_a_measured_size_lies_in_it() -> None:
+    def text(lo: float, hi: float) -> str:
+        xo = pd.DataFrame([dict(transport="loopback", protocol="tcp", placement="cross-core",
+                                threads=1, method="sendmsg", crossover=20000.5, lo=lo,
+                                hi=hi)])
+        return F.comparison_findings(PLANT, "send", ("transport", "protocol", "placement",
+                                                     "threads"),
+                                     "message", "fig", xo, ["sendmsg"])[0].text
+
+    assert "crossover at about 19.5 KiB, CI 2 KiB–32 KiB" in text(2048.0, 32768.0)
+    # measured at 4 KiB and 64 KiB: a CI between them is the interpolation's, not the data's
+    t = text(8192.0, 32768.0)
+    assert "crossover between the measured sizes 4 KiB and 64 KiB" in t and "19.5" not in t, t
 
 
 def test_runs_that_cannot_support_findings_say_so() -> None:
