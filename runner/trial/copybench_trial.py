@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from rundir import layout
+from rundir.records import SCHEMA_VERSION
 from runner.host import cpuprofile
 from runner.trial.copybench_argv import sender_argv, sink_argv, trial_seed
 from runner.trial.pair import LineReady, Pair, run_pair
@@ -74,6 +75,11 @@ def parse_record(stdout: str) -> tuple[dict[str, Any] | None, str | None]:
         return None, "sender printed no JSON record"
     if len(objs) > 1:
         return objs[-1], f"sender printed {len(objs)} JSON records (expected exactly one)"
+    version = objs[0].get("schema_version")
+    if version != SCHEMA_VERSION:
+        # another build of copybench (a stale binary): its fields are not this runner's record
+        return None, (f"sender printed a record of schema_version {version!r}; this runner "
+                      f"writes {SCHEMA_VERSION} (rebuild copybench: make build)")
     return objs[0], None
 
 

@@ -220,3 +220,22 @@ def test_the_committed_runs_have_the_field_sets_upgraded() -> None:
         n = sum(1 for r in records.read(records.trials_file(run), fields=True)
                 if r["schema_version"] == SCHEMA_VERSION)
         assert n == len(_raw_records(run))
+
+
+def test_the_runner_refuses_a_record_of_another_copybench_build(copybench: Path,
+                                                                tmp_path: Path) -> None:
+    """A copybench that prints another version (a stale build) makes a failed trial that
+    says so, never a record of fields this runner's format does not have."""
+    from runner.trial.copybench_trial import parse_record
+    src = tmp_path / "src.bin"
+    src.write_bytes(b"x" * 4096)
+    out = subprocess.run(
+        [str(copybench), "copy", "--method", "read-write", "--src", str(src), "--dst",
+         str(tmp_path / "dst.bin"), "--duration", "0.05", "--warmup", "0.02"],
+        capture_output=True, text=True, timeout=60, check=False).stdout
+    rec, why = parse_record(out)
+    assert why is None and rec is not None and rec["schema_version"] == SCHEMA_VERSION
+    stale = json.dumps(dict(rec, schema_version=1)) + "\n"
+    rec, why = parse_record(stale)
+    assert rec is None and why == ("sender printed a record of schema_version 1; this runner "
+                                   "writes 2 (rebuild copybench: make build)")
