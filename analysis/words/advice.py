@@ -117,6 +117,30 @@ def by_config(d: pd.DataFrame, rows: pd.DataFrame, most: int = 2) -> str | None:
                      for sp, cfgs in sorted(groups.items(), key=lambda kv: first[kv[0]]))
 
 
+def spans_by_config(d: pd.DataFrame, rows: pd.DataFrame) -> str:
+    """The sizes of the comparisons ``d`` configuration by configuration, each a
+    :func:`sizes_phrase` of that configuration's own sizes, configurations with the same
+    phrase named together: "16 KiB–32 KiB (udp-forward (UDP), same-core), some sizes in
+    64 KiB–1 MiB (veth, cross-core)". Every size it names is measured in each configuration
+    it names it for."""
+    groups: dict[str, list[str]] = {}
+    first: dict[str, float] = {}
+    for cfg, g in d.groupby("config", sort=False):
+        sp = sizes_phrase(g, rows)
+        groups.setdefault(sp, []).append(str(cfg))
+        first[sp] = min(first.get(sp, float(g["size"].min())), float(g["size"].min()))
+    return ", ".join(f"{sp} ({scope(cfgs, rows)})"
+                     for sp, cfgs in sorted(groups.items(), key=lambda kv: first[kv[0]]))
+
+
+def measured_in_each(d: pd.DataFrame, rows: pd.DataFrame) -> bool:
+    """Whether the smallest and the largest size of ``d`` are measured in each configuration
+    of ``d`` (then one span may name them all)."""
+    lo, hi = float(d["size"].min()), float(d["size"].max())
+    return all({lo, hi} <= set(rows.loc[rows["config"] == c, "size"].astype(float))
+               for c in set(d["config"]))
+
+
 def _from_up(d: pd.DataFrame, rows: pd.DataFrame) -> float | None:
     """Z where, in each configuration of ``d`` (decided faster), the sizes decided faster are
     every size measured from Z up, one Z for all."""
@@ -150,7 +174,9 @@ def method_advice(rows: pd.DataFrame, method: str, baseline: str,
     three configurations or more becomes "several configurations" (every one: "everywhere"), the equivalent sizes join the
     undecided ones ("equivalent or undecided elsewhere"), the sizes a decision changes
     with the window at become "some sizes", the ratio's configuration goes, the extreme
-    ratio goes (its figure shows it).
+    ratio goes (its figure shows it), sizes said configuration by configuration (where one
+    span would name a size not measured in a configuration) become "most (some) sizes
+    measured".
     ``windows``: every window's comparison, where a decision that changes with the window is
     looked for. ``copied``: for a zero-copy method, the share of its completions the kernel
     copied per transport (:func:`analysis.words.phrases.copied_share`), said after the
@@ -158,7 +184,7 @@ def method_advice(rows: pd.DataFrame, method: str, baseline: str,
     rows = by_direction(rows)
     windows = by_direction(windows) if windows is not None else None
     note = f" The kernel copied {copied}." if copied else ""
-    for brief in range(6):
+    for brief in range(7):
         text = _advice(rows, method, baseline, windows, brief) + note
         if words(text) <= MAX_WORDS - 1:  # and "(figure)"
             break
@@ -190,7 +216,16 @@ def _advice(rows: pd.DataFrame, method: str, baseline: str, windows: pd.DataFram
         # saying it more briefly)
         exact = by_config(d, r) if phrase.startswith(("most ", "some ")) and brief < 4 \
             else None
-        return f"at {exact}" if exact else f"at {phrase} ({where(d)})"
+        if exact:
+            return f"at {exact}"
+        # a span names only sizes measured in every configuration it is said for; said
+        # most briefly, the sizes go (the decision map shows them)
+        if measured_in_each(d, r):
+            return f"at {phrase} ({where(d)})"
+        if brief >= 6:
+            share = len(d) / max(int(r["config"].isin(set(d["config"])).sum()), 1)
+            return f"at {'most' if share > 0.5 else 'some'} sizes measured ({where(d)})"
+        return f"at {spans_by_config(d, r)}"
 
     if len(g) and not len(l_):
         z = _from_up(g, r)
