@@ -125,6 +125,14 @@ REVISIONS: tuple[tuple[str, str], ...] = (
      "0.88, and is refuted if for each, t/1 lies wholly below 1.12 or 8/t wholly above 0.88; "
      "'not testable at this noise' where only sizes whose published ratio lies inside the "
      "band contradict (and not beyond the band's far edge); magnitude rules unchanged"),
+    ("2026-11-29T16:27Z",
+     "each claim is read at the family it declares, whatever else the profile measures (C13 "
+     "cross-core had been read at the file findings' family of 5 in the paper profile and 1 "
+     "in the claims profile), at the stopping look the top-up's boundaries give; a published "
+     "effect inside the band no longer changes a verdict after the engine decides (it had "
+     "turned undecided and refuted verdicts, never holding ones, into 'not testable at this "
+     "noise'): every verdict of such a rule keeps the engine's and notes it in its condition "
+     "(mended after the run: every committed run had been judged by the earlier rules)"),
 )
 #: when the rules below were last revised; a run made before it is re-decided post hoc
 REVISED = REVISIONS[-1][0]

@@ -20,9 +20,9 @@ Derivation (fixed before the next reference run; the inputs are committed; the f
   for a claim whose effect is exactly zero).
 
 A claim whose published ratio lies inside the band cannot be decided in its favour even if its
-report was exactly right: where such a verdict is undecided, or refuted only by "equivalent"
-where the report's own number lies inside the band, it reads "not testable at this noise", with
-the band and sigma (:func:`untestable_at_noise`), never "inconclusive".
+report was exactly right. That is known before the data, so it is said of every verdict of
+such a rule alike, whatever the engine decided (:func:`untestable_at_noise` notes it in the
+verdict's condition, with the band and sigma); no verdict is changed after the engine decides.
 """
 
 from __future__ import annotations
@@ -113,14 +113,25 @@ def _rule(rule_id: str):
                  and r.decision.kind == "direction" and r.expected), None)
 
 
-def untestable_at_noise(results: Sequence, published: dict[str, dict[int, float]]) -> None:
-    """A direction verdict whose rule expects an effect (greater or less) at a size where the
-    claim's published ratio lies inside the band cannot hold even if the report was exactly
-    right: :func:`decision.verdict.at_this_noise` says when it becomes :data:`AT_THIS_NOISE`
-    (undecided, or refuted only at such sizes and not beyond the band on the far side). A
-    verdict decided otherwise stays."""
-    from analysis.claims.base import NOT_TESTABLE
+def inside_band_sizes(rule, published: dict[int, float]) -> list[tuple[int, float]]:
+    """The sizes (with the report's published ratio) at which ``rule`` expects an effect
+    (greater or less) although the published ratio lies inside the band: known before any
+    data (the rule, the report and the band), so the same for every verdict of the rule
+    (size 0 of ``published``: every size the rule reads)."""
+    sizes = rule.sizes or (0,)
+    effect = {int(s) for s in sizes if (e := rule.expects(s or None)) is not None
+              and e.kind in (R.GREATER, R.LESS)}
+    return sorted((s, v) for s, v in published.items()
+                  if (s in effect or (s == 0 and effect)) and inside_band(v))
 
+
+def untestable_at_noise(results: Sequence, published: dict[str, dict[int, float]]) -> None:
+    """Every direction verdict whose rule expects an effect at a size where the claim's
+    published ratio lies inside the band (:func:`inside_band_sizes`) gets the same note in
+    its condition, whatever the engine decided: the report's own number predicts no
+    difference the design resolves there. No verdict is changed here (the engine's holds,
+    refuted and inconclusive all stay), so a reading of the verdicts (the counts, the
+    reproduction criterion's denominator) treats every direction alike."""
     d = derive()
     for r in results:
         if r.claim not in published:
@@ -128,23 +139,13 @@ def untestable_at_noise(results: Sequence, published: dict[str, dict[int, float]
         rule = _rule(r.rule_id)
         if rule is None:
             continue
-        sizes = rule.sizes or (0,)
-        expected = {int(s): e for s in sizes if (e := rule.expects(s or None)) is not None}
-        reads = {int(x["size"]): e.read(float(x["lo"]), float(x["hi"]))
-                 for x in r.details if "size" in x
-                 and (e := rule.expects(int(x["size"]))) is not None}
-        inside = V.at_this_noise(r.verdict, reads, expected, published[r.claim], SESOI)
+        inside = inside_band_sizes(rule, published[r.claim])
         if not inside:
             continue
-        r.verdict = NOT_TESTABLE
-        r.direction = ""
         where = ", ".join(f"{v:.3g} at {_size(s)}" for s, v in inside)
-        r.reason = (f"{AT_THIS_NOISE}: the published ratio ({where}) lies inside the band "
-                    f"1 ± {SESOI:.0%} derived for a per-round sd of the log ratio of "
-                    f"{d.sigma:.3f}, so the claim could not hold even if its report were "
-                    f"exactly right (its CIs: {r.boundary or r.reason})")
-        r.condition = (f"{AT_THIS_NOISE}: published effect inside 1 ± {SESOI:.0%} "
-                       f"(sd {d.sigma:.3f})")
+        note = (f"{AT_THIS_NOISE}: the published ratio ({where}) lies inside the band 1 ± {SESOI:.0%} derived "
+                f"for a per-round sd of the log ratio of {d.sigma:.3f}")
+        r.condition = f"{r.condition}; {note}" if r.condition else note
 
 
 def _size(s: float) -> str:

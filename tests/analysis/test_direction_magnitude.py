@@ -123,33 +123,27 @@ def test_the_rule_text_names_its_sources_and_outcomes() -> None:
     assert "1.25" not in text
 
 
-def test_a_published_effect_inside_the_band_is_not_testable_at_this_noise() -> None:
-    """C8 at 64 KiB: published 0.936, inside 1 ± SESOI: undecided reads "not testable at this
-    noise" with the band and sigma, never "inconclusive"; decided verdicts stay."""
+def test_a_published_effect_inside_the_band_is_noted_and_no_verdict_changes() -> None:
+    """C8 at 64 KiB: published 0.936, inside 1 ± SESOI: every verdict of the rule carries the
+    note with the band and sigma, and keeps the engine's verdict."""
     rows = [(1024, 1.13, 1.0, 1.3), (4096, 1.17, 1.0, 1.3), (16384, 1.1, 1.0, 1.2)]
-    # undecided: 64 KiB's CI crosses C8's edge there (less than 1 - t)
     r = _r("C8", rows + [(65536, 0.95, 0.85, 1.05)])
-    # refuted only at 64 KiB, by a CI wholly above 1 - t and inside the band, where the
-    # published 0.936 is inside the band: what the report's own number predicts there, no
-    # evidence against it
     eq = _r("C8", rows + [(65536, 0.97, 0.90, 1.05)], C.REFUTED)
-    # refuted at 64 KiB by a CI beyond the band on the far side (greater where the claim
-    # says less): a real refutation stays
     gt = _r("C8", rows + [(65536, 1.2, 1.15, 1.3)], C.REFUTED)
     for x in (r, eq, gt):
         x.rule_id = "C8:"
     Z.untestable_at_noise([r, eq, gt], M.PUBLISHED)
-    assert r.verdict == C.NOT_TESTABLE and r.reason.startswith(Z.AT_THIS_NOISE)
-    assert "0.936 at 64 KiB" in r.reason and f"1 ± {Z.SESOI:.0%}" in r.reason
-    assert f"{Z.derive().sigma:.3f}" in r.reason
-    assert eq.verdict == C.NOT_TESTABLE and eq.reason.startswith(Z.AT_THIS_NOISE)
-    assert gt.verdict == C.REFUTED
+    assert [x.verdict for x in (r, eq, gt)] == [C.INCONCLUSIVE, C.REFUTED, C.REFUTED]
+    for x in (r, eq, gt):
+        assert x.condition.startswith(Z.AT_THIS_NOISE)
+        assert "0.936 at 64 KiB" in x.condition and f"1 ± {Z.SESOI:.0%}" in x.condition
+        assert f"{Z.derive().sigma:.3f}" in x.condition
     # C5's published 512 B ratio (0.974) is inside the band, but there the claim expects
-    # "not greater", which "equivalent" satisfies: testable
+    # "not greater", which "equivalent" satisfies: no note
     c5 = _r("C5", [(512, 1.0, 0.9, 1.1), (4096, 1.5, 1.0, 2.0)])
     c5.rule_id = "C5:"
     Z.untestable_at_noise([c5], M.PUBLISHED)
-    assert c5.verdict == C.INCONCLUSIVE
+    assert c5.verdict == C.INCONCLUSIVE and not c5.condition
 
 
 def test_the_revision_is_recorded_and_older_runs_are_post_hoc() -> None:
