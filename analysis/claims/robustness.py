@@ -124,10 +124,24 @@ def readings(run: Run, evaluate: Evaluate | None = None) -> list[Reading]:
     return out
 
 
-def table(rows: Sequence[Reading]) -> pd.DataFrame:
+def records_receive_size(run: Run) -> bool:
+    """Whether any trial of the run says its receive size (records written before copybench
+    recorded it say nothing; its sink read 256 KiB per call before it read 64 KiB)."""
+    return "recv_size" in run.trials and bool(run.trials["recv_size"].notna().any())
+
+
+def table(rows: Sequence[Reading], recorded: bool = True) -> pd.DataFrame:
     """One row per claim result: its verdict under each receive size (a column each, "—"
-    where it was not measured at that size) and its label."""
+    where it was not measured at that size) and its label. ``recorded`` False (a run whose
+    records do not say the size, :func:`records_receive_size`): the default size's column
+    says so instead of naming a size."""
     sizes = sorted({n for r in rows for n in r.verdicts})
+
+    def title(n: int) -> str:
+        if n == RECV_SIZE_DEFAULT and not recorded:
+            return "verdict (receive size not recorded)"
+        return f"verdict at {fmt_size(n)}"
+
     return pd.DataFrame([{"claim": r.key, "basis": r.basis,
-                          **{f"verdict at {fmt_size(n)}": r.texts.get(n, "—") for n in sizes},
+                          **{title(n): r.texts.get(n, "—") for n in sizes},
                           "receiver": r.label} for r in rows])

@@ -57,6 +57,7 @@ def test_labels(run: A.Run) -> None:
     assert "256 KiB per recv(): refuted" in same.text and "(0.86 " in same.text, same.text
     assert cross.verdicts == {65536: C.HOLDS, BIG: C.HOLDS}
     assert cross.label == RB.ROBUST and cross.text == RB.ROBUST
+    assert RB.records_receive_size(run)
     t = RB.table(list(rows.values()))
     assert list(t.columns) == ["claim", "basis", "verdict at 64 KiB", "verdict at 256 KiB",
                                "receiver"]
@@ -79,3 +80,8 @@ def test_a_run_without_the_factor_is_one_size_throughout(tmp_path: Path) -> None
     assert RB.receive_sizes(run) == [65536]
     rows = RB.readings(run, evaluate=C.c13)
     assert rows and {r.label for r in rows} == {RB.ONE_SIZE}
+    # its records do not say the size the sink read: the table names none
+    assert not RB.records_receive_size(run)
+    t = RB.table(rows, RB.records_receive_size(run))
+    assert "verdict (receive size not recorded)" in t.columns
+    assert not any("KiB" in c for c in t.columns)
