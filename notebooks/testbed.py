@@ -92,15 +92,69 @@ glue_text("duration", (f"{dur.min():g} s" if dur.min() == dur.max() else
 # ## Environment
 
 # %% tags=["remove-input"]
-keys = ["kernel", "distribution", "cpu", "cpu_model", "cpu_count", "memory", "memory_bytes",
-        "virtualization", "governor", "turbo", "mitigations", "pmu", "perf_event_paranoid",
-        "compiler", "cflags", "git_commit", "nix_store_path", "sysctls", "memcpy", "seed",
-        "profile", "started_at", "finished_at"]
-ordered = {k: man[k] for k in keys if k in man}
-ordered.update({k: v for k, v in man.items() if k not in ordered and k not in
-                ("python_packages", "run_id")})
-env = pd.DataFrame(A.flatten(ordered), columns=["property", "value"])
-show_table(env)
+def _d(v: object) -> dict:
+    return v if isinstance(v, dict) else {}
+
+
+def _bytes(v: object) -> str:
+    """A byte count from the manifest ("4194304") as a size ("4 MiB"); else as it is."""
+    try:
+        return fmt_size(int(str(v)))
+    except ValueError:
+        return str(v)
+
+
+def environment_rows(man: dict, pmu: tuple[bool, str]) -> list[dict[str, str]]:
+    """The run's environment as a reader reads it: each property named in words, each value
+    whole (nothing cut), the manifest's raw records (per-event perf output, every sysctl,
+    every mitigation) left to manifest.json, which the table names."""
+    k, cpu, mem = _d(man.get("kernel")), _d(man.get("cpu")), _d(man.get("memory"))
+    virt, comp, sysctl = _d(man.get("virtualization")), _d(man.get("compiler")), \
+        _d(man.get("sysctls"))
+    mit = _d(man.get("mitigations"))
+    mitigated = sorted(n.replace("_", " ") for n, v in mit.items()
+                       if str(v).startswith("Mitigation"))
+    vulnerable = sorted(n.replace("_", " ") for n, v in mit.items()
+                        if str(v).startswith("Vulnerable"))
+    git = _d(man.get("git"))
+    rows = [
+        ("Linux kernel", f"{k.get('release', 'unknown')} ({k.get('machine', '')})".replace(
+            " ()", "")),
+        ("Kernel mitigations setting",
+         str(_d(k.get("cmdline_relevant")).get("mitigations") or "default")),
+        ("Distribution", str(_d(man.get("distribution")).get("pretty_name") or "unknown")),
+        ("Processor", f"{cpu.get('model') or man.get('cpu_model') or 'unknown'}, "
+                      f"{cpu.get('count') or man.get('cpu_count') or '?'} CPUs"),
+        ("Memory", fmt_size(mem["total_bytes"]) if isinstance(mem.get("total_bytes"), int)
+         else "not recorded"),
+        ("Virtualization", ("container " + str(virt.get("detect_virt")) + " in "
+                            if virt.get("detect_virt") not in (None, "none") else "")
+         + ("a virtual machine" if virt.get("hypervisor_flag") else "bare metal")),
+        ("CPU frequency governor", str(cpu.get("governor") or "not exposed")),
+        ("CPU vulnerabilities", (f"mitigated: {', '.join(mitigated)}" if mitigated else
+                                 "none mitigated")
+         + (f"; vulnerable: {', '.join(vulnerable)}" if vulnerable else "")),
+        ("Hardware performance counters", ("available: " if pmu[0] else "absent: ") + pmu[1]),
+        ("perf_event_paranoid", str(man.get("perf_event_paranoid", "not recorded"))),
+        ("Socket buffer limits (net.core)", f"receive {_bytes(sysctl.get('net.core.rmem_max'))}"
+                                            f", send {_bytes(sysctl.get('net.core.wmem_max'))}"
+         if sysctl else "not recorded"),
+        ("Clock source", str(man.get("clocksource") or "not recorded")),
+        ("C compiler", str(comp.get("version") or "not recorded")),
+        ("Compiler flags", str(comp.get("flags") or "not recorded")),
+        ("copybench source (git commit)", str(git.get("commit") or man.get("git_commit")
+                                              or "not recorded")
+         + (" with uncommitted changes" if git.get("dirty") else "")),
+        ("Random seed", str(man.get("seed", "not recorded"))),
+        ("Started (UTC)", str(man.get("started_at") or man.get("created_at") or "unknown")),
+        ("Finished (UTC)", str(man.get("finished_at") or "unknown")),
+        ("Every other field", "the run's manifest.json"),
+    ]
+    # a field the run did not record is left out, not printed as a placeholder
+    return [{"property": a, "value": b} for a, b in rows if b not in ("not recorded", "unknown")]
+
+
+show_table(pd.DataFrame(environment_rows(man, A.pmu_status(run))))
 pkgs = man.get("python_packages") or {}
 if isinstance(pkgs, dict) and pkgs:
     glue_text("python_packages", ", ".join(f"{k} {v}" for k, v in sorted(pkgs.items())[:12])
@@ -151,7 +205,8 @@ show_table(pd.DataFrame(
 # after its warm-up), profiled trials (extra trials under `perf record`, beside the cell's
 # repetitions) are excluded from the
 # statistics, failed trials are counted here and nowhere else. What the receiver checked
-# of the data it read ({glue:text}`verify_counts:s`): `full` checks the content of every chunk,
+# of the data it read, over every trial run, profiled and failed ones included
+# ({glue:text}`verify_counts:s`): `full` checks the content of every chunk,
 # `sample` of a sample of them, `off` none (over TCP copybench also checks, in every mode,
 # that every byte sent arrived).
 

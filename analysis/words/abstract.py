@@ -166,8 +166,10 @@ def answer(map_rows: pd.DataFrame, files: pd.DataFrame, facts: Facts,
         places = paid_places(read, where)
         k = len(beyond_band(read))
         who = "avoiding a copy" if not parts else "it"
-        parts.append(f"{who} paid for {what} in {k} of the {len(rows)} {unit}, decided faster "
-                     f"{band}: {_places(places, most)}" if places else
+        # the band is said once, in the first part
+        faster = f", decided faster {band}" if not parts else ""
+        parts.append(f"{who} paid for {what} in {k} of the {len(rows)} {unit}{faster}: "
+                     f"{_places(places, most)}" if places else
                      f"{who} did not pay for {what}: none of the {len(rows)} {unit} is "
                      f"decided faster {band}")
     if not parts:
@@ -267,12 +269,13 @@ def abstract(map_rows: pd.DataFrame, files: pd.DataFrame, verdicts: pd.DataFrame
              _sendmsg(map_rows, facts), _files(files, facts), _claims(verdicts)]
     text = " ".join(p for p in parts if p)
     # said more briefly where it would be too long: `sendmsg` (the findings say it), then
-    # the largest file gain go, then the answer names fewer places
-    for drop in (3, 4, 2, 1, 0):
+    # the largest file gain go, the copied share goes, then the answer names fewer places
+    # (a part's index, or the places the answer names)
+    for drop, most in ((3, None), (4, None), (2, None), (None, 2), (None, 1), (None, 0)):
         if words(text) <= MAX_WORDS:
             break
-        if drop < 3:  # then fewer places in the answer: the findings name every one
-            parts[0] = answer(map_rows, files, facts, drop)
+        if most is not None:  # fewer places in the answer: the findings name every one
+            parts[0] = answer(map_rows, files, facts, most)
         else:
             parts[drop] = ""
         text = " ".join(p for p in parts if p)
