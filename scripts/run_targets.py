@@ -7,12 +7,14 @@ For each run (BASE, then NEW) it prints:
 
 * the decision map's rows (:func:`analysis.words.counts.map_comparisons`, one per method,
   size and configuration, as the book counts them) by outcome, and how many have a decided
-  direction (faster or slower by more than the band, or with its size open);
+  direction (faster or slower by more than the band, or with its size open); their labels
+  (:mod:`decision.reading`): which side set the rate, how many rest on fewer rounds than the
+  design's minimum, and how many read "not read" and "receiver-bound";
 * the message comparisons (every message method against ``send``, as the book counts them:
   :func:`analysis.words.counts.message_comparisons`): faster / slower / equivalent /
   undecided, and for NEW the same on BASE's comparison keys (method, size and configuration)
   only, with the keys NEW lacks;
-* the direction verdicts by state, and the inconclusive ones among those testable here, each
+* the direction verdicts by state, those with a receiver-bound size, and the inconclusive ones among those testable here, each
   with the boundary its CI straddles and its distance;
 * the median per-round sd of the log ratio over the run's distinct paired claim comparisons
   (one comparison read by two claims counted once);
@@ -49,6 +51,7 @@ from analysis.statistics.fmt import fmt_ratio_ci, fmt_size
 from analysis.words import revisions as RV
 from analysis.words.counts import MSG_FACTORS, Tally, map_comparisons, message_comparisons
 from decision import parity as PA
+from decision import reading as RD
 from decision import rule as R
 
 #: the point estimate of copybench / iperf3 a size is checked against (a target, not a rule)
@@ -65,8 +68,17 @@ def comparisons(run: Run) -> pd.DataFrame:
 def report(run: Run, base: pd.DataFrame | None) -> None:
     print(f"== {run.run_id}: {len(run.trials)} trials")
     comp = comparisons(run)
-    rows = Tally.of(map_comparisons(run))
+    mrows = map_comparisons(run)
+    rows = Tally.of(mrows)
     print(f"decision map rows: {rows.n}: {rows.text()}")
+    if len(mrows):
+        bounds = mrows["bound"].value_counts()
+        print("  rows by the side that set the rate: " + ", ".join(
+            f"{b} {int(bounds.get(b, 0))}" for b in RD.BOUNDS)
+            + f"; under the design's minimum rounds ({run.rounds_min}): "
+            f"{int(mrows['under_minimum'].sum())}; read {RD.NOT_READ!r} {rows.not_read}, "
+            f"{RD.RECEIVER_BOUND!r} {rows.receiver_bound}, read as a decision "
+            f"{rows.n - rows.not_read - rows.receiver_bound}")
     print(f"  rows with a decided direction: {rows.directions} of {rows.n} (greater "
           f"{rows.greater}, less {rows.less}, faster with size open {rows.faster_open}, "
           f"slower with size open {rows.slower_open})")
@@ -81,6 +93,13 @@ def report(run: Run, base: pd.DataFrame | None) -> None:
     results = C.evaluate(run)
     states = Counter(r.verdict for r in results)
     print("direction verdicts: " + ", ".join(f"{v} {n}" for v, n in states.items()))
+    flagged = [r for r in results if r.bound_note]
+    print(f"  verdicts with a receiver-bound size: {len(flagged)} ("
+          f"{sum(r.verdict == C.NOT_TESTABLE for r in flagged)} read {RD.RECEIVER_BOUND!r}, "
+          f"{sum(r.verdict != C.NOT_TESTABLE for r in flagged)} decided by sizes that test "
+          "the sender)")
+    for r in flagged:
+        print(f"   {r.claim} {r.reading or ''} {r.placement}: {r.verdict_text}")
     table = C.compact_table(results)
     for (_, row), r in zip(table.iterrows(), results):
         if r.verdict == C.INCONCLUSIVE:

@@ -87,6 +87,11 @@ class ClaimResult:
     # the sizes it was decided at and those not run ("at 4 KiB, 64 KiB only; not run at
     # 1 KiB, 16 KiB"); "" for a verdict over every size of its rule
     scope: str = ""
+    # which side set the rate of the comparisons a rate verdict reads (decision.reading.bound
+    # over its sizes; "" where its metric is not a rate), and the sizes whose cells
+    # copybench's receiver bounded ("receiver-bound: not a test of the sender at 16 KiB")
+    bound: str = ""
+    bound_note: str = ""
 
     @property
     def rounds_text(self) -> str:
@@ -103,9 +108,13 @@ class ClaimResult:
 
     @property
     def verdict_text(self) -> str:
-        """The verdict with its direction, where it was refuted ("refuted: higher ..."), and
-        its sizes where it was decided at only some of its rule's ("holds (at 4 KiB ...)")."""
+        """The verdict with its direction, where it was refuted ("refuted: higher ..."), its
+        sizes where it was decided at only some of its rule's ("holds (at 4 KiB ...)"), and
+        the sizes that were not a test of the sender, where a size that was decided it
+        ("refuted (receiver-bound: not a test of the sender at 16 KiB): ...")."""
         v = f"{self.verdict} ({self.scope})" if self.scope else self.verdict
+        if self.bound_note and self.verdict != NOT_TESTABLE:
+            v += f" ({self.bound_note})"
         return f"{v}: {self.direction}" if self.direction else v
 
     def ci_text(self) -> str:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import pandas as pd
 
+from analysis.statistics import bottleneck as BN
 from analysis.statistics import stats as S
 from analysis.claims.applicability import absent, not_applicable
 from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE,
@@ -22,6 +23,7 @@ from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, NOT_RUN, NOT_T
                                   new_result, rule_cells, set_estimate, set_rounds, sizes_text,
                                   sizes_with)
 from analysis.claims.rules import CROSSOVER
+from decision import reading as RD
 from decision import rule as R
 from decision import verdict as V
 from analysis.statistics.fmt import fmt_num, fmt_ratio_ci, fmt_size
@@ -70,7 +72,9 @@ def apply_rule(run: Run, rule: "Rule", stmt: tuple[str, str, str], placement: st
     family = max(c.primary.family for c in comps.values())  # each comparison's one family
     r.statistic = rule.statistic + (f" (CI level {S.family_confidence(family):.2%})"
                                     if family > 1 else "")
-    pick = _every(rule, r, comps, missing, sizes)
+    bounds = _bounds(run, rule, d, list(comps))
+    bound_sizes = [s for s, b in bounds.items() if b == RD.RECEIVER]
+    pick = _every(rule, r, comps, missing, sizes, bound_sizes)
     set_estimate(r, pick.primary.ratio)
     set_rounds(r, pick.primary)
     r.size = pick.size
@@ -83,9 +87,37 @@ def apply_rule(run: Run, rule: "Rule", stmt: tuple[str, str, str], placement: st
     if r.verdict == INCONCLUSIVE and not r.boundary:
         r.boundary = "; ".join(f"{fmt_size(s)}: {c.why} ({c.distance()})"
                                for s, c in comps.items() if c.open) or pick.why
-    r.reason = "; ".join(f"{fmt_size(s)}: {_outcome(c)} ({c.why})" for s, c in comps.items()) \
+    r.reason = "; ".join(f"{fmt_size(s)}: {RD.RECEIVER_BOUND if s in bound_sizes else _outcome(c)}"
+                         f" ({c.why})" for s, c in comps.items()) \
         + (f"; no cells at {sizes_text(missing)}" if missing else "")
+    if bounds:
+        r.bound = RD.bound(bounds.values())
+    if bound_sizes:
+        _receiver_bound(r, bound_sizes)
     return r
+
+
+def _bounds(run: Run, rule: "Rule", d: pd.DataFrame, sizes: Sequence[int]) -> dict[int, str]:
+    """Per size compared: the side that set the rate of its two cells (decision.reading.bound,
+    from the run's table of sides); {} where the rule's metric is not a rate one side sets."""
+    if rule.metric not in RD.RATE_METRICS or rule.mode != "stream":
+        return {}
+    both = d[d["method"].isin([rule.numerator, rule.denominator])]
+    return {s: BN.cells_bound(run, both[both["size"] == s]) for s in sizes}
+
+
+def _receiver_bound(r: ClaimResult, sizes: Sequence[int]) -> None:
+    """A verdict some of whose sizes rest on a cell copybench's receiver set the rate of
+    (decision.reading.claim_verdict): refuted by a size that tests the sender stays refuted
+    and names them; any other reads receiver-bound (not testable here, the reason first)."""
+    where = f"at {sizes_text(sorted(sizes))}"
+    r.bound_note = f"{RD.RECEIVER_BOUND} {where}"
+    if r.verdict == REFUTED:
+        return
+    r.verdict, r.direction, r.scope, r.boundary = NOT_TESTABLE, "", "", ""
+    r.condition = (f"{RD.RECEIVER_BOUND} {where}: copybench's receiver, busy at least "
+                   f"{BN.BUSY:.0%} of the window (same-core: the larger share), set the rate")
+    r.reason = f"{RD.RECEIVER_BOUND} {where}; per size: {r.reason}"
 
 
 def _outcome(c: Compared) -> str:
@@ -110,11 +142,17 @@ def scope_text(run_at: Sequence[int], missing: Sequence[int],
 
 
 def _every(rule: "Rule", r: ClaimResult, comps: dict[int, Compared], missing: list[int],
-           sizes: list[int]) -> Compared:
+           sizes: list[int], bound_sizes: Sequence[int] = ()) -> Compared:
     """Every size must agree with the claim; one that contradicts refutes it, whatever the
-    others (decision.verdict.every: the minimum-effect reading of each size's CI)."""
-    reads = {s: c.read for s, c in comps.items() if c.read is not None}
+    others (decision.verdict.every: the minimum-effect reading of each size's CI). A size
+    resting on a receiver-bound cell (``bound_sizes``) neither agrees nor contradicts: the
+    others decide a refutation, and nothing else is decided (:func:`_receiver_bound`)."""
+    reads = {s: c.read for s, c in comps.items() if c.read is not None
+             and s not in bound_sizes}
     verdict = V.every(reads)
+    if bound_sizes and RD.claim_verdict(verdict, bound_sizes, REFUTED) != REFUTED:
+        r.verdict = INCONCLUSIVE  # read receiver-bound once the reason is written
+        return comps[sorted(bound_sizes)[0]]
     if verdict == REFUTED:
         s = V.first(reads, R.CONTRADICTS)
         c = comps[s]  # type: ignore[index]

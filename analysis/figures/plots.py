@@ -42,6 +42,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: 
 
 from analysis.statistics.fmt import fmt_band, fmt_pct, fmt_size  # noqa: E402
 from analysis.statistics.stats import SESOI  # noqa: E402
+from decision import reading as RD  # noqa: E402
 from decision import rule as R  # noqa: E402
 from decision.band import band  # noqa: E402
 
@@ -529,14 +530,37 @@ def map_words(baseline: str) -> dict[str, str]:
             "slower_beyond": f"slower than {baseline} by > {pct}", "undecided": "undecided"}
 
 
-def _map_legend(fig: Any, baseline: str, fontsize: float) -> None:
-    """The maps' one legend, below the panels: every reading, in words."""
+#: the marks of a square not read as a decision (decision.reading): its colour kept under a
+#: hatching, its ratio in grey
+UNREAD_HATCH = {RD.NOT_READ: "..", RD.RECEIVER_BOUND: "xxx"}
+UNREAD_WORDS = {RD.NOT_READ: "not read: under the minimum rounds",
+                RD.RECEIVER_BOUND: RD.RECEIVER_BOUND}
+#: the height of the legend's line of marks, inches
+UNREAD_LINE_IN = 0.22
+
+
+def _map_legend(fig: Any, baseline: str, fontsize: float,
+                unread: Sequence[str] = ()) -> None:
+    """The maps' one legend, below the panels: every reading, in words, and the marks of the
+    readings ``unread`` that the map draws (:data:`UNREAD_HATCH`)."""
     from matplotlib.patches import Patch
 
     words = map_words(baseline)
     handles = [Patch(facecolor=c, edgecolor="0.6", label=words[k]) for k, c in MAP_COLORS.items()]
+    marks = [Patch(facecolor="white", edgecolor="0.4", hatch=UNREAD_HATCH[k],
+                   label=UNREAD_WORDS[k]) for k in UNREAD_HATCH if k in unread]
+    # the marks on a line of their own below the readings' colours
+    up = UNREAD_LINE_IN / fig.get_size_inches()[1] if marks else 0.0
     fig.legend(handles=handles, loc="lower center", ncol=3, frameon=False, fontsize=fontsize,
-               bbox_to_anchor=(0.5, 0.0))
+               bbox_to_anchor=(0.5, up))
+    if marks:
+        fig.legend(handles=marks, loc="lower center", ncol=len(marks), frameon=False,
+                   fontsize=fontsize, bbox_to_anchor=(0.5, 0.0))
+
+
+def _unread(df: pd.DataFrame) -> list[str]:
+    """The readings of ``df``'s comparisons that are not decisions (its ``read`` column)."""
+    return [k for k in UNREAD_HATCH if "read" in df and (df["read"] == k).any()]
 
 
 #: the least height of a facet grid's panel as the HTML book shows it, in pixels: the
@@ -773,9 +797,15 @@ def _decision_square(ax: Any, j: int, i: int, r: pd.DataFrame, fontsize: float) 
                                    hatch="//", linewidth=0))
         return
     c = r.iloc[0]
-    ax.add_patch(plt.Rectangle((j, i), 1, 1, facecolor=MAP_COLORS[map_key(c["lo"], c["hi"])],
-                               edgecolor="0.6", linewidth=0.6))
-    ax.text(j + 0.5, i + 0.5, f"{c['ratio']:.2f}", ha="center", va="center", fontsize=fontsize)
+    mark = UNREAD_HATCH.get(str(c.get("read", "")))
+    ax.add_patch(plt.Rectangle((j, i), 1, 1, facecolor="white" if mark else
+                               MAP_COLORS[map_key(c["lo"], c["hi"])], edgecolor="0.6",
+                               linewidth=0.6))
+    if mark:  # not read as a decision: hatched, never coloured as one
+        ax.add_patch(plt.Rectangle((j, i), 1, 1, facecolor="none", edgecolor="0.75",
+                                   hatch=mark, linewidth=0))
+    ax.text(j + 0.5, i + 0.5, f"{c['ratio']:.2f}", ha="center", va="center", fontsize=fontsize,
+            color="0.45" if mark else "black")
 
 def decision_map(df: pd.DataFrame, group: str, methods: Sequence[str], baseline: str,
                  title: str | None = None) -> Any:
@@ -811,10 +841,10 @@ def decision_map(df: pd.DataFrame, group: str, methods: Sequence[str], baseline:
     ax.grid(False)
     for sp in ax.spines.values():
         sp.set_visible(False)
-    _map_legend(fig, baseline, 9)
+    _map_legend(fig, baseline, 9, _unread(df))
     if title:
         ax.set_title(title, fontsize=10)
-    fig.tight_layout(rect=(0, 0.75 / fig.get_size_inches()[1], 1, 1))
+    fig.tight_layout(rect=(0, (0.75 + UNREAD_LINE_IN * bool(_unread(df))) / fig.get_size_inches()[1], 1, 1))
     return _meta(Figure(fig), kind="map", data=df, x="size", y="ratio", hue="method", col=group,
                  row=None, extra=["lo", "hi", "decision"], source=None)
 
@@ -824,7 +854,10 @@ def decision_panels(df: pd.DataFrame, methods: Sequence[str], baseline: str,
     """The front page's decision map: one panel per transport x placement (``panel``), in
     each a row per method and a column per size measured there, each square coloured by its
     decision against ``baseline`` and printed with its ratio; hatched where the method was
-    not compared at that size. ``df``: one comparison per panel, method and size."""
+    not compared at that size; white, marked and said in the legend where the comparison is
+    not read as a decision (its ``read``: under the design's minimum rounds, or
+    receiver-bound, :mod:`decision.reading`). ``df``: one comparison per panel, method and
+    size."""
 
     panels = list(dict.fromkeys(df["panel"]))
     rows = [m for m in methods if (df["method"] == m).any()]
@@ -855,10 +888,11 @@ def decision_panels(df: pd.DataFrame, methods: Sequence[str], baseline: str,
         ax.grid(False)
         for sp in ax.spines.values():
             sp.set_visible(False)
-    _map_legend(fig, baseline, 8)
+    unread = _unread(df)
+    _map_legend(fig, baseline, 8, unread)
     if title:
         fig.suptitle(title, fontsize=10)
-    fig.tight_layout(rect=(0, 0.6 / fig.get_size_inches()[1], 1, 1))
+    fig.tight_layout(rect=(0, (0.6 + UNREAD_LINE_IN * bool(unread)) / fig.get_size_inches()[1], 1, 1))
     return _meta(Figure(fig), kind="map", data=df, x="size", y="ratio", hue="method",
                  col="panel", row=None, extra=["lo", "hi", "n", "decision"], source=None)
 

@@ -11,15 +11,25 @@ larger share of that CPU sets the rate, provided the CPU was saturated at all.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+import weakref
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import pandas as pd
 
+from decision import reading as RD
+
+if TYPE_CHECKING:
+    from analysis.loading.run import Run
+
 #: a side busy at least this fraction of the window, per CPU it had, is saturated
 BUSY = 0.9
-#: the labels, in the order a table explains them
-LIMITS = ("receiver", "sender", "neither", "unknown")
+#: the labels, in the order a table explains them (the reading's, decision.reading)
+LIMITS = RD.BOUNDS
+#: the factors of one stream cell in the run's table of sides (:func:`run_limits`)
+CELL = ("method", "transport", "protocol", "placement", "threads", "size", "duration_s")
+#: the CPU figures a side's busy fraction is read from
+_CPU = ("seconds", "sender_cpu_s", "receiver_cpu_s")
 
 
 def busy(df: pd.DataFrame) -> pd.DataFrame:
@@ -39,14 +49,14 @@ def busy(df: pd.DataFrame) -> pd.DataFrame:
 def limit(sender_busy: float, receiver_busy: float, placement: str) -> str:
     """Which side set the rate (one of :data:`LIMITS`), from the two sides' busy fractions."""
     if not (math.isfinite(sender_busy) and math.isfinite(receiver_busy)):
-        return "unknown"
+        return RD.UNKNOWN
     if placement == "same-core":
         if sender_busy + receiver_busy < BUSY:
-            return "neither"
-        return "receiver" if receiver_busy > sender_busy else "sender"
+            return RD.NEITHER
+        return RD.RECEIVER if receiver_busy > sender_busy else RD.SENDER
     if receiver_busy >= BUSY and receiver_busy >= sender_busy:
-        return "receiver"
-    return "sender" if sender_busy >= BUSY else "neither"
+        return RD.RECEIVER
+    return RD.SENDER if sender_busy >= BUSY else RD.NEITHER
 
 
 def cell_limits(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
@@ -61,6 +71,72 @@ def cell_limits(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     med["limit"] = [limit(s, r, p) for s, r, p in
                     zip(med["sender_busy"], med["receiver_busy"], med["placement"])]
     return med[cols]
+
+
+#: each run's table of sides, computed once per run (a run is dropped with its last reference)
+_LIMITS: dict[int, tuple[Any, dict[tuple[Any, ...], str]]] = {}
+
+
+def _key(values: Sequence[Any]) -> tuple[Any, ...]:
+    """A cell's key with its missing factors as None and its numbers as floats, so the
+    table's keys and a comparison's match whatever their dtypes."""
+    out: list[Any] = []
+    for v in values:
+        if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
+            out.append(None)
+        elif isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
+            out.append(float(v))
+        else:
+            out.append(str(v))
+    return tuple(out)
+
+
+def run_limits(run: "Run") -> dict[tuple[Any, ...], str]:
+    """The side that set the rate of each of the run's message stream cells (:data:`CELL`:
+    key -> one of :data:`LIMITS`), read from the medians of its trials' busy fractions
+    (:func:`cell_limits`); computed once per run and kept while the run lives. A run whose
+    records carry no CPU figures has an empty table (every cell unknown)."""
+    got = _LIMITS.get(id(run))
+    if got is not None and got[0]() is run:
+        return got[1]
+    m = run.measured
+    st = m[(m["scenario"] == "message") & (m["mode"] == "stream")] if len(m) else m
+    table: dict[tuple[Any, ...], str] = {}
+    if len(st) and all(c in st for c in (*_CPU, *CELL)):
+        lim = cell_limits(st, list(CELL))
+        table = {_key(k): str(v) for k, v in
+                 zip(lim[list(CELL)].itertuples(index=False, name=None), lim["limit"])}
+    key = id(run)
+    _LIMITS[key] = (weakref.ref(run, lambda _r, k=key: _LIMITS.pop(k, None)), table)
+    return table
+
+
+def cells_bound(run: "Run", cells: pd.DataFrame) -> str:
+    """The side that set the rate of a comparison resting on the trials ``cells`` (both of
+    its cells' trials): :func:`decision.reading.bound` of their cells' sides in the run's
+    table (:func:`run_limits`); a cell the table lacks is unknown."""
+    if cells.empty or not all(c in cells for c in CELL):
+        return RD.UNKNOWN
+    table = run_limits(run)
+    keys = {_key(k) for k in cells[list(CELL)].itertuples(index=False, name=None)}
+    return RD.bound(table.get(k, RD.UNKNOWN) for k in keys)
+
+
+def comparison_bounds(run: "Run", tab: pd.DataFrame, baseline: str) -> list[str]:
+    """Per row of a table of comparisons of a method against ``baseline`` (each row with its
+    ``method``, ``size`` and the cell factors of :data:`CELL` it has): the side that set the
+    rate of its two cells (:func:`decision.reading.bound`)."""
+    if tab.empty:
+        return []
+    table = run_limits(run)
+    out = []
+    for r in tab.to_dict("records"):
+        pair = []
+        for meth in (r["method"], baseline):
+            cell = {**{k: r.get(k) for k in CELL}, "method": meth}
+            pair.append(table.get(_key([cell[k] for k in CELL]), RD.UNKNOWN))
+        out.append(RD.bound(pair))
+    return out
 
 
 def receiver_limit_text(df: pd.DataFrame, size_text) -> str:

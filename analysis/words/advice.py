@@ -33,6 +33,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
+from analysis.words import counts as CN
 from analysis.words.counts import read_rows
 from analysis.words.findings import Finding
 from analysis.statistics.fmt import fmt_size
@@ -58,14 +59,15 @@ def words(markdown: str) -> int:
 
 
 def one_per_size(rows: pd.DataFrame) -> pd.DataFrame:
-    """One comparison per configuration and size: a size measured with two windows keeps the
-    one with more rounds (the decision map shows the same one)."""
+    """One comparison per configuration and size, the decision map's own
+    (:func:`analysis.words.counts.one_per_size`: a size measured with two windows keeps the
+    one with more rounds), each named by its configuration (``config``), in order of method,
+    configuration and size."""
     if rows.empty:
         return rows.assign(config=pd.Series(dtype=object))
-    d = rows.assign(config=rows.apply(lambda r: configuration(r, CONFIG), axis=1))
-    return (d.sort_values("n", kind="stable").drop_duplicates(["method", "config", "size"],
-                                                                keep="last")
-            .sort_values(["method", "config", "size"]))
+    d = CN.one_per_size(rows)
+    d = d.assign(config=d.apply(lambda r: configuration(r, CONFIG), axis=1))
+    return d.sort_values(["method", "config", "size"], kind="stable")
 
 
 def scope(configs: Sequence[str], rows: pd.DataFrame) -> str:

@@ -32,7 +32,9 @@ from analysis.loading import run as A
 from analysis.claims.base import (MAGNITUDES, VERDICTS, ClaimResult,
                                   stream_cells)
 from analysis.claims.baselines import baseline_comparisons
+from analysis.statistics import bottleneck as BN
 from analysis.statistics.fmt import fmt_band, fmt_pct
+from decision import reading as RD
 from decision.band import SESOI
 
 #: the configuration of one family of message comparisons
@@ -46,11 +48,14 @@ UNTESTED = ("not testable here", "not run in this profile")
 
 @dataclass(frozen=True)
 class Tally:
-    """How the comparisons of one set were decided, direction and size apart
-    (decision.rule.direction_and_size): beyond the band (``greater``, ``less``), inside it
-    (``equivalent``), a decided direction whose size is open (``faster_open``,
-    ``slower_open``: the CI excludes 1 but crosses the band's edge) and ``undecided`` (the CI
-    holds 1 and crosses an edge)."""
+    """How the comparisons of one set were read (:mod:`decision.reading`): those read as a
+    decision, direction and size apart (decision.rule.direction_and_size): beyond the band
+    (``greater``, ``less``), inside it (``equivalent``), a decided direction whose size is
+    open (``faster_open``, ``slower_open``: the CI excludes 1 but crosses the band's edge) and
+    ``undecided`` (the CI holds 1 and crosses an edge); and those not read as one:
+    ``not_read`` (fewer rounds than the design's minimum) and ``receiver_bound`` (a cell
+    copybench's receiver set the rate of). A table without the reading's ``read`` column
+    is read whole."""
 
     n: int = 0
     greater: int = 0
@@ -59,19 +64,25 @@ class Tally:
     undecided: int = 0
     faster_open: int = 0
     slower_open: int = 0
+    not_read: int = 0
+    receiver_bound: int = 0
 
     @classmethod
     def of(cls, tab: pd.DataFrame) -> "Tally":
         if tab.empty:
             return cls()
-        d = tab["decision"].value_counts()
-        direction = tab["direction"] if "direction" in tab else \
-            pd.Series("undecided", index=tab.index)
-        open_ = tab["decision"] == "inconclusive"
+        read = tab["read"] if "read" in tab else pd.Series("", index=tab.index)
+        nr, rb = int((read == RD.NOT_READ).sum()), int((read == RD.RECEIVER_BOUND).sum())
+        t = tab[~read.isin(RD.UNREAD)]
+        d = t["decision"].value_counts()
+        direction = t["direction"] if "direction" in t else \
+            pd.Series("undecided", index=t.index)
+        open_ = t["decision"] == "inconclusive"
         fo = int((open_ & (direction == "faster")).sum())
         so = int((open_ & (direction == "slower")).sum())
         return cls(len(tab), int(d.get("greater", 0)), int(d.get("less", 0)),
-                   int(d.get("equivalent", 0)), int(d.get("inconclusive", 0)) - fo - so, fo, so)
+                   int(d.get("equivalent", 0)), int(d.get("inconclusive", 0)) - fo - so, fo, so,
+                   nr, rb)
 
     @property
     def directions(self) -> int:
@@ -84,7 +95,10 @@ class Tally:
                 ("faster (size open)", self.faster_open),
                 ("slower (size open)", self.slower_open),
                 (f"equivalent (within {fmt_band()})", self.equivalent),
-                ("undecided", self.undecided)]
+                ("undecided", self.undecided)] + [
+                (w, k) for w, k in ((f"{RD.NOT_READ} (under the design's minimum rounds)",
+                                     self.not_read), (RD.RECEIVER_BOUND, self.receiver_bound))
+                if k]
 
     def by_outcome(self) -> str:
         """"slower by more than 12 % in 19, undecided in 4 of 23 comparisons" (the outcomes
@@ -138,7 +152,7 @@ class BookCounts:
                "count_ref_config": self.reference_config or "none (no stream cells)",
                "count_verdicts": str(self.n_verdicts), "count_claims": str(self.claims)}
         for k in ("greater", "less", "equivalent", "undecided", "faster_open", "slower_open",
-                  "directions"):
+                  "directions", "not_read", "receiver_bound"):
             out[f"count_msg_{k}"] = str(getattr(self.message, k))
         for v in VERDICTS:
             out[f"count_{v.replace(' ', '_')}"] = str(self.verdicts.get(v, 0))
@@ -163,7 +177,26 @@ def message_table(run: A.Run) -> pd.DataFrame:
     if cells.empty:
         return pd.DataFrame()
     one = cells[cells["threads"] == int(cells["threads"].min())]
-    return baseline_comparisons(run, one, "send", A.MESSAGE_METHODS, MSG_FACTORS)
+    return with_readings(run, baseline_comparisons(run, one, "send", A.MESSAGE_METHODS,
+                                                   MSG_FACTORS), "send")
+
+
+def with_readings(run: A.Run, tab: pd.DataFrame, baseline: str) -> pd.DataFrame:
+    """``tab`` (comparisons of methods against ``baseline``, throughput) with each row's one
+    reading (:mod:`decision.reading`): ``bound`` (which side set the rate of its two cells,
+    from the run's table of sides, :func:`analysis.statistics.bottleneck.run_limits`),
+    ``under_minimum`` (its rounds ``n`` below the design's minimum) and ``read`` (not read,
+    receiver-bound, or its decision)."""
+    if tab.empty:
+        return tab
+    rmin = run.rounds_min
+    bounds = BN.comparison_bounds(run, tab, baseline)
+    n = pd.to_numeric(tab["n"], errors="coerce") if "n" in tab else \
+        pd.Series(float("nan"), index=tab.index)
+    under = [RD.under_minimum(x, rmin) for x in n]
+    return tab.assign(bound=bounds, under_minimum=under,
+                      read=[RD.reading(d, b, u) for d, b, u in
+                            zip(tab["decision"], bounds, under)])
 
 
 def message_comparisons(run: A.Run, table: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -177,17 +210,29 @@ def message_comparisons(run: A.Run, table: pd.DataFrame | None = None) -> pd.Dat
 MAP_FACTORS = ("transport", "protocol", "placement", "threads")
 
 
-def map_comparisons(run: A.Run, table: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The decision map's rows, the comparisons the book counts: :func:`message_comparisons`
-    with one comparison per method, size and configuration of :data:`MAP_FACTORS` (where a
-    size was measured with two windows, the one with more rounds ``n``)."""
-    tab = message_comparisons(run, table)
+#: the factors of one comparison besides the method and size, in every table of comparisons
+#: (message and file paths alike; those a table has): the window is not one
+ONE_PER_SIZE = ("scenario", "transport", "protocol", "placement", "cache", "threads")
+
+
+def one_per_size(tab: pd.DataFrame) -> pd.DataFrame:
+    """One comparison per method, size and configuration (:data:`ONE_PER_SIZE`, those
+    ``tab`` has): where a size was measured with two windows, the one with more rounds
+    ``n`` (the later row of a tie); in ``tab``'s order. The decision map, its counts and
+    the findings all take their rows from here."""
     if tab.empty:
         return tab
-    keys = ["method", "size", *MAP_FACTORS]
-    return (tab.assign(_n=pd.to_numeric(tab["n"], errors="coerce").fillna(0))
-            .sort_values("_n", kind="stable")
+    keys = ["method", "size", *(k for k in ONE_PER_SIZE if k in tab)]
+    n = pd.to_numeric(tab["n"], errors="coerce").fillna(0) if "n" in tab else 0
+    return (tab.assign(_n=n).sort_values("_n", kind="stable")
             .drop_duplicates(keys, keep="last").drop(columns="_n").sort_index())
+
+
+def map_comparisons(run: A.Run, table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The decision map's rows, the comparisons the book counts: :func:`message_comparisons`
+    with one comparison per method, size and configuration (:func:`one_per_size`), each
+    with its reading (:func:`with_readings`)."""
+    return one_per_size(message_comparisons(run, table))
 
 
 def reference_cells(run: A.Run) -> pd.DataFrame:
@@ -248,11 +293,15 @@ def fallback_rows(tab: pd.DataFrame, transports: Sequence[str]) -> pd.DataFrame:
 
 
 def read_rows(tab: pd.DataFrame, rounds_min: int) -> pd.DataFrame:
-    """The comparisons resting on at least ``rounds_min`` rounds (``n``): those a finding may
-    read (:func:`analysis.words.advice.readable` applies the same test)."""
+    """The comparisons a finding may read: those resting on at least ``rounds_min`` rounds
+    (``n``) and, where the table carries its readings (:func:`with_readings`), not
+    receiver-bound (:func:`analysis.words.advice.readable` applies the same test)."""
     if tab.empty or "n" not in tab:
         return tab
-    return tab[pd.to_numeric(tab["n"], errors="coerce").fillna(0) >= rounds_min]
+    ok = pd.to_numeric(tab["n"], errors="coerce").fillna(0) >= rounds_min
+    if "read" in tab:
+        ok &= tab["read"] != RD.RECEIVER_BOUND
+    return tab[ok]
 
 
 def method_tallies(tab: pd.DataFrame) -> dict[str, Tally]:
@@ -263,6 +312,6 @@ def method_tallies(tab: pd.DataFrame) -> dict[str, Tally]:
 
 
 __all__ = ["Tally", "BookCounts", "book_counts", "message_table", "message_comparisons",
-           "map_comparisons", "MAP_FACTORS",
+           "map_comparisons", "MAP_FACTORS", "one_per_size", "with_readings",
            "reference_comparisons", "reference_cells", "with_sizes", "method_tallies",
            "MSG_FACTORS"]
