@@ -20,6 +20,7 @@ from analysis.claims import rules as RU
 from analysis.statistics.fmt import fmt_band, fmt_pct
 from analysis.loading.run import instant
 from decision import parity as PA
+from decision import reading as RD
 from decision import schedule as SC
 
 #: the rules that have revisions, as the book names them
@@ -36,6 +37,7 @@ ORDER_CHANGE = ("which block's next look the top-up's budget buys: a verdict now
 BAND_RULE = "band of 'equivalent' outside the claims"
 AA_CONTROL = "A/A control"
 PARITY_RULE = "parity of copybench with iperf3"
+READING_RULE = "reading of a throughput comparison"
 #: the revisions of the rules that have no module of their own: (when, rule, what changed)
 REVISIONS: tuple[tuple[str, str, str], ...] = (
     ("2026-11-27T08:53Z", BAND_RULE,
@@ -83,9 +85,21 @@ REVISIONS: tuple[tuple[str, str, str], ...] = (
      "run is its first real test; a run whose stream-peers blocks hold no sendmsg beside "
      "iperf3 (5394 and every run before it) is read under the earlier declaration, send / "
      "iperf3, and says so"),
+    (RD.IN_FORCE, READING_RULE,
+     "one reading per comparison, made by the decision: a comparison resting on fewer rounds "
+     "than the design's minimum reads 'not read' (the decision map draws it marked, never "
+     "coloured as decided, and no count counts it as decided); one of sender rates resting on "
+     "a cell whose rate copybench's receiver set (busy at least 90 % of the window; same-core, "
+     "the larger share of the CPU) reads 'receiver-bound: not a test of the sender', never "
+     "faster or slower, and a claim verdict that rests on such a cell, not refuted by a size "
+     "that tests the sender, reads it too (not testable here); before, both were read as "
+     "decided. Mended after the reference run 20261128T171229Z-paper-5394 was seen (7 of its "
+     "map's 11 comparisons under 6 rounds drawn decided; copybench's receiver set the rate in "
+     "26 of its 160 TCP stream cells), so every run made before it is read under it post hoc"),
 )
 #: every rule the table lists, in its order
-RULES = (CLAIM_RULES, REPRODUCED_RULE, TOPUP_ORDER, BAND_RULE, AA_CONTROL, PARITY_RULE)
+RULES = (CLAIM_RULES, REPRODUCED_RULE, TOPUP_ORDER, BAND_RULE, AA_CONTROL, PARITY_RULE,
+         READING_RULE)
 COLUMNS = ["in force from (UTC)", "rule", "what changed", "runs made under it"]
 
 
