@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import claims as C
+from analysis.statistics import bottleneck as BN
 from analysis.statistics import stats as S
 from decision import rule as R
 from analysis.statistics.fmt import fmt_size
@@ -127,6 +128,9 @@ def compare_cells(run: Run, ref: Run, threshold: float = DEFAULT_THRESHOLD,
     df = pd.DataFrame(rows)
     if df.empty:
         return df
+    # which side set each stream cell's rate in each run (decision.reading's bound)
+    df["bound_run"] = [BN.cell_bound(run, r) for r in df.to_dict("records")]
+    df["bound_ref"] = [BN.cell_bound(ref, r) for r in df.to_dict("records")]
     return _normalise(df, threshold)
 
 

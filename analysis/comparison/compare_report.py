@@ -1,5 +1,9 @@
 """``make compare``: execute ``notebooks/compare.ipynb`` on a run and the reference run and
 write the report (executed notebook, HTML without code, ``cells.csv``, ``claims.csv``).
+``cells.csv`` carries each cell's side that set its rate in each run (``bound_run``,
+``bound_ref``: :mod:`decision.reading`'s labels, from
+:func:`analysis.statistics.bottleneck.cell_bound`), so a cell that differs where copybench's
+receiver set the rate is read as the receiver's, not the method's.
 
     python -m analysis.compare_report RUN REF [--threshold T] [--out DIR] [--unverified]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -120,6 +120,16 @@ def cells_bound(run: "Run", cells: pd.DataFrame) -> str:
     table = run_limits(run)
     keys = {_key(k) for k in cells[list(CELL)].itertuples(index=False, name=None)}
     return RD.bound(table.get(k, RD.UNKNOWN) for k in keys)
+
+
+def cell_bound(run: "Run", cell: Mapping[str, Any]) -> str:
+    """The side that set the rate of one stream cell (its factors :data:`CELL` in ``cell``;
+    an empty factor is a missing one) in the run's table (:func:`run_limits`); a cell the
+    table lacks (not a message stream cell, or no CPU figures) is unknown."""
+    if cell.get("scenario", "message") != "message" or cell.get("mode", "stream") != "stream":
+        return RD.UNKNOWN
+    key = _key([None if cell.get(k) == "" else cell.get(k) for k in CELL])
+    return run_limits(run).get(key, RD.UNKNOWN)
 
 
 def comparison_bounds(run: "Run", tab: pd.DataFrame, baseline: str) -> list[str]:

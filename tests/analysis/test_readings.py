@@ -83,3 +83,34 @@ def test_one_per_size_is_the_maps_own() -> None:
     # the findings' and the map's rows are the same set
     assert sorted(V.map_data(tab)["n"]) == sorted(one["n"])
     assert sorted(V.one_per_size(tab)["n"]) == sorted(one["n"])
+
+
+def test_a_run_comparison_carries_each_runs_side() -> None:
+    from analysis.comparison import compare as K
+
+    cell = {"kind": "", "command": "", "cache": "", "block": "", **{
+        k: v for k, v in _trials("send", 16384, 0.17, 0.80)[0].items()}}
+    assert BN.cell_bound(_run(), cell) == RD.RECEIVER
+    assert BN.cell_bound(_run(), {**cell, "size": 512}) == RD.SENDER
+    assert BN.cell_bound(_run(), {**cell, "mode": "pingpong", "size": 4}) == RD.UNKNOWN
+
+
+def test_the_compare_reports_cells_carry_each_runs_side(tmp_path) -> None:
+    import sys
+    from pathlib import Path
+
+    from analysis.comparison import compare as K
+    from analysis.loading.run import load_run
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
+    import make_synthetic_run
+
+    for name, seed in (("ref", "1"), ("run", "2")):
+        assert make_synthetic_run.main([str(tmp_path / name), "--small", "--seed", seed]) == 0
+    run, ref = load_run(tmp_path / "run"), load_run(tmp_path / "ref")
+    cells = K.compare_cells(run, ref, threshold=0.10)
+    assert set(cells["bound_run"]) | set(cells["bound_ref"]) <= set(RD.BOUNDS)
+    stream = (cells["scenario"] == "message") & (cells["mode"] == "stream")
+    assert (cells.loc[~stream, "bound_run"] == RD.UNKNOWN).all()
+    for r in cells[stream].to_dict("records"):
+        assert r["bound_run"] == BN.cell_bound(run, r)
