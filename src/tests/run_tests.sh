@@ -97,7 +97,7 @@ if rv is not None:
         assert ri["source"] == "/proc/stat" and ri["cpus"], ri
         assert {c["cpu"] for c in ri["cpus"]} <= set(rv["cpus"] or [c["cpu"] for c in ri["cpus"]]), (ri, rv["cpus"])
         assert ri["window_s"] > 0 and 0 <= (ri["steal_frac"] or 0) <= 1, ri
-assert r["schema_version"] == 1
+assert r["schema_version"] == 2  # src/common.h SCHEMA_VERSION
 assert res["bytes"] > 0 and res["gbit_per_s"] > 0, "no bytes in the window"
 v = res["verify"]
 if r["config"]["verify"] != "off":
