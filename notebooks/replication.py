@@ -233,19 +233,24 @@ for _t in _thread_tables:
 # %% tags=["remove-input"]
 
 import os
+import time
 from pathlib import Path
 
+from analysis.comparison import evalcache as EC
 from analysis.comparison import reproduce as RP
 from analysis.words import revisions as RV
 
 glue_text("reproduce_rule", RP.rule_text(mark=("“", "”")))
 rows = []
 made = [(run.run_id, run.created_at)]  # the runs this book judges, for the revisions table
+evaluated = {run.run_id: results}  # each run's verdicts, for the stability table below
+_t_eval = time.monotonic()
 for d in RP.reruns(run.path):
     other = A.load_run(d)
     made.append((other.run_id, other.created_at))
-    t = RP.table(results, C.evaluate(other))
-    cpu = str(((other.manifest.get("cpu") or {}).get("model")) or "unknown CPU")
+    evaluated[other.run_id] = EC.evaluate(other)  # kept per sealed run (build/analysis-cache)
+    t = RP.table(results, evaluated[other.run_id])
+    cpu = MA.label(other)
     rows.append({"run": other.run_id, "profile": (other.plan or {}).get("profile"),
                  "tests the rule": RP.tests_the_rule(other, run),
                  "study": RP.run_judgement(t),
@@ -257,7 +262,7 @@ for d in RP.reruns(run.path):
                      + (" (not in size)" if r.status == RP.NOT_IN_SIZE else "")
                      for r in t[t["status"].isin([RP.NOT_REPRODUCED, RP.NOT_IN_SIZE])
                                 ].itertuples()) or "—"})
-this_cpu = str(((run.manifest.get("cpu") or {}).get("model")) or "unknown CPU")
+this_cpu = MA.label(run)
 claims_runs = [d for d in RP.reruns(run.path) if d.name.endswith("-claims")]
 if claims_runs:
     c = A.load_run(claims_runs[-1])
@@ -266,8 +271,7 @@ if claims_runs:
                if isinstance(x, dict))
     glue_text("claims_run_time", (
         f"{wall / 60:.0f} min for {len(c.trials)} trials in its last committed run "
-        f"({c.run_id}, on a {((c.manifest.get('cpu') or {}).get('count'))}-CPU VM with "
-        f"{((c.manifest.get('cpu') or {}).get('model'))})"))
+        f"({c.run_id}, on a {MA.label(c)} VM)"))
 else:
     glue_text("claims_run_time", "no committed run of the claims profile to time")
 
@@ -276,10 +280,23 @@ def _where(r: dict) -> str:
     return "this run's CPU" if r["CPU"] == this_cpu else f"{r['CPU']}, not this run's {this_cpu}"
 
 
-glue_text("reproduce_expected", "; ".join(  # each category's count: the table below
-    f"run {r['run']} ({r['profile']}, {_where(r)}): {r['reproduced of compared']} compared "
-    "verdicts reproduced" for r in rows) + "."
-    if rows else "no other run is committed beside this one.")
+def _reproduced_by_class(rows: list[dict]) -> str:
+    """The reruns' reproduced and compared verdicts summed per machine (the table below and
+    the artifact appendix's table give each run's)."""
+    parts = []
+    for cpu in dict.fromkeys(r["CPU"] for r in rows):
+        mine = [r for r in rows if r["CPU"] == cpu]
+        got = [RP.reproduced_of(RP.table(results, evaluated[r["run"]])) for r in mine]
+        whose = "this run's machine" if cpu == this_cpu else f"not this run's {this_cpu}"
+        parts.append(f"on the {len(mine)} run{'s' if len(mine) != 1 else ''} of the {cpu} "
+                     f"({whose}), "
+                     f"{sum(a for a, _ in got)} of {sum(b for _, b in got)} compared verdicts "
+                     "reproduced")
+    return "; ".join(parts) + "."
+
+
+glue_text("reproduce_expected", _reproduced_by_class(rows) if rows
+          else "no other run is committed beside this one.")
 tests = [r for r in rows if r["tests the rule"]]
 glue_text("reproduce_test", (
     "Made under the rule in force and judged against this run, also made under it (the "
@@ -308,6 +325,92 @@ if _out:
                                                     for r in _rev.itertuples(index=False)])
                     + "\n\n" + RV.in_force_text(run.created_at) + "\n")
     _tmp.replace(_tmp.with_name("revisions.inc"))
+
+# %% [markdown]
+# (replication-stability)=
+# ## Each verdict across runs and CPU classes
+#
+# Every committed run that tests the claims is judged by today's rules, and each verdict's
+# row gives its verdict in every run, the runs grouped by CPU class; a run made before the
+# claim decision rules in force says "(post hoc)" in its cells. A verdict is *the same on
+# every class measured* when every run that decided it decided it alike, *depends on the
+# class* when the classes decided it differently but each class alike, *unstable* when runs
+# of one class decided it differently, and *never decided* when no run decided it. The runs:
+# {glue:text}`stability_runs:s` By these labels, {glue:text}`stability_counts:s`
+# {glue:text}`stability_agreement:s`
+
+# %% tags=["remove-input", "full-width"]
+from analysis.comparison import stability as ST
+
+_revised = A.instant(C.REVISED)
+_entries = [e for e in MA.siblings(run.path) if e.tests_claims]
+_own = MA.entry_of(run.run_id, run.path.parent)
+_entries = sorted(_entries + ([_own] if _own is not None else []), key=lambda e: e.run_id)
+_long, _infos = [], []
+for e in _entries:
+    if e.run_id not in evaluated:  # a run the reproduction rule does not read (threads)
+        evaluated[e.run_id] = EC.evaluate(A.load_run(e.path))
+    info = ST.RunInfo(e.run_id, e.cpu_class, e.made is not None and e.made < _revised)
+    _infos.append(info)
+    _long += ST.rows(info, evaluated[e.run_id])
+_elapsed = time.monotonic() - _t_eval
+_long = pd.DataFrame(_long, columns=ST.COLUMNS)
+stab = ST.table(_long, _infos)
+_n = ST.counts(stab)
+_classes = list(dict.fromkeys(i.cpu_class for i in sorted(_infos, key=lambda i: i.run)))
+
+
+def _runs_of(cls: str) -> str:
+    mine = [i for i in _infos if i.cpu_class == cls]
+    late = sum(i.post_hoc for i in mine)
+    return (f"{len(mine)} on the {cls}" + (" (this run's class)" if cls == MA.machine_class(
+        run.manifest)[1] else "") + (f", {late} of them post hoc" if late else ""))
+
+
+glue_text("stability_runs", f"{len(_infos)} runs, " + "; ".join(_runs_of(c) for c in _classes)
+          + f" (their verdicts read in {_elapsed:.0f} s, each kept per sealed run).")
+_said = {ST.SAME: "{} the same on every class measured", ST.DEPENDS: "{} depend on the class",
+         ST.UNSTABLE: "{} unstable (decided differently within one class)",
+         ST.NEVER: "{} never decided"}
+_parts = [_said[lab].format(_n[lab]) for lab in ST.LABELS]
+glue_text("stability_counts", f"of the {len(stab)} verdicts, " + ", ".join(_parts[:-1])
+          + f" and {_parts[-1]}.")
+_across = ST.agreement(_long, across=True)
+_within = [(c, ST.agreement(_long, within=c)) for c in _classes]
+glue_text("stability_agreement", (
+    f"Of the pairs of runs that both decided a verdict, {_across.same} of {_across.pairs} "
+    f"({_across.share:.1%}) on two classes decided it alike; "
+    + "; ".join(f"{a.same} of {a.pairs} ({a.share:.1%}) within the {c}" for c, a in _within)
+    + "." if _across.pairs else "No verdict was decided on two classes."))
+_unstable = stab[stab["label"] == ST.UNSTABLE]
+glue_text("stability_unstable", ", ".join(
+    f"{r.claim} {r.placement}" for r in _unstable.itertuples()) or "none")
+show_table(stab)
+
+# the threats chapter's count of the rules' revisions, from the one table of them
+_versions = RV.versions()
+glue_text("revisions_counted", "; ".join(
+    f"the {rule}: {len(ws)} version{'s' if len(ws) != 1 else ''} ("
+    + ", ".join(dict.fromkeys(w.strftime("%Y-%m-%d") for w in ws)) + ")"
+    for rule in RV.RULES
+    for ws in [[w for r, w, _ in _versions if r == rule]] if ws) + ".")
+glue_text("stability_classes", " and ".join(
+    f"{sum(i.cpu_class == c for i in _infos)} on the {c}" for c in _classes))
+
+# The artifact appendix's table of the committed runs (the catalog), written beside this
+# notebook by `make book`, whole or not at all
+if _out:
+    _by = {r["run"]: r for r in rows}
+    _cat = [[e.run_id, str(e.profile), e.made.strftime("%Y-%m-%d %H:%M") if e.made else "—",
+             e.machine, e.harness.words,
+             "post hoc" if e.made is not None and e.made < _revised else "in force",
+             ("this run" if e.run_id == run.run_id else
+              _by[e.run_id]["reproduced of compared"] if e.run_id in _by else "—")]
+            for e in _entries]
+    _tmp = Path(_out).parent / ".runs.inc.tmp"
+    _tmp.write_text(list_table(["run", "profile", "made (UTC)", "machine", "harness",
+                                "claim rules", "verdicts reproduced of compared"], _cat) + "\n")
+    _tmp.replace(_tmp.with_name("runs.inc"))
 
 # %% [markdown]
 # ## The reports' own programs, here
