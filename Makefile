@@ -5,10 +5,12 @@ SHELL := /bin/bash
 PY        := .venv/bin/python
 BIN       := src/build/copybench
 
-.PHONY: help setup build test test-c
+.PHONY: help setup build test test-c check
 help:
 	@echo "make reproduce [RUN=data/raw/<new-id>]  set up, build, run the quick sweep into a new run, its book (HTML)"
 	@echo "make test        set up, build, run the tests: C, ASan/UBSan, pytest, the book of a smoke run"
+	@echo "make check       the fast tests for everyday work (< 2 min): C unit tests, the pure tests of"
+	@echo "                 decision/, rundir/ and analysis/ (no sweep, no root, no book)"
 	@echo "make test-slow   after make test: the reference run's book checked as a reader sees it"
 	@echo "                 (figures, browser, PDF), the hardened C suite, the book at the Nix pin's"
 	@echo "                 versions, the sshd tests, the sweeps with the reports' own programs"
@@ -38,6 +40,16 @@ build:
 test-c: build
 	$(MAKE) -C src test
 
+# the fast tier: the C unit tests and the tests of the pure packages, without the tests that
+# run sweeps, need root or read a whole committed run (markers sweep, root, and those of
+# other targets); make test runs all of these too
+CHECK_TESTS   := tests/decision tests/rundir tests/analysis
+CHECK_MARKERS = sweep or root or $(PYTEST_ELSEWHERE)
+check: setup
+	$(MAKE) -C src build/unit
+	src/build/unit
+	$(PYTEST) -m "not ($(CHECK_MARKERS))" $(CHECK_TESTS)
+	@echo "make check: the fast tests passed"
 
 
 # mk/*.mk add their suites as further prerequisites of `test` (e.g. `test: test-runner`).

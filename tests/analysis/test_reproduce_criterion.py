@@ -1,7 +1,8 @@
 """The run-level criterion (analysis/comparison/reproduce.py: MIN_SHARE, run_judgement): when a
 reviewer's run reproduces the study as a whole. Judged on constructed compares; its number
-and its basis agree with what the README and the artifact appendix state, and with the
-committed pairs it was read from (post hoc: the reference test recomputes them)."""
+and its basis agree with what the README, data/raw/README.md and the artifact appendix
+state, and with the committed pairs it was read from (post hoc: the reference test
+recomputes them)."""
 
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ def test_a_reversed_verdict_fails_the_study_whatever_the_share() -> None:
     j = RP.run_judgement(t)
     assert 30 / 31 > RP.MIN_SHARE / 100  # the share alone would pass
     assert not j.reproduced and j.status == RP.STUDY_NOT_REPRODUCED
-    assert j.reversed == 1 and "1 decided verdict reversed" in j.why
+    assert j.reversed == 1 and "1 comparison set with a decided verdict reversed" in j.why
     assert (j.same, j.decided) == (30, 31)
 
 
@@ -135,23 +136,32 @@ def test_the_criterion_is_a_revision_after_every_run_it_was_read_from() -> None:
             assert made <= before, name
 
 
-def _readme() -> str:
-    return " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+def _joined(path: Path) -> str:
+    return " ".join(path.read_text(encoding="utf-8").split())
 
 
 def test_the_readme_states_the_criterion_in_force() -> None:
-    readme = _readme()
+    """The README's reviewer's path states the criterion with the number in force."""
+    readme = _joined(ROOT / "README.md")
     assert (f"reproduces at least {RP.MIN_SHARE} % of the reference's decided verdicts that "
             "both runs tested") in readme
-    assert f"{RP.MIN_SHARE} % is the smallest share" in readme
+
+
+def test_the_raw_readme_states_the_criterions_basis() -> None:
+    """data/raw/README.md, beside the runs it was read from, gives the criterion's number,
+    when it was declared and its post hoc basis: the committed pairs' shares, the smallest."""
+    raw = _joined(ROOT / "data" / "raw" / "README.md")
+    assert (f"reproduces at least {RP.MIN_SHARE} % of the reference's decided verdicts that "
+            "both runs tested") in raw
+    assert f"{RP.MIN_SHARE} % is the smallest share" in raw
     pairs = [f"{s} of {d}" for _, _, s, d, _ in RP.CRITERION_PAIRS]
     listed = ", ".join(pairs[:-1]) + " and " + pairs[-1]
-    assert f"reproduce {listed} of the reference's decided verdicts, none reversed" in readme
+    assert f"reproduce {listed} of the reference's decided verdicts, none reversed" in raw
     low = min(RP.CRITERION_PAIRS, key=lambda p: p[2] / p[3])
-    assert f"smallest share ({100 * low[2] / low[3]:.1f} %)" in readme
+    assert f"smallest share ({100 * low[2] / low[3]:.1f} %)" in raw
     when = A.instant(RP.CRITERION_DECLARED)
-    assert f"declared {when.day} {when:%B}, {when:%H:%M} UTC" in readme
-    assert "post hoc" in readme.split("run-level criterion", 1)[1][:1200]
+    assert f"declared {when.day} {when:%B}, {when:%H:%M} UTC" in raw
+    assert "post hoc" in raw.split("run-level criterion", 1)[1][:1200]
 
 
 def test_the_appendix_glues_the_criterion_from_its_code() -> None:

@@ -201,9 +201,11 @@ def _files(*folders: str) -> list[str]:
 
 def discovered() -> set[str]:
     """Every entry point in the checkout: the keys :data:`TOOLS` and :data:`EXCLUDED` use
-    (a script whose name starts with ``_`` is the scripts' helper module, not a command)."""
+    (a script whose name starts with ``_`` is the scripts' helper module, and a folder's
+    README.md its documentation: neither is a command)."""
     found = {f for f in _files("scripts", "bench")
-             if f.count("/") == 1 and not Path(f).name.startswith("_")}
+             if f.count("/") == 1 and not Path(f).name.startswith("_")
+             and Path(f).name != "README.md"}
     found.add("notebooks/finalize.py")
     for pkg in PACKAGES:
         for p in sorted((ROOT / pkg).rglob("*.py")):
