@@ -365,3 +365,29 @@ if len(n_cell):
                               "family size": k, "min Bonferroni-adjusted p": k * p_min}]))
 else:
     glue_text("p_floor", "no message cells in this run")
+
+# %% [markdown]
+# ## The receiver's receive size
+#
+# copybench's sink reads a TCP stream in calls of a set size (64 KiB per `recv()` unless a
+# trial asks for another). `tcp_recvmsg()` keeps copying while segments are queued, so the
+# size sets the receiver's cost per byte, and a comparison whose sender is not the
+# bottleneck measures the receiver. A profile's `[receiver]` factor measures the throughput
+# cells at several sizes, in blocks of their own in the same rounds; the verdicts above are
+# read at 64 KiB, and each claim's verdict under every size is below: *robust to the
+# receiver* (one verdict under every size) or *depends on the receiver* (each reading given);
+# a claim measured under one size only (latency, file copies) is left out.
+
+# %% tags=["remove-input"]
+from analysis.claims import robustness as RB
+
+_rx = [r for r in RB.readings(run) if r.label != RB.ONE_SIZE] \
+    if len(RB.receive_sizes(run)) > 1 else []
+if _rx:
+    show_table(RB.table(_rx, RB.records_receive_size(run)))
+else:
+    note("This run measured its claims under one receive size"
+         + ("" if RB.records_receive_size(run) else
+            " (its records do not say which: the sink read 256 KiB per call before it read "
+            "64 KiB)")
+         + "; a profile with a [receiver] table (the claims profile) measures two.")

@@ -93,7 +93,8 @@ def _measured_claim(run: Run, r: ClaimResult, size: int) -> bool:
 
 
 def _estimate(r: ClaimResult) -> str:
-    if math.isfinite(r.value) and math.isfinite(r.lo) and math.isfinite(r.hi):
+    """The verdict in words with its estimate and CI (which a refutation's direction names)."""
+    if not r.direction and all(math.isfinite(x) for x in (r.value, r.lo, r.hi)):
         return f"{r.verdict_text} ({r.value:.3g} [{r.lo:.3g}, {r.hi:.3g}])"
     return r.verdict_text
 
