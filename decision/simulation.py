@@ -389,3 +389,149 @@ def look_table(sched: sq.Schedule, family: int,
     qs = sq.quantiles(sched, family, sq.ALPHA, spending)
     return [(n, t, c, 1 - 2 * float(stats.norm.sf(c)), q)
             for n, t, c, q in zip(sched.looks, sched.fractions, cs, qs)]
+
+
+# ------------------------------------------------------- the reproduction criterion simulated
+
+#: a comparison set's verdicts, as the criterion reads them
+SIM_HOLDS, SIM_REFUTED, SIM_OPEN = 1, -1, 0
+
+
+@dataclass(frozen=True)
+class SetModel:
+    """One comparison set of the reference (analysis.comparison.reproduce.comparison_set) as
+    the criterion's simulation draws it: per size read, the true ratio (on the rule's ratio)
+    and what the claim expects there (decision.rule.Expect; every size must agree: holds,
+    one contradicting: refuted); the per-round sd of the log ratio and the claim's family."""
+
+    name: str
+    truths: tuple[float, ...]
+    expects: tuple[R.Expect, ...]
+    sd: float
+    family: int
+
+
+def _outcome(e: R.Expect, lo: Array, hi: Array) -> Array:
+    """Per CI (log scale): +1 agrees, -1 contradicts, 0 open (crosses an edge), as
+    :meth:`decision.rule.Expect.read` reads a CI against its edges."""
+    edges = [math.log(x) for x in e.edges()]
+    crosses = np.zeros(lo.shape, dtype=bool)
+    for b in edges:
+        crosses |= (lo < b) & (b < hi)
+    if e.kind == R.EQUIVALENT:
+        inside = (lo >= edges[0]) & (hi <= edges[1])
+        out = np.where(inside, 1, -1)
+    else:
+        above = (lo + hi) / 2.0 > edges[0]
+        wanted_above = e.kind in (R.GREATER, R.AT_LEAST)
+        out = np.where(above == wanted_above, 1, -1)
+    return np.where(crosses, 0, out)
+
+
+def draw_verdicts(rng: np.random.Generator, runs: int, m: SetModel,
+                  truths: Sequence[float] | None = None,
+                  dsn: sq.SequentialDesign = DESIGN) -> Array:
+    """``runs`` verdicts (+1 holds, -1 refuted, 0 undecided) of one comparison set under the
+    design: per size, per-round log ratios at its truth and sd, the repeated CI at each look
+    at the family's level, stopped at the first look the claim's expectation decides; the
+    sizes combined as decision.verdict.every does (one contradicting refutes, all agreeing
+    hold)."""
+    sched = design_schedule(dsn)
+    q = interval_quantiles(sched, int(m.family), "sequential", dsn.spending)
+    agree = np.ones(runs, dtype=bool)
+    contra = np.zeros(runs, dtype=bool)
+    for truth, e in zip(truths or m.truths, m.expects):
+        x = draws(rng, runs, sched.rounds_max, truth, m.sd)
+        mean, _, half = I.running(x, sched.looks, q)
+        out = _outcome(e, mean - half, mean + half)
+        decided = out != 0
+        idx = np.where(decided.any(axis=1), decided.argmax(axis=1), len(sched.looks) - 1)
+        o = out[np.arange(runs), idx]
+        agree &= o == 1
+        contra |= o == -1
+    return np.where(contra, SIM_REFUTED, np.where(agree, SIM_HOLDS, SIM_OPEN)).astype(float)
+
+
+def mirrored(m: SetModel) -> tuple[float, ...]:
+    """The truths of a set that truly differs in a rerun: each ratio mirrored about 1 (the
+    effect reversed), so a claim that holds in one truth is refuted in the other."""
+    return tuple(1.0 / t for t in m.truths)
+
+
+@dataclass(frozen=True)
+class CriterionSim:
+    """The simulated criterion: the smallest share of the reference's decided comparison
+    sets a rerun must reproduce (none reversed beyond ``reversals``), chosen so that a
+    rerun of the same truth passes with probability at least ``target``; that probability
+    (with its Clopper-Pearson 95 % CI), and the power table: the chance of passing when k
+    comparison sets truly differ."""
+
+    min_share: float
+    reversals: int
+    target: float
+    runs: int
+    seed: int
+    sets: int
+    pass_same_truth: float
+    pass_ci: tuple[float, float]
+    pass_when_differ: tuple[tuple[int, float], ...]  # (k, P(pass)) when k sets truly differ
+    judged: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        from dataclasses import asdict
+        return asdict(self)
+
+
+def _shares(ref: Array, run: Array) -> tuple[Array, Array]:
+    """Per simulated pair (rows): the share of the reference's decided sets the rerun
+    reproduced (the same decided verdict) and how many it reversed."""
+    dec = ref != 0
+    n = dec.sum(axis=1)
+    same = ((ref == run) & dec).sum(axis=1)
+    rev = ((ref * run) < 0).sum(axis=1)
+    return np.where(n > 0, same / np.maximum(n, 1), np.nan), rev
+
+
+def pass_rate(share: Array, rev: Array, min_share: float, reversals: int) -> Rate:
+    ok = (share >= min_share - 1e-12) & (rev <= reversals)
+    return Rate(int(ok.sum()), int(share.size))
+
+
+def simulate_criterion(models: Sequence[SetModel], runs: int = 4000, seed: int = 1,
+                       target: float = 0.95, reversals: int = 0,
+                       judged: Sequence[str] | None = None, ks: Sequence[int] = (1, 2, 3, 4, 5),
+                       dsn: sq.SequentialDesign = DESIGN) -> CriterionSim:
+    """The criterion by simulation: pairs of runs (a reference and a rerun) of the same truth
+    (each set's truths: the reference's estimates), each set's verdicts drawn by
+    :func:`draw_verdicts`; the criterion is the largest share s (a whole percent) such that
+    P(share of the reference's decided sets reproduced >= s and at most ``reversals``
+    reversed) >= ``target``. ``judged``: the names of the sets the criterion judges (e.g. the
+    verdicts the same on every class of machine measured); None: every set. The power table
+    draws the rerun's k sets (chosen at random per pair among the judged) from their
+    mirrored truths."""
+    ms = [m for m in models if judged is None or m.name in set(judged)]
+    if not ms:
+        raise ValueError("no comparison set to judge")
+    rng = np.random.default_rng(seed)
+    ref = np.stack([draw_verdicts(rng, runs, m, dsn=dsn) for m in ms], axis=1)
+    run = np.stack([draw_verdicts(rng, runs, m, dsn=dsn) for m in ms], axis=1)
+    share, rev = _shares(ref, run)
+    share = np.where(np.isnan(share), 1.0, share)
+    s = 1.0
+    while s > 0 and pass_rate(share, rev, s, reversals).p < target:
+        s = round(s - 0.01, 2)
+    base = pass_rate(share, rev, s, reversals)
+    other = np.stack([draw_verdicts(rng, runs, m, mirrored(m), dsn=dsn) for m in ms], axis=1)
+    power = []
+    for k in ks:
+        if k > len(ms):
+            break
+        pick = np.argsort(rng.random((runs, len(ms))), axis=1)[:, :k]
+        alt = run.copy()
+        rows = np.arange(runs)[:, None]
+        alt[rows, pick] = other[rows, pick]
+        sh, rv = _shares(ref, alt)
+        sh = np.where(np.isnan(sh), 1.0, sh)
+        power.append((int(k), pass_rate(sh, rv, s, reversals).p))
+    return CriterionSim(s, reversals, target, runs, seed, len(ms), base.p, base.ci(),
+                        tuple(power), tuple(m.name for m in ms) if judged is not None else ())

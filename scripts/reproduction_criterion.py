@@ -127,6 +127,45 @@ def rounded_down(share: float, step: int = 5) -> int:
     return int(math.floor(round(100 * share, 9) / step) * step)
 
 
+def simulate(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--simulate OUT``: the criterion by simulation (decision.simulation.simulate_criterion)
+    on the reference's decided comparison sets, written to OUT with the time it was made."""
+    import json
+    from datetime import datetime, timezone
+
+    from decision import simulation as SIM
+    from rundir import atomic
+
+    if not 100 <= args.runs <= 100_000:
+        p.error(f"--runs {args.runs} is outside 100..100000")
+    d = Path(args.reference)
+    if not d.is_dir() or not is_run(d):
+        p.error(f"--reference {args.reference}: not a run directory (no "
+                f"{' or '.join(TRIALS)})")
+    out = Path(args.simulate)
+    if not out.parent.is_dir():
+        p.error(f"--simulate {args.simulate}: no such directory {out.parent}")
+    models = RP.set_models(EC.evaluate(load(PROG, d)))
+    names = {m.name for m in models}
+    unknown = sorted(set(args.judged or ()) - names)
+    if unknown:
+        p.error(f"--judged {unknown[0]!r}: not a decided comparison set of the reference "
+                f"(it has {len(names)}: e.g. {sorted(names)[0]!r})")
+    sim = SIM.simulate_criterion(models, runs=args.runs, judged=args.judged)
+    doc = {"made": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
+           "reference": d.name, "design": SIM.design_text(),
+           "window_s": RP.SIM_WINDOW_S, **sim.to_json(),
+           "sets_drawn": [{"name": m.name, "truths": list(m.truths), "sd": m.sd,
+                           "family": m.family} for m in models]}
+    atomic.write_text(out, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    print(f"{out}: a rerun of the same truth reproduces at least {sim.min_share:.0%} of the "
+          f"{sim.sets} decided comparison sets, none reversed, with probability "
+          f"{sim.pass_same_truth:.3f} [{sim.pass_ci[0]:.3f}, {sim.pass_ci[1]:.3f}]; passes when "
+          "k sets truly differ: " + ", ".join(f"k={k}: {v:.3f}" for k, v in
+                                              sim.pass_when_differ))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = _Parser(prog="python scripts/reproduction_criterion.py",
                 description="The run-level reproduction criterion on the committed pairs "
@@ -140,7 +179,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--min-share", type=int, default=RP.MIN_SHARE, metavar="P",
                    help=f"the criterion's share in percent, 1..100 (default {RP.MIN_SHARE}, "
                         "the one in force)")
+    p.add_argument("--simulate", metavar="OUT",
+                   help="instead of the table: draw reruns of the reference's truth "
+                        "(--reference) and write the simulated criterion and its power table "
+                        "to OUT (JSON)")
+    p.add_argument("--reference", metavar="DIR",
+                   default=str(ROOT / "data" / "raw" / RP.SIM_REFERENCE),
+                   help=f"the reference run --simulate draws from (default {RP.SIM_REFERENCE})")
+    p.add_argument("--judged", action="append", metavar="SET",
+                   help="with --simulate: judge only this comparison set (repeatable; e.g. "
+                        "the verdicts the same on every class of machine measured)")
+    p.add_argument("--runs", type=int, default=4000, metavar="N",
+                   help="with --simulate: simulated pairs of runs (100..100000, default 4000)")
     args = p.parse_args(argv)
+    if args.simulate is not None:
+        return simulate(p, args)
     if not 1 <= args.min_share <= 100:
         p.error(f"--min-share {args.min_share} is outside 1..100 (percent)")
     if args.pair:
