@@ -10,8 +10,8 @@
 # # Where the noise comes from
 #
 # What a comparison can decide is set by how much a trial's throughput moves from one trial
-# to the next. A study of its own, on the same class of machine as the results, measures that
-# spread and takes it apart: a fixed set of TCP stream cells on veth (`send`, `sendmsg` and
+# to the next. A study of its own, on {glue:text}`noise_machine:s`, measures that spread and
+# takes it apart: a fixed set of TCP stream cells on veth (`send`, `sendmsg` and
 # `zerocopy` at {glue:text}`noise_sizes:s`, both placements, one connection), the A/A pair, and
 # controls (other procedures) in the same randomised rounds. The variance of a cell's log
 # throughput splits into three parts: **between rounds** (common to every cell measured in the
@@ -28,6 +28,8 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 import math
 from fractions import Fraction
+
+from pathlib import Path
 
 import pandas as pd
 
@@ -65,8 +67,6 @@ if study is None or today.empty:
         glue_text(key, "not measured (no noise-study run)")
     glue_text("noise_sizes", "the study's sizes")
 else:
-    man = study.manifest
-    cpu = (man.get("cpu") or {})
     rounds = int(today["rounds"].median())
     # what the run's records do not carry (overlap, above): rounds that overlapped other
     # activity, a note written by hand beside the committed runs (data/raw/run-notes.toml)
@@ -76,8 +76,18 @@ else:
                                           .dropna().unique())]
     glue_text("noise_sizes", ", ".join(_sizes[:-1]) + " and " + _sizes[-1] if len(_sizes) > 1
               else "".join(_sizes) or "the study's sizes")
-    glue_text("noise_run", f"{where.name} ({cpu.get('count', '?')}-CPU {cpu.get('model', '?')} "
-              f"virtual machine, {rounds} rounds, {len(m)} trials{busy})")
+    glue_text("noise_run", f"{where.name} ({MA.label(study)} virtual machine, {rounds} rounds, "
+              f"{len(m)} trials{busy})")
+# the study's machine against the book's run's, each in the catalog's one wording
+_book = MA.entry_of(Path(run_dir).name, Path(run_dir).parent)
+_book_machine = _book.machine if _book is not None else "an unrecorded machine"
+if study is None:
+    glue_text("noise_machine", "no machine (no noise-study run is committed)")
+else:
+    _same = MA.machine_class(study.manifest)[1] == (_book.cpu_class if _book else None)
+    glue_text("noise_machine", f"a {MA.label(study)}, "
+              + ("the same CPU class as this run's" if _same else
+                 "another CPU class than this run's") + f" ({_book_machine})")
 
 # %% [markdown]
 # ## The parts of the variance
@@ -420,12 +430,10 @@ else:
         f"tolerances from the trials of run {dv.reference_run}); how often (d) holds depends on "
         f"shared time's true per-round sd ({dv.sd_shared:g} was predicted for it)."))
     j = AD.judge(vrun.measured, vrun.shared, crit)
-    vman = vrun.manifest.get("cpu") or {}
     both = pd.concat([vtable["rounds_today"], vtable["rounds_shared"]]).astype(int)
     rounds = (f"{both.min()} rounds" if both.min() == both.max() else
               f"{both.min()} to {both.max()} rounds")
-    run_words = (f"{vwhere.name} ({vman.get('count', '?')}-CPU {vman.get('model', '?')} "
-                 f"virtual machine, {rounds} of every comparison under both designs, "
+    run_words = (f"{vwhere.name} ({MA.label(vrun)} virtual machine, {rounds} of every comparison under both designs, "
                  f"{len(vrun.trials)} trials); {CL.declared_before(CL.DEFAULT, vrun)}")
     glue_text("shared_run", run_words)
 
@@ -454,12 +462,14 @@ else:
     sd_t, sd_s = D.median_sd(vtable)
     study_sd = ""
     if len(today) and math.isfinite(paired) and paired > 0:
-        other = (study.manifest.get("cpu") or {}).get("model", "?")
-        if other != vman.get("model", "?"):
-            where_sd = (f"on another class of CPU ({other}), so what this run shows of the "
-                        "two designs' spread says nothing of that class's")
+        other, mine = MA.label(study), MA.label(vrun)
+        if MA.machine_class(study.manifest)[1] != MA.machine_class(vrun.manifest)[1]:
+            where_sd = (f"on another class of CPU (the study's {other}, this run's {mine}), so "
+                        "what this run shows of the two designs' spread says nothing of that "
+                        "class's")
         else:
-            where_sd = ("on the same class of CPU, so the machine was " + (
+            where_sd = (f"on the same class of CPU (both {MA.machine_class(vrun.manifest)[1]}), "
+                        "so the machine was " + (
                 "quieter on the day of this run" if sd_t < 0.8 * paired else
                 "noisier on the day of this run" if sd_t > 1.25 * paired else
                 "about as noisy as on the study's day"))

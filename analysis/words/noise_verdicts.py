@@ -301,7 +301,7 @@ def band_sigma_text(b: BandSigma, reference_cpu: str) -> str:
     """Which run's sd the band is derived for, and whether it is the book's run's CPU class."""
     where, cpu = ("the A/A control", b.aa_cpu) if b.from_aa else ("the noise study", b.study_cpu)
     same = ("the same CPU class as this run's" if cpu == reference_cpu else
-            f"another CPU class than this run's ({reference_cpu})")
+            "another CPU class than this run's") + f" ({reference_cpu})"
     return (f"the band is derived for a per-round sd of {b.sigma:.3f}, the larger of the noise "
             f"study's {b.study_sd:.3f} (run {b.study_run}, {b.study_cpu}) and the A/A "
             f"control's {b.aa_sd:.3f} (run {b.aa_run}, {b.aa_cpu}): {where} sets it, "
