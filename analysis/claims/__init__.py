@@ -18,9 +18,10 @@ from typing import Any, Callable, Sequence, Union
 
 import pandas as pd
 
-from analysis.claims.base import (COPYBENCH, HOLDS, INCONCLUSIVE, LARGER, MAGNITUDES,
-                                  NOT_RUN, NOT_TESTABLE, REFUTED, THEIR_PROGRAM, UNDETERMINED,
-                                  VERDICTS, ClaimResult)
+from analysis.claims.base import (ABOVE, ABOVE_AND_BELOW, BELOW, COPYBENCH, HOLDS,
+                                  INCONCLUSIVE, INSIDE, MAGNITUDE_DECIDED, MAGNITUDES, NOT_RUN,
+                                  NOT_TESTABLE, REFUTED, THEIR_PROGRAM, UNDETERMINED, VERDICTS,
+                                  ClaimResult)
 from analysis.claims.copies import COPIES_TOL, TEXTBOOK_COPIES, c15, copies_per_byte
 from analysis.claims.crossover import c3, c5
 from analysis.claims.files import c13, c14
@@ -40,7 +41,8 @@ from analysis.loading.run import Run, instant
 ORIGINAL_CLAIMS = frozenset(SOURCE_OF)
 
 __all__ = ["HOLDS", "REFUTED", "INCONCLUSIVE", "UNDETERMINED", "NOT_TESTABLE", "NOT_RUN",
-           "VERDICTS", "LARGER", "MAGNITUDES",
+           "VERDICTS", "INSIDE", "ABOVE", "BELOW", "ABOVE_AND_BELOW", "MAGNITUDES",
+           "MAGNITUDE_DECIDED",
            "COPYBENCH", "THEIR_PROGRAM", "ClaimResult", "CLAIMS", "verdict_counts",
            "compact_table", "counts_text", "magnitude_counts", "magnitude_text", "post_hoc", "REVISED", "REVISION_NOTE",
            "COPIES_TOL", "TEXTBOOK_COPIES", "copies_per_byte", "placement_hypothesis",
@@ -86,16 +88,17 @@ def magnitude_counts(results: Sequence[ClaimResult]) -> dict[str, int]:
 
 
 def magnitude_text(results: Sequence[ClaimResult]) -> str:
-    """The magnitude counts in one sentence."""
+    """The magnitude counts in one sentence: where the published numbers lie against our CIs
+    on this testbed."""
     c = magnitude_counts(results)
     n = sum(c.values())
     if not n:
         return "no verdict on a published number in this run"
-    return (f"the published number is inside our CI in {c[HOLDS]}, detectably larger than "
-            f"our effect (the report overstated it) in {c[REFUTED]}, detectably smaller than "
-            f"our effect in {c[LARGER]}, and inside our CI at the sizes measured with a "
-            f"published size not measured in {c[INCONCLUSIVE]} of {n} verdicts with a "
-            "published ratio")
+    return (f"of {n} verdicts with a published ratio, the published number lies inside our CI "
+            f"on this testbed in {c[INSIDE]}, above it in {c[ABOVE]}, below it in {c[BELOW]}, "
+            f"above it at some sizes and below it at others in {c[ABOVE_AND_BELOW]}, and "
+            f"inside it where measured with a published size not measured in "
+            f"{c[INCONCLUSIVE]}")
 
 
 def verdict_counts(results: Sequence[ClaimResult]) -> dict[str, dict[str, int]]:

@@ -27,12 +27,17 @@ from decision.verdict import (HOLDS, INCONCLUSIVE, NOT_RUN, NOT_TESTABLE,  # noq
 if TYPE_CHECKING:
     from analysis.claims.rules import Rule
 
-#: the magnitude question's outcome where our effect is detectably *larger* than the report's
-#: (analysis.claims.magnitude): it refutes nothing the report claimed, so it is neither holds
-#: nor refuted
-LARGER = "larger than published"
-#: the magnitude question's outcomes, in the order the book counts them
-MAGNITUDES = (HOLDS, REFUTED, LARGER, INCONCLUSIVE)
+#: where a report's published number lies against our CI on this testbed
+#: (analysis.claims.magnitude): a place, read the same way for every claim, not a judgement of
+#: the report (its number comes from another testbed and configuration)
+INSIDE, ABOVE, BELOW = "inside our CI", "above our CI", "below our CI"
+#: a claim whose published sizes lie above our CI at some and below it at others
+ABOVE_AND_BELOW = "above and below our CI"
+#: the magnitude question's outcomes, in the order the book counts them (inconclusive: inside
+#: our CI where measured, a published size not measured)
+MAGNITUDES = (INSIDE, ABOVE, BELOW, ABOVE_AND_BELOW, INCONCLUSIVE)
+#: the magnitude outcomes that place the published number at every size it names
+MAGNITUDE_DECIDED = (INSIDE, ABOVE, BELOW, ABOVE_AND_BELOW)
 #: what a verdict rests on: copybench's own measurement (the claim as the report words it)
 #: or the report's own program run here (the claim as its code behaves)
 COPYBENCH, THEIR_PROGRAM = "copybench", "their program"

@@ -1,30 +1,27 @@
-"""The second question of every claim: is the report's *published number* what we measured?
-A claim's direction ("X beats Y") is decided by its rule (:mod:`.rules`, against the smallest
-effect of interest); its magnitude separately, here, for every claim whose report published the
-two numbers of its ratio.
+"""The second question of every claim: where does the report's *published number* lie
+against what we measured? A claim's direction ("X beats Y") is decided by its rule
+(:mod:`.rules`, against the smallest effect of interest); its magnitude separately, here, for
+every claim whose report published the two numbers of its ratio.
 
-Rule (revised before the next reference run; the appendix's table of revisions records it),
-per size the rule reads and the report published, the published ratio R (in the rule's
-orientation, numerator / denominator) against our CI at that size (at the verdict's family
-level):
+The published number was measured on another testbed in another configuration, so it is not
+an estimate of the same quantity as our CI, and a difference between the two says where the
+report's number lies on this testbed, not that the report misstated it. The reading is the
+same for every claim and both sides: per size the rule reads and the report published, the
+published ratio R (in the rule's orientation, numerator / denominator) is placed against our
+CI at that size (at the verdict's family level) by :func:`place`:
 
-* **consistent**: R lies inside our CI, the replication criterion of the Open Science
+* **inside our CI** (ends included): the replication criterion of the Open Science
   Collaboration (Science 349, 2015: "original effect size within the replication's 95 % CI");
-* **smaller than published**: the CI lies wholly on the side of R toward 1 (R > 1: its upper
-  end below R; R < 1: its lower end above R), so the effect is detectably smaller than the
-  report's, the report overstated it (the one-sided question of Simonsohn, Psychological
-  Science 26, 2015: is the replication's effect detectably smaller than the original's?); a
-  CI beyond 1 on the other side is smaller still (the direction rule says it is reversed);
-* **larger than published**: the CI lies wholly beyond R, away from 1: the effect is there and
-  larger than reported, which refutes nothing the report claimed, so it is its own outcome;
+* **above our CI**: R lies above its upper end; **below our CI**: R lies below its lower end,
+  whatever side of 1 R and the CI are on;
 * **not measured**: a published size the run has no CI for, never left out.
 
-The magnitude verdict is **refuted** (smaller than published) when any size is smaller, else
-**larger than published** when any is larger, else **holds** when every published size is
-measured and consistent, else **inconclusive** (consistent where measured, a size not
-measured). C9's "at best ~52 %" is tested once more as the claim states it: the size with the
-largest ratio against 0.52 (:data:`AT_BEST`). A claim without a published ratio (C3, C11:
-qualitative; C15: a table of counts) has none.
+A claim's magnitude is **above and below our CI** when its published sizes lie above at some
+sizes and below at others, else **above** (**below**) when any lies above (below), else
+**inside** when every published size is measured and inside, else **inconclusive** (inside
+where measured, a size not measured). A published bound ("at best ~52 %", :data:`AT_BEST`)
+is placed as a point: its number against our CI at the size with the largest ratio. A claim
+without a published ratio (C3, C11: qualitative; C15: a table of counts) has none.
 """
 
 from __future__ import annotations
@@ -32,10 +29,10 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from analysis.claims.base import HOLDS, INCONCLUSIVE, LARGER, REFUTED, ClaimResult
+from analysis.claims.base import (ABOVE, ABOVE_AND_BELOW, BELOW, HOLDS, INCONCLUSIVE,
+                                  INSIDE, REFUTED, ClaimResult)
 from analysis.claims.rules import RULES
 from decision import claimtable
-from decision import rule as R
 from analysis.statistics.fmt import fmt_size
 
 #: the published ratios per claim and message size, numerator / denominator as the claim's
@@ -43,22 +40,32 @@ from analysis.statistics.fmt import fmt_size
 #: 0: the report's one number for every size it averaged
 PUBLISHED: dict[str, dict[int, float]] = {c: claimtable.published(c) for c in claimtable.REPORTED}
 #: rules that read the same comparisons as another rule of their claim: the published
-#: number is judged once per claim and reading (C9's "never beats" and "at best ~52 %" read
+#: number is placed once per claim and reading (C9's "never beats" and "at best ~52 %" read
 #: the same four ratios; the magnitude belongs to "at best ~52 %")
 SAME_COMPARISONS = frozenset({"C9:never beats"})
 #: the claims' own bound on their best size ("at best ~52 %"): rule -> the published bound
 AT_BEST = {"C9:at best ~52 %": 0.52}
-#: per-size words
-CONSISTENT, SMALLER, BIGGER, NOT_MEASURED = ("consistent", "smaller than published",
-                                             "larger than published", "not measured")
+#: a published size the run has no CI for
+NOT_MEASURED = "not measured"
 
 
-def classify(published: float, lo: float, hi: float) -> str:
-    """One size: the published ratio against our CI [lo, hi] (the module doc's words)."""
-    if R.holds(lo, hi, published):
-        return CONSISTENT
-    below = R.side(lo, hi, published, published) == "below"  # the CI lies wholly below R
-    return (SMALLER if below == (published > 1.0) else BIGGER)
+def place(published: float, lo: float, hi: float) -> str:
+    """Where a published number lies against our CI [lo, hi] on this testbed: above it,
+    inside it (its ends included) or below it, the same way on either side of 1."""
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+        raise ValueError(f"a CI needs two finite ends, lower first; got [{lo}, {hi}]")
+    return ABOVE if published > hi else BELOW if published < lo else INSIDE
+
+
+def overall(words: Sequence[str]) -> str:
+    """A claim's magnitude from its sizes' places (the module doc)."""
+    placed = set(words) - {NOT_MEASURED}
+    if {ABOVE, BELOW} <= placed:
+        return ABOVE_AND_BELOW
+    for where in (ABOVE, BELOW):
+        if where in placed:
+            return where
+    return INCONCLUSIVE if NOT_MEASURED in words else INSIDE
 
 
 def _sizes(r: ClaimResult) -> list[int]:
@@ -76,7 +83,8 @@ def _sizes(r: ClaimResult) -> list[int]:
 
 
 def assess(r: ClaimResult) -> None:
-    """Fill ``r.magnitude`` and ``r.magnitude_text`` from its per-size CIs (``details``)."""
+    """Fill ``r.magnitude`` and ``r.magnitude_text`` from its per-size CIs (``details``): where
+    each published number lies against our CI."""
     if r.claim not in PUBLISHED or not r.details or r.rule_id in SAME_COMPARISONS \
             or r.verdict not in (HOLDS, REFUTED, INCONCLUSIVE):
         return
@@ -96,22 +104,21 @@ def assess(r: ClaimResult) -> None:
             parts.append(f"{fmt_size(size) if size else 'every size'}: published "
                          f"{value:.3g}, {NOT_MEASURED}")
             continue
-        w = classify(value, d["lo"], d["hi"])
+        w = place(value, d["lo"], d["hi"])
         words.append(w)
-        parts.append(f"{fmt_size(size)}: published {value:.3g}, CI [{d['lo']:.3g}, "
-                     f"{d['hi']:.3g}]: {w}")
+        parts.append(f"{fmt_size(size)}: published {value:.3g} lies {w} [{d['lo']:.3g}, "
+                     f"{d['hi']:.3g}]")
     bound = AT_BEST.get(r.rule_id)
     if bound is not None and cis:
         best = max(cis.values(), key=lambda d: d["ratio"])
-        w = classify(bound, best["lo"], best["hi"])
+        w = place(bound, best["lo"], best["hi"])
         words.append(w)
-        parts.append(f"best size ({fmt_size(best['size'])}): published at best {bound:.2g}, "
-                     f"CI [{best['lo']:.3g}, {best['hi']:.3g}]: {w}")
+        parts.append(f"best size ({fmt_size(best['size'])}): published at best {bound:.2g} "
+                     f"lies {w} [{best['lo']:.3g}, {best['hi']:.3g}]")
     if not words:
         return
-    r.magnitude = (REFUTED if SMALLER in words else LARGER if BIGGER in words else
-                   HOLDS if all(w == CONSISTENT for w in words) else INCONCLUSIVE)
-    r.magnitude_text = "; ".join(parts)
+    r.magnitude = overall(words)
+    r.magnitude_text = "; ".join(parts) + " (on this testbed)"
 
 
 def assess_all(results: Sequence[ClaimResult]) -> None:
@@ -131,17 +138,19 @@ def verdict_key() -> str:
             f"claim (for an effect: wholly beyond the band's edge on the claimed side), "
             f"{REFUTED} as soon as one contradicts it (wholly on the near side of that edge), "
             f"else {INCONCLUSIVE} (naming the edge a CI straddles). "
-            f"Magnitude: is the published number what we measured? "
-            + rule_text().removeprefix("magnitude: ")
-            + "; — where the report published no ratio. The two questions are apart: a "
-            f"direction that {HOLDS} beside a magnitude {REFUTED} is an effect that is there "
-            "but detectably smaller than published.")
+            f"Magnitude: where does the report's published number lie against our CI on "
+            "this testbed? " + rule_text().removeprefix("magnitude: ")
+            + "; — where the report published no ratio. The two questions are apart, and the "
+            "second places a number measured on another testbed, it does not judge the report: "
+            f"a direction that {HOLDS} beside a published number {ABOVE} or {BELOW} is an "
+            "effect that is there, of another size here than the report's number.")
 
 
 def rule_text() -> str:
-    return ("magnitude: per published size, the published ratio R against our CI: holds if R "
-            "lies inside every CI (Open Science Collaboration 2015), refuted if a CI lies "
-            "wholly on R's side toward 1 (the effect is detectably smaller than published; "
-            "cf. Simonsohn 2015), larger than published if a CI lies wholly beyond R away from "
-            "1 and none is smaller, inconclusive if a published size was not measured and "
-            "the others are consistent")
+    return ("magnitude: per published size, where the published ratio R lies against our CI "
+            "on this testbed, the same way for every claim: inside it (ends included; Open "
+            "Science Collaboration 2015), above it or below it (an 'at best' bound placed as "
+            "a point at the best size); a claim's magnitude is above and below our CI if "
+            "its sizes lie on both sides, else above (below) if any lies above (below), "
+            "inside if every published size is measured and inside, inconclusive if a "
+            "published size was not measured and the others lie inside")

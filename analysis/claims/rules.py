@@ -133,6 +133,14 @@ REVISIONS: tuple[tuple[str, str], ...] = (
      "turned undecided and refuted verdicts, never holding ones, into 'not testable at this "
      "noise'): every verdict of such a rule keeps the engine's and notes it in its condition "
      "(mended after the run: every committed run had been judged by the earlier rules)"),
+    ("2026-11-29T16:37Z",
+     "magnitude: where the published ratio lies against our CI on this testbed, read the same "
+     "way for every claim and on either side of 1: inside, above or below it (a published "
+     "'at best' bound placed as a point at the best size); a claim's sizes on both sides read "
+     "'above and below our CI' (before, a CI on the published ratio's side toward 1 read "
+     "'smaller than published, refuted' and one beyond it 'larger than published', a "
+     "judgement of a number measured on another testbed) (mended after the run: every "
+     "committed run had been judged by the earlier rules)"),
 )
 #: when the rules below were last revised; a run made before it is re-decided post hoc
 REVISED = REVISIONS[-1][0]

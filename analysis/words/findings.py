@@ -21,6 +21,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from analysis.claims.base import ABOVE, ABOVE_AND_BELOW, BELOW, INCONCLUSIVE, INSIDE
 from analysis.statistics.fmt import fmt_band, fmt_pct, fmt_size
 from analysis.words.phrases import (configuration, crossover_phrase, never_beats,
                                     never_faster, ratio_ci, size_runs, size_span)
@@ -206,22 +207,24 @@ BASIS_WORDS = {"copybench": "as their reports word them (copybench)",
 
 
 def magnitude_of_holds(verdicts: pd.DataFrame) -> str:
-    """Of the verdicts whose direction holds, how the report's published number fared by the
-    magnitude rule (:mod:`analysis.claims.magnitude`): "of these, the published number lies
-    inside our CI in 1, our effect is smaller than published in 9 and larger in 1; 2 have no
-    published number" ("" without a magnitude column or a verdict that holds). A verdict
-    whose published sizes were not all measured is counted apart."""
+    """Of the verdicts whose direction holds, where the report's published number lies against
+    our CI on this testbed (:mod:`analysis.claims.magnitude`): "of these, the published number
+    lies inside our CI on this testbed in 1, above it in 9, below it in 1 and above it at some
+    sizes and below at others in 0; 2 have no published number" ("" without a magnitude column
+    or a verdict that holds). A verdict whose published sizes were not all measured is counted
+    apart."""
     if "magnitude" not in verdicts:
         return ""
     m = verdicts.loc[verdicts["verdict"] == "holds", "magnitude"].value_counts()
     n = int(m.sum())
     if not n:
         return ""
-    inside, smaller, larger, open_ = (int(m.get(k, 0)) for k in (
-        "holds", "refuted", "larger than published", "inconclusive"))
-    none = n - inside - smaller - larger - open_
-    text = (f"of these, the published number lies inside our CI in {inside}, our effect is "
-            f"smaller than published in {smaller} and larger in {larger}")
+    inside, above, below, both, open_ = (int(m.get(k, 0)) for k in (
+        INSIDE, ABOVE, BELOW, ABOVE_AND_BELOW, INCONCLUSIVE))
+    none = n - inside - above - below - both - open_
+    text = (f"of these, the published number lies inside our CI on this testbed in {inside}, "
+            f"above it in {above}, below it in {below} and above it at some sizes and below "
+            f"at others in {both}")
     if open_:
         text += f"; {open_} lack{'s' if open_ == 1 else ''} a measured published size"
     return text + (f"; {none} {'has' if none == 1 else 'have'} no published number"

@@ -95,11 +95,11 @@ def test_c5_point_and_ci_disagree(tmp_path: Path) -> None:
 # --- two questions: the direction against 1 ± SESOI, the published number against our CI -----
 
 @pytest.mark.parametrize("point,hi,direction,magnitude", [
-    (0.52, 0.56, C.HOLDS, C.HOLDS),              # less everywhere, 0.52 as published
-    (0.60, 0.68, C.HOLDS, C.REFUTED),            # CI [0.53, 0.68] wholly above 0.522 and 0.52:
-                                                 # the shortfall is smaller than published
-    (0.90, 0.97, C.INCONCLUSIVE, C.REFUTED),     # straddles the band; wholly above 0.522
-    (1.30, 1.40, C.REFUTED, C.REFUTED),          # zero-copy decided ahead at 64 KiB
+    (0.52, 0.56, C.HOLDS, C.INSIDE),             # less everywhere, 0.52 as published
+    (0.60, 0.68, C.HOLDS, C.BELOW),              # CI [0.53, 0.68] wholly above 0.522 and 0.52:
+                                                 # the published numbers lie below it
+    (0.90, 0.97, C.INCONCLUSIVE, C.BELOW),       # straddles the band; wholly above 0.522
+    (1.30, 1.40, C.REFUTED, C.BELOW),            # zero-copy decided ahead at 64 KiB
 ])
 def test_c9_at_best_is_a_direction_and_a_magnitude(tmp_path: Path, point: float, hi: float,
                                                    direction: str, magnitude: str) -> None:
@@ -120,13 +120,13 @@ def test_c9_at_best_is_a_direction_and_a_magnitude(tmp_path: Path, point: float,
 
 
 @pytest.mark.parametrize("point,hi,direction,magnitude", [
-    (1.5, 1.9, C.HOLDS, C.HOLDS),             # faster; CI [1.18, 1.9] holds 1.42
-    (2.06, 2.3, C.HOLDS, C.LARGER),           # faster by more than published: not refuted
-    (0.92, 1.0, C.REFUTED, C.REFUTED),        # wholly below 1.12: no effect of interest (the
+    (1.5, 1.9, C.HOLDS, C.INSIDE),            # faster; CI [1.18, 1.9] holds 1.42
+    (2.06, 2.3, C.HOLDS, C.BELOW),            # faster by more: 1.42 lies below our CI
+    (0.92, 1.0, C.REFUTED, C.ABOVE),          # wholly below 1.12: no effect of interest (the
                                               # band reading left it inconclusive: it
-                                              # straddles 0.88); wholly below 1.42
-    (1.42, 1.5, C.HOLDS, C.HOLDS),
-    (0.8, 0.85, C.REFUTED, C.REFUTED),        # sendfile decided slower: says so
+                                              # straddles 0.88); 1.42 lies above our CI
+    (1.42, 1.5, C.HOLDS, C.INSIDE),
+    (0.8, 0.85, C.REFUTED, C.ABOVE),          # sendfile decided slower: says so
 ])
 def test_c13_direction_and_magnitude_are_decided_apart(tmp_path: Path, point: float,
                                                        hi: float, direction: str,
@@ -135,10 +135,8 @@ def test_c13_direction_and_magnitude_are_decided_apart(tmp_path: Path, point: fl
                    R.file_send("read-write", 100_000_000, "same-core"), point, hi)
     r = _one(C.evaluate(_load(tmp_path, cells, ["C13"])), "same-core")
     assert (r.verdict, r.magnitude) == (direction, magnitude), (r.reason, r.magnitude_text)
-    assert r.magnitude_text.startswith("100 MB: published 1.42, CI [")
-    word = {C.HOLDS: "consistent", C.REFUTED: "smaller than published",
-            C.LARGER: "larger than published"}[magnitude]
-    assert r.magnitude_text.endswith(word)
+    assert r.magnitude_text.startswith(f"100 MB: published 1.42 lies {magnitude} [")
+    assert r.magnitude_text.endswith("(on this testbed)")
     assert (r.direction.startswith("below 1.12") and
             "at 100 MB where the claim says > 1.12" in r.direction) \
         if direction == C.REFUTED else not r.direction
@@ -147,10 +145,10 @@ def test_c13_direction_and_magnitude_are_decided_apart(tmp_path: Path, point: fl
 
 
 @pytest.mark.parametrize("point,hi,direction,magnitude", [
-    (120.0, 150.0, C.HOLDS, C.HOLDS),         # CI [96, 150] holds 120.9
-    (300.0, 360.0, C.HOLDS, C.LARGER),
-    (3.4, 4.0, C.HOLDS, C.REFUTED),           # slower, but 35 times less than published
-    (1.0, 1.05, C.REFUTED, C.REFUTED),        # equivalent where the claim says greater
+    (120.0, 150.0, C.HOLDS, C.INSIDE),        # CI [96, 150] holds 120.9
+    (300.0, 360.0, C.HOLDS, C.BELOW),
+    (3.4, 4.0, C.HOLDS, C.ABOVE),             # slower, 120.9 lies 35 times above our CI
+    (1.0, 1.05, C.REFUTED, C.ABOVE),          # equivalent where the claim says greater
 ])
 def test_c1_rtt(tmp_path: Path, point: float, hi: float, direction: str,
                 magnitude: str) -> None:
@@ -171,9 +169,9 @@ def test_c1_s1_code_reading_reads_the_inverse_message_rate(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("point,hi,direction,magnitude", [
-    (3.6, 4.6, C.HOLDS, C.HOLDS), (3.4, 3.6, C.HOLDS, C.HOLDS),  # both hold 3.41
-    (1.1, 1.2, C.INCONCLUSIVE, C.REFUTED),   # CI [1.01, 1.2] straddles 1.12
-    (0.8, 0.85, C.REFUTED, C.REFUTED)])
+    (3.6, 4.6, C.HOLDS, C.INSIDE), (3.4, 3.6, C.HOLDS, C.INSIDE),  # both hold 3.41
+    (1.1, 1.2, C.INCONCLUSIVE, C.ABOVE),     # CI [1.01, 1.2] straddles 1.12
+    (0.8, 0.85, C.REFUTED, C.ABOVE)])
 def test_c10_rtt(tmp_path: Path, point: float, hi: float, direction: str,
                  magnitude: str) -> None:
     cells = R.pair(R.pingpong("zerocopy", 64 * KiB, "same-core"),
@@ -184,11 +182,11 @@ def test_c10_rtt(tmp_path: Path, point: float, hi: float, direction: str,
 
 
 @pytest.mark.parametrize("claim,metric,point,hi,direction,magnitude", [
-    ("C2", "llc_load_misses", 9.0, 12.5, C.HOLDS, C.HOLDS),  # CI [6.5, 12.5] holds 9.2
-    ("C7", "l1d_load_misses", 2.6, 2.8, C.HOLDS, C.HOLDS),
-    ("C12", "llc_load_misses", 1.6, 2.2, C.HOLDS, C.HOLDS),  # CI [1.16, 2.2] holds 1.66
-    ("C12", "llc_load_misses", 2.6, 2.8, C.HOLDS, C.LARGER),  # CI [2.4, 2.8] beyond 1.66
-    ("C12", "llc_load_misses", 1.1, 1.2, C.INCONCLUSIVE, C.REFUTED),  # straddles 1.12
+    ("C2", "llc_load_misses", 9.0, 12.5, C.HOLDS, C.INSIDE),  # CI [6.5, 12.5] holds 9.2
+    ("C7", "l1d_load_misses", 2.6, 2.8, C.HOLDS, C.INSIDE),
+    ("C12", "llc_load_misses", 1.6, 2.2, C.HOLDS, C.INSIDE),  # CI [1.16, 2.2] holds 1.66
+    ("C12", "llc_load_misses", 2.6, 2.8, C.HOLDS, C.BELOW),  # CI [2.4, 2.8] beyond 1.66
+    ("C12", "llc_load_misses", 1.1, 1.2, C.INCONCLUSIVE, C.ABOVE),  # straddles 1.12
 ])
 def test_pmu_rules(tmp_path: Path, claim: str, metric: str, point: float, hi: float,
                    direction: str, magnitude: str) -> None:
@@ -305,10 +303,10 @@ def test_thread_claims_need_a_cpu_per_thread_and_side(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("ratio,direction,magnitude,why", [
-    (0.40, C.HOLDS, C.HOLDS, ""),             # a collapse, as published (0.405)
-    (0.70, C.HOLDS, C.REFUTED, ""),           # less beyond 7 %, but no collapse to 0.405
-    (0.88, C.INCONCLUSIVE, C.REFUTED, ""),    # unpaired CI [0.72, 1.08] straddles 0.88
-    (1.50, C.REFUTED, C.REFUTED, "not a collapse: 8/4 threads 1.5"),
+    (0.40, C.HOLDS, C.INSIDE, ""),            # a collapse, as published (0.405)
+    (0.70, C.HOLDS, C.BELOW, ""),             # less beyond 7 %, but no collapse to 0.405
+    (0.88, C.INCONCLUSIVE, C.BELOW, ""),      # unpaired CI [0.72, 1.08] straddles 0.88
+    (1.50, C.REFUTED, C.BELOW, "not a collapse: 8/4 threads 1.5"),
 ])
 def test_c6_collapse_is_a_direction_and_a_magnitude(tmp_path: Path, ratio: float,
                                                     direction: str, magnitude: str,

@@ -44,15 +44,15 @@ def _r(claim: str, rows: list[tuple[int, float, float, float]],
 @pytest.mark.parametrize("rows,expected,word", [
     # C4 at 512 B: published 5.44 / 1.14 = 4.77; every published size measured
     ([(512, 4.8, 4.0, 5.5), (4096, 3.1, 2.8, 3.4), (16384, 6.0, 5.0, 7.0),
-      (65536, 3.7, 3.0, 4.0)], C.HOLDS, "consistent"),
-    ([(512, 0.95, 0.86, 1.05)], C.REFUTED, "smaller than published"),  # e8c3's cross-core
-    ([(512, 6.5, 6.0, 7.0)], C.LARGER, "larger than published"),       # more than published
-    ([(512, 4.8, 4.0, 5.5)], C.INCONCLUSIVE, "not measured"),          # 3 sizes missing
-    ([(512, 6.5, 6.0, 7.0), (4096, 1.0, 0.9, 1.1)], C.REFUTED, "smaller"),  # smaller wins
+      (65536, 3.7, 3.0, 4.0)], C.INSIDE, "lies inside our CI"),
+    ([(512, 0.95, 0.86, 1.05)], C.ABOVE, "lies above our CI"),      # e8c3's cross-core
+    ([(512, 6.5, 6.0, 7.0)], C.BELOW, "lies below our CI"),
+    ([(512, 4.8, 4.0, 5.5)], C.INCONCLUSIVE, "not measured"),       # 3 sizes missing
+    ([(512, 6.5, 6.0, 7.0), (4096, 1.0, 0.9, 1.1)], C.ABOVE_AND_BELOW, "lies above"),
 ])
 def test_magnitude_is_the_published_ratio_against_the_ci(rows, expected, word) -> None:
-    """Consistent (the published ratio inside our CI), smaller than published (one-sided,
-    toward 1), larger than published (its own outcome), a missing size not measured."""
+    """The published ratio inside, above or below our CI, a missing size not measured, a claim
+    whose sizes lie on both sides above and below."""
     r = _r("C4", rows)
     r.rule_id = "C4:"
     M.assess(r)
@@ -62,22 +62,21 @@ def test_magnitude_is_the_published_ratio_against_the_ci(rows, expected, word) -
         assert r.magnitude_text.count("not measured") == 4 - len(rows)
 
 
-def test_a_larger_effect_than_published_refutes_nothing() -> None:
+def test_a_published_number_below_our_ci_is_placed_not_judged() -> None:
     """C13: 1.99 [1.8, 2.2] against the published 1.42 (the ±25 % band called it refuted)."""
     r = _r("C13", [(100_000_000, 1.99, 1.8, 2.2)], C.HOLDS)
     r.rule_id = "C13:"
     M.assess(r)
-    assert r.magnitude == C.LARGER != C.REFUTED
-    assert C.magnitude_counts([r])[C.LARGER] == 1
+    assert r.magnitude == C.BELOW
+    assert C.magnitude_counts([r])[C.BELOW] == 1
 
 
-def test_a_published_ratio_below_one_is_read_toward_one() -> None:
-    """C9 at 1 KiB: published 0.346; 0fec's cross-core 0.711 [0.641, 0.789] is closer to 1:
-    the report's effect is detectably larger than ours (smaller than published)."""
-    assert M.classify(0.346, 0.641, 0.789) == M.SMALLER
-    assert M.classify(0.346, 0.20, 0.30) == M.BIGGER
-    assert M.classify(1.42, 1.8, 2.2) == M.BIGGER and M.classify(1.42, 1.0, 1.3) == M.SMALLER
-    assert M.classify(0.936, 0.85, 1.05) == M.CONSISTENT
+def test_a_published_ratio_below_one_is_placed_as_one_above_one() -> None:
+    """C9 at 1 KiB: published 0.346 against 0fec's cross-core 0.711 [0.641, 0.789]: below
+    our CI, as 1.42 is below [1.8, 2.2]; no side of 1 reads differently."""
+    assert M.place(0.346, 0.641, 0.789) == C.BELOW == M.place(1.42, 1.8, 2.2)
+    assert M.place(0.346, 0.20, 0.30) == C.ABOVE == M.place(1.42, 1.0, 1.3)
+    assert M.place(0.936, 0.85, 1.05) == C.INSIDE
 
 
 def test_c9_at_best_is_tested_against_its_bound() -> None:
@@ -88,9 +87,9 @@ def test_c9_at_best_is_tested_against_its_bound() -> None:
     r = _r("C9", rows, C.HOLDS)
     r.rule_id = "C9:at best ~52 %"
     M.assess(r)
-    assert r.magnitude == C.REFUTED
-    assert "best size (64 KiB): published at best 0.52, CI [0.65, 0.75]: smaller than " \
-        "published" in r.magnitude_text
+    assert r.magnitude == C.BELOW
+    assert "best size (64 KiB): published at best 0.52 lies below our CI [0.65, 0.75]" \
+        in r.magnitude_text
     never = _r("C9", rows, C.HOLDS)
     never.rule_id = "C9:never beats"
     M.assess(never)
@@ -109,16 +108,16 @@ def test_the_counts_are_separate() -> None:
                                                    C.HOLDS)
     a.rule_id, b.rule_id = "C4:", "C13:"
     M.assess_all([a, b])
-    assert C.magnitude_counts([a, b]) == {C.HOLDS: 0, C.REFUTED: 2, C.LARGER: 0,
-                                          C.INCONCLUSIVE: 0}
+    assert C.magnitude_counts([a, b]) == {C.INSIDE: 0, C.ABOVE: 2, C.BELOW: 0,
+                                          C.ABOVE_AND_BELOW: 0, C.INCONCLUSIVE: 0}
     assert C.verdict_counts([a, b])[C.COPYBENCH][C.INCONCLUSIVE] == 1
-    assert "detectably" in C.magnitude_text([a, b])
+    assert "above it in 2" in C.magnitude_text([a, b])
 
 
 def test_the_rule_text_names_its_sources_and_outcomes() -> None:
     text = M.rule_text()
-    for w in ("Open Science Collaboration 2015", "Simonsohn 2015", "larger than published",
-              "detectably smaller", "not measured"):
+    for w in ("Open Science Collaboration 2015", "on this testbed", "inside", "above",
+              "below", "not measured", "'at best' bound placed as a point"):
         assert w in text, w
     assert "1.25" not in text
 

@@ -63,14 +63,14 @@ def test_direction_decides_first_and_magnitude_only_adds() -> None:
     both missing the published 1.42); with the direction reproduced, the same magnitude
     verdict adds to it."""
     ref, run = _r(C.INCONCLUSIVE, 0.908, 0.695, 1.19), _r(C.INCONCLUSIVE, 0.654, 0.281, 1.52)
-    ref.magnitude = run.magnitude = C.REFUTED
+    ref.magnitude = run.magnitude = C.ABOVE
     assert RP.judge(ref, run).status == RP.BOTH_UNDECIDED
     ref, run = _r(C.HOLDS, 1.99, 1.84, 2.15), _r(C.INCONCLUSIVE, 0.914, 0.745, 1.12)
-    ref.magnitude = run.magnitude = C.REFUTED
+    ref.magnitude = run.magnitude = C.ABOVE
     j = RP.judge(ref, run)
     assert j.status == RP.NOT_REPRODUCED and not j.reproduced
     ref, run = _r(C.HOLDS, 1.3, 1.2, 1.4), _r(C.HOLDS, 1.35, 1.25, 1.45)
-    ref.magnitude = run.magnitude = C.HOLDS
+    ref.magnitude = run.magnitude = C.INSIDE
     j = RP.judge(ref, run)
     assert j.status == RP.SAME_AND_MAGNITUDE and j.reproduced
     run.magnitude = C.INCONCLUSIVE

@@ -167,28 +167,28 @@ def test_the_fastest_file_method_is_of_its_size_and_configuration() -> None:
 
 
 def test_the_abstract_gives_each_holding_direction_its_published_number() -> None:
-    # "13 hold" counted directions only: C1 (">100x") holds at 1.20-3.13x, smaller than its
-    # published number; C13 same-core holds larger than published
+    # "13 hold" counted directions only: C1 (">100x") holds at 1.20-3.13x, its published
+    # number above our CI; C13 same-core holds with its published number below our CI
     verdicts = pd.DataFrame(
-        [dict(claim="C1", verdict="holds", magnitude="refuted", basis="copybench")] * 4
+        [dict(claim="C1", verdict="holds", magnitude=C.ABOVE, basis="copybench")] * 4
         + [dict(claim="C2", verdict="holds", magnitude="inconclusive", basis="copybench"),
-           dict(claim="C13", verdict="holds", magnitude="larger than published",
-                basis="copybench"),
+           dict(claim="C13", verdict="holds", magnitude=C.BELOW, basis="copybench"),
            dict(claim="C3", verdict="holds", magnitude="—", basis="copybench"),
-           dict(claim="C4", verdict="refuted", magnitude="refuted", basis="copybench")])
+           dict(claim="C4", verdict="refuted", magnitude=C.ABOVE, basis="copybench")])
     a = H.abstract_results(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), verdicts, None, 10,
                            1.0, "one machine")
-    assert ("7 hold in direction (of these, the published number lies inside our CI in 0, "
-            "our effect is smaller than published in 4 and larger in 1; 1 lacks a measured "
-            "published size; 1 has no published number)") in a, a
+    assert ("7 hold in direction (of these, the published number lies inside our CI on this "
+            "testbed in 0, above it in 4, below it in 1 and above it at some sizes and below "
+            "at others in 0; 1 lacks a measured published size; 1 has no published number)") \
+        in a, a
     assert "1 is refuted" in a
 
 
 def test_the_expected_results_give_direction_and_published_number() -> None:
-    one = C.ClaimResult("C1", "S", "s", "p", verdict=C.HOLDS, magnitude=C.REFUTED)
-    assert RP.expected_text([one]) == "holds, our effect smaller than published"
-    big = C.ClaimResult("C13", "S", "s", "p", verdict=C.HOLDS, magnitude="larger than published")
-    assert RP.expected_text([big]) == "holds, our effect larger than published"
+    one = C.ClaimResult("C1", "S", "s", "p", verdict=C.HOLDS, magnitude=C.ABOVE)
+    assert RP.expected_text([one]) == "holds, published number above our CI"
+    big = C.ClaimResult("C13", "S", "s", "p", verdict=C.HOLDS, magnitude=C.BELOW)
+    assert RP.expected_text([big]) == "holds, published number below our CI"
     two = [C.ClaimResult("C10", "S", "s", "p", verdict=C.HOLDS, magnitude=C.INCONCLUSIVE,
                          part="cross-core"),
            C.ClaimResult("C10", "S", "s", "p", verdict=C.INCONCLUSIVE, part="same-core")]

@@ -22,8 +22,8 @@ def _r(verdict: str, magnitude: str = "", reason: str = "") -> C.ClaimResult:
 
 
 def test_the_bounds_follow_from_the_rules_levels() -> None:
-    rs = ([_r(C.HOLDS, C.HOLDS)] * 3 + [_r(C.REFUTED, C.REFUTED)] * 2
-          + [_r(C.INCONCLUSIVE, C.LARGER)] * 5
+    rs = ([_r(C.HOLDS, C.INSIDE)] * 3 + [_r(C.REFUTED, C.ABOVE)] * 2
+          + [_r(C.INCONCLUSIVE, C.BELOW)] * 5
           + [_r(C.NOT_TESTABLE, reason=f"{AT_THIS_NOISE}: ...")]  # read its CIs
           + [_r(C.NOT_TESTABLE, reason="needs 8 CPUs"), _r(C.NOT_RUN), _r(C.UNDETERMINED)])
     e = TE.table_error(rs)
@@ -44,7 +44,7 @@ def test_a_union_bound_of_one_or_more_is_worded_as_no_bound() -> None:
     """At alpha x T >= 1 the union bound says nothing about the chance that any verdict is
     wrong: the text says so (with the product), never "at most 100%", and still gives the
     expected number wrong, which stays a bound."""
-    rs = [_r(C.INCONCLUSIVE, C.LARGER)] * 25  # 25 x 0.05 = 1.25
+    rs = [_r(C.INCONCLUSIVE, C.BELOW)] * 25  # 25 x 0.05 = 1.25
     e = TE.table_error(rs)
     text = e.text()
     assert "100%" not in text and "at most 100" not in text
