@@ -376,12 +376,12 @@ else:
 # cells at several sizes, in blocks of their own in the same rounds; the verdicts above are
 # read at 64 KiB, and each claim's verdict under every size is below: *robust to the
 # receiver* (one verdict under every size) or *depends on the receiver* (each reading given);
-# a claim measured under one size only (latency, file copies) is left out.
+# a claim with a verdict under one size only (latency, file copies) or none is left out.
 
 # %% tags=["remove-input"]
 from analysis.claims import robustness as RB
 
-_rx = [r for r in RB.readings(run) if r.label != RB.ONE_SIZE] \
+_rx = [r for r in RB.readings(run) if r.label in (RB.ROBUST, RB.DEPENDS)] \
     if len(RB.receive_sizes(run)) > 1 else []
 if _rx:
     show_table(RB.table(_rx, RB.records_receive_size(run)))

@@ -13,8 +13,10 @@ trials only, and labels each claim:
 
 * :data:`ROBUST` -- the same verdict under every size;
 * :data:`DEPENDS` -- another verdict under some size (every reading is given);
-* :data:`ONE_SIZE` -- the run measured it under one receive size only (a latency or file-copy
-  claim has none; a run without the factor has one).
+* :data:`ONE_SIZE` -- a verdict under one receive size only (a latency or file-copy claim
+  has no receive size; a run without the factor has one);
+* :data:`NO_VERDICT` -- under no size a verdict: not run in this profile, or not testable
+  here, under every size the run measured.
 
 Pure functions of a loaded run: nothing is written.
 """
@@ -28,14 +30,17 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
-from analysis.claims.base import ClaimResult, claim_blocks
+from analysis.claims.base import NOT_RUN, NOT_TESTABLE, ClaimResult, claim_blocks
 from analysis.loading.run import RECV_SIZE_DEFAULT, Run
 from analysis.statistics.fmt import fmt_size
 
 ROBUST = "robust to the receiver"
 DEPENDS = "depends on the receiver"
 ONE_SIZE = "measured under one receive size"
-LABELS = (ROBUST, DEPENDS, ONE_SIZE)
+NO_VERDICT = "no verdict under any receive size"
+LABELS = (ROBUST, DEPENDS, ONE_SIZE, NO_VERDICT)
+#: the verdicts that read no measurement: a size that gives one does not count for the label
+NO_READING = (NOT_RUN, NOT_TESTABLE)
 
 Evaluate = Callable[[Run], Sequence[ClaimResult]]
 
@@ -117,8 +122,9 @@ def readings(run: Run, evaluate: Evaluate | None = None) -> list[Reading]:
                     if ident in by_size[n] and _measured_claim(run, base, n)]
         rs = {n: by_size[n][ident] for n in measured}
         verdicts = {n: r.verdict for n, r in rs.items()}
-        label = (ONE_SIZE if len(verdicts) < 2 else
-                 ROBUST if len(set(verdicts.values())) == 1 else DEPENDS)
+        read = {n: v for n, v in verdicts.items() if v not in NO_READING}
+        label = (NO_VERDICT if not read else ONE_SIZE if len(read) < 2 else
+                 ROBUST if len(set(read.values())) == 1 else DEPENDS)
         out.append(Reading(key=base.key, claim=base.claim, basis=base.basis,
                            verdicts=verdicts, texts={n: _estimate(r) for n, r in rs.items()},
                            label=label))

@@ -79,10 +79,24 @@ def test_a_claim_measured_at_one_size_says_so(tmp_path: Path) -> None:
 def test_a_run_without_the_factor_is_one_size_throughout(tmp_path: Path) -> None:
     run = A.load_run(R.write(tmp_path / "run", _c13("same-core", 1.9, 2.0), ["C13"]))
     assert RB.receive_sizes(run) == [65536]
-    rows = RB.readings(run, evaluate=C.c13)
-    assert rows and {r.label for r in rows} == {RB.ONE_SIZE}
+    rows = _by_placement(RB.readings(run, evaluate=C.c13))
+    assert rows["same-core"].label == RB.ONE_SIZE
+    assert rows["cross-core"].label == RB.NO_VERDICT  # not run in this profile
+    rows = list(rows.values())
     # its records do not say the size the sink read: the table names none
     assert not RB.records_receive_size(run)
     t = RB.table(rows, RB.records_receive_size(run))
     assert "verdict (receive size not recorded)" in t.columns
     assert not any("KiB" in c for c in t.columns)
+
+
+def test_a_claim_without_a_verdict_is_neither_robust_nor_dependent(tmp_path: Path) -> None:
+    # 16 MB files at both sizes: C13's rule reads 100 MB only, so neither size has a verdict
+    def small(pl: str, **kw) -> list[dict]:
+        return R.pair({**R.file_send("sendfile", 16 << 20, pl), **kw},
+                      {**R.file_send("read-write", 16 << 20, pl), **kw}, 1.9, 2.0, n=10)
+    run = A.load_run(R.write(tmp_path / "run", small("same-core")
+                             + small("same-core", recv_size=BIG), ["C13"]))
+    (row,) = RB.readings(run, evaluate=C.c13)
+    assert row.verdicts == {65536: C.NOT_RUN, BIG: C.NOT_RUN}
+    assert row.label == RB.NO_VERDICT and row.text == RB.NO_VERDICT
