@@ -271,3 +271,57 @@ def needs(sigma: float, design: sq.SequentialDesign, family: int, t: float,
     return Needs(sigma, t, family, power, looks, qs,
                  equivalence_rounds(sigma, t, looks, qs, power),
                  equivalence_power(t, sigma, qs[-1], looks[-1]), tuple(beyond), direction)
+
+
+# ------------------------------------------------------------------ the A/A control's rule
+
+#: the A/A control's one rule, declared once: a pair passes when its paired ratio CI at
+#: :data:`decision.schedule.CONFIDENCE` (family 1: one comparison) contains 1. Chosen from the
+#: noise model, not from any run's outcome: under a true ratio of 1 with normal per-round log
+#: ratios the t CI misses 1 with probability 1 - CONFIDENCE whatever the sd and the rounds,
+#: so the rule's false-positive rate is known in advance and the pairs of a run estimate
+#: it. Whether the CI also lies inside the claims' band depends on the sd and the rounds
+#: (:func:`control_rounds`: about 80 % at the planned rounds): that is the pair's
+#: resolution, reported beside the rule and no part of it.
+AA_RULE = (f"an A/A pair passes when its paired ratio CI at {CONFIDENCE:.0%} (one comparison) "
+           "contains 1; the design's false-positive rate is the share of pairs whose CI "
+           f"misses 1 (expected {1 - CONFIDENCE:.0%})")
+
+
+def aa_passes(lo: float, hi: float) -> bool:
+    """:data:`AA_RULE` on a pair's CI [lo, hi] (a CI that is not finite does not pass)."""
+    return bool(math.isfinite(lo) and math.isfinite(hi) and lo <= 1.0 <= hi)
+
+
+@dataclass(frozen=True)
+class FalsePositives:
+    """The A/A pairs whose CI misses 1 among those read, with the Clopper-Pearson CI of the
+    rate at :data:`CONFIDENCE`, and the rate the rule expects."""
+
+    misses: int
+    pairs: int
+    lo: float
+    hi: float
+    expected: float = round(1 - CONFIDENCE, 12)
+
+    @property
+    def rate(self) -> float:
+        return self.misses / self.pairs if self.pairs else math.nan
+
+    def text(self) -> str:
+        if not self.pairs:
+            return "no A/A pair read: the design's false-positive rate is not estimated"
+        return (f"{self.misses} of {self.pairs} A/A pairs miss 1 (false-positive rate "
+                f"{self.rate:.0%}, {CONFIDENCE:.0%} CI [{self.lo:.0%}, {self.hi:.0%}], "
+                f"Clopper-Pearson; the rule expects {self.expected:.0%})")
+
+
+def false_positives(misses: int, pairs: int) -> FalsePositives:
+    """The false-positive rate of ``misses`` in ``pairs`` A/A pairs with its exact
+    (Clopper-Pearson) CI at :data:`CONFIDENCE`."""
+    if pairs < 0 or not 0 <= misses <= max(pairs, 0):
+        raise ValueError(f"misses must lie in 0..pairs, got {misses} of {pairs}")
+    if not pairs:
+        return FalsePositives(0, 0, math.nan, math.nan)
+    ci = stats.binomtest(misses, pairs).proportion_ci(CONFIDENCE, method="exact")
+    return FalsePositives(misses, pairs, float(ci.low), float(ci.high))

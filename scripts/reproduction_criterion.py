@@ -11,10 +11,11 @@ decided then left undecided), newly decided, both undecided, both not testable, 
 reference's decided verdicts tested in both runs, the share of those reproduced, and the
 run-level criterion's judgement (:func:`analysis.comparison.reproduce.run_judgement`). Then
 the smallest share among the pairs, the number it gives (rounded down to a multiple of 5)
-and the number in force (:data:`~analysis.comparison.reproduce.MIN_SHARE`).
+and the number in force (:data:`~analysis.comparison.reproduce.IN_FORCE`). With ``--simulate OUT`` it
+instead writes the criterion by simulation and its power table (``make criterion``).
 
 Every pair made before the criterion was declared
-(:data:`~analysis.comparison.reproduce.CRITERION_DECLARED`) is read **post hoc**: the
+(:data:`~analysis.comparison.reproduce.IN_FORCE`) is read **post hoc**: the
 criterion was written after those runs had been judged, so they are its basis, not its
 test; the table says so in each row.
 
@@ -105,7 +106,7 @@ def row(ref_dir: Path, run_dir: Path, min_share: int) -> dict[str, object]:
     j = RP.run_judgement(t, min_share)
     gap = (run.created_at - ref.created_at).total_seconds() / 3600 \
         if run.created_at and ref.created_at else math.nan
-    declared = A.instant(RP.CRITERION_DECLARED)
+    declared = A.instant(RP.IN_FORCE.declared)
     made_after = all(x.created_at is not None and x.created_at > declared for x in (ref, run))
     return {"reference": ref_dir.name, "rerun": run_dir.name,
             "CPU": "{} x{}".format(*_cpu(run)), "hours apart": round(gap, 1),
@@ -176,8 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pair", nargs=2, action="append", metavar=("REF", "RUN"),
                    help="judge RUN against REF (run directories; repeatable); replaces "
                         "the pairs found in --raw")
-    p.add_argument("--min-share", type=int, default=RP.MIN_SHARE, metavar="P",
-                   help=f"the criterion's share in percent, 1..100 (default {RP.MIN_SHARE}, "
+    p.add_argument("--min-share", type=int, default=RP.IN_FORCE.min_share, metavar="P",
+                   help=f"the criterion's share in percent, 1..100 (default "
+                        f"{RP.IN_FORCE.min_share}, "
                         "the one in force)")
     p.add_argument("--simulate", metavar="OUT",
                    help="instead of the table: draw reruns of the reference's truth "
@@ -228,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     t = pd.DataFrame(rows)
     print("The run-level criterion on the pairs (each rerun judged against its own reference "
           "under the rules in force). POST HOC: the criterion was declared on "
-          f"{RP.CRITERION_DECLARED}, after the committed reruns had been judged; a row read "
+          f"{RP.IN_FORCE.declared}, after the committed reruns had been judged; a row read "
           f"'{POST_HOC}' is its basis, not its test.")
     with pd.option_context("display.width", 250, "display.max_columns", None,
                            "display.max_colwidth", 40):
@@ -238,8 +240,8 @@ def main(argv: list[str] | None = None) -> int:
         low = min(decided, key=lambda r: r["_share"])
         print(f"smallest share: {low['share reproduced']} ({low['reference']} -> "
               f"{low['rerun']}); rounded down to a multiple of 5: "
-              f"{rounded_down(low['_share'])} %; in force (reproduce.MIN_SHARE): "
-              f"{RP.MIN_SHARE} %; reversed in any pair: {sum(r['reversed'] for r in rows)}")
+              f"{rounded_down(low['_share'])} %; in force (reproduce.IN_FORCE): "
+              f"{RP.IN_FORCE.min_share} %; reversed in any pair: {sum(r['reversed'] for r in rows)}")
     return 0
 
 

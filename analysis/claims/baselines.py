@@ -169,8 +169,10 @@ def twin_pairs(run: Run, metric: str = "gbit_per_s",
                threshold: float = S.SESOI) -> pd.DataFrame:
     """The A/A control: per block that holds a method twice (twin 0 and twin 1, or in a
     block of its own twins 1 and 2), the ratio of the later copy to the earlier, paired by round (t CI at 95 %, one comparison per block), the unpaired
-    ratio of medians beside it, whether the CI contains 1.0 (it should: the two cells are
-    the same measurement) and its decision against the band ``threshold`` (the claims' band:
+    ratio of medians beside it, whether it ``passes`` the A/A's one rule
+    (:data:`decision.sesoi.AA_RULE`: the CI contains 1.0, as it must when the two cells are
+    the same measurement) and, beside the rule as the pair's resolution, its decision against
+    the band ``threshold`` (the claims' band:
     "equivalent" where the CI lies inside it, i.e. the rounds the pair ran resolve the band
     the claims are read at; "inconclusive" where the CI reaches past a boundary); ``band``
     is that threshold."""
@@ -202,6 +204,15 @@ TWIN_KEYS = ("size", "threads", "placement", "transport", "mode", "duration_s", 
              "fields", "verify", "cache", "sockbuf")
 
 
+def aa_false_positives(pairs: pd.DataFrame) -> "sesoi.FalsePositives":
+    """The design's false-positive rate from a run's A/A pairs (:func:`twin_pairs`): the pairs
+    that fail the one rule (:data:`decision.sesoi.AA_RULE`) among those read, with its
+    Clopper-Pearson CI (:func:`decision.sesoi.false_positives`)."""
+    if pairs.empty or "passes" not in pairs:
+        return sesoi.false_positives(0, 0)
+    return sesoi.false_positives(int((~pairs["passes"].astype(bool)).sum()), len(pairs))
+
+
 def _twin_row(run: Run, block: str, meth: str, t1: pd.DataFrame, t0: pd.DataFrame,
               metric: str, threshold: float) -> dict:
     """One A/A comparison: twin 1's cell against the twin-0 cell of its configuration."""
@@ -225,6 +236,8 @@ def _twin_row(run: Run, block: str, meth: str, t1: pd.DataFrame, t0: pd.DataFram
                              f"{first['mode']}, size {int(first['size'])}",
             "rounds": p.n, "design": primary.kind, "ratio": r.value, "lo": r.lo,
             "hi": r.hi, "contains 1": bool(r.lo <= 1 <= r.hi),
+            # the A/A's one rule (decision.sesoi.AA_RULE): the CI at 95 % contains 1
+            "passes": sesoi.aa_passes(r.lo, r.hi),
             "decision": R.band_outcome(r.lo, r.hi, threshold),
             "band": threshold, "planning sd": float(sd) if chance == chance else math.nan,
             "chance equivalent": chance,
