@@ -39,33 +39,39 @@ def test_the_aa_pair_runs_in_a_block_of_its_own_for_the_rounds_the_noise_model_p
         name: str) -> None:
     p = _lenient(name)
     plan = plan_mod.make(p, CAPS, seed=0)
-    twins = sorted((cid for cid, c in plan.cells.items() if c.twin),
-                   key=lambda c: plan.cells[c].twin)
-    assert [plan.cells[c].twin for c in twins] == [1, 2]
-    twin = plan.cells[twins[0]]
+    by_block: dict[str, list[str]] = {}
+    for cid, c in plan.cells.items():
+        if c.twin:
+            by_block.setdefault(c.block, []).append(cid)
+    # A/A pairs on loopback and on the claims' transport (veth), each in a block of its own
+    transports = {plan.cells[v[0]].transport for v in by_block.values()}
+    assert transports == {"loopback", "veth"} and len(by_block) >= 8
     claim_transports = {c.transport for c in plan.cells.values()
                         if c.kind == "copybench" and c.block
                         and {"C4", "C8"} & set(plan.blocks[c.block]["claims"])}
-    assert twin.transport in claim_transports and twin.transport == "veth"
-    # a block of its own: the pair only, apart from the claims' send cell of the same
-    # configuration (which stays in its claim block, unchanged)
-    block = plan.blocks[twin.block]
-    assert block["claims"] == ["AA"] and sorted(block["cells"]) == sorted(twins)
-    assert plan.cells[twins[1]].block == twin.block and twin.group == "aa-control"
-    claims_send = [c for c in plan.cells.values() if c.kind == "copybench" and not c.twin
-                   and not c.recv_size  # the receiver factor's other size: a cell of its own
-                   and (c.method, c.size, c.placement, c.transport, c.threads)
-                   == ("send", twin.size, twin.placement, twin.transport, 1)]
-    assert len(claims_send) == 1 and claims_send[0].block != twin.block
-    aa = _control(block, p)
-    # the rounds follow the block's noise-model sd: the fewest with an 80 % chance that a
-    # null difference reads equivalent, at most the design's maximum
-    assert aa.rounds == min(aa.wanted, p.design.sequential.rounds_max)
-    assert aa.chance >= 0.8 or aa.rounds == p.design.sequential.rounds_max
-    assert sesoi.control_rounds(float(block["sd"]), SESOI, 1000).chance >= 0.8
-    assert block["rounds"] == aa.rounds
-    assert all(_trials(plan, c) == aa.rounds for c in twins)
-    assert any(aa.text() == n for n in plan.notes)
+    assert "veth" in claim_transports
+    for bid, cids in by_block.items():
+        twins = sorted(cids, key=lambda c: plan.cells[c].twin)
+        assert [plan.cells[c].twin for c in twins] == [1, 2]
+        twin = plan.cells[twins[0]]
+        # a block of its own: the pair only, apart from the claims' send cell of the same
+        # configuration (which stays in its claim block, unchanged)
+        block = plan.blocks[bid]
+        assert block["claims"] == ["AA"] and sorted(block["cells"]) == sorted(twins)
+        assert twin.group == "aa-control"
+        claims_send = [c for c in plan.cells.values() if c.kind == "copybench" and not c.twin
+                       and not c.recv_size  # the receiver factor's other size: its own cell
+                       and (c.method, c.size, c.placement, c.transport, c.threads)
+                       == ("send", twin.size, twin.placement, twin.transport, 1)]
+        assert all(c.block != bid for c in claims_send)
+        aa = _control(block, p)
+        # the rounds follow the block's noise-model sd: the fewest with an 80 % chance that
+        # a null difference reads equivalent, at most the design's maximum
+        assert aa.rounds == min(aa.wanted, p.design.sequential.rounds_max)
+        assert aa.chance >= 0.8 or aa.rounds == p.design.sequential.rounds_max
+        assert block["rounds"] == aa.rounds
+        assert all(_trials(plan, c) == aa.rounds for c in twins)
+        assert any(aa.text() == n for n in plan.notes)
 
 
 def test_the_aa_rounds_follow_the_noise_model() -> None:
@@ -86,7 +92,8 @@ def test_an_aa_block_of_its_own_is_planned_to_the_control_rounds() -> None:
     p = _lenient("paper")
     exps = [e for e in p.experiments if e.name == "aa-control"]
     assert len(exps) == 1
-    aa = prof.Experiment(**{**exps[0].__dict__, "sizes": (8192,), "own_block": False})
+    aa = prof.Experiment(**{**exps[0].__dict__, "sizes": (8192,), "own_block": False,
+                            "transports": ("veth",), "placements": ("cross-core",)})
     p = prof.Profile(**{**p.__dict__, "experiments": tuple(
         aa if e.name == "aa-control" else e for e in p.experiments)})
     plan = plan_mod.make(p, CAPS, seed=0)
