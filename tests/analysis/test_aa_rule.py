@@ -53,4 +53,4 @@ def test_the_claims_profile_runs_a_a_pairs_on_loopback_and_veth() -> None:
     (aa,) = [e for e in doc["experiment"] if e["name"] == "aa-control"]
     assert {"loopback", "veth"} <= set(aa["transports"])
     pairs = len(aa["transports"]) * len(aa["placements"]) * len(aa["sizes"])
-    assert pairs >= 8 and aa["own_block"] and aa["twin"]
+    assert pairs >= 2 and aa["own_block"] and aa["twin"]

@@ -45,7 +45,7 @@ def test_the_aa_pair_runs_in_a_block_of_its_own_for_the_rounds_the_noise_model_p
             by_block.setdefault(c.block, []).append(cid)
     # A/A pairs on loopback and on the claims' transport (veth), each in a block of its own
     transports = {plan.cells[v[0]].transport for v in by_block.values()}
-    assert transports == {"loopback", "veth"} and len(by_block) >= 8
+    assert transports == {"loopback", "veth"} and len(by_block) >= 2
     claim_transports = {c.transport for c in plan.cells.values()
                         if c.kind == "copybench" and c.block
                         and {"C4", "C8"} & set(plan.blocks[c.block]["claims"])}
