@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Collection, Sequence
+from typing import Callable, Collection, Sequence
 
 import pandas as pd
 
@@ -116,18 +116,19 @@ def _chosen(ref: Run) -> list[tuple[tuple[int, str], Path]]:
     return [(cls, best[cls][1]) for cls in sorted(best)]
 
 
-def _load(chosen: Sequence[tuple[tuple[int, str], Path]]) -> list[Machine]:
+def _load(chosen: Sequence[tuple[tuple[int, str], Path]],
+          load: Callable[[Path], Run] = load_run) -> list[Machine]:
     out = []
     for _, d in chosen:
-        other = load_run(d)
+        other = load(d)
         out.append(Machine(other, label(other)))
     return out
 
 
-def classes(ref: Run) -> list[Machine]:
+def classes(ref: Run, load: Callable[[Path], Run] = load_run) -> list[Machine]:
     """One run for each machine class other than the reference's (:func:`_chosen`): the
-    verdict table's columns, side by side."""
-    return _load(_chosen(ref))
+    verdict table's columns, side by side (each read by ``load``)."""
+    return _load(_chosen(ref), load)
 
 
 def more_cpus(ref: Run, cls: tuple[int, str]) -> bool:
@@ -136,10 +137,10 @@ def more_cpus(ref: Run, cls: tuple[int, str]) -> bool:
     return cls[0] > (machine_cpus(ref) or 0)
 
 
-def beside(ref: Run) -> list[Machine]:
+def beside(ref: Run, load: Callable[[Path], Run] = load_run) -> list[Machine]:
     """The classes of :func:`classes` with more CPUs than the reference's (:func:`more_cpus`);
-    only their runs are loaded."""
-    return _load([(cls, d) for cls, d in _chosen(ref) if more_cpus(ref, cls)])
+    only their runs are loaded (each by ``load``)."""
+    return _load([(cls, d) for cls, d in _chosen(ref) if more_cpus(ref, cls)], load)
 
 
 def _cell(rows: pd.DataFrame, post_hoc: bool = False) -> str:
