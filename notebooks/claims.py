@@ -41,6 +41,7 @@ import math
 import pandas as pd
 
 from analysis.loading import run as A
+from analysis import study as SD
 from analysis import claims as C
 from analysis.words import counts as CN
 from analysis.figures import plots as P
@@ -54,8 +55,8 @@ from analysis.words import prose as PR
 from analysis.claims import why as W
 
 P.setup()
-run = A.load_run(run_dir)
-results = C.evaluate(run)
+study = SD.open(run_dir)  # the run and its verdicts, computed once per build
+run, results = study.run, study.results
 table = C.verdict_table(results)
 for claim, rs in C.by_claim(results).items():
     cb = [r for r in rs if r.basis == C.COPYBENCH]  # the claim as its report words it
@@ -101,7 +102,7 @@ glue_text("c6_threads", f"{_c6.numerator}/{_c6.denominator}-thread")
 # decided says where (the replication chapter's thread-count section has its comparisons)
 from analysis.comparison import machines as MA
 
-elsewhere = MA.decided_elsewhere([(m.label, C.evaluate(m.run)) for m in MA.beside(run)])
+elsewhere = MA.decided_elsewhere([(m.label, s.results) for m, s in SD.beside(study)])
 table["verdict (direction)"] = [
     f"{v}; decided on the {elsewhere[c]}" if s == C.NOT_TESTABLE and c in elsewhere else v
     for v, s, c in zip(table["verdict (direction)"], table["verdict"], table["claim"])]

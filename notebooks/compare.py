@@ -48,25 +48,23 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from analysis.loading import run as A
+from analysis import study as SD
 from analysis import claims as C
 from analysis.figures import plots as P
 from analysis.comparison import compare as K
 from analysis.comparison import reproduce as RP
-from analysis.comparison import evalcache as EC
 from analysis.words.output import note, show_table
 from decision.band import band
 
 P.setup()
 if threshold is None:
     threshold = K.DEFAULT_THRESHOLD
-run = A.load_run(run_dir)
-ref = A.load_run(ref_dir)
+run_study, ref_study = SD.open(run_dir), SD.open(ref_dir)  # each computed once
+run, ref = run_study.run, ref_study.run
 note(f"run **{run.run_id}** ({run.path}) against reference **{ref.run_id}** ({ref.path}); "
        f"threshold t = {threshold:g}")
 cells = K.compare_cells(run, ref, threshold=threshold)
-# the verdicts of a sealed run are kept between calls (analysis.comparison.evalcache): the reference's
-# took most of the report's time
-run_results, ref_results = EC.evaluate(run), EC.evaluate(ref)
+run_results, ref_results = run_study.results, ref_study.results
 
 # %% [markdown]
 # ## Are the reference's verdicts reproduced?

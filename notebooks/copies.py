@@ -34,6 +34,7 @@ import pandas as pd
 from analysis.statistics import copycount as CP
 from analysis.figures import cpu_breakdown as BD
 from analysis.loading import run as A
+from analysis import study as SD
 from analysis.claims.copies import TEXTBOOK_COPIES, c15_details
 from analysis.statistics.fmt import fmt_size
 from analysis.words.output import glue_text, list_table, note, show_table
@@ -42,7 +43,8 @@ from analysis.figures import plots as P
 from analysis.loading import cpuprofiles as PROF
 
 P.setup()
-run = A.load_run(run_dir)
+study = SD.open(run_dir)  # the run, loaded once per build
+run = study.run
 m = run.measured
 prof = run.profiles
 glue_text("copies_n_profiles", str(prof.summary["cell"].nunique()) if not prof.empty else "0")

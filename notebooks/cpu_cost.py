@@ -20,6 +20,7 @@ run_dir = "../build/smoke-run"
 import pandas as pd
 
 from analysis.loading import run as A
+from analysis import study as SD
 from analysis.words import counts as CN
 from analysis.words import headlines as H
 from analysis.figures import plots as P
@@ -29,7 +30,8 @@ from analysis.words.output import glue_text, note, show_table
 from analysis.words import prose as PR
 
 P.setup("cpu_cost")
-run = A.load_run(run_dir)
+study = SD.open(run_dir)  # the run, loaded once per build
+run = study.run
 m = run.measured
 m = m[m["bytes"].fillna(0) > 0]
 pmu_ok, pmu_why = A.pmu_status(run)
@@ -152,11 +154,11 @@ if len(fm):
 # {glue:text}`c13_profile_same`. {glue:text}`c13_profile_note`
 
 # %% tags=["remove-input"]
-from analysis.loading.run import load_run, packed_siblings
+from analysis.loading.run import packed_siblings
 from analysis.statistics import senders as SN
 
 sibs = [(s.path, s.plan) for s in packed_siblings(run.path)]
-c13_runs = [run if p == run.path else load_run(p)
+c13_runs = [run if p == run.path else SD.open(p).run
             for p in SN.chosen(run.path, run.plan, sibs)]
 c13 = SN.table(c13_runs)
 if len(c13):

@@ -34,6 +34,7 @@ from analysis.loading import peers as PEERS
 from analysis.words import noise_verdicts as NV
 from analysis.words import revisions as RV
 from analysis.loading import run as A
+from analysis import study as SD
 from analysis.figures import plots as P
 from analysis.statistics import stats as S
 from decision import rule as R
@@ -44,7 +45,8 @@ from analysis.words.phrases import size_span
 
 P.setup("fidelity")
 glue_text("ci_level", PR.ci_level())
-run = A.load_run(run_dir)
+study = SD.open(run_dir)  # the run, loaded once per build
+run = study.run
 m = run.measured
 peers = m[m["scenario"] == "peer"]
 cb_all = A.one_window(m[(m["scenario"] == "message") & m["method"].isin(["send", "sendmsg"])])

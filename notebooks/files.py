@@ -28,6 +28,7 @@ import pandas as pd
 
 from analysis.words import revisions as RV
 from analysis.loading import run as A
+from analysis import study as SD
 from analysis.figures import plots as P
 from analysis.statistics import stats as S
 from analysis.words import headlines as H
@@ -38,7 +39,8 @@ from analysis.words.output import glue_text, note, show_table
 from analysis.words import prose as PR
 
 P.setup("files")
-run = A.load_run(run_dir)
+study = SD.open(run_dir)  # the run, loaded once per build
+run = study.run
 m = run.measured
 # one window per configuration: a bar never pools two blocks' windows
 fm = A.one_window(m[m["scenario"].isin(["file→socket", "file→file"])]).copy()

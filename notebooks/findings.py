@@ -45,6 +45,7 @@ from analysis.words import headlines as H
 from analysis.figures import plots as P
 from analysis.words import revisions as RV
 from analysis.loading import run as A
+from analysis import study as SD
 from analysis.statistics import stats as S
 from analysis.claims.base import stream_cells
 from analysis.claims.baselines import baseline_comparisons, crossovers, file_comparisons
@@ -55,13 +56,14 @@ from analysis.words import prose as PR
 from analysis.words.phrases import configuration, size_runs
 
 P.setup("findings")
-run = A.load_run(run_dir)
+study = SD.open(run_dir)  # the run, its verdicts and readings, computed once per build
+run = study.run
 kind = F.run_kind(run.manifest, run.plan)
 MSG_FACTORS = CN.MSG_FACTORS
 cells = stream_cells(run, udp=True)  # TCP and udp-forward
 th0 = int(cells["threads"].min()) if len(cells) else 1
 one = cells[cells["threads"] == th0]
-msg = CN.message_table(run)
+msg = study.readings  # CN.message_table(run)
 # the copy-avoiding methods against sendmsg: the same kernel copy as send, no user memcpy
 msg_sm = baseline_comparisons(run, one, "sendmsg", [m for m in A.MESSAGE_METHODS
                                                     if m != "send"], MSG_FACTORS)
@@ -280,7 +282,7 @@ else:
     note("No file method was measured beside `read-write` in this run.")
 
 # %% tags=["remove-input"]
-results = C.evaluate(run)
+results = study.results
 verdicts = C.verdict_table(results)
 book_counts = CN.book_counts(run, results, msg)
 for name, text in book_counts.glue().items():

@@ -18,6 +18,7 @@ run_dir = "../build/smoke-run"
 
 # %% tags=["remove-input"]
 from analysis.loading import run as A
+from analysis import study as SD
 from analysis.figures import plots as P
 from analysis.words import headlines as H
 from analysis.claims import baselines as BL
@@ -27,7 +28,8 @@ from analysis.words import prose as PR
 from analysis.words.phrases import ratio_ci
 
 P.setup("latency")
-run = A.load_run(run_dir)
+study = SD.open(run_dir)  # the run, loaded once per build
+run = study.run
 m = run.measured
 pp = m[(m["scenario"] == "message") & (m["mode"] == "pingpong") & m["rtt_p50_us"].notna()]
 t_ref, p_ref = A.reference(pp)

@@ -26,6 +26,7 @@ import pandas as pd
 
 from analysis.words import revisions as RV
 from analysis.loading import run as A
+from analysis import study as SD
 from analysis.figures import plots as P
 from analysis.words import counts as CN
 from analysis.statistics import bottleneck as BN
@@ -37,7 +38,8 @@ from analysis.words.output import glue_text, note, show_table
 from analysis.words import prose as PR
 
 P.setup("message")
-run = A.load_run(run_dir)
+study = SD.open(run_dir)  # the run, loaded once per build
+run = study.run
 m = run.measured
 st = m[(m["scenario"] == "message") & (m["mode"] == "stream")].copy()
 bounds = P.memcpy_bounds(run.manifest)

@@ -37,6 +37,7 @@ from analysis.comparison import machines as MA
 from analysis.statistics import noise_sources as N
 from analysis.figures import plots as P
 from analysis.loading import run as A
+from analysis import study as SD
 from analysis.loading import runnotes as RN
 from analysis.statistics.fmt import fmt_size
 from analysis.words import counts as CN
@@ -52,7 +53,7 @@ glue_text("noise_small", fmt_size(N.SMALL))
 glue_text("bimodal_bc", str(Fraction(N.BIMODAL_BC).limit_denominator(100)))
 glue_text("noise_decide_level", PR.ci_level(N.DECIDE_LEVEL))
 where = MA.newest_of("noise-study", run_dir)
-study = A.load_run(where) if where is not None else None
+study = SD.open(where).run if where is not None else None
 m = study.measured if study is not None else pd.DataFrame()
 comp = N.components(m) if study is not None else pd.DataFrame()
 today = comp[comp["procedure"] == N.TODAY] if len(comp) else comp
@@ -150,7 +151,7 @@ if len(today):
 # %% tags=["remove-input"]
 from IPython.display import Markdown, display
 
-book = A.load_run(run_dir)
+book = SD.open(run_dir).run
 if len(today) and math.isfinite(paired) and paired > 0:
     needs = NV.band_needs(paired)
     show_table(NV.needs_table(needs), floatfmt="{:,.0f}")
@@ -399,7 +400,7 @@ from analysis.words.phrases import ratio_ci
 from IPython.display import Markdown, display
 
 vwhere = MA.newest_of("shared-time", run_dir)
-vrun = A.load_run(vwhere) if vwhere is not None else None
+vrun = SD.open(vwhere).run if vwhere is not None else None
 crit = CL.read() if vrun is not None else None
 # the comparisons' CIs at the level of their family (criterion a), the A/A's at its own (c)
 vtable = (D.compare(vrun.measured, vrun.shared, crit.overlap_family)

@@ -40,6 +40,7 @@ from analysis import claims as C
 from analysis.figures import forest as FP
 from analysis.figures import plots as P
 from analysis.loading import run as A
+from analysis import study as SD
 from IPython.display import display
 
 from analysis.claims import magnitude as MAG
@@ -48,8 +49,8 @@ from analysis.claims import table_error as TE
 from analysis.words.output import glue_text, list_table, note, show_table
 
 P.setup()
-run = A.load_run(run_dir)
-results = C.evaluate(run)
+study = SD.open(run_dir)  # the run and its verdicts, computed once per build
+run, results = study.run, study.results
 profile = str((run.plan or {}).get("profile") or "")
 glue_text("profile_note", (
     f"This book is built from a run of the {profile} profile: its verdicts are a smoke test "
@@ -77,8 +78,9 @@ compact["verdict"] = [(f"{v} [{n}]" if n != "—" else v) + POST_HOC
 # one run of every other machine class committed beside this one: a column each
 from analysis.comparison import machines as MA
 
-classes = MA.classes(run)
-class_results = [(m.label, C.evaluate(m.run)) for m in classes]
+_class_studies = SD.classes(study)
+classes = [m for m, _ in _class_studies]
+class_results = [(m.label, s.results) for m, s in _class_studies]
 compact, machine_cols = MA.with_machines(
     compact, class_results, post_hoc={m.label for m in classes if C.post_hoc(m.run)})
 glue_text("machines_note", (
@@ -236,7 +238,6 @@ import os
 import time
 from pathlib import Path
 
-from analysis.comparison import evalcache as EC
 from analysis.comparison import reproduce as RP
 from analysis.words import revisions as RV
 
@@ -246,9 +247,10 @@ made = [(run.run_id, run.created_at)]  # the runs this book judges, for the revi
 evaluated = {run.run_id: results}  # each run's verdicts, for the stability table below
 _t_eval = time.monotonic()
 for d in RP.reruns(run.path):
-    other = A.load_run(d)
+    other_study = SD.open(d)  # each run studied once per build
+    other = other_study.run
     made.append((other.run_id, other.created_at))
-    evaluated[other.run_id] = EC.evaluate(other)  # kept per sealed run (build/analysis-cache)
+    evaluated[other.run_id] = other_study.results
     t = RP.table(results, evaluated[other.run_id])
     cpu = MA.label(other)
     rows.append({"run": other.run_id, "profile": (other.plan or {}).get("profile"),
@@ -265,7 +267,7 @@ for d in RP.reruns(run.path):
 this_cpu = MA.label(run)
 claims_runs = [d for d in RP.reruns(run.path) if d.name.endswith("-claims")]
 if claims_runs:
-    c = A.load_run(claims_runs[-1])
+    c = SD.open(claims_runs[-1]).run
     sessions = A.sibling_json(claims_runs[-1], "sessions.json")  # bounded; damage: BadRun
     wall = sum(x.get("wall_s") or 0 for x in (sessions if isinstance(sessions, list) else [])
                if isinstance(x, dict))
@@ -349,7 +351,7 @@ _entries = sorted(_entries + ([_own] if _own is not None else []), key=lambda e:
 _long, _infos = [], []
 for e in _entries:
     if e.run_id not in evaluated:  # a run the reproduction rule does not read (threads)
-        evaluated[e.run_id] = EC.evaluate(A.load_run(e.path))
+        evaluated[e.run_id] = SD.open(e.path).results
     info = ST.RunInfo(e.run_id, e.cpu_class, e.made is not None and e.made < _revised)
     _infos.append(info)
     _long += ST.rows(info, evaluated[e.run_id])

@@ -24,6 +24,7 @@ from analysis.words import design_text as D
 from analysis.words import findings as F
 from analysis.words import revisions as RV
 from analysis.loading import run as A
+from analysis import study as SD
 from analysis.figures import plots as P
 from analysis.statistics import stats as S
 from decision import sesoi as SE
@@ -32,7 +33,8 @@ from analysis.statistics.fmt import fmt_band, fmt_pct, fmt_size
 from analysis.words.output import glue_text, note, show_table
 
 P.setup()
-run = A.load_run(run_dir)
+study = SD.open(run_dir)  # the run, loaded once per build
+run = study.run
 man = run.manifest
 trials, m = run.trials, run.measured
 glue_text("run_id", run.run_id)

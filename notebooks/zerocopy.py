@@ -22,13 +22,15 @@ run_dir = "../build/smoke-run"
 import pandas as pd
 
 from analysis.loading import run as A
+from analysis import study as SD
 from analysis.figures import plots as P
 from analysis.statistics import stats as S
 from analysis.statistics.fmt import fmt_est, fmt_size
 from analysis.words.output import glue_text, note, show_table
 
 P.setup("zerocopy")
-run = A.load_run(run_dir)
+study = SD.open(run_dir)  # the run, loaded once per build
+run = study.run
 m = run.measured
 zc = m[m["method"].isin(["zerocopy", "uring-zc"]) & m["zc_completions"].fillna(0).gt(0)]
 

@@ -13,6 +13,10 @@ holds the statistics both sides compute.
 * A notebook belongs to one side: the sweep notebook drives ``runner``; the analysis
   notebooks use ``analysis``; none uses both.
 * Every ``notebooks/*.ipynb`` is what jupytext makes of its percent-format ``.py`` source.
+* The Study (:mod:`analysis.study`) is the notebooks' only source of runs and evaluations: no
+  notebook loads a run (``analysis.loading.run.load_run``), evaluates the claims
+  (``analysis.claims.evaluate``) or uses the verdicts' old cache (``evalcache``) itself, so a
+  run is loaded and judged once per build.
 * Inside ``runner/`` no import cycle (imports inside functions count), and every module sits
   in a layer folder (:data:`RUNNER_LAYERS` orders the folders, lowest first; they are the
   folders of ``runner/``, no more and no fewer): none imports a module of a higher folder.
@@ -278,11 +282,12 @@ def test_runner_layers_hold() -> None:
 #: the analysis' layer folders, lowest first: statistics (pure functions, and how numbers are
 #: written) -> loading (a run directory as tables) -> claims (the claim tests and their rules)
 #: -> designsim (the claim blocks' designs simulated) -> comparison (a run beside another) ->
-#: figures -> words (the book's sentences, and what a notebook shows). ``analysis/__init__.py``
+#: figures -> words (the book's sentences, and what a notebook shows) -> study (a run loaded,
+#: judged and read once, what every notebook takes its runs from). ``analysis/__init__.py``
 #: is below every folder; :data:`ANALYSIS_ENTRY_POINTS` are the modules directly in
 #: ``analysis/``, above every folder.
 ANALYSIS_LAYERS = ("statistics", "loading", "claims", "designsim", "comparison", "figures",
-                   "words")
+                   "words", "study")
 #: ``python -m analysis.compare_report`` (what ``make compare`` runs), kept at its name
 ANALYSIS_ENTRY_POINTS = ("compare_report",)
 
@@ -391,6 +396,67 @@ def test_notebook_matches_its_source(src: Path) -> None:
     assert not any(c.get("outputs") for c in have.cells if c.cell_type == "code"), \
         f"notebooks/{src.stem}.ipynb is stored with outputs"
     assert have.metadata.get("kernelspec", {}).get("name") == "python3"
+
+
+# --- the notebooks read their runs through the Study ----------------------------------------
+
+#: what only :mod:`analysis.study` may call for a notebook: module -> the names it must not take
+STUDY_OWNS = {"analysis.loading.run": {"load_run"}, "analysis.claims": {"evaluate"}}
+#: a module no notebook imports (the Study keeps what it kept)
+STUDY_REPLACES = "analysis.comparison.evalcache"
+
+
+def study_violations(notebooks: Path) -> list[str]:
+    """Each notebook source's own run loads, claim evaluations and uses of ``evalcache``:
+    ``from M import NAME``, ``import M as X`` then ``X.NAME``, and ``from P import M as X``
+    then ``X.NAME``, for each module ``M`` and name of :data:`STUDY_OWNS`."""
+    found = []
+    for f in sorted(notebooks.glob("*.py")):
+        tree = ast.parse(f.read_text())
+        alias: dict[str, str] = {}  # local name -> module
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    alias[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+                    if a.name == STUDY_REPLACES:
+                        found.append(f"{f.name} imports {STUDY_REPLACES}")
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for a in node.names:
+                    full = f"{node.module}.{a.name}"
+                    alias[a.asname or a.name] = full
+                    if full == STUDY_REPLACES or node.module == STUDY_REPLACES:
+                        found.append(f"{f.name} imports {STUDY_REPLACES}")
+                    elif a.name in STUDY_OWNS.get(node.module, ()):
+                        found.append(f"{f.name} imports {full}")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                module = alias.get(node.value.id)
+                if module is not None and node.attr in STUDY_OWNS.get(module, ()):
+                    found.append(f"{f.name} calls {module}.{node.attr}")
+    return found
+
+
+def test_the_study_is_the_notebooks_only_source_of_runs_and_verdicts() -> None:
+    assert study_violations(ROOT / "notebooks") == []
+
+
+def test_the_study_check_sees_each_way_round_it(tmp_path: Path) -> None:
+    forms = {
+        "a": "from analysis.loading import run as A\nrun = A.load_run(run_dir)\n",
+        "b": "from analysis.loading.run import load_run\n",
+        "c": "from analysis import claims as C\nresults = C.evaluate(run)\n",
+        "d": "import analysis.claims as K\nK.evaluate(run)\n",
+        "e": "from analysis.claims import evaluate as ev\n",
+        "f": "from analysis.comparison import evalcache as EC\n",
+        "g": "from analysis import study as SD\nrun = SD.open(run_dir).run\nC = 1\n",
+    }
+    for name, text in forms.items():
+        (tmp_path / f"{name}.py").write_text(text)
+    assert study_violations(tmp_path) == [
+        "a.py calls analysis.loading.run.load_run", "b.py imports analysis.loading.run.load_run",
+        "c.py calls analysis.claims.evaluate", "d.py calls analysis.claims.evaluate",
+        "e.py imports analysis.claims.evaluate",
+        "f.py imports analysis.comparison.evalcache"]
 
 
 # --- the tests mirror the packages and are selected by markers, not file lists ------------
