@@ -19,7 +19,7 @@
 #                                       test-reference: the tests that read the whole run
 
 .PHONY: book pdf reproduce compare notebooks notebooks-sync \
-        book-check-run _book-force
+        book-check-run book-study _book-force
 
 BOOK_NOTEBOOKS := testbed findings message latency cpu_cost zerocopy files fidelity copies claims replication noise
 BOOK_GEN       := book/_generated
@@ -104,7 +104,13 @@ BOOK_WHY := /^papermill\.exceptions\.PapermillExecutionError:/ { cell = 1; why =
 # analysis/figures/plots.py); the notebook links the CSV, so the HTML book carries it.
 # Its log goes to a temporary file; a failure is one line (the notebook, the run, the error
 # the notebook raised, e.g. a corrupt record's file and line) and the log is kept in build/.
-$(BOOK_GEN)/%.ipynb: notebooks/%.ipynb notebooks/finalize.py $(BOOK_GEN)/.run $(BOOK_GEN)/.run-files $(ANALYSIS_PY) | setup book-check-run
+# The run's Study and those of the runs beside it (analysis.study: each loaded, its claims
+# evaluated and its comparisons read once, kept under $(BOOK_GEN)/study/), made once before
+# the notebooks, which all read their runs from it
+book-study: setup book-check-run
+	@$(PY) -m analysis.study build --siblings "$$RUN_PATH" >/dev/null
+
+$(BOOK_GEN)/%.ipynb: notebooks/%.ipynb notebooks/finalize.py $(BOOK_GEN)/.run $(BOOK_GEN)/.run-files $(ANALYSIS_PY) | setup book-check-run book-study
 	@echo "papermill $< (run_dir=$$RUN_PATH)"
 	@log=$$(mktemp); run_abs=$$($(RUN_ABS_SH)); \
 	COPYBENCH_NOTEBOOK=$* COPYBENCH_FIGDATA="$(CURDIR)/$(BOOK_GEN)/figdata" \
