@@ -9,7 +9,7 @@ BIN       := src/build/copybench
 help:
 	@echo "make reproduce [RUN=data/raw/<new-id>]  set up, build, run the quick sweep into a new run, its book (HTML)"
 	@echo "make test        set up, build, run the tests: C, ASan/UBSan, pytest, the book of a smoke run"
-	@echo "make check       the fast tests for everyday work (< 2 min): C unit tests, the pure tests of"
+	@echo "make check       the fast tests for everyday work (~2 min): C unit tests, the pure tests of"
 	@echo "                 decision/, rundir/ and analysis/ (no sweep, no root, no book)"
 	@echo "make test-slow   after make test: the reference run's book checked as a reader sees it"
 	@echo "                 (figures, browser, PDF), the hardened C suite, the book at the Nix pin's"
