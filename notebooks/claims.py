@@ -40,7 +40,6 @@ import math
 
 import pandas as pd
 
-from analysis.loading import run as A
 from analysis import study as SD
 from analysis import claims as C
 from analysis.words import counts as CN

@@ -49,7 +49,6 @@ import numpy as np
 
 from analysis.loading import run as A
 from analysis import study as SD
-from analysis import claims as C
 from analysis.figures import plots as P
 from analysis.comparison import compare as K
 from analysis.comparison import reproduce as RP

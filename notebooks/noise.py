@@ -36,7 +36,6 @@ import pandas as pd
 from analysis.comparison import machines as MA
 from analysis.statistics import noise_sources as N
 from analysis.figures import plots as P
-from analysis.loading import run as A
 from analysis import study as SD
 from analysis.loading import runnotes as RN
 from analysis.statistics.fmt import fmt_size
