@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from analysis import study as S
 from analysis.loading.run import BadRun, packed_siblings
@@ -25,22 +24,31 @@ def main(argv: list[str] | None = None) -> int:
                    help="also every committed run beside each RUN")
     args = ap.parse_args(argv)
     try:
-        todo: list[Path] = []
-        for r in args.runs:
-            if not Path(r).is_dir():
-                raise BadRun(f"{r}: not a run directory (expected data/raw/<run-id>/)")
-            todo.append(Path(r))
-            if args.siblings:
-                todo += [s.path for s in packed_siblings(r)]
-        for d in dict.fromkeys(p.resolve() for p in todo):
-            s = S.open(d)
-            f = s.facts
-            print(f"study {f['run_id']}: {f['trials']:,} trials, {f['claims']} claims"
-                  f"{'' if s.key else ' (not sealed as it is: not kept)'}")
+        runs = [S.open(r) for r in args.runs]  # a damaged RUN: BadRun, one line
+        for s in runs:
+            _say(s)
+        # the runs beside are studied ahead only: a notebook that reads a damaged one
+        # raises its BadRun itself (naming the file and line), one that does not never fails
+        for r in args.runs if args.siblings else ():
+            try:
+                beside = packed_siblings(r)
+            except BadRun:
+                continue
+            for sib in beside:
+                try:
+                    _say(S.open(sib.path))
+                except BadRun:
+                    continue
     except BadRun as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _say(s: S.Study) -> None:
+    f = s.facts
+    print(f"study {f['run_id']}: {f['trials']:,} trials, {f['claims']} claims"
+          f"{'' if s.key else ' (not sealed as it is: not kept)'}")
 
 
 if __name__ == "__main__":

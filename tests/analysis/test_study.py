@@ -148,3 +148,19 @@ def test_the_command_builds_and_refuses_a_bad_run(sealed: Path, tmp_path: Path) 
                               str(tmp_path / "none")], cwd=ROOT, env=env,
                              capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "not a run directory" in missing.stderr
+
+
+def test_a_damaged_run_beside_is_left_to_the_notebook_that_reads_it(sealed: Path,
+                                                                    tmp_path: Path) -> None:
+    """``build --siblings`` studies the runs beside ahead of the notebooks; one that cannot be
+    read fails no book by itself (a notebook that reads it raises its BadRun)."""
+    import gzip
+    beside = tmp_path / "damaged"
+    beside.mkdir()
+    (beside / "trials.jsonl.gz").write_bytes(gzip.compress(b'{"cell": "not json\n'))
+    env = {**os.environ, "COPYBENCH_STUDY_DIR": str(tmp_path / "study")}
+    r = subprocess.run([sys.executable, "-m", "analysis.study", "build", "--siblings",
+                        str(sealed)], cwd=ROOT, env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [f"study {sealed.name}: " + r.stdout.split(": ", 1)[1].strip()]
