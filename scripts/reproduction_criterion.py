@@ -12,16 +12,21 @@ reference's decided verdicts tested in both runs, the share of those reproduced,
 run-level criterion's judgement (:func:`analysis.comparison.reproduce.run_judgement`). Then
 the smallest share among the pairs, the number it gives (rounded down to a multiple of 5)
 and the number in force (:data:`~analysis.comparison.reproduce.IN_FORCE`). With ``--simulate OUT`` it
-instead writes the criterion by simulation and its power table (``make criterion``).
+instead writes both criteria by simulation, each with its power table (``make criterion``):
+the same-class one on every decided comparison set of the reference, the cross-class one on
+the sets whose verdicts are the same on every class measured (the stability labels over the
+committed runs that test the claims in ``--raw``).
 
 Every pair made before the criterion was declared
 (:data:`~analysis.comparison.reproduce.IN_FORCE`) is read **post hoc**: the
 criterion was written after those runs had been judged, so they are its basis, not its
 test; the table says so in each row.
 
-Without ``--pair``, the pairs are found in ``--raw`` (default ``data/raw``): for every run of
-the ``claims`` profile, the newest earlier run of the ``paper`` profile whose manifest names
-the same CPU model and count. Claim verdicts of sealed runs are kept between calls
+Without ``--pair``, the pairs are found in ``--raw`` (default ``data/raw``) from the run
+catalog (:mod:`rundir.catalog`): for every run of the ``claims`` profile, the newest earlier
+run of the ``paper`` profile on the same machine (CPU class in the catalog's wording and the
+CPUs the run could use). Each row also gives the run-level criterion of the pair's classes
+(:func:`~analysis.comparison.reproduce.judge_runs`: same-class or cross-class). Claim verdicts of sealed runs are kept between calls
 (:mod:`analysis.comparison.evalcache`).
 
 Exit codes: 0 table printed; 1 the kept verdicts cannot be read or written; 2 bad input (a
@@ -67,33 +72,43 @@ def is_run(d: Path) -> bool:
     return any((d / name).is_file() for name in TRIALS)
 
 
-def _profile(run: A.Run) -> str | None:
-    return (run.plan or {}).get("profile")
+def _entries(raw: Path) -> list:
+    """The catalog's runs under ``raw`` (:mod:`rundir.catalog`); damage: one line, exit 2."""
+    from rundir import catalog as CA
+
+    try:
+        return CA.catalog(raw)
+    except CA.BadCatalog as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        sys.exit(2)
 
 
-def _cpu(run: A.Run) -> tuple[str, object]:
-    cpu = run.manifest.get("cpu") or {}
-    return str(cpu.get("model") or "unknown CPU"), cpu.get("count")
+def _machine(d: Path) -> str:
+    """A run's machine in the catalog's one wording ("2-CPU Intel Xeon")."""
+    from rundir import catalog as CA
+
+    try:
+        return CA.entry(d).machine
+    except CA.BadCatalog as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        sys.exit(2)
 
 
 def find_pairs(raw: Path) -> list[tuple[Path, Path]]:
-    """(paper run, claims run) for every claims run under ``raw`` with an earlier paper run of
-    the same CPU model and count (the newest such), oldest claims run first."""
-    runs = []
-    for d in sorted(raw.iterdir()):
-        if d.is_dir() and is_run(d):
-            r = load(PROG, d, measured=False)  # a damaged run: one line naming it, exit 2
-            if _profile(r) in ("paper", "claims") and r.created_at is not None:
-                runs.append((d, r))
-    runs.sort(key=lambda x: x[1].created_at)
+    """(paper run, claims run) for every claims run under ``raw`` (the catalog) with an
+    earlier paper run on the same machine (CPU class and the CPUs it could use, the
+    catalog's :attr:`~rundir.catalog.Entry.machine_key`; the newest such), oldest claims
+    run first."""
+    runs = sorted((e for e in _entries(raw) if e.profile in ("paper", "claims")
+                   and e.made is not None), key=lambda e: e.made)
     out = []
-    for d, r in runs:
-        if _profile(r) != "claims":
+    for r in runs:
+        if r.profile != "claims":
             continue
-        before = [e for e, q in runs if _profile(q) == "paper" and _cpu(q) == _cpu(r)
-                  and q.created_at < r.created_at]
+        before = [q.path for q in runs if q.profile == "paper"
+                  and q.machine_key == r.machine_key and q.made < r.made]
         if before:
-            out.append((before[-1], d))
+            out.append((before[-1], r.path))
     return out
 
 
@@ -104,12 +119,13 @@ def row(ref_dir: Path, run_dir: Path, min_share: int) -> dict[str, object]:
     n = RP.counts(t)
     reproduced, compared = RP.reproduced_of(t)
     j = RP.run_judgement(t, min_share)
+    crit = RP.judge_runs(t, ref_dir, run_dir)
     gap = (run.created_at - ref.created_at).total_seconds() / 3600 \
         if run.created_at and ref.created_at else math.nan
     declared = A.instant(RP.IN_FORCE.declared)
     made_after = all(x.created_at is not None and x.created_at > declared for x in (ref, run))
     return {"reference": ref_dir.name, "rerun": run_dir.name,
-            "CPU": "{} x{}".format(*_cpu(run)), "hours apart": round(gap, 1),
+            "CPU": _machine(run_dir), "hours apart": round(gap, 1),
             "compared": compared, "reproduced": reproduced,
             "not in size": n[RP.NOT_IN_SIZE], "reversed": j.reversed,
             "decided then undecided": n[RP.NOT_REPRODUCED] - j.reversed,
@@ -119,6 +135,8 @@ def row(ref_dir: Path, run_dir: Path, min_share: int) -> dict[str, object]:
             "share reproduced": f"{j.same} of {j.decided}"
             + (f" ({100 * j.share:.1f} %)" if j.decided else ""),
             "criterion": j.status.removeprefix("study "),
+            "by its class's criterion": f"{crit.criterion}: {crit.status.removeprefix('study ')}"
+            f" ({crit.same} of {crit.decided})",
             "reading": TEST if made_after else POST_HOC,
             "_share": j.share}
 
@@ -146,25 +164,93 @@ def simulate(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     out = Path(args.simulate)
     if not out.parent.is_dir():
         p.error(f"--simulate {args.simulate}: no such directory {out.parent}")
-    models = RP.set_models(EC.evaluate(load(PROG, d)))
+    results = EC.evaluate(load(PROG, d))
+    models = RP.set_models(results)
     names = {m.name for m in models}
     unknown = sorted(set(args.judged or ()) - names)
     if unknown:
         p.error(f"--judged {unknown[0]!r}: not a decided comparison set of the reference "
                 f"(it has {len(names)}: e.g. {sorted(names)[0]!r})")
-    sim = SIM.simulate_criterion(models, runs=args.runs, judged=args.judged)
-    doc = {"made": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
-           "reference": d.name, "design": SIM.design_text(),
-           "window_s": RP.SIM_WINDOW_S, **sim.to_json(),
+    labels, infos = stability(Path(args.raw))
+    stable = set(RP.cross_class_sets(results, labels))
+    cross = args.judged or [m.name for m in models if m.name in stable]
+    same = SIM.simulate_criterion(models, runs=args.runs)
+    other = SIM.simulate_criterion(models, runs=args.runs, judged=cross)
+    excluded = [{"name": m.name, "label": _labels_of(m.name, results, labels)}
+                for m in models if m.name not in set(cross)]
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+    kept = _kept(out)
+    doc = {"reference": d.name, "design": SIM.design_text(), "window_s": RP.SIM_WINDOW_S,
+           RP.SAME_CLASS: _stamped(same.to_json(), kept.get(RP.SAME_CLASS), now),
+           RP.CROSS_CLASS: _stamped(
+               {**other.to_json(), "excluded": excluded,
+                "stability_runs": [{"run": i.run, "cpu_class": i.cpu_class,
+                                    "post_hoc": i.post_hoc} for i in infos]},
+               kept.get(RP.CROSS_CLASS), now),
            "sets_drawn": [{"name": m.name, "truths": list(m.truths), "sd": m.sd,
                            "family": m.family} for m in models]}
     atomic.write_text(out, json.dumps(doc, indent=1, sort_keys=True) + "\n")
-    print(f"{out}: a rerun of the same truth reproduces at least {sim.min_share:.0%} of the "
-          f"{sim.sets} decided comparison sets, none reversed, with probability "
-          f"{sim.pass_same_truth:.3f} [{sim.pass_ci[0]:.3f}, {sim.pass_ci[1]:.3f}]; passes when "
-          "k sets truly differ: " + ", ".join(f"k={k}: {v:.3f}" for k, v in
-                                              sim.pass_when_differ))
+    for which, sim in ((RP.SAME_CLASS, same), (RP.CROSS_CLASS, other)):
+        print(f"{out}: {which}: a rerun of the same truth reproduces at least "
+              f"{sim.min_share:.0%} of the {sim.sets} decided comparison sets judged, none "
+              f"reversed, with probability {sim.pass_same_truth:.3f} [{sim.pass_ci[0]:.3f}, "
+              f"{sim.pass_ci[1]:.3f}]; passes when k sets truly differ: "
+              + ", ".join(f"k={k}: {v:.3f}" for k, v in sim.pass_when_differ))
     return 0
+
+
+def _kept(out: Path) -> dict:
+    """The criteria ``out`` already holds (none when it is absent or not such a file)."""
+    import json
+
+    try:
+        doc = json.loads(out.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def _stamped(new: dict, old: object, now: str) -> dict:
+    """A criterion with the time it was made: the time ``old`` (the file's criterion of the
+    same kind) says when it is the same result (same seed, same sets: a declaration made
+    after it stays valid), else ``now``."""
+    if isinstance(old, dict) and {k: v for k, v in old.items() if k != "made"} == \
+            json_roundtrip(new):
+        return {**new, "made": old.get("made", now)}
+    return {**new, "made": now}
+
+
+def json_roundtrip(doc: dict) -> dict:
+    import json
+
+    return json.loads(json.dumps(doc))
+
+
+def stability(raw: Path):
+    """Each verdict's stability label over the committed runs under ``raw`` that test the
+    claims (analysis.comparison.stability, every run's verdicts kept per sealed run); a
+    damaged catalog entry: one line, exit 2."""
+    from analysis import claims as C
+    from analysis.comparison import stability as ST
+    from rundir import catalog as CA
+
+    try:
+        long, infos = ST.committed(raw, lambda r: EC.evaluate(load(PROG, r)),
+                                   A.instant(C.REVISED))
+    except CA.BadCatalog as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        sys.exit(2)
+    return ST.table(long, infos), infos
+
+
+def _labels_of(name: str, results, labels) -> list[str]:
+    """The stability labels of the reference's decided verdicts in the comparison set
+    ``name``."""
+    from analysis.comparison import stability as ST
+
+    by = {tuple(k): lab for *k, lab in labels[ST.KEY + ["label"]].itertuples(index=False)}
+    return sorted({by.get(ST.key_of(r), "not in the table") for r in results
+                   if r.verdict in RP.DECIDED and RP.comparison_set(r) == name})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -189,8 +275,9 @@ def main(argv: list[str] | None = None) -> int:
                    default=str(ROOT / "data" / "raw" / RP.SIM_REFERENCE),
                    help=f"the reference run --simulate draws from (default {RP.SIM_REFERENCE})")
     p.add_argument("--judged", action="append", metavar="SET",
-                   help="with --simulate: judge only this comparison set (repeatable; e.g. "
-                        "the verdicts the same on every class of machine measured)")
+                   help="with --simulate: the cross-class criterion judges only this "
+                        "comparison set (repeatable; default: the sets whose verdicts are "
+                        "the same on every class measured over the committed runs in --raw)")
     p.add_argument("--runs", type=int, default=4000, metavar="N",
                    help="with --simulate: simulated pairs of runs (100..100000, default 4000)")
     args = p.parse_args(argv)

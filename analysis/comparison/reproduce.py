@@ -48,13 +48,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 import pandas as pd
 
 from analysis.claims.base import (HOLDS, INCONCLUSIVE, MAGNITUDE_DECIDED, NOT_RUN,
                                   NOT_TESTABLE, REFUTED, UNDETERMINED, ClaimResult)
-from analysis.loading.run import Run, instant, packed_siblings
+from analysis.loading.run import Run, instant
 from decision import claimtable
 from decision import rule as R
 
@@ -138,8 +138,21 @@ EARLIER_CRITERION = Criterion(CRITERION_DECLARED, MIN_SHARE, 0, "post hoc: the s
 #: reversed, with probability >= 95 % under the design; declared before any rerun it judges
 IN_FORCE = Criterion("2026-11-29T16:38Z", 92, 0, "simulated: decision/criterion.json "
                      "(reruns of the reference's truth under the design)")
-#: the file ``make criterion`` writes the simulated criterion and its power table to
+#: the file ``make criterion`` writes the simulated criteria and their power tables to
 CRITERION_FILE = Path(__file__).resolve().parents[2] / "decision" / "criterion.json"
+#: which criterion judges a pair of runs: both on one CPU class (the catalog's wording), or not
+SAME_CLASS = "same-class"
+CROSS_CLASS = "cross-class"
+#: the criterion in force for a rerun on another CPU class than the reference's: the same
+#: simulation restricted to the reference's decided comparison sets whose verdicts are the
+#: same on every class measured (analysis.comparison.stability over the committed runs; the
+#: sets are listed in decision/criterion.json's cross_class.judged); declared before any
+#: rerun it judges as its test
+IN_FORCE_CROSS = Criterion("2026-11-29T17:25Z", 95, 0, "simulated: decision/criterion.json "
+                           "cross_class (reruns of the reference's truth, judged on the sets "
+                           "the same on every class measured)")
+#: each class relation's criterion in force
+IN_FORCE_BY = {SAME_CLASS: IN_FORCE, CROSS_CLASS: IN_FORCE_CROSS}
 
 #: every revision of the rule, oldest first (the rule in force is the last)
 REVISIONS = (
@@ -185,6 +198,17 @@ REVISIONS = (
              "sets truly differ); mended after the run: the committed reruns, the AMD "
              "claims rerun 20261127T154147Z-claims among them, had been judged by the "
              "earlier criterion".format(p=IN_FORCE.min_share)),
+    Revision(IN_FORCE_CROSS.declared,
+             "the verdicts' categories and the same-class criterion are unchanged; added: a "
+             "rerun on another CPU class than the reference's is judged only on the "
+             "reference's decided comparison sets whose verdicts are the same on every class "
+             "measured (the stability labels over the committed runs), by the share ({p} %) "
+             "that a rerun of the same truth reaches on those sets, none reversed, with "
+             "probability at least 95 % (make criterion writes both criteria); mended after "
+             "the run: the labels are read from the committed runs, the AMD reruns "
+             "20261127T121419Z-paper-ebfc and 20261127T154147Z-claims among them, which had "
+             "been judged against the reference before, so their judgements under it are "
+             "post hoc".format(p=IN_FORCE_CROSS.min_share)),
 )
 #: when the rule in force was committed
 MENDED = REVISIONS[-1].when
@@ -391,6 +415,8 @@ class RunJudgement:
     decided: int
     same: int
     reversed: int
+    #: the criterion that judged: :data:`SAME_CLASS` or :data:`CROSS_CLASS`
+    criterion: str = SAME_CLASS
 
     @property
     def status(self) -> str:
@@ -447,10 +473,31 @@ def reversed_of(t: pd.DataFrame) -> int:
     return int(_by_set(t)["reversed"].sum())
 
 
-def run_judgement(t: pd.DataFrame, min_share: int = IN_FORCE.min_share) -> RunJudgement:
+def run_judgement(t: pd.DataFrame, min_share: int | None = None,
+                  criterion: str = SAME_CLASS,
+                  judged: Collection[str] | None = None) -> RunJudgement:
     """The run-level criterion on a compare's :func:`table`: reproduced when no decided
-    verdict is reversed and at least ``min_share`` % of the reference's decided verdicts
-    tested in both runs are reproduced; otherwise not, with the reason."""
+    verdict is reversed and at least ``min_share`` % (default: ``criterion``'s in force,
+    :data:`IN_FORCE_BY`) of the comparison sets of the reference's decided verdicts tested in
+    both runs are reproduced; otherwise not, with the reason, which names the criterion.
+    The :data:`CROSS_CLASS` criterion counts only the sets in ``judged`` (default: those
+    decision/criterion.json's cross-class criterion judges, :func:`cross_class_judged`)."""
+    if criterion not in IN_FORCE_BY:
+        raise ValueError(f"criterion {criterion!r}: {SAME_CLASS} or {CROSS_CLASS}")
+    share = IN_FORCE_BY[criterion].min_share if min_share is None else min_share
+    if criterion == CROSS_CLASS:
+        keep = set(cross_class_judged() if judged is None else judged)
+        t = t[_sets(t).isin(keep)] if len(t) else t
+        which = (f"{CROSS_CLASS} criterion (another CPU class: only the {len(keep)} comparison "
+                 "sets the same on every class measured are judged)")
+    else:
+        which = f"{SAME_CLASS} criterion (one CPU class)"
+    j = _judged(t, share)
+    return RunJudgement(j.reproduced, f"{which}: {j.why}", j.decided, j.same, j.reversed,
+                        criterion)
+
+
+def _judged(t: pd.DataFrame, min_share: int) -> RunJudgement:
     same, decided = decided_of(t)
     rev = reversed_of(t)
     counted = (f"{same} of the {decided} comparison sets of the reference's decided verdicts "
@@ -468,6 +515,65 @@ def run_judgement(t: pd.DataFrame, min_share: int = IN_FORCE.min_share) -> RunJu
                             "reversed", decided, same, rev)
     return RunJudgement(True, f"none reversed; {counted} ({pct}), at least {min_share} %",
                         decided, same, rev)
+
+
+def criterion_of(ref_class: str, run_class: str) -> str:
+    """Which criterion judges a rerun: :data:`SAME_CLASS` when both runs' CPU classes (the
+    catalog's wording) are one known class, else :data:`CROSS_CLASS` (a class not known
+    is not the reference's)."""
+    from rundir.catalog import UNKNOWN_CPU
+
+    return SAME_CLASS if ref_class == run_class != UNKNOWN_CPU else CROSS_CLASS
+
+
+def classes_of(ref_dir: str | Path, run_dir: str | Path) -> tuple[str, str]:
+    """The two runs' CPU classes from the catalog (their manifests); a damaged plan or
+    manifest is one BadRun line."""
+    from analysis.loading.run import BadRun
+    from rundir import catalog as CA
+
+    try:
+        return CA.entry(ref_dir).cpu_class, CA.entry(run_dir).cpu_class
+    except CA.BadCatalog as exc:
+        raise BadRun(str(exc)) from None
+
+
+def judge_runs(t: pd.DataFrame, ref_dir: str | Path, run_dir: str | Path) -> RunJudgement:
+    """The run-level criterion on the compare ``t`` of the run ``run_dir`` against the
+    reference ``ref_dir``: the same-class or the cross-class criterion, picked from the two
+    runs' catalog classes (:func:`criterion_of`)."""
+    return run_judgement(t, criterion=criterion_of(*classes_of(ref_dir, run_dir)))
+
+
+def criterion_doc() -> dict[str, Any]:
+    """decision/criterion.json (``make criterion``) as a JSON object."""
+    import json
+
+    doc = json.loads(CRITERION_FILE.read_text(encoding="utf-8"))
+    if not isinstance(doc, dict) or SAME_CLASS not in doc or CROSS_CLASS not in doc:
+        raise ValueError(f"{CRITERION_FILE}: not the criteria make criterion writes "
+                         f"(an object with {SAME_CLASS!r} and {CROSS_CLASS!r})")
+    return doc
+
+
+def cross_class_judged() -> tuple[str, ...]:
+    """The comparison sets the cross-class criterion in force judges (criterion.json)."""
+    return tuple(criterion_doc()[CROSS_CLASS]["judged"])
+
+
+def cross_class_sets(results: Sequence[ClaimResult], labels: pd.DataFrame) -> list[str]:
+    """The reference's decided comparison sets (:func:`comparison_set`) every decided
+    verdict of which is labelled "the same on every class measured" in ``labels`` (an
+    :func:`analysis.comparison.stability.table` over the committed runs), in order."""
+    from analysis.comparison import stability as ST
+
+    same = ST.keys_labelled(labels, ST.SAME)
+    ok: dict[str, bool] = {}
+    for r in results:
+        if r.verdict in DECIDED:
+            name = comparison_set(r)
+            ok[name] = ok.get(name, True) and ST.key_of(r) in same
+    return [n for n, good in ok.items() if good]
 
 
 def _pairs_text() -> str:
@@ -510,14 +616,24 @@ __all__ = ["SAME_AND_MAGNITUDE", "SAME_DECIDED", "NOT_IN_SIZE", "NEWLY_DECIDED",
            "counts", "reproduced_of", "total", "INCONCLUSIVE", "MENDED", "tests_the_rule", "reruns",
            "MIN_SHARE", "CRITERION_DECLARED", "CRITERION_PAIRS", "RunJudgement", "reversed_of",
            "decided_of", "run_judgement", "criterion_text", "STUDY_REPRODUCED",
+           "SAME_CLASS", "CROSS_CLASS", "IN_FORCE_CROSS", "IN_FORCE_BY", "criterion_of",
+           "classes_of", "judge_runs", "criterion_doc", "cross_class_judged",
+           "cross_class_sets",
            "STUDY_NOT_REPRODUCED"]
+
+
+#: the profiles whose runs rerun the reference's claims (the reproduction rule's own check)
+RERUN_PROFILES = ("claims", "paper")
 
 
 def reruns(ref_dir: Path) -> list[Path]:
     """The committed runs beside the reference that rerun its claims (packed runs of the
-    claims or paper profile), oldest first: the reproduction rule's own check."""
-    return [sib.path for sib in packed_siblings(ref_dir)  # a damaged plan: BadRun, one line
-            if (sib.plan or {}).get("profile") in ("claims", "paper")]
+    claims or paper profile, from the catalog: :func:`analysis.comparison.machines.siblings`),
+    oldest first: the reproduction rule's own check."""
+    from analysis.comparison import machines as MA
+
+    return [e.path for e in MA.siblings(ref_dir)  # a damaged plan: BadRun, one line
+            if e.profile in RERUN_PROFILES]
 
 
 # ------------------------------------------------------- the criterion by simulation

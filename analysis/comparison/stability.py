@@ -19,12 +19,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
 
 import pandas as pd
 
 from analysis.claims import ClaimResult, short_reading
 from decision.verdict import HOLDS, REFUTED
+from rundir import catalog as CA
 
 SAME = "the same on every class measured"
 DEPENDS = "depends on the class"
@@ -46,6 +49,28 @@ class RunInfo:
     run: str
     cpu_class: str
     post_hoc: bool
+
+
+def run_infos(entries: Iterable[CA.Entry], revised: datetime) -> list[RunInfo]:
+    """The runs of the table from catalog entries that test the claims (:attr:`Entry.tests_claims`),
+    oldest first; a run made before ``revised`` (the claim rules' last revision) is post hoc."""
+    return [RunInfo(e.run_id, e.cpu_class, e.made is not None and e.made < revised)
+            for e in sorted(entries, key=lambda e: e.run_id) if e.tests_claims]
+
+
+def committed(raw: str | Path, results: Callable[[Path], Sequence[ClaimResult]],
+              revised: datetime) -> tuple[pd.DataFrame, list[RunInfo]]:
+    """The long table (:data:`COLUMNS`) and the runs of every committed (packed) run under
+    ``raw`` that tests the claims (the catalog, :mod:`rundir.catalog`), each run's verdicts
+    from ``results`` (its directory -> its claim results). A damaged plan or manifest is a
+    :class:`rundir.catalog.BadCatalog` line."""
+    entries = [e for e in CA.catalog(raw) if e.packed]
+    infos = run_infos(entries, revised)
+    by_id = {e.run_id: e.path for e in entries}
+    long: list[dict[str, object]] = []
+    for i in infos:
+        long += rows(i, results(by_id[i.run]))
+    return pd.DataFrame(long, columns=COLUMNS), infos
 
 
 def rows(info: RunInfo, results: Iterable[ClaimResult]) -> list[dict[str, object]]:
@@ -92,6 +117,19 @@ def table(long: pd.DataFrame, runs: Sequence[RunInfo]) -> pd.DataFrame:
         row["label"] = label(zip(g["cpu_class"], g["verdict"]))
         out.append(row)
     return pd.DataFrame(out, columns=KEY + cols + ["label"])
+
+
+def keys_labelled(t: pd.DataFrame, lab: str) -> set[tuple[str, str, str, str]]:
+    """The verdicts (:data:`KEY`: claim, short reading, placement, basis) of a :func:`table`
+    that carry the label ``lab``."""
+    if t.empty:
+        return set()
+    return {tuple(r) for r in t.loc[t["label"] == lab, KEY].itertuples(index=False)}
+
+
+def key_of(r: ClaimResult) -> tuple[str, str, str, str]:
+    """One verdict's :data:`KEY` as the table writes it."""
+    return (r.claim, short_reading(r), r.placement or "—", r.basis)
 
 
 def counts(t: pd.DataFrame) -> dict[str, int]:

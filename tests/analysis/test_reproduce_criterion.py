@@ -118,13 +118,18 @@ def test_the_criterion_is_a_revision_after_every_run_it_was_read_from() -> None:
     it was read from: none of those tests it (all were already post hoc under the rule in
     force, so the book's "tests the rule" column does not change for them); a run committed
     after it is its real test."""
-    assert RP.REVISIONS[-2].when == RP.CRITERION_DECLARED
-    assert RP.REVISIONS[-1].when == RP.IN_FORCE.declared == RP.MENDED
-    assert f"{RP.MIN_SHARE} %" in RP.REVISIONS[-2].what and "post hoc" in RP.REVISIONS[-2].what
-    assert f"{RP.IN_FORCE.min_share} %" in RP.REVISIONS[-1].what
-    assert "mended after the run" in RP.REVISIONS[-1].what
+    # the revisions that declare the criteria, oldest first: the post hoc number, the
+    # same-class simulated one, the cross-class one (the latest)
+    at = [r.when for r in RP.REVISIONS].index(RP.CRITERION_DECLARED)
+    first, same, cross = RP.REVISIONS[at:at + 3]
+    assert same.when == RP.IN_FORCE.declared and cross.when == RP.IN_FORCE_CROSS.declared
+    assert RP.REVISIONS[-1] == cross and cross.when == RP.MENDED
+    assert f"{RP.MIN_SHARE} %" in first.what and "post hoc" in first.what
+    assert f"{RP.IN_FORCE.min_share} %" in same.what
+    assert f"{RP.IN_FORCE_CROSS.min_share} %" in cross.what
+    assert "mended after the run" in same.what and "mended after the run" in cross.what
     declared = A.instant(RP.CRITERION_DECLARED)
-    before = A.instant(RP.REVISIONS[-3].when)
+    before = A.instant(RP.REVISIONS[at - 1].when)
     plans = {plan.parent.name: json.loads(plan.read_text(encoding="utf-8"))
              for plan in _committed_plans()}
     read_from = {run for pair in RP.CRITERION_PAIRS for run in pair[:2]}

@@ -50,10 +50,11 @@ def test_a_verdict_is_drawn_as_the_design_reads_it() -> None:
 
 
 def test_the_criterion_in_force_is_the_one_make_criterion_wrote() -> None:
-    doc = json.loads(RP.CRITERION_FILE.read_text(encoding="utf-8"))
+    top = json.loads(RP.CRITERION_FILE.read_text(encoding="utf-8"))
+    doc = top[RP.SAME_CLASS]
     assert round(100 * doc["min_share"]) == RP.IN_FORCE.min_share
     assert doc["reversals"] == RP.IN_FORCE.reversals
     assert doc["pass_same_truth"] >= doc["target"] == 0.95
-    assert doc["reference"] == RP.SIM_REFERENCE
+    assert top["reference"] == RP.SIM_REFERENCE
     assert instant(doc["made"]) <= instant(RP.IN_FORCE.declared)
-    assert RP.REVISIONS[-1].when == RP.IN_FORCE.declared
+    assert any(r.when == RP.IN_FORCE.declared for r in RP.REVISIONS)
