@@ -509,3 +509,22 @@ if _out:
                                 "published; here [CI]", "direction [rounds]", "magnitude"],
                                _body) + "\n")
     _tmp.replace(_tmp.with_name("verdicts.inc"))
+
+# %% tags=["remove-input"]
+# Each rerun judged by the run-level criterion of its CPU class (same-class or cross-class,
+# from the catalog), post hoc where it was made before that criterion was declared
+from analysis.words import criterion_class as CW
+
+_cw_rows, _cw_parts = [], []
+for _d in RP.reruns(run.path):
+    _other = SD.open(_d).run
+    _j = RP.judge_runs(RP.table(results, evaluated[_other.run_id]), run.path, _d)
+    _late = CW.post_hoc(_other.created_at, _j.criterion)
+    _cw_parts.append(CW.judgement_text(_other.run_id, MA.label(_other), _j, _late))
+    _cw_rows.append({"run": _other.run_id, "CPU": MA.label(_other), "criterion": _j.criterion,
+                     "post hoc": "post hoc" if _late else "its test", "study": _j.status,
+                     "sets reproduced": f"{_j.same} of {_j.decided}", "reversed": _j.reversed})
+glue_text("reruns_by_class", CW.judgements_text(_cw_parts))
+note(CW.judgements_text(_cw_parts))
+if _cw_rows:
+    show_table(pd.DataFrame(_cw_rows))

@@ -213,6 +213,33 @@ def aa_false_positives(pairs: pd.DataFrame) -> "sesoi.FalsePositives":
     return sesoi.false_positives(int((~pairs["passes"].astype(bool)).sum()), len(pairs))
 
 
+#: what the pooled A/A rate over every committed run is called for all classes together
+ALL_CLASSES = "all"
+
+
+def committed_aa(entries: Sequence[Any], load: Any) -> pd.DataFrame:
+    """Every A/A pair (:func:`twin_pairs`) of the runs ``entries`` (catalog entries:
+    :class:`rundir.catalog.Entry`, each read by ``load``: its directory -> its Run), one row
+    per pair with its ``run`` and ``cpu_class``; runs without an A/A block add none."""
+    frames = []
+    for e in entries:
+        aa = twin_pairs(load(e.path))
+        if not aa.empty:
+            frames.append(aa.assign(run=e.run_id, cpu_class=e.cpu_class))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["run", "cpu_class", "passes"])
+
+
+def aa_rate_by_class(pairs: pd.DataFrame) -> dict[str, "sesoi.FalsePositives"]:
+    """The design's false-positive rate (:func:`aa_false_positives`) from pooled A/A pairs
+    (:func:`committed_aa`), per CPU class (in order of first appearance) and over all
+    (:data:`ALL_CLASSES`), each pair judged by :data:`decision.sesoi.AA_RULE`."""
+    out = {str(c): aa_false_positives(g) for c, g in pairs.groupby("cpu_class", sort=False)} \
+        if not pairs.empty else {}
+    out[ALL_CLASSES] = aa_false_positives(pairs)
+    return out
+
+
 def _twin_row(run: Run, block: str, meth: str, t1: pd.DataFrame, t0: pd.DataFrame,
               metric: str, threshold: float) -> dict:
     """One A/A comparison: twin 1's cell against the twin-0 cell of its configuration."""
