@@ -33,7 +33,7 @@ from analysis.claims.base import (ABOVE, ABOVE_AND_BELOW, BELOW, HOLDS, INCONCLU
                                   INSIDE, REFUTED, ClaimResult)
 from analysis.claims.rules import RULES
 from decision import claimtable
-from analysis.statistics.fmt import fmt_size
+from analysis.statistics.fmt import fmt_ratio_ci, fmt_size
 
 #: the published ratios per claim and message size, numerator / denominator as the claim's
 #: rule orients them (the claims' table types them once: decision.claimtable.REPORTED); size
@@ -82,6 +82,11 @@ def _sizes(r: ClaimResult) -> list[int]:
     return sorted(pub)
 
 
+def _ours(d: dict) -> str:
+    """Our ratio at one size with its CI, as the book writes a ratio (``0.700 [0.650, 0.750]``)."""
+    return fmt_ratio_ci(float(d["ratio"]), float(d["lo"]), float(d["hi"]), times=False)
+
+
 def assess(r: ClaimResult) -> None:
     """Fill ``r.magnitude`` and ``r.magnitude_text`` from its per-size CIs (``details``): where
     each published number lies against our CI."""
@@ -106,15 +111,14 @@ def assess(r: ClaimResult) -> None:
             continue
         w = place(value, d["lo"], d["hi"])
         words.append(w)
-        parts.append(f"{fmt_size(size)}: published {value:.3g} lies {w} [{d['lo']:.3g}, "
-                     f"{d['hi']:.3g}]")
+        parts.append(f"{fmt_size(size)}: published {value:.3g} lies {w} ({_ours(d)})")
     bound = AT_BEST.get(r.rule_id)
     if bound is not None and cis:
         best = max(cis.values(), key=lambda d: d["ratio"])
         w = place(bound, best["lo"], best["hi"])
         words.append(w)
         parts.append(f"best size ({fmt_size(best['size'])}): published at best {bound:.2g} "
-                     f"lies {w} [{best['lo']:.3g}, {best['hi']:.3g}]")
+                     f"lies {w} ({_ours(best)})")
     if not words:
         return
     r.magnitude = overall(words)

@@ -32,7 +32,7 @@ import pandas as pd
 
 from analysis.claims.base import NOT_RUN, NOT_TESTABLE, ClaimResult, claim_blocks
 from analysis.loading.run import RECV_SIZE_DEFAULT, Run
-from analysis.statistics.fmt import fmt_size
+from analysis.statistics.fmt import fmt_ratio_ci, fmt_size
 
 ROBUST = "robust to the receiver"
 DEPENDS = "depends on the receiver"
@@ -100,7 +100,7 @@ def _measured_claim(run: Run, r: ClaimResult, size: int) -> bool:
 def _estimate(r: ClaimResult) -> str:
     """The verdict in words with its estimate and CI (which a refutation's direction names)."""
     if not r.direction and all(math.isfinite(x) for x in (r.value, r.lo, r.hi)):
-        return f"{r.verdict_text} ({r.value:.3g} [{r.lo:.3g}, {r.hi:.3g}])"
+        return f"{r.verdict_text} ({fmt_ratio_ci(r.value, r.lo, r.hi, times=False)})"
     return r.verdict_text
 
 

@@ -135,7 +135,7 @@ def test_c13_direction_and_magnitude_are_decided_apart(tmp_path: Path, point: fl
                    R.file_send("read-write", 100_000_000, "same-core"), point, hi)
     r = _one(C.evaluate(_load(tmp_path, cells, ["C13"])), "same-core")
     assert (r.verdict, r.magnitude) == (direction, magnitude), (r.reason, r.magnitude_text)
-    assert r.magnitude_text.startswith(f"100 MB: published 1.42 lies {magnitude} [")
+    assert r.magnitude_text.startswith(f"100 MB: published 1.42 lies {magnitude} (")
     assert r.magnitude_text.endswith("(on this testbed)")
     assert (r.direction.startswith("below 1.12") and
             "at 100 MB where the claim says > 1.12" in r.direction) \

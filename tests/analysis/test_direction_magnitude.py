@@ -88,7 +88,7 @@ def test_c9_at_best_is_tested_against_its_bound() -> None:
     r.rule_id = "C9:at best ~52 %"
     M.assess(r)
     assert r.magnitude == C.BELOW
-    assert "best size (64 KiB): published at best 0.52 lies below our CI [0.65, 0.75]" \
+    assert "best size (64 KiB): published at best 0.52 lies below our CI (0.700 [0.650, 0.750])" \
         in r.magnitude_text
     never = _r("C9", rows, C.HOLDS)
     never.rule_id = "C9:never beats"

@@ -52,7 +52,7 @@ def _c9(best: tuple[float, float, float]) -> C.ClaimResult:
 def test_an_at_best_bound_is_read_as_a_point() -> None:
     r = _c9((0.54, 0.49, 0.589))
     MAG.assess(r)
-    assert "published at best 0.52 lies inside our CI [0.49, 0.589]" in r.magnitude_text, \
+    assert "published at best 0.52 lies inside our CI (0.540 [0.490, 0.589])" in r.magnitude_text, \
         r.magnitude_text
     # the published per-size ratios lie above (1, 4 KiB, 64 KiB) and below (16 KiB) our CIs
     assert "1 KiB: published 0.346 lies above our CI" in r.magnitude_text, r.magnitude_text
@@ -73,7 +73,7 @@ def results() -> list[C.ClaimResult]:
 def test_the_reference_run_places_c5_below_and_judges_no_report(results) -> None:  # noqa: ANN001
     c5 = [r for r in results if r.claim == "C5" and r.basis == C.THEIR_PROGRAM
           and r.part.startswith("same-core")]
-    assert c5 and "512 B: published 0.974 lies below our CI [1.45, 1.63]" \
+    assert c5 and "512 B: published 0.974 lies below our CI (1.54 [1.45, 1.63])" \
         in c5[0].magnitude_text, [r.magnitude_text for r in c5]
     table = C.verdict_table(results)
     texts = [C.magnitude_text(results), MAG.verdict_key(), MAG.rule_text(),

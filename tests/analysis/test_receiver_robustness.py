@@ -53,7 +53,7 @@ def test_labels(run: A.Run) -> None:
     assert same.verdicts == {65536: C.HOLDS, BIG: C.REFUTED}
     assert same.label == RB.DEPENDS
     # both readings given, each with its estimate
-    assert "64 KiB per recv(): holds (1.9 " in same.text, same.text
+    assert "64 KiB per recv(): holds (1.90 " in same.text, same.text
     assert "256 KiB per recv(): refuted" in same.text and "0.860 [" in same.text, same.text
     assert same.text.count("0.86") == 1, same.text  # the estimate once (the direction has it)
     assert cross.verdicts == {65536: C.HOLDS, BIG: C.HOLDS}
