@@ -44,16 +44,27 @@ def narrations(text: str) -> list[str]:
     return found + [s for s in revision_stamps() if s in text]
 
 
-def _strings(path: Path) -> str:
+def formatted_from(literal: str, texts: list[str]) -> bool:
+    """Whether ``literal`` with ``{name}`` fields is one of ``texts`` once formatted (a
+    revision's "what changed" that names the criterion's number it declared)."""
+    if not re.search(r"\{\w*\}", literal):
+        return False
+    template = re.compile(".+?".join(map(re.escape, re.split(r"\{\w*\}", literal))), re.S)
+    return any(template.fullmatch(t) for t in texts)
+
+
+def _strings(path: Path, drop: list[str] = []) -> str:  # noqa: B006 (read only)
     """The string literals of a Python file (what its code can print) and its notebook
-    markdown (lines starting "# " in a percent-format notebook), docstrings left out."""
+    markdown (lines starting "# " in a percent-format notebook), docstrings left out, and
+    the literals that format to one of ``drop``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     docs = {id(n.body[0].value) for n in ast.walk(tree)
             if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef)) and n.body
             and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
     out = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
            and isinstance(n.value, str) and id(n) not in docs
-           and not n.value.isidentifier()]  # a name ("MENDED" in __all__) is no text
+           and not n.value.isidentifier()  # a name ("MENDED" in __all__) is no text
+           and not formatted_from(n.value, drop)]
     if path.parent.name == "notebooks":
         out += [ln[2:] for ln in path.read_text(encoding="utf-8").splitlines()
                 if ln.startswith("# ")]
@@ -70,6 +81,13 @@ def test_narrations_are_found() -> None:
     assert not narrations("The rules in force decide every verdict; post hoc: made before.")
 
 
+def test_a_formatted_revision_text_is_recognised() -> None:
+    what = "the criterion (92 %) counts sets; mended after the run"
+    assert formatted_from("the criterion ({p} %) counts sets; mended after the run", [what])
+    assert not formatted_from("the criterion ({p} %) counts sets; mended later", [what])
+    assert not formatted_from("the criterion (92 %) counts sets; mended after the run", [what])
+
+
 def test_no_source_narrates_a_revision() -> None:
     """Book pages, notebooks and the text the analysis prints, except the revisions' own
     data (analysis/words/revisions.py, and the REVISIONS tuples it reads)."""
@@ -82,9 +100,9 @@ def test_no_source_narrates_a_revision() -> None:
     for p in code:
         if p.name == "revisions.py":
             continue
-        text = _strings(p)
         # the revisions' own data: the "what changed" of each version, printed only in the
-        # appendix's table
+        # appendix's table (typed whole, or formatted from a template)
+        text = _strings(p, drop=[what for _, _, what in RV.versions()])
         for _, when, what in RV.versions():
             text = text.replace(what, "").replace(f"{when:%Y-%m-%dT%H:%M}Z", "")
         for part in re.split(r"(?<=[.;])\s", text):
