@@ -369,18 +369,20 @@ else:
 # %% [markdown]
 # ## The receiver's receive size
 #
-# copybench's sink reads a TCP stream in calls of a set size (64 KiB per `recv()` unless a
-# trial asks for another). `tcp_recvmsg()` keeps copying while segments are queued, so the
-# size sets the receiver's cost per byte, and a comparison whose sender is not the
-# bottleneck measures the receiver. A profile's `[receiver]` factor measures the throughput
-# cells at several sizes, in blocks of their own in the same rounds; the verdicts above are
-# read at 64 KiB, and each claim's verdict under every size is below: *robust to the
-# receiver* (one verdict under every size) or *depends on the receiver* (each reading given);
+# copybench's sink reads a TCP stream in calls of a set size ({glue:text}`recv_default:s` per
+# `recv()` unless a trial asks for another). `tcp_recvmsg()` keeps copying while segments
+# are queued, so the size sets the receiver's cost per byte, and a comparison whose sender
+# is not the bottleneck measures the receiver. A profile's `[receiver]` factor measures the
+# throughput cells at several sizes, in blocks of their own in the same rounds; the verdicts
+# above are read at {glue:text}`recv_default:s`, and each claim's verdict under every size is
+# below: *robust to the receiver* (one verdict under every size) or *depends on the
+# receiver* (each reading given);
 # a claim with a verdict under one size only (latency, file copies) or none is left out.
 
 # %% tags=["remove-input"]
 from analysis.claims import robustness as RB
 
+glue_text("recv_default", fmt_size(RB.receive_sizes(run)[0]))  # the sink's default
 _rx = [r for r in RB.readings(run) if r.label in (RB.ROBUST, RB.DEPENDS)] \
     if len(RB.receive_sizes(run)) > 1 else []
 if _rx:

@@ -140,23 +140,25 @@ if len(fm):
 # %% [markdown]
 # ## C13: what sendfile's sender spends its CPU on
 #
-# C13 compares sendfile with read + send for a 100 MB file over loopback TCP. sendfile never
-# copies the file's bytes on the sender (the pages go to the socket by reference), so its
-# sender should need less CPU per GB than read + send's, which copies every byte twice. The
+# C13 compares sendfile with read + send for a {glue:text}`c13_size:s` file over loopback TCP.
+# sendfile never copies the file's bytes on the sender (the pages go to the socket by
+# reference), so its sender should need less CPU per GB than read + send's, which copies
+# every byte twice. The
 # table gives each method's median CPU-seconds per GB on each side, each side's median busy
 # fraction (CPU time over the window, per CPU it had), the receiver's bytes per receive call,
 # and the side that set the rate, for {glue:text}`c13_runs` (the CPU class of each from its
 # manifest). {glue:text}`c13_reading`
 #
 # The sender profile ({glue:text}`c13_profile_file`, `bench/sender-profile`: `perf record -e
-# cpu-clock -g` of copybench's sending thread, sender on CPU 0, sink on CPU 1, 100 MB file,
-# warm cache) says where that CPU goes. {glue:text}`c13_profile` Same-core, for contrast:
+# cpu-clock -g` of copybench's sending thread, {glue:text}`c13_profile_setup:s`, warm
+# cache) says where that CPU goes. {glue:text}`c13_profile` Same-core, for contrast:
 # {glue:text}`c13_profile_same`. {glue:text}`c13_profile_note`
 
 # %% tags=["remove-input"]
 from analysis.loading.run import packed_siblings
 from analysis.statistics import senders as SN
 
+glue_text("c13_size", ", ".join(fmt_size(n) for n in SN.RULE.sizes))
 sibs = [(s.path, s.plan) for s in packed_siblings(run.path)]
 c13_runs = [run if p == run.path else SD.open(p).run
             for p in SN.chosen(run.path, run.plan, sibs)]
@@ -189,6 +191,7 @@ prof_path = SN.newest_profile()
 if prof_path is not None:
     prof = SN.read_profile(prof_path)  # a mangled profile is one line, BadProfile
     glue_text("c13_profile_file", str(prof_path))
+    glue_text("c13_profile_setup", SN.setup_text(prof))
     glue_text("c13_profile", SN.profile_text(prof, "cross-core"))
     glue_text("c13_profile_same", SN.profile_text(prof, "same-core"))
     glue_text("c13_profile_note", prof.note and f"({prof.note}.)")
@@ -198,6 +201,6 @@ if prof_path is not None:
     show_table(pd.DataFrame(rows))
 else:
     note(f"No sender profile is committed ({SN.PROFILES}).")
-    for k in ("c13_profile_file", "c13_profile", "c13_profile_same"):
+    for k in ("c13_profile_file", "c13_profile", "c13_profile_same", "c13_profile_setup"):
         glue_text(k, "not measured")
     glue_text("c13_profile_note", "")

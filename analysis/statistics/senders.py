@@ -25,6 +25,7 @@ from analysis.claims.rules import RULES
 from analysis.comparison.machines import label as machine_label
 from analysis.loading.run import Run
 from analysis.statistics import bottleneck as BN
+from analysis.statistics.fmt import fmt_size
 
 #: the claim whose cells are read, and its rule (sendfile / read-write, 100 MB, loopback)
 CLAIM = "C13"
@@ -139,6 +140,7 @@ class SenderProfile:
     size: int
     methods: tuple[MethodProfile, ...]
     what: dict[str, str]  # stage -> what it is
+    placed_on: dict[str, dict[str, str]]  # placement -> side ("sender", "sink") -> its CPU list
 
     def of(self, placement: str, method: str) -> MethodProfile | None:
         return next((m for m in self.methods
@@ -201,7 +203,9 @@ def read_profile(path: str | Path) -> SenderProfile:
             raise ValueError("its summary is empty")
         return SenderProfile(path, str(cpu["model"]), cpu.get("count"), str(mach["kernel"]),
                              str(obj.get("note") or ""), cfg.get("congestion_control"),
-                             int(cfg["size"]), tuple(methods), what)
+                             int(cfg["size"]), tuple(methods), what,
+                             {str(pl): {str(k): str(v) for k, v in sides.items()}
+                              for pl, sides in cfg["cpus"].items()})
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         kind = f"lacks {exc}" if isinstance(exc, KeyError) else str(exc)
         raise BadProfile(f"{path}: not a sender profile bench/sender-profile writes "
@@ -212,6 +216,14 @@ def newest_profile(root: str | Path = ".") -> Path | None:
     """The newest committed sender profile (by name: the name carries its date), or None."""
     found = sorted(glob.glob(str(Path(root) / PROFILES)))
     return Path(found[-1]) if found else None
+
+
+def setup_text(p: SenderProfile, placement: str = "cross-core") -> str:
+    """How the profile was taken, from its config: "sender on CPU 0, sink on CPU 1, 100 MB
+    file"."""
+    cpus = p.placed_on.get(placement, {})
+    where = ", ".join(f"{side} on CPU {cpus[side]}" for side in ("sender", "sink") if side in cpus)
+    return ", ".join(x for x in (where, f"{fmt_size(p.size)} file") if x)
 
 
 def _stages_text(m: MethodProfile, top: int) -> str:

@@ -115,6 +115,10 @@ def test_committed_profile_is_read() -> None:
         assert sf.copy_share < 0.05 < rw.copy_share
     text = SN.profile_text(p)
     assert p.cpu_model in text and "copy routines" in text and p.kernel in text
+    # how it was taken is read from its config, not typed in the chapter
+    cfg = json.loads(_committed().read_text())["config"]
+    assert SN.setup_text(p) == (f"sender on CPU {cfg['cpus']['cross-core']['sender']}, "
+                                f"sink on CPU {cfg['cpus']['cross-core']['sink']}, 100 MB file")
 
 
 @pytest.mark.parametrize("damage", [
