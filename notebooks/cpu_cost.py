@@ -156,7 +156,7 @@ if len(fm):
 
 # %% tags=["remove-input"]
 from analysis.loading.run import packed_siblings
-from analysis.statistics import senders as SN
+from analysis.comparison import senders as SN
 
 glue_text("c13_size", ", ".join(fmt_size(n) for n in SN.RULE.sizes))
 sibs = [(s.path, s.plan) for s in packed_siblings(run.path)]

@@ -12,15 +12,20 @@ from __future__ import annotations
 
 import math
 import weakref
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 import numpy as np
 import pandas as pd
 
 from decision import reading as RD
 
-if TYPE_CHECKING:
-    from analysis.loading.run import Run
+
+class Run(Protocol):
+    """What this module reads of a run (:class:`analysis.loading.run.Run`): its measured
+    trials, one row each, with their CPU figures."""
+
+    @property
+    def measured(self) -> pd.DataFrame: ...
 
 #: a side busy at least this fraction of the window, per CPU it had, is saturated
 BUSY = 0.9
@@ -91,7 +96,7 @@ def _key(values: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def run_limits(run: "Run") -> dict[tuple[Any, ...], str]:
+def run_limits(run: Run) -> dict[tuple[Any, ...], str]:
     """The side that set the rate of each of the run's message stream cells (:data:`CELL`:
     key -> one of :data:`LIMITS`), read from the medians of its trials' busy fractions
     (:func:`cell_limits`); computed once per run and kept while the run lives. A run whose
@@ -111,7 +116,7 @@ def run_limits(run: "Run") -> dict[tuple[Any, ...], str]:
     return table
 
 
-def cells_bound(run: "Run", cells: pd.DataFrame) -> str:
+def cells_bound(run: Run, cells: pd.DataFrame) -> str:
     """The side that set the rate of a comparison resting on the trials ``cells`` (both of
     its cells' trials): :func:`decision.reading.bound` of their cells' sides in the run's
     table (:func:`run_limits`); a cell the table lacks is unknown."""
@@ -122,7 +127,7 @@ def cells_bound(run: "Run", cells: pd.DataFrame) -> str:
     return RD.bound(table.get(k, RD.UNKNOWN) for k in keys)
 
 
-def cell_bound(run: "Run", cell: Mapping[str, Any]) -> str:
+def cell_bound(run: Run, cell: Mapping[str, Any]) -> str:
     """The side that set the rate of one stream cell (its factors :data:`CELL` in ``cell``;
     an empty factor is a missing one) in the run's table (:func:`run_limits`); a cell the
     table lacks (not a message stream cell, or no CPU figures) is unknown."""
@@ -132,7 +137,7 @@ def cell_bound(run: "Run", cell: Mapping[str, Any]) -> str:
     return run_limits(run).get(key, RD.UNKNOWN)
 
 
-def comparison_bounds(run: "Run", tab: pd.DataFrame, baseline: str) -> list[str]:
+def comparison_bounds(run: Run, tab: pd.DataFrame, baseline: str) -> list[str]:
     """Per row of a table of comparisons of a method against ``baseline`` (each row with its
     ``method``, ``size`` and the cell factors of :data:`CELL` it has): the side that set the
     rate of its two cells (:func:`decision.reading.bound`)."""

@@ -1,4 +1,4 @@
-"""C13's sides (analysis.statistics.senders) on a small run written to disk, the committed
+"""C13's sides (analysis.comparison.senders) on a small run written to disk, the committed
 sender profile (bench/sender-profile's JSON) read and refused when damaged, and the profile
 tool itself: its arguments refused in one line, and (root, perf) one real profile."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from analysis.loading.run import load_run
-from analysis.statistics import senders as SN
+from analysis.comparison import senders as SN
 from conftest import ROOT, copybench_or_fail
 
 TOOL = ROOT / "bench" / "sender-profile"
