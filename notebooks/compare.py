@@ -82,7 +82,7 @@ if not RP.tests_the_rule(run, ref):
          "so verdicts judged here could have been seen when it was written: this judgement "
          "is not a test of the rule.")
 # the study as a whole, by the run-level criterion declared before any rerun it judges
-study = RP.run_judgement(reproduced)
+study = RP.judge_runs(reproduced, ref.path, run.path)  # same-class or cross-class, from the catalog
 note(f"**{study.status.capitalize()}** (the run-level criterion"
      + ("" if RP.tests_the_rule(run, ref) else ", post hoc") + f"): {study.why}. "
      + RP.criterion_text())

@@ -255,7 +255,7 @@ for d in RP.reruns(run.path):
     cpu = MA.label(other)
     rows.append({"run": other.run_id, "profile": (other.plan or {}).get("profile"),
                  "tests the rule": RP.tests_the_rule(other, run),
-                 "study": RP.run_judgement(t),
+                 "study": RP.judge_runs(t, run.path, other.path),
                  "CPU": cpu, "total": RP.total(t), **RP.counts(t),
                  "reproduced of compared": "{} of {}".format(*RP.reproduced_of(t)),
                  "not reproduced (claim, placement)": ", ".join(
