@@ -42,23 +42,15 @@ test-c: build
 
 # the fast tier: the C unit tests and the tests of the pure packages, without the tests that
 # run sweeps, need root or read a whole committed run (markers sweep, root, and those of
-# other targets), and without the modules that start the scripts and command lines as
-# processes, build trees of files, render figures or simulate designs (CHECK_LEAVES: together
-# more than the rest of the tier's time on 2 CPUs); make test runs all of them
+# other targets), and without those that start the scripts and command lines as processes,
+# build trees of files, render figures or simulate designs (marker heavy: together more than
+# the rest of the tier's time on 2 CPUs); make test runs all of them
 CHECK_TESTS   := tests/decision tests/rundir tests/analysis
-CHECK_MARKERS = sweep or root or $(PYTEST_ELSEWHERE)
-CHECK_LEAVES  := analysis/test_plots analysis/test_adoption analysis/test_adoption_simulation \
-                 analysis/test_evalcache analysis/test_bench_outputs \
-                 analysis/test_damaged_run_scripts analysis/test_scripts_inputs \
-                 analysis/test_sibling_reads analysis/test_compare_out analysis/test_run_targets \
-                 rundir/test_stays_inside rundir/test_bounded_reads rundir/test_right_cause \
-                 decision/test_sequential_simulation
+CHECK_MARKERS = heavy or sweep or root or $(PYTEST_ELSEWHERE)
 check: setup
 	$(MAKE) -C src build/unit
 	src/build/unit
-	$(PYTEST) -m "not ($(CHECK_MARKERS))" $(CHECK_LEAVES:%=--ignore=tests/%.py) \
-	  --deselect tests/analysis/test_reproduce_criterion.py::test_the_script_refuses_bad_input_with_exit_2 \
-	  $(CHECK_TESTS)
+	$(PYTEST) -m "not ($(CHECK_MARKERS))" $(CHECK_TESTS)
 	@echo "make check: the fast tests passed"
 
 

@@ -20,6 +20,8 @@ file runs there by default. The markers say what a test needs beyond a checkout 
   elsewhere does not have; ``make test-slow`` (``make test-shared``);
 * ``root``: needs root (network namespaces, perf); skipped, saying why, without it;
 * ``sweep``: runs real sweeps (in ``make test``; the Nix sandbox check leaves them out).
+* ``heavy``: starts scripts or command lines as processes, builds file trees, renders figures
+  or simulates designs: in ``make test``, left out of ``make check`` (the fast tier).
 """
 
 from __future__ import annotations

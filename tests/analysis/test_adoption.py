@@ -26,6 +26,9 @@ from analysis.loading import run as A
 from analysis.statistics import adoption as AD
 from decision.band import SESOI
 
+#: make test runs this module, make check leaves it out (pyproject.toml: heavy)
+pytestmark = pytest.mark.heavy
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "shared_time.py"
 BASE_GBIT = {"send": 5.0, "sendmsg": 5.5, "zerocopy": 4.0}

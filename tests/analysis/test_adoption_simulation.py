@@ -21,6 +21,9 @@ from analysis.loading import run as A
 from analysis.statistics import adoption as AD
 from decision.simulation import noise_sd
 
+#: make test runs this module, make check leaves it out (pyproject.toml: heavy)
+pytestmark = pytest.mark.heavy
+
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = 0.80
 

@@ -23,6 +23,9 @@ import pytest
 
 from conftest import ROOT, copybench_or_fail
 
+#: make test runs this module, make check leaves it out (pyproject.toml: heavy)
+pytestmark = pytest.mark.heavy
+
 PY = sys.executable
 FIDELITY, HARDENED, SINK_PROFILE = (ROOT / "bench" / n for n in ("fidelity", "hardened",
                                                                  "sink-profile"))

@@ -15,6 +15,9 @@ from analysis.comparison import compare_report
 from conftest import another_run_like, copy_run, tree_digest
 from rundir.verify import verify
 
+#: make test runs this module, make check leaves it out (pyproject.toml: heavy)
+pytestmark = pytest.mark.heavy
+
 #: the marker every report holds (rundir.outpath.REPORT_MARKER)
 MARKER = ".copybench-report"
 

@@ -16,6 +16,9 @@ import pytest
 
 from conftest import ROOT, copy_run, runner_env
 
+#: make test runs this module, make check leaves it out (pyproject.toml: heavy)
+pytestmark = pytest.mark.heavy
+
 
 def _damage(run: Path, how: str) -> str:
     """Damage the run; the file (and line) the message must name."""

@@ -20,6 +20,9 @@ from analysis.claims import as_dict  # noqa: E402
 from analysis.loading.run import load_run  # noqa: E402
 from rundir.verify import write_seal  # noqa: E402
 
+#: make test runs this module, make check leaves it out (pyproject.toml: heavy)
+pytestmark = pytest.mark.heavy
+
 
 @pytest.fixture
 def sealed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

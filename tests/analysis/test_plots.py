@@ -14,6 +14,10 @@ import pandas as pd  # noqa: E402
 from analysis.figures import plots as P  # noqa: E402
 from analysis.loading import run as A  # noqa: E402
 from analysis.statistics.fmt import fmt_size  # noqa: E402
+import pytest  # noqa: E402
+
+#: make test runs this module, make check leaves it out (pyproject.toml: heavy)
+pytestmark = pytest.mark.heavy
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 

@@ -197,6 +197,7 @@ def _script(*args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=120)
 
 
+@pytest.mark.heavy
 def test_the_script_refuses_bad_input_with_exit_2(tmp_path: Path) -> None:
     ok = _script("--help")
     assert ok.returncode == 0 and "post hoc" in ok.stdout

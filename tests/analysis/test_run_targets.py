@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+#: make test runs this module, make check leaves it out (pyproject.toml: heavy)
+pytestmark = pytest.mark.heavy
+
 ROOT = Path(__file__).resolve().parents[2]
 EBFC = ROOT / "data" / "raw" / "20261127T121419Z-paper-ebfc"
 SCRIPT = ROOT / "scripts" / "run_targets.py"

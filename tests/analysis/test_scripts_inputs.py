@@ -18,6 +18,9 @@ import pytest
 
 from conftest import ROOT
 
+#: make test runs this module, make check leaves it out (pyproject.toml: heavy)
+pytestmark = pytest.mark.heavy
+
 PY = sys.executable
 PRECIOUS = "a user's own file\n"
 REFERENCE = ROOT / "data" / "raw" / "20261124T133652Z-paper-e8c3"

@@ -22,6 +22,9 @@ import pytest
 
 from conftest import ROOT, runner_env
 
+#: make test runs this module, make check leaves it out (pyproject.toml: heavy)
+pytestmark = pytest.mark.heavy
+
 RAW = ROOT / "data" / "raw"
 #: the book's run and a claims run beside it, both committed and packed
 REF = RAW / "20261126T035624Z-threads"

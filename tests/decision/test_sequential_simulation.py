@@ -9,7 +9,12 @@ clears" failing them. Under a minute on one CPU (most of it the boundaries' inte
 
 from __future__ import annotations
 
+import pytest
+
 from decision import simulation as S
+
+#: make test runs this module, make check leaves it out (pyproject.toml: heavy)
+pytestmark = pytest.mark.heavy
 
 ALPHA = 0.05
 #: the slack a family's error may have over alpha (the t approximation of the repeated CIs)

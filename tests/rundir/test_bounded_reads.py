@@ -26,6 +26,9 @@ from conftest import ROOT, runner_env
 from rundir import okrule, records
 from rundir.verify import seal, write_seal
 
+#: make test runs this module, make check leaves it out (pyproject.toml: heavy)
+pytestmark = pytest.mark.heavy
+
 #: a small committed run (192 records, 16 CPUs' thread counts), finished and sealed
 SOURCE = ROOT / "data" / "raw" / "20261126T035624Z-threads"
 

@@ -14,6 +14,9 @@ import pytest
 
 from conftest import ROOT, copy_run, runner_env, tree_digest
 
+#: make test runs this module, make check leaves it out (pyproject.toml: heavy)
+pytestmark = pytest.mark.heavy
+
 
 def _cmd(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "rundir", *args], capture_output=True,

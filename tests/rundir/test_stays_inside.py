@@ -26,6 +26,9 @@ import pytest
 
 from conftest import ROOT, copy_run, runner_env, tree_digest
 
+#: make test runs this module, make check leaves it out (pyproject.toml: heavy)
+pytestmark = pytest.mark.heavy
+
 DEPTH = 1500
 
 
