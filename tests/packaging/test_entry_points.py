@@ -100,6 +100,8 @@ def module(name: str, *sub: str) -> tuple[str, ...]:
 FIDELITY_SMALL = ["--sizes", "64", "--transports", "loopback", "--placements", "cross-core",
                   "--rounds", "3", "--duration", "0.5", "--warmup", "0"]
 HARDENED_SMALL = ["--rounds", "5", "--duration", "1", "--methods", "send"]
+SENDER_SMALL = ["--rounds", "1", "--seconds", "0.5", "--size", "16M",
+                "--placements", "cross-core"]
 
 TOOLS: dict[str, Tool] = {
     # scripts/ (scripts/setup and scripts/fresh-root build environments: see EXCLUDED)
@@ -134,6 +136,8 @@ TOOLS: dict[str, Tool] = {
     "bench/hardened": Tool(bench("hardened"), run=lambda p, x: ["--plain", str(x)],
                            out=lambda p, x: [*HARDENED_SMALL, "--json", str(x)]),
     "bench/sink-profile": Tool(bench("sink-profile"), run=lambda p, x: ["--bin", str(x)]),
+    "bench/sender-profile": Tool(bench("sender-profile"), run=lambda p, x: ["--bin", str(x)],
+                                 out=lambda p, x: [*SENDER_SMALL, "--json", str(x)]),
     # python -m modules
     "runner": Tool(module("runner")),
     "runner noise": Tool(module("runner", "noise"), run=lambda p, x: [str(x)],
@@ -162,6 +166,8 @@ TOOLS: dict[str, Tool] = {
         module("analysis.comparison.compare_report"),
         run=lambda p, x: [str(x), str(p.other), "--out", str(p.scratch / "cmp-new")],
         out=lambda p, x: [str(p.run), str(p.other), "--out", str(x)]),
+    # the notebooks' Study of a run, made before they read it
+    "analysis.study": Tool(module("analysis.study"), run=lambda p, x: ["build", str(x)]),
     # the book's step after papermill: reads and rewrites the executed notebook in place
     "notebooks/finalize.py": Tool((PY, str(ROOT / "notebooks" / "finalize.py")),
                                   run=lambda p, x: [str(x)], out=lambda p, x: [str(x)]),
