@@ -119,7 +119,7 @@ V1_MAY_LACK: dict[str, tuple[str, ...]] = {
     "result.sender, result.receiver": (
         "slice_s", "slices_bytes", "slices_s", "cpu_start", "cpu_end", "sndbuf_start",
         "sndbuf_end", "rcvbuf_start", "rcvbuf_end", "tcp_info_start", "tcp_info_end"),
-    "result.receiver": ("interference", "softirqs"),
+    "result.receiver": ("interference", "softirqs", "recv_size"),
 }
 
 #: a side's fields a version-1 record may lack, each with the sibling that says why it is null
@@ -152,6 +152,7 @@ def _side_from_1(side: Any, receiver: bool) -> Any:
     if receiver:
         _fill(side, "interference", "interference_unavailable")
         _fill(side, "softirqs", "softirqs_unavailable")
+        _fill(side, "recv_size", None)  # the schema's description says why it is null
     return side
 
 

@@ -31,7 +31,7 @@ _SIDE_NOISE = ("slice_s", "slices_bytes", "slices_s", "slices_unavailable", "cpu
                "cpu_end", "sndbuf_start", "sndbuf_end", "rcvbuf_start", "rcvbuf_end",
                "tcp_info_start", "tcp_info_end", "sockets_unavailable")
 LACKS: dict[str, list[str]] = {
-    "20261128T101719Z-shared-time": ["result.vmsplice"],
+    "20261128T101719Z-shared-time": ["result.vmsplice", "receiver.recv_size"],
     "20261127T082138Z-noise-study-9374": [
         "config.share_time", "config.share_order", "result.share_time"],
     "20261127T044116Z-noise-study-1b2a": ["config.alternate", "config.sink", "result.alternate"],
@@ -82,6 +82,7 @@ def current() -> dict[str, Any]:
             rec["schema_version"] = 2
             rec["result"]["vmsplice"] = {"in_flight_bound": 9 << 20, "ring_bytes": 18 << 20,
                                          "ring_memory": 19 << 20}
+            rec["result"]["receiver"]["recv_size"] = 64 << 10
             assert records.check(rec, "current") == []
             return rec
     raise AssertionError(f"{REFERENCE}: no vmsplice record with a receiver")
@@ -117,6 +118,19 @@ def test_upgrade_of_each_committed_field_set(current: dict[str, Any], first_run:
         node, key = _node(new, path)
         ref_node, _ = _node(current, path)
         assert node[key] == ref_node[key], f"{path} changed by the upgrade"
+
+
+def test_an_upgraded_receiver_says_its_receive_size_was_not_recorded(
+        current: dict[str, Any]) -> None:
+    """A version-1 receiver lacks ``recv_size`` (its sink did not report it): the upgrade
+    makes it null, which the schema's description explains, not an absence."""
+    rec = copy.deepcopy(current)
+    del rec["result"]["receiver"]["recv_size"]
+    new = upgrade(dict(rec, schema_version=1))
+    assert new["result"]["receiver"]["recv_size"] is None and records.check(new, "r") == []
+    assert "recv_size" not in rec["result"]["receiver"]
+    schema = json.loads((ROOT / "rundir" / "schema" / "trial.schema.json").read_text())
+    assert "made before" not in json.dumps(schema)
 
 
 def test_a_current_record_is_read_as_it_is(current: dict[str, Any]) -> None:
