@@ -126,6 +126,8 @@ $(BOOK_GEN)/%.ipynb: notebooks/%.ipynb notebooks/finalize.py $(BOOK_GEN)/.run $(
 
 # the fidelity chapter reads the harness-fidelity bench's committed measurements
 $(BOOK_GEN)/fidelity.ipynb: $(wildcard bench/results/fidelity-*.json)
+# the CPU-cost chapter reads the newest committed sender profile (analysis.comparison.senders)
+$(BOOK_GEN)/cpu_cost.ipynb: $(wildcard bench/results/sender-profile-*.json)
 # the noise chapter reads the noise study's committed run (beside the run, else data/raw/),
 # the shared-time design's validation run and the criteria it is judged by
 $(BOOK_GEN)/noise.ipynb: $(wildcard data/raw/*-noise-study*/trials.jsonl.gz) \

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -171,3 +172,12 @@ def test_tool_profiles_both_methods(tmp_path: Path) -> None:
     assert set(got) == {("cross-core", "sendfile"), ("cross-core", "read-write")}
     assert all(s["samples"] > 0 for s in got.values())
     assert got[("cross-core", "read-write")]["copy_share"] > got[("cross-core", "sendfile")]["copy_share"]
+
+
+def test_the_chapter_is_made_again_when_a_profile_changes() -> None:
+    """make book rebuilds the CPU-cost chapter when a committed sender profile is added or
+    changed: its target depends on every file the chapter may read."""
+    book = (ROOT / "mk" / "book.mk").read_text(encoding="utf-8")
+    rule = re.search(r"^\$\(BOOK_GEN\)/cpu_cost\.ipynb:(.*)$", book, re.M)
+    assert rule is not None, "mk/book.mk has no rule for the CPU-cost chapter's inputs"
+    assert f"$(wildcard {SN.PROFILES})" in rule.group(1)
