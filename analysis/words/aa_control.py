@@ -10,16 +10,17 @@ from typing import Mapping
 import pandas as pd
 
 from analysis.claims.baselines import ALL_CLASSES
+from analysis.words import phrases as W
 from decision import sesoi
 
 
 def pair_text(r: Mapping[str, object]) -> str:
     """One A/A pair judged by the rule: "send against itself (veth, cross-core, stream, size
-    16384, run R): 0.973 [0.956, 0.991], fails the A/A rule (its 95 % CI misses 1)"."""
+    16384, run R): 0.973× [0.956, 0.991], fails the A/A rule (its 95 % CI misses 1)"."""
     where = f", run {r['run']}" if r.get("run") else ""
     ok = bool(r["passes"])
     return (f"{r['method']} against itself ({r['configuration']}{where}): "
-            f"{float(r['ratio']):.3f} [{float(r['lo']):.3f}, {float(r['hi']):.3f}], "
+            f"{W.ratio_ci({k: float(r[k]) for k in ('ratio', 'lo', 'hi')})}, "
             + ("passes the A/A rule (its 95 % CI contains 1)" if ok else
                "fails the A/A rule (its 95 % CI misses 1)"))
 

@@ -38,7 +38,7 @@ def test_the_reference_a_a_reads_failed() -> None:
     pairs = BL.committed_aa([CA.entry(REF)], A.load_run)
     assert list(pairs["run"]) == [REF.name] and list(pairs["cpu_class"]) == ["Intel Xeon"]
     text = AAW.failed_text(pairs)
-    assert "fails the A/A rule" in text and "0.973 [0.956, 0.991]" in text and REF.name in text
+    assert "fails the A/A rule" in text and "0.973× [0.956, 0.991]" in text and REF.name in text
     assert "equivalent" not in text and "passes" not in text
 
 
