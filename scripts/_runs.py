@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Callable, NoReturn
 
 from analysis.loading.run import BadRun, Run, load_run
+from analysis.study import Study
+from analysis.study import open as open_study
 
 #: the exit status of every refused input
 BAD_INPUT = 2
@@ -28,11 +30,28 @@ def load(prog: str, run_dir: Path, measured: bool = True) -> Run:
     """The run in ``run_dir``; with ``measured``, one that holds at least one trial that
     measured (status ok): a run of no records, or of failed trials only, has nothing to
     report, which is said rather than printed as an empty result."""
+    return _checked(prog, run_dir, measured, load_run)
+
+
+def study(prog: str, run_dir: Path) -> Study:
+    """The Study of the run in ``run_dir`` (:func:`analysis.study.open`: loaded and its claims
+    evaluated once, kept per sealed run), refused as :func:`load` refuses a run."""
+    kept: list[Study] = []
+
+    def opened(d: Path) -> Run:
+        kept.append(open_study(d))
+        return kept[-1].run
+
+    _checked(prog, run_dir, True, opened)
+    return kept[-1]
+
+
+def _checked(prog: str, run_dir: Path, measured: bool, read: Callable[[Path], Run]) -> Run:
     if not Path(run_dir).is_dir():
         fail(prog, f"{run_dir}: not a run directory (no such directory; expected "
                    "data/raw/<run-id>)")
     try:
-        run = load_run(run_dir)
+        run = read(Path(run_dir))
     except BadRun as exc:
         fail(prog, str(exc))
     except OSError as exc:  # no records in it, or a file that cannot be opened

@@ -23,11 +23,11 @@ criterion was written after those runs had been judged, so they are its basis, n
 test; the table says so in each row.
 
 Without ``--pair``, the pairs are found in ``--raw`` (default ``data/raw``) from the run
-catalog (:mod:`rundir.catalog`): for every run of the ``claims`` profile, the newest earlier
+catalog (:mod:`rundir.catalog`, read through :mod:`analysis.comparison.machines`): for every run of the ``claims`` profile, the newest earlier
 run of the ``paper`` profile on the same machine (CPU class in the catalog's wording and the
 CPUs the run could use). Each row also gives the run-level criterion of the pair's classes
-(:func:`~analysis.comparison.reproduce.judge_runs`: same-class or cross-class). Claim verdicts of sealed runs are kept between calls
-(:mod:`analysis.comparison.evalcache`).
+(:func:`~analysis.comparison.reproduce.judge_runs`: same-class or cross-class). Each run is studied once and kept
+per sealed run (:func:`analysis.study.open`).
 
 Exit codes: 0 table printed; 1 the kept verdicts cannot be read or written; 2 bad input (a
 missing or non-run directory, a run that cannot be read (a damaged record or file) or holds
@@ -48,8 +48,7 @@ if str(ROOT) not in sys.path:
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # scripts/_runs.py, when imported
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # by path (not run) too
-from _runs import load  # noqa: E402
-from analysis.comparison import evalcache as EC  # noqa: E402
+from _runs import study  # noqa: E402
 from analysis.comparison import reproduce as RP  # noqa: E402
 from analysis.loading import run as A  # noqa: E402
 
@@ -74,22 +73,22 @@ def is_run(d: Path) -> bool:
 
 def _entries(raw: Path) -> list:
     """The catalog's runs under ``raw`` (:mod:`rundir.catalog`); damage: one line, exit 2."""
-    from rundir import catalog as CA
+    from analysis.comparison import machines as MA
 
     try:
-        return CA.catalog(raw)
-    except CA.BadCatalog as exc:
+        return MA.runs_in(raw)
+    except A.BadRun as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         sys.exit(2)
 
 
 def _machine(d: Path) -> str:
     """A run's machine in the catalog's one wording ("2-CPU Intel Xeon")."""
-    from rundir import catalog as CA
+    from analysis.comparison import machines as MA
 
     try:
-        return CA.entry(d).machine
-    except CA.BadCatalog as exc:
+        return MA.entry(d).machine
+    except A.BadRun as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         sys.exit(2)
 
@@ -114,8 +113,9 @@ def find_pairs(raw: Path) -> list[tuple[Path, Path]]:
 
 def row(ref_dir: Path, run_dir: Path, min_share: int) -> dict[str, object]:
     """The counts of one pair, the rerun judged against its reference."""
-    ref, run = load(PROG, ref_dir), load(PROG, run_dir)  # damaged or empty: one line, exit 2
-    t = RP.table(EC.evaluate(ref), EC.evaluate(run))
+    ref_s, run_s = study(PROG, ref_dir), study(PROG, run_dir)  # damaged or empty: one line, exit 2
+    ref, run = ref_s.run, run_s.run
+    t = RP.table(ref_s.results, run_s.results)
     n = RP.counts(t)
     reproduced, compared = RP.reproduced_of(t)
     j = RP.run_judgement(t, min_share)
@@ -164,7 +164,7 @@ def simulate(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     out = Path(args.simulate)
     if not out.parent.is_dir():
         p.error(f"--simulate {args.simulate}: no such directory {out.parent}")
-    results = EC.evaluate(load(PROG, d))
+    results = study(PROG, d).results
     models = RP.set_models(results)
     names = {m.name for m in models}
     unknown = sorted(set(args.judged or ()) - names)
@@ -232,12 +232,11 @@ def stability(raw: Path):
     damaged catalog entry: one line, exit 2."""
     from analysis import claims as C
     from analysis.comparison import stability as ST
-    from rundir import catalog as CA
 
     try:
-        long, infos = ST.committed(raw, lambda r: EC.evaluate(load(PROG, r)),
+        long, infos = ST.committed(raw, lambda r: study(PROG, r).results,
                                    A.instant(C.REVISED))
-    except CA.BadCatalog as exc:
+    except ValueError as exc:  # the catalog's BadCatalog: a damaged plan or manifest
         print(f"{PROG}: {exc}", file=sys.stderr)
         sys.exit(2)
     return ST.table(long, infos), infos
@@ -310,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         rows = [row(ref, run, args.min_share) for ref, run in pairs]
-    except OSError as exc:  # the kept verdicts (evalcache): the runs were read
+    except OSError as exc:  # the kept Studies: the runs were read
         print(f"{PROG}: {exc.filename or 'the kept verdicts'}: {exc.strerror or exc}",
               file=sys.stderr)
         return 1

@@ -71,6 +71,23 @@ def siblings(run_dir: str | Path) -> list[CA.Entry]:
         raise BadRun(str(exc)) from None
 
 
+def runs_in(raw: str | Path) -> list[CA.Entry]:
+    """The catalog's runs in the directory ``raw``, name order (scripts read the catalog
+    through here); a damaged plan or manifest is one :class:`BadRun` line naming it."""
+    try:
+        return CA.catalog(raw)
+    except CA.BadCatalog as exc:
+        raise BadRun(str(exc)) from None
+
+
+def entry(run_dir: str | Path) -> CA.Entry:
+    """The catalog entry of the run in ``run_dir``; damage: one :class:`BadRun` line."""
+    try:
+        return CA.entry(run_dir)
+    except CA.BadCatalog as exc:
+        raise BadRun(str(exc)) from None
+
+
 def entry_of(name: str, beside: str | Path) -> CA.Entry | None:
     """The catalog entry of the run ``name`` in the directory ``beside`` (the book's run's),
     else in the repository's data/raw; None where neither holds it."""

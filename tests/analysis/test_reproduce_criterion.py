@@ -189,7 +189,8 @@ def test_the_appendix_glues_the_criterion_from_its_code() -> None:
 
 def test_the_compare_report_prints_the_study_judgement() -> None:
     src = (ROOT / "notebooks" / "compare.py").read_text(encoding="utf-8")
-    assert "RP.run_judgement(reproduced)" in src and "RP.criterion_text()" in src
+    # the rerun judged by its class's criterion (same-class or cross-class, from the catalog)
+    assert "RP.judge_runs(reproduced, ref.path, run.path)" in src and "RP.criterion_text()" in src
 
 
 def _script(*args: str) -> subprocess.CompletedProcess:
