@@ -95,6 +95,8 @@ glue_text("c6_threads", f"{_c6.numerator}/{_c6.denominator}-thread")
 # *rounds/looks* the rounds the shown CI rests on (with the sequential top-up: the look it
 # stopped at, of the looks its block reached; {doc}`../method`).
 # {glue:text}`decided_elsewhere:s` ({ref}`replication-threads`).
+# C13's two methods, each side's CPU per GB and the side that set the rate on each CPU class,
+# with a profile of what sendfile's sender spends its CPU on, are in {ref}`cpu-cost-c13`.
 
 # %% tags=["remove-input", "full-width"]
 # a claim not testable on this machine that a committed run of a machine with more CPUs

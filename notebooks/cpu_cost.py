@@ -138,6 +138,7 @@ if len(fm):
                                    "hi": "CI high"}).drop(columns=["shapiro_p"]))
 
 # %% [markdown]
+# (cpu-cost-c13)=
 # ## C13: what sendfile's sender spends its CPU on
 #
 # C13 compares sendfile with read + send for a {glue:text}`c13_size:s` file over loopback TCP.
