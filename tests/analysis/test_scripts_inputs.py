@@ -56,8 +56,12 @@ def _simulate(run: Path, out: Path) -> subprocess.CompletedProcess[str]:
                    str(run), "--runs", "2", "--out", str(out)])
 
 
-@pytest.mark.parametrize("what", ["user-file", "read-only", "link", "missing-directory",
-                                  "fifo"])
+# the one output check (rundir.outpath) takes every kind in-process in tests/rundir; here a
+# link and a FIFO in make test, the rest in make test-slow (make test stays under 15 min)
+@pytest.mark.parametrize("what", [w if w in ("link", "fifo") else
+                                  pytest.param(w, marks=pytest.mark.slow)
+                                  for w in ("user-file", "read-only", "link",
+                                            "missing-directory", "fifo")])
 def test_simulate_designs_out_is_checked_before_any_work(what: str, run: Path,
                                                          tmp_path: Path) -> None:
     target = tmp_path / "mine.csv"

@@ -37,7 +37,10 @@ def _left_by(pid: int, run: Path, names: list[str]) -> None:
     (OWNERS / str(pid) / "run").write_text(f"{run.resolve()}\n")
 
 
-@pytest.mark.parametrize("how", ["resume-of-this-run", "new-run"])
+# a new run's sweep (any sweep) reaps them; the resume of the killed sweep's own run takes
+# the same start-up path: make test-slow (make test stays under 15 min)
+@pytest.mark.parametrize("how", [pytest.param("resume-of-this-run", marks=pytest.mark.slow),
+                                 "new-run"])
 def test_a_sweep_removes_the_namespaces_of_dead_sweeps(
         how: str, runner_root: None, runner_small_run: Path, tmp_path: Path) -> None:
     run = copy_run(runner_small_run, tmp_path / "run", drop=1)
