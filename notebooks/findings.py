@@ -311,7 +311,9 @@ every = (F.comparison_findings(curve.drop(columns=["configuration"]) if len(curv
 m = run.measured
 t0 = pd.to_datetime(run.trials["started_at"], utc=True, errors="coerce")
 hours = float((t0.max() - t0.min()).total_seconds() / 3600) if t0.notna().any() else 0.0
-post_hoc = RV.post_hoc(RV.BAND_RULE, run.created_at)
+# the counts read comparisons by the band and by the one reading (not read, receiver-bound):
+# post hoc where either rule is newer than the run
+post_hoc = any(RV.post_hoc(r, run.created_at) for r in (RV.BAND_RULE, RV.READING_RULE))
 # the map's rows a finding may read (the count owner's `read` set)
 summary = H.abstract_results(AB.readable(V.map_data(curve) if len(curve) else curve, RMIN),
                              AB.readable(curve_sm, RMIN),
