@@ -235,7 +235,6 @@ for _t in _thread_tables:
 # %% tags=["remove-input"]
 
 import os
-import time
 from pathlib import Path
 
 from analysis.comparison import reproduce as RP
@@ -245,7 +244,6 @@ glue_text("reproduce_rule", RP.rule_text(mark=("“", "”")))
 rows = []
 made = [(run.run_id, run.created_at)]  # the runs this book judges, for the revisions table
 evaluated = {run.run_id: results}  # each run's verdicts, for the stability table below
-_t_eval = time.monotonic()
 for d in RP.reruns(run.path):
     other_study = SD.open(d)  # each run studied once per build
     other = other_study.run
@@ -355,7 +353,6 @@ for e in _entries:
     info = ST.RunInfo(e.run_id, e.cpu_class, e.made is not None and e.made < _revised)
     _infos.append(info)
     _long += ST.rows(info, evaluated[e.run_id])
-_elapsed = time.monotonic() - _t_eval
 _long = pd.DataFrame(_long, columns=ST.COLUMNS)
 stab = ST.table(_long, _infos)
 _n = ST.counts(stab)
@@ -370,13 +367,14 @@ def _runs_of(cls: str) -> str:
 
 
 glue_text("stability_runs", f"{len(_infos)} runs, " + "; ".join(_runs_of(c) for c in _classes)
-          + f" (their verdicts read in {_elapsed:.0f} s, each kept per sealed run).")
+          + " (each run's verdicts from its Study, kept per sealed run).")
 _said = {ST.SAME: "{} the same on every class measured", ST.DEPENDS: "{} depend on the class",
          ST.UNSTABLE: "{} unstable (decided differently within one class)",
          ST.NEVER: "{} never decided"}
 _parts = [_said[lab].format(_n[lab]) for lab in ST.LABELS]
-glue_text("stability_counts", f"of the {len(stab)} verdicts, " + ", ".join(_parts[:-1])
-          + f" and {_parts[-1]}.")
+# the rows are each claim's reading and placement over the runs, not one run's verdicts
+glue_text("stability_counts", f"the {len(stab)} rows (a claim's reading and placement) split "
+          "into " + ", ".join(_parts[:-1]) + f" and {_parts[-1]}.")
 _across = ST.agreement(_long, across=True)
 _within = [(c, ST.agreement(_long, within=c)) for c in _classes]
 glue_text("stability_agreement", (
