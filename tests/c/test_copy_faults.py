@@ -125,7 +125,14 @@ def _start_long_copy(copybench: Path, tmp_path: Path, dst: Path) -> subprocess.P
                              "--dir", str(tmp_path), "--dst", str(dst), "--cache", "cold",
                              "--duration", "20", "--warmup", "0.1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, text=True)
+                            stdin=subprocess.DEVNULL, text=True, preexec_fn=_sigint_default)
+
+
+def _sigint_default() -> None:
+    """In the child: SIGINT's default action, as at a terminal. A job started in the
+    background of a non-interactive shell inherits SIGINT ignored, and copybench, as a Unix
+    program should, leaves an ignored SIGINT ignored (src/dstfile.c)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])

@@ -231,7 +231,10 @@ def test_ctrl_c_is_said_as_what_it_is(tmp_path: Path) -> None:
                  FAKE_PIP_STARTED=str(started), COPYBENCH_SETUP_OPTIONAL="0")
         p = subprocess.Popen([str(repo / "scripts" / "setup")], cwd=repo, env=e,
                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+                             stderr=subprocess.PIPE, text=True, start_new_session=True,
+                             # SIGINT's default action, as at a terminal: a shell started
+                             # with SIGINT ignored (a background job) cannot trap it
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         try:
             deadline = time.monotonic() + 60
             while not started.exists():
