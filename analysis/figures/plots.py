@@ -612,6 +612,24 @@ def _clip_limits(sub: pd.DataFrame, rounds_min: int | None,
     return lo, hi
 
 
+def crossover_span(at: float, lo: float, hi: float,
+                   measured: Iterable[float]) -> tuple[float, float, bool] | None:
+    """What a ratio figure draws of a crossover at ``at`` with CI [``lo``, ``hi``]: the CI and
+    True (the crossover is placed) where a measured size lies within it; else the gap between
+    the measured sizes around it and False (a CI narrower than that gap is the
+    interpolation's, not the data's: the figure shades the gap and draws no crossover line,
+    as :func:`analysis.words.phrases.crossover_phrase` says "between the measured sizes");
+    None when ``at`` lies outside the measured sizes and its CI holds none of them."""
+    sizes = sorted({float(x) for x in measured})
+    if math.isfinite(lo) and math.isfinite(hi) and any(lo <= x <= hi for x in sizes):
+        return lo, hi, True
+    below = [x for x in sizes if x <= at]
+    above = [x for x in sizes if x >= at]
+    if below and above:
+        return below[-1], above[0], False
+    return None
+
+
 def clip_note(rounds_min: int) -> str:
     """The ratio figures' words for a clipped CI."""
     return f"▲▼: CI clipped, fewer than {rounds_min} rounds"
@@ -691,9 +709,14 @@ def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None
             if not math.isfinite(r["crossover"]):
                 continue
             col_ = color(r[hue])
-            ax.axvline(r["crossover"], color=col_, linestyle=":", linewidth=1.5)
-            if math.isfinite(r["lo"]) and math.isfinite(r["hi"]):
-                ax.axvspan(r["lo"], r["hi"], color=col_, alpha=0.08, linewidth=0)
+            measured = sub.loc[sub[hue] == r[hue], "size"] if hue in sub else sub["size"]
+            span = crossover_span(r["crossover"], r["lo"], r["hi"], measured.dropna())
+            if span is None:
+                continue
+            lo_, hi_, placed = span
+            if placed:  # a measured size lies within its CI: the crossover and its CI
+                ax.axvline(r["crossover"], color=col_, linestyle=":", linewidth=1.5)
+            ax.axvspan(lo_, hi_, color=col_, alpha=0.08, linewidth=0)
     # the legend in one row above the panels (to their right it took a third of the width
     # the PDF gives the figure, and the panels fitted beside it were too small to read)
     names = [h for h in (g.hue_names or []) if h in g._legend_data]
@@ -701,7 +724,7 @@ def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None
     leg = g.figure.legend([g._legend_data[h] for h in names], names, loc="lower center",
                           bbox_to_anchor=(0.5, 1.0), ncol=max(len(names), 1), frameon=False,
                           borderaxespad=0,
-                          title=f"{hue}  (dotted: crossover; grey: {fmt_band(threshold)}{note})")
+                          title=f"{hue}  (dotted: crossover, shaded: its CI, or the measured sizes around it; grey: {fmt_band(threshold)}{note})")
     g._copybench_top_legend = leg
     return _meta(_finish(g, xlabel, ylabel, title, row, col), kind="line", data=df, x="size",
                  y="ratio", hue=hue, col=col, row=row, extra=["lo", "hi", "decision"],
