@@ -724,7 +724,7 @@ def ratios(df: pd.DataFrame, hue: str, xlabel: str, ylabel: str, row: str | None
     leg = g.figure.legend([g._legend_data[h] for h in names], names, loc="lower center",
                           bbox_to_anchor=(0.5, 1.0), ncol=max(len(names), 1), frameon=False,
                           borderaxespad=0,
-                          title=f"{hue}  (dotted: crossover, shaded: its CI, or the measured sizes around it; grey: {fmt_band(threshold)}{note})")
+                          title=f"{hue}  (dotted: crossover; grey: {fmt_band(threshold)}{note})")
     g._copybench_top_legend = leg
     return _meta(_finish(g, xlabel, ylabel, title, row, col), kind="line", data=df, x="size",
                  y="ratio", hue=hue, col=col, row=row, extra=["lo", "hi", "decision"],
