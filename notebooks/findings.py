@@ -106,8 +106,10 @@ if len(xo):
 # (orange) where the method is faster (slower) by more than the band {glue:text}`band:s`,
 # light green (orange) where its CI excludes 1 but crosses the band's edge (the direction
 # decided, its size open), grey where the two are equivalent within the band, white where
-# the CI holds 1 and crosses an edge (undecided), hatched where the pair was not measured at
-# that size. Where one size
+# the CI holds 1 and crosses an edge (undecided), lightly hatched where the pair was not
+# measured at that size; white with its ratio in grey, dotted where it rests on fewer rounds
+# than the design's minimum (not read), cross-hatched where copybench's receiver set the rate
+# (not a test of the sender). Where one size
 # was measured with two windows, the square shows the comparison with more rounds; the
 # tables below give every window's.
 
