@@ -307,8 +307,8 @@ def tree_digest(d: Path) -> dict[str, str]:
 def running_sink(copybench: Path, cpu: int | None = None,
                  nice: int = 0) -> Iterator[tuple["subprocess.Popen[str]", int]]:
     """A copybench sink on 127.0.0.1 (a free port; pinned to ``cpu`` when given; at ``nice``): its process
-    and the port it listens on (its first stdout line); stopped with SIGTERM (then SIGKILL
-    after 10 s) when the block ends."""
+    and the port it listens on (its first stdout line); continued (a test may have stopped it)
+    and stopped with SIGTERM (then SIGKILL after 10 s) when the block ends."""
     pin = [] if cpu is None else ["--cpus", str(cpu)]
     p = subprocess.Popen([str(copybench), "sink", "--bind", "127.0.0.1", "--port", "0", *pin],
                          stdout=subprocess.PIPE,
@@ -318,6 +318,7 @@ def running_sink(copybench: Path, cpu: int | None = None,
         assert p.stdout is not None
         yield p, json.loads(p.stdout.readline())["port"]
     finally:
+        p.send_signal(signal.SIGCONT)  # a stopped sink does not act on SIGTERM
         p.send_signal(signal.SIGTERM)
         try:
             p.wait(timeout=10)

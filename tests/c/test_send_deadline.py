@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import running_sink
 
 WARMUP, DURATION = 0.3, 1.0
 # the bound the README states, beyond warm-up + duration + grace: set-up and 2 s of shutdown
@@ -34,21 +35,8 @@ def available(copybench: Path) -> set[str]:
 
 @pytest.fixture
 def sink(copybench: Path) -> Iterator[Sink]:
-    p = subprocess.Popen([str(copybench), "sink", "--bind", "127.0.0.1", "--port", "0"],
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                         stdin=subprocess.DEVNULL, text=True)
-    try:
-        assert p.stdout is not None
-        ready = json.loads(p.stdout.readline())
-        yield p, ready["port"]
-    finally:
-        p.send_signal(signal.SIGCONT)  # a stopped process does not act on SIGTERM
-        p.send_signal(signal.SIGTERM)
-        try:
-            p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+    with running_sink(copybench) as sp:
+        yield sp
 
 
 def wait_for_receivers(sink_pid: int, sender: subprocess.Popen[str]) -> None:
