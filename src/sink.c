@@ -147,19 +147,20 @@ static const struct optcmd sink_cmd = {
 };
 
 /* The most bytes one recv() of the session's receivers asks for: a TCP stream's --recv-size;
- * a datagram's size and one more (a longer one shows as too long); a TCP echo's message. */
+ * a datagram's or a TCP echo's message size and one more (a longer datagram shows as too
+ * long; an echo never reads past the message it answers). */
 static size_t recv_cap(const struct session *ss)
 {
-	if (ss->proto == PROTO_UDP)
+	if (ss->proto == PROTO_UDP || ss->mode == MODE_PINGPONG)
 		return (size_t)ss->size + 1;
-	return ss->mode == MODE_PINGPONG ? (size_t)ss->size : (size_t)ss->recv_size;
+	return (size_t)ss->recv_size;
 }
 
 static void *receiver_main(void *arg)
 {
 	struct receiver *r = arg;
 	const struct session *ss = r->ss;
-	size_t cap = ss->mode == MODE_PINGPONG || ss->proto == PROTO_UDP ? (size_t)ss->size + 1 : recv_cap(ss);
+	size_t cap = recv_cap(ss);
 	uint8_t *buf = malloc(cap);
 
 	if (!buf) {

@@ -239,7 +239,7 @@ check_record "$tmp/r.json" "recv size: the sink's default" "res['receiver']['rec
 trial send --method sendfile --host 127.0.0.1 --port "$PORT" --size 1M --cpus 0 --dir "$tmp" --recv-size 256K $T
 check_record "$tmp/r.json" "recv size: send --recv-size 256K" "res['receiver']['recv_size'] == 262144"
 trial send --method send --host 127.0.0.1 --port "$PORT" --size 4096 --mode pingpong --cpus 0 $T
-check_record "$tmp/r.json" "recv size: an echo reads the message" "res['receiver']['recv_size'] == 4096"
+check_record "$tmp/r.json" "recv size: an echo asks for the message and one byte more" "res['receiver']['recv_size'] == 4097"
 "$BIN" sink --port 0 --once --recv-size 128K >"$tmp/sink2.out" 2>"$tmp/sink2.err" &
 sink2=$!
 for _ in $(seq 100); do
