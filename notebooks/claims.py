@@ -385,8 +385,7 @@ else:
 from analysis.claims import robustness as RB
 
 glue_text("recv_default", fmt_size(RB.receive_sizes(run)[0]))  # the sink's default
-_rx = [r for r in RB.readings(run) if r.label in (RB.ROBUST, RB.DEPENDS)] \
-    if len(RB.receive_sizes(run)) > 1 else []
+_rx = [r for r in study.receiver if r.label in (RB.ROBUST, RB.DEPENDS)]  # read once, in the Study
 if _rx:
     show_table(RB.table(_rx, RB.records_receive_size(run)))
 else:

@@ -401,7 +401,8 @@ def test_notebook_matches_its_source(src: Path) -> None:
 # --- the notebooks read their runs through the Study ----------------------------------------
 
 #: what only :mod:`analysis.study` may call for a notebook: module -> the names it must not take
-STUDY_OWNS = {"analysis.loading.run": {"load_run"}, "analysis.claims": {"evaluate"}}
+STUDY_OWNS = {"analysis.loading.run": {"load_run"}, "analysis.claims": {"evaluate"},
+              "analysis.claims.robustness": {"readings"}}
 #: a module no notebook imports (the Study keeps what it kept)
 STUDY_REPLACES = "analysis.comparison.evalcache"
 

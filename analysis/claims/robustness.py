@@ -108,14 +108,19 @@ def _ident(r: ClaimResult) -> tuple[str, str, str]:
     return (r.claim, r.key, r.basis)
 
 
-def readings(run: Run, evaluate: Evaluate | None = None) -> list[Reading]:
+def readings(run: Run, evaluate: Evaluate | None = None,
+             base: Sequence[ClaimResult] | None = None) -> list[Reading]:
     """Each claim result of the run (``evaluate``: :func:`analysis.claims.evaluate`) under
-    each receive size the run measured it at, labelled, in the default size's order."""
+    each receive size the run measured it at, labelled, in the default size's order.
+    ``base``: the run's results as already evaluated (the default size is the run's own
+    view, so they are not evaluated again)."""
     if evaluate is None:
         from analysis.claims import evaluate as evaluate_all
         evaluate = evaluate_all
     sizes = receive_sizes(run)
-    by_size = {n: {_ident(r): r for r in evaluate(at_receive_size(run, n))} for n in sizes}
+    by_size = {n: {_ident(r): r for r in (
+        base if base is not None and n == RECV_SIZE_DEFAULT else evaluate(at_receive_size(run, n)))}
+        for n in sizes}
     out = []
     for ident, base in by_size[RECV_SIZE_DEFAULT].items():
         measured = [n for n in sizes

@@ -32,6 +32,7 @@ from typing import Any
 import pandas as pd
 
 from analysis import claims as C
+from analysis.claims import robustness as RB
 from analysis.comparison import machines as MA
 from analysis.loading.run import BadRun, Run, load_run
 from analysis.words import counts as CN
@@ -55,6 +56,9 @@ class Study:
     results: list[C.ClaimResult]  # analysis.claims.evaluate: the final verdicts
     readings: pd.DataFrame  # analysis.words.counts.message_table: each comparison's reading
     facts: dict[str, Any] = field(default_factory=dict)
+    # analysis.claims.robustness.readings: each claim under every receive size the run
+    # measured (empty for a run of one receive size)
+    receiver: list[RB.Reading] = field(default_factory=list)
     key: str | None = None  # the cache key it was built under; None: a run not sealed as it is
 
     @property
@@ -125,8 +129,9 @@ def build(run_dir: str | Path) -> Study:
     run = load_run(path)
     results = C.evaluate(run)
     readings = CN.message_table(run)
+    receiver = RB.readings(run, base=results) if len(RB.receive_sizes(run)) > 1 else []
     return Study(run, results, readings, facts_of(run, results, sums is not None),
-                 key(path, sums))
+                 receiver, key(path, sums))
 
 
 def cache_root() -> Path | None:
