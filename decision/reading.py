@@ -27,8 +27,7 @@ Only the standard library (the runner imports decision/).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Iterable
 
 #: when this reading rule took effect (UTC): mended after the reference run was seen
 IN_FORCE = "2026-11-29T16:22Z"
@@ -82,33 +81,6 @@ def reading(decision: str, bound_: str, under: bool, metric: str = "gbit_per_s")
     return decision
 
 
-@dataclass(frozen=True)
-class Reading:
-    """One throughput comparison as read: ratio [lo, hi] over ``rounds`` rounds, its band
-    decision (greater, less, equivalent, inconclusive) and direction (faster, slower,
-    undecided), and the two labels its reading takes as inputs."""
-
-    ratio: float
-    lo: float
-    hi: float
-    rounds: float
-    decision: str
-    direction: str
-    bound: str
-    under_minimum: bool
-    metric: str = "gbit_per_s"
-
-    @property
-    def text(self) -> str:
-        """:func:`reading` of this comparison."""
-        return reading(self.decision, self.bound, self.under_minimum, self.metric)
-
-    @property
-    def read(self) -> bool:
-        """Whether the comparison is read as a decision (neither label withholds it)."""
-        return self.text not in UNREAD
-
-
 def claim_verdict(free: str, bound_sizes: Iterable[int], refuted: str = "refuted"
                   ) -> str | None:
     """The verdict of a claim about every size whose sizes ``bound_sizes`` rest on a
@@ -119,11 +91,3 @@ def claim_verdict(free: str, bound_sizes: Iterable[int], refuted: str = "refuted
     if not list(bound_sizes):
         return None
     return refuted if free == refuted else RECEIVER_BOUND
-
-
-def counts(readings: Iterable[str]) -> Mapping[str, int]:
-    """How many of ``readings`` are each reading (its own text), for the scripts' summaries."""
-    out: dict[str, int] = {}
-    for r in readings:
-        out[str(r)] = out.get(str(r), 0) + 1
-    return out
