@@ -151,7 +151,22 @@ def test_the_committed_runs_classes() -> None:
     assert got["20261126T035624Z-threads"].machine == "16-CPU Intel Xeon"
     assert got["20261127T082138Z-noise-study-9374"].cpu_class == "AMD EPYC"
     assert {e.cpu_class for e in got.values()} == {"AMD EPYC", "Intel Xeon"}
-    assert all(e.packed and e.made is not None for e in got.values())
+    tracked = _tracked_runs()
+    if tracked is None:
+        pytest.skip("not a git checkout: which runs are committed is not known")
+    # A run made here (make reproduce's, a sweep under way) is not committed and may be unpacked.
+    assert tracked <= got.keys()
+    assert all(got[r].packed and got[r].made is not None for r in tracked)
+
+
+def _tracked_runs() -> set[str] | None:
+    """The run ids whose packed records git tracks; None outside a git checkout."""
+    try:
+        out = subprocess.run(["git", "ls-files", "data/raw/*/trials.jsonl.gz"], cwd=RAW.parent.parent,
+                             capture_output=True, text=True, check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return {p.split("/")[2] for p in out} or None
 
 
 def test_the_catalog_imports_nothing_of_the_analysis() -> None:
