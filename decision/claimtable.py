@@ -23,8 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from decision.band import (BAND, DECIMALS, INVERSE_BAND, NAMED, SESOI, band,  # noqa: F401
-                           inverse_band)
+from decision.band import BAND, INVERSE_BAND, NAMED
 
 
 # ------------------------------------------------------------------------- the columns

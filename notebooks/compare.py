@@ -53,11 +53,11 @@ from analysis.figures import plots as P
 from analysis.comparison import compare as K
 from analysis.comparison import reproduce as RP
 from analysis.words.output import note, show_table
-from decision.band import band
+from decision.band import SESOI, band
 
 P.setup()
 if threshold is None:
-    threshold = K.DEFAULT_THRESHOLD
+    threshold = SESOI
 run_study, ref_study = SD.open(run_dir), SD.open(ref_dir)  # each computed once
 run, ref = run_study.run, ref_study.run
 note(f"run **{run.run_id}** ({run.path}) against reference **{ref.run_id}** ({ref.path}); "

@@ -23,6 +23,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # scripts/_runs.py, wh
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # by path (not run) too
 from _runs import load  # noqa: E402
 from analysis.statistics import noise_sources as N
+from decision.band import SESOI
 
 
 def table(title: str, df, fmt: str = "{:.3f}") -> Table:
@@ -79,7 +80,7 @@ def main() -> int:
             "controls against today's procedure (1 s window, autotuned buffers) on the "
             "comparisons both measured: medians of the paired per-round sd of the log ratio, "
             "of the control's ratio over today's, and of the machine seconds a comparison "
-            f"needs for a {N.DECIDE_LEVEL:.0%} CI of ±{N.DECIDE_BAND:.0%}", ctl))
+            f"needs for a {N.DECIDE_LEVEL:.0%} CI of ±{SESOI:.0%}", ctl))
     if a.comparisons:
         con.print(table("every paired comparison", comp.drop(columns=["block"])))
     return 0

@@ -2,7 +2,7 @@
 
 * :func:`send_comparisons`: every message method against two-copy ``send`` (method x size x
   transport x placement x threads, TCP stream), each read against the one band of "no
-  difference" (the claims' band, :data:`analysis.statistics.stats.SESOI`); :data:`FIFTY_SIX` is the loopback cross-core set of the first paper run
+  difference" (the claims' band, :data:`decision.band.SESOI`); :data:`FIFTY_SIX` is the loopback cross-core set of the first paper run
   (``20261122T052509Z-paper-0690``: 4 methods x 8 sizes at 1 thread + 4 methods x 2 sizes x
   2, 4, 8 threads), and ``legacy=True`` the rule runs without blocks used before the block
   design (kept to reproduce that run's count; the book uses the current rule only).
@@ -27,7 +27,7 @@ from decision import rule as R
 from decision import interval as I
 from decision import parity as PA
 from decision import sesoi
-from decision.band import CONFIDENCE
+from decision.band import CONFIDENCE, SESOI
 from analysis.claims.base import (compare_pair, crossover_of, paired_rounds, paired_values,
                                   stream_cells)
 from analysis.statistics.fmt import fmt_ratio_ci
@@ -40,7 +40,7 @@ FACTORS = ("transport", "placement", "threads")
 FILE_FACTORS = ("scenario", "transport", "placement", "cache", "threads")
 
 
-def send_comparisons(run: Run, legacy: bool = False, threshold: float = S.SESOI,
+def send_comparisons(run: Run, legacy: bool = False, threshold: float = SESOI,
                      **filters: Any) -> pd.DataFrame:
     """One row per (method, size, transport, placement, threads) with both the method and
     ``send`` (TCP stream): ratio method/send and its decision against +-threshold.
@@ -54,7 +54,7 @@ def send_comparisons(run: Run, legacy: bool = False, threshold: float = S.SESOI,
                                 MESSAGE_METHODS, FACTORS, legacy=legacy, threshold=threshold)
 
 
-def file_comparisons(run: Run, threshold: float = S.SESOI,
+def file_comparisons(run: Run, threshold: float = SESOI,
                      **filters: Any) -> pd.DataFrame:
     """Every file method against ``read-write`` (the copy through user space), per path
     (file → socket, file → file), transport, placement, cache state and threads; family: the
@@ -84,7 +84,7 @@ def _method_sizes(cells: pd.DataFrame, baseline: str, methods: Sequence[str],
 
 def baseline_comparisons(run: Run, cells: pd.DataFrame, baseline: str, methods: Sequence[str],
                          factors: Sequence[str], legacy: bool = False,
-                         threshold: float = S.SESOI,
+                         threshold: float = SESOI,
                          metric: str = "gbit_per_s") -> pd.DataFrame:
     """Each of ``methods`` against ``baseline``, size by size, within each configuration
     ``factors`` name (see :func:`send_comparisons` for the two designs)."""
@@ -134,7 +134,7 @@ def baseline_comparisons(run: Run, cells: pd.DataFrame, baseline: str, methods: 
 
 
 def pairwise(run: Run, cells: pd.DataFrame, methods: Sequence[str], factors: Sequence[str],
-             metric: str = "gbit_per_s", threshold: float = S.SESOI
+             metric: str = "gbit_per_s", threshold: float = SESOI
              ) -> pd.DataFrame:
     """Every pair of ``methods`` measured in ``cells``, each later method of the list against
     each earlier one (its ``baseline`` column), by :func:`baseline_comparisons` with the same
@@ -166,7 +166,7 @@ def crossovers(run: Run, cells: pd.DataFrame, baseline: str, methods: Sequence[s
 
 
 def twin_pairs(run: Run, metric: str = "gbit_per_s",
-               threshold: float = S.SESOI) -> pd.DataFrame:
+               threshold: float = SESOI) -> pd.DataFrame:
     """The A/A control: per block that holds a method twice (twin 0 and twin 1, or in a
     block of its own twins 1 and 2), the ratio of the later copy to the earlier, paired by round (t CI at 95 %, one comparison per block), the unpaired
     ratio of medians beside it, whether it ``passes`` the A/A's one rule

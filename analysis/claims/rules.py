@@ -47,11 +47,11 @@ from typing import Sequence
 
 from analysis.statistics import stats as S
 from decision import rule as R
-from decision.band import band
+from decision.band import SESOI, band
 from analysis.statistics.fmt import fmt_size
 from decision import claimtable, families
 from decision.claimtable import (BEST_THREADS, CROSSOVER, EVERY, S2_SIZES, S3_SIZES,  # noqa: F401
-                                   SESOI, THREADS)
+                                   THREADS)
 from rundir.vocabulary import PINNED_PLACEMENTS
 
 

@@ -33,11 +33,11 @@ from typing import Sequence
 
 from scipy import stats as st
 
-from decision import claimtable, sequential as sq
+from decision import sequential as sq
 from decision import sesoi as derivation
 from decision import verdict as V
 from decision import rule as R
-from decision.band import band
+from decision.band import SESOI, band
 from decision.profiles import read_profile
 
 #: the A/A control of the reference run e8c3: (CI low, CI high, rounds), 95 %
@@ -51,10 +51,6 @@ NOISE_STUDY = ("20261127T082138Z-noise-study-9374", 0.1289, 18)
 REFERENCE_PROFILE = "paper"
 #: the largest family a direction verdict combines (4 sizes)
 FAMILY = derivation.FAMILY
-#: the smallest effect of interest (the result of :func:`derive` on the inputs above),
-#: declared once in the claims' rule table (decision.claimtable), which the runner's
-#: profiles read too
-SESOI = claimtable.SESOI
 #: the verdict of a claim whose published effect lies inside the band (its reason says so)
 AT_THIS_NOISE = V.AT_THIS_NOISE
 

@@ -26,7 +26,7 @@ rules are applied unchanged to every claim row of :func:`analysis.claims.origina
 
    Each is a paired geometric-mean ratio over those rounds (t CI at the claim rule's
    Bonferroni level). A ratio *differs* when its CI lies wholly outside [1 - t, 1 + t],
-   t = the one band of the direction rules (the claims' band, analysis.statistics.stats.SESOI). A gap that does not differ:
+   t = the one band of the direction rules (the claims' band, decision.band.SESOI). A gap that does not differ:
    *no gap shown* (which is not equivalence: its CI may be wide; where both factors differ
    the same way, a factor common to both methods cancels in the ratio). A gap
    that differs is *carried* by the factor that differs, pushes the ratio the gap's way (a

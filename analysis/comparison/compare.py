@@ -32,6 +32,7 @@ from analysis import claims as C
 from analysis.statistics import bottleneck as BN
 from analysis.statistics import stats as S
 from decision import rule as R
+from decision.band import SESOI
 from analysis.statistics.fmt import fmt_size
 from analysis.loading.hosts import dig, sink_facts
 from analysis.loading.run import Run, memcpy_gbit
@@ -41,10 +42,6 @@ KEY = ("kind", "scenario", "command", "method", "mode", "protocol", "transport",
        "size", "threads", "cache", "duration_s")
 #: The same without the window: what "matches but for the window" is judged on.
 CONFIG = KEY[:-1]
-#: Threshold for the cell verdicts when none is given: the one band of "no difference" the
-#: paper reads its own comparisons against (the claims' band).
-DEFAULT_THRESHOLD = S.SESOI
-
 FASTER, SLOWER, SAME, INCONCLUSIVE = "faster", "slower", "same", "inconclusive"
 _FROM_DIRECTION = {"greater": FASTER, "less": SLOWER, "equivalent": SAME,
                    "inconclusive": INCONCLUSIVE}
@@ -101,7 +98,7 @@ def _label(key: dict[str, Any]) -> str:
     return " ".join(str(p) for p in parts if p != "")
 
 
-def compare_cells(run: Run, ref: Run, threshold: float = DEFAULT_THRESHOLD,
+def compare_cells(run: Run, ref: Run, threshold: float = SESOI,
                   seed: int = 0) -> pd.DataFrame:
     """One row per configuration measured in both runs (see the module doc)."""
     a, b = _key_frame(run.measured), _key_frame(ref.measured)

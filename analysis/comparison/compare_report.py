@@ -29,7 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from decision.claimtable import SESOI
+from decision.band import SESOI
 from rundir import records
 from rundir.outpath import report_dir_problem, write_marker
 from rundir.readiness import being_written, same_run, unverified_reason

@@ -41,7 +41,7 @@ import seaborn as sns  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
 from analysis.statistics.fmt import fmt_band, fmt_pct, fmt_size  # noqa: E402
-from analysis.statistics.stats import SESOI  # noqa: E402
+from decision.band import SESOI  # noqa: E402
 from decision import reading as RD  # noqa: E402
 from decision import rule as R  # noqa: E402
 from decision.band import band  # noqa: E402

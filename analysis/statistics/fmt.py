@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from analysis.statistics import stats as S
+from decision.band import SESOI
 
 
 def fmt_size(n: float | int | None) -> str:
@@ -110,8 +111,8 @@ def fmt_pct(x: float | None, digits: int = 1) -> str:
     return f"{100 * x:.{digits}f} %"
 
 
-def fmt_band(t: float = S.SESOI) -> str:
+def fmt_band(t: float = SESOI) -> str:
     """The band of "no difference" as the book writes it: "±12 %" (by default the one band,
-    the claims' :data:`analysis.statistics.stats.SESOI`; a whole percent as it is derived, a decimal
+    the claims' :data:`decision.band.SESOI`; a whole percent as it is derived, a decimal
     where another band needs one)."""
     return f"±{fmt_pct(t, 0 if round(t * 100, 6).is_integer() else 1)}"

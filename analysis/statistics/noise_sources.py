@@ -224,7 +224,6 @@ def modes(values: np.ndarray) -> Modes:
 TODAY = "1 s window, buffers autotuned"
 #: the band a comparison is decided against in the controls' cost: a CI half-width of this
 #: much (relative) on the ratio, the claims' smallest effect of interest
-DECIDE_BAND = SESOI
 #: the two-sided level of that CI
 DECIDE_LEVEL = CONFIDENCE
 
@@ -255,7 +254,7 @@ def _alternates(v: object) -> bool:
     return isinstance(v, str) and bool(v)
 
 
-def rounds_to_decide(sd: float, band: float = DECIDE_BAND, level: float = DECIDE_LEVEL,
+def rounds_to_decide(sd: float, band: float = SESOI, level: float = DECIDE_LEVEL,
                      most: int = 100_000) -> int:
     """The rounds a paired comparison with per-round log-ratio sd ``sd`` needs for its t CI
     half-width to reach ``log(1 + band)``: the smallest n >= 2 with t(n-1) sd / sqrt(n) <= it."""
@@ -268,8 +267,8 @@ def comparisons(measured: pd.DataFrame, band: float | None = None) -> pd.DataFra
     ratio, the ratio (geometric mean) and the machine seconds one round of its block takes
     (the median over rounds of the block's trials' wall time), shared by the block's
     comparisons. ``band``: the relative CI half-width a comparison is decided at in its
-    rounds and seconds to decide (default :data:`DECIDE_BAND`, the claims' band)."""
-    band = DECIDE_BAND if band is None else band
+    rounds and seconds to decide (default :data:`decision.band.SESOI`, the claims' band)."""
+    band = SESOI if band is None else band
     cols = ["block", "procedure", "size", "placement", "pair", "rounds", "paired_sd", "ratio",
             "block_round_s", "comparisons_in_block", "rounds_to_decide", "seconds_to_decide"]
     d = stream_trials(measured)
@@ -307,7 +306,7 @@ def comparisons(measured: pd.DataFrame, band: float | None = None) -> pd.DataFra
     return pd.DataFrame(rows, columns=cols)
 
 
-def _alternations(d: pd.DataFrame, band: float = DECIDE_BAND) -> list[dict[str, object]]:
+def _alternations(d: pd.DataFrame, band: float = SESOI) -> list[dict[str, object]]:
     """The comparisons of the alternating control (copybench send --alternate): per
     alternating cell, the two methods' log ratio inside each trial (each method's Gbit/s over
     its five slices of the window), per round; its sd over rounds, the ratio (geometric

@@ -48,8 +48,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from decision import claimtable, families
+from decision import families
 from decision import schedule as sq
+from decision.band import NAMED
 from rundir import utf8
 # the factors' words (rundir.vocabulary owns them; the plan's modules import them from here)
 from rundir.vocabulary import (CACHES, COMMANDS, COPY_METHODS, FILE_SEND_METHODS,  # noqa: F401
@@ -1001,11 +1002,11 @@ def _comparisons(c: _Checker, e: dict[str, Any], where: str,
             bounds = [bounds]
         if not isinstance(bounds, list) or not bounds or not all(
                 (isinstance(b, (int, float)) and not isinstance(b, bool) and b > 0)
-                or (isinstance(b, str) and b in claimtable.NAMED) for b in bounds):
+                or (isinstance(b, str) and b in NAMED) for b in bounds):
             raise c.fail(full, f"{name!r}: boundaries must be a non-empty list of numbers > 0 "
                          "(the ratios at which its decision rules change their reading) or "
-                         f"of the claims' band by name ({', '.join(map(repr, claimtable.NAMED))})")
-        nums = [x for b in bounds for x in (claimtable.NAMED[b] if isinstance(b, str) else (b,))]
+                         f"of the claims' band by name ({', '.join(map(repr, NAMED))})")
+        nums = [x for b in bounds for x in (NAMED[b] if isinstance(b, str) else (b,))]
         out.append((name, tuple(sorted(float(b) for b in nums))))
     return tuple(out)
 

@@ -20,8 +20,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Iterable
 
-from decision import claimtable, families, sesoi
+from decision import families, sesoi
 from decision import sequential as sq
+from decision.band import SESOI
 from decision.quantities import cell_kind
 from rundir import sharetime
 from runner.plan import blocks as D
@@ -348,7 +349,7 @@ def band_check(blocks: list[D.Block], seq: sq.SequentialDesign) -> tuple[dict[st
     """The smallest effect of interest this design resolves at the noise model's sd (the
     median over the top-up's blocks: :func:`decision.sesoi.derive`, the function the book's
     sentence calls too), for plan.json, and a warning where the claims' declared band
-    (:data:`decision.claimtable.SESOI`) is narrower: its "equivalent" would then be out of reach
+    (:data:`decision.band.SESOI`) is narrower: its "equivalent" would then be out of reach
     for most comparisons even at a true ratio of 1."""
     sds = sorted(b.sd for b in blocks if b.first_look and b.sd > 0)
     if not sds:
@@ -358,11 +359,11 @@ def band_check(blocks: list[D.Block], seq: sq.SequentialDesign) -> tuple[dict[st
     d = sesoi.derive(sigma, seq, sesoi.FAMILY)
     # plan.json is strict JSON: an unresolved band (inf) is written as null
     doc = {**{k: (None if isinstance(v, float) and not math.isfinite(v) else v)
-              for k, v in d.to_json().items()}, "declared": claimtable.SESOI,
+              for k, v in d.to_json().items()}, "declared": SESOI,
            "sigma_source": "median of the noise model's sd over the top-up's blocks"}
-    if math.isfinite(d.sesoi) and claimtable.SESOI + 1e-9 >= d.sesoi:
+    if math.isfinite(d.sesoi) and SESOI + 1e-9 >= d.sesoi:
         return doc, ""
-    return doc, (f"warning: the claims' band ±{claimtable.SESOI:.0%} is narrower than the smallest "
+    return doc, (f"warning: the claims' band ±{SESOI:.0%} is narrower than the smallest "
                  f"effect this design resolves at the noise model's sd, {d.text()}")
 
 

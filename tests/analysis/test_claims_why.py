@@ -12,7 +12,7 @@ import pytest
 from analysis.loading import run as A
 from analysis.claims import originals as O
 from analysis.claims import why as W
-from decision.claimtable import SESOI
+from decision.band import SESOI
 from conftest import committed_reference_run
 
 

@@ -12,26 +12,26 @@ from analysis import claims as C
 from analysis.claims import magnitude as M
 from analysis.claims import rules as RU
 from analysis.claims import sesoi as Z
-from decision import claimtable
+from decision.band import SESOI
 
 
 def test_the_smallest_effect_of_interest_is_its_derivation() -> None:
     """Not chosen: the committed constant is the derivation's result on the committed
     inputs (the noise study's and the A/A control's sd, the reference profile's design)."""
     d = Z.derive()
-    assert d.sesoi == Z.SESOI == claimtable.SESOI
-    assert d.band <= Z.SESOI < d.band + 0.01 and d.power_equivalent >= 0.80
+    assert d.sesoi == SESOI
+    assert d.band <= SESOI < d.band + 0.01 and d.power_equivalent >= 0.80
     # the A/A control at 30 rounds resolves no better than ±5 %: the old 3 % band is below it
     lo, hi, n = Z.AA_CONTROL
     assert math.sqrt(hi / lo) - 1 > 0.03
-    assert f"1 ± {Z.SESOI:.0%}" in Z.text()
+    assert f"1 ± {SESOI:.0%}" in Z.text()
 
 
 def test_every_direction_rule_uses_it() -> None:
     for rs in RU.RULES.values():
         for r in rs:
             if r.decision.kind == "direction":
-                assert r.decision.threshold == Z.SESOI, r.claim
+                assert r.decision.threshold == SESOI, r.claim
 
 
 def _r(claim: str, rows: list[tuple[int, float, float, float]],
@@ -135,7 +135,7 @@ def test_a_published_effect_inside_the_band_is_noted_and_no_verdict_changes() ->
     assert [x.verdict for x in (r, eq, gt)] == [C.INCONCLUSIVE, C.REFUTED, C.REFUTED]
     for x in (r, eq, gt):
         assert x.condition.startswith(Z.AT_THIS_NOISE)
-        assert "0.936 at 64 KiB" in x.condition and f"1 ± {Z.SESOI:.0%}" in x.condition
+        assert "0.936 at 64 KiB" in x.condition and f"1 ± {SESOI:.0%}" in x.condition
         assert f"{Z.derive().sigma:.3f}" in x.condition
     # C5's published 512 B ratio (0.974) is inside the band, but there the claim expects
     # "not greater", which "equivalent" satisfies: no note

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from analysis.statistics import noise_sources as N
+from decision.band import SESOI
 
 
 def test_split_recovers_planted_components() -> None:
@@ -132,7 +133,7 @@ def test_rounds_to_decide_follows_the_t_interval() -> None:
     assert stats.t.ppf(0.975, n - 2) * 0.18 / math.sqrt(n - 1) > h
     assert N.rounds_to_decide(0.0) == 2
     assert N.rounds_to_decide(0.36, band=0.05) > 3.5 * n
-    assert N.rounds_to_decide(0.18) == N.rounds_to_decide(0.18, band=N.DECIDE_BAND)
+    assert N.rounds_to_decide(0.18) == N.rounds_to_decide(0.18, band=SESOI)
 
 
 def test_controls_compare_each_procedure_with_todays() -> None:

@@ -1,7 +1,7 @@
 """One band of "equivalent": every direction reading (the claims, P1, the decision map and the
 findings, the comparison of two runs, the gaps of the why-they-differ table, the A/A control)
 reads a ratio against the claims' band, the one constant of the claims' rule table
-(decision.claimtable.SESOI), and the words that name it are generated from it: no source
+(decision.band.SESOI, its one name), and the words that name it are generated from it: no source
 types a band of its own ("±3 %", a 0.03 threshold)."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from analysis.statistics import stats as S
 from analysis.claims import baselines as BL
 from analysis.claims import placement as PL
 from analysis.statistics import fmt as FM
-from decision import claimtable
+from decision.band import SESOI
 from decision import rule as R
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,9 +65,58 @@ def test_no_source_types_a_band() -> None:
     assert not bad, "\n".join(bad)
 
 
+def _band_aliases(path: Path) -> list[str]:
+    """Where ``path`` reaches the band other than as ``decision.band.SESOI``: an import of
+    SESOI from another module, an attribute ``X.SESOI`` of another module, an assignment of
+    SESOI to a new name or of a new SESOI."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    band_modules = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                    and n.module == "decision" for a in n.names if a.name == "band"}
+    band_modules |= {a.asname for n in ast.walk(tree) if isinstance(n, ast.Import)
+                     for a in n.names if a.name == "decision.band" and a.asname}
+    bad = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and n.module != "decision.band" \
+                and any(a.name == "SESOI" for a in n.names):
+            bad.append(f"{n.lineno}: SESOI imported from {n.module}")
+        elif isinstance(n, ast.Attribute) and n.attr == "SESOI" and not (
+                isinstance(n.value, ast.Name) and n.value.id in band_modules) and not (
+                isinstance(n.value, ast.Attribute) and n.value.attr == "band"):
+            bad.append(f"{n.lineno}: {ast.unparse(n)}")
+    # a module-level name of a product module bound to the band is a second name of it (a
+    # function's local alias, a test's or a notebook's parameter is not)
+    if path.parent.name != "notebooks" and not path.name.startswith(("test_", "conftest")):
+        for n in tree.body:
+            if isinstance(n, ast.Assign) and (
+                    (isinstance(n.value, (ast.Name, ast.Attribute))
+                     and ast.unparse(n.value).endswith("SESOI"))
+                    or any(isinstance(t, ast.Name) and t.id == "SESOI" for t in n.targets)) \
+                    and path != ROOT / "decision" / "band.py":
+                bad.append(f"{n.lineno}: {ast.unparse(n)}")
+    return bad
+
+
+def test_the_band_has_one_name() -> None:
+    """Every source that reads the band reads decision.band.SESOI: no re-export, no second
+    name (a DEFAULT_THRESHOLD, a DECIDE_BAND), no module of analysis that owns it too."""
+    paths = [p for d in ("analysis", "decision", "runner", "rundir", "notebooks", "scripts", "tests")
+             for p in (ROOT / d).rglob("*.py") if ".ipynb_checkpoints" not in p.parts]
+    bad = [f"{p.relative_to(ROOT)}:{b}" for p in paths for b in _band_aliases(p)]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_alias_check_finds_a_second_name(tmp_path: Path) -> None:
+    src = tmp_path / "m.py"
+    src.write_text("from decision import claimtable as T\nfrom analysis.statistics.stats import SESOI\n"
+                   "DEFAULT = T.SESOI\nfrom decision import band as B\nok = B.SESOI\n")
+    # the import from stats, the attribute of claimtable and the two module-level names
+    assert sorted(b.split(":")[0] for b in _band_aliases(src)) == ["2", "3", "3", "5"]
+
+
 def test_every_direction_reading_uses_the_claims_band() -> None:
-    t = claimtable.SESOI
-    assert S.SESOI is t and K.DEFAULT_THRESHOLD == t and PL.DIRECTION.threshold == t
+    t = SESOI
+    assert PL.DIRECTION.threshold == t
+    assert inspect.signature(K.compare_cells).parameters["threshold"].default == t
     assert S.DecisionRule("direction").threshold == t
     for f in (R.band_outcome, R.direction_and_size, S.compare_family, BL.send_comparisons,
               BL.file_comparisons,
@@ -80,7 +129,7 @@ def test_every_direction_reading_uses_the_claims_band() -> None:
 
 
 def test_the_words_come_from_the_constant() -> None:
-    t = claimtable.SESOI
+    t = SESOI
     assert FM.fmt_band() == f"±{round(t * 100)} %" and FM.fmt_band(0.055) == "±5.5 %"
     rows = pd.DataFrame([{"method": "sendmsg", "size": s, "ratio": 1.0, "lo": 0.99,
                           "hi": 1.01, "decision": "equivalent"} for s in (4096, 16384)])
@@ -89,7 +138,7 @@ def test_the_words_come_from_the_constant() -> None:
 
 
 def test_the_aa_control_is_read_against_the_claims_band() -> None:
-    t = claimtable.SESOI
+    t = SESOI
     row = {"method": "send", "configuration": "veth, cross-core, stream, size 16384",
            "rounds": 10, "ratio": 1.0, "lo": 1 - 0.8 * t, "hi": 1 + 0.8 * t,
            "contains 1": True, "decision": "equivalent", "band": t}

@@ -12,6 +12,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from analysis.figures import plots as P  # noqa: E402
+from decision.band import SESOI  # noqa: E402
 from analysis.loading import run as A  # noqa: E402
 from analysis.statistics.fmt import fmt_size  # noqa: E402
 import pytest  # noqa: E402
@@ -524,8 +525,8 @@ def test_a_comparison_of_too_few_rounds_does_not_set_the_y_axis() -> None:
                  rounds_min=rmin)
     P.lay_out(g)
     lo, hi = g.axes.flat[0].get_ylim()
-    need_lo = min(others["lo"].min(), 1 - P.SESOI, 1.0)
-    need_hi = max(others["hi"].max(), 1 + P.SESOI, 1.0)
+    need_lo = min(others["lo"].min(), 1 - SESOI, 1.0)
+    need_hi = max(others["hi"].max(), 1 + SESOI, 1.0)
     assert need_lo / 1.5 <= lo <= need_lo and need_hi <= hi <= need_hi * 1.5, (lo, hi)
     marks = [ln for ln in g.axes.flat[0].lines if ln.get_marker() in ("^", "v")]
     assert {ln.get_marker() for ln in marks} == {"^", "v"}

@@ -15,6 +15,7 @@ from analysis.claims.originals import SOURCE_OF, their_rule
 from analysis.claims.throughput import C11_PAIRS
 from analysis.claims.rules import BEST_THREADS, RULES, THREADS, Rule
 from decision import claimtable, families
+from decision.band import inverse_band
 from runner.plan import profile as prof_mod
 from runner.plan.profile import Experiment, Profile
 
@@ -126,7 +127,7 @@ def test_a_stray_boundary_is_caught(tmp_path: Path) -> None:
     assert old in text
     path = tmp_path / "claims.toml"
     path.write_text(text.replace(old, 'comparisons = { "8t/4t" = ["band", "inverse band"] }', 1))
-    lo, hi = claimtable.inverse_band()
+    lo, hi = inverse_band()
     assert [s.split(",")[0] for s in strays(prof_mod.load(str(path)))] == [
         f"C6-threads: 8t/4t declares {lo:.6g}", f"C6-threads: 8t/4t declares {hi:.6g}"]
 

@@ -18,6 +18,7 @@ from analysis.statistics import stats as S
 from analysis.claims import base as B
 from analysis.claims.placement import placement_hypothesis
 from decision import sequential as sq
+from decision.band import SESOI
 
 DESIGN = sq.SequentialDesign(first_look=6, look_every=6, rounds_max=30)
 
@@ -189,7 +190,7 @@ def test_p1_inconclusive_states_the_distance_of_its_farthest_ordering(tmp_path: 
     assert r.verdict == "inconclusive", r.reason
     row = table.iloc[0]
     assert row["same_core"] == "inconclusive" and row["cross_core"] == "less"
-    need = B.rounds_to_decide(math.log(1.05), 0.1, (1 + S.SESOI,), int(row["family"]))
+    need = B.rounds_to_decide(math.log(1.05), 0.1, (1 + SESOI,), int(row["family"]))
     assert math.isfinite(need) and need > n
     assert r.boundary.startswith("1 of 1 cells have an undecided ordering; none flips")
     assert (f"zerocopy/send at 4 KiB, 1 thread(s), same-core: decided at about {need:.0f} "

@@ -17,7 +17,7 @@ import make_synthetic_run  # noqa: E402
 
 from analysis.loading import run as A  # noqa: E402
 from analysis import claims as C  # noqa: E402
-from decision.claimtable import SESOI  # noqa: E402
+from decision.band import SESOI  # noqa: E402
 
 VERDICTS = set(C.VERDICTS)
 

@@ -13,6 +13,8 @@ from analysis.claims.throughput import C11_PAIRS
 from decision import claimtable as T
 from decision import families
 from decision import rule as R
+from decision import band as B
+from decision.band import SESOI
 
 #: the rule metrics on the inverse of the runner's primary ratio (time per message against
 #: throughput), and those the runner does not read at all (hardware counters)
@@ -48,13 +50,13 @@ def test_a_rules_cells_make_its_rows_comparison_in_its_bands_orientation() -> No
 
 
 def test_the_table_holds_one_constant_and_the_bands_form() -> None:
-    t = T.SESOI
-    assert T.band() == (round(1 - t, 6), round(1 + t, 6))
-    lo, hi = T.inverse_band()
+    t = SESOI
+    assert B.band() == (round(1 - t, 6), round(1 + t, 6))
+    lo, hi = B.inverse_band()
     assert (lo, hi) == (round(1 / (1 + t), 6), round(1 / (1 - t), 6))
     assert T.row("C10", "S3's code: stream").boundaries() == (lo, hi)
-    assert all(r.band in T.NAMED for r in T.TABLE)
-    assert RU.RULES["C4"][0].decision.boundaries() == pytest.approx(T.band())
+    assert all(r.band in B.NAMED for r in T.TABLE)
+    assert RU.RULES["C4"][0].decision.boundaries() == pytest.approx(B.band())
 
 
 def test_the_runners_readings_follow_the_rows() -> None:

@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from decision import claimtable, families
+from decision import families
 from decision import rule as R
 from decision import sequential as sq
+from decision.band import band
 
 FIVE = (0.2, 0.4, 0.6, 0.8, 1.0)
 
@@ -401,7 +402,7 @@ def _verdict_summ(block: str, mean: float, sd: float, serves: tuple, n: int = 10
                       tuple(v.verdict for v in serves), serves)
 
 
-BAND = claimtable.band()
+BAND = band()
 
 
 def test_a_verdict_refuted_by_one_comparison_needs_no_more_rounds() -> None:

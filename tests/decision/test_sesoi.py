@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from decision import claimtable
 from decision import sequential as sq
 from decision import sesoi as Z
+from decision.band import SESOI
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,7 +57,7 @@ def test_the_band_is_the_smallest_whole_percent_with_80_percent_power() -> None:
 
 
 def test_the_declared_band_is_the_derivation_for_the_reference_design() -> None:
-    """claimtable.SESOI is what the derivation gives on its committed inputs (the noise study's
+    """SESOI is what the derivation gives on its committed inputs (the noise study's
     and the A/A control's sd, the reference profile's design, a family of 4)."""
     from analysis.claims import sesoi as S
 
@@ -67,8 +67,8 @@ def test_the_declared_band_is_the_derivation_for_the_reference_design() -> None:
     assert (ref.first_look, ref.look_every, ref.rounds_max, ref.spending) == (10, 10, 30,
                                                                               "pocock")
     assert d.quantile == sq.quantiles(ref.schedule(10), 4, 0.05, "pocock")[-1]
-    assert claimtable.SESOI == d.sesoi == S.SESOI
-    assert f"1 ± {claimtable.SESOI:.0%}" in S.text() and S.NOISE_STUDY[0] in S.text()
+    assert SESOI == d.sesoi
+    assert f"1 ± {SESOI:.0%}" in S.text() and S.NOISE_STUDY[0] in S.text()
 
 
 def test_the_noise_studys_sd_is_recomputed_from_its_committed_run() -> None:
@@ -98,9 +98,9 @@ def test_the_planner_states_the_band_its_design_resolves() -> None:
 
     design = sq.SequentialDesign()
     doc, note = RR.band_check([B(0.10, 10), B(0.30, 10), B(0.20, 10), B(0.9, 0)], design)
-    assert doc["sigma"] == 0.20 and doc["declared"] == claimtable.SESOI
+    assert doc["sigma"] == 0.20 and doc["declared"] == SESOI
     assert doc["sesoi"] == Z.derive(0.20, design, Z.FAMILY).sesoi
-    assert note.startswith("warning: the claims' band") == (claimtable.SESOI < doc["sesoi"])
+    assert note.startswith("warning: the claims' band") == (SESOI < doc["sesoi"])
     _, quiet = RR.band_check([B(0.02, 10)], design)
     assert quiet == ""
     # a design with too few rounds resolves no band: said, not a crash

@@ -22,8 +22,8 @@ import pytest
 
 from conftest import ROOT, run_runner, runner_cmd, runner_env, write_sweep_profile
 from rundir import planfile
-from decision import claimtable
 from decision import sequential as sq
+from decision.band import band
 from rundir.verify import load_schema, schema_problems, validator_for, verify
 from runner.plan import rounds as plan_mod
 from runner.plan import profile as prof_mod
@@ -504,11 +504,11 @@ def test_the_reports_programs_take_part_in_the_sequential_design(name: str,
     # each asked only about the edge(s) its claim's expectation names at its size (C4 and
     # C8's "greater": 1 + t, C8's "less" at 64 KiB: 1 - t, C5: at most / greater 1 + t, C9's
     # two readings: both)
-    assert all(len(c["claims"]) == 1 and set(c["boundaries"]) <= set(claimtable.band())
+    assert all(len(c["claims"]) == 1 and set(c["boundaries"]) <= set(band())
                and plan.cells[c["b"]].kind == plan.cells[c["a"]].kind
                for c in theirs.values())
     assert {tuple(c["boundaries"]) for c in theirs.values() if c["claims"] == ["S3:C9"]} == \
-        {claimtable.band()}
+        {band()}
     read = {x for _, a, b in theirs for x in (a, b)}
     for bid, b in blocks.items():
         for cid in b["cells"]:
