@@ -36,6 +36,7 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import Markdown, display
 
+from analysis.comparison import stability as ST
 from analysis.words import abstract as AB
 from analysis.words import advice as V
 from analysis import claims as C
@@ -48,7 +49,7 @@ from analysis.loading import run as A
 from analysis import study as SD
 from analysis.statistics import stats as S
 from analysis.claims.base import stream_cells
-from analysis.claims.baselines import baseline_comparisons, crossovers, file_comparisons
+from analysis.claims.baselines import crossovers, file_comparisons
 from analysis.statistics.fmt import fmt_size
 from decision.band import band
 from analysis.words.output import glue_text, note, show_table
@@ -65,8 +66,7 @@ th0 = int(cells["threads"].min()) if len(cells) else 1
 one = cells[cells["threads"] == th0]
 msg = study.readings  # CN.message_table(run)
 # the copy-avoiding methods against sendmsg: the same kernel copy as send, no user memcpy
-msg_sm = baseline_comparisons(run, one, "sendmsg", [m for m in A.MESSAGE_METHODS
-                                                    if m != "send"], MSG_FACTORS)
+msg_sm = study.readings_sendmsg
 xo = crossovers(run, one, "send", A.MESSAGE_METHODS, MSG_FACTORS)
 files = file_comparisons(run)
 zc = run.measured[run.measured["method"].isin(["zerocopy", "uring-zc"])
@@ -247,11 +247,19 @@ else:
 # %% [markdown]
 # (tab-cmp-message)=
 # ## Every comparison: message methods against `send`
+#
+# Every window's comparison, single-size configurations included. *decision* is what the CI
+# says against the band; *reading* is what the map, the counts and the findings read: the
+# decision, *not read* where the comparison rests on fewer rounds than the design's minimum,
+# or *receiver-bound* where copybench's receiver set the rate of one of its two cells (not a
+# test of the sender).
 
 # %% tags=["remove-input"]
+# each comparison's reading beside its CI's decision: not read (under the design's minimum
+# rounds), receiver-bound (not a test of the sender), or the decision itself
 COLS = ["configuration", "method", "size", "design", "n", "ratio", "lo", "hi", "decision",
-        "why"]
-CI_NAMES = {"lo": "CI low", "hi": "CI high"}
+        "read", "why"]
+CI_NAMES = {"lo": "CI low", "hi": "CI high", "read": "reading"}
 if len(msg):
     show_table(msg.assign(size=msg["size"].map(fmt_size),
                           configuration=msg.apply(config_label, axis=1))[COLS]
@@ -262,6 +270,8 @@ else:
 # %% [markdown]
 # (tab-cmp-sendmsg)=
 # ## Every comparison: the zero-copy methods against `sendmsg`
+#
+# The same columns, with `sendmsg` as the baseline.
 
 # %% tags=["remove-input"]
 if len(msg_sm):
@@ -322,10 +332,15 @@ summary = H.abstract_results(AB.readable(V.map_data(curve) if len(curve) else cu
                              AB.readable(files, RMIN), verdicts, kind, len(m), hours,
                              F.testbed_text(run.manifest), copied, post_hoc=post_hoc)
 verify = m["verify"] if "verify" in m else pd.Series(dtype=object)
+# the verdicts across the committed runs that test the claims (the replication appendix's
+# stability table): what holds on every CPU class measured
+_long, _infos = SD.stability(study, A.instant(C.REVISED))
+_stability = AB.stability_of(ST.table(_long, _infos),
+                             list(dict.fromkeys(i.cpu_class for i in _infos)), len(_infos))
 facts = AB.Facts(F.testbed_text(run.manifest), len(m), hours,
                  int(verify.isin(["sample", "full"]).sum()), RMIN, post_hoc,
                  tuple(t for t in AB.TRANSPORT_WORDS if t in set(m["transport"].dropna())),
-                 copied)
+                 copied, stability=_stability)
 map_rows = V.map_data(curve) if len(curve) else curve
 abstract = AB.abstract(map_rows, files, verdicts, facts, kind)
 unread = (len(map_rows) - len(AB.readable(map_rows, RMIN))) if len(map_rows) else 0

@@ -64,7 +64,13 @@ def committed(raw: str | Path, results: Callable[[Path], Sequence[ClaimResult]],
     ``raw`` that tests the claims (the catalog, :mod:`rundir.catalog`), each run's verdicts
     from ``results`` (its directory -> its claim results). A damaged plan or manifest is a
     :class:`rundir.catalog.BadCatalog` line."""
-    entries = [e for e in CA.catalog(raw) if e.packed]
+    return of_entries([e for e in CA.catalog(raw) if e.packed], results, revised)
+
+
+def of_entries(entries: Sequence[CA.Entry], results: Callable[[Path], Sequence[ClaimResult]],
+               revised: datetime) -> tuple[pd.DataFrame, list[RunInfo]]:
+    """The long table and the runs of the catalog ``entries`` that test the claims (a book's
+    run and the committed runs beside it), each run's verdicts from ``results``."""
     infos = run_infos(entries, revised)
     by_id = {e.run_id: e.path for e in entries}
     long: list[dict[str, object]] = []
@@ -117,6 +123,34 @@ def table(long: pd.DataFrame, runs: Sequence[RunInfo]) -> pd.DataFrame:
         row["label"] = label(zip(g["cpu_class"], g["verdict"]))
         out.append(row)
     return pd.DataFrame(out, columns=KEY + cols + ["label"])
+
+
+def where(claim: str, placement: str) -> str:
+    """A row's claim and placement in a few words ("C13 same-core", "C2")."""
+    return claim if placement in ("", "—") else f"{claim} {placement}"
+
+
+def holding_everywhere(t: pd.DataFrame) -> list[str]:
+    """The claims and placements (:func:`where`, in claim order) that hold on every class
+    measured: every run that decided any of their rows (readings, bases) decided it *holds*
+    (each row :data:`SAME` or :data:`NEVER`, at least one decided, none decided *refuted*)."""
+    if t.empty:
+        return []
+    runs = [c for c in t.columns if c not in KEY and c != "label"]
+    verdicts = t[runs].apply(lambda r: {str(v).split(" (")[0] for v in r}, axis=1)
+    out = []
+    for (claim, placement), idx in t.groupby(["claim", "placement"], sort=False).groups.items():
+        labels = set(t.loc[idx, "label"])
+        seen = set().union(*verdicts.loc[idx])
+        if labels <= {SAME, NEVER} and HOLDS in seen and REFUTED not in seen:
+            out.append((claim, placement))
+    out.sort(key=lambda k: _claim_number(k[0]))  # stable: the table's order within a claim
+    return [where(c, p) for c, p in out]
+
+
+def _claim_number(claim: str) -> int:
+    digits = "".join(ch for ch in claim if ch.isdigit())
+    return int(digits) if digits else 0
 
 
 def keys_labelled(t: pd.DataFrame, lab: str) -> set[tuple[str, str, str, str]]:

@@ -26,6 +26,7 @@ import pickle
 import stat
 import sys
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +35,11 @@ import pandas as pd
 from analysis import claims as C
 from analysis.claims import robustness as RB
 from analysis.comparison import machines as MA
+from analysis.comparison import stability as ST
 from analysis.loading.run import BadRun, Run, load_run
 from analysis.words import counts as CN
 from rundir import atomic, utf8
+from rundir import catalog as CA
 from rundir.verify import sealed_sums
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,6 +58,8 @@ class Study:
     run: Run
     results: list[C.ClaimResult]  # analysis.claims.evaluate: the final verdicts
     readings: pd.DataFrame  # analysis.words.counts.message_table: each comparison's reading
+    # the same against sendmsg (the copy-avoiding methods against one kernel copy, no memcpy)
+    readings_sendmsg: pd.DataFrame = field(default_factory=pd.DataFrame)
     facts: dict[str, Any] = field(default_factory=dict)
     # analysis.claims.robustness.readings: each claim under every receive size the run
     # measured (empty for a run of one receive size)
@@ -129,9 +134,10 @@ def build(run_dir: str | Path) -> Study:
     run = load_run(path)
     results = C.evaluate(run)
     readings = CN.message_table(run)
+    readings_sendmsg = CN.message_table(run, "sendmsg")
     receiver = RB.readings(run, base=results) if len(RB.receive_sizes(run)) > 1 else []
-    return Study(run, results, readings, facts_of(run, results, sums is not None),
-                 receiver, key(path, sums))
+    return Study(run, results, readings, readings_sendmsg,
+                 facts_of(run, results, sums is not None), receiver, key(path, sums))
 
 
 def cache_root() -> Path | None:
@@ -207,6 +213,27 @@ def beside(study: Study) -> list[tuple[MA.Machine, Study]]:
     """:func:`analysis.comparison.machines.beside` of the study's run, each run read
     through its own Study."""
     return _machines(MA.beside, study)
+
+
+def claim_runs(study: Study) -> list[CA.Entry]:
+    """The catalog entries of the study's run and the committed runs beside it that test
+    the claims, name order (the stability table's runs and the artifact appendix's)."""
+    entries = [e for e in MA.siblings(study.path) if e.tests_claims]
+    own = MA.entry_of(study.run_id, study.path.parent)
+    if own is not None:
+        entries.append(own)
+    return sorted(entries, key=lambda e: e.run_id)
+
+
+def stability(study: Study, revised: datetime) -> tuple[pd.DataFrame, list[ST.RunInfo]]:
+    """The stability table's long rows and runs (:mod:`analysis.comparison.stability`) for
+    :func:`claim_runs`, each read through its own Study (this one's results for its own
+    run)."""
+    here = study.path.resolve()
+
+    def results(d: Path) -> list[C.ClaimResult]:
+        return study.results if Path(d).resolve() == here else open(d).results
+    return ST.of_entries(claim_runs(study), results, revised)
 
 
 def _machines(choose: Any, study: Study) -> list[tuple[MA.Machine, Study]]:

@@ -31,6 +31,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
+from analysis.comparison import stability as ST
 from analysis.statistics.fmt import fmt_hours, fmt_pct, fmt_size, plural
 from analysis.words.counts import UNTESTED, fallback_rows, read_rows
 from analysis.words.findings import UNSUPPORTED_KINDS
@@ -49,6 +50,42 @@ PRIMITIVES = ("`send`, `sendmsg`, `MSG_ZEROCOPY`, io_uring zero-copy send, `vmsp
 TRANSPORT_WORDS = {"loopback": "loopback", "veth": "a veth pair",
                    "udp-forward": "a UDP forwarding path", "remote": "a link to another host"}
 _NUMBER = re.compile(r"\d[\d,.]*")
+#: how many primitives PRIMITIVES names, in words
+_PRIMITIVE_COUNT = "ten"
+
+
+@dataclass(frozen=True)
+class Stability:
+    """The verdicts across the committed runs that test the claims (the replication
+    appendix's stability table, :mod:`analysis.comparison.stability`)."""
+
+    runs: int
+    classes: tuple[str, ...]  # the CPU classes measured, in the catalog's wording
+    rows: int  # verdicts: a claim's reading and placement over the runs
+    same: int  # decided alike on every class that decided them
+    unstable: tuple[str, ...]  # "C13 (same-core and cross-core)": decided differently within one class
+    holding: tuple[str, ...]  # "C1 same-core": claims holding on every class measured
+
+
+def stability_of(table: pd.DataFrame, classes: Sequence[str], runs: int) -> Stability:
+    """The abstract's :class:`Stability` from the stability table and its runs."""
+    n = ST.counts(table)
+    bad = table[table["label"] == ST.UNSTABLE] if len(table) else table
+    return Stability(runs, tuple(classes), len(table), n[ST.SAME],
+                     _by_claim(list(dict.fromkeys(ST.where(c, p) for c, p in
+                                                   zip(bad["claim"], bad["placement"])))),
+                     _by_claim(ST.holding_everywhere(table)))
+
+
+def _by_claim(places: Sequence[str]) -> tuple[str, ...]:
+    """"C9 cross-core", "C9 same-core" as "C9 (cross-core and same-core)"; one placement or
+    none as it is."""
+    groups: dict[str, list[str]] = {}
+    for w in places:
+        claim, _, placement = w.partition(" ")
+        groups.setdefault(claim, []).append(placement)
+    return tuple(c if ps == [""] else f"{c} {ps[0]}" if len(ps) == 1
+                 else f"{c} ({' and '.join(ps)})" for c, ps in groups.items())
 
 
 @dataclass(frozen=True)
@@ -64,6 +101,8 @@ class Facts:
     transports: tuple[str, ...] = ()
     #: per transport: (completions the kernel copied, completions) of the zero-copy methods
     copied: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    #: the verdicts across the committed runs (None: no other run tests the claims)
+    stability: Stability | None = None
 
 
 #: the comparisons the abstract may read: those resting on at least the design's minimum
@@ -177,14 +216,17 @@ def answer(map_rows: pd.DataFrame, files: pd.DataFrame, facts: Facts,
     return f"{lead}, " + "; ".join(parts) + "."
 
 
-def _measured(facts: Facts) -> str:
+def _measured(facts: Facts, short: bool = False) -> str:
+    """What was measured, where, how much and how checked; ``short``: the primitives counted,
+    not named (the title and the introduction name them)."""
     ts = [TRANSPORT_WORDS.get(t, t) for t in facts.transports]
     over = (f" over {', '.join(ts[:-1])} and {ts[-1]}" if len(ts) > 1 else
             f" over {ts[0]}" if ts else "")
     check = (f"; the receiver counted every byte over TCP and, in {facts.verified:,} of the "
              f"measured trials, checked the content of one chunk in {VERIFY_SAMPLE_EVERY}"
              if facts.verified else "")
-    return (f"We measured {PRIMITIVES}{over} on {facts.testbed} ({facts.trials:,} measured "
+    what = f"the {_PRIMITIVE_COUNT} primitives" if short else PRIMITIVES
+    return (f"We measured {what}{over} on {facts.testbed} ({facts.trials:,} measured "
             f"trials in randomized blocks, "
             f"{fmt_hours(facts.hours)}; a decision rests on at least {facts.rounds_min} "
             f"rounds){check}.")
@@ -257,6 +299,25 @@ def _claims(verdicts: pd.DataFrame) -> str:
     return text + "."
 
 
+def _stability(facts: Facts, unstable: bool = True) -> str:
+    """What holds on every CPU class measured over the committed runs that test the claims,
+    and (``unstable``) what was decided differently within one class."""
+    st = facts.stability
+    if st is None or st.runs < 2:
+        return ""
+    where = (f"{st.runs} runs on {len(st.classes)} CPU classes ({' and '.join(st.classes)})"
+             if len(st.classes) > 1 else f"{st.runs} runs on one CPU class ({st.classes[0]})")
+    held = (f"{_listed(st.holding)} {plural(len(st.holding), 'holds', 'hold')} on every class "
+            "measured" if st.holding else "no claim holds on every class measured")
+    shaky = (f"; {_listed(st.unstable)} {plural(len(st.unstable), 'is', 'are')} unstable "
+             "within a class" if st.unstable and unstable else "")
+    return f"Over {where}, {held}{shaky}."
+
+
+def _listed(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def abstract(map_rows: pd.DataFrame, files: pd.DataFrame, verdicts: pd.DataFrame,
              facts: Facts, kind: str | None = None) -> str:
     """The abstract (Markdown). ``map_rows``: the decision map's comparisons with `send`;
@@ -266,18 +327,23 @@ def abstract(map_rows: pd.DataFrame, files: pd.DataFrame, verdicts: pd.DataFrame
         return (f"This build comes from a run that cannot support results "
                 f"({UNSUPPORTED_KINDS[kind]}); the reference run's abstract states them.")
     parts = [answer(map_rows, files, facts), _measured(facts), _zerocopy(map_rows, facts),
-             _sendmsg(map_rows, facts), _files(files, facts), _claims(verdicts)]
+             _sendmsg(map_rows, facts), _files(files, facts), _claims(verdicts),
+             _stability(facts)]
     text = " ".join(p for p in parts if p)
     # said more briefly where it would be too long: `sendmsg` (the findings say it), then
-    # the largest file gain go, the copied share goes, then the answer names fewer places
-    # (a part's index, or the places the answer names)
-    for drop, most in ((3, None), (4, None), (2, None), (None, 2), (None, 1), (None, 0)):
+    # the largest file gain go, the copied share goes, the primitives are counted (the title
+    # names them), the unstable verdicts go (the replication appendix names them), then the
+    # answer names fewer places (a part's index, or the places the answer names)
+    shorter = {1: lambda: _measured(facts, short=True),
+               6: lambda: _stability(facts, unstable=False)}
+    for drop, most in ((3, None), (4, None), (2, None), (1, None), (6, None), (None, 2),
+                       (None, 1), (None, 0)):
         if words(text) <= MAX_WORDS:
             break
         if most is not None:  # fewer places in the answer: the findings name every one
             parts[0] = answer(map_rows, files, facts, most)
         else:
-            parts[drop] = ""
+            parts[drop] = shorter[drop]() if drop in shorter else ""
         text = " ".join(p for p in parts if p)
     # a percentage never parts from its number at a line's end ("100" | "% on loopback")
     return text.replace(" %", "\u00a0%")

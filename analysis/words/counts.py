@@ -170,15 +170,18 @@ def with_sizes(tab: pd.DataFrame, factors: Sequence[str], least: int = 2) -> pd.
     return tab[n >= least]
 
 
-def message_table(run: A.Run) -> pd.DataFrame:
-    """Every message method against ``send`` at the run's lowest thread count, in every
-    configuration, single-size ones included (the findings' table of every comparison)."""
+def message_table(run: A.Run, baseline: str = "send") -> pd.DataFrame:
+    """Every message method against ``baseline`` (``send``, or ``sendmsg`` for the methods
+    that avoid its one kernel copy) at the run's lowest thread count, in every configuration,
+    single-size ones included, each with its reading (the findings' tables of every
+    comparison)."""
     cells = stream_cells(run, udp=True)
     if cells.empty:
         return pd.DataFrame()
     one = cells[cells["threads"] == int(cells["threads"].min())]
-    return with_readings(run, baseline_comparisons(run, one, "send", A.MESSAGE_METHODS,
-                                                   MSG_FACTORS), "send")
+    methods = [m for m in A.MESSAGE_METHODS if baseline == "send" or m != "send"]
+    return with_readings(run, baseline_comparisons(run, one, baseline, methods, MSG_FACTORS),
+                         baseline)
 
 
 def with_readings(run: A.Run, tab: pd.DataFrame, baseline: str) -> pd.DataFrame:

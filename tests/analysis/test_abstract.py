@@ -167,3 +167,37 @@ def test_only_a_comparison_beyond_the_band_paid_and_the_answer_says_where() -> N
     assert "paid for files in 2 of the 4 file comparisons" in first, first
     assert "`splice` at 64 KiB–1 MiB (file → file, same-core)" in first, first
     assert "16 MiB" not in first and "sendfile" not in first, first
+
+
+def test_the_abstract_names_what_holds_on_every_class_measured() -> None:
+    """Over the committed runs: the claims holding on every class measured by name, the
+    unstable ones by name where the words allow; still at most 200 words for the busiest
+    run; no such sentence for a run without others beside it."""
+    rows, files = busy()
+    st = AB.Stability(13, ("Intel Xeon", "AMD EPYC"), 66, 41,
+                      ("C1 cross-core", "C13 (same-core and cross-core)"), ("C2", "C5 cross-core"))
+    text = AB.abstract(rows, files, verdicts(), facts(stability=st))
+    assert ("Over 13 runs on 2 CPU classes (Intel Xeon and AMD EPYC), C2 and C5 cross-core hold "
+            "on every class measured") in text
+    assert AB.words(text) <= AB.MAX_WORDS, (AB.words(text), text)
+    short = AB.abstract(rows.head(3), files.head(2), verdicts(), facts(stability=st))
+    assert "C1 cross-core and C13 (same-core and cross-core) are unstable within a class" in short
+    alone = AB.Stability(1, ("AMD EPYC",), 30, 20, (), ())
+    assert "Over " not in AB.abstract(rows, files, verdicts(), facts(stability=alone))
+    none = AB.Stability(4, ("AMD EPYC",), 30, 20, (), ())
+    assert ("Over 4 runs on one CPU class (AMD EPYC), no claim holds on every class measured."
+            in AB.abstract(rows.head(3), files.head(2), verdicts(), facts(stability=none)))
+
+
+def test_the_stability_facts_group_placements_by_claim() -> None:
+    t = pd.DataFrame([{"claim": c, "reading": "—", "placement": p, "basis": "copybench",
+                       "AMD EPYC: r1": v, "Intel Xeon: r2": v, "label": lab}
+                      for c, p, v, lab in [("C1", "same-core", "holds", "the same on every class measured"),
+                                           ("C9", "same-core", "holds", "the same on every class measured"),
+                                           ("C9", "cross-core", "holds", "the same on every class measured"),
+                                           ("C13", "same-core", "holds", "unstable"),
+                                           ("C13", "cross-core", "refuted", "unstable")]])
+    st = AB.stability_of(t, ["AMD EPYC", "Intel Xeon"], 2)
+    assert st.holding == ("C1 same-core", "C9 (same-core and cross-core)")
+    assert st.unstable == ("C13 (same-core and cross-core)",)
+    assert (st.rows, st.same) == (5, 3)

@@ -76,3 +76,14 @@ def test_rows_from_results() -> None:
     assert got == [{"claim": "C7", "reading": got[0]["reading"], "placement": "same-core",
                     "basis": "copybench", "run": "r9", "cpu_class": INTEL, "post_hoc": False,
                     "verdict": H}]
+
+
+def test_what_holds_everywhere_is_named_by_claim_and_placement() -> None:
+    long = _long({"C1": {"r1": H, "r2": H, "r3": I},
+                  "C2": {"r1": R, "r2": R},  # the same everywhere, but refuted
+                  "C3": {"r1": H, "r3": R},  # unstable
+                  "C4": {"r1": I}})
+    t = S.table(long, RUNS)
+    assert S.holding_everywhere(t) == ["C1 cross-core"]
+    assert S.where("C9", "—") == "C9" and S.where("C9", "same-core") == "C9 same-core"
+    assert S.holding_everywhere(S.table(_long({}), RUNS)) == []

@@ -63,6 +63,11 @@ def test_open_twice_loads_and_evaluates_once(sealed: Path, counted: dict[str, in
     assert _verdicts(again) == _verdicts(first)
     assert again.facts == first.facts and again.facts["trials"] == len(first.run.trials)
     assert again.readings.equals(first.readings)
+    # the comparisons against sendmsg are read once too, with the same reading
+    assert again.readings_sendmsg.equals(first.readings_sendmsg)
+    if len(first.readings_sendmsg):
+        assert {"bound", "under_minimum", "read"} <= set(first.readings_sendmsg.columns)
+        assert "send" not in set(first.readings_sendmsg["method"])
     where = sealed.parent / "study" / sealed.name
     assert json.loads((where / S.FACTS).read_text()) == first.facts
     assert "read" in (where / S.READINGS).read_text().splitlines()[0].split(",")
