@@ -44,7 +44,7 @@ from analysis import study as SD
 from IPython.display import display
 
 from analysis.claims import magnitude as MAG
-from analysis.claims import sesoi as SESOI
+from analysis.claims import sesoi as claim_sesoi
 from analysis.claims import table_error as TE
 from analysis.words.output import glue_text, list_table, note, show_table
 
@@ -67,10 +67,11 @@ glue_text("rules_revised", (
     "Every verdict here follows decision rules fixed before this run was made."))
 glue_text("counts_by_reading", C.counts_text(results))
 glue_text("counts_magnitude", C.magnitude_text(results))
-glue_text("sesoi_text", SESOI.text())
+glue_text("sesoi_text", claim_sesoi.text())
 glue_text("magnitude_rule", MAG.rule_text().removeprefix("magnitude: "))
 glue_text("table_error", TE.table_error(results).text())
 glue_text("rounds_key", C.rounds_key())
+glue_text("rounds_example", C.rounds_example())
 compact = C.compact_table(results)
 POST_HOC = " (post hoc)" if C.post_hoc(run) else ""  # beside each verdict of such a run
 compact["verdict"] = [(f"{v} [{n}]" if n != "—" else v) + POST_HOC
@@ -243,7 +244,7 @@ from analysis.words import revisions as RV
 glue_text("reproduce_rule", RP.rule_text(mark=("“", "”")))
 rows = []
 made = [(run.run_id, run.created_at)]  # the runs this book judges, for the revisions table
-evaluated = {run.run_id: results}  # each run's verdicts, for the stability table below
+evaluated = {run.run_id: results}  # each run's verdicts, for the reproduction tables below
 for d in RP.reruns(run.path):
     other_study = SD.open(d)  # each run studied once per build
     other = other_study.run
@@ -343,17 +344,8 @@ if _out:
 from analysis.comparison import stability as ST
 
 _revised = A.instant(C.REVISED)
-_entries = [e for e in MA.siblings(run.path) if e.tests_claims]
-_own = MA.entry_of(run.run_id, run.path.parent)
-_entries = sorted(_entries + ([_own] if _own is not None else []), key=lambda e: e.run_id)
-_long, _infos = [], []
-for e in _entries:
-    if e.run_id not in evaluated:  # a run the reproduction rule does not read (threads)
-        evaluated[e.run_id] = SD.open(e.path).results
-    info = ST.RunInfo(e.run_id, e.cpu_class, e.made is not None and e.made < _revised)
-    _infos.append(info)
-    _long += ST.rows(info, evaluated[e.run_id])
-_long = pd.DataFrame(_long, columns=ST.COLUMNS)
+_entries = SD.claim_runs(study)  # the artifact appendix's table of runs below, too
+_long, _infos = SD.stability(study, _revised)
 stab = ST.table(_long, _infos)
 _n = ST.counts(stab)
 _classes = list(dict.fromkeys(i.cpu_class for i in sorted(_infos, key=lambda i: i.run)))

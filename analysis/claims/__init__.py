@@ -254,9 +254,17 @@ def rule_threads(r: ClaimResult) -> int:
     return rule.threads if rule is not None else 1
 
 
+_SEQ_EXAMPLE = ClaimResult("C0", "", "", "", rounds=12, look=2, looks=3)
+
+
+def rounds_example() -> str:
+    """One verdict's rounds in brackets, as the tables print them (the key's example)."""
+    return f"[{rounds_looks(_SEQ_EXAMPLE)}]"
+
+
 def rounds_key() -> str:
     """The key to :func:`rounds_looks`'s brackets, written from the function itself."""
-    seq = ClaimResult("C0", "", "", "", rounds=12, look=2, looks=3)
+    seq = _SEQ_EXAMPLE
     fixed = ClaimResult("C0", "", "", "", rounds=15)
     return (f"[{rounds_looks(seq)}] after a verdict says that its CI rests on {seq.rounds} "
             f"paired rounds and that its block's sequential top-up stopped at look {seq.look} "
