@@ -170,11 +170,12 @@ if len(c13):
                                                   for r in named))
     cross = c13[c13["placement"] == "cross-core"]
     by_run = []
-    for r, g in cross.groupby("run", sort=False):
+    for (r, size), g in cross.groupby(["run", "receive size"], sort=False):
         s = g.set_index("method")
         if set(SN.METHODS) <= set(s.index):
             a, b = s.loc[SN.METHODS[0]], s.loc[SN.METHODS[1]]
-            by_run.append(f"{r}: {SN.METHODS[0]}'s sender {a['sender_cpu_s_per_gb']:.2f} "
+            by_run.append(f"{r} (receive size {size}): {SN.METHODS[0]}'s sender "
+                          f"{a['sender_cpu_s_per_gb']:.2f} "
                           f"CPU-s/GB against {b['sender_cpu_s_per_gb']:.2f}, the rate set by "
                           f"the {a['limit']} (against the {b['limit']})")
     glue_text("c13_reading", "Cross-core: " + "; ".join(by_run) + "." if by_run else "")

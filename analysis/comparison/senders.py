@@ -20,6 +20,7 @@ from typing import Any, Iterable, Sequence
 
 import pandas as pd
 
+from analysis.claims import robustness as RB
 from analysis.claims.base import rule_cells
 from analysis.claims.rules import RULES
 from analysis.comparison.machines import label as machine_label
@@ -34,7 +35,7 @@ METHODS = (RULE.numerator, RULE.denominator)
 #: the sender profiles committed by bench/sender-profile (relative to the repository root)
 PROFILES = "bench/results/sender-profile-*.json"
 #: the table's columns, in order
-COLUMNS = ["run", "cpu class", "placement", "method", "n", "gbit_per_s",
+COLUMNS = ["run", "cpu class", "receive size", "placement", "method", "n", "gbit_per_s",
            "sender_cpu_s_per_gb", "receiver_cpu_s_per_gb", "sender_busy", "receiver_busy",
            "receiver_bytes_per_call", "limit"]
 
@@ -52,7 +53,7 @@ def sides(d: pd.DataFrame) -> pd.DataFrame:
     side's median CPU-seconds per GB and busy fraction, the receiver's median bytes per
     receive call, and the side that set the rate (:func:`bottleneck.cell_limits`)."""
     by = ["placement", "method"]
-    cols = [c for c in COLUMNS if c not in ("run", "cpu class")]
+    cols = [c for c in COLUMNS if c not in ("run", "cpu class", "receive size")]
     if d.empty:
         return pd.DataFrame(columns=cols)
     x = d.copy()
@@ -68,16 +69,19 @@ def sides(d: pd.DataFrame) -> pd.DataFrame:
 
 
 def table(runs: Iterable[Run]) -> pd.DataFrame:
-    """:func:`sides` of each run, labelled by the run and its CPU class (the manifest's CPU
-    count and model), runs in the order given."""
+    """:func:`sides` of each run at each receive size it measured (the sink's receive call,
+    :mod:`analysis.claims.robustness`), labelled by the run, its CPU class (the manifest's
+    CPU count and model) and the receive size, runs in the order given."""
     parts = []
     for run in runs:
-        s = sides(cells(run))
-        if s.empty:
-            continue
-        s.insert(0, "cpu class", machine_label(run))
-        s.insert(0, "run", run.run_id)
-        parts.append(s)
+        for size in RB.receive_sizes(run):
+            s = sides(cells(RB.at_receive_size(run, size)))
+            if s.empty:
+                continue
+            s.insert(0, "receive size", fmt_size(size))
+            s.insert(0, "cpu class", machine_label(run))
+            s.insert(0, "run", run.run_id)
+            parts.append(s)
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS)
 
 
