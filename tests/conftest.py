@@ -67,6 +67,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason=why))
 
 
+#: the markers whose tests read the Studies `make book` kept in the repository's own cache
+#: (book/_generated/study): the book's tests and those of a whole committed run
+READS_BOOK_CACHE = ("book", "reference")
+
+
+@pytest.fixture(autouse=True)
+def _study_cache(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every other test (and the programs it starts) keeps its Studies in one cache of the
+    session's own: a test's runs (tmp_path/run, a hostile RUN name) never land in the
+    repository's book/_generated/study."""
+    if any(request.node.get_closest_marker(m) for m in READS_BOOK_CACHE):
+        return
+    if "COPYBENCH_STUDY_DIR" not in os.environ:
+        monkeypatch.setenv("COPYBENCH_STUDY_DIR", str(tmp_path_factory.getbasetemp() / "study"))
+
+
 def _copybench_bin() -> Path | None:
     env = os.environ.get("COPYBENCH_BIN")
     if env:

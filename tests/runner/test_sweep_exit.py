@@ -154,6 +154,10 @@ def test_sigterm_mid_sweep_ends_it_promptly_and_the_run_resumes(runner_copybench
         p.send_signal(signal.SIGTERM)
         _, err = p.communicate(timeout=30)
         assert time.monotonic() - sent < 15, "not promptly"
+        if p.returncode == 0 and "Traceback" not in err:
+            # its last trial ended between the poll above and the signal (a loaded machine
+            # makes that window wide): the run is complete, which the resume below checks
+            break
         assert p.returncode == 143, (attempt, p.returncode, err[-3000:])
         assert "resume with" in err and "Traceback" not in err, err[-3000:]
         first = False
