@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from decision import claimtable as band
+from decision import band
 from runner.host.errors import ProfileError
 from runner.plan import profile as prof_mod
 
