@@ -351,10 +351,10 @@ under = int((_read == RD.NOT_READ).sum())
 bound = int((_read == RD.RECEIVER_BOUND).sum())
 glue_text("rounds_min", str(RMIN))
 _why = ([f"{under} rest on fewer than {RMIN} rounds, the design's minimum"] if under else []) \
-    + ([f"{bound} on a cell copybench's receiver set the rate of (not a test of the sender)"]
-       if bound else [])
+    + ([f"{bound} rest on a cell copybench's receiver set the rate of (not a test of the "
+        "sender)"] if bound else [])
 glue_text("unread", (
-    f"Of the decision map's {len(map_rows)} comparisons, {' and '.join(_why)}: the map and the "
+    f"Of the decision map's {len(map_rows)} comparisons, {', and '.join(_why)}: the map and the "
     f"tables show them, the findings do not read them." if _why else
     f"Every comparison of the decision map rests on at least {RMIN} rounds, the design's "
     f"minimum, and on cells copybench's receiver did not set the rate of."))
