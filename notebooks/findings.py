@@ -51,7 +51,6 @@ from analysis.statistics import stats as S
 from analysis.claims.base import stream_cells
 from analysis.claims.baselines import crossovers, file_comparisons
 from analysis.statistics.fmt import fmt_size
-from decision import reading as RD
 from decision.band import band
 from analysis.words.output import glue_text, note, show_table
 from analysis.words import prose as PR
@@ -344,20 +343,9 @@ facts = AB.Facts(F.testbed_text(run.manifest), len(m), hours,
                  copied, stability=_stability)
 map_rows = V.map_data(curve) if len(curve) else curve
 abstract = AB.abstract(map_rows, files, verdicts, facts, kind)
-# the map's comparisons the findings do not read, by why: under the design's minimum rounds,
-# or resting on a cell copybench's receiver set the rate of
-_read = map_rows["read"] if len(map_rows) and "read" in map_rows else pd.Series(dtype=object)
-under = int((_read == RD.NOT_READ).sum())
-bound = int((_read == RD.RECEIVER_BOUND).sum())
 glue_text("rounds_min", str(RMIN))
-_why = ([f"{under} rest on fewer than {RMIN} rounds, the design's minimum"] if under else []) \
-    + ([f"{bound} rest on a cell copybench's receiver set the rate of (not a test of the "
-        "sender)"] if bound else [])
-glue_text("unread", (
-    f"Of the decision map's {len(map_rows)} comparisons, {', and '.join(_why)}: the map and the "
-    f"tables show them, the findings do not read them." if _why else
-    f"Every comparison of the decision map rests on at least {RMIN} rounds, the design's "
-    f"minimum, and on cells copybench's receiver did not set the rate of."))
+# the map's comparisons the findings do not read, by why (the count owner's tally of them)
+glue_text("unread", book_counts.message.unread_text(RMIN))
 glue_text("n_findings", str(len(headline)))
 glue_text("band", RV.band_label(run.created_at))
 glue_text("band_lo", f"{band()[0]:.2f}")

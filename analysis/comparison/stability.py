@@ -125,13 +125,8 @@ def table(long: pd.DataFrame, runs: Sequence[RunInfo]) -> pd.DataFrame:
     return pd.DataFrame(out, columns=KEY + cols + ["label"])
 
 
-def where(claim: str, placement: str) -> str:
-    """A row's claim and placement in a few words ("C13 same-core", "C2")."""
-    return claim if placement in ("", "—") else f"{claim} {placement}"
-
-
-def holding_everywhere(t: pd.DataFrame) -> list[str]:
-    """The claims and placements (:func:`where`, in claim order) that hold on every class
+def holding_everywhere(t: pd.DataFrame) -> list[tuple[str, str]]:
+    """The (claim, placement) pairs, in the table's order, that hold on every class
     measured: every run that decided any of their rows (readings, bases) decided it *holds*
     (each row :data:`SAME` or :data:`NEVER`, at least one decided, none decided *refuted*)."""
     if t.empty:
@@ -139,18 +134,12 @@ def holding_everywhere(t: pd.DataFrame) -> list[str]:
     runs = [c for c in t.columns if c not in KEY and c != "label"]
     verdicts = t[runs].apply(lambda r: {str(v).split(" (")[0] for v in r}, axis=1)
     out = []
-    for (claim, placement), idx in t.groupby(["claim", "placement"], sort=False).groups.items():
-        labels = set(t.loc[idx, "label"])
-        seen = set().union(*verdicts.loc[idx])
+    for (claim, placement), g in t.groupby(["claim", "placement"], sort=False):
+        labels = set(g["label"])
+        seen = set().union(*verdicts.loc[g.index])
         if labels <= {SAME, NEVER} and HOLDS in seen and REFUTED not in seen:
             out.append((claim, placement))
-    out.sort(key=lambda k: _claim_number(k[0]))  # stable: the table's order within a claim
-    return [where(c, p) for c, p in out]
-
-
-def _claim_number(claim: str) -> int:
-    digits = "".join(ch for ch in claim if ch.isdigit())
-    return int(digits) if digits else 0
+    return out
 
 
 def keys_labelled(t: pd.DataFrame, lab: str) -> set[tuple[str, str, str, str]]:

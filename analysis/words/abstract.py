@@ -72,19 +72,17 @@ def stability_of(table: pd.DataFrame, classes: Sequence[str], runs: int) -> Stab
     n = ST.counts(table)
     bad = table[table["label"] == ST.UNSTABLE] if len(table) else table
     return Stability(runs, tuple(classes), len(table), n[ST.SAME],
-                     _by_claim(list(dict.fromkeys(ST.where(c, p) for c, p in
-                                                   zip(bad["claim"], bad["placement"])))),
+                     _by_claim(list(dict.fromkeys(zip(bad["claim"], bad["placement"])))),
                      _by_claim(ST.holding_everywhere(table)))
 
 
-def _by_claim(places: Sequence[str]) -> tuple[str, ...]:
-    """"C9 cross-core", "C9 same-core" as "C9 (cross-core and same-core)"; one placement or
-    none as it is."""
+def _by_claim(places: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+    """(claim, placement) pairs in words, a claim's placements together: "C1 same-core",
+    "C9 (same-core and cross-core)", "C2" where a claim has no placement."""
     groups: dict[str, list[str]] = {}
-    for w in places:
-        claim, _, placement = w.partition(" ")
+    for claim, placement in places:
         groups.setdefault(claim, []).append(placement)
-    return tuple(c if ps == [""] else f"{c} {ps[0]}" if len(ps) == 1
+    return tuple(c if ps in (["—"], [""]) else f"{c} {ps[0]}" if len(ps) == 1
                  else f"{c} ({' and '.join(ps)})" for c, ps in groups.items())
 
 

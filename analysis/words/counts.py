@@ -106,6 +106,21 @@ class Tally:
         parts = [f"{w} in {k}" for w, k in self._parts() if k]
         return ", ".join(parts) + f" of {self.n} comparison{'s' if self.n != 1 else ''}"
 
+    def unread_text(self, rounds_min: int, what: str = "the decision map's") -> str:
+        """Why the findings do not read some of these comparisons: "Of the decision map's 99
+        comparisons, 11 rest on fewer than 6 rounds, the design's minimum, and 21 rest on a
+        cell copybench's receiver set the rate of (not a test of the sender): ..."."""
+        why = ([f"{self.not_read} rest on fewer than {rounds_min} rounds, the design's "
+                "minimum"] if self.not_read else []) + (
+            [f"{self.receiver_bound} rest on a cell copybench's receiver set the rate of (not "
+             "a test of the sender)"] if self.receiver_bound else [])
+        if not why:
+            return (f"Every comparison of {what} rests on at least {rounds_min} rounds, the "
+                    "design's minimum, and on cells copybench's receiver did not set the rate "
+                    "of.")
+        return (f"Of {what} {self.n} comparisons, {', and '.join(why)}: the map and the tables "
+                "show them, the findings do not read them.")
+
     def text(self) -> str:
         """"0 faster by more than 12 %, 55 slower by more than 12 %, 0 faster (size open),
         9 slower (size open), 0 equivalent (within ±12 %) and 41 undecided of 105

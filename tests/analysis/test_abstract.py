@@ -201,3 +201,4 @@ def test_the_stability_facts_group_placements_by_claim() -> None:
     assert st.holding == ("C1 same-core", "C9 (same-core and cross-core)")
     assert st.unstable == ("C13 (same-core and cross-core)",)
     assert (st.rows, st.same) == (5, 3)
+    assert AB._by_claim([("C2", "—"), ("C9", "same-core")]) == ("C2", "C9 same-core")

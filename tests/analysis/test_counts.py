@@ -89,3 +89,15 @@ def test_every_page_quotes_the_counts_from_the_owner() -> None:
         assert "CN.book_counts(run, results" in src[nb], nb
     assert "CN.reference_comparisons(run)" in src["message.py"]
     assert "send_comparisons(" not in src["message.py"] + src["claims.py"]
+
+
+def test_the_unread_comparisons_are_counted_by_why() -> None:
+    """Under the minimum rounds and receiver-bound are two counts, never one sum said as
+    "fewer rounds" (the front page once counted 21 receiver-bound comparisons as under it)."""
+    t = CN.Tally(n=99, less=40, undecided=27, not_read=11, receiver_bound=21)
+    assert t.unread_text(6) == (
+        "Of the decision map's 99 comparisons, 11 rest on fewer than 6 rounds, the design's "
+        "minimum, and 21 rest on a cell copybench's receiver set the rate of (not a test of "
+        "the sender): the map and the tables show them, the findings do not read them.")
+    assert "21" not in CN.Tally(n=9, not_read=2).unread_text(6)
+    assert CN.Tally(n=9, less=9).unread_text(6).startswith("Every comparison of the decision")

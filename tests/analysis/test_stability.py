@@ -84,6 +84,11 @@ def test_what_holds_everywhere_is_named_by_claim_and_placement() -> None:
                   "C3": {"r1": H, "r3": R},  # unstable
                   "C4": {"r1": I}})
     t = S.table(long, RUNS)
-    assert S.holding_everywhere(t) == ["C1 cross-core"]
-    assert S.where("C9", "—") == "C9" and S.where("C9", "same-core") == "C9 same-core"
+    assert S.holding_everywhere(t) == [("C1", "cross-core")]
     assert S.holding_everywhere(S.table(_long({}), RUNS)) == []
+
+
+def test_what_holds_everywhere_keeps_the_tables_order() -> None:
+    """C9 before C10, as the claims are numbered, not as their names sort."""
+    t = S.table(_long({"C9": {"r1": H, "r2": H}, "C10": {"r1": H, "r2": H}}), RUNS)
+    assert S.holding_everywhere(t) == [("C9", "cross-core"), ("C10", "cross-core")]
