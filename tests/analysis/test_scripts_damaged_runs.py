@@ -130,9 +130,15 @@ def test_findings_text_says_there_is_nothing_to_report(damage: str, good_run: Pa
 
 def test_reproduction_criterion_raw_names_a_damaged_run(good_run: Path,
                                                         tmp_path: Path) -> None:
-    """--raw reads every run below it: a damaged one is named, not a traceback."""
+    """--raw reads every pair of runs below it (a claims run and the paper run made before
+    it on the same machine): a damaged one is named, not a traceback."""
     raw = tmp_path / "raw"
-    shutil.copytree(good_run, raw / "20261122T000000Z-claims")
+    for name, profile, made in (("20261121T000000Z-paper", "paper", "2026-11-21T00:00:00Z"),
+                                ("20261122T000000Z-claims", "claims", "2026-11-22T00:00:00Z")):
+        shutil.copytree(good_run, raw / name)
+        plan = json.loads((raw / name / "plan.json").read_text())
+        plan.update(profile=profile, created_at=made)
+        (raw / name / "plan.json").write_text(json.dumps(plan))
     SIXTH(raw / "20261122T000000Z-claims", lambda r: r.pop("cell"))
     (raw / "20261122T000000Z-claims" / "trials.jsonl").write_text(
         (raw / "20261122T000000Z-claims" / "trials.jsonl").read_text().replace(

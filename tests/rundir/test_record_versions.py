@@ -1,7 +1,8 @@
 """The record format's versions (``rundir.records``): every version a reader takes is
 upgraded to the current one by the one reader, so every consumer sees one shape; a version
 it does not know is refused in one line; the writers write the current version; the
-committed runs (version 1, sealed) still read and verify."""
+committed runs (version 1, and version 2 from :data:`FIRST_V2` on; sealed) still read and
+verify."""
 
 from __future__ import annotations
 
@@ -46,6 +47,8 @@ LACKS: dict[str, list[str]] = {
         "receiver.interference_unavailable"],
 }
 GENERATIONS = list(LACKS)  # newest first
+#: the first committed run written as version 2 (every field present)
+FIRST_V2 = "20261129T195203Z-claims"
 
 
 def lacked_by(first_run: str) -> list[str]:
@@ -202,19 +205,20 @@ def test_a_committed_run_verifies() -> None:
 
 @pytest.mark.slow
 def test_the_committed_runs_have_the_field_sets_upgraded() -> None:
-    """The version map is the committed runs': each run's copybench records lack exactly
-    the fields of its field set (:data:`LACKS`), and every record reads as the current
-    version."""
+    """The version map is the committed runs': each version-1 run's copybench records lack
+    exactly the fields of its field set (:data:`LACKS`), a version-2 run's lack none, and
+    every record reads as the current version."""
     runs = sorted(p for p in RAW.iterdir() if (p / "trials.jsonl.gz").is_file())
     assert runs, f"no committed runs in {RAW}"
     every = lacked_by(GENERATIONS[-1])
     for run in runs:
         first = max((g for g in GENERATIONS if g <= run.name), default=None)
         assert first is not None, f"{run.name}: older than every field set"
-        want = set(lacked_by(first))
+        version = 2 if run.name >= FIRST_V2 else 1
+        want = set(lacked_by(first)) if version == 1 else set()
         seen: set[str] = set()
         for rec in _raw_records(run):
-            assert rec["schema_version"] == 1
+            assert rec["schema_version"] == version, run.name
             res = rec.get("result") or {}
             if rec["config"].get("kind") != "copybench" or not isinstance(
                     res.get("receiver"), dict):
