@@ -19,7 +19,10 @@ the sender and contradicts it; where no such size does and one of its sizes is
 receiver-bound, the verdict reads :data:`RECEIVER_BOUND`.
 
 The rule took effect at :data:`IN_FORCE` (UTC), after the reference run
-20261128T171229Z-paper-5394 was seen: every run made before it is read under it post hoc.
+20261128T171229Z-paper-5394 was seen, for message streams; at :data:`FILE_SOCKET_IN_FORCE`
+it took in a file sent into a socket too (the same receiver, the same sides), after that run
+and the claims run 20261129T195203Z-claims were seen. Every run made before a version is read
+under it post hoc.
 
 Only the standard library (the runner imports decision/).
 """
@@ -31,6 +34,8 @@ from typing import Iterable
 
 #: when this reading rule took effect (UTC): mended after the reference run was seen
 IN_FORCE = "2026-11-29T16:22Z"
+#: when the reading took in file→socket cells (UTC): mended after two runs were seen
+FILE_SOCKET_IN_FORCE = "2026-11-29T23:31Z"
 
 #: which side set a cell's rate (analysis.statistics.bottleneck.limit), in the order a table
 #: explains them

@@ -33,7 +33,6 @@ from analysis.figures import plots as P
 from analysis.statistics import stats as S
 from analysis.words import headlines as H
 from analysis.claims import baselines as BL
-from analysis.claims.baselines import file_comparisons
 from analysis.statistics.fmt import fmt_size
 from analysis.words.output import glue_text, note, show_table
 from analysis.words import prose as PR
@@ -85,17 +84,19 @@ else:
 #
 # Each method / `read-write` under the run's declared design (paired by block and round when
 # the run has blocks), family: the sizes of one method on one path, placement and cache
-# state; read against the band {glue:text}`band:s` as in the message chapter. {doc}`findings` draws these
-# ratios against size.
+# state; read against the band {glue:text}`band:s` as in the message chapter. *reading* is what
+# the findings read: the decision, *not read* under the design's minimum rounds, or
+# *receiver-bound* where copybench's receiver set the rate of a cell (a file sent into a
+# socket; a file→file copy has no receiver). {doc}`findings` draws these ratios against size.
 
 # %% tags=["remove-input"]
-cmp_tab = file_comparisons(run)
+cmp_tab = study.file_readings  # CN.file_table(run): each comparison with its reading
 if len(cmp_tab):
     show_table(cmp_tab.assign(size=cmp_tab["size"].map(fmt_size))[
         ["scenario", "transport", "placement", "cache", "method", "size", "design", "n",
-         "ratio", "lo", "hi", "decision"]].rename(columns={
+         "ratio", "lo", "hi", "decision", "read"]].rename(columns={
              "scenario": "path", "size": "file size", "ratio": "ratio vs read-write",
-             "lo": "CI low", "hi": "CI high"}))
+             "lo": "CI low", "hi": "CI high", "read": "reading"}))
 else:
     note("No file method was measured beside `read-write` in this run.")
 

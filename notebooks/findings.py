@@ -49,7 +49,7 @@ from analysis.loading import run as A
 from analysis import study as SD
 from analysis.statistics import stats as S
 from analysis.claims.base import stream_cells
-from analysis.claims.baselines import crossovers, file_comparisons
+from analysis.claims.baselines import crossovers
 from analysis.statistics.fmt import fmt_size
 from decision.band import band
 from analysis.words.output import glue_text, note, show_table
@@ -68,7 +68,7 @@ msg = study.readings  # CN.message_table(run)
 # the copy-avoiding methods against sendmsg: the same kernel copy as send, no user memcpy
 msg_sm = study.readings_sendmsg
 xo = crossovers(run, one, "send", A.MESSAGE_METHODS, MSG_FACTORS)
-files = file_comparisons(run)
+files = study.file_readings  # CN.file_table(run)
 zc = run.measured[run.measured["method"].isin(["zerocopy", "uring-zc"])
                   & run.measured["zc_completions"].fillna(0).gt(0)]
 copied = {t: (int(g["zc_copied"].sum()), int(g["zc_completions"].sum()))
@@ -284,12 +284,16 @@ else:
 # %% [markdown]
 # (tab-cmp-files)=
 # ## Every comparison: file methods against `read-write`
+#
+# The same columns: a file sent into a socket has copybench's receiver on the other side, so
+# its reading can be *receiver-bound*; a file→file copy has no receiver.
 
 # %% tags=["remove-input"]
 if len(files):
     show_table(files.assign(size=files["size"].map(fmt_size))[
         ["scenario", "transport", "placement", "cache", "method", "size", "design", "n",
-         "ratio", "lo", "hi", "decision"]].rename(columns={**CI_NAMES, "scenario": "path"}))
+         "ratio", "lo", "hi", "decision", "read"]].rename(
+             columns={**CI_NAMES, "scenario": "path"}))
 else:
     note("No file method was measured beside `read-write` in this run.")
 

@@ -97,10 +97,16 @@ def apply_rule(run: Run, rule: "Rule", stmt: tuple[str, str, str], placement: st
     return r
 
 
+#: the rule modes whose cells are streams from a sender into copybench's receiver (a message
+#: stream, a file sent into a socket: bottleneck.SCENARIOS)
+_SIDED = ("stream", "file→socket")
+
+
 def _bounds(run: Run, rule: "Rule", d: pd.DataFrame, sizes: Sequence[int]) -> dict[int, str]:
     """Per size compared: the side that set the rate of its two cells (decision.reading.bound,
-    from the run's table of sides); {} where the rule's metric is not a rate one side sets."""
-    if rule.metric not in RD.RATE_METRICS or rule.mode != "stream":
+    from the run's table of sides); {} where the rule's metric is not a rate one side sets or
+    its cells have no receiver of copybench's (a round trip, a file→file copy)."""
+    if rule.metric not in RD.RATE_METRICS or rule.mode not in _SIDED:
         return {}
     both = d[d["method"].isin([rule.numerator, rule.denominator])]
     return {s: BN.cells_bound(run, both[both["size"] == s]) for s in sizes}

@@ -31,8 +31,17 @@ class Run(Protocol):
 BUSY = 0.9
 #: the labels, in the order a table explains them (the reading's, decision.reading)
 LIMITS = RD.BOUNDS
+#: the scenarios whose stream cells have copybench's sender and receiver on two sides of a
+#: socket, so a side's busy fraction says which set the rate: a message stream, and a file
+#: sent into a socket (sendfile, read-write, ...; the sink is the same receiver). A
+#: file→file copy has no receiver.
+SCENARIOS = ("message", "file→socket")
 #: the factors of one stream cell in the run's table of sides (:func:`run_limits`)
-CELL = ("method", "transport", "protocol", "placement", "threads", "size", "duration_s")
+CELL = ("scenario", "method", "transport", "protocol", "placement", "cache", "threads", "size",
+        "duration_s")
+#: the factors a frame may lack, and what their absence means (a frame without a scenario
+#: holds message cells; a message cell has no cache state)
+_ABSENT = {"scenario": "message", "cache": None}
 #: the CPU figures a side's busy fraction is read from
 _CPU = ("seconds", "sender_cpu_s", "receiver_cpu_s")
 
@@ -96,16 +105,24 @@ def _key(values: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(out)
 
 
+def _cells(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with the factors it lacks that may be absent (:data:`_ABSENT`) as their
+    absence means."""
+    missing = {k: v for k, v in _ABSENT.items() if k not in df}
+    return df.assign(**missing) if missing and len(df.columns) else df
+
+
 def run_limits(run: Run) -> dict[tuple[Any, ...], str]:
-    """The side that set the rate of each of the run's message stream cells (:data:`CELL`:
-    key -> one of :data:`LIMITS`), read from the medians of its trials' busy fractions
-    (:func:`cell_limits`); computed once per run and kept while the run lives. A run whose
-    records carry no CPU figures has an empty table (every cell unknown)."""
+    """The side that set the rate of each of the run's stream cells of :data:`SCENARIOS`
+    (key: the scenario and :data:`CELL` -> one of :data:`LIMITS`), read from the medians of
+    its trials' busy fractions (:func:`cell_limits`); computed once per run and kept while
+    the run lives. A run whose records carry no CPU figures has an empty table (every cell
+    unknown)."""
     got = _LIMITS.get(id(run))
     if got is not None and got[0]() is run:
         return got[1]
-    m = run.measured
-    st = m[(m["scenario"] == "message") & (m["mode"] == "stream")] if len(m) else m
+    m = _cells(run.measured)
+    st = m[m["scenario"].isin(SCENARIOS) & (m["mode"] == "stream")] if len(m) else m
     table: dict[tuple[Any, ...], str] = {}
     if len(st) and all(c in st for c in (*_CPU, *CELL)):
         lim = cell_limits(st, list(CELL))
@@ -120,6 +137,7 @@ def cells_bound(run: Run, cells: pd.DataFrame) -> str:
     """The side that set the rate of a comparison resting on the trials ``cells`` (both of
     its cells' trials): :func:`decision.reading.bound` of their cells' sides in the run's
     table (:func:`run_limits`); a cell the table lacks is unknown."""
+    cells = _cells(cells)
     if cells.empty or not all(c in cells for c in CELL):
         return RD.UNKNOWN
     table = run_limits(run)
@@ -128,29 +146,37 @@ def cells_bound(run: Run, cells: pd.DataFrame) -> str:
 
 
 def cell_bound(run: Run, cell: Mapping[str, Any]) -> str:
-    """The side that set the rate of one stream cell (its factors :data:`CELL` in ``cell``;
-    an empty factor is a missing one) in the run's table (:func:`run_limits`); a cell the
-    table lacks (not a message stream cell, or no CPU figures) is unknown."""
-    if cell.get("scenario", "message") != "message" or cell.get("mode", "stream") != "stream":
+    """The side that set the rate of one stream cell (its factors :data:`CELL` in ``cell``,
+    those it lacks as :data:`_ABSENT` says; an empty factor is a missing one) in the run's
+    table (:func:`run_limits`); a cell the table lacks (not a stream cell of
+    :data:`SCENARIOS`, or no CPU figures) is unknown."""
+    full = {**_ABSENT, **cell}
+    if full["scenario"] not in SCENARIOS or cell.get("mode", "stream") != "stream":
         return RD.UNKNOWN
-    key = _key([None if cell.get(k) == "" else cell.get(k) for k in CELL])
+    key = _key([None if full.get(k) == "" else full.get(k) for k in CELL])
     return run_limits(run).get(key, RD.UNKNOWN)
 
 
 def comparison_bounds(run: Run, tab: pd.DataFrame, baseline: str) -> list[str]:
     """Per row of a table of comparisons of a method against ``baseline`` (each row with its
-    ``method``, ``size`` and the cell factors of :data:`CELL` it has): the side that set the
-    rate of its two cells (:func:`decision.reading.bound`)."""
+    ``method``, ``size`` and the cell factors of :data:`CELL` the table has): the side that
+    set the rate of its two cells (:func:`decision.reading.bound`). A factor the table does
+    not have (a file table has no window) spans every cell of the run's table that it names:
+    each of them bounds the row."""
     if tab.empty:
         return []
     table = run_limits(run)
+    has = [i for i, k in enumerate(CELL) if k in tab or k in _ABSENT or k == "method"]
+    cells: dict[tuple[Any, ...], list[str]] = {}
+    for k, v in table.items():
+        cells.setdefault(tuple(k[i] for i in has), []).append(v)
     out = []
     for r in tab.to_dict("records"):
-        pair = []
+        sides: list[str] = []
         for meth in (r["method"], baseline):
-            cell = {**{k: r.get(k) for k in CELL}, "method": meth}
-            pair.append(table.get(_key([cell[k] for k in CELL]), RD.UNKNOWN))
-        out.append(RD.bound(pair))
+            cell = {**_ABSENT, **{k: r[k] for k in CELL if k in r}, "method": meth}
+            sides += cells.get(_key([cell[CELL[i]] for i in has]), [RD.UNKNOWN])
+        out.append(RD.bound(sides))
     return out
 
 

@@ -60,6 +60,8 @@ class Study:
     readings: pd.DataFrame  # analysis.words.counts.message_table: each comparison's reading
     # the same against sendmsg (the copy-avoiding methods against one kernel copy, no memcpy)
     readings_sendmsg: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # analysis.words.counts.file_table: each file method against read-write, with its reading
+    file_readings: pd.DataFrame = field(default_factory=pd.DataFrame)
     facts: dict[str, Any] = field(default_factory=dict)
     # analysis.claims.robustness.readings: each claim under every receive size the run
     # measured (empty for a run of one receive size)
@@ -128,7 +130,7 @@ def _sums(path: Path) -> bytes | None:
 
 def build(run_dir: str | Path) -> Study:
     """The run at ``run_dir`` studied now (never from the cache): loaded once, its claims
-    evaluated once, its message comparisons read once. A damaged run is a :class:`BadRun`."""
+    evaluated once, its message and file comparisons read once. A damaged run is a :class:`BadRun`."""
     path = _resolved(run_dir)
     sums = _sums(path)
     run = load_run(path)
@@ -136,7 +138,7 @@ def build(run_dir: str | Path) -> Study:
     readings = CN.message_table(run)
     readings_sendmsg = CN.message_table(run, "sendmsg")
     receiver = RB.readings(run, base=results) if len(RB.receive_sizes(run)) > 1 else []
-    return Study(run, results, readings, readings_sendmsg,
+    return Study(run, results, readings, readings_sendmsg, CN.file_table(run),
                  facts_of(run, results, sums is not None), receiver, key(path, sums))
 
 

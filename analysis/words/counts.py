@@ -31,7 +31,7 @@ import pandas as pd
 from analysis.loading import run as A
 from analysis.claims.base import (MAGNITUDES, VERDICTS, ClaimResult,
                                   stream_cells)
-from analysis.claims.baselines import baseline_comparisons
+from analysis.claims.baselines import baseline_comparisons, file_comparisons
 from analysis.statistics import bottleneck as BN
 from analysis.statistics.fmt import fmt_band, fmt_pct
 from decision import reading as RD
@@ -199,6 +199,14 @@ def message_table(run: A.Run, baseline: str = "send") -> pd.DataFrame:
                          baseline)
 
 
+def file_table(run: A.Run) -> pd.DataFrame:
+    """Every file method against ``read-write`` on each path, placement and cache state
+    (:func:`analysis.claims.baselines.file_comparisons`), each with its reading: a file sent
+    into a socket has copybench's receiver on the other side, so it can be receiver-bound as
+    a message stream can; a file→file copy has no receiver (its side unknown)."""
+    return with_readings(run, file_comparisons(run), "read-write")
+
+
 def with_readings(run: A.Run, tab: pd.DataFrame, baseline: str) -> pd.DataFrame:
     """``tab`` (comparisons of methods against ``baseline``, throughput) with each row's one
     reading (:mod:`decision.reading`): ``bound`` (which side set the rate of its two cells,
@@ -329,7 +337,8 @@ def method_tallies(tab: pd.DataFrame) -> dict[str, Tally]:
     return {str(m): Tally.of(g) for m, g in tab.groupby("method", sort=True)}
 
 
-__all__ = ["Tally", "BookCounts", "book_counts", "message_table", "message_comparisons",
+__all__ = ["Tally", "BookCounts", "book_counts", "message_table", "file_table",
+           "message_comparisons",
            "map_comparisons", "MAP_FACTORS", "one_per_size", "with_readings",
            "reference_comparisons", "reference_cells", "with_sizes", "method_tallies",
            "MSG_FACTORS"]

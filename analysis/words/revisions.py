@@ -96,6 +96,15 @@ REVISIONS: tuple[tuple[str, str, str], ...] = (
      "decided. Mended after the reference run 20261128T171229Z-paper-5394 was seen (7 of its "
      "map's 11 comparisons under 6 rounds drawn decided; copybench's receiver set the rate in "
      "26 of its 160 TCP stream cells), so every run made before it is read under it post hoc"),
+    (RD.FILE_SOCKET_IN_FORCE, READING_RULE,
+     "the sides of a file sent into a socket (sendfile, read-write and the other file methods "
+     "into copybench's receiver) are read as a message stream's are; before, only message "
+     "stream cells were, so a claim about file senders could rest unlabelled on a cell whose "
+     "rate copybench's receiver set: C13 same-core read 'refuted' in every run, its sendfile "
+     "sender busy 8 % of the window and its receiver 92 % in the reference run "
+     "20261128T171229Z-paper-5394, and now reads receiver-bound (not testable here). Mended "
+     "after that run and the claims run 20261129T195203Z-claims were seen, so every run made "
+     "before it is read under it post hoc"),
 )
 #: every rule the table lists, in its order
 RULES = (CLAIM_RULES, REPRODUCED_RULE, TOPUP_ORDER, BAND_RULE, AA_CONTROL, PARITY_RULE,

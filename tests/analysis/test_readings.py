@@ -5,8 +5,10 @@ and findings that take them as inputs."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from analysis.statistics import bottleneck as BN
 from analysis.words import advice as V
@@ -52,7 +54,8 @@ def test_the_table_of_sides_is_computed_once_per_run() -> None:
     run = _run()
     first = BN.run_limits(run)
     assert BN.run_limits(run) is first  # the same table, not a second reading
-    assert first[BN._key(("send", "veth", "tcp", "same-core", 1, 16384, 1.0))] == RD.RECEIVER
+    assert first[BN._key(("message", "send", "veth", "tcp", "same-core", None, 1, 16384, 1.0))] \
+        == RD.RECEIVER
     other = _run()
     assert BN.run_limits(other) is not first
 
@@ -97,7 +100,6 @@ def test_a_run_comparison_carries_each_runs_side() -> None:
 
 def test_the_compare_reports_cells_carry_each_runs_side(tmp_path) -> None:
     import sys
-    from pathlib import Path
 
     from analysis.comparison import compare as K
     from analysis.loading.run import load_run
@@ -110,7 +112,35 @@ def test_the_compare_reports_cells_carry_each_runs_side(tmp_path) -> None:
     run, ref = load_run(tmp_path / "run"), load_run(tmp_path / "ref")
     cells = K.compare_cells(run, ref, threshold=0.10)
     assert set(cells["bound_run"]) | set(cells["bound_ref"]) <= set(RD.BOUNDS)
-    stream = (cells["scenario"] == "message") & (cells["mode"] == "stream")
+    # a message stream and a file sent into a socket have copybench's receiver; a round
+    # trip and a file→file copy have no side that sets a rate
+    stream = cells["scenario"].isin(BN.SCENARIOS) & (cells["mode"] == "stream")
     assert (cells.loc[~stream, "bound_run"] == RD.UNKNOWN).all()
+    assert set(cells.loc[stream, "scenario"]) == {"message", "file→socket"}
+    assert (cells.loc[cells["scenario"] == "file→socket", "bound_run"] != RD.UNKNOWN).any()
     for r in cells[stream].to_dict("records"):
         assert r["bound_run"] == BN.cell_bound(run, r)
+
+
+@pytest.mark.reference
+def test_a_file_sent_into_a_socket_is_read_by_its_sides() -> None:
+    """C13 same-core (sendfile against read-write, a 100 MB file into copybench's receiver on
+    one CPU) rests on cells whose rate the receiver set (the reference run: sendfile's sender
+    busy 8 % of the window, its receiver 92 %): the verdict reads receiver-bound, not
+    refuted, and the file table's row reads so too. Cross-core both senders set the rate."""
+    from analysis import claims as C
+    from analysis.loading.run import load_run
+
+    run = load_run(Path(__file__).resolve().parents[2] / "data" / "raw"
+                   / "20261128T171229Z-paper-5394")
+    c13 = {r.placement: r for r in C.evaluate(run) if r.claim == "C13"}
+    assert c13["same-core"].verdict == C.NOT_TESTABLE, c13["same-core"].verdict
+    assert c13["same-core"].bound_note == f"{RD.RECEIVER_BOUND} at 100 MB"
+    assert c13["cross-core"].bound == RD.SENDER and c13["cross-core"].verdict == C.REFUTED
+    files = CN.file_table(run)
+    same = files[(files["placement"] == "same-core") & (files["scenario"] == "file→socket")]
+    assert list(same["read"]) == [RD.RECEIVER_BOUND] and list(same["decision"]) == ["less"]
+    # a file→file copy has no receiver: its side is unknown and its decision is its reading
+    ff = files[files["scenario"] == "file→file"]
+    assert len(ff) and (ff["bound"] == RD.UNKNOWN).all()
+    assert (ff["read"] == ff["decision"]).all()
