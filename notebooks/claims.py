@@ -44,7 +44,6 @@ from analysis import study as SD
 from analysis import claims as C
 from analysis.words import counts as CN
 from analysis.figures import plots as P
-from analysis.comparison import reproduce as RP
 from analysis.statistics import stats as S
 from analysis.statistics.fmt import fmt_size
 from decision.band import band
@@ -63,7 +62,7 @@ for claim, rs in C.by_claim(results).items():
     glue_text(f"verdict_{claim}", C.claim_verdict_text(cb)
               + (" (post hoc)" if C.post_hoc(run) else ""))
     # the appendix's expected results: direction and published number, as compare scores them
-    glue_text(f"expected_{claim}", RP.expected_text(cb)
+    glue_text(f"expected_{claim}", RW.expected_text(cb)
               + (" (post hoc)" if C.post_hoc(run) else ""))
     glue_text(f"stat_{claim}", "; ".join(
         (f"{r.part}: " if r.part else "")
@@ -72,7 +71,7 @@ for claim, rs in C.by_claim(results).items():
     glue_text(f"config_{claim}", " | ".join(dict.fromkeys(r.configuration or "—" for r in cb)))
     glue_text(f"rule_{claim}", " | ".join(dict.fromkeys(r.boundaries for r in cb)) or "—")
 # the appendix's run-level criterion: when a reviewer's run reproduces the study as a whole
-glue_text("reproduce_criterion", RP.criterion_text())
+glue_text("reproduce_criterion", RW.criterion_text())
 # every count this book prints comes from one owner (analysis.words.counts), here and elsewhere
 book_counts = CN.book_counts(run, results)
 for name, text in book_counts.glue().items():
@@ -401,6 +400,7 @@ else:
 from analysis.claims import baselines as BL
 from analysis.comparison import machines as MA
 from analysis.words import aa_control as AAW
+from analysis.words import reproduction as RW
 
 _aa_own = MA.entry_of(run.run_id, run.path.parent)
 _aa_runs = sorted([e for e in MA.siblings(run.path) if e.tests_claims]

@@ -53,6 +53,7 @@ from analysis.figures import plots as P
 from analysis.comparison import compare as K
 from analysis.comparison import reproduce as RP
 from analysis.words.output import note, show_table
+from analysis.words import reproduction as RW
 from decision.band import SESOI, band
 
 P.setup()
@@ -85,7 +86,7 @@ if not RP.tests_the_rule(run, ref):
 study = RP.judge_runs(reproduced, ref.path, run.path)  # same-class or cross-class, from the catalog
 note(f"**{study.status.capitalize()}** (the run-level criterion"
      + ("" if RP.tests_the_rule(run, ref) else ", post hoc") + f"): {study.why}. "
-     + RP.criterion_text())
+     + RW.criterion_text())
 show_table(reproduced[["claim", "reading", "placement", "reference", "reference magnitude",
                        "reference estimate", "run", "run magnitude", "run estimate", "status",
                        "why"]])

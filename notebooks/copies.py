@@ -41,6 +41,7 @@ from analysis.words.output import glue_text, list_table, note, show_table
 from analysis.words import prose as PR
 from analysis.figures import plots as P
 from analysis.loading import cpuprofiles as PROF
+from analysis.words import copies as CO
 
 P.setup()
 study = SD.open(run_dir)  # the run, loaded once per build
@@ -54,7 +55,7 @@ glue_text("copies_bound", f"{CP.BOUND:g}")
 glue_text("copies_tolerance", f"{CP.TOLERANCE:g}")
 glue_text("copies_max", f"{CP.MAX_TOTAL:g}")
 glue_text("perf_cmd", PROF.perf_command())
-glue_text("perf_window", PROF.window_text())
+glue_text("perf_window", CO.window_text())
 glue_text("ci_level", PR.ci_level())
 per_cell = run.trials[(run.trials["repetition"] <= 0) & (run.trials["status"] == "ok")
                       & run.trials["cell"].isin(prof.summary["cell"] if not prof.empty
@@ -115,7 +116,7 @@ else:
     show_table(vt[["group", "method", "side", "known", "prediction", "price ratio", "price CI",
                    "result", "samples", "profiled_trials"]]
                .rename(columns={"profiled_trials": "profiled trials"}), floatfmt="{:.2f}")
-    glue_text("copies_price_spread", CP.price_spread_text(val))
+    glue_text("copies_price_spread", CO.price_spread_text(val))
     gt = pd.DataFrame([{"group": CP._gname(g.key),
                         "identifiable": "yes" if g.identifiable else "no",
                         "CPU ns per copied byte, sender": g.cost["sender"].value * 1e9

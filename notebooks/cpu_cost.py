@@ -158,6 +158,7 @@ if len(fm):
 # %% tags=["remove-input"]
 from analysis.loading.run import packed_siblings
 from analysis.comparison import senders as SN
+from analysis.words import sides as SI
 
 glue_text("c13_size", ", ".join(fmt_size(n) for n in SN.RULE.sizes))
 sibs = [(s.path, s.plan) for s in packed_siblings(run.path)]
@@ -193,9 +194,9 @@ prof_path = SN.newest_profile()
 if prof_path is not None:
     prof = SN.read_profile(prof_path)  # a mangled profile is one line, BadProfile
     glue_text("c13_profile_file", str(prof_path))
-    glue_text("c13_profile_setup", SN.setup_text(prof))
-    glue_text("c13_profile", SN.profile_text(prof, "cross-core"))
-    glue_text("c13_profile_same", SN.profile_text(prof, "same-core"))
+    glue_text("c13_profile_setup", SI.setup_text(prof))
+    glue_text("c13_profile", SI.profile_text(prof, "cross-core"))
+    glue_text("c13_profile_same", SI.profile_text(prof, "same-core"))
     glue_text("c13_profile_note", prof.note and f"({prof.note}.)")
     rows = [{"placement": m.placement, "method": m.method, "stage": s.stage,
              "share of samples": s.share, "CPU-s/GB (profiled)": s.cpu_s_per_gb}

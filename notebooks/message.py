@@ -36,6 +36,8 @@ from analysis.statistics.fmt import fmt_pct, fmt_size
 from analysis.statistics import noise_sources as N
 from analysis.words.output import glue_text, note, show_table
 from analysis.words import prose as PR
+from analysis.words import modes as MO
+from analysis.words import sides as SI
 
 P.setup("message")
 study = SD.open(run_dir)  # the run, loaded once per build
@@ -130,7 +132,7 @@ d = tcp[(tcp["transport"] == t_ref) & (tcp["placement"] == p_ref)] if len(tcp) e
 tab = A.summarize_cells(d, "gbit_per_s", ["method", "threads", "size"])
 if len(tab):
     # a cell whose trials fall into two groups says so: its median is one speed of two
-    two = {k: N.modes_text(A.values(g, "gbit_per_s"))
+    two = {k: MO.modes_text(A.values(g, "gbit_per_s"))
            for k, g in d.groupby(["method", "threads", "size"])}
     tab["two speeds"] = [two.get((r.method, r.threads, r.size), "") for r in tab.itertuples()]
     if not tab["two speeds"].any():
@@ -155,7 +157,7 @@ if len(lim):
     lim["size"] = lim["size"].map(fmt_size)
     show_table(lim.round({"sender_busy": 2, "receiver_busy": 2}).rename(columns={
         "sender_busy": "sender busy", "receiver_busy": "receiver busy", "limit": "rate set by"}))
-glue_text("msg_limit", BN.receiver_limit_text(tcp[tcp["mode"] == "stream"], fmt_size)
+glue_text("msg_limit", SI.receiver_limit_text(tcp[tcp["mode"] == "stream"], fmt_size)
           if len(tcp) else "This run has no TCP stream cells.")
 
 # %% [markdown]

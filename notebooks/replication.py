@@ -213,7 +213,7 @@ _n = machine_cpus(run)
 glue_text("this_cpus", f"{_n} CPU{'s' if _n != 1 else ''}" if _n else "an unknown number of CPUs")
 _thread_parts, _thread_tables = [], []
 for m, (_, _res) in zip(machines, machine_results):
-    _thread_parts.append(MA.summary_text(m, _res))
+    _thread_parts.append(MW.summary_text(m, _res))
     _thread_tables.append(MA.comparisons_table(_res, post_hoc=C.post_hoc(m.run)))
 glue_text("threads_machines", " ".join(_thread_parts) if _thread_parts else (
     "No run from a machine with more CPUs is committed beside this one, so C6 and C11 stay "
@@ -504,6 +504,7 @@ if _out:
 # Each rerun judged by the run-level criterion of its CPU class (same-class or cross-class,
 # from the catalog), post hoc where it was made before that criterion was declared
 from analysis.words import criterion_class as CW
+from analysis.words import machines as MW
 
 _cw_rows, _cw_parts = [], []
 for _d in RP.reruns(run.path):

@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from rundir import layout, utf8
-from rundir.perf import CATEGORIES, SAMPLE_HZ, WINDOW_S, group_of, read_sides
+from rundir.perf import CATEGORIES, SAMPLE_HZ, group_of, read_sides
 
 
 def read_json(p: Path, inside: Path | None = None) -> Any:
@@ -144,6 +144,3 @@ def perf_command() -> str:
     return f"perf record -a -g -e cpu-clock -F {SAMPLE_HZ}"
 
 
-def window_text() -> str:
-    """The length of the windows a profile is cut into (its bootstrap resamples them)."""
-    return f"{WINDOW_S:g} s"

@@ -180,26 +180,3 @@ def comparison_bounds(run: Run, tab: pd.DataFrame, baseline: str) -> list[str]:
     return out
 
 
-def receiver_limit_text(df: pd.DataFrame, size_text) -> str:
-    """One sentence for the threats chapter: in how many of the run's TCP stream cells
-    copybench's receiver, not the method, set the rate, and at which sizes and
-    configurations (``size_text`` formats a size)."""
-    by = ["method", "transport", "placement", "threads", "size"]
-    lim = cell_limits(df, by)
-    known = lim[lim["limit"] != "unknown"]
-    if known.empty:
-        return ("This run records no CPU figures for its stream cells, so which side set "
-                "their rate cannot be read.")
-    rec = known[known["limit"] == "receiver"]
-    head = (f"copybench's receiver, not the method, set the rate in {len(rec)} of "
-            f"{len(known)} TCP stream cells of this run (its thread busy at least "
-            f"{BUSY:.0%} of the window and more than the sender's; same-core, the larger share "
-            "of the CPU both share)")
-    if rec.empty:
-        return head + "; every result measures its sender or the path between the two."
-    parts = []
-    for (tr, pl), g in rec.groupby(["transport", "placement"], sort=True):
-        sizes = ", ".join(size_text(s) for s in sorted(g["size"].unique()))
-        parts.append(f"{tr} {pl}: {sizes}")
-    return (head + ": " + "; ".join(parts) + ". There a ratio between methods is bounded "
-            "by the receiver, not decided by the methods alone.")

@@ -9,6 +9,7 @@ import pytest
 
 from analysis.statistics import bottleneck as BN
 from analysis.statistics.fmt import fmt_size
+from analysis.words import sides as SI
 
 
 @pytest.mark.parametrize("snd,rcv,placement,want", [
@@ -52,11 +53,11 @@ def test_busy_is_per_cpu_of_the_side() -> None:
 
 def test_receiver_limit_text_names_sizes_and_count() -> None:
     d = pd.concat([_trials(), _trials(size=4096, sender_cpu_s=0.99, receiver_cpu_s=0.5)])
-    t = BN.receiver_limit_text(d, fmt_size)
+    t = SI.receiver_limit_text(d, fmt_size)
     assert "in 1 of 2 TCP stream cells" in t and "loopback cross-core: 256 KiB" in t
     assert "4 KiB" not in t
-    none = BN.receiver_limit_text(_trials(size=4096, sender_cpu_s=0.99, receiver_cpu_s=0.5),
+    none = SI.receiver_limit_text(_trials(size=4096, sender_cpu_s=0.99, receiver_cpu_s=0.5),
                                   fmt_size)
     assert "in 0 of 1" in none and "measures its sender" in none
-    unknown = BN.receiver_limit_text(_trials(receiver_cpu_s=None), fmt_size)
+    unknown = SI.receiver_limit_text(_trials(receiver_cpu_s=None), fmt_size)
     assert "cannot be read" in unknown

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from analysis.comparison import compare as K
+from analysis.words import reproduction as RW
 
 pytestmark = pytest.mark.compare_report
 
@@ -89,4 +90,4 @@ def test_verdicts_judged_by_the_reproduced_rule(report: Path) -> None:
     assert RP.rule_text()[:60] in html
     # the study as a whole, by the run-level criterion: nothing decided was tested in both
     assert "Study not reproduced" in html and "nothing of the study was reproduced" in html
-    assert RP.criterion_text()[:60] in html
+    assert RW.criterion_text()[:60] in html

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.statistics import copycount as CP
+from analysis.words import copies as CO
 
 
 def test_a_prediction_outside_the_bound_is_no_count() -> None:
@@ -30,4 +31,4 @@ def test_a_prediction_outside_the_bound_is_no_count() -> None:
 def test_an_empty_validation_still_has_its_columns() -> None:
     v = CP.validation_view(pd.DataFrame(columns=CP.VALIDATION_COLUMNS))
     assert {"prediction", "price ratio", "price CI"} <= set(v.columns) and v.empty
-    assert CP.price_spread_text(pd.DataFrame(columns=CP.VALIDATION_COLUMNS)).startswith("no ")
+    assert CO.price_spread_text(pd.DataFrame(columns=CP.VALIDATION_COLUMNS)).startswith("no ")

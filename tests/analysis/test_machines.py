@@ -11,6 +11,7 @@ import pytest
 from analysis import claims as C
 from analysis.comparison import machines as M
 from analysis.loading.run import load_run
+from analysis.words import machines as MW
 
 pytestmark = pytest.mark.slow  # reads two committed runs whole (about 40 s)
 
@@ -171,7 +172,7 @@ def test_the_claims_page_points_where_c6_and_c11_were_decided(threads) -> None:
 
 def test_the_machine_summary_names_its_run_and_cpus(threads) -> None:
     m = M.Machine(threads, M.label(threads))
-    text = M.summary_text(m, C.evaluate(threads))
+    text = MW.summary_text(m, C.evaluate(threads))
     assert threads.run_id in text and "threads profile" in text
     assert "8 threads per side on 8 CPUs of their own at least" in text
     assert "C6:" in text and "C11:" in text and "C9:" in text

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from analysis.statistics import noise_sources as N
+from analysis.words import modes as MO
 from decision.band import SESOI
 
 
@@ -336,9 +337,9 @@ def test_episodes_count_slow_trials_per_round_on_the_runs_clock() -> None:
 def test_modes_text_names_a_single_slow_trial_as_an_outlier() -> None:
     one = np.array([10.0] * 10 + [10.1] * 9 + [4.0])
     assert N.modes(one).bimodal
-    assert N.modes_text(one).startswith("1 of 20 trials at 0.40×")
+    assert MO.modes_text(one).startswith("1 of 20 trials at 0.40×")
     fast = np.array([10.0] * 10 + [10.1] * 9 + [25.0])
     assert N.modes(fast).bimodal
-    assert N.modes_text(fast).startswith("1 of 20 trials at 2.4")
+    assert MO.modes_text(fast).startswith("1 of 20 trials at 2.4")
     two = np.array([5.0] * 8 + [10.0] * 12)
-    assert "(8 of 20 trials)" in N.modes_text(two)
+    assert "(8 of 20 trials)" in MO.modes_text(two)

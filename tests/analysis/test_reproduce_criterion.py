@@ -18,6 +18,7 @@ import pytest
 from analysis import claims as C
 from analysis.comparison import reproduce as RP
 from analysis.loading import run as A
+from analysis.words import reproduction as RW
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "reproduction_criterion.py"
@@ -179,8 +180,8 @@ def test_the_appendix_glues_the_criterion_from_its_code() -> None:
     assert "{glue:text}`_generated/claims.ipynb::reproduce_criterion:s`" in section
     assert f"{RP.MIN_SHARE}" not in section
     nb = (ROOT / "notebooks" / "claims.py").read_text(encoding="utf-8")
-    assert 'glue_text("reproduce_criterion", RP.criterion_text())' in nb
-    text = RP.criterion_text()
+    assert 'glue_text("reproduce_criterion", RW.criterion_text())' in nb
+    text = RW.criterion_text()
     assert f"at least {RP.IN_FORCE.min_share} %" in text and "simulation" in text
     assert f"{RP.MIN_SHARE} %" in text and "post hoc" in text  # the earlier number, named
     # no date in the words: when it took effect is the appendix's table of revisions
@@ -190,7 +191,7 @@ def test_the_appendix_glues_the_criterion_from_its_code() -> None:
 def test_the_compare_report_prints_the_study_judgement() -> None:
     src = (ROOT / "notebooks" / "compare.py").read_text(encoding="utf-8")
     # the rerun judged by its class's criterion (same-class or cross-class, from the catalog)
-    assert "RP.judge_runs(reproduced, ref.path, run.path)" in src and "RP.criterion_text()" in src
+    assert "RP.judge_runs(reproduced, ref.path, run.path)" in src and "RW.criterion_text()" in src
 
 
 def _script(*args: str) -> subprocess.CompletedProcess:

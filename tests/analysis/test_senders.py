@@ -16,6 +16,7 @@ import pytest
 
 from analysis.loading.run import load_run
 from analysis.comparison import senders as SN
+from analysis.words import sides as SI
 from conftest import ROOT, copybench_or_fail
 
 TOOL = ROOT / "bench" / "sender-profile"
@@ -114,11 +115,11 @@ def test_committed_profile_is_read() -> None:
         assert sum(s.share for s in sf.stages) == pytest.approx(1.0)
         # sendfile's sender copies no file bytes; read + send's copies each twice
         assert sf.copy_share < 0.05 < rw.copy_share
-    text = SN.profile_text(p)
+    text = SI.profile_text(p)
     assert p.cpu_model in text and "copy routines" in text and p.kernel in text
     # how it was taken is read from its config, not typed in the chapter
     cfg = json.loads(_committed().read_text())["config"]
-    assert SN.setup_text(p) == (f"sender on CPU {cfg['cpus']['cross-core']['sender']}, "
+    assert SI.setup_text(p) == (f"sender on CPU {cfg['cpus']['cross-core']['sender']}, "
                                 f"sink on CPU {cfg['cpus']['cross-core']['sink']}, 100 MB file")
 
 

@@ -13,6 +13,7 @@ from analysis.words import advice as AD
 from analysis import claims as C
 from analysis.words import headlines as H
 from analysis.comparison import reproduce as RP
+from analysis.words import reproduction as RW
 
 KiB, MiB, MB = 1024, 1 << 20, 100_000_000
 
@@ -186,11 +187,11 @@ def test_the_abstract_gives_each_holding_direction_its_published_number() -> Non
 
 def test_the_expected_results_give_direction_and_published_number() -> None:
     one = C.ClaimResult("C1", "S", "s", "p", verdict=C.HOLDS, magnitude=C.ABOVE)
-    assert RP.expected_text([one]) == "holds, published number above our CI"
+    assert RW.expected_text([one]) == "holds, published number above our CI"
     big = C.ClaimResult("C13", "S", "s", "p", verdict=C.HOLDS, magnitude=C.BELOW)
-    assert RP.expected_text([big]) == "holds, published number below our CI"
+    assert RW.expected_text([big]) == "holds, published number below our CI"
     two = [C.ClaimResult("C10", "S", "s", "p", verdict=C.HOLDS, magnitude=C.INCONCLUSIVE,
                          part="cross-core"),
            C.ClaimResult("C10", "S", "s", "p", verdict=C.INCONCLUSIVE, part="same-core")]
-    assert RP.expected_text(two) == ("cross-core: holds, a published size not measured; "
+    assert RW.expected_text(two) == ("cross-core: holds, a published size not measured; "
                                      "same-core: inconclusive")
