@@ -51,6 +51,8 @@ from analysis.claims import magnitude as MAG
 from analysis.words.output import glue_text, key, note, show_table
 from analysis.words import prose as PR
 from analysis.claims import why as W
+from analysis.words import reproduction as RW
+from analysis.words import verdicts as VW
 
 P.setup()
 study = SD.open(run_dir)  # the run and its verdicts, computed once per build
@@ -59,7 +61,7 @@ table = C.verdict_table(results)
 for claim, rs in C.by_claim(results).items():
     cb = [r for r in rs if r.basis == C.COPYBENCH]  # the claim as its report words it
     # a verdict of a run made before the rules in force carries its label beside it
-    glue_text(f"verdict_{claim}", C.claim_verdict_text(cb)
+    glue_text(f"verdict_{claim}", VW.claim_verdict_text(cb)
               + (" (post hoc)" if C.post_hoc(run) else ""))
     # the appendix's expected results: direction and published number, as compare scores them
     glue_text(f"expected_{claim}", RW.expected_text(cb)
@@ -400,7 +402,6 @@ else:
 from analysis.claims import baselines as BL
 from analysis.comparison import machines as MA
 from analysis.words import aa_control as AAW
-from analysis.words import reproduction as RW
 
 _aa_own = MA.entry_of(run.run_id, run.path.parent)
 _aa_runs = sorted([e for e in MA.siblings(run.path) if e.tests_claims]

@@ -28,6 +28,7 @@ from analysis.claims import baselines as BL
 from analysis.statistics.fmt import fmt_size
 from analysis.words.output import glue_text, note, show_table
 from analysis.words import prose as PR
+from analysis.words import sides as SI
 
 P.setup("cpu_cost")
 study = SD.open(run_dir)  # the run, loaded once per build
@@ -158,7 +159,6 @@ if len(fm):
 # %% tags=["remove-input"]
 from analysis.loading.run import packed_siblings
 from analysis.comparison import senders as SN
-from analysis.words import sides as SI
 
 glue_text("c13_size", ", ".join(fmt_size(n) for n in SN.RULE.sizes))
 sibs = [(s.path, s.plan) for s in packed_siblings(run.path)]

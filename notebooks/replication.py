@@ -42,6 +42,8 @@ from analysis.figures import plots as P
 from analysis.loading import run as A
 from analysis import study as SD
 from IPython.display import display
+from analysis.words import verdicts as VW
+from analysis.words import machines as MW
 
 from analysis.claims import magnitude as MAG
 from analysis.claims import sesoi as claim_sesoi
@@ -65,8 +67,8 @@ glue_text("rules_revised", (
     "under them were decided after its data were seen (the artifact appendix tables the "
     "rules' versions)." if C.post_hoc(run) else
     "Every verdict here follows decision rules fixed before this run was made."))
-glue_text("counts_by_reading", C.counts_text(results))
-glue_text("counts_magnitude", C.magnitude_text(results))
+glue_text("counts_by_reading", VW.counts_text(results))
+glue_text("counts_magnitude", VW.magnitude_text(results))
 glue_text("sesoi_text", claim_sesoi.text())
 glue_text("magnitude_rule", MAG.rule_text().removeprefix("magnitude: "))
 glue_text("table_error", TE.table_error(results).text())
@@ -504,7 +506,6 @@ if _out:
 # Each rerun judged by the run-level criterion of its CPU class (same-class or cross-class,
 # from the catalog), post hoc where it was made before that criterion was declared
 from analysis.words import criterion_class as CW
-from analysis.words import machines as MW
 
 _cw_rows, _cw_parts = [], []
 for _d in RP.reruns(run.path):

@@ -44,9 +44,9 @@ __all__ = ["HOLDS", "REFUTED", "INCONCLUSIVE", "UNDETERMINED", "NOT_TESTABLE", "
            "VERDICTS", "INSIDE", "ABOVE", "BELOW", "ABOVE_AND_BELOW", "MAGNITUDES",
            "MAGNITUDE_DECIDED",
            "COPYBENCH", "THEIR_PROGRAM", "ClaimResult", "CLAIMS", "verdict_counts",
-           "compact_table", "counts_text", "magnitude_counts", "magnitude_text", "post_hoc", "REVISED", "REVISION_NOTE",
+           "compact_table", "magnitude_counts", "post_hoc", "REVISED", "REVISION_NOTE",
            "COPIES_TOL", "TEXTBOOK_COPIES", "copies_per_byte", "placement_hypothesis",
-           "evaluate", "verdict_table", "rounds_key", "decided_where_run", "as_dict", "by_claim", "claim_verdict_text", "RULES",
+           "evaluate", "verdict_table", "rounds_key", "decided_where_run", "as_dict", "by_claim", "RULES",
            "rule_text", "rules_table", "send_comparisons", "twin_pairs", "c1", "c2", "c3", "c4", "c5", "c6", "c7",
            "c8", "c9", "c10", "c11", "c12", "c13", "c14", "c15"]
 
@@ -87,20 +87,6 @@ def magnitude_counts(results: Sequence[ClaimResult]) -> dict[str, int]:
     return {v: sum(r.magnitude == v for r in results) for v in MAGNITUDES}
 
 
-def magnitude_text(results: Sequence[ClaimResult]) -> str:
-    """The magnitude counts in one sentence: where the published numbers lie against our CIs
-    on this testbed."""
-    c = magnitude_counts(results)
-    n = sum(c.values())
-    if not n:
-        return "no verdict on a published number in this run"
-    return (f"of {n} verdicts with a published ratio, the published number lies inside our CI "
-            f"on this testbed in {c[INSIDE]}, above it in {c[ABOVE]}, below it in {c[BELOW]}, "
-            f"above it at some sizes and below it at others in {c[ABOVE_AND_BELOW]}, and "
-            f"inside it where measured with a published size not measured in "
-            f"{c[INCONCLUSIVE]}")
-
-
 def verdict_counts(results: Sequence[ClaimResult]) -> dict[str, dict[str, int]]:
     """Per basis (copybench: the claims as worded; their program: as their code behaves),
     how many verdicts of each state."""
@@ -124,18 +110,6 @@ def per_round_sds(results: Sequence[ClaimResult]) -> pd.Series:
     return rows.drop_duplicates(["ratio", "n", "per-round sd"])["per-round sd"]
 
 
-def counts_text(results: Sequence[ClaimResult]) -> str:
-    """The verdict counts in one sentence, each count saying which reading it is for."""
-    names = {COPYBENCH: "the claims as their reports word them, measured by copybench",
-             THEIR_PROGRAM: "the claims as the reports' own programs behave, run here"}
-    parts = []
-    for basis, c in verdict_counts(results).items():
-        n = sum(c.values())
-        parts.append(f"{names[basis]}: " + ", ".join(f"{k} {v}" for k, v in c.items() if v)
-                     + f" (of {n} verdicts)")
-    return "; ".join(parts)
-
-
 def post_hoc(run: Run) -> bool:
     """Whether the run was made before the rules' last revision (:data:`REVISED`): its
     verdicts under the current rules are then re-decided after the run was seen, not
@@ -149,14 +123,6 @@ def by_claim(results: Sequence[ClaimResult]) -> dict[str, list[ClaimResult]]:
     for r in results:
         out.setdefault(r.claim, []).append(r)
     return out
-
-
-def claim_verdict_text(results: Sequence[ClaimResult]) -> str:
-    """One claim's verdicts in one line: the verdict alone when there is one row, else each
-    part's ("cross-core: refuted; same-core: inconclusive")."""
-    if len(results) == 1 and not results[0].part:
-        return results[0].verdict
-    return "; ".join(f"{r.part or 'all'}: {r.verdict}" for r in results)
 
 
 def verdict_table(results: Sequence[ClaimResult]) -> pd.DataFrame:

@@ -17,6 +17,7 @@ import make_synthetic_run  # noqa: E402
 
 from analysis.loading import run as A  # noqa: E402
 from analysis import claims as C  # noqa: E402
+from analysis.words import verdicts as VW
 from decision.band import SESOI  # noqa: E402
 
 VERDICTS = set(C.VERDICTS)
@@ -68,7 +69,7 @@ def test_verdicts_per_placement_not_one_chosen(full_pmu: A.Run) -> None:
     # C1 under both readings of S1 (its code's inverse message rate at 8 x 64 B, and RTT)
     readings = {r.part.split(", ", 1)[1] for r in res["C1"]}
     assert len(readings) == 2 and any("8 x 64 B" in x for x in readings)
-    assert "same-core: " in C.claim_verdict_text(res["C4"])
+    assert "same-core: " in VW.claim_verdict_text(res["C4"])
 
 
 def test_rules_follow_the_claims_words() -> None:
