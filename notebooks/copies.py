@@ -24,8 +24,6 @@ run_dir = "../build/smoke-run"
 
 # %% tags=["remove-input"]
 import math
-import os
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -37,7 +35,7 @@ from analysis.loading import run as A
 from analysis import study as SD
 from analysis.claims.copies import TEXTBOOK_COPIES, c15_details
 from analysis.statistics.fmt import fmt_size
-from analysis.words.output import glue_text, list_table, note, show_table
+from analysis.words.output import glue_text, include, list_table, note, show_table
 from analysis.words import prose as PR
 from analysis.figures import plots as P
 from analysis.loading import cpuprofiles as PROF
@@ -83,15 +81,12 @@ def show_fig(fig):
 # %% tags=["remove-input"]
 known = CP.known_table()
 show_table(known)
-out = os.environ.get("COPYBENCH_FIGDATA")
-if out:  # the chapter prints the same table (book/copies.md: {include}), whole or not at all
-    short = known[["scenario", "method", "transports", "sender", "receiver", "kernel path"]]
-    short = short.assign(**{"kernel path": short["kernel path"].str.split(";").str[0]})
-    inc = Path(out).parent / "known-copies.inc"
-    tmp = inc.with_name(".known-copies.inc.tmp")
-    tmp.write_text(list_table(list(short.columns), [[str(v) for v in r] for r in
-                                                    short.itertuples(index=False)]) + "\n")
-    tmp.replace(inc)
+# the chapter prints the same table (book/copies.md: {include}), glued as its include
+short = known[["scenario", "method", "transports", "sender", "receiver", "kernel path"]]
+short = short.assign(**{"kernel path": short["kernel path"].str.split(";").str[0]})
+include("known-copies.inc", list_table(list(short.columns), [[str(v) for v in r] for r in
+                                                             short.itertuples(index=False)])
+        + "\n")
 
 # %% [markdown]
 # ## Validation: each known configuration predicted from the others

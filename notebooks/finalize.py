@@ -1,8 +1,11 @@
 """Prepare a papermill-executed notebook for the book: hide the parameter cells (the
 source default and papermill's injected values) by tagging them ``remove-cell``; the run
-directory is stated on the testbed page instead.
+directory is stated on the testbed page instead. With ``--includes DIR``, write the page
+includes the notebook glued (:data:`analysis.words.output.INCLUDE`: the abstract, a list in
+Markdown, the front page's figure) into DIR, each whole or not at all, and drop them from the
+notebook: a notebook never writes a file of the book itself.
 
-    python notebooks/finalize.py EXECUTED.ipynb
+    python notebooks/finalize.py EXECUTED.ipynb [--includes DIR]
 
 The notebook is rewritten in place, whole or not at all (a temporary file beside it renamed
 over it: :func:`rundir.atomic.write_output`). Only a regular file that holds a valid notebook
@@ -13,7 +16,10 @@ not a notebook is refused in one line, exit 2, and nothing is written.
 from __future__ import annotations
 
 import argparse
+import base64
+import binascii
 import os
+import re
 import stat
 import sys
 from pathlib import Path
@@ -24,6 +30,7 @@ if str(ROOT) not in sys.path:
 
 import nbformat  # noqa: E402
 
+from analysis.words.output import INCLUDE  # noqa: E402
 from rundir import utf8  # noqa: E402
 from rundir.atomic import write_output  # noqa: E402
 
@@ -67,14 +74,59 @@ def finalize(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
+#: an include's file name: one plain name with its extension, never a path
+INCLUDE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*\.(inc|png)")
+
+
+def includes(nb: nbformat.NotebookNode) -> dict[str, str | bytes]:
+    """The page includes the notebook glued (name -> Markdown text or PNG bytes), taken out of
+    its outputs; a name that is not a plain file name (:data:`INCLUDE_NAME`), one glued
+    twice, or one without Markdown or PNG data is refused."""
+    out: dict[str, str | bytes] = {}
+    for cell in nb.cells:
+        if "outputs" not in cell:
+            continue
+        keep = []
+        for o in cell.outputs:
+            glued = o.get("metadata", {}).get("scrapbook", {})
+            key = glued.get("name", "")
+            if not (o.get("output_type") == "display_data" and key.startswith(INCLUDE)):
+                keep.append(o)
+                continue
+            # a glue not displayed keeps its data under its mime prefix
+            prefix = glued.get("mime_prefix", "")
+            name = key[len(INCLUDE):]
+            data = {k[len(prefix):]: v for k, v in o.get("data", {}).items()
+                    if k.startswith(prefix)}
+            if not INCLUDE_NAME.fullmatch(name) or name in out:
+                raise Refused(f"glued include {name!r}: not one plain file name "
+                              "(name.inc or name.png), or glued twice")
+            try:
+                out[name] = (base64.b64decode(data["image/png"], validate=True)
+                             if name.endswith(".png") else str(data["text/markdown"]))
+            except (KeyError, binascii.Error):
+                raise Refused(f"glued include {name!r}: no "
+                              f"{'PNG' if name.endswith('.png') else 'Markdown'} data") from None
+        cell.outputs = keep
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python notebooks/finalize.py",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("notebook", type=Path, metavar="EXECUTED.ipynb",
                     help="the notebook papermill executed (rewritten in place)")
+    ap.add_argument("--includes", type=Path, metavar="DIR",
+                    help="write the notebook's glued page includes here (an existing folder)")
     a = ap.parse_args(argv)
     try:
+        if a.includes is not None and not a.includes.is_dir():
+            raise Refused(f"--includes {a.includes}: not a folder")
         nb = finalize(read(a.notebook))
+        made = includes(nb)
+        if a.includes is not None:
+            for name, data in made.items():
+                write_output(a.includes / name, data)
         text = nbformat.writes(nb)
         write_output(a.notebook, text if text.endswith("\n") else text + "\n")
     except Refused as exc:

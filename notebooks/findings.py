@@ -30,8 +30,6 @@
 run_dir = "../build/smoke-run"
 
 # %% tags=["remove-input"]
-import os
-from pathlib import Path
 
 import pandas as pd
 from IPython.display import Markdown, display
@@ -52,7 +50,7 @@ from analysis.claims.base import stream_cells
 from analysis.claims.baselines import crossovers
 from analysis.statistics.fmt import fmt_size
 from decision.band import band
-from analysis.words.output import glue_text, note, show_table
+from analysis.words.output import glue_text, include, include_figure, note, show_table
 from analysis.words import prose as PR
 from analysis.words.phrases import configuration, size_runs
 
@@ -119,23 +117,17 @@ if len(curve):
     panels = P.decision_panels(V.map_data(curve), MAP_METHODS, "send",
                                title=f"method / send, {th0} thread(s)")
     P.show(panels)
-    if os.environ.get("COPYBENCH_FIGDATA"):  # the front page shows the same figure
-        tmp = Path(os.environ["COPYBENCH_FIGDATA"]).parent / ".decision-map.tmp.png"
-        panels.figure.savefig(tmp, dpi=150, format="png")
-        tmp.replace(tmp.with_name("decision-map.png"))
+    include_figure("decision-map.png", panels.figure)  # the front page shows it too
 else:
     note("This run compares no copy-avoiding message method with `send` at two sizes or "
          "more in one configuration: it has no decision map.")
-    if os.environ.get("COPYBENCH_FIGDATA"):  # the front page says so in its figure's place
-        import matplotlib.pyplot as plt
-        fig = plt.figure(figsize=(P.PDF_TEXT_WIDTH_IN * 0.98, 0.8))
-        fig.text(0.5, 0.5, "This run compares no copy-avoiding message method with send "
-                 "at two sizes or more: it has no decision map.", ha="center", va="center",
-                 fontsize=9)
-        tmp = Path(os.environ["COPYBENCH_FIGDATA"]).parent / ".decision-map.tmp.png"
-        fig.savefig(tmp, dpi=150, format="png")
-        plt.close(fig)
-        tmp.replace(tmp.with_name("decision-map.png"))
+    import matplotlib.pyplot as plt  # the front page says so in its figure's place
+    fig = plt.figure(figsize=(P.PDF_TEXT_WIDTH_IN * 0.98, 0.8))
+    fig.text(0.5, 0.5, "This run compares no copy-avoiding message method with send "
+             "at two sizes or more: it has no decision map.", ha="center", va="center",
+             fontsize=9)
+    include_figure("decision-map.png", fig)
+    plt.close(fig)
 
 # %% [markdown]
 # (fig-decision-map)=
@@ -357,17 +349,11 @@ glue_text("band_hi", f"{band()[1]:.2f}")
 glue_text("family_level", PR.family_level())
 # The introduction includes the abstract and the findings, the results chapter the full list
 # (book/intro.md, book/results.md: {include}), and the PDF's abstract page inputs the same
-# sentences (book/_config.yml): written beside this notebook by `make book`, each whole or
-# not at all.
-out = os.environ.get("COPYBENCH_FIGDATA")
-if out:
-    gen = Path(out).parent
-    for name, text in (("abstract.inc", abstract + "\n"), ("findings.inc", body + "\n"),
-                       ("comparisons.inc", F.findings_markdown(every, kind)
-                        + (f"\n\n{control.text}" if control else "") + "\n"),
-                       ("abstract-latex.inc", F.markdown_to_latex(abstract) + "\n")):
-        tmp = gen / f".{name}.tmp"
-        tmp.write_text(text)
-        tmp.replace(gen / name)
+# sentences (book/_config.yml): glued as the book's includes.
+for name, text in (("abstract.inc", abstract + "\n"), ("findings.inc", body + "\n"),
+                   ("comparisons.inc", F.findings_markdown(every, kind)
+                    + (f"\n\n{control.text}" if control else "") + "\n"),
+                   ("abstract-latex.inc", F.markdown_to_latex(abstract) + "\n")):
+    include(name, text)
 display(Markdown("**Every comparison, summed up.** " + summary))
 display(Markdown(body))

@@ -48,7 +48,7 @@ from analysis.words import machines as MW
 from analysis.claims import magnitude as MAG
 from analysis.claims import sesoi as claim_sesoi
 from analysis.claims import table_error as TE
-from analysis.words.output import glue_text, list_table, note, show_table
+from analysis.words.output import glue_text, include, list_table, note, show_table
 
 P.setup()
 study = SD.open(run_dir)  # the run and its verdicts, computed once per build
@@ -236,10 +236,6 @@ for _t in _thread_tables:
 # and why, is stated in {ref}`artifact-evaluation`.
 
 # %% tags=["remove-input"]
-
-import os
-from pathlib import Path
-
 from analysis.comparison import reproduce as RP
 from analysis.words import revisions as RV
 
@@ -318,16 +314,12 @@ if rows:  # which runs test the rule is the sentence above; a run's counts in ev
                               "verdicts by category": r["total"],
                               "not reproduced (claim, placement)":
                                   r["not reproduced (claim, placement)"]} for r in rows]))
-# The artifact appendix's one table of the rules' versions ({include}), written beside this
-# notebook by `make book`, whole or not at all
-_out = os.environ.get("COPYBENCH_FIGDATA")
-if _out:
-    _rev = RV.table(made)
-    _tmp = Path(_out).parent / ".revisions.inc.tmp"
-    _tmp.write_text(list_table(list(_rev.columns), [[str(v) for v in r]
-                                                    for r in _rev.itertuples(index=False)])
-                    + "\n\n" + RV.in_force_text(run.created_at) + "\n")
-    _tmp.replace(_tmp.with_name("revisions.inc"))
+# The artifact appendix's one table of the rules' versions ({include}), glued as its
+# include
+_rev = RV.table(made)
+include("revisions.inc", list_table(list(_rev.columns), [[str(v) for v in r]
+                                                         for r in _rev.itertuples(index=False)])
+        + "\n\n" + RV.in_force_text(run.created_at) + "\n")
 
 # %% [markdown]
 # (replication-stability)=
@@ -391,20 +383,17 @@ glue_text("revisions_counted", "; ".join(
 glue_text("stability_classes", " and ".join(
     f"{sum(i.cpu_class == c for i in _infos)} on the {c}" for c in _classes))
 
-# The artifact appendix's table of the committed runs (the catalog), written beside this
-# notebook by `make book`, whole or not at all
-if _out:
-    _by = {r["run"]: r for r in rows}
-    _cat = [[e.run_id, str(e.profile), e.made.strftime("%Y-%m-%d %H:%M") if e.made else "—",
-             e.machine, e.harness.words,
-             "post hoc" if e.made is not None and e.made < _revised else "in force",
-             ("this run" if e.run_id == run.run_id else
-              _by[e.run_id]["reproduced of compared"] if e.run_id in _by else "—")]
-            for e in _entries]
-    _tmp = Path(_out).parent / ".runs.inc.tmp"
-    _tmp.write_text(list_table(["run", "profile", "made (UTC)", "machine", "harness",
-                                "claim rules", "verdicts reproduced of compared"], _cat) + "\n")
-    _tmp.replace(_tmp.with_name("runs.inc"))
+# The artifact appendix's table of the committed runs (the catalog), glued as its include
+_by = {r["run"]: r for r in rows}
+_cat = [[e.run_id, str(e.profile), e.made.strftime("%Y-%m-%d %H:%M") if e.made else "—",
+         e.machine, e.harness.words,
+         "post hoc" if e.made is not None and e.made < _revised else "in force",
+         ("this run" if e.run_id == run.run_id else
+          _by[e.run_id]["reproduced of compared"] if e.run_id in _by else "—")]
+        for e in _entries]
+include("runs.inc", list_table(["run", "profile", "made (UTC)", "machine", "harness",
+                                "claim rules", "verdicts reproduced of compared"], _cat)
+        + "\n")
 
 # %% [markdown]
 # ## The reports' own programs, here
@@ -483,24 +472,20 @@ if _out:
 # %% tags=["remove-input"]
 # The paper's verdict table (book/verdicts.md {include}s it): one row per verdict in five
 # columns (the reading and placement, the published ratio and ours, the direction and the
-# magnitude merged), written beside this notebook by `make book`, whole or not at all
-_out = os.environ.get("COPYBENCH_FIGDATA")
-if _out:
-    _v = C.compact_table(results)
-    _here = [p if b == "their program" else c for b, p, c in
-             zip(_v["basis"], _v["their program here [CI]"], _v["copybench here [CI]"])]
-    _body = [[str(cl), ", ".join(x for x in (str(rd), str(pl)) if x not in ("—", "")) or "—",
-              str(rule), f"{pub}; {here}" if pub not in ("—", "") else str(here),
-              f"{d} [{n}]" if n != "—" else str(d),
-              str(mg)]
-             for cl, rd, pl, rule, pub, here, d, n, mg in zip(
-                 _v["claim"], _v["reading"], _v["placement"], _v["rule"], _v["published"],
-                 _here, _v["direction"], _v["rounds/looks"], _v["magnitude"])]
-    _tmp = Path(_out).parent / ".verdicts.inc.tmp"
-    _tmp.write_text(list_table(["claim", "reading, placement", "rule",
-                                "published; here [CI]", "direction [rounds]", "magnitude"],
-                               _body) + "\n")
-    _tmp.replace(_tmp.with_name("verdicts.inc"))
+# magnitude merged), glued as its include
+_v = C.compact_table(results)
+_here = [p if b == "their program" else c for b, p, c in
+         zip(_v["basis"], _v["their program here [CI]"], _v["copybench here [CI]"])]
+_body = [[str(cl), ", ".join(x for x in (str(rd), str(pl)) if x not in ("—", "")) or "—",
+          str(rule), f"{pub}; {here}" if pub not in ("—", "") else str(here),
+          f"{d} [{n}]" if n != "—" else str(d),
+          str(mg)]
+         for cl, rd, pl, rule, pub, here, d, n, mg in zip(
+             _v["claim"], _v["reading"], _v["placement"], _v["rule"], _v["published"],
+             _here, _v["direction"], _v["rounds/looks"], _v["magnitude"])]
+include("verdicts.inc", list_table(["claim", "reading, placement", "rule",
+                                    "published; here [CI]", "direction [rounds]",
+                                    "magnitude"], _body) + "\n")
 
 # %% tags=["remove-input"]
 # Each rerun judged by the run-level criterion of its CPU class (same-class or cross-class,

@@ -30,7 +30,7 @@ from analysis.statistics import stats as S
 from decision import sesoi as SE
 from analysis.words import prose as PR
 from analysis.statistics.fmt import fmt_band, fmt_pct, fmt_size
-from analysis.words.output import glue_text, note, show_table
+from analysis.words.output import glue_text, include, list_table, note, show_table
 
 P.setup()
 study = SD.open(run_dir)  # the run, loaded once per build
@@ -295,7 +295,6 @@ else:
 # Declared time budgets of the sweep profiles (for the artifact appendix), read from the
 # profile files themselves.
 import tomllib
-from pathlib import Path
 
 from decision.profiles import profile_path, read_profile
 
@@ -317,21 +316,13 @@ for name in ("smoke", "quick", "claims", "paper", "threads"):
 # `plan.json` and its copy of the profile; the artifact appendix prints the same table.
 
 # %% tags=["remove-input"]
-import os  # noqa: E402
-
-from analysis.words.output import list_table  # noqa: E402
-
 prof_files = sorted(run.path.glob("profiles/*.toml"))
 profile = tomllib.loads(prof_files[0].read_text()) if prof_files else {}
 cmap = PR.claim_map(run.plan or {}, profile)
 show_table(cmap)
-out = os.environ.get("COPYBENCH_FIGDATA")
-if out:  # written beside this notebook by `make book`, whole or not at all
-    inc = Path(out).parent / "claims-map.inc"
-    tmp = inc.with_name(".claims-map.inc.tmp")
-    tmp.write_text(list_table(list(cmap.columns), [[str(v) for v in r] for r in
-                                                   cmap.itertuples(index=False)]) + "\n")
-    tmp.replace(inc)
+# the artifact appendix prints the same table (book/artifact.md: {include})
+include("claims-map.inc", list_table(list(cmap.columns), [[str(v) for v in r] for r in
+                                                          cmap.itertuples(index=False)]) + "\n")
 
 # %% [markdown]
 # ## The hosts

@@ -62,6 +62,9 @@ def main(argv: list[str]) -> int:
     display.display = lambda *objs, **_: shown.extend(
         str(getattr(o, "data", o)) for o in objs)
     output.glue_text = lambda name, text: glued.__setitem__(name, str(text))
+    # the page includes the notebook glues (make book's finalize step writes them) go here
+    output.include = lambda name, text: (out / name).write_text(text)
+    output.include_figure = lambda name, fig: fig.savefig(out / name, dpi=150, format="png")
     src = (ROOT / "notebooks" / "findings.py").read_text()
     if PARAMETER not in src:
         print(f"notebooks/findings.py has no line {PARAMETER!r} to set", file=sys.stderr)

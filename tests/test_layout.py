@@ -519,3 +519,35 @@ def test_the_runner_of_the_reports_programs_needs_only_the_standard_library() ->
     r = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True,
                        text=True, timeout=60, check=False)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+# --- a notebook renders; it never writes a file of the book ----------------------------------
+
+#: what writes a file from a notebook's own code (a figure's data goes through
+#: analysis.figures.plots, a page include through analysis.words.output.include)
+NOTEBOOK_WRITES = re.compile(r"\.write_text\(|\.write_bytes\(|\.savefig\(|\bopen\([^)]*['\"][wa]"
+                             r"|\.replace\(\w*\.with_name|COPYBENCH_FIGDATA")
+
+
+def notebook_writes(notebooks: Path) -> list[str]:
+    """Each line of a notebook source (not the build step finalize.py) that writes a file or
+    reaches the figure folder's side: ``file:line: text``."""
+    out = []
+    for src in sorted(notebooks.glob("*.py")):
+        if src.name == "finalize.py":
+            continue
+        for i, line in enumerate(src.read_text(encoding="utf-8").splitlines(), 1):
+            if NOTEBOOK_WRITES.search(line.split("#")[0]):
+                out.append(f"{src.name}:{i}: {line.strip()}")
+    return out
+
+
+def test_no_notebook_writes_a_file_of_the_book() -> None:
+    assert notebook_writes(ROOT / "notebooks") == []
+
+
+def test_the_write_check_sees_a_side_channel(tmp_path: Path) -> None:
+    (tmp_path / "nb.py").write_text(
+        'out = os.environ.get("COPYBENCH_FIGDATA")\n(gen / "a.inc").write_text(t)\n'
+        'fig.savefig(tmp)  \nx = 1  # fig.savefig(tmp) in a comment\n')
+    assert [w.split(":")[1] for w in notebook_writes(tmp_path)] == ["1", "2", "3"]

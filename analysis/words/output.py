@@ -11,6 +11,35 @@ from typing import Any
 import pandas as pd
 
 
+#: the glue key prefix of a file another page of the book includes whole (the abstract, a
+#: list in Markdown, the front page's figure): a notebook glues it into its own outputs and
+#: never writes a file; ``make book``'s finalize step (``notebooks/finalize.py --includes``)
+#: writes each beside the executed notebooks, as ``book/_generated/<name>``
+INCLUDE = "include:"
+
+
+def include(name: str, text: str) -> None:
+    """Glue ``text`` (Markdown, or LaTeX for the PDF's abstract page) as the page include
+    ``name`` (``abstract.inc``), not displayed here (:data:`INCLUDE`)."""
+    from IPython.display import Markdown
+    from myst_nb import glue
+
+    glue(INCLUDE + name, Markdown(text), display=False)
+
+
+def include_figure(name: str, fig: Any, dpi: int = 150) -> None:
+    """Glue ``fig`` as the PNG page include ``name`` (``decision-map.png``), drawn at ``dpi``,
+    not displayed here (:data:`INCLUDE`)."""
+    import io
+
+    from IPython.display import Image
+    from myst_nb import glue
+
+    buf = io.BytesIO()
+    fig.savefig(buf, dpi=dpi, format="png")
+    glue(INCLUDE + name, Image(data=buf.getvalue(), format="png"), display=False)
+
+
 def output_dir_problem(path: Path, option: str) -> str | None:
     """Why a command must not write its folder of generated text to ``path`` (a directory
     that holds anything, a link, a path inside a run), or None: the project's one rule for a

@@ -161,6 +161,53 @@ def test_finalize_refuses_what_is_not_a_notebook(what: str, tmp_path: Path) -> N
         assert Path(path).read_bytes() == content
 
 
+def _executed_with_includes(tmp_path: Path, *calls: str) -> Path:
+    """A notebook that glues page includes (analysis.words.output.include), executed by a
+    real kernel (nbclient, as papermill does)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    src = ("import sys; sys.path.insert(0, %r)\n"
+           "import matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot as plt\n"
+           "from analysis.words.output import include, include_figure\n" % str(ROOT)
+           + "\n".join(calls))
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src),
+                                         nbformat.v4.new_markdown_cell("text")])
+    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    p = tmp_path / "executed.ipynb"
+    p.write_text(nbformat.writes(nb))
+    return p
+
+
+def test_finalize_writes_the_glued_includes_and_drops_them(tmp_path: Path) -> None:
+    """A notebook never writes a page include itself: it glues it, and finalize --includes
+    writes each (Markdown as text, a figure as its PNG) and takes it out of the notebook."""
+    p = _executed_with_includes(
+        tmp_path, "include('abstract.inc', 'Of the *37* verdicts.\\n')",
+        "fig = plt.figure(figsize=(2, 1)); include_figure('map.png', fig)")
+    out = tmp_path / "gen"
+    out.mkdir()
+    r = _start([PY, "notebooks/finalize.py", str(p), "--includes", str(out)], timeout=60)
+    assert r.returncode == 0 and not r.stderr, r.stderr
+    assert (out / "abstract.inc").read_text() == "Of the *37* verdicts.\n"
+    assert (out / "map.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(x.name for x in out.iterdir()) == ["abstract.inc", "map.png"]
+    outputs = json.loads(p.read_text())["cells"][0]["outputs"]
+    assert not any("include:" in json.dumps(o) for o in outputs), outputs
+
+
+def test_finalize_refuses_an_include_that_is_not_a_plain_name(tmp_path: Path) -> None:
+    p = _executed_with_includes(tmp_path, "include('../escape.inc', 'x')")
+    original = p.read_bytes()
+    out = tmp_path / "gen"
+    out.mkdir()
+    line = _refused(_start([PY, "notebooks/finalize.py", str(p), "--includes", str(out)],
+                           timeout=60))
+    assert "'../escape.inc'" in line and "plain file name" in line, line
+    assert p.read_bytes() == original and not any(out.iterdir())
+    assert not (tmp_path / "escape.inc").exists()
+
+
 # ---------------------------------------------------------------- bundle, bundle_wheels.py
 
 @pytest.mark.parametrize("lock", ["missing", "fifo", "/dev/zero", "directory"])
