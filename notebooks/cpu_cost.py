@@ -169,17 +169,7 @@ if len(c13):
     named = sorted(set(c13["run"]), key=list(c13["run"]).index)
     glue_text("c13_runs", "the runs " + ", ".join(f"{r} ({c13.loc[c13['run'] == r, 'cpu class'].iloc[0]})"
                                                   for r in named))
-    cross = c13[c13["placement"] == "cross-core"]
-    by_run = []
-    for (r, size), g in cross.groupby(["run", "receive size"], sort=False):
-        s = g.set_index("method")
-        if set(SN.METHODS) <= set(s.index):
-            a, b = s.loc[SN.METHODS[0]], s.loc[SN.METHODS[1]]
-            by_run.append(f"{r} (receive size {size}): {SN.METHODS[0]}'s sender "
-                          f"{a['sender_cpu_s_per_gb']:.2f} "
-                          f"CPU-s/GB against {b['sender_cpu_s_per_gb']:.2f}, the rate set by "
-                          f"the {a['limit']} (against the {b['limit']})")
-    glue_text("c13_reading", "Cross-core: " + "; ".join(by_run) + "." if by_run else "")
+    glue_text("c13_reading", SI.c13_reading(c13))
     show_table(c13.rename(columns={"gbit_per_s": "Gbit/s (median)",
                                 "sender_cpu_s_per_gb": "sender CPU-s/GB",
                                 "receiver_cpu_s_per_gb": "receiver CPU-s/GB",

@@ -76,6 +76,13 @@ def receive_sizes(run: Run) -> list[int]:
     return [RECV_SIZE_DEFAULT] + sorted(sizes - {RECV_SIZE_DEFAULT})
 
 
+def records_receive_size(run: Run) -> bool:
+    """Whether the run's trials say the receive size they were measured at (records made
+    before the sink reported it do not: their sink's default then, which has changed)."""
+    t = run.trials
+    return "recv_size" in t and bool(t["recv_size"].notna().any())
+
+
 def at_receive_size(run: Run, size: int) -> Run:
     """A view of the run whose :attr:`~Run.measured` holds the trials measured at receive
     size ``size`` (at the sink's default: also every trial without one, as the run's own)."""

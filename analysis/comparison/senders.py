@@ -34,6 +34,8 @@ RULE = RULES[CLAIM][0]
 METHODS = (RULE.numerator, RULE.denominator)
 #: the sender profiles committed by bench/sender-profile (relative to the repository root)
 PROFILES = "bench/results/sender-profile-*.json"
+#: the receive size of a run whose records do not say it
+NOT_RECORDED = "not recorded"
 #: the table's columns, in order
 COLUMNS = ["run", "cpu class", "receive size", "placement", "method", "n", "gbit_per_s",
            "sender_cpu_s_per_gb", "receiver_cpu_s_per_gb", "sender_busy", "receiver_busy",
@@ -78,7 +80,10 @@ def table(runs: Iterable[Run]) -> pd.DataFrame:
             s = sides(cells(RB.at_receive_size(run, size)))
             if s.empty:
                 continue
-            s.insert(0, "receive size", fmt_size(size))
+            # a run whose records do not say their receive size (its sink's default then,
+            # which has changed) is labelled so, not with today's default
+            s.insert(0, "receive size", fmt_size(size) if RB.records_receive_size(run)
+                     else NOT_RECORDED)
             s.insert(0, "cpu class", machine_label(run))
             s.insert(0, "run", run.run_id)
             parts.append(s)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.comparison.senders import METHODS, MethodProfile, SenderProfile
+from analysis.comparison.senders import METHODS, NOT_RECORDED, MethodProfile, SenderProfile
 from analysis.statistics.bottleneck import BUSY, cell_limits
-from analysis.statistics.fmt import fmt_size
+from analysis.statistics.fmt import fmt_pct, fmt_size
 
 
 def receiver_limit_text(df: pd.DataFrame, size_text) -> str:
@@ -71,3 +71,50 @@ def profile_text(p: SenderProfile, placement: str = "cross-core", top: int = 5) 
             f"{METHODS[0]} sender spent {a.copy_share:.0%} of its CPU in copy routines; its "
             f"time went to {_stages_text(a, top)}. The {METHODS[1]} sender spent "
             f"{b.copy_share:.0%} in copy routines ({_stages_text(b, top)})." + pace)
+
+
+def c13_reading(table: pd.DataFrame) -> str:
+    """C13's two methods in words, from the table of their sides
+    (:func:`analysis.comparison.senders.table`): cross-core, per run and receive size,
+    sendfile's sender CPU per GB against read-write's and the side that set each rate;
+    same-core, in how many of the runs copybench's receiver set the rate of a method's cells,
+    where a ratio of the two is not a test of the senders. "" for an empty table."""
+    out = []
+    cross = table[table["placement"] == "cross-core"] if len(table) else table
+    by_run = []
+    for (run, size), g in cross.groupby(["run", "receive size"], sort=False):
+        s = g.set_index("method")
+        if set(METHODS) <= set(s.index):
+            a, b = s.loc[METHODS[0]], s.loc[METHODS[1]]
+            at = "receive size not recorded" if size == NOT_RECORDED else f"receive size {size}"
+            by_run.append(f"{run} ({at}): {METHODS[0]}'s sender {a['sender_cpu_s_per_gb']:.2f} "
+                          f"CPU-s/GB against {b['sender_cpu_s_per_gb']:.2f}, the rate set by "
+                          f"the {a['limit']} (against the {b['limit']})")
+    if by_run:
+        out.append("Cross-core: " + "; ".join(by_run) + ".")
+    same = table[table["placement"] == "same-core"] if len(table) else table
+    if len(same):
+        keys = list(dict.fromkeys(zip(same["run"], same["receive size"])))
+        bound = [k for k in keys if (same.loc[(same["run"] == k[0])
+                                              & (same["receive size"] == k[1]), "limit"]
+                                     == "receiver").any()]
+        if bound:
+            sf = same[same["method"] == METHODS[0]]
+            busy = (f" ({METHODS[0]}'s sender busy {_span(sf['sender_busy'])} of the window, "
+                    f"its receiver {_span(sf['receiver_busy'])})" if len(sf) else "")
+            where = ("the one run and receive size" if len(keys) == 1 else
+                     f"all {len(keys)} runs and receive sizes" if len(bound) == len(keys) else
+                     f"{len(bound)} of the {len(keys)} runs and receive sizes")
+            out.append(f"Same-core, copybench's receiver set the rate in {where}{busy}: there "
+                       "the ratio is not a test of the senders, and C13 same-core reads "
+                       "receiver-bound.")
+        else:
+            out.append("Same-core, the senders set the rate in every run.")
+    return " ".join(out)
+
+
+def _span(x: pd.Series) -> str:
+    """A span of busy fractions: "8 %–19 %" (one value: "8 %")."""
+    lo, hi = fmt_pct(float(x.min()), 0), fmt_pct(float(x.max()), 0)
+    return lo if lo == hi else f"{lo}–{hi}"
+

@@ -85,6 +85,37 @@ def test_sides_per_gb_limit_and_cpu_class(tmp_path: Path) -> None:
     assert set(t["run"]) == {run.run_id}
 
 
+def test_a_run_without_its_receive_size_says_so(tmp_path: Path) -> None:
+    """Its records do not say their receive size (its sink's default then, which has
+    changed): the table and the reading say "not recorded", never today's default."""
+    run = load_run(_run(tmp_path / "20261201T000000Z-paper-aaaa"))
+    t = SN.table([run])
+    assert set(t["receive size"]) == {SN.NOT_RECORDED}
+    text = SI.c13_reading(t)
+    assert "(receive size not recorded)" in text and "64 KiB" not in text, text
+
+
+def test_the_c13_reading_says_each_side_and_where_the_receiver_bounds(tmp_path: Path) -> None:
+    """Cross-core: each method's sender CPU per GB and the side that set each rate;
+    same-core, where copybench's receiver set the rate, the reading says the ratio is no test
+    of the senders and C13 same-core reads receiver-bound, with the busy fractions."""
+    run = load_run(_run(tmp_path / "20261201T000000Z-paper-aaaa"))
+    t = SN.table([run])
+    text = SI.c13_reading(t)
+    sf = t[(t["placement"] == "cross-core") & (t["method"] == "sendfile")].iloc[0]
+    rw = t[(t["placement"] == "cross-core") & (t["method"] == "read-write")].iloc[0]
+    assert (f"sendfile's sender {sf['sender_cpu_s_per_gb']:.2f} CPU-s/GB against "
+            f"{rw['sender_cpu_s_per_gb']:.2f}, the rate set by the sender (against the "
+            "receiver)") in text, text
+    assert ("Same-core, copybench's receiver set the rate in the one run and receive size "
+            "(sendfile's sender busy 8 % of the window, its receiver 90 %)") in text, text
+    assert text.endswith("C13 same-core reads receiver-bound."), text
+    # where both senders set the rate same-core, it says so
+    senders = t.assign(limit=["sender"] * len(t))
+    assert SI.c13_reading(senders).endswith("Same-core, the senders set the rate in every run.")
+    assert SI.c13_reading(t.iloc[0:0]) == ""
+
+
 def test_chosen_runs_the_reference_and_older_of_its_profile(tmp_path: Path) -> None:
     old = _run(tmp_path / "20261101T000000Z-paper-a")
     mid = _run(tmp_path / "20261102T000000Z-paper-b")

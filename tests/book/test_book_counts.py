@@ -81,10 +81,10 @@ def test_no_page_prints_a_count_the_owner_did_not_make(counts) -> None:  # noqa:
 
 
 def test_every_comparison_table_carries_each_comparisons_reading() -> None:
-    """The findings' tables of every comparison (against `send`, against `sendmsg`) show
-    each comparison's reading: as many cells read "not read" and "receiver-bound" as the
-    run's readings hold (decision.reading), the table's "reading" column beside its
-    "decision"."""
+    """The findings' tables of every comparison (against `send`, against `sendmsg`, the file
+    methods against `read-write`) show each comparison's reading: as many cells read "not
+    read" and "receiver-bound" as the run's readings hold (decision.reading), the table's
+    "reading" column beside its "decision"."""
     from analysis import study as SD
     from decision import reading as RD
     study = SD.open(ROOT / RUN)
@@ -93,7 +93,8 @@ def test_every_comparison_table_carries_each_comparisons_reading() -> None:
              for c in re.findall(r"<td[^>]*>(.*?)</td>", page, flags=re.S)]
     for label in RD.UNREAD:
         want = sum(int((t["read"] == label).sum()) for t in
-                   (study.readings, study.readings_sendmsg) if len(t) and "read" in t)
+                   (study.readings, study.readings_sendmsg, study.file_readings)
+                   if len(t) and "read" in t)
         assert cells.count(label) == want, (label, cells.count(label), want)
     if len(study.readings):
         assert re.search(r"<th[^>]*>\s*reading\s*</th>", page), "no reading column"
