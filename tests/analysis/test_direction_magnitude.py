@@ -12,6 +12,7 @@ from analysis import claims as C
 from analysis.claims import magnitude as M
 from analysis.claims import rules as RU
 from analysis.claims import sesoi as Z
+from analysis.words import verdicts as VW
 from decision.band import SESOI
 
 
@@ -111,7 +112,7 @@ def test_the_counts_are_separate() -> None:
     assert C.magnitude_counts([a, b]) == {C.INSIDE: 0, C.ABOVE: 2, C.BELOW: 0,
                                           C.ABOVE_AND_BELOW: 0, C.INCONCLUSIVE: 0}
     assert C.verdict_counts([a, b])[C.COPYBENCH][C.INCONCLUSIVE] == 1
-    assert "above it in 2" in C.magnitude_text([a, b])
+    assert "above it in 2" in VW.magnitude_text([a, b])
 
 
 def test_the_rule_text_names_its_sources_and_outcomes() -> None:

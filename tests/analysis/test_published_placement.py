@@ -14,6 +14,7 @@ import analysis.claims as C
 from analysis.claims import magnitude as MAG
 from analysis.claims.base import ABOVE, BELOW, INSIDE
 from analysis.words import findings as F
+from analysis.words import verdicts as VW
 
 RUN = Path(__file__).resolve().parents[2] / "data" / "raw" / "20261128T171229Z-paper-5394"
 JUDGEMENT = re.compile(r"overstat|understat|than published|detectably (smaller|larger)")
@@ -76,12 +77,12 @@ def test_the_reference_run_places_c5_below_and_judges_no_report(results) -> None
     assert c5 and "512 B: published 0.974 lies below our CI (1.54 [1.45, 1.63])" \
         in c5[0].magnitude_text, [r.magnitude_text for r in c5]
     table = C.verdict_table(results)
-    texts = [C.magnitude_text(results), MAG.verdict_key(), MAG.rule_text(),
+    texts = [VW.magnitude_text(results), MAG.verdict_key(), MAG.rule_text(),
              F.magnitude_of_holds(table), F.verdict_counts(table, with_ids=True),
              *(r.magnitude_text for r in results), *(r.magnitude for r in results)]
     for t in texts:
         assert not JUDGEMENT.search(t), t
-    assert "on this testbed" in C.magnitude_text(results)
+    assert "on this testbed" in VW.magnitude_text(results)
     assert {r.magnitude for r in results if r.magnitude} <= set(C.MAGNITUDES)
 
 
