@@ -66,8 +66,8 @@ def test_the_raw_readme_states_the_rules_result_on_the_committed_runs(totals) ->
 
 def test_the_raw_readme_states_the_criterions_judgement_of_each_same_cpu_rerun(tables) -> None:
     """The run-level criterion's counts for each rerun on the reference's CPU, oldest first,
-    as the criterion gives them: those that do not reproduce the study (with the reversals
-    data/raw/README.md says each has), then those that do (reversing none)."""
+    as the criterion gives them: those that do not reproduce the study (each with the
+    reversals data/raw/README.md says it has), then those that do (reversing none)."""
     readme = _raw_readme()
     ref_cpu = json.loads((committed_reference_run() / "manifest.json").read_text())["cpu"]["model"]
     said = readme[readme.index("by the criterion"):readme.index(" made on an AMD EPYC (the")]
@@ -75,8 +75,10 @@ def test_the_raw_readme_states_the_criterions_judgement_of_each_same_cpu_rerun(t
     fail = [j for j in judged if not j.reproduced]
     ok = [j for j in judged if j.reproduced]
     if fail:
-        assert all(j.reversed == 1 for j in fail), fail
-        assert f"reproducing {_listed([f'{j.same} of {j.decided}' for j in fail])} of the " in said
+        rev = {0: "none", 1: "one"}
+        assert all(j.reversed in rev for j in fail), fail
+        each = [f"{j.same} of {j.decided} ({rev[j.reversed]} reversed)" for j in fail]
+        assert f"reproducing {_listed(each)} of the " in said, (each, said)
     if ok:
         assert all(j.reversed == 0 for j in ok), ok
         assert f"reversing none and reproducing {_listed([f'{j.same} of {j.decided}' for j in ok])}" in said
