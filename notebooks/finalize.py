@@ -123,9 +123,8 @@ def main(argv: list[str] | None = None) -> int:
         if a.includes is not None and not a.includes.is_dir():
             raise Refused(f"--includes {a.includes}: not a folder")
         nb = finalize(read(a.notebook))
-        made = includes(nb)
-        if a.includes is not None:
-            for name, data in made.items():
+        if a.includes is not None:  # without it, the glued includes stay in the notebook
+            for name, data in includes(nb).items():
                 write_output(a.includes / name, data)
         text = nbformat.writes(nb)
         write_output(a.notebook, text if text.endswith("\n") else text + "\n")

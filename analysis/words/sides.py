@@ -94,17 +94,18 @@ def c13_reading(table: pd.DataFrame) -> str:
         out.append("Cross-core: " + "; ".join(by_run) + ".")
     same = table[table["placement"] == "same-core"] if len(table) else table
     if len(same):
-        keys = list(dict.fromkeys(zip(same["run"], same["receive size"])))
-        bound = [k for k in keys if (same.loc[(same["run"] == k[0])
-                                              & (same["receive size"] == k[1]), "limit"]
-                                     == "receiver").any()]
-        if bound:
-            sf = same[same["method"] == METHODS[0]]
+        # per run and receive size: whether the receiver set the rate of either method's cell
+        by = (same["limit"] == "receiver").groupby([same["run"], same["receive size"]],
+                                                    sort=False).any()
+        n, k = len(by), int(by.sum())
+        if k:
+            at = same.set_index(["run", "receive size"]).loc[by[by].index]
+            sf = at[at["method"] == METHODS[0]]
             busy = (f" ({METHODS[0]}'s sender busy {_span(sf['sender_busy'])} of the window, "
                     f"its receiver {_span(sf['receiver_busy'])})" if len(sf) else "")
-            where = ("the one run and receive size" if len(keys) == 1 else
-                     f"all {len(keys)} runs and receive sizes" if len(bound) == len(keys) else
-                     f"{len(bound)} of the {len(keys)} runs and receive sizes")
+            where = ("the one run and receive size" if n == 1 else
+                     f"all {n} runs and receive sizes" if k == n else
+                     f"{k} of the {n} runs and receive sizes")
             out.append(f"Same-core, copybench's receiver set the rate in {where}{busy}: there "
                        "the ratio is not a test of the senders, and C13 same-core reads "
                        "receiver-bound.")

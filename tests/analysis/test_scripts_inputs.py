@@ -196,6 +196,15 @@ def test_finalize_writes_the_glued_includes_and_drops_them(tmp_path: Path) -> No
     assert not any("include:" in json.dumps(o) for o in outputs), outputs
 
 
+def test_finalize_without_includes_keeps_them_in_the_notebook(tmp_path: Path) -> None:
+    p = _executed_with_includes(tmp_path, "include('abstract.inc', 'text')")
+    r = _finalize(p)
+    assert r.returncode == 0 and not r.stderr, r.stderr
+    outputs = json.loads(p.read_text())["cells"][0]["outputs"]
+    assert any("include:abstract.inc" in json.dumps(o) for o in outputs), outputs
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["executed.ipynb"]
+
+
 def test_finalize_refuses_an_include_that_is_not_a_plain_name(tmp_path: Path) -> None:
     p = _executed_with_includes(tmp_path, "include('../escape.inc', 'x')")
     original = p.read_bytes()

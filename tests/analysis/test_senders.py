@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from analysis.loading.run import load_run
@@ -114,6 +115,12 @@ def test_the_c13_reading_says_each_side_and_where_the_receiver_bounds(tmp_path: 
     senders = t.assign(limit=["sender"] * len(t))
     assert SI.c13_reading(senders).endswith("Same-core, the senders set the rate in every run.")
     assert SI.c13_reading(t.iloc[0:0]) == ""
+    # a second run whose senders set the same-core rate: counted apart, its busy fractions
+    # left out of the span
+    other = t.assign(run="other", limit="sender", sender_busy=0.5, receiver_busy=0.4)
+    both = SI.c13_reading(pd.concat([t, other], ignore_index=True))
+    assert ("receiver set the rate in 1 of the 2 runs and receive sizes (sendfile's sender "
+            "busy 8 % of the window, its receiver 90 %)") in both, both
 
 
 def test_chosen_runs_the_reference_and_older_of_its_profile(tmp_path: Path) -> None:
