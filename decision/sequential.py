@@ -21,7 +21,7 @@ spending after Lan & DeMets, Biometrika 70, 1983):
   quantile (n_j - 1 df) at the two-sided level 2 (1 - Phi(c_j)) (Jennison & Turnbull,
   *Group Sequential Methods*, 2000, sec. 11.1: an approximation, slightly liberal at few
   degrees of freedom; tests/decision/test_sequential_simulation.py checks that the error
-  rates stay within alpha + 0.02 at this design's rounds, scripts/simulate_topup.py prints
+  rates stay within alpha + 0.02 at this design's rounds, studies/simulate_topup.py prints
   them).
 * A verdict's family of m comparisons is read at alpha/m each (Bonferroni), as the fixed
   design reads it (analysis.statistics.stats.paired_ratio).

@@ -1,6 +1,6 @@
 """Simulation harness of the sequential top-up design (:mod:`decision.sequential`), shared
 by tests/decision/test_sequential_simulation.py (which asserts on it) and
-scripts/simulate_topup.py (which prints its table).
+studies/simulate_topup.py (which prints its table).
 
 Synthetic per-round log ratios: log(true ratio) + sd * e, e standard normal (or a
 unit-variance t with 4 df, for heavy tails), with the sds of the noise model

@@ -4,4 +4,4 @@
 # with probability >= 95 %, and the chance of passing when k sets truly differ.
 .PHONY: criterion
 criterion:
-	$(PY) scripts/reproduction_criterion.py --simulate decision/criterion.json
+	$(PY) studies/reproduction_criterion.py --simulate decision/criterion.json

@@ -33,7 +33,7 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print(USAGE, file=sys.stderr)
         return 2
-    sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]  # the packages; scripts/_runs.py
+    sys.path[:0] = [str(ROOT), str(ROOT / "studies")]  # the packages; studies/_runs.py
     from _runs import load
     from analysis.words.output import output_dir_problem
 

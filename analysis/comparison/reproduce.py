@@ -39,7 +39,7 @@ it when no verdict the reference decides is reversed (holds in one run, refuted 
 and at least :data:`MIN_SHARE` % of the reference's decided verdicts that both runs tested
 are reproduced (either kind above). The number was read post hoc from the committed pairs of
 a paper run and the claims run made after it on the same class of machine
-(:data:`CRITERION_PAIRS`, ``scripts/reproduction_criterion.py`` recomputes them) and
+(:data:`CRITERION_PAIRS`, ``studies/reproduction_criterion.py`` recomputes them) and
 declared at :data:`CRITERION_DECLARED`, before any rerun it judges.
 """
 
@@ -110,7 +110,7 @@ CRITERION_DECLARED = "2026-11-28T14:01Z"
 #: the claims run made after it on a machine with the same CPU model, reproduced verdicts,
 #: the reference's decided verdicts tested in both, reversed verdicts), each judged against
 #: its own paper run under the rules in force when :data:`MIN_SHARE` was set. A reference
-#: test recomputes them (``scripts/reproduction_criterion.py`` prints them).
+#: test recomputes them (``studies/reproduction_criterion.py`` prints them).
 CRITERION_PAIRS: tuple[tuple[str, str, int, int, int], ...] = (
     ("20261123T062509Z-paper", "20261123T081603Z-claims", 18, 18, 0),
     ("20261122T052509Z-paper-0690", "20261124T061344Z-claims", 12, 13, 0),

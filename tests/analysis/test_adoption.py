@@ -1,5 +1,5 @@
 """The criteria of the shared-time validation run (runner/profiles/shared-time-criteria.toml,
-analysis/statistics/adoption.py) and their checker (scripts/shared_time.py RUN --criteria):
+analysis/statistics/adoption.py) and their checker (studies/shared_time.py RUN --criteria):
 the committed file parses and declares every criterion; a broken one is named in one line;
 planted runs (records written as copybench writes them, read by the analysis's loader) are
 judged as planted: one that measures the same ratios with less spread adopts shared time,
@@ -30,7 +30,7 @@ from decision.band import SESOI
 pytestmark = pytest.mark.heavy
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "shared_time.py"
+SCRIPT = ROOT / "studies" / "shared_time.py"
 BASE_GBIT = {"send": 5.0, "sendmsg": 5.5, "zerocopy": 4.0}
 
 
@@ -246,7 +246,7 @@ class Ran:
 @pytest.fixture
 def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
         ) -> Callable[..., Ran]:
-    """scripts/shared_time.py's main in this process (its command line: test_the_real_
+    """studies/shared_time.py's main in this process (its command line: test_the_real_
     command_line)."""
     spec = importlib.util.spec_from_file_location("shared_time_script", SCRIPT)
     assert spec is not None and spec.loader is not None

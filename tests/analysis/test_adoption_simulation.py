@@ -1,5 +1,5 @@
 """The shared-time criteria simulated before the validation run (analysis/designsim/
-sharedtime.py; the table: scripts/shared_time_criteria.py): on the validation profile's own
+sharedtime.py; the table: studies/shared_time_criteria.py): on the validation profile's own
 plan, at today's noise and shared time's predicted sd, each criterion and all of them
 together hold with at least 80 % when the two designs measure the same ratio; the declared
 margin and tolerances are what the declared derivation gives; and the simulation reads its
@@ -78,7 +78,7 @@ def test_the_declared_numbers_are_the_derivations(crit: AD.Criteria, blocks: lis
     margin, tol = ST.derive(sims, d.pass_each)
     assert (margin, tol) == (crit.margin, crit.tolerances)
     # derived at 80 % each (the literal rule), the criteria together would hold too rarely:
-    # the reason pass_each is higher (scripts/shared_time_criteria.py --derive)
+    # the reason pass_each is higher (studies/shared_time_criteria.py --derive)
     m80, t80 = ST.derive(sims, TARGET)
     joint = ST.simulate(ST.with_numbers(crit, m80, t80), blocks, null, pool, d.runs,
                         d.seed + 100).table()["all"]
@@ -102,12 +102,12 @@ def test_the_simulation_reads_as_the_criteria_read(crit: AD.Criteria, blocks: li
 
 
 def test_the_script_prints_its_table_quickly() -> None:
-    r = subprocess.run([sys.executable, "scripts/shared_time_criteria.py", "--quick"],
+    r = subprocess.run([sys.executable, "studies/shared_time_criteria.py", "--quick"],
                        cwd=ROOT, capture_output=True, text=True, timeout=600,
                        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert r.returncode == 0, r.stderr[-2000:]
     assert "same ratio, shared sd 0.13" in r.stdout and "t(4) tails" in r.stdout
-    bad = subprocess.run([sys.executable, "scripts/shared_time_criteria.py", "--criteria",
+    bad = subprocess.run([sys.executable, "studies/shared_time_criteria.py", "--criteria",
                           "/nonexistent.toml"], cwd=ROOT, capture_output=True, text=True,
                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert bad.returncode == 2 and "cannot read the criteria file" in bad.stderr

@@ -45,7 +45,7 @@ def _raw(tmp_path: Path) -> Path:
 
 def test_find_pairs_matches_the_catalogs_machine(tmp_path: Path) -> None:
     import sys
-    sys.path.insert(0, str(ROOT / "scripts"))
+    sys.path.insert(0, str(ROOT / "studies"))
     import reproduction_criterion as S
 
     raw = _raw(tmp_path)

@@ -1,4 +1,4 @@
-"""The scripts that read a run (``scripts/noise_sources.py``, ``scripts/run_targets.py``,
+"""The scripts that read a run (``studies/noise_sources.py``, ``studies/run_targets.py``,
 ``scripts/findings_text.py``) name a damaged run's file and what is wrong with it in one line,
 exit 2 (a key given twice or a cut record is no traceback; a key given twice in the
 manifest is not read silently). They load runs through
@@ -41,8 +41,8 @@ def _damage(run: Path, how: str) -> str:
 
 
 SCRIPTS = {
-    "noise_sources": lambda run, ok, out: ["scripts/noise_sources.py", str(run)],
-    "run_targets": lambda run, ok, out: ["scripts/run_targets.py", str(ok), str(run)],
+    "noise_sources": lambda run, ok, out: ["studies/noise_sources.py", str(run)],
+    "run_targets": lambda run, ok, out: ["studies/run_targets.py", str(ok), str(run)],
     "findings_text": lambda run, ok, out: ["scripts/findings_text.py", str(run), str(out)],
 }
 

@@ -99,7 +99,8 @@ def _band_aliases(path: Path) -> list[str]:
 def test_the_band_has_one_name() -> None:
     """Every source that reads the band reads decision.band.SESOI: no re-export, no second
     name (a DEFAULT_THRESHOLD, a DECIDE_BAND), no module of analysis that owns it too."""
-    paths = [p for d in ("analysis", "decision", "runner", "rundir", "notebooks", "scripts", "tests")
+    paths = [p for d in ("analysis", "decision", "runner", "rundir", "notebooks", "scripts",
+                         "studies", "tests")
              for p in (ROOT / d).rglob("*.py") if ".ipynb_checkpoints" not in p.parts]
     bad = [f"{p.relative_to(ROOT)}:{b}" for p in paths for b in _band_aliases(p)]
     assert not bad, "\n".join(bad)

@@ -21,7 +21,7 @@ from analysis.loading import run as A
 from analysis.words import reproduction as RW
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "reproduction_criterion.py"
+SCRIPT = ROOT / "studies" / "reproduction_criterion.py"
 
 
 def _r(i: int, verdict: str, value: float = math.nan, lo: float = math.nan,
@@ -218,11 +218,11 @@ def test_the_script_refuses_bad_input_with_exit_2(tmp_path: Path) -> None:
 def test_the_basis_is_what_the_committed_pairs_give() -> None:
     """The pairs the number was read from, recomputed from the committed runs under the rules
     in force (the script's table): the same pairs, counts and no reversal."""
-    sys.path.insert(0, str(ROOT / "scripts"))
+    sys.path.insert(0, str(ROOT / "studies"))
     try:
         import reproduction_criterion as S
     finally:
-        sys.path.remove(str(ROOT / "scripts"))
+        sys.path.remove(str(ROOT / "studies"))
     pairs = S.find_pairs(ROOT / "data" / "raw")
     declared = A.instant(RP.CRITERION_DECLARED)
     rows = [S.row(ref, run, RP.MIN_SHARE) for ref, run in pairs]

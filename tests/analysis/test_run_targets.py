@@ -1,4 +1,4 @@
-"""scripts/run_targets.py on the reference run ebfc: the decision map's rows and their
+"""studies/run_targets.py on the reference run ebfc: the decision map's rows and their
 decided directions, the inconclusive verdicts against their own rule's edges, the A/A at
 95 %, and copybench sendmsg / iperf3 per size of the parity rule (its peers' blocks held
 sendmsg at 16-256 KiB: read under the declaration in force, post hoc) with send / sendmsg
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.heavy
 
 ROOT = Path(__file__).resolve().parents[2]
 EBFC = ROOT / "data" / "raw" / "20261127T121419Z-paper-ebfc"
-SCRIPT = ROOT / "scripts" / "run_targets.py"
+SCRIPT = ROOT / "studies" / "run_targets.py"
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

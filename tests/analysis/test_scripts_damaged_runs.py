@@ -2,7 +2,7 @@
 records file, a record with an infinite or a text throughput, a record without its cell, no
 records at all, only failed trials), ends in one line naming what is wrong, exit 2, no
 traceback, and writes nothing. The scripts read a run through the one loader
-(:func:`analysis.loading.run.load_run`, whose error is ``BadRun``; scripts/_runs.py for
+(:func:`analysis.loading.run.load_run`, whose error is ``BadRun``; studies/_runs.py for
 the scripts); a run with nothing measured has nothing to report and says so.
 
 Real processes on copies of a small synthetic run (tests/fixtures/make_synthetic_run.py).
@@ -64,16 +64,16 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
 #: each command that reads a run: its arguments given the damaged run X, a good run G and a
 #: scratch directory S (where an output would go)
 COMMANDS: dict[str, Callable[[Path, Path, Path], list[str]]] = {
-    "check_noise_model": lambda x, g, s: ["scripts/check_noise_model.py", str(g), str(x)],
-    "run_targets": lambda x, g, s: ["scripts/run_targets.py", str(x)],
+    "check_noise_model": lambda x, g, s: ["studies/check_noise_model.py", str(g), str(x)],
+    "run_targets": lambda x, g, s: ["studies/run_targets.py", str(x)],
     "findings_text": lambda x, g, s: ["scripts/findings_text.py", str(x), str(s / "text")],
-    "noise_sources": lambda x, g, s: ["scripts/noise_sources.py", str(x)],
+    "noise_sources": lambda x, g, s: ["studies/noise_sources.py", str(x)],
     "reproduction_criterion --pair": lambda x, g, s: [
-        "scripts/reproduction_criterion.py", "--pair", str(g), str(x)],
+        "studies/reproduction_criterion.py", "--pair", str(g), str(x)],
     "simulate_designs --run": lambda x, g, s: [
-        "scripts/simulate_designs.py", "--run", str(x), "--effects", str(g), "--runs", "2",
+        "studies/simulate_designs.py", "--run", str(x), "--effects", str(g), "--runs", "2",
         "--out", str(s / "table.csv")],
-    "shared_time": lambda x, g, s: ["scripts/shared_time.py", str(x)],
+    "shared_time": lambda x, g, s: ["studies/shared_time.py", str(x)],
     "runner noise": lambda x, g, s: ["-m", "runner", "noise", "--out", str(s / "noise.toml"),
                                      str(x)],
 }
@@ -143,11 +143,11 @@ def test_reproduction_criterion_raw_names_a_damaged_run(good_run: Path,
     (raw / "20261122T000000Z-claims" / "trials.jsonl").write_text(
         (raw / "20261122T000000Z-claims" / "trials.jsonl").read_text().replace(
             '"gbit_per_s"', '"gbit_per_s": NaN, "x"', 1))
-    line = _one_line(_start(["scripts/reproduction_criterion.py", "--raw", str(raw)]))
+    line = _one_line(_start(["studies/reproduction_criterion.py", "--raw", str(raw)]))
     assert "20261122T000000Z-claims/trials.jsonl:1" in line, line
 
 
 def test_check_noise_model_with_one_run_says_why(good_run: Path) -> None:
     """The first run is the pilot; with no other run there is nothing to check."""
-    line = _one_line(_start(["scripts/check_noise_model.py", str(good_run)]))
+    line = _one_line(_start(["studies/check_noise_model.py", str(good_run)]))
     assert "1 run given" in line, line

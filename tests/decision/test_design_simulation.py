@@ -1,5 +1,5 @@
 """The claim blocks' designs judged by verdicts (analysis/designsim; the full table:
-scripts/simulate_designs.py).
+studies/simulate_designs.py).
 
 Two parts: a small synthetic structure (fast, make test) checks the simulation's own
 mechanics, and the committed reference run's real structure (marked ``reference``: it reads
@@ -130,7 +130,7 @@ def test_toy_type_one_error_within_nominal() -> None:
 
 def _script():
     spec = importlib.util.spec_from_file_location(
-        "simulate_designs", ROOT / "scripts" / "simulate_designs.py")
+        "simulate_designs", ROOT / "studies" / "simulate_designs.py")
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -1,6 +1,6 @@
 """The sequential top-up design (decision.sequential) in simulation: error rates, power and
 the gain over the fixed design, on synthetic per-round log ratios with the noise model's sds
-(harness: decision/simulation.py; the full table: scripts/simulate_topup.py).
+(harness: decision/simulation.py; the full table: studies/simulate_topup.py).
 
 Every check is seeded and could fail: the error-rate bounds are checked with the binomial
 uncertainty of the simulated runs (a 99 % Clopper-Pearson bound must lie on the right side

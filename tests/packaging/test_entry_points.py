@@ -1,9 +1,9 @@
 """Every entry point a user runs, given damaged or hostile input, ends in one line.
 
-The entry points: every script in ``scripts/`` and ``bench/``, every ``python -m`` module of
-the packages (``runner``, ``rundir``, ``decision``, ``analysis``) that has a ``main`` (a
-package's ``__main__.py``, or a module with a ``main`` run under ``if __name__ ==
-"__main__"``), and ``notebooks/finalize.py``. :data:`TOOLS` says how each is given a run (or
+The entry points: every script in ``scripts/``, ``studies/`` and ``bench/``, every
+``python -m`` module of the packages (``runner``, ``rundir``, ``decision``, ``analysis``)
+that has a ``main`` (a package's ``__main__.py``, or a module with a ``main`` run under
+``if __name__ == "__main__"``), and ``notebooks/finalize.py``. :data:`TOOLS` says how each is given a run (or
 its input path) and an output path; :func:`test_every_entry_point_is_listed` fails when one
 is added without a row here.
 
@@ -18,7 +18,7 @@ with:
   work, the link still a link and the file it points to unchanged.
 
 A tool that needs root or a real machine to measure (``bench/*``, ``runner sweep``,
-``scripts/cwnd_after_pause.py``) gets only the bad-input cases: they must be refused before
+``studies/cwnd_after_pause.py``) gets only the bad-input cases: they must be refused before
 it measures anything.
 """
 
@@ -82,9 +82,13 @@ class Tool:
     says_on: str = "stderr"
 
 
-def script(name: str) -> tuple[str, ...]:
-    path = ROOT / "scripts" / name
+def script(name: str, folder: str = "scripts") -> tuple[str, ...]:
+    path = ROOT / folder / name
     return (str(path),) if not name.endswith(".py") else (PY, str(path))
+
+
+def study(name: str) -> tuple[str, ...]:
+    return script(name, "studies")
 
 
 def bench(name: str) -> tuple[str, ...]:
@@ -104,32 +108,33 @@ SENDER_SMALL = ["--rounds", "1", "--seconds", "0.5", "--size", "16M",
                 "--placements", "cross-core"]
 
 TOOLS: dict[str, Tool] = {
-    # scripts/ (scripts/setup and scripts/fresh-root build environments: see EXCLUDED)
+    # scripts/ and studies/ (scripts/setup and scripts/fresh-root build environments: see
+    # EXCLUDED)
     "scripts/bundle": Tool(script("bundle"), out=lambda p, x: [str(x)]),
     "scripts/bundle_wheels.py": Tool(
         script("bundle_wheels.py"),
         run=lambda p, x: [str(x), str(p.scratch / "wheels-new"), "rich"],
         out=lambda p, x: [str(ROOT / "requirements.lock"), str(x), "rich"]),
-    "scripts/check_noise_model.py": Tool(script("check_noise_model.py"),
+    "studies/check_noise_model.py": Tool(study("check_noise_model.py"),
                                          run=lambda p, x: [str(p.run), str(x)]),
-    "scripts/cwnd_after_pause.py": Tool(script("cwnd_after_pause.py")),
+    "studies/cwnd_after_pause.py": Tool(study("cwnd_after_pause.py")),
     "scripts/findings_text.py": Tool(
         script("findings_text.py"), run=lambda p, x: [str(x), str(p.scratch / "text-new")],
         out=lambda p, x: [str(p.run), str(x)]),
-    "scripts/noise_sources.py": Tool(script("noise_sources.py"), run=lambda p, x: [str(x)]),
+    "studies/noise_sources.py": Tool(study("noise_sources.py"), run=lambda p, x: [str(x)]),
     "scripts/plan_dump.py": Tool(script("plan_dump.py"), out=lambda p, x: [str(x)]),
-    "scripts/reproduction_criterion.py": Tool(
-        script("reproduction_criterion.py"), run=lambda p, x: ["--pair", str(x), str(p.run)]),
-    "scripts/run_targets.py": Tool(script("run_targets.py"), run=lambda p, x: [str(x)]),
-    "scripts/shared_time.py": Tool(script("shared_time.py"), run=lambda p, x: [str(x)]),
-    "scripts/shared_time_criteria.py": Tool(script("shared_time_criteria.py"),
+    "studies/reproduction_criterion.py": Tool(
+        study("reproduction_criterion.py"), run=lambda p, x: ["--pair", str(x), str(p.run)]),
+    "studies/run_targets.py": Tool(study("run_targets.py"), run=lambda p, x: [str(x)]),
+    "studies/shared_time.py": Tool(study("shared_time.py"), run=lambda p, x: [str(x)]),
+    "studies/shared_time_criteria.py": Tool(study("shared_time_criteria.py"),
                                             run=lambda p, x: ["--criteria", str(x)]),
-    "scripts/simulate_designs.py": Tool(
-        script("simulate_designs.py"),
+    "studies/simulate_designs.py": Tool(
+        study("simulate_designs.py"),
         run=lambda p, x: ["--run", str(x), "--effects", str(p.other), "--runs", "2"],
         out=lambda p, x: ["--run", str(p.run), "--effects", str(p.other), "--runs", "2",
                           "--out", str(x)]),
-    "scripts/simulate_topup.py": Tool(script("simulate_topup.py")),
+    "studies/simulate_topup.py": Tool(study("simulate_topup.py")),
     # bench/: they measure, so only refusals before measuring
     "bench/fidelity": Tool(bench("fidelity"), run=lambda p, x: ["--bin", str(x)],
                            out=lambda p, x: [*FIDELITY_SMALL, "--json", str(x)]),
@@ -209,7 +214,7 @@ def discovered() -> set[str]:
     """Every entry point in the checkout: the keys :data:`TOOLS` and :data:`EXCLUDED` use
     (a script whose name starts with ``_`` is the scripts' helper module, and a folder's
     README.md its documentation: neither is a command)."""
-    found = {f for f in _files("scripts", "bench")
+    found = {f for f in _files("scripts", "studies", "bench")
              if f.count("/") == 1 and not Path(f).name.startswith("_")
              and Path(f).name != "README.md"}
     found.add("notebooks/finalize.py")
@@ -374,7 +379,7 @@ def test_copybench_version_takes_no_arguments() -> None:
 def test_cwnd_after_pause_refuses_an_unknown_congestion_control_at_once(tmp_path: Path) -> None:
     """Before any namespace or process is made (it printed a traceback, waited 30 s for its
     sink and left it running)."""
-    r = _start([*TOOLS["scripts/cwnd_after_pause.py"].argv, "--congestion", "bogus"], tmp_path)
+    r = _start([*TOOLS["studies/cwnd_after_pause.py"].argv, "--congestion", "bogus"], tmp_path)
     assert r is not None, "still running"
     said = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert r.returncode == 2 and len(said) == 1, r.stderr[-2000:]
@@ -404,7 +409,7 @@ def test_cwnd_after_pause_leaves_nothing_when_stopped(sig: str, tmp_path: Path) 
     if shutil.which("ip") is None:
         pytest.skip("iproute2's ip is not installed (apt-get install iproute2)")
     before, running = _namespaces(), _sinks()
-    p = subprocess.Popen([*TOOLS["scripts/cwnd_after_pause.py"].argv, "--pauses", "0.1",
+    p = subprocess.Popen([*TOOLS["studies/cwnd_after_pause.py"].argv, "--pauses", "0.1",
                           "--repeats", "1000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, cwd=str(tmp_path))
     try:

@@ -7,7 +7,7 @@ modes and shares; and, where the run holds controls (blocks of another window or
 socket buffers), each against today's procedure: paired per-round sd, the change in the ratio,
 the machine seconds a decided comparison needs.
 
-    PYTHONPATH=$PWD .venv/bin/python scripts/noise_sources.py data/raw/<run-id>
+    PYTHONPATH=$PWD .venv/bin/python studies/noise_sources.py data/raw/<run-id>
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-if str(Path(__file__).resolve().parent) not in sys.path:  # scripts/_runs.py, when imported
+if str(Path(__file__).resolve().parent) not in sys.path:  # studies/_runs.py, when imported
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # by path (not run) too
 from _runs import load  # noqa: E402
 from analysis.statistics import noise_sources as N

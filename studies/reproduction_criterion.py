@@ -3,7 +3,7 @@ reference) and the claims run made after it on a machine with the same CPU model
 judged against its own paper run by the "Results Reproduced" rule in force
 (:mod:`analysis.comparison.reproduce`, as ``make compare`` applies it).
 
-    python scripts/reproduction_criterion.py [--raw DIR] [--pair REF RUN ...] [--min-share P]
+    python studies/reproduction_criterion.py [--raw DIR] [--pair REF RUN ...] [--min-share P]
 
 Prints one row per pair: the verdicts compared (tested in both runs), reproduced, the same
 verdict not reproduced in size, not reproduced (reversed: opposite decided verdicts;
@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-if str(Path(__file__).resolve().parent) not in sys.path:  # scripts/_runs.py, when imported
+if str(Path(__file__).resolve().parent) not in sys.path:  # studies/_runs.py, when imported
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # by path (not run) too
 from _runs import study  # noqa: E402
 from analysis.comparison import reproduce as RP  # noqa: E402
@@ -253,7 +253,7 @@ def _labels_of(name: str, results, labels) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = _Parser(prog="python scripts/reproduction_criterion.py",
+    p = _Parser(prog="python studies/reproduction_criterion.py",
                 description="The run-level reproduction criterion on the committed pairs "
                             "of a paper run and the claims run after it on the same CPU "
                             "(post hoc: the criterion was written after they were judged).")

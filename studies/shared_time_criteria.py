@@ -16,7 +16,7 @@ probability p of a grid, the smallest whole percent at which each holds in a sha
 runs at the predicted sd, and how often all criteria hold together with those numbers
 (fresh draws); the declared p is the smallest on the grid whose joint reaches 80 %.
 
-    PYTHONPATH=$PWD .venv/bin/python scripts/shared_time_criteria.py [--quick] [--derive]
+    PYTHONPATH=$PWD .venv/bin/python studies/shared_time_criteria.py [--quick] [--derive]
         [--runs N] [--seed N] [--criteria FILE]
 """
 
@@ -32,10 +32,10 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-if str(Path(__file__).resolve().parent) not in sys.path:  # scripts/_runs.py, when imported
+if str(Path(__file__).resolve().parent) not in sys.path:  # studies/_runs.py, when imported
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # by path (not run) too
 from _runs import fail, load  # noqa: E402
-from analysis.designsim import sharedtime as ST
+from analysis.designsim import sharedtime as SHT
 from analysis.loading import criteria as CL
 from analysis.statistics import adoption as AD
 from decision.simulation import noise_sd
@@ -63,22 +63,22 @@ def plan_json(profile: str) -> dict[str, Any]:
     return plan
 
 
-def scenarios(crit: AD.Criteria, today: dict[str, float]) -> list[tuple[str, ST.Noise]]:
+def scenarios(crit: AD.Criteria, today: dict[str, float]) -> list[tuple[str, SHT.Noise]]:
     """The rows of the table: the null at shared time's predicted sd and the sensitivity
     values, with t(4) tails, with today's sd at the pilot's; then departures from the null."""
     d = crit.derivation
-    rows = [(f"same ratio, shared sd {s:g}", ST.Noise(today, s))
+    rows = [(f"same ratio, shared sd {s:g}", SHT.Noise(today, s))
             for s in (d.sd_shared, *d.sensitivity)]
     rows += [(f"same ratio, shared sd {d.sd_shared:g}, t(4) tails",
-              ST.Noise(today, d.sd_shared, tails="t4")),
+              SHT.Noise(today, d.sd_shared, tails="t4")),
              (f"same ratio, shared sd {d.sd_shared:g}, today's {PILOT_TODAY:g} (pilot)",
-              ST.Noise({p: PILOT_TODAY for p in today}, d.sd_shared)),
+              SHT.Noise({p: PILOT_TODAY for p in today}, d.sd_shared)),
              (f"same ratio, the pilot's sds (today's {PILOT_TODAY:g}, shared {PILOT_SHARED:g})",
-              ST.Noise({p: PILOT_TODAY for p in today}, PILOT_SHARED))]
-    rows += [(f"shared time's ratios x{b:g}", ST.Noise(today, d.sd_shared, bias=b))
+              SHT.Noise({p: PILOT_TODAY for p in today}, PILOT_SHARED))]
+    rows += [(f"shared time's ratios x{b:g}", SHT.Noise(today, d.sd_shared, bias=b))
              for b in (1 + crit.margin, 1.10)]
     rows += [(f"{q} x{1 - 2 * t:.2f} in shared time",
-              ST.Noise(today, d.sd_shared, shift={q: 1 - 2 * t}))
+              SHT.Noise(today, d.sd_shared, shift={q: 1 - 2 * t}))
              for q, t in crit.tolerances.items()]
     return rows
 
@@ -111,14 +111,14 @@ def main() -> int:
     runs = QUICK_RUNS if a.quick else (a.runs or crit.derivation.runs)
     seed = crit.derivation.seed + 1 if a.seed is None else a.seed
     con = Console(width=200)
-    blocks = ST.blocks_of_plan(plan_json(crit.profile), crit)
-    problems = ST.structure_problems(blocks, crit)
+    blocks = SHT.blocks_of_plan(plan_json(crit.profile), crit)
+    problems = SHT.structure_problems(blocks, crit)
     if problems:
         print("shared_time_criteria: the profile's plan is not what the criteria declare: "
               + "; ".join(problems), file=sys.stderr)
         return 1
     ref = ROOT / "data" / "raw" / crit.derivation.reference_run
-    pool = ST.mechanism_pool(load(PROG, ref).measured, crit)
+    pool = SHT.mechanism_pool(load(PROG, ref).measured, crit)
     today = {p: noise_sd("stream", p, 1.0) for p in crit.placements}
     con.print(f"structure: {len(blocks)} blocks of {crit.profile} ({len(crit.comparisons())} "
               f"comparisons, {len(crit.aa())} A/As, {len(crit.connections())} connections), "
@@ -141,7 +141,7 @@ def main() -> int:
         t.add_column(c, justify="left" if c == "scenario" else "right")
     first = None
     for i, (label, noise) in enumerate(rows):
-        p = ST.simulate(crit, blocks, noise, pool, runs, seed + i).table()
+        p = SHT.simulate(crit, blocks, noise, pool, runs, seed + i).table()
         first = first or p
         t.add_row(label, *[_pct(p[c]) for c in cols])
     con.print(t)
@@ -153,21 +153,21 @@ def main() -> int:
     return 0
 
 
-def derive(con: Console, crit: AD.Criteria, blocks: list[ST.Block], today: dict[str, float],
-           pool: ST.Pool, runs: int) -> None:
+def derive(con: Console, crit: AD.Criteria, blocks: list[SHT.Block], today: dict[str, float],
+           pool: SHT.Pool, runs: int) -> None:
     """The derivation table: per pass probability of the grid, the derived numbers and the
     joint probability with them (fresh draws)."""
     d = crit.derivation
-    null = ST.Noise(today, d.sd_shared)
-    sims = ST.simulate(crit, blocks, null, pool, runs, d.seed)
+    null = SHT.Noise(today, d.sd_shared)
+    sims = SHT.simulate(crit, blocks, null, pool, runs, d.seed)
     t = Table(title=f"derivation at shared sd {d.sd_shared:g} ({runs} runs, seed {d.seed}; "
                     f"the joint with fresh draws, seed {d.seed + 100})")
     for c in ("p", "(b) margin", *[f"(e) {q}" for q in AD.MECHANISMS], "joint"):
         t.add_column(c, justify="right")
     chosen = None
     for p in GRID:
-        margin, tol = ST.derive(sims, p)
-        joint = ST.simulate(ST.with_numbers(crit, margin, tol), blocks, null, pool, runs,
+        margin, tol = SHT.derive(sims, p)
+        joint = SHT.simulate(SHT.with_numbers(crit, margin, tol), blocks, null, pool, runs,
                             d.seed + 100).table()["all"]
         if chosen is None and joint >= TARGET:
             chosen = (p, margin, tol)

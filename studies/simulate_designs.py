@@ -12,7 +12,7 @@ simulated, and written whole or not at all).
 The budget is the paper profile's today for the claim blocks: the first looks its plan gives
 them (at the measured seconds per round) plus its top-up budget; every design gets the same.
 
-    PYTHONPATH=$PWD nice -n 10 .venv/bin/python scripts/simulate_designs.py \\
+    PYTHONPATH=$PWD nice -n 10 .venv/bin/python studies/simulate_designs.py \\
         [--runs 200] [--seed 20261126] [--tails normal|t4] [--out data/derived/design_simulation.csv]
 """
 
@@ -30,7 +30,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-if str(Path(__file__).resolve().parent) not in sys.path:  # scripts/_runs.py, when imported
+if str(Path(__file__).resolve().parent) not in sys.path:  # studies/_runs.py, when imported
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # by path (not run) too
 from _runs import fail, load  # noqa: E402
 from analysis.designsim import simulate as sim

@@ -1,7 +1,7 @@
 """A reference run's measurement targets (beside an earlier run's), from the code the book uses.
 
-    .venv/bin/python scripts/run_targets.py RUN
-    .venv/bin/python scripts/run_targets.py BASE NEW
+    .venv/bin/python studies/run_targets.py RUN
+    .venv/bin/python studies/run_targets.py BASE NEW
 
 For each run (BASE, then NEW) it prints:
 
@@ -43,7 +43,7 @@ import pandas as pd
 from analysis import claims as C
 from analysis.claims.baselines import memcpy_gap, parity, parity_declaration, twin_pairs
 
-if str(Path(__file__).resolve().parent) not in sys.path:  # scripts/_runs.py, when imported
+if str(Path(__file__).resolve().parent) not in sys.path:  # studies/_runs.py, when imported
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # by path (not run) too
 from _runs import load  # noqa: E402
 from analysis.loading.run import Run

@@ -6,7 +6,7 @@ the half-widths a noise model predicts at the same rounds and family, from (a) t
 given alone (the pilot, as the stop-9 plans used it) and (b) all the other runs pooled
 (``python -m runner noise`` of them). Prints one line per run and model.
 
-    .venv/bin/python scripts/check_noise_model.py data/raw/<pilot> data/raw/<run> ...
+    .venv/bin/python studies/check_noise_model.py data/raw/<pilot> data/raw/<run> ...
 """
 
 from __future__ import annotations
@@ -18,22 +18,22 @@ from pathlib import Path
 
 import numpy as np
 
-if str(Path(__file__).resolve().parent) not in sys.path:  # scripts/_runs.py, when imported
+if str(Path(__file__).resolve().parent) not in sys.path:  # studies/_runs.py, when imported
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # by path (not run) too
 from _runs import fail, load  # noqa: E402
 from analysis.claims.engine import apply_rule
 from analysis.claims.rules import RULES
 from analysis.loading.run import Run
-from runner.plan import blocks as D
-from runner.plan import noisemodel as N
+from runner.plan import blocks as BK
+from runner.plan import noisemodel as NM
 
 
 PROG = "check_noise_model"
 
 
-def model(runs: list[Path]) -> D.Noise:
-    rows = N.from_runs(runs)
-    return D.Noise([D.NoiseEntry(r.kind, r.placement, r.window_s, r.log_ratio_sd)
+def model(runs: list[Path]) -> BK.Noise:
+    rows = NM.from_runs(runs)
+    return BK.Noise([BK.NoiseEntry(r.kind, r.placement, r.window_s, r.log_ratio_sd)
                     for r in rows if r.metric == "primary" and r.log_ratio_sd is not None],
                    " + ".join(r.name for r in runs))
 
@@ -75,7 +75,7 @@ def main() -> int:
         others = [r for r in a.runs if r != target]
         for label, m in (("the pilot alone", model(a.runs[:1])),
                          ("the other runs pooled", model(others))):
-            pred = np.array([D.half_width(m.sd(k, pl, w)[0], n, 0.95, fam)
+            pred = np.array([BK.half_width(m.sd(k, pl, w)[0], n, 0.95, fam)
                              for k, pl, w, n, fam, _ in got])
             print(f"{target.name}: {len(got)} paired claim comparisons; got median "
                   f"{np.median(real):.1%}, p90 {np.quantile(real, 0.9):.1%}; predicted by "

@@ -17,7 +17,7 @@ The sink and the sender run in process groups of their own; whatever ends the sc
 error, Ctrl-C, SIGTERM) kills both groups and removes the namespaces before it exits. A
 congestion control the kernel does not offer is refused in one line before anything is set up.
 
-    sudo .venv/bin/python scripts/cwnd_after_pause.py [--pauses 0.1,0.3] [--repeats 20]
+    sudo .venv/bin/python studies/cwnd_after_pause.py [--pauses 0.1,0.3] [--repeats 20]
                                                       [--congestion cubic]
 
 Prints one line per setting: the congestion control, the RTO, the median window before and

@@ -6,7 +6,7 @@ with its t CI (analysis.statistics.designs, on analysis.statistics.stats.paired_
 its rounds and its per-round sd of the log ratio; whether the two CIs are disjoint; and the
 median paired per-round sd of each design.
 
-    PYTHONPATH=$PWD .venv/bin/python scripts/shared_time.py data/raw/<run-id> [--family N]
+    PYTHONPATH=$PWD .venv/bin/python studies/shared_time.py data/raw/<run-id> [--family N]
 
 With --criteria [FILE] (default runner/profiles/shared-time-criteria.toml) it judges the run
 by the criteria declared before it (analysis.statistics.adoption): each criterion with the
@@ -26,7 +26,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-if str(Path(__file__).resolve().parent) not in sys.path:  # scripts/_runs.py, when imported
+if str(Path(__file__).resolve().parent) not in sys.path:  # studies/_runs.py, when imported
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # by path (not run) too
 from _runs import load  # noqa: E402
 from analysis.loading import criteria as CL

@@ -39,7 +39,7 @@ def study(prog: str, run_dir: Path) -> Study:
     kept: list[Study] = []
 
     def opened(d: Path) -> Run:
-        kept.append(open_study(d))
+        kept.append(open_study(d, tables=False))
         return kept[-1].run
 
     _checked(prog, run_dir, True, opened)
