@@ -103,7 +103,9 @@ BOOK_WHY := /^papermill\.exceptions\.PapermillExecutionError:/ { cell = 1; why =
 # Each figure's data (CSV) and check result go to $(BOOK_GEN)/figdata/<notebook>-NN.* (see
 # analysis/figures/plots.py); the notebook links the CSV, so the HTML book carries it. The
 # files other pages include whole (the abstract, lists in Markdown, the front page's figure)
-# a notebook glues (analysis.words.output.include); finalize.py --includes writes them here.
+# a notebook glues (analysis.words.output.include); finalize.py --includes writes them here,
+# and --facts every text it glued for the prose into $(BOOK_GEN)/facts/<notebook>.json (the
+# build's facts: two builds compare file by file).
 # Its log goes to a temporary file; a failure is one line (the notebook, the run, the error
 # the notebook raised, e.g. a corrupt record's file and line) and the log is kept in build/.
 # The run's Study and those of the runs beside it (analysis.study: each loaded, its claims
@@ -118,7 +120,9 @@ $(BOOK_GEN)/%.ipynb: notebooks/%.ipynb notebooks/finalize.py $(BOOK_GEN)/.run $(
 	COPYBENCH_NOTEBOOK=$* COPYBENCH_FIGDATA="$(CURDIR)/$(BOOK_GEN)/figdata" \
 	$(PY) -m papermill "$<" "$(BOOK_GEN)/$*.tmp.ipynb" -p run_dir "$$run_abs" \
 	  --cwd "$(CURDIR)" -k python3 --no-progress-bar --log-level WARNING >"$$log" 2>&1 \
-	  && $(PY) notebooks/finalize.py "$(BOOK_GEN)/$*.tmp.ipynb" --includes "$(BOOK_GEN)" 2>>"$$log" \
+	  && mkdir -p "$(BOOK_GEN)/facts" 2>>"$$log" \
+	  && $(PY) notebooks/finalize.py "$(BOOK_GEN)/$*.tmp.ipynb" --includes "$(BOOK_GEN)" \
+	       --facts "$(BOOK_GEN)/facts/$*.json" 2>>"$$log" \
 	  && mv "$(BOOK_GEN)/$*.tmp.ipynb" "$@" 2>>"$$log" \
 	  && rm -f "$$log" \
 	  || { rm -f "$(BOOK_GEN)/$*.tmp.ipynb"; \

@@ -42,7 +42,6 @@ import pandas as pd
 
 from analysis import study as SD
 from analysis import claims as C
-from analysis.words import counts as CN
 from analysis.figures import plots as P
 from analysis.statistics import stats as S
 from analysis.statistics.fmt import fmt_size
@@ -50,7 +49,7 @@ from decision.band import band
 from analysis.claims import magnitude as MAG
 from analysis.words.output import glue_text, key, note, show_table
 from analysis.words import prose as PR
-from analysis.claims import why as W
+from analysis.claims import why as WHY
 from analysis.words import reproduction as RW
 from analysis.words import verdicts as VW
 
@@ -75,13 +74,13 @@ for claim, rs in C.by_claim(results).items():
 # the appendix's run-level criterion: when a reviewer's run reproduces the study as a whole
 glue_text("reproduce_criterion", RW.criterion_text())
 # every count this book prints comes from one owner (analysis.words.counts), here and elsewhere
-book_counts = CN.book_counts(run, results)
-for name, text in book_counts.glue().items():
+book_counts = study.counts  # analysis.words.counts.book_counts, counted once in the Study
+for name, text in study.facts["counts"].items():
     glue_text(name, text)
 # the constants the prose names: the CI level of a family, the tolerance of "reproduced",
 # the thread counts C6 compares
 glue_text("family_level", PR.family_level())
-glue_text("reproduced_tol", f"x/÷{W.REPRODUCED_TOL:g}")
+glue_text("reproduced_tol", f"x/÷{WHY.REPRODUCED_TOL:g}")
 _c6 = C.RULES["C6"][0]
 glue_text("c6_threads", f"{_c6.numerator}/{_c6.denominator}-thread")
 
@@ -256,16 +255,16 @@ if len(orig):
 # have disjoint CIs and the published value is nearer the first client's.
 
 # %% tags=["remove-input"]
-from analysis.claims import why as W
+from analysis.claims import why as WHY
 
-expl = W.table(run, orig)
+expl = WHY.table(run, orig)
 if expl.empty:
     glue_text("why_summary", "their programs did not run in this run")
     for c in O.SOURCE_OF:
         glue_text(f"why_{c}", "their programs did not run in this run")
     note("Their programs did not run in this run: nothing to explain.")
 else:
-    per = W.per_claim(expl)
+    per = WHY.per_claim(expl)
     counts = expl["status"].value_counts()
     glue_text("why_summary", "program gap " + ", ".join(f"{k} {v}" for k, v in counts.items())
               + "; report gap " + ", ".join(f"{k} {v}" for k, v in
@@ -406,6 +405,6 @@ from analysis.words import aa_control as AAW
 _aa_own = MA.entry_of(run.run_id, run.path.parent)
 _aa_runs = sorted([e for e in MA.siblings(run.path) if e.tests_claims]
                   + ([_aa_own] if _aa_own is not None else []), key=lambda e: e.run_id)
-_aa = BL.committed_aa(_aa_runs, lambda d: SD.open(d).run)
+_aa = BL.committed_aa(_aa_runs, lambda d: SD.open(d, tables=False).run)
 glue_text("aa_rate", AAW.rate_text(BL.aa_rate_by_class(_aa), len(_aa_runs)))
 glue_text("aa_failed", AAW.failed_text(_aa))

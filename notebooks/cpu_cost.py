@@ -162,7 +162,7 @@ from analysis.comparison import senders as SN
 
 glue_text("c13_size", ", ".join(fmt_size(n) for n in SN.RULE.sizes))
 sibs = [(s.path, s.plan) for s in packed_siblings(run.path)]
-c13_runs = [run if p == run.path else SD.open(p).run
+c13_runs = [run if p == run.path else SD.open(p, tables=False).run
             for p in SN.chosen(run.path, run.plan, sibs)]
 c13 = SN.table(c13_runs)
 if len(c13):

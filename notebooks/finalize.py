@@ -3,9 +3,12 @@ source default and papermill's injected values) by tagging them ``remove-cell``;
 directory is stated on the testbed page instead. With ``--includes DIR``, write the page
 includes the notebook glued (:data:`analysis.words.output.INCLUDE`: the abstract, a list in
 Markdown, the front page's figure) into DIR, each whole or not at all, and drop them from the
-notebook: a notebook never writes a file of the book itself.
+notebook: a notebook never writes a file of the book itself. With ``--facts FILE``, write every
+text the notebook glued for the book's prose (key -> text, JSON) to FILE: the book's facts,
+one file per notebook under ``book/_generated/facts/``, so that two builds' facts compare
+file by file (:func:`read_facts`).
 
-    python notebooks/finalize.py EXECUTED.ipynb [--includes DIR]
+    python notebooks/finalize.py EXECUTED.ipynb [--includes DIR] [--facts FILE]
 
 The notebook is rewritten in place, whole or not at all (a temporary file beside it renamed
 over it: :func:`rundir.atomic.write_output`). Only a regular file that holds a valid notebook
@@ -16,8 +19,10 @@ not a notebook is refused in one line, exit 2, and nothing is written.
 from __future__ import annotations
 
 import argparse
+import ast
 import base64
 import binascii
+import json
 import os
 import re
 import stat
@@ -111,6 +116,35 @@ def includes(nb: nbformat.NotebookNode) -> dict[str, str | bytes]:
     return out
 
 
+def facts(nb: nbformat.NotebookNode) -> dict[str, str]:
+    """Every text the notebook glued (key -> the text a page pastes): a ``glue_text`` value
+    (its ``text/plain`` is the string's repr) or glued Markdown. Figures, tables and the page
+    includes are not facts (figures keep their data under ``figdata/``)."""
+    out: dict[str, str] = {}
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            glued = o.get("metadata", {}).get("scrapbook", {})
+            key, prefix = glued.get("name", ""), glued.get("mime_prefix", "")
+            if not key or key.startswith(INCLUDE):
+                continue
+            data = {k[len(prefix):]: v for k, v in o.get("data", {}).items()
+                    if k.startswith(prefix)}
+            if "text/markdown" in data:
+                out[key] = str(data["text/markdown"])
+            elif set(data) == {"text/plain"}:
+                try:
+                    value = ast.literal_eval(str(data["text/plain"]))
+                except (ValueError, SyntaxError):
+                    value = str(data["text/plain"])
+                out[key] = str(value)
+    return out
+
+
+def read_facts(folder: Path) -> dict[str, dict[str, str]]:
+    """The facts a build wrote (``--facts``): notebook -> key -> text."""
+    return {p.stem: json.loads(utf8.read(p)) for p in sorted(Path(folder).glob("*.json"))}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python notebooks/finalize.py",
                                  description=__doc__.split("\n\n")[0])
@@ -118,14 +152,26 @@ def main(argv: list[str] | None = None) -> int:
                     help="the notebook papermill executed (rewritten in place)")
     ap.add_argument("--includes", type=Path, metavar="DIR",
                     help="write the notebook's glued page includes here (an existing folder)")
+    ap.add_argument("--facts", type=Path, metavar="FILE",
+                    help="write every text the notebook glued here (JSON, key -> text; its "
+                         "folder must exist)")
     a = ap.parse_args(argv)
     try:
         if a.includes is not None and not a.includes.is_dir():
             raise Refused(f"--includes {a.includes}: not a folder")
+        if a.facts is not None and not a.facts.parent.is_dir():
+            raise Refused(f"--facts {a.facts}: its folder does not exist")
+        if a.facts is not None and a.facts.is_dir():
+            raise Refused(f"--facts {a.facts}: a folder, not a file")
         nb = finalize(read(a.notebook))
-        if a.includes is not None:  # without it, the glued includes stay in the notebook
-            for name, data in includes(nb).items():
-                write_output(a.includes / name, data)
+        known = facts(nb)
+        # without --includes, the glued includes stay in the notebook
+        glued = includes(nb) if a.includes is not None else {}  # refused before any write
+        if a.facts is not None:
+            write_output(a.facts, json.dumps(known, indent=1, sort_keys=True,
+                                             ensure_ascii=False) + "\n")
+        for name, data in glued.items():
+            write_output(a.includes / name, data)
         text = nbformat.writes(nb)
         write_output(a.notebook, text if text.endswith("\n") else text + "\n")
     except Refused as exc:

@@ -36,7 +36,7 @@ from IPython.display import Markdown, display
 
 from analysis.comparison import stability as ST
 from analysis.words import abstract as AB
-from analysis.words import advice as V
+from analysis.words import advice as ADV
 from analysis import claims as C
 from analysis.words import counts as CN
 from analysis.words import findings as F
@@ -114,7 +114,7 @@ if len(xo):
 # %% tags=["remove-input"]
 MAP_METHODS = [m for m in A.MESSAGE_METHODS if m != "send"]
 if len(curve):
-    panels = P.decision_panels(V.map_data(curve), MAP_METHODS, "send",
+    panels = P.decision_panels(ADV.map_data(curve), MAP_METHODS, "send",
                                title=f"method / send, {th0} thread(s)")
     P.show(panels)
     include_figure("decision-map.png", panels.figure)  # the front page shows it too
@@ -292,8 +292,8 @@ else:
 # %% tags=["remove-input"]
 results = study.results
 verdicts = C.verdict_table(results)
-book_counts = CN.book_counts(run, results, msg)
-for name, text in book_counts.glue().items():
+book_counts = study.counts  # CN.book_counts, counted once in the Study
+for name, text in study.facts["counts"].items():
     glue_text(name, text)
 aa = C.twin_pairs(run)
 labels = {"send-fig": "fig-decision-map", "send-tab": "tab-cmp-message",
@@ -304,11 +304,11 @@ labels = {"send-fig": "fig-decision-map", "send-tab": "tab-cmp-message",
 # the findings, the advice and the abstract read only comparisons resting on the design's
 # minimum rounds (the maps and tables show every one)
 RMIN = run.rounds_min
-headline = V.front_findings(curve, files, MAP_METHODS, "fig-decision-panels",
+headline = ADV.front_findings(curve, files, MAP_METHODS, "fig-decision-panels",
                             labels["files-fig"], windows=msg, rounds_min=RMIN,
                             copied=copied_by_method)
 control = F.control_finding(aa, RV.post_hoc(RV.AA_CONTROL, run.created_at))
-body = (F.unsupported_text(kind) + "\n\n" if kind else "") + V.findings_list(headline)
+body = (F.unsupported_text(kind) + "\n\n" if kind else "") + ADV.findings_list(headline)
 # the exhaustive list, configuration by configuration, for the results chapter
 every = (F.comparison_findings(curve.drop(columns=["configuration"]) if len(curve) else curve,
                                "send", MSG_FACTORS, "message", "fig-ratio-message", xo,
@@ -323,7 +323,7 @@ hours = float((t0.max() - t0.min()).total_seconds() / 3600) if t0.notna().any() 
 # post hoc where either rule is newer than the run
 post_hoc = any(RV.post_hoc(r, run.created_at) for r in (RV.BAND_RULE, RV.READING_RULE))
 # the map's rows a finding may read (the count owner's `read` set)
-summary = H.abstract_results(AB.readable(V.map_data(curve) if len(curve) else curve, RMIN),
+summary = H.abstract_results(AB.readable(ADV.map_data(curve) if len(curve) else curve, RMIN),
                              AB.readable(curve_sm, RMIN),
                              AB.readable(files, RMIN), verdicts, kind, len(m), hours,
                              F.testbed_text(run.manifest), copied, post_hoc=post_hoc)
@@ -337,7 +337,7 @@ facts = AB.Facts(F.testbed_text(run.manifest), len(m), hours,
                  int(verify.isin(["sample", "full"]).sum()), RMIN, post_hoc,
                  tuple(t for t in AB.TRANSPORT_WORDS if t in set(m["transport"].dropna())),
                  copied, stability=_stability)
-map_rows = V.map_data(curve) if len(curve) else curve
+map_rows = ADV.map_data(curve) if len(curve) else curve
 abstract = AB.abstract(map_rows, files, verdicts, facts, kind)
 glue_text("rounds_min", str(RMIN))
 # the map's comparisons the findings do not read, by why (the count owner's tally of them)

@@ -52,7 +52,7 @@ glue_text("noise_small", fmt_size(N.SMALL))
 glue_text("bimodal_bc", str(Fraction(N.BIMODAL_BC).limit_denominator(100)))
 glue_text("noise_decide_level", PR.ci_level(N.DECIDE_LEVEL))
 where = MA.newest_of("noise-study", run_dir)
-study = SD.open(where).run if where is not None else None
+study = SD.open(where, tables=False).run if where is not None else None
 m = study.measured if study is not None else pd.DataFrame()
 comp = N.components(m) if study is not None else pd.DataFrame()
 today = comp[comp["procedure"] == N.TODAY] if len(comp) else comp
@@ -399,7 +399,7 @@ from analysis.words.phrases import ratio_ci
 from IPython.display import Markdown, display
 
 vwhere = MA.newest_of("shared-time", run_dir)
-vrun = SD.open(vwhere).run if vwhere is not None else None
+vrun = SD.open(vwhere, tables=False).run if vwhere is not None else None
 crit = CL.read() if vrun is not None else None
 # the comparisons' CIs at the level of their family (criterion a), the A/A's at its own (c)
 vtable = (D.compare(vrun.measured, vrun.shared, crit.overlap_family)

@@ -244,7 +244,7 @@ rows = []
 made = [(run.run_id, run.created_at)]  # the runs this book judges, for the revisions table
 evaluated = {run.run_id: results}  # each run's verdicts, for the reproduction tables below
 for d in RP.reruns(run.path):
-    other_study = SD.open(d)  # each run studied once per build
+    other_study = SD.open(d, tables=False)  # each run studied once per build
     other = other_study.run
     made.append((other.run_id, other.created_at))
     evaluated[other.run_id] = other_study.results
@@ -264,7 +264,7 @@ for d in RP.reruns(run.path):
 this_cpu = MA.label(run)
 claims_runs = [d for d in RP.reruns(run.path) if d.name.endswith("-claims")]
 if claims_runs:
-    c = SD.open(claims_runs[-1]).run
+    c = SD.open(claims_runs[-1], tables=False).run
     sessions = A.sibling_json(claims_runs[-1], "sessions.json")  # bounded; damage: BadRun
     wall = sum(x.get("wall_s") or 0 for x in (sessions if isinstance(sessions, list) else [])
                if isinstance(x, dict))
@@ -494,7 +494,7 @@ from analysis.words import criterion_class as CW
 
 _cw_rows, _cw_parts = [], []
 for _d in RP.reruns(run.path):
-    _other = SD.open(_d).run
+    _other = SD.open(_d, tables=False).run
     _j = RP.judge_runs(RP.table(results, evaluated[_other.run_id]), run.path, _d)
     _late = CW.post_hoc(_other.created_at, _j.criterion)
     _cw_parts.append(CW.judgement_text(_other.run_id, MA.label(_other), _j, _late))

@@ -20,7 +20,7 @@ run_dir = "../build/smoke-run"
 # %% tags=["remove-input"]
 import pandas as pd
 
-from analysis.words import design_text as D
+from analysis.words import design_text as DT
 from analysis.words import findings as F
 from analysis.words import revisions as RV
 from analysis.loading import run as A
@@ -66,7 +66,7 @@ glue_text("block_order", "in an order counterbalanced over pairs of rounds (shuf
           else "in shuffled order")
 glue_text("design_noise", f"the noise model of {design['noise_source']}"
           if design.get("noise_source") else "no noise model")
-glue_text("design_sequential", D.sequential_text(run))
+glue_text("design_sequential", DT.sequential_text(run))
 glue_text("n_trials", f"{len(trials):,}")
 glue_text("n_measured", f"{len(m):,}")
 glue_text("n_cells", f"{m['cell'].nunique():,}")
@@ -332,14 +332,14 @@ include("claims-map.inc", list_table(list(cmap.columns), [[str(v) for v in r] fo
 # offloads, MTU, link speed and IRQ affinity. A one-host run has one column above.
 
 # %% tags=["remove-input"]
-from analysis.loading import hosts as H
+from analysis.loading import hosts as HO
 
-two = H.is_two_host(man)
+two = HO.is_two_host(man)
 glue_text("hosts_note", "two hosts: the sender here and the sink on another host (the remote "
           "transport); both are described on this page" if two else
           "one host: sender and receiver share this machine (loopback, veth, udp-forward)")
 if two:
-    show_table(H.hosts_table(man))
+    show_table(HO.hosts_table(man))
 else:
     note("This run has one host; a run over the remote transport shows both hosts here.")
 
@@ -397,9 +397,9 @@ else:
 # relative width on a paired ratio.
 
 # %% tags=["remove-input"]
-from analysis.statistics import noise as N
+from analysis.statistics import noise as NO
 
-nw = N.by_window(m)
+nw = NO.by_window(m)
 multi = nw.groupby(["kind", "placement", "metric"])["window_s"].transform("nunique") \
     if len(nw) else None
 curves = nw[multi >= 2] if len(nw) else nw
@@ -446,7 +446,7 @@ glue_text("aa_design", (
 _aa_conf = S.family_confidence(1)
 glue_text("aa_level", PR.ci_level(_aa_conf))
 glue_text("aa_miss", f"once in {round(1 / (1 - _aa_conf))}")
-glue_text("rounds_text", PR.rounds_text(run.plan, run.has_blocks, D.topped_up(run)))
+glue_text("rounds_text", PR.rounds_text(run.plan, run.has_blocks, DT.topped_up(run)))
 
 # %% [markdown]
 # (testbed-aa)=

@@ -108,6 +108,43 @@ def test_no_import_crosses_the_pipeline() -> None:
     assert violations(ROOT) == []
 
 
+#: the product's code, where an import's short name must say one module
+PRODUCT = ("analysis", "decision", "rundir", "runner", "notebooks", "studies", "scripts")
+
+
+def alias_clashes(root: Path) -> list[str]:
+    """Each upper-case import alias (``from analysis.words import advice as ADV``) that binds
+    more than one module across the product's sources: a reader of ``V.every`` must know which
+    ``V`` it is without opening the file's imports."""
+    bound: dict[str, set[str]] = {}
+    for d in PRODUCT:
+        for f in sorted((root / d).rglob("*.py")):
+            for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    pairs = [(a.asname, f"{node.module}.{a.name}") for a in node.names]
+                elif isinstance(node, ast.Import):
+                    pairs = [(a.asname, a.name) for a in node.names]
+                else:
+                    continue
+                for alias, module in pairs:
+                    if alias and alias.isupper():
+                        bound.setdefault(alias, set()).add(module)
+    return sorted(f"{a} binds {', '.join(sorted(m))}" for a, m in bound.items() if len(m) > 1)
+
+
+def test_an_import_alias_binds_one_module() -> None:
+    assert alias_clashes(ROOT) == []
+
+
+def test_the_alias_check_sees_a_clash(tmp_path: Path) -> None:
+    (tmp_path / "analysis").mkdir()
+    (tmp_path / "analysis" / "a.py").write_text("from decision import verdict as V\n")
+    (tmp_path / "analysis" / "b.py").write_text("from analysis.words import advice as V\n"
+                                                "import numpy as np\n")
+    assert alias_clashes(tmp_path) == [
+        "V binds analysis.words.advice, decision.verdict"]
+
+
 def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
     """The checker itself can fail: a planted import in each direction is reported."""
     for pkg in (*PACKAGES, "notebooks"):
@@ -402,7 +439,8 @@ def test_notebook_matches_its_source(src: Path) -> None:
 
 #: what only :mod:`analysis.study` may call for a notebook: module -> the names it must not take
 STUDY_OWNS = {"analysis.loading.run": {"load_run"}, "analysis.claims": {"evaluate"},
-              "analysis.claims.robustness": {"readings"}}
+              "analysis.claims.robustness": {"readings"},
+              "analysis.words.counts": {"book_counts", "message_table", "file_table"}}
 #: a module no notebook imports (the Study keeps what it kept)
 STUDY_REPLACES = "analysis.comparison.evalcache"
 
@@ -450,6 +488,7 @@ def test_the_study_check_sees_each_way_round_it(tmp_path: Path) -> None:
         "e": "from analysis.claims import evaluate as ev\n",
         "f": "from analysis.comparison import evalcache as EC\n",
         "g": "from analysis import study as SD\nrun = SD.open(run_dir).run\nC = 1\n",
+        "h": "from analysis.words import counts as CN\nn = CN.book_counts(run, results)\n",
     }
     for name, text in forms.items():
         (tmp_path / f"{name}.py").write_text(text)
@@ -457,7 +496,8 @@ def test_the_study_check_sees_each_way_round_it(tmp_path: Path) -> None:
         "a.py calls analysis.loading.run.load_run", "b.py imports analysis.loading.run.load_run",
         "c.py calls analysis.claims.evaluate", "d.py calls analysis.claims.evaluate",
         "e.py imports analysis.claims.evaluate",
-        "f.py imports analysis.comparison.evalcache"]
+        "f.py imports analysis.comparison.evalcache",
+        "h.py calls analysis.words.counts.book_counts"]
 
 
 # --- the tests mirror the packages and are selected by markers, not file lists ------------

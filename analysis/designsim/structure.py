@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.statistics import stats as S
-from analysis.claims import rules as R
+from analysis.claims import rules as RU
 from analysis.claims.applicability import not_applicable
 from analysis.claims.base import paired_rounds, rule_cells, sizes_with
 from analysis.loading.run import Run, select
@@ -29,7 +29,7 @@ from decision import sequential as sq
 
 #: combinations the simulation decides: every size gives an expected outcome (the rules'
 #: EVERY); the crossover (C3) and the thread-count rules are not simulated
-SIMULATED = (R.EVERY,)
+SIMULATED = (RU.EVERY,)
 
 
 @dataclass(frozen=True)
@@ -208,7 +208,7 @@ def read(run: Run) -> Structure:
     untestable: dict[str, str] = {}
     skipped: dict[str, str] = {}
     untestable_claims: dict[str, set[str]] = {}
-    for claim, rules in R.RULES.items():
+    for claim, rules in RU.RULES.items():
         for rule in rules:
             for pl in rule.placements:
                 name = " ".join(x for x in (claim, f"[{rule.reading}]" if rule.reading

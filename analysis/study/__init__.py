@@ -1,6 +1,11 @@
 """A run studied once: the loaded run, its claims' verdicts, its decision readings and the
 counts the book glues most, computed once per run and code and read by every notebook.
 
+The book's own run is studied whole. A run read beside it (another machine, a rerun, the
+noise study) is read for its records and its verdicts only, so ``tables=False`` leaves its
+comparison tables out: a whole Study answers such a request too, and a request for the whole
+Study of a run kept without its tables studies it again, whole.
+
 :func:`build` computes a :class:`Study` from a run directory. :func:`open` returns it from
 the cache under ``book/_generated/study/<run-id>/`` (``$COPYBENCH_STUDY_DIR`` names another
 root), keyed by the run's content (its ``SHA256SUMS``, used only when every file of the run
@@ -67,6 +72,11 @@ class Study:
     # measured (empty for a run of one receive size)
     receiver: list[RB.Reading] = field(default_factory=list)
     key: str | None = None  # the cache key it was built under; None: a run not sealed as it is
+    # False: the run and its verdicts only (readings, file_readings, receiver, counts left empty)
+    tables: bool = True
+    # analysis.words.counts.book_counts: every count the book prints (its glued texts are
+    # facts["counts"])
+    counts: CN.BookCounts | None = None
 
     @property
     def path(self) -> Path:
@@ -128,18 +138,25 @@ def _sums(path: Path) -> bytes | None:
         return None
 
 
-def build(run_dir: str | Path) -> Study:
+def build(run_dir: str | Path, *, tables: bool = True) -> Study:
     """The run at ``run_dir`` studied now (never from the cache): loaded once, its claims
-    evaluated once, its message and file comparisons read once. A damaged run is a :class:`BadRun`."""
+    evaluated once, and (``tables``) its message and file comparisons and its claims under
+    each receive size read once. A damaged run is a :class:`BadRun`."""
     path = _resolved(run_dir)
     sums = _sums(path)
     run = load_run(path)
     results = C.evaluate(run)
+    facts = facts_of(run, results, sums is not None)
+    if not tables:
+        return Study(run, results, pd.DataFrame(), facts=facts, key=key(path, sums),
+                     tables=False)
     readings = CN.message_table(run)
     readings_sendmsg = CN.message_table(run, "sendmsg")
     receiver = RB.readings(run, base=results) if len(RB.receive_sizes(run)) > 1 else []
+    counts = CN.book_counts(run, results, readings)
+    facts["counts"] = counts.glue()
     return Study(run, results, readings, readings_sendmsg, CN.file_table(run),
-                 facts_of(run, results, sums is not None), receiver, key(path, sums))
+                 facts, receiver, key(path, sums), counts=counts)
 
 
 def cache_root() -> Path | None:
@@ -188,18 +205,20 @@ def _keep(where: Path, study: Study) -> None:
         pass
 
 
-def open(run_dir: str | Path) -> Study:  # noqa: A001 (the module's verb: S.open(run_dir))
+def open(run_dir: str | Path, *, tables: bool = True) -> Study:  # noqa: A001 (S.open(run_dir))
     """The Study of the run at ``run_dir``: the cached one when the run and the code are
-    those it was built from, else :func:`build` (kept for the next call)."""
+    those it was built from (and it holds the tables, where ``tables`` asks for them), else
+    :func:`build` (kept for the next call). ``tables=False``: the run and its verdicts are
+    all that is read of it (a run beside the book's)."""
     path = _resolved(run_dir)
     root = cache_root()
     k = key(path, _sums(path))
     where = root / path.name if root is not None else None
     if where is not None and k is not None:
         kept = _kept(where, k)
-        if kept is not None:
+        if kept is not None and (kept.tables or not tables):
             return kept
-    study = build(path)
+    study = build(path, tables=tables)
     if where is not None and study.key is not None:
         _keep(where, study)
     return study
@@ -234,7 +253,7 @@ def stability(study: Study, revised: datetime) -> tuple[pd.DataFrame, list[ST.Ru
     here = study.path.resolve()
 
     def results(d: Path) -> list[C.ClaimResult]:
-        return study.results if Path(d).resolve() == here else open(d).results
+        return study.results if Path(d).resolve() == here else open(d, tables=False).results
     return ST.of_entries(claim_runs(study), results, revised)
 
 
@@ -242,7 +261,7 @@ def _machines(choose: Any, study: Study) -> list[tuple[MA.Machine, Study]]:
     opened: dict[Path, Study] = {}
 
     def load(d: str | Path) -> Run:
-        s = open(d)
+        s = open(d, tables=False)
         opened[s.path] = s
         return s.run
     return [(m, opened[m.run.path]) for m in choose(study.run, load=load)]

@@ -1,7 +1,8 @@
 """``python -m analysis.study build RUN [--siblings] [--jobs N]``: each run's Study made (or
 found current) under ``book/_generated/study/<run-id>/`` before the notebooks read it; with
 ``--siblings``, also the Study of every committed run beside it (those the notebooks read
-beside the run: other machines, reruns, the noise study). The Studies are independent, so
+beside the run: other machines, reruns, the noise study), of its records and verdicts only
+(what the notebooks read of them). The Studies are independent, so
 they are made in ``--jobs`` processes at once (default: one per CPU this process may use). A
 run that cannot be read is one line naming what is wrong, exit status 2."""
 
@@ -13,16 +14,16 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from analysis import study as S
+from analysis import study as SD
 from analysis.loading.run import BadRun, packed_siblings
 
 PROG = "python -m analysis.study"
 
 
-def _made(run_dir: Path) -> str:
+def _made(run_dir: Path, tables: bool = True) -> str:
     """Make (or find current) one run's Study: the line that says so; a damaged run raises
     its BadRun."""
-    s = S.open(run_dir)
+    s = SD.open(run_dir, tables=tables)
     f = s.facts
     return (f"study {f['run_id']}: {f['trials']:,} trials, {f['claims']} claims"
             f"{'' if s.key else ' (not sealed as it is: not kept)'}")
@@ -32,7 +33,7 @@ def _sibling(run_dir: Path) -> str | None:
     """A run beside: studied ahead only, so a damaged one is left to the notebook that reads
     it (which raises its BadRun itself, naming the file and line)."""
     try:
-        return _made(run_dir)
+        return _made(run_dir, tables=False)
     except BadRun:
         return None
 
@@ -55,9 +56,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="Studies made at once (default: one per CPU this process may use)")
     args = ap.parse_args(argv)
     beside: list[Path] = []
+    given = {Path(r).resolve() for r in args.runs}  # studied whole, never also as a sibling
     for r in args.runs if args.siblings else ():
         try:
-            beside += [sib.path for sib in packed_siblings(r) if sib.path not in beside]
+            beside += [sib.path for sib in packed_siblings(r)
+                       if sib.path not in beside and sib.path.resolve() not in given]
         except BadRun:
             continue
     try:

@@ -10,7 +10,7 @@ from typing import Mapping
 import pandas as pd
 
 from analysis.claims.baselines import ALL_CLASSES
-from analysis.words import phrases as W
+from analysis.words import phrases as PH
 from decision import sesoi
 
 
@@ -20,7 +20,7 @@ def pair_text(r: Mapping[str, object]) -> str:
     where = f", run {r['run']}" if r.get("run") else ""
     ok = bool(r["passes"])
     return (f"{r['method']} against itself ({r['configuration']}{where}): "
-            f"{W.ratio_ci({k: float(r[k]) for k in ('ratio', 'lo', 'hi')})}, "
+            f"{PH.ratio_ci({k: float(r[k]) for k in ('ratio', 'lo', 'hi')})}, "
             + ("passes the A/A rule (its 95 % CI contains 1)" if ok else
                "fails the A/A rule (its 95 % CI misses 1)"))
 

@@ -131,7 +131,8 @@ def numbers(sentence: str) -> int:
     return len(_NUMBER.findall(sentence.replace("`", "")))
 
 
-def words(text: str) -> int:
+def word_count(text: str) -> int:
+    """The abstract's words: whitespace-separated, code marks dropped."""
     return len(text.replace("`", "").split())
 
 
@@ -343,7 +344,7 @@ def abstract(map_rows: pd.DataFrame, files: pd.DataFrame, verdicts: pd.DataFrame
                6: lambda: _stability(facts, unstable=False)}
     for drop, most in ((3, None), (4, None), (2, None), (1, None), (6, None), (None, 2),
                        (None, 1), (None, 0)):
-        if words(text) <= MAX_WORDS:
+        if word_count(text) <= MAX_WORDS:
             break
         if most is not None:  # fewer places in the answer: the findings name every one
             parts[0] = answer(map_rows, files, facts, most)

@@ -50,7 +50,7 @@ CONFIG = ("transport", "protocol", "placement", "cache")
 PANEL = ("transport", "protocol", "placement")
 
 
-def words(markdown: str) -> int:
+def read_words(markdown: str) -> int:
     """The words a reader reads in one finding's Markdown: a ``{ref}`text <label>``` role
     counts as its text, a number with its unit or CI bracket as the tokens it prints."""
     text = re.sub(r"\{ref\}`([^<`]*?)\s*<[^>]*>`", r"\1", markdown)
@@ -188,7 +188,7 @@ def method_advice(rows: pd.DataFrame, method: str, baseline: str,
     note = f" The kernel copied {copied}." if copied else ""
     for brief in range(7):
         text = _advice(rows, method, baseline, windows, brief) + note
-        if words(text) <= MAX_WORDS - 1:  # and "(figure)"
+        if read_words(text) <= MAX_WORDS - 1:  # and "(figure)"
             break
     return text
 

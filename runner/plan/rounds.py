@@ -25,7 +25,7 @@ from decision import sequential as sq
 from decision.band import SESOI
 from decision.quantities import cell_kind
 from rundir import sharetime
-from runner.plan import blocks as D
+from runner.plan import blocks as BK
 from runner.plan import topup
 from runner.host.errors import ProfileError, UsageError
 from runner.plan.estimate import trial_seconds
@@ -82,11 +82,11 @@ def adaptive_rounds(cells: dict[str, Cell], seed: int, rep_min: int) -> list[lis
     return rounds
 
 
-def block_rounds(blocks: list[D.Block], seed: int, singles: list[str]) -> list[list[str]]:
+def block_rounds(blocks: list[BK.Block], seed: int, singles: list[str]) -> list[list[str]]:
     """Every planned round of the block design (:func:`runner.plan.blocks.round_order`); the
     ``singles`` (profiled trials) in round 1."""
     n_rounds = max((b.rounds for b in blocks), default=0)
-    return [D.round_order(blocks, seed, r, singles if r == 1 else None)
+    return [BK.round_order(blocks, seed, r, singles if r == 1 else None)
             for r in range(1, n_rounds + 1)]
 
 
@@ -95,7 +95,7 @@ def planned_rounds(plan: Plan) -> list[list[str]]:
     (a resumed run checks it, :mod:`runner.sweep.runstate`)."""
     if plan.blocks is None:
         return adaptive_rounds(plan.cells, plan.seed, plan.rep_min)
-    blocks = [D.Block(**b) for b in plan.blocks.values()]
+    blocks = [BK.Block(**b) for b in plan.blocks.values()]
     return block_rounds(blocks, plan.seed, _profiled_ids(plan.cells))
 
 
@@ -138,7 +138,7 @@ NOISE_HOW = ("python -m runner notebook --profile pilot, then python -m runner n
              "--out FILE")
 
 
-def _load_noise(profile: Profile, notes: list[str]) -> tuple[Path | None, D.Noise]:
+def _load_noise(profile: Profile, notes: list[str]) -> tuple[Path | None, BK.Noise]:
     """The profile's noise model: its file, or none when it names none (every block then
     assumes the fallback sd). One it names that is not there is refused: the rounds of
     every block would silently come from the fallback instead of this machine's noise."""
@@ -148,27 +148,27 @@ def _load_noise(profile: Profile, notes: list[str]) -> tuple[Path | None, D.Nois
         raise ProfileError(profile.path, "design.noise", f"{profile.design.noise!r}: no such "
                            f"file (looked in {where}); measure this machine's noise: "
                            f"{NOISE_HOW}; or leave design.noise out to plan every block at "
-                           f"the fallback sd {D.FALLBACK_SD}")
-    return path, (D.Noise.load(path) if path else D.Noise([], "none"))
+                           f"the fallback sd {BK.FALLBACK_SD}")
+    return path, (BK.Noise.load(path) if path else BK.Noise([], "none"))
 
 
 def _group_blocks(profile: Profile, cells: dict[str, Cell],
-                  sources: dict[str, list[Experiment]], noise: D.Noise
-                  ) -> tuple[list[D.Block], dict[str, str]]:
+                  sources: dict[str, list[Experiment]], noise: BK.Noise
+                  ) -> tuple[list[BK.Block], dict[str, str]]:
     """The cells grouped into blocks (an original program joins its copybench cell's block),
     each block with its purpose, claims, family, margin and noise; and cell id -> block id."""
     des = profile.design
     assert des is not None
-    keys_of = {cid: sorted({D.block_key(c.factors(), ("threads",) if e.pair_threads else ())
-                            for e in sources.get(cid, [])} or {D.block_key(c.factors())})
+    keys_of = {cid: sorted({BK.block_key(c.factors(), ("threads",) if e.pair_threads else ())
+                            for e in sources.get(cid, [])} or {BK.block_key(c.factors())})
                for cid, c in cells.items() if not c.block_as}
     for cid, c in cells.items():  # an original program joins its copybench cell's block
         if c.block_as:
             keys_of[cid] = keys_of[c.block_as]
-    groups = D.group(keys_of)
+    groups = BK.group(keys_of)
     block_of = {cid: bid for bid, ids in groups.items() for cid in ids}
     p1 = topup.p1_cells(cells, sources)
-    blocks: list[D.Block] = []
+    blocks: list[BK.Block] = []
     for key, ids in sorted(groups.items()):
         # the block's purpose, claims, family and margins: from the experiments that list its
         # copybench cells (an original program's experiment lists them too)
@@ -189,7 +189,7 @@ def _group_blocks(profile: Profile, cells: dict[str, Cell],
                                      f"recv {format_size(first.recv_size)}"
                                      if first.recv_size else "",
                                      "(its own block)" if first.group else "") if x)
-        blocks.append(D.Block(
+        blocks.append(BK.Block(
             id=key, label=label, cells=sorted(ids), purpose=purpose,
             claims=sorted({c for e in exps for c in e.claims}),
             family=max((topup.experiment_family(e, p1) for e in exps), default=1),
@@ -205,17 +205,17 @@ def _group_blocks(profile: Profile, cells: dict[str, Cell],
 def _held(exps: list[Experiment], sd: float, des: Design) -> dict[str, Any]:
     """A block's rounds held by an experiment's own ``target`` (the most any of its
     experiments needs, runner.plan.blocks.hold_rounds) and what for; {} when none has one."""
-    own = sorted({(D.hold_rounds(sd, e.target, des.confidence, e.family, des), e.name,
+    own = sorted({(BK.hold_rounds(sd, e.target, des.confidence, e.family, des), e.name,
                    e.target, e.family) for e in exps if e.target is not None})
     if not own:
         return {}
     n, name, target, family = own[-1]
     return {"hold": n, "held_by": {
         "experiment": name, "target": target, "family": family,
-        "expected_half_width": D.half_width(sd, n, des.confidence, family)}}
+        "expected_half_width": BK.half_width(sd, n, des.confidence, family)}}
 
 
-def _shared_sd(noise: D.Noise, ids: list[str], cells: dict[str, Cell], first: Cell,
+def _shared_sd(noise: BK.Noise, ids: list[str], cells: dict[str, Cell], first: Cell,
                sd: float, why: str) -> tuple[float, str]:
     """The sd a block with shared-time cells plans with: the noise model's shared-time entry
     (:data:`rundir.sharetime.NOISE_KIND`: a comparison inside one trial) where it has one,
@@ -229,7 +229,7 @@ def _shared_sd(noise: D.Noise, ids: list[str], cells: dict[str, Cell], first: Ce
     return (shared, shared_why) if shared > sd else (sd, f"{why} (both designs: the larger)")
 
 
-def _applicability(blocks: list[D.Block], des: Design, caps: Capabilities,
+def _applicability(blocks: list[BK.Block], des: Design, caps: Capabilities,
                    notes: list[str]) -> None:
     """The claims this machine cannot test, known before the run (decision.families'
     conditions: a CPU per thread and side, CPUs for parallel threads, a PMU): each block
@@ -254,7 +254,7 @@ def _applicability(blocks: list[D.Block], des: Design, caps: Capabilities,
                      "the planned rounds only and are never topped up")
 
 
-def _rehearse(blocks: list[D.Block], cells: dict[str, Cell], des: Design, sequential: bool,
+def _rehearse(blocks: list[BK.Block], cells: dict[str, Cell], des: Design, sequential: bool,
               notes: list[str]) -> dict[str, Cell]:
     """A rehearsal's share of every block's rounds (blocks planned to the rehearsal's first
     look keep theirs) and one profiled trial per profiled cell; returns the cells."""
@@ -263,7 +263,7 @@ def _rehearse(blocks: list[D.Block], cells: dict[str, Cell], des: Design, sequen
             continue
         keep = 2 if "AA" in b.claims else 1
         b.rounds = max(keep, round(b.rounds * REHEARSAL_SHARE))
-        b.expected_half_width = D.half_width(b.sd, b.rounds, des.confidence, b.family)
+        b.expected_half_width = BK.half_width(b.sd, b.rounds, des.confidence, b.family)
     notes.append(f"rehearsal: every block runs about {REHEARSAL_SHARE:.0%} of its planned "
                  "rounds, at least one (the A/A block two), and profiled cells one profiled "
                  "trial"
@@ -277,8 +277,8 @@ def _rehearse(blocks: list[D.Block], cells: dict[str, Cell], des: Design, sequen
             for cid, c in cells.items()}
 
 
-def _design_json(des: Design, path: Path | None, noise: D.Noise, rehearsal: bool,
-                 seq: sq.SequentialDesign | None, blocks: list[D.Block], topup_s: float
+def _design_json(des: Design, path: Path | None, noise: BK.Noise, rehearsal: bool,
+                 seq: sq.SequentialDesign | None, blocks: list[BK.Block], topup_s: float
                  ) -> dict[str, Any]:
     """plan.json's design: the profile's, with the noise model used and the top-up's
     declaration (looks, spending, budget and what it covers) when the design has one."""
@@ -318,10 +318,10 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
                  if c.rounds_cap or caps_of[cid] else c for cid, c in cells.items()}
         notes += _their_notes(blocks, cells)
     reserve = des.sequential.budget_s if des.sequential else 0.0
-    notes += D.plan_rounds(blocks, des, profile.budget_s - reserve if profile.budget_s
+    notes += BK.plan_rounds(blocks, des, profile.budget_s - reserve if profile.budget_s
                            else None, fixed)
     topup_s = _topup_budget(blocks, profile, fixed, reserve, rehearsal)
-    bad = D.unreachable(blocks, des)
+    bad = BK.unreachable(blocks, des)
     if bad:
         msg = (f"{len(bad)} decision rule(s) cannot be met at the planned rounds: "
                + "; ".join(bad[:5]) + (" …" if len(bad) > 5 else ""))
@@ -345,7 +345,7 @@ def _make_blocks(profile: Profile, seed: int, cells: dict[str, Cell],
                 blocks={b.id: b.to_json() for b in blocks}, design=design)
 
 
-def band_check(blocks: list[D.Block], seq: sq.SequentialDesign) -> tuple[dict[str, Any], str]:
+def band_check(blocks: list[BK.Block], seq: sq.SequentialDesign) -> tuple[dict[str, Any], str]:
     """The smallest effect of interest this design resolves at the noise model's sd (the
     median over the top-up's blocks: :func:`decision.sesoi.derive`, the function the book's
     sentence calls too), for plan.json, and a warning where the claims' declared band
@@ -388,7 +388,7 @@ def sequential_design(des: Design, rehearsal: bool) -> sq.SequentialDesign | Non
                                rounds_max=most, drop_below=0.0)  # a check runs its looks
 
 
-def _attach_comparisons(blocks: list[D.Block], cells: dict[str, Cell],
+def _attach_comparisons(blocks: list[BK.Block], cells: dict[str, Cell],
                         sources: dict[str, list[Experiment]],
                         seq: sq.SequentialDesign, rehearsal: bool) -> None:
     """Each block with a declared comparison (runner.plan.topup.resolve) gets the top-up's
@@ -408,7 +408,7 @@ def _attach_comparisons(blocks: list[D.Block], cells: dict[str, Cell],
             _their_rounds(b, comps, cells, sources)
 
 
-def _control_rounds(blocks: list[D.Block], cells: dict[str, Cell], des: Design) -> list[str]:
+def _control_rounds(blocks: list[BK.Block], cells: dict[str, Cell], des: Design) -> list[str]:
     """The A/A control runs the rounds at which a true ratio of 1 reads "equivalent" with
     80 % probability at its block's noise-model sd (runner.plan.blocks.control_rounds): its
     twin stops there (a cap), and its block runs at least as many rounds
@@ -419,7 +419,7 @@ def _control_rounds(blocks: list[D.Block], cells: dict[str, Cell], des: Design) 
         twins = [cid for cid in b.cells if cells[cid].twin]
         if not twins or "AA" not in b.claims:
             continue
-        aa = D.control_rounds(b, des)
+        aa = BK.control_rounds(b, des)
         for cid in twins:
             b.caps[cid] = aa.rounds
             b.cell_seconds[cid] = trial_seconds(cells[cid])
@@ -427,7 +427,7 @@ def _control_rounds(blocks: list[D.Block], cells: dict[str, Cell], des: Design) 
     return notes
 
 
-def _their_notes(blocks: list[D.Block], cells: dict[str, Cell]) -> list[str]:
+def _their_notes(blocks: list[BK.Block], cells: dict[str, Cell]) -> list[str]:
     """What the reports' own programs get in the sequential design, in one line."""
     seq = [b for b in blocks if b.first_look]
     theirs = [(b, cid) for b in seq for cid in b.cells if cells[cid].is_original]
@@ -445,7 +445,7 @@ def _their_notes(blocks: list[D.Block], cells: dict[str, Cell]) -> list[str]:
                f"and keep originals_rounds ({', '.join(map(str, kept))})" if kept else "")]
 
 
-def _their_rounds(b: D.Block, comps: list[topup.Comparison], cells: dict[str, Cell],
+def _their_rounds(b: BK.Block, comps: list[topup.Comparison], cells: dict[str, Cell],
                   sources: dict[str, list[Experiment]]) -> None:
     """The reports' own programs in a sequential block take part in its design like
     copybench's cells: a cell that one of the block's comparisons reads runs every round
@@ -463,7 +463,7 @@ def _their_rounds(b: D.Block, comps: list[topup.Comparison], cells: dict[str, Ce
             b.caps[cid] = max(cap, b.first_look)
 
 
-def _topup_budget(blocks: list[D.Block], profile: Profile, fixed_s: float,
+def _topup_budget(blocks: list[BK.Block], profile: Profile, fixed_s: float,
                   reserve_s: float, rehearsal: bool) -> float:
     """The top-up's budget (runner.plan.topup.BUDGET_RULE): the profile's budget less the planned
     rounds (without a budget: the reserve; a rehearsal: a tenth of the reserve), at most

@@ -81,7 +81,7 @@ def first_sentence(text: str) -> str:
 def test_the_abstract_is_at_most_200_words_even_for_the_busiest_run() -> None:
     rows, files = busy()
     text = AB.abstract(rows, files, verdicts(), facts())
-    assert AB.words(text) <= AB.MAX_WORDS == 200, (AB.words(text), text)
+    assert AB.word_count(text) <= AB.MAX_WORDS == 200, (AB.word_count(text), text)
 
 
 @pytest.mark.parametrize("post_hoc", [True, False])
@@ -179,7 +179,7 @@ def test_the_abstract_names_what_holds_on_every_class_measured() -> None:
     text = AB.abstract(rows, files, verdicts(), facts(stability=st))
     assert ("Over 13 runs on 2 CPU classes (Intel Xeon and AMD EPYC), C2 and C5 cross-core hold "
             "on every class measured") in text
-    assert AB.words(text) <= AB.MAX_WORDS, (AB.words(text), text)
+    assert AB.word_count(text) <= AB.MAX_WORDS, (AB.word_count(text), text)
     short = AB.abstract(rows.head(3), files.head(2), verdicts(), facts(stability=st))
     assert "C1 cross-core and C13 (same-core and cross-core) are unstable within a class" in short
     alone = AB.Stability(1, ("AMD EPYC",), 30, 20, (), ())

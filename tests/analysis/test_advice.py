@@ -59,7 +59,7 @@ def test_at_most_six_findings_of_at_most_40_words_each() -> None:
     lines = V.findings_list(found).splitlines()
     assert len(lines) == len(found)
     for line in lines:
-        assert V.words(line) <= V.MAX_WORDS == 40, (V.words(line), line)
+        assert V.read_words(line) <= V.MAX_WORDS == 40, (V.read_words(line), line)
         assert "{ref}`figure <fig-" in line  # each links its figure
     # seven methods still give six findings
     more = pd.concat([msg, msg.assign(method="splice"), msg.assign(method="extra")])
@@ -68,7 +68,7 @@ def test_at_most_six_findings_of_at_most_40_words_each() -> None:
 
 
 def test_words_counts_what_a_reader_reads() -> None:
-    assert V.words("1. `splice` is faster at 64 B–1 MiB ({ref}`figure <fig-x>`).") == 8
+    assert V.read_words("1. `splice` is faster at 64 B–1 MiB ({ref}`figure <fig-x>`).") == 8
 
 
 def test_never_only_where_every_comparison_is_decided() -> None:
@@ -171,7 +171,7 @@ def test_the_zero_copy_finding_states_the_copied_share() -> None:
     text = found[0].text
     assert ("The kernel copied 100\u00a0% of its completions on loopback, 0\u00a0% on "
             "udp-forward") in text, text
-    assert V.words(text) <= V.MAX_WORDS - 1, (V.words(text), text)
+    assert V.read_words(text) <= V.MAX_WORDS - 1, (V.read_words(text), text)
 
 
 def test_a_zero_copy_finding_with_both_directions_and_its_copied_share_fits() -> None:
@@ -187,6 +187,6 @@ def test_a_zero_copy_finding_with_both_directions_and_its_copied_share_fits() ->
                              copied={"uring-zc": {"loopback": (9, 9), "veth": (9, 9),
                                                   "udp-forward": (0, 9)}})
     text = found[0].text
-    assert V.words(text) <= V.MAX_WORDS - 1, (V.words(text), text)
+    assert V.read_words(text) <= V.MAX_WORDS - 1, (V.read_words(text), text)
     assert "100\u00a0% of its completions on loopback and veth, 0\u00a0% on udp-forward" in text
     assert "faster" in text and "slower" in text

@@ -52,7 +52,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 # ---------------------------------------------------------------- simulate_designs.py --out
 
 def _simulate(run: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    return _start([PY, "scripts/simulate_designs.py", "--run", str(run), "--effects",
+    return _start([PY, "studies/simulate_designs.py", "--run", str(run), "--effects",
                    str(run), "--runs", "2", "--out", str(out)])
 
 
@@ -97,7 +97,7 @@ def test_simulate_designs_replaces_its_own_csv_whole(tmp_path: Path) -> None:
     first's CSV, keeps its mode, and leaves no temporary file."""
     out = tmp_path / "table.csv"
     for _ in range(2):
-        r = _start([PY, "scripts/simulate_designs.py", "--runs", "2", "--out", str(out)],
+        r = _start([PY, "studies/simulate_designs.py", "--runs", "2", "--out", str(out)],
                    timeout=600)
         assert r.returncode == 0, r.stderr[-2000:]
         out.chmod(0o640)
@@ -203,6 +203,33 @@ def test_finalize_without_includes_keeps_them_in_the_notebook(tmp_path: Path) ->
     outputs = json.loads(p.read_text())["cells"][0]["outputs"]
     assert any("include:abstract.inc" in json.dumps(o) for o in outputs), outputs
     assert sorted(x.name for x in tmp_path.iterdir()) == ["executed.ipynb"]
+
+
+def test_finalize_writes_the_glued_texts_as_the_notebooks_facts(tmp_path: Path) -> None:
+    """--facts FILE: every text the notebook glued for the prose, as the page pastes it (a
+    string that reads as a number stays the string), and no include or figure."""
+    import importlib.util
+    p = _executed_with_includes(
+        tmp_path, "from analysis.words.output import glue_text",
+        "glue_text('trials', '5,705'); glue_text('rule', 'CI `within` 5 %')",
+        "include('abstract.inc', 'Of the *37* verdicts.\\n')")
+    out = tmp_path / "facts"
+    out.mkdir()
+    r = _start([PY, "notebooks/finalize.py", str(p), "--facts", str(out / "executed.json")],
+               timeout=60)
+    assert r.returncode == 0 and not r.stderr, r.stderr
+    assert json.loads((out / "executed.json").read_text()) == {
+        "trials": "5,705", "rule": "CI within 5 %"}
+    spec = importlib.util.spec_from_file_location("finalize", ROOT / "notebooks" / "finalize.py")
+    fin = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fin)
+    assert fin.read_facts(out) == {"executed": {"trials": "5,705", "rule": "CI within 5 %"}}
+    # a folder that does not exist is refused before anything is written
+    original = p.read_bytes()
+    line = _refused(_start([PY, "notebooks/finalize.py", str(p), "--facts",
+                            str(tmp_path / "none" / "x.json")], timeout=60))
+    assert "--facts" in line and "does not exist" in line, line
+    assert p.read_bytes() == original
 
 
 def test_finalize_refuses_an_include_that_is_not_a_plain_name(tmp_path: Path) -> None:

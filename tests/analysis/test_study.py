@@ -73,6 +73,25 @@ def test_open_twice_loads_and_evaluates_once(sealed: Path, counted: dict[str, in
     assert "read" in (where / S.READINGS).read_text().splitlines()[0].split(",")
 
 
+def test_a_run_read_beside_is_studied_without_its_tables(sealed: Path,
+                                                        counted: dict[str, int]) -> None:
+    """A run read beside the book's (tables=False) is loaded and judged, its comparison
+    tables left out; a later request for its whole Study studies it again, whole, and kept
+    whole it answers both requests from the cache."""
+    light = S.open(sealed, tables=False)
+    assert counted == {"load_run": 1, "evaluate": 1}
+    assert not light.tables and light.readings.empty and light.file_readings.empty
+    assert light.results and light.facts["trials"] == len(light.run.trials)
+    assert S.open(sealed, tables=False).key == light.key and counted["load_run"] == 1
+    whole = S.open(sealed)  # kept without its tables: studied again, whole
+    assert counted == {"load_run": 2, "evaluate": 2}
+    assert whole.tables and not whole.readings.empty
+    assert _verdicts(whole) == _verdicts(light)
+    for tables in (False, True):  # the whole one answers both, from the cache
+        assert S.open(sealed, tables=tables).tables
+    assert counted["load_run"] == 2
+
+
 def test_a_changed_run_is_not_served_from_the_cache(sealed: Path, counted: dict[str, int]) -> None:
     first = S.open(sealed)
     records = sealed / "trials.jsonl"
@@ -169,3 +188,22 @@ def test_a_damaged_run_beside_is_left_to_the_notebook_that_reads_it(sealed: Path
                        timeout=300)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == [f"study {sealed.name}: " + r.stdout.split(": ", 1)[1].strip()]
+
+
+def test_build_siblings_studies_the_runs_beside_for_their_verdicts_only(
+        sealed: Path, counted: dict[str, int]) -> None:
+    """``build --siblings``: the run given is studied whole, a committed run beside it for its
+    records and verdicts only (what the notebooks read of it), each kept for them."""
+    import gzip
+    from analysis.study.__main__ import main
+    beside = sealed.parent / "beside"
+    assert make_synthetic_run.main([str(beside), "--small", "--seed", "2"]) == 0
+    plain = beside / "trials.jsonl"
+    (beside / "trials.jsonl.gz").write_bytes(gzip.compress(plain.read_bytes()))
+    plain.unlink()  # committed runs are packed
+    write_seal(beside)
+    assert main(["build", "--siblings", "--jobs", "1", str(sealed)]) == 0
+    assert counted == {"load_run": 0, "evaluate": 0}  # made in the pool's process
+    got = S.open(beside, tables=False), S.open(sealed)
+    assert counted == {"load_run": 0, "evaluate": 0}  # both from the cache
+    assert [s.tables for s in got] == [False, True]

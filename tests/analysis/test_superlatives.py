@@ -99,7 +99,7 @@ def test_a_finding_names_its_sizes_configuration_by_configuration() -> None:
     text = AD.method_advice(pd.DataFrame(lb + ve), "sendmsg", "send")
     assert "256 KiB–1 MiB" not in text, text
     assert ("faster at 256 KiB (loopback, same-core), 1 MiB (veth, same-core)") in text, text
-    assert AD.words(text) <= AD.MAX_WORDS
+    assert AD.read_words(text) <= AD.MAX_WORDS
 
 
 def pairs_of(rows: list[tuple[str, str, str, float, float, float]]) -> pd.DataFrame:
