@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Any
 
 #: ``perf record -F``: samples per second per CPU (a prime, so sampling does not lock onto
@@ -84,6 +85,7 @@ class Reduction:
         return asdict(self)
 
 
+@lru_cache(maxsize=1 << 16)  # a profile names each symbol in many samples and windows
 def group_of(symbol: str, kernel: bool) -> str | None:
     if not kernel:
         return "user_copy" if any(fnmatch.fnmatchcase(symbol, p) for p in USER_COPY) else None
@@ -272,6 +274,7 @@ CATEGORY_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
+@lru_cache(maxsize=1 << 16)  # as group_of: the patterns are this module's constants
 def category_of(symbol: str, kernel: bool) -> str:
     """The CPU category (:data:`CATEGORIES`) of a sample's leaf symbol."""
     if not kernel:

@@ -333,7 +333,23 @@ class Run:
         claims, the decision map, the noise chapter) reads today's ``send`` and today's
         ratios, until a validation run adopts the shared-time design. A TCP stream trial at
         a receive size other than :attr:`recv_size`'s is read apart too
-        (:mod:`analysis.claims.robustness` reads each size)."""
+        (:mod:`analysis.claims.robustness` reads each size).
+
+        Which rows these are is worked out once per records table, receive size and plan
+        (every reader asks for them, often hundreds of times per run); each call returns
+        the rows afresh, so a caller that changes its copy changes no other's."""
+        t = self.trials
+        kept = self.__dict__.get("_measured_rows")
+        if kept is not None and kept[0] is t and kept[1] == self.recv_size \
+                and kept[2] is self.plan:
+            return t.take(kept[3])
+        ok = self._measured()
+        if t.index.is_unique:  # the rows by position (a take: cheaper than by label)
+            self.__dict__["_measured_rows"] = (t, self.recv_size, self.plan,
+                                               t.index.get_indexer(ok.index))
+        return ok
+
+    def _measured(self) -> pd.DataFrame:
         t = self.trials
         ok = t[(t["status"] == "ok") & (t["repetition"].fillna(1) >= 1)]
         ok = ok.drop(index=self.excluded.index)
