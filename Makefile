@@ -14,7 +14,7 @@ help:
 	@echo "make test-slow   after make test: the reference run's book checked as a reader sees it"
 	@echo "                 (figures, browser, PDF), the hardened C suite, the book at the Nix pin's"
 	@echo "                 versions, the sshd tests, the sweeps with the reports' own programs"
-	@echo "make claims      the reviewer's check: claims profile (~55 min), its book, compare vs reference"
+	@echo "make claims      the reviewer's check: claims profile (~1 h 13 min of plan), its book, compare vs reference"
 	@echo "make build       build src/build/copybench"
 	@echo "make book [RUN=data/raw/<id>]   notebooks + book (HTML) from a run; default: the reference run"
 	@echo "make pdf  [RUN=data/raw/<id>]   the same book as a PDF (pdflatex); default: the reference run"

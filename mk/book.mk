@@ -184,7 +184,7 @@ reproduce: setup build
 	echo "reproduce: run $$run; book at $(CURDIR)/$(BOOK_HTML)/index.html (its PDF: make pdf RUN=$$run)"
 
 # The reviewer's check of the verdicts: the claims profile (every claim testable here, the
-# reports' own programs in their blocks; about 55 min on 2 CPUs), its book, and its compare
+# reports' own programs in their blocks; about 1 h 13 min of plan on 2 CPUs), its book, and its compare
 # against the committed reference run under the appendix's "Results Reproduced" rule. The
 # reports' programs come from GitHub, or from ORIGINALS_ARCHIVES=DIR (their archives).
 # Their archives are fetched (or unpacked) and checked first: without them (no GitHub, no

@@ -29,7 +29,7 @@ from analysis.figures import plots as P
 from analysis.statistics import stats as S
 from decision import sesoi as SE
 from analysis.words import prose as PR
-from analysis.statistics.fmt import fmt_band, fmt_pct, fmt_size
+from analysis.statistics.fmt import fmt_band, fmt_hours, fmt_pct, fmt_size
 from analysis.words.output import glue_text, include, list_table, note, show_table
 
 P.setup()
@@ -301,7 +301,7 @@ from decision.profiles import profile_path, read_profile
 for name in ("smoke", "quick", "claims", "paper", "threads"):
     if profile_path(name).is_file():
         b = read_profile(name).get("profile", {}).get("budget_s")
-        glue_text(f"budget_{name}", (f"{b / 3600:g} h" if b >= 3600 else f"{b / 60:g} min")
+        glue_text(f"budget_{name}", fmt_hours(b / 3600)
                   if isinstance(b, (int, float)) else "not declared")
     else:
         glue_text(f"budget_{name}", "not declared (profile file missing)")
