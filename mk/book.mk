@@ -125,7 +125,7 @@ $(BOOK_GEN)/%.ipynb: notebooks/%.ipynb notebooks/finalize.py $(BOOK_GEN)/.run $(
 	       --facts "$(BOOK_GEN)/facts/$*.json" 2>>"$$log" \
 	  && mv "$(BOOK_GEN)/$*.tmp.ipynb" "$@" 2>>"$$log" \
 	  && rm -f "$$log" \
-	  || { rm -f "$(BOOK_GEN)/$*.tmp.ipynb"; \
+	  || { rm -f "$(BOOK_GEN)/$*.tmp.ipynb" "$(BOOK_GEN)/facts/$*.json"; \
 	       why=$$(sed 's/\x1b\[[0-9;]*m//g' "$$log" | LC_ALL=C awk '$(BOOK_WHY)'); \
 	       keep=build/book-logs/$*.log; mkdir -p build/book-logs 2>/dev/null && cp "$$log" "$$keep" 2>/dev/null || keep="$$log"; \
 	       echo "make book: notebook $* failed on $$RUN_PATH: $${why:-see the log} (log: $$keep)" >&2; exit 1; }

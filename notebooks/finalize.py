@@ -177,9 +177,11 @@ def main(argv: list[str] | None = None) -> int:
     except Refused as exc:
         print(f"{PROG}: {exc}; nothing written", file=sys.stderr)
         return 2
-    except OSError as exc:  # the rewrite: the notebook is as it was
-        print(f"{PROG}: {a.notebook}: cannot be written ({exc.strerror or exc}); nothing "
-              "written", file=sys.stderr)
+    except OSError as exc:  # a write failed: the notebook is as it was, its facts taken back
+        if a.facts is not None:
+            a.facts.unlink(missing_ok=True)
+        print(f"{PROG}: {exc.filename or a.notebook}: cannot be written "
+              f"({exc.strerror or exc}); nothing written", file=sys.stderr)
         return 2
     return 0
 
