@@ -85,8 +85,11 @@ def test_every_page_quotes_the_counts_from_the_owner() -> None:
     glued = set(re.findall(r"::(\w+):s", "\n".join(src.values())))
     assert not {g for g in glued if re.fullmatch(r"n_(verdicts|holds|refuted|inconclusive|"
                                                  r"not_testable_here)|sendcmp_\w+", g)}
+    # the owner's counts are counted once, in the Study, and glued from its facts
+    assert "CN.book_counts(run, results, readings)" in (
+        ROOT / "analysis" / "study" / "__init__.py").read_text(encoding="utf-8")
     for nb in ("claims.py", "findings.py"):
-        assert "CN.book_counts(run, results" in src[nb], nb
+        assert 'study.facts["counts"]' in src[nb] and "book_counts(" not in src[nb], nb
     assert "CN.reference_comparisons(run)" in src["message.py"]
     assert "send_comparisons(" not in src["message.py"] + src["claims.py"]
 

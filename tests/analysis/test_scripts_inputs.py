@@ -289,6 +289,6 @@ def test_a_criteria_file_is_read_only_as_a_file(script: str, criteria: str, run:
     if criteria == "fifo":
         os.mkfifo(path)
     argv = [str(run)] if script == "shared_time" else []
-    line = _refused(_start([PY, f"scripts/{script}.py", *argv, "--criteria", str(path)],
+    line = _refused(_start([PY, f"studies/{script}.py", *argv, "--criteria", str(path)],
                            timeout=30))
     assert line.startswith(f"{script}: {path}"), line
