@@ -97,6 +97,7 @@ def _holm_reference(p: list[float]) -> list[float]:
     return adj
 
 
+@pytest.mark.heavy  # over 2 s: make test runs it, make check does not
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=1, max_size=30))
 def test_holm_equals_step_down_definition(p: list[float]) -> None:

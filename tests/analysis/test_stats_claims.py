@@ -115,6 +115,7 @@ def _inconclusive(tab) -> tuple[int, int]:
     return int((tab["decision"] == "inconclusive").sum()), len(tab)
 
 
+@pytest.mark.heavy  # over 2 s: make test runs it, make check does not
 def test_send_comparisons_count(small: A.Run, blocks: A.Run) -> None:
     for run in (small, blocks):
         tab = C.send_comparisons(run, transport="loopback", placement="cross-core")

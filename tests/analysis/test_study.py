@@ -131,6 +131,7 @@ class _Planted:
         return (os.mkdir, (str(self.marker),))
 
 
+@pytest.mark.heavy  # over 2 s: make test runs it, make check does not
 @pytest.mark.parametrize("how", ["others may write the directory", "a link", "a FIFO"])
 def test_a_foreign_entry_is_never_loaded(sealed: Path, tmp_path: Path, counted: dict[str, int],
                                          how: str) -> None:
@@ -155,6 +156,7 @@ def test_a_foreign_entry_is_never_loaded(sealed: Path, tmp_path: Path, counted: 
     assert counted["load_run"] == 2 and again.results
 
 
+@pytest.mark.heavy  # over 2 s: make test runs it, make check does not
 def test_the_command_builds_and_refuses_a_bad_run(sealed: Path, tmp_path: Path) -> None:
     env = {**os.environ, "COPYBENCH_STUDY_DIR": str(tmp_path / "study")}
     ok = subprocess.run([sys.executable, "-m", "analysis.study", "build", str(sealed)],
@@ -174,6 +176,7 @@ def test_the_command_builds_and_refuses_a_bad_run(sealed: Path, tmp_path: Path) 
     assert missing.returncode == 2 and "not a run directory" in missing.stderr
 
 
+@pytest.mark.heavy  # over 2 s: make test runs it, make check does not
 def test_a_damaged_run_beside_is_left_to_the_notebook_that_reads_it(sealed: Path,
                                                                     tmp_path: Path) -> None:
     """``build --siblings`` studies the runs beside ahead of the notebooks; one that cannot be
@@ -190,6 +193,7 @@ def test_a_damaged_run_beside_is_left_to_the_notebook_that_reads_it(sealed: Path
     assert r.stdout.splitlines() == [f"study {sealed.name}: " + r.stdout.split(": ", 1)[1].strip()]
 
 
+@pytest.mark.heavy  # over 2 s: make test runs it, make check does not
 def test_build_siblings_studies_the_runs_beside_for_their_verdicts_only(
         sealed: Path, counted: dict[str, int]) -> None:
     """``build --siblings``: the run given is studied whole, a committed run beside it for its
