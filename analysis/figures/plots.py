@@ -194,9 +194,20 @@ def _size_axis(ax: Any, values: Sequence[float] | None = None) -> None:
     ax._copybench_size_axis = True
 
 
+def _draw(fig: Any) -> None:
+    """Lay the figure out as a draw does (ticks chosen, texts sized, legends placed) without
+    rasterizing it: the layout passes and checks read sizes and positions only, and the
+    notebook's savefig renders the final figure. The canvas's own renderer is used, so the
+    text sizes it has measured are kept for the next pass (matplotlib caches them per
+    renderer)."""
+    renderer = fig.canvas.get_renderer()
+    with renderer._draw_disabled():
+        fig.draw(renderer)
+
+
 def _thin_size_ticks(fig: Any, gap: float = 4.0) -> None:
     """Size ticks whose labels would touch: every second one dropped until they clear."""
-    fig.canvas.draw()
+    _draw(fig)
     r = fig.canvas.get_renderer()
     for ax in fig.axes:
         if not getattr(ax, "_copybench_size_axis", False):
@@ -210,7 +221,7 @@ def _thin_size_ticks(fig: Any, gap: float = 4.0) -> None:
             if len(ticks) < 3 or not any(b.x0 - a.x1 < gap for a, b in zip(boxes, boxes[1:])):
                 break
             ax.xaxis.set_major_locator(FixedLocator(ticks[::2]))
-            fig.canvas.draw()
+            _draw(fig)
 
 
 def _plain(v: float, _: Any = None) -> str:
@@ -451,7 +462,7 @@ def bars(df: pd.DataFrame, x: str, y: str, hue: str | None, xlabel: str, ylabel:
         g.figure.text(0.5, 0.0, MEMCPY_NOTE, ha="center", va="top", fontsize=9,
                       transform=g.figure.transFigure
                       + ScaledTranslation(0, -0.04, g.figure.dpi_scale_trans))
-    g.figure.canvas.draw()
+    _draw(g.figure)
     for ax in g.axes.flat:
         _declutter_xticks(ax)
     return _meta(g, kind="bar", data=df, x=x,
@@ -777,7 +788,7 @@ def panel_heights_px(fig: Any) -> list[float]:
     """Each visible panel's height as the HTML book shows it, in pixels: the figure's PNG
     (its tight box at ``savefig.dpi``) is shown at its own size, shrunk to the content column
     (:data:`HTML_CONTENT_PX`) when wider."""
-    fig.canvas.draw()
+    _draw(fig)
     r = fig.canvas.get_renderer()
     box = fig.get_tightbbox(r)
     dpi = float(plt.rcParams["savefig.dpi"]) if plt.rcParams["savefig.dpi"] != "figure" \
@@ -1006,7 +1017,7 @@ def _overlap(a: np.ndarray, b: np.ndarray, slack: float = -1.5) -> bool:
 def label_problems(fig: Any) -> list[str]:
     """Overlapping labels, measured with the figure's renderer after layout (the notebook
     saves figures with a tight bounding box, so nothing at the edge is cut off)."""
-    fig.canvas.draw()
+    _draw(fig)
     renderer = fig.canvas.get_renderer()
     texts = [(n, t, _quad(t, renderer)) for n, t in _texts(fig)]
     probs = []
@@ -1031,7 +1042,7 @@ def pdf_scale(fig: Any) -> float:
     """How much the PDF shrinks the figure (1 when it fits): the notebook saves it with a tight
     bounding box at ``savefig.dpi``, the PNG carries that dpi, and LaTeX shows it at that size
     unless it is wider than the text or taller than the cap."""
-    fig.canvas.draw()
+    _draw(fig)
     box = fig.get_tightbbox(fig.canvas.get_renderer())
     w, h = box.width, box.height  # inches
     return min(1.0, PDF_TEXT_WIDTH_IN / w if w > 0 else 1.0,
@@ -1092,7 +1103,7 @@ def _data_points(ax: Any) -> np.ndarray:
 
 def legend_problems(fig: Any) -> list[str]:
     """A legend (of the figure or of an axes) drawn over plotted points."""
-    fig.canvas.draw()
+    _draw(fig)
     r = fig.canvas.get_renderer()
     legends = [*getattr(fig, "legends", []),
                *[ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]]
@@ -1229,7 +1240,7 @@ def _layout(g: Any, fig: Any) -> None:
         leg = getattr(g, "_legend", None)
         top = getattr(g, "_copybench_top_legend", None)
         if top is not None:  # a legend above the panels: the panels below it
-            fig.canvas.draw()
+            _draw(fig)
             height = top.get_window_extent(fig.canvas.get_renderer()).height / fig.dpi
             H = fig.get_size_inches()[1]
             g._tight_layout_rect = [0, 0, 1, 1 - (height + 0.05) / H]
@@ -1238,7 +1249,7 @@ def _layout(g: Any, fig: Any) -> None:
                 fig._suptitle.set_y(g._tight_layout_rect[3] + (height + 0.05) / H)
                 fig._suptitle.set_va("bottom")
         elif leg is not None and leg in getattr(fig, "legends", []):
-            fig.canvas.draw()
+            _draw(fig)
             width = leg.get_window_extent(fig.canvas.get_renderer()).width / fig.dpi
             g._tight_layout_rect = [0, 0, 1 - (width + 0.1) / fig.get_size_inches()[0], 1]
         g.tight_layout()
@@ -1255,7 +1266,7 @@ def _fit_for_pdf(g: Any, fig: Any) -> None:
     if isinstance(g, Figure):
         return  # laid out by the function that drew it (a rect of its own, say)
     for _ in range(5):
-        fig.canvas.draw()
+        _draw(fig)
         box = fig.get_tightbbox(fig.canvas.get_renderer())
         over_w = box.width - 0.98 * PDF_TEXT_WIDTH_IN
         over_h = box.height - 0.98 * PDF_FIGURE_MAX_HEIGHT_IN
@@ -1270,7 +1281,7 @@ def _wrap_titles(g: Any, fig: Any) -> bool:
     """A panel title wider than its panel is broken at the ", " nearest its middle (facet
     titles such as "file→socket, cross-core, warm cache" ran into the next panel's);
     whether any was."""
-    fig.canvas.draw()
+    _draw(fig)
     r = fig.canvas.get_renderer()
     wrapped = False
     for ax in fig.axes:
@@ -1290,7 +1301,7 @@ def _wrap_titles(g: Any, fig: Any) -> bool:
 def _thin_log_y_ticks(fig: Any, gap: float = 1.0) -> None:
     """Fixed y ticks whose labels would touch (a log axis of a short panel): every second one
     dropped until they clear."""
-    fig.canvas.draw()
+    _draw(fig)
     r = fig.canvas.get_renderer()
     for ax in fig.axes:
         if not isinstance(ax.yaxis.get_major_locator(), FixedLocator):
@@ -1309,7 +1320,7 @@ def _thin_log_y_ticks(fig: Any, gap: float = 1.0) -> None:
             ax.yaxis.set_major_locator(FixedLocator(
                 decades if 2 <= len(decades) < len(ticks) else ticks[::2]))
             ax.set_ylim(lo, hi)
-            fig.canvas.draw()
+            _draw(fig)
 
 
 def lay_out(g: Any) -> Any:
@@ -1325,7 +1336,7 @@ def lay_out(g: Any) -> Any:
     _thin_log_y_ticks(fig)
     if (getattr(g, "_copybench", None) or {}).get("kind") == "bar":
         for _ in range(3):  # the fitted panels are narrower than the ones drawn
-            fig.canvas.draw()
+            _draw(fig)
             if not any([_declutter_xticks(ax) for ax in fig.axes]):
                 break
             # labels set at 30° are taller: laid out again, they clear the panel below
