@@ -13,7 +13,7 @@ import pandas as pd
 
 from analysis.statistics import stats as S
 from analysis.statistics.fmt import fmt_hours, fmt_num, fmt_ratio_ci, fmt_size
-from analysis.loading.run import Run, select, values
+from analysis.loading.run import Run, select, select_columns, values
 from rundir import planfile
 from decision import families
 from decision import interval as I
@@ -156,7 +156,7 @@ def pingpong_cells(run: Run) -> pd.DataFrame:
 
 
 def has_data(df: pd.DataFrame, metric: str = "gbit_per_s", **f: Any) -> bool:
-    return values(select(df, **f), metric).size >= 2
+    return values(select_columns(df, (metric,), **f), metric).size >= 2
 
 
 def why_missing(df: pd.DataFrame, what: str, **f: Any) -> str:
@@ -321,7 +321,7 @@ def _twin0(df: pd.DataFrame) -> pd.DataFrame:
 def round_values(df: pd.DataFrame, f: dict[str, Any], metric: str) -> pd.Series:
     """The cells matching ``f``, one value per (block, round): the median of ``metric``
     (the A/A twin left out)."""
-    d = _twin0(select(df, **f))
+    d = _twin0(select_columns(df, ("block", "repetition", "twin", metric), **f))
     d = d[d["block"].notna() & d[metric].notna()]
     return d.groupby(["block", "repetition"])[metric].median().astype(float)
 
@@ -355,7 +355,7 @@ class OneFamily:
 
 
 def _cell_ids(df: pd.DataFrame, f: dict[str, Any]) -> list[str]:
-    d = _twin0(select(df, **f))
+    d = _twin0(select_columns(df, ("cell", "twin"), **f))
     return sorted({str(c) for c in d["cell"].dropna()}) if "cell" in d else []
 
 
@@ -465,8 +465,8 @@ def compare_pair(run: Run, df: pd.DataFrame, a: dict[str, Any], b: dict[str, Any
     """a/b under the run's declared primary design, the other design beside it, at the
     comparison's one family (:func:`one_family`; ``family`` is the reader's own); each CI
     read by ``rule`` and, for a claim, by its expectation at this size (``expect``)."""
-    x = values(_twin0(select(df, **a)), metric)
-    y = values(_twin0(select(df, **b)), metric)
+    x = values(_twin0(select_columns(df, (metric, "twin"), **a)), metric)
+    y = values(_twin0(select_columns(df, (metric, "twin"), **b)), metric)
     if x.size < 2 or y.size < 2:
         return None
     one = one_family(run, df, a, b, family, metric)
