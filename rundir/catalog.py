@@ -22,6 +22,7 @@ missing said ("unknown CPU", no profile).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -205,9 +206,26 @@ def has_records(run_dir: Path) -> bool:
     return False
 
 
+def _stamp(p: Path) -> tuple[int, int, int] | None:
+    """What tells a file's content changed (inode, size, modification time), None if absent."""
+    try:
+        st = os.lstat(p)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
 def entry(run_dir: str | Path) -> Entry:
-    """One run's catalog entry (its plan and manifest read; :class:`BadCatalog` on damage)."""
+    """One run's catalog entry (its plan and manifest read; :class:`BadCatalog` on damage).
+    Read again only when one of the files it is read from changed: a notebook asks for the
+    same runs' entries many times."""
     d = Path(run_dir)
+    return _entry(d, tuple(_stamp(d / n) for n in (layout.PLAN, layout.MANIFEST, layout.TRIALS,
+                                                    layout.TRIALS_PACKED)))
+
+
+@functools.lru_cache(maxsize=256)
+def _entry(d: Path, _stamps: tuple[tuple[int, int, int] | None, ...]) -> Entry:
     plan, manifest = _json_object(d, layout.PLAN), _json_object(d, layout.MANIFEST)
     stamp = (plan or {}).get("created_at") or (manifest or {}).get("created_at")
     where = d / (layout.PLAN if (plan or {}).get("created_at") else layout.MANIFEST)

@@ -176,3 +176,18 @@ def test_the_catalog_imports_nothing_of_the_analysis() -> None:
             "print(bad); sys.exit(1 if bad else 0)")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_an_entry_is_read_again_when_its_files_change(tmp_path: Path) -> None:
+    """Entries are kept between calls, but never past a change of the files they are read
+    from: a manifest rewritten, or a damaged one put in its place."""
+    d = _run(tmp_path, "20261120T100000Z-claims", model="AMD EPYC")
+    assert CA.entry(d).cpu_class == "AMD EPYC"
+    assert CA.entry(d) is CA.entry(d)  # unchanged: the entry kept
+    manifest = json.loads((d / "manifest.json").read_text())
+    manifest["cpu"]["model"] = INTEL
+    (d / "manifest.json").write_text(json.dumps(manifest) + " " * 8)
+    assert CA.entry(d).cpu_class == "Intel Xeon"
+    (d / "manifest.json").write_bytes(b"{not json")
+    with pytest.raises(CA.BadCatalog):
+        CA.entry(d)
