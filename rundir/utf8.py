@@ -85,18 +85,17 @@ MAX_DEPTH = 64
 
 
 def _too_deep(obj: Any) -> bool:
-    """Whether ``obj`` nests lists and objects more than :data:`MAX_DEPTH` deep (iterative:
-    this check must not recurse either)."""
-    stack: list[tuple[Any, int]] = [(obj, 1)]
-    while stack:
-        item, depth = stack.pop()
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) \
-            else None
-        if children is None:
-            continue
+    """Whether ``obj`` nests lists and objects more than :data:`MAX_DEPTH` deep (iterative,
+    one level of containers at a time: this check must not recurse either)."""
+    level = [obj] if isinstance(obj, (dict, list)) else []
+    depth = 1
+    while level:
         if depth > MAX_DEPTH:
             return True
-        stack.extend((child, depth + 1) for child in children)
+        level = [child for item in level
+                 for child in (item.values() if isinstance(item, dict) else item)
+                 if isinstance(child, (dict, list))]
+        depth += 1
     return False
 
 
