@@ -543,3 +543,10 @@ def test_readme_shows_the_commands() -> None:
     text = "\n".join(lines)
     for topic in ("CITATION.cff", "make verify RUN=", "book/_build/html"):
         assert topic in text, topic
+
+
+def test_the_readme_reads_in_five_minutes() -> None:
+    """The README is what a newcomer reads first: at most 200 lines (the run-by-run history
+    lives in data/raw/README.md, the audits in the artifact appendix and nix/README.md)."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 200, f"README.md has {len(lines)} lines"
