@@ -223,3 +223,40 @@ def test_the_readmes_table_is_the_committed_measurements() -> None:
         one = by["1M"]
         assert cells[7] == (f"1 MiB: {one[key]['sender_s_per_gb']:.2f} / "
                             f"{one['iperf3']['sender_s_per_gb']:.2f}"), name
+
+
+def test_the_readmes_paragraph_is_the_committed_measurements() -> None:
+    """The numbers bench/README.md's paragraph repeats in words are those of the files it
+    names: the 300-round sendmsg bench (ratios, CI half-widths, receiver CPU ratios, the
+    senders at 1 MiB) and the 20 rounds of send beside sendmsg (send / sendmsg, send's extra
+    sender CPU)."""
+    text = " ".join((ROOT / "bench" / "README.md").read_text(encoding="utf-8").split())
+    sizes, words = ("16K", "64K", "256K", "1M"), ("16 KiB", "64 KiB", "256 KiB", "1 MiB")
+
+    def ci(x: dict) -> str:
+        return f"{x['ratio']:.2f} [{x['ci'][0]:.2f}, {x['ci'][1]:.2f}]"
+
+    def listed(items: list[str]) -> str:
+        return ", ".join(items[:-1]) + " and " + items[-1]
+
+    now = {s["size"]: s for s in json.loads(
+        (ROOT / "bench" / "results" / "fidelity-20261130-loopback-cross-core.json").read_text()
+    )["summary"]}
+    r = [now[s]["sendmsg/iperf3"] for s in sizes]
+    assert f"in {r[0]['rounds']} interleaved rounds" in text
+    assert "`sendmsg` / iperf3 is " + listed(
+        [f"{ci(x)} at {w}" for x, w in zip(r, words)]) in text
+    half = max(max(x["ratio"] - x["ci"][0], x["ci"][1] - x["ratio"]) / x["ratio"] for x in r)
+    assert f"each CI within ±{100 * half:.1f} %" in text
+    assert "receiver at " + listed([f"{x['receiver_cpu_ratio']:.2f}×" for x in r]) in text
+    one = now["1M"]
+    assert (f"its sender spends {one['sendmsg']['sender_s_per_gb']:.2f} CPU-s/GB against "
+            f"iperf3's {one['iperf3']['sender_s_per_gb']:.2f}") in text
+    before = {s["size"]: s for s in json.loads(
+        (ROOT / "bench" / "results" / "fidelity-20261129-loopback-cross-core.json").read_text()
+    )["summary"]}
+    gap = [before[s]["send/sendmsg"] for s in sizes]
+    assert "`send` / `sendmsg` was " + listed(
+        [f"{ci(x)} at {w}" for x, w in zip(gap, words)]) in text
+    assert (f"`send`'s sender {gap[-1]['extra_sender_s_per_gb']:.2f} CPU-s/GB above "
+            "`sendmsg`'s at 1 MiB") in text
