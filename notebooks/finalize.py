@@ -83,6 +83,17 @@ def finalize(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 INCLUDE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*\.(inc|png)")
 
 
+def glued(output: dict) -> tuple[str, dict[str, object]] | None:
+    """A glued output's key and data (mime type -> value), or None for an output nothing was
+    glued to. A glue not displayed keeps its data under its mime prefix, taken off here."""
+    glue = output.get("metadata", {}).get("scrapbook", {})
+    key, prefix = glue.get("name", ""), glue.get("mime_prefix", "")
+    if not key:
+        return None
+    return key, {k[len(prefix):]: v for k, v in output.get("data", {}).items()
+                 if k.startswith(prefix)}
+
+
 def includes(nb: nbformat.NotebookNode) -> dict[str, str | bytes]:
     """The page includes the notebook glued (name -> Markdown text or PNG bytes), taken out of
     its outputs; a name that is not a plain file name (:data:`INCLUDE_NAME`), one glued
@@ -93,16 +104,12 @@ def includes(nb: nbformat.NotebookNode) -> dict[str, str | bytes]:
             continue
         keep = []
         for o in cell.outputs:
-            glued = o.get("metadata", {}).get("scrapbook", {})
-            key = glued.get("name", "")
-            if not (o.get("output_type") == "display_data" and key.startswith(INCLUDE)):
+            g = glued(o)
+            if g is None or not (o.get("output_type") == "display_data"
+                                 and g[0].startswith(INCLUDE)):
                 keep.append(o)
                 continue
-            # a glue not displayed keeps its data under its mime prefix
-            prefix = glued.get("mime_prefix", "")
-            name = key[len(INCLUDE):]
-            data = {k[len(prefix):]: v for k, v in o.get("data", {}).items()
-                    if k.startswith(prefix)}
+            name, data = g[0][len(INCLUDE):], g[1]
             if not INCLUDE_NAME.fullmatch(name) or name in out:
                 raise Refused(f"glued include {name!r}: not one plain file name "
                               "(name.inc or name.png), or glued twice")
@@ -123,12 +130,10 @@ def facts(nb: nbformat.NotebookNode) -> dict[str, str]:
     out: dict[str, str] = {}
     for cell in nb.cells:
         for o in cell.get("outputs", []):
-            glued = o.get("metadata", {}).get("scrapbook", {})
-            key, prefix = glued.get("name", ""), glued.get("mime_prefix", "")
-            if not key or key.startswith(INCLUDE):
+            g = glued(o)
+            if g is None or g[0].startswith(INCLUDE):
                 continue
-            data = {k[len(prefix):]: v for k, v in o.get("data", {}).items()
-                    if k.startswith(prefix)}
+            key, data = g
             if "text/markdown" in data:
                 out[key] = str(data["text/markdown"])
             elif set(data) == {"text/plain"}:
