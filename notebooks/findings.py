@@ -47,12 +47,10 @@ from analysis.loading import run as A
 from analysis import study as SD
 from analysis.statistics import stats as S
 from analysis.claims.base import stream_cells
-from analysis.claims.baselines import crossovers
 from analysis.statistics.fmt import fmt_size
 from decision.band import band
 from analysis.words.output import glue_text, include, include_figure, note, show_table
 from analysis.words import prose as PR
-from analysis.words.phrases import configuration, size_runs
 
 P.setup("findings")
 study = SD.open(run_dir)  # the run, its verdicts and readings, computed once per build
@@ -61,11 +59,9 @@ kind = F.run_kind(run.manifest, run.plan)
 MSG_FACTORS = CN.MSG_FACTORS
 cells = stream_cells(run, udp=True)  # TCP and udp-forward
 th0 = int(cells["threads"].min()) if len(cells) else 1
-one = cells[cells["threads"] == th0]
 msg = study.readings  # CN.message_table(run)
 # the copy-avoiding methods against sendmsg: the same kernel copy as send, no user memcpy
 msg_sm = study.readings_sendmsg
-xo = crossovers(run, one, "send", A.MESSAGE_METHODS, MSG_FACTORS)
 files = study.file_readings  # CN.file_table(run)
 zc = run.measured[run.measured["method"].isin(["zerocopy", "uring-zc"])
                   & run.measured["zc_completions"].fillna(0).gt(0)]
@@ -75,24 +71,8 @@ copied_by_method = {m: {t: (int(h["zc_copied"].sum()), int(h["zc_completions"].s
                         for t, h in g.groupby("transport")} for m, g in zc.groupby("method")}
 
 
-def config_label(r: pd.Series) -> str:
-    return f"{configuration(r, ('transport', 'protocol', 'placement'))}, {r['duration_s']:g} s"
-
-
-def curves(d: pd.DataFrame) -> pd.DataFrame:
-    """The configurations measured at two sizes or more (the method chapter's window curves
-    add single-size cells at other windows; the tables list them)."""
-    if d.empty:
-        return d
-    d = d.assign(configuration=d.apply(config_label, axis=1))
-    return d[d.groupby("configuration")["size"].transform("nunique") >= 2].copy()
-
-
-# the comparisons the abstract counts are the count owner's set (analysis.words.counts)
-curve, curve_sm = curves(CN.message_comparisons(run, msg)), curves(msg_sm)
-if len(xo):
-    xo["configuration"] = xo.apply(config_label, axis=1)
-    xo = F.crossover_agreement(xo, msg, MSG_FACTORS)
+# the map's comparisons (the count owner's set, analysis.words.counts) and the crossovers
+curve, curve_sm, xo = study.curve, study.curve_sendmsg, study.crossovers
 
 # %% [markdown]
 # (fig-decision-panels-data)=
@@ -142,19 +122,7 @@ else:
 # ({glue:text}`map_windows:s`): the tables below give each one's window.
 
 # %% tags=["remove-input"]
-def windows_text(d: pd.DataFrame) -> str:
-    """Which sizes of which transport ran which window, from the comparisons ``d``."""
-    if d.empty:
-        return "no comparison"
-    out = []
-    for w, g in d.groupby("duration_s", sort=True):
-        per = ", ".join(f"{t} {size_runs(list(h['size']), list(d.loc[d['transport'] == t, 'size']))}"
-                        for t, h in g.groupby("transport", sort=False))
-        out.append(f"{w:g} s windows: {per}")
-    return "; ".join(out)
-
-
-glue_text("map_windows", windows_text(curve) if len(curve) else "no comparison")
+glue_text("map_windows", F.windows_text(curve))
 
 
 def maps(d: pd.DataFrame, baseline: str) -> None:
@@ -254,7 +222,7 @@ COLS = ["configuration", "method", "size", "design", "n", "ratio", "lo", "hi", "
 CI_NAMES = {"lo": "CI low", "hi": "CI high", "read": "reading"}
 if len(msg):
     show_table(msg.assign(size=msg["size"].map(fmt_size),
-                          configuration=msg.apply(config_label, axis=1))[COLS]
+                          configuration=msg.apply(F.config_label, axis=1))[COLS]
                .rename(columns=CI_NAMES))
 else:
     note("No message method was measured beside `send` in this run.")
@@ -268,7 +236,7 @@ else:
 # %% tags=["remove-input"]
 if len(msg_sm):
     show_table(msg_sm.assign(size=msg_sm["size"].map(fmt_size),
-                             configuration=msg_sm.apply(config_label, axis=1))[COLS]
+                             configuration=msg_sm.apply(F.config_label, axis=1))[COLS]
                .rename(columns=CI_NAMES))
 else:
     note("No message method was measured beside `sendmsg` in this run.")

@@ -150,13 +150,14 @@ if len(today):
 # %% tags=["remove-input"]
 from IPython.display import Markdown, display
 
-book = SD.open(run_dir).run
+book_study = SD.open(run_dir)
+book = book_study.run
 if len(today) and math.isfinite(paired) and paired > 0:
     needs = NV.band_needs(paired)
     show_table(NV.needs_table(needs), floatfmt="{:,.0f}")
     glue_text("noise_rounds", NV.rounds_text(needs))
     aa = NV.aa_plan(book.plan, paired)
-    und = NV.undecided(CN.map_comparisons(book))
+    und = NV.undecided(CN.map_comparisons(book, book_study.readings))
     glue_text("noise_verdicts", NV.verdicts_text(needs, aa, und))
     bs = NV.band_sigma(run_dir)
     band_sd = NV.band_sigma_text(bs, NV.machine(book.manifest))

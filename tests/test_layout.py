@@ -440,7 +440,9 @@ def test_notebook_matches_its_source(src: Path) -> None:
 #: what only :mod:`analysis.study` may call for a notebook: module -> the names it must not take
 STUDY_OWNS = {"analysis.loading.run": {"load_run"}, "analysis.claims": {"evaluate"},
               "analysis.claims.robustness": {"readings"},
-              "analysis.words.counts": {"book_counts", "message_table", "file_table"}}
+              "analysis.claims.baselines": {"crossovers"},
+              "analysis.words.counts": {"book_counts", "message_table", "file_table",
+                                        "message_comparisons"}}
 #: a module no notebook imports (the Study keeps what it kept)
 STUDY_REPLACES = "analysis.comparison.evalcache"
 

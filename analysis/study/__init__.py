@@ -41,8 +41,11 @@ from analysis import claims as C
 from analysis.claims import robustness as RB
 from analysis.comparison import machines as MA
 from analysis.comparison import stability as ST
-from analysis.loading.run import BadRun, Run, load_run
+from analysis.claims.base import stream_cells
+from analysis.claims.baselines import crossovers
+from analysis.loading.run import MESSAGE_METHODS, BadRun, Run, load_run
 from analysis.words import counts as CN
+from analysis.words import findings as F
 from rundir import atomic, utf8
 from rundir import catalog as CA
 from rundir.verify import sealed_sums
@@ -77,6 +80,15 @@ class Study:
     # analysis.words.counts.book_counts: every count the book prints (its glued texts are
     # facts["counts"])
     counts: CN.BookCounts | None = None
+    # the message comparisons of the decision map and its ratio figures
+    # (analysis.words.counts.message_comparisons, each row named by its configuration),
+    # against send and against sendmsg
+    curve: pd.DataFrame = field(default_factory=pd.DataFrame)
+    curve_sendmsg: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # where each method's ratio to send crosses 1 between measured sizes, at the lowest thread
+    # count (analysis.claims.baselines.crossovers), each with whether the decided comparisons
+    # around it agree (analysis.words.findings.crossover_agreement)
+    crossovers: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def path(self) -> Path:
@@ -156,7 +168,18 @@ def build(run_dir: str | Path, *, tables: bool = True) -> Study:
     counts = CN.book_counts(run, results, readings)
     facts["counts"] = counts.glue()
     return Study(run, results, readings, readings_sendmsg, CN.file_table(run),
-                 facts, receiver, key(path, sums), counts=counts)
+                 facts, receiver, key(path, sums), counts=counts,
+                 curve=F.with_configuration(CN.message_comparisons(run, readings)),
+                 curve_sendmsg=F.with_configuration(CN.message_comparisons(run, readings_sendmsg)),
+                 crossovers=_crossovers(run, readings))
+
+
+def _crossovers(run: Run, readings: pd.DataFrame) -> pd.DataFrame:
+    cells = stream_cells(run, udp=True)  # TCP and udp-forward
+    one = cells[cells["threads"] == int(cells["threads"].min())] if len(cells) else cells
+    xo = crossovers(run, one, "send", MESSAGE_METHODS, CN.MSG_FACTORS)
+    return F.crossover_agreement(F.with_configuration(xo), readings, CN.MSG_FACTORS) \
+        if len(xo) else xo
 
 
 def cache_root() -> Path | None:

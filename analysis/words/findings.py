@@ -149,6 +149,29 @@ def comparison_findings(cmp: pd.DataFrame, baseline: str, factors: Sequence[str]
     return out
 
 
+def config_label(r: Mapping[str, Any]) -> str:
+    """A message comparison's configuration as its figures and tables name it: transport,
+    protocol and placement, then its window ("loopback, cross-core, 1 s")."""
+    return f"{configuration(r, ('transport', 'protocol', 'placement'))}, {r['duration_s']:g} s"
+
+
+def with_configuration(tab: pd.DataFrame) -> pd.DataFrame:
+    """``tab`` with each row's :func:`config_label` as its ``configuration`` column."""
+    return tab.assign(configuration=tab.apply(config_label, axis=1)) if len(tab) else tab
+
+
+def windows_text(d: pd.DataFrame) -> str:
+    """Which sizes of which transport ran which window, from the comparisons ``d``."""
+    if d.empty:
+        return "no comparison"
+    out = []
+    for w, g in d.groupby("duration_s", sort=True):
+        per = ", ".join(f"{t} {size_runs(list(h['size']), list(d.loc[d['transport'] == t, 'size']))}"
+                        for t, h in g.groupby("transport", sort=False))
+        out.append(f"{w:g} s windows: {per}")
+    return "; ".join(out)
+
+
 def crossover_agreement(xo: pd.DataFrame, cmp: pd.DataFrame, factors: Sequence[str]
                         ) -> pd.DataFrame:
     """Each crossover (``xo``: the size from which a method beats its baseline) against the
