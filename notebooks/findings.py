@@ -263,7 +263,7 @@ verdicts = C.verdict_table(results)
 book_counts = study.counts  # CN.book_counts, counted once in the Study
 for name, text in study.facts["counts"].items():
     glue_text(name, text)
-aa = C.twin_pairs(run)
+aa = study.aa
 labels = {"send-fig": "fig-decision-map", "send-tab": "tab-cmp-message",
           "sendmsg-fig": "fig-decision-map-sendmsg", "sendmsg-tab": "tab-cmp-sendmsg",
           "files-fig": "fig-ratio-files", "files-tab": "tab-cmp-files"}

@@ -462,10 +462,7 @@ glue_text("rounds_text", PR.rounds_text(run.plan, run.has_blocks, DT.topped_up(r
 # reads equivalent at those rounds, at the noise model's sd.
 
 # %% tags=["remove-input"]
-from analysis import claims as C  # noqa: E402
-
-
-aa = C.twin_pairs(run)
+aa = study.aa
 if aa.empty:
     glue_text("aa_summary", "not measured: this run has no A/A block (runs made before the "
               "block design have none)")

@@ -438,9 +438,10 @@ def test_notebook_matches_its_source(src: Path) -> None:
 # --- the notebooks read their runs through the Study ----------------------------------------
 
 #: what only :mod:`analysis.study` may call for a notebook: module -> the names it must not take
-STUDY_OWNS = {"analysis.loading.run": {"load_run"}, "analysis.claims": {"evaluate"},
+STUDY_OWNS = {"analysis.loading.run": {"load_run"},
+              "analysis.claims": {"evaluate", "twin_pairs"},
               "analysis.claims.robustness": {"readings"},
-              "analysis.claims.baselines": {"crossovers"},
+              "analysis.claims.baselines": {"crossovers", "twin_pairs"},
               "analysis.words.counts": {"book_counts", "message_table", "file_table",
                                         "message_comparisons"}}
 #: a module no notebook imports (the Study keeps what it kept)

@@ -217,13 +217,13 @@ def aa_false_positives(pairs: pd.DataFrame) -> "sesoi.FalsePositives":
 ALL_CLASSES = "all"
 
 
-def committed_aa(entries: Sequence[Any], load: Any) -> pd.DataFrame:
-    """Every A/A pair (:func:`twin_pairs`) of the runs ``entries`` (catalog entries:
-    :class:`rundir.catalog.Entry`, each read by ``load``: its directory -> its Run), one row
+def committed_aa(entries: Sequence[Any], pairs_of: Any) -> pd.DataFrame:
+    """Every A/A pair of the runs ``entries`` (catalog entries: :class:`rundir.catalog.Entry`,
+    each run's pairs given by ``pairs_of``: its directory -> its :func:`twin_pairs`), one row
     per pair with its ``run`` and ``cpu_class``; runs without an A/A block add none."""
     frames = []
     for e in entries:
-        aa = twin_pairs(load(e.path))
+        aa = pairs_of(e.path)
         if not aa.empty:
             frames.append(aa.assign(run=e.run_id, cpu_class=e.cpu_class))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(

@@ -77,6 +77,9 @@ class Study:
     key: str | None = None  # the cache key it was built under; None: a run not sealed as it is
     # False: the run and its verdicts only (readings, file_readings, receiver, counts left empty)
     tables: bool = True
+    # analysis.claims.twin_pairs: the run's A/A pairs (empty for a run without A/A blocks);
+    # made for a run beside the book's too (the A/A rate pools every committed run's)
+    aa: pd.DataFrame = field(default_factory=pd.DataFrame)
     # analysis.words.counts.book_counts: every count the book prints (its glued texts are
     # facts["counts"])
     counts: CN.BookCounts | None = None
@@ -159,16 +162,17 @@ def build(run_dir: str | Path, *, tables: bool = True) -> Study:
     run = load_run(path)
     results = C.evaluate(run)
     facts = facts_of(run, results, sums is not None)
+    aa = C.twin_pairs(run)
     if not tables:
         return Study(run, results, pd.DataFrame(), facts=facts, key=key(path, sums),
-                     tables=False)
+                     tables=False, aa=aa)
     readings = CN.message_table(run)
     readings_sendmsg = CN.message_table(run, "sendmsg")
     receiver = RB.readings(run, base=results) if len(RB.receive_sizes(run)) > 1 else []
     counts = CN.book_counts(run, results, readings)
     facts["counts"] = counts.glue()
     return Study(run, results, readings, readings_sendmsg, CN.file_table(run),
-                 facts, receiver, key(path, sums), counts=counts,
+                 facts, receiver, key(path, sums), counts=counts, aa=aa,
                  curve=F.with_configuration(CN.message_comparisons(run, readings)),
                  curve_sendmsg=F.with_configuration(CN.message_comparisons(run, readings_sendmsg)),
                  crossovers=_crossovers(run, readings))

@@ -35,7 +35,7 @@ def test_the_rate_is_pooled_per_class_and_over_all() -> None:
 
 @pytest.mark.skipif(not REF.is_dir(), reason="the committed reference run is absent")
 def test_the_reference_a_a_reads_failed() -> None:
-    pairs = BL.committed_aa([CA.entry(REF)], A.load_run)
+    pairs = BL.committed_aa([CA.entry(REF)], lambda d: BL.twin_pairs(A.load_run(d)))
     assert list(pairs["run"]) == [REF.name] and list(pairs["cpu_class"]) == ["Intel Xeon"]
     text = AAW.failed_text(pairs)
     assert "fails the A/A rule" in text and "0.973× [0.956, 0.991]" in text and REF.name in text
