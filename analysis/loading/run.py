@@ -607,21 +607,37 @@ def _short(v: Any, limit: int = 160) -> str:
 
 # ---------------------------------------------------------------------------- selection
 
-def _matching(df: pd.DataFrame, factors: dict[str, Any]) -> pd.Series:
-    mask = pd.Series(True, index=df.index)
+def _equal(col: pd.Series, v: Any) -> np.ndarray:
+    """``col == v`` as a plain boolean array, a missing value never equal: strings and
+    objects compared as Python objects (a missing value as None), numbers as numbers, any
+    other type by pandas (its missing values read False, as a boolean mask reads them)."""
+    dt = col.dtype
+    if dt == object or isinstance(dt, pd.StringDtype):
+        out = col.to_numpy(dtype=object, na_value=None) == v
+    elif isinstance(dt, np.dtype) and dt.kind in "biuf" and isinstance(v, (int, float, np.number)):
+        out = col.to_numpy() == v
+    else:
+        return (col == v).to_numpy(dtype=bool, na_value=False)
+    return out if isinstance(out, np.ndarray) and out.shape == (len(col),) \
+        else (col == v).to_numpy(dtype=bool, na_value=False)
+
+
+def _matching(df: pd.DataFrame, factors: dict[str, Any]) -> np.ndarray:
+    """The positions of the rows matching every factor (see :func:`select`)."""
+    mask = np.ones(len(df), dtype=bool)
     for k, v in factors.items():
         if v is None:
             continue
         if isinstance(v, (list, tuple, set)):
-            mask &= df[k].isin(list(v))
+            mask &= df[k].isin(list(v)).to_numpy(dtype=bool, na_value=False)
         else:
-            mask &= df[k] == v
-    return mask
+            mask &= _equal(df[k], v)
+    return np.flatnonzero(mask)
 
 
 def select(df: pd.DataFrame, **factors: Any) -> pd.DataFrame:
     """Rows matching every given factor (a value, or a list/tuple of allowed values)."""
-    return df[_matching(df, factors)]
+    return df.take(_matching(df, factors))
 
 
 def select_columns(df: pd.DataFrame, columns: Sequence[str], **factors: Any) -> pd.DataFrame:
@@ -629,7 +645,7 @@ def select_columns(df: pd.DataFrame, columns: Sequence[str], **factors: Any) -> 
     table are taken column by column, so a reader of a few of its 137 columns takes only
     those."""
     keep = [c for c in dict.fromkeys(columns) if c in df.columns]
-    return df.loc[_matching(df, factors), keep]
+    return df[keep].take(_matching(df, factors))
 
 
 def values(df: pd.DataFrame, metric: str) -> np.ndarray:
