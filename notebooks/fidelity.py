@@ -89,12 +89,6 @@ fid = pd.DataFrame(rows)
 show_table(fid)
 
 
-def row_text(x: pd.Series) -> str:
-    est = S.Estimate(x["copybench / peer"], x["CI low"], x["CI high"], 0)
-    return (f"{fmt_est(est).replace(', n=0', '')} at {x['size']} "
-            f"({x['decision']})")
-
-
 for peer, what in (("iperf3", "throughput"), ("sockperf", "latency")):
     r = fid[(fid["peer"] == peer) & (fid["copybench method"] == "send")
             & fid["copybench / peer"].notna()] if len(fid) else fid
@@ -102,7 +96,7 @@ for peer, what in (("iperf3", "throughput"), ("sockperf", "latency")):
         x = r.iloc[0]
         glue_text(f"fid_{peer}", f"copybench `send` / {peer} {what} ratio, "
                   f"{x['transport']}, {x['placement']}: "
-                  + "; ".join(row_text(y) for _, y in r.iterrows()))
+                  + "; ".join(F.fidelity_row_text(y) for _, y in r.iterrows()))
     else:
         glue_text(f"fid_{peer}", f"not measured ({peer} trials with a matching copybench "
                   "cell are absent from this run)")

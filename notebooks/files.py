@@ -32,7 +32,6 @@ from analysis import study as SD
 from analysis.figures import plots as P
 from analysis.statistics import stats as S
 from analysis.words import headlines as H
-from analysis.claims import baselines as BL
 from analysis.statistics.fmt import fmt_size
 from analysis.words.output import glue_text, note, show_table
 from analysis.words import prose as PR
@@ -101,31 +100,10 @@ else:
     note("No file method was measured beside `read-write` in this run.")
 
 # %% tags=["remove-input"]
-def best_text(d: pd.DataFrame) -> str:
-    """The largest size's leader in the configuration of its highest median (warm cache),
-    "fastest" only where decided faster than every other method there."""
-    if d.empty:
-        return "n/a (not in this run)"
-    d = d[(d["cache"] == "warm") | (d["cache"] == "n/a")] if (d["cache"] == "warm").any() else d
-    s = d["size"].max()
-    tab = A.summarize_cells(A.select(d, size=s), "gbit_per_s",
-                            ["method", "transport", "placement"]).sort_values(
-        "median", ascending=False)
-    top = tab.iloc[0]
-    cfg = d
-    for k in ("transport", "placement"):
-        cfg = cfg[cfg[k] == top[k]] if isinstance(top[k], str) else cfg[cfg[k].isna()]
-    where = ", ".join(str(top[k]) for k in ("transport", "placement") if isinstance(top[k], str))
-    pairs = BL.pairwise(run, cfg, A.FILE_METHODS, BL.FILE_FACTORS)
-    return H.leader_text(f"{fmt_size(s)} ({str(cfg['cache'].iloc[0])}, {where})",
-                         A.summarize_cells(A.select(cfg, size=s), "gbit_per_s", ["method"]),
-                         A.select(pairs, size=s) if len(pairs) else pairs, "Gbit/s")
-
-
 glue_text("band", RV.band_label(run.created_at))
 glue_text("ci_level", PR.ci_level())
-glue_text("file_best_socket", best_text(fs))
-glue_text("file_best_file", best_text(ff))
+glue_text("file_best_socket", H.file_leader_text(run, fs))
+glue_text("file_best_file", H.file_leader_text(run, ff))
 # cold over warm for the same path, method and size only
 ratios = []
 for (scen, meth, size, _tr, _pl), g in fm.groupby(["scenario", "method", "size", "transport",

@@ -22,7 +22,8 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from analysis.claims.base import ABOVE, ABOVE_AND_BELOW, BELOW, INCONCLUSIVE, INSIDE
-from analysis.statistics.fmt import fmt_band, fmt_pct, fmt_size
+from analysis.statistics import stats as S
+from analysis.statistics.fmt import fmt_band, fmt_est, fmt_pct, fmt_size
 from analysis.words.phrases import (configuration, crossover_phrase, never_beats,
                                     never_faster, ratio_ci, size_runs, size_span)
 
@@ -372,6 +373,13 @@ def fidelity_why(fid: pd.DataFrame, cpu: pd.DataFrame | None = None) -> str:
         txt += ": the gap is not `send`'s user-space copy"
         out.append(txt + (_cpu_side(cpu, size, tr, pl) if cpu is not None else "") + ".")
     return " ".join(out)
+
+
+def fidelity_row_text(x: Mapping[str, Any]) -> str:
+    """One row of the fidelity table in words: the ratio copybench / peer with its CI, at its
+    size, and its decision."""
+    est = S.Estimate(x["copybench / peer"], x["CI low"], x["CI high"], 0)
+    return f"{fmt_est(est).replace(', n=0', '')} at {x['size']} ({x['decision']})"
 
 
 def _peer_ci(r: Mapping[str, Any]) -> str:

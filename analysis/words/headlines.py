@@ -24,6 +24,8 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from analysis.claims import baselines as BL
+from analysis.loading import run as A
 from analysis.words.counts import Tally
 from analysis.words.findings import UNSUPPORTED_KINDS, verdict_counts
 from analysis.statistics import stats as S
@@ -348,3 +350,25 @@ def abstract_results(vs_send: pd.DataFrame, vs_sendmsg: pd.DataFrame, files: pd.
         out.append(f"Of {len(verdicts)} verdicts on {verdicts['claim'].nunique()} published "
                    f"claims tested here, {verdict_counts(verdicts)}.")
     return " ".join(x.strip() if i else x for i, x in enumerate(out)).replace("  ", " ")
+
+
+def file_leader_text(run: A.Run, d: pd.DataFrame) -> str:
+    """The largest size's leader among the file methods of ``d`` (one path's cells) in the
+    configuration of its highest median (warm cache), "fastest" only where decided faster
+    than every other method there (:func:`leader_text`)."""
+    if d.empty:
+        return "n/a (not in this run)"
+    d = d[(d["cache"] == "warm") | (d["cache"] == "n/a")] if (d["cache"] == "warm").any() else d
+    s = d["size"].max()
+    tab = A.summarize_cells(A.select(d, size=s), "gbit_per_s",
+                            ["method", "transport", "placement"]).sort_values(
+        "median", ascending=False)
+    top = tab.iloc[0]
+    cfg = d
+    for k in ("transport", "placement"):
+        cfg = cfg[cfg[k] == top[k]] if isinstance(top[k], str) else cfg[cfg[k].isna()]
+    where = ", ".join(str(top[k]) for k in ("transport", "placement") if isinstance(top[k], str))
+    pairs = BL.pairwise(run, cfg, A.FILE_METHODS, BL.FILE_FACTORS)
+    return leader_text(f"{fmt_size(s)} ({str(cfg['cache'].iloc[0])}, {where})",
+                       A.summarize_cells(A.select(cfg, size=s), "gbit_per_s", ["method"]),
+                       A.select(pairs, size=s) if len(pairs) else pairs, "Gbit/s")
