@@ -618,8 +618,9 @@ def _equal(col: pd.Series, v: Any) -> np.ndarray:
         out = col.to_numpy() == v
     else:
         return (col == v).to_numpy(dtype=bool, na_value=False)
-    return out if isinstance(out, np.ndarray) and out.shape == (len(col),) \
-        else (col == v).to_numpy(dtype=bool, na_value=False)
+    if isinstance(out, np.ndarray) and out.dtype == bool and out.shape == (len(col),):
+        return out
+    return (col == v).to_numpy(dtype=bool, na_value=False)  # (v missing, or not comparable)
 
 
 def _matching(df: pd.DataFrame, factors: dict[str, Any]) -> np.ndarray:
@@ -642,7 +643,7 @@ def select(df: pd.DataFrame, **factors: Any) -> pd.DataFrame:
 
 def select_columns(df: pd.DataFrame, columns: Sequence[str], **factors: Any) -> pd.DataFrame:
     """:func:`select`, keeping only ``columns`` (those ``df`` has): the rows of a records
-    table are taken column by column, so a reader of a few of its 137 columns takes only
+    table are taken column by column, so a reader of a few of its many columns takes only
     those."""
     keep = [c for c in dict.fromkeys(columns) if c in df.columns]
     return df[keep].take(_matching(df, factors))

@@ -42,8 +42,8 @@ def _frame() -> pd.DataFrame:
 
 
 CASES = {
-    "method": ["send", "nope", ("send", "zerocopy"), 3],
-    "placement": ["same-core", ["cross-core"], 1.0],
+    "method": ["send", "nope", ("send", "zerocopy"), 3, pd.NA],
+    "placement": ["same-core", ["cross-core"], 1.0, pd.NA],
     "size": [65536, 65536.0, [1024, 1048576], "65536"],
     "duration_s": [1.0, 1, [0.5, np.nan]],
     "threads": [1, 2.0, [1, 2], "1"],
