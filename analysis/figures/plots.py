@@ -29,6 +29,7 @@ bandwidth measured at the working-set size of the point it bounds (:func:`memcpy
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -58,10 +59,10 @@ def median_ci(vals: Any) -> tuple[float, float]:
     :data:`N_BOOT` bootstrap medians, the resamples drawn as seaborn's ``errorbar=("ci",
     95)`` draws them (a generator seeded :data:`SEED` for each point, one resample after the
     other), so the figure is the one seaborn would draw; the medians are taken all at once
-    where seaborn takes them one resample at a time. Data with a NaN are left to seaborn's
-    own bootstrap (its NaN-aware median)."""
+    where seaborn takes them one resample at a time. Data with a NaN (seaborn's NaN-aware
+    median) and more than 10,000 values are left to seaborn's own bootstrap."""
     a = np.asarray(vals)
-    if np.isnan(np.sum(a)):
+    if np.isnan(np.sum(a)) or len(a) > 10_000:  # (all resamples at once: N_BOOT x n values)
         boots = sns_bootstrap(a, func="median", n_boot=N_BOOT, seed=SEED)
     else:
         rng = np.random.default_rng(SEED)
@@ -224,7 +225,8 @@ def _draw(fig: Any) -> None:
     text sizes it has measured are kept for the next pass (matplotlib caches them per
     renderer)."""
     renderer = fig.canvas.get_renderer()
-    with renderer._draw_disabled():
+    # (matplotlib's own savefig lays a figure out this way; without it, a full draw)
+    with getattr(renderer, "_draw_disabled", contextlib.nullcontext)():
         fig.draw(renderer)
 
 
