@@ -26,6 +26,7 @@ import functools
 import os
 import re
 import stat
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -206,13 +207,19 @@ def has_records(run_dir: Path) -> bool:
     return False
 
 
-def _stamp(p: Path) -> tuple[int, int, int] | None:
-    """What tells a file's content changed (inode, size, modification time), None if absent."""
+#: a file changed this recently (seconds) may change again within its time stamp's tick, so
+#: an entry read from it is not kept
+RACY_S = 2.0
+
+
+def _stamp(p: Path) -> tuple[int, ...] | None:
+    """What tells a file's content changed (device, inode, size, modification and change
+    times), None if absent."""
     try:
         st = os.lstat(p)
     except OSError:
         return None
-    return st.st_ino, st.st_size, st.st_mtime_ns
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 def entry(run_dir: str | Path) -> Entry:
@@ -220,12 +227,16 @@ def entry(run_dir: str | Path) -> Entry:
     Read again only when one of the files it is read from changed: a notebook asks for the
     same runs' entries many times."""
     d = Path(run_dir)
-    return _entry(d, tuple(_stamp(d / n) for n in (layout.PLAN, layout.MANIFEST, layout.TRIALS,
-                                                    layout.TRIALS_PACKED)))
+    stamps = tuple(_stamp(d / n) for n in (layout.PLAN, layout.MANIFEST, layout.TRIALS,
+                                           layout.TRIALS_PACKED))
+    racy = time.time_ns() - RACY_S * 1e9
+    if any(s is not None and max(s[3], s[4]) > racy for s in stamps):
+        return _entry.__wrapped__(d, stamps)
+    return _entry(d, stamps)
 
 
 @functools.lru_cache(maxsize=256)
-def _entry(d: Path, _stamps: tuple[tuple[int, int, int] | None, ...]) -> Entry:
+def _entry(d: Path, _stamps: tuple[tuple[int, ...] | None, ...]) -> Entry:
     plan, manifest = _json_object(d, layout.PLAN), _json_object(d, layout.MANIFEST)
     stamp = (plan or {}).get("created_at") or (manifest or {}).get("created_at")
     where = d / (layout.PLAN if (plan or {}).get("created_at") else layout.MANIFEST)

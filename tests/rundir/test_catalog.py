@@ -178,16 +178,30 @@ def test_the_catalog_imports_nothing_of_the_analysis() -> None:
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-def test_an_entry_is_read_again_when_its_files_change(tmp_path: Path) -> None:
+def test_an_entry_is_read_again_when_its_files_change(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Entries are kept between calls, but never past a change of the files they are read
-    from: a manifest rewritten, or a damaged one put in its place."""
+    from (a manifest rewritten, one put back with its old size and time, a damaged one), and
+    never while a file is so new that a rewrite within its time stamp's tick could go
+    unseen."""
     d = _run(tmp_path, "20261120T100000Z-claims", model="AMD EPYC")
+    assert CA.entry(d) is not CA.entry(d)  # written just now: read every time
+    monkeypatch.setattr(CA, "RACY_S", 0.0)  # (what a file written long ago gets)
     assert CA.entry(d).cpu_class == "AMD EPYC"
     assert CA.entry(d) is CA.entry(d)  # unchanged: the entry kept
     manifest = json.loads((d / "manifest.json").read_text())
     manifest["cpu"]["model"] = INTEL
+    old = os.stat(d / "manifest.json")
     (d / "manifest.json").write_text(json.dumps(manifest) + " " * 8)
     assert CA.entry(d).cpu_class == "Intel Xeon"
+    # another content put back with the old size and modification time: its change time tells
+    kept = CA.entry(d)
+    manifest["cpu"]["model"] = "AMD EPYC"
+    text = json.dumps(manifest)
+    (d / "manifest.json").write_text(text + " " * (old.st_size - len(text)))
+    os.utime(d / "manifest.json", ns=(old.st_atime_ns, old.st_mtime_ns))
+    assert os.stat(d / "manifest.json").st_size == old.st_size
+    assert CA.entry(d) is not kept and CA.entry(d).cpu_class == "AMD EPYC"
     (d / "manifest.json").write_bytes(b"{not json")
     with pytest.raises(CA.BadCatalog):
         CA.entry(d)
