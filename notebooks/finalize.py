@@ -28,6 +28,7 @@ import re
 import stat
 import sys
 from pathlib import Path
+from typing import Any, Mapping
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -83,7 +84,7 @@ def finalize(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 INCLUDE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*\.(inc|png)")
 
 
-def glued(output: dict) -> tuple[str, dict[str, object]] | None:
+def glued(output: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
     """A glued output's key and data (mime type -> value), or None for an output nothing was
     glued to. A glue not displayed keeps its data under its mime prefix, taken off here."""
     glue = output.get("metadata", {}).get("scrapbook", {})

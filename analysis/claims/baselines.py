@@ -18,7 +18,8 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
 
 import pandas as pd
 
@@ -217,7 +218,8 @@ def aa_false_positives(pairs: pd.DataFrame) -> "sesoi.FalsePositives":
 ALL_CLASSES = "all"
 
 
-def committed_aa(entries: Sequence[Any], pairs_of: Any) -> pd.DataFrame:
+def committed_aa(entries: Sequence[Any],
+                 pairs_of: Callable[[Path], pd.DataFrame]) -> pd.DataFrame:
     """Every A/A pair of the runs ``entries`` (catalog entries: :class:`rundir.catalog.Entry`,
     each run's pairs given by ``pairs_of``: its directory -> its :func:`twin_pairs`), one row
     per pair with its ``run`` and ``cpu_class``; runs without an A/A block add none."""

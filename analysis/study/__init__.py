@@ -75,7 +75,8 @@ class Study:
     # measured (empty for a run of one receive size)
     receiver: list[RB.Reading] = field(default_factory=list)
     key: str | None = None  # the cache key it was built under; None: a run not sealed as it is
-    # False: the run and its verdicts only (readings, file_readings, receiver, counts left empty)
+    # False: the run, its verdicts and A/A pairs only (readings, file_readings, receiver,
+    # counts, curve, curve_sendmsg and crossovers left empty)
     tables: bool = True
     # analysis.claims.twin_pairs: the run's A/A pairs (empty for a run without A/A blocks);
     # made for a run beside the book's too (the A/A rate pools every committed run's)

@@ -27,7 +27,10 @@ def test_the_depth_is_counted_in_containers(levels: int, deep: bool) -> None:
 
 
 def test_json_loads_refuses_one_level_too_deep() -> None:
-    ok = json.dumps(_nested(utf8.MAX_DEPTH))
+    """Documents with more opening brackets than MAX_DEPTH (so the walk runs), at the limit
+    and one level past it."""
+    many = [[] for _ in range(utf8.MAX_DEPTH)]
+    ok = json.dumps([_nested(utf8.MAX_DEPTH - 1), many])
     assert utf8.json_loads(ok) == json.loads(ok)
     with pytest.raises(json.JSONDecodeError, match="nested more than"):
-        utf8.json_loads(json.dumps(_nested(utf8.MAX_DEPTH + 1)))
+        utf8.json_loads(json.dumps([_nested(utf8.MAX_DEPTH), many]))
