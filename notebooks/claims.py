@@ -399,12 +399,9 @@ else:
 # The A/A control over every committed run that tests the claims (the catalog), each pair
 # judged by its one rule; the verdict table's key prints the rate beside the verdict counts
 from analysis.claims import baselines as BL
-from analysis.comparison import machines as MA
 from analysis.words import aa_control as AAW
 
-_aa_own = MA.entry_of(run.run_id, run.path.parent)
-_aa_runs = sorted([e for e in MA.siblings(run.path) if e.tests_claims]
-                  + ([_aa_own] if _aa_own is not None else []), key=lambda e: e.run_id)
+_aa_runs = SD.claim_runs(study)
 _aa = BL.committed_aa(_aa_runs, lambda d: SD.open(d, tables=False).aa)
 glue_text("aa_rate", AAW.rate_text(BL.aa_rate_by_class(_aa), len(_aa_runs)))
 glue_text("aa_failed", AAW.failed_text(_aa))

@@ -172,11 +172,11 @@ def main(argv: list[str] | None = None) -> int:
         nb = finalize(read(a.notebook))
         known = facts(nb)
         # without --includes, the glued includes stay in the notebook
-        glued = includes(nb) if a.includes is not None else {}  # refused before any write
+        pages = includes(nb) if a.includes is not None else {}  # refused before any write
         if a.facts is not None:
             write_output(a.facts, json.dumps(known, indent=1, sort_keys=True,
                                              ensure_ascii=False) + "\n")
-        for name, data in glued.items():
+        for name, data in pages.items():
             write_output(a.includes / name, data)
         text = nbformat.writes(nb)
         write_output(a.notebook, text if text.endswith("\n") else text + "\n")
