@@ -1,7 +1,7 @@
-"""Figures for the notebooks: seaborn, medians with 95 % bootstrap CIs (:func:`median_ci`,
-the interval seaborn's ``errorbar=("ci", 95)`` draws around ``estimator="median"``), labelled
-axes with units. Plotting
-only; no statistics decisions here.
+"""Figures for the notebooks: seaborn, medians with 95 % bootstrap CIs
+(:func:`median_errorbar`, the interval seaborn's ``errorbar=("ci", 95)`` draws around
+``estimator="median"``), labelled axes with units. Plotting only; no statistics decisions
+here.
 
 Every figure shown with :func:`show` is also
 
@@ -54,7 +54,7 @@ SEED = 0
 CI_LEVEL = 95.0
 
 
-def median_ci(vals: Any) -> tuple[float, float]:
+def median_errorbar(vals: Any) -> tuple[float, float]:
     """The error bar of a figure's median: the percentile interval (:data:`CI_LEVEL`) of
     :data:`N_BOOT` bootstrap medians, the resamples drawn as seaborn's ``errorbar=("ci",
     95)`` draws them (a generator seeded :data:`SEED` for each point, one resample after the
@@ -407,7 +407,7 @@ def lines(df: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str,
     wrap = col_wrap or (2 if col is not None and row is None and ncol > 2 else None)
     g = sns.relplot(data=df, x=x, y=y, hue=hue, style=style, col=col, row=row, kind="line",
                     col_wrap=wrap, col_order=_order(df, col), row_order=_order(df, row),
-                    estimator="median", errorbar=median_ci,
+                    estimator="median", errorbar=median_errorbar,
                     marker="o", height=FACET_PANEL_IN, aspect=1.3, facet_kws={"sharey": False},
                     **_hue_kws(df, hue))
     drawn = 0
@@ -470,7 +470,7 @@ def bars(df: pd.DataFrame, x: str, y: str, hue: str | None, xlabel: str, ylabel:
     if hue is None or hue == x:
         hk = {"hue": x, "hue_order": order, "palette": palette(order or []), "legend": False}
     g = sns.catplot(data=df, x=x, y=y, col=col, col_wrap=wrap, kind="bar",
-                    col_order=_order(df, col), estimator="median", errorbar=median_ci,
+                    col_order=_order(df, col), estimator="median", errorbar=median_errorbar,
                     order=order, height=BAR_PANEL_IN, aspect=1.4,
                     sharey=False, sharex=False, **({"hue": hue} if hue and hue != x else {}),
                     **hk)

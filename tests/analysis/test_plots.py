@@ -619,7 +619,7 @@ def test_facet_figures_keep_every_panel_at_least_200_px_high() -> None:
 
 
 @pytest.mark.parametrize("n", [2, 3, 7, 20, 51])
-def test_the_median_ci_is_the_interval_seaborn_draws(n: int) -> None:
+def test_the_median_errorbar_is_the_interval_seaborn_draws(n: int) -> None:
     """The figures' error bar is seaborn's ``errorbar=("ci", 95)`` around the median, value
     for value: the same resamples, their medians taken at once; with a NaN, seaborn's own."""
     from seaborn._statistics import EstimateAggregator
@@ -629,6 +629,6 @@ def test_the_median_ci_is_the_interval_seaborn_draws(n: int) -> None:
                  np.r_[rng.normal(size=n), np.nan]):
         frame = pd.DataFrame({"y": vals})
         theirs = EstimateAggregator("median", ("ci", 95), n_boot=P.N_BOOT, seed=P.SEED)(frame, "y")
-        ours = EstimateAggregator("median", P.median_ci)(frame, "y")
+        ours = EstimateAggregator("median", P.median_errorbar)(frame, "y")
         assert (ours["ymin"], ours["ymax"]) == (theirs["ymin"], theirs["ymax"])
         assert ours["ymin"] < ours["y"] < ours["ymax"] or n == 2
